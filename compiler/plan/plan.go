@@ -1,0 +1,249 @@
+package plan
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+
+	"assay/lang/diag"
+)
+
+// FormatVersion is bumped whenever the JSON shape of a Plan changes.
+const FormatVersion = "1.0"
+
+// Plan is a compiled experiment. Without a sweep it has one variant.
+type Plan struct {
+	FormatVersion string     `json:"format_version"`
+	Hash          string     `json:"hash"`
+	Name          string     `json:"name"`
+	Variants      []*Variant `json:"variants"`
+}
+
+// Count is a number of calls (or runs, steps, hours) as low / expected / high,
+// where an assumption such as a critic's routed fraction can vary.
+type Count struct {
+	Low      float64 `json:"low"`
+	Expected float64 `json:"expected"`
+	High     float64 `json:"high"`
+}
+
+// Exact is a Count with no uncertainty.
+func Exact(n float64) Count { return Count{n, n, n} }
+
+// Add returns c + o component-wise.
+func (c Count) Add(o Count) Count {
+	return Count{c.Low + o.Low, c.Expected + o.Expected, c.High + o.High}
+}
+
+// Scale returns c * k component-wise.
+func (c Count) Scale(k float64) Count { return Count{c.Low * k, c.Expected * k, c.High * k} }
+
+// IsZero reports whether every component is zero.
+func (c Count) IsZero() bool { return c == Count{} }
+
+// Variant is one fully specified experiment (one point of a sweep).
+type Variant struct {
+	// Name is "default" without a sweep, else the axis values, e.g.
+	// "votes=8,threshold=0.25".
+	Name      string             `json:"name"`
+	Overrides map[string]any     `json:"overrides,omitempty"`
+	Seed      int64              `json:"seed"`
+	Plugins   []*Plugin          `json:"plugins"`
+	Prices    map[string]float64 `json:"gpu_prices"`
+	Envs      []*Environment     `json:"environments"`
+	Roles     []*Role            `json:"roles"`
+	Rewards   []*Reward          `json:"rewards,omitempty"`
+	Critics   []*Critic          `json:"critics,omitempty"`
+	Loops     []*Loop            `json:"loops"`
+	Phases    []*Phase           `json:"phases"`
+	Budget    Budget             `json:"budget"`
+	Executor  Executor           `json:"executor"`
+}
+
+// Plugin is a resolved plugin declaration.
+type Plugin struct {
+	Name    string         `json:"name"`
+	Kind    string         `json:"kind"`
+	Source  string         `json:"source"`
+	Version string         `json:"version,omitempty"`
+	Config  map[string]any `json:"config,omitempty"`
+}
+
+// Environment is a resolved environment with its tasks listed.
+type Environment struct {
+	Name      string     `json:"name"`
+	Family    string     `json:"family,omitempty"`
+	Metric    string     `json:"metric"`
+	Direction string     `json:"direction"`
+	Trainer   string     `json:"trainer"`
+	Benchmark string     `json:"benchmark,omitempty"`
+	GPU       string     `json:"gpu"`
+	GPUs      int        `json:"gpus"`
+	Hours     float64    `json:"hours"`
+	GPUHours  float64    `json:"gpu_hours"`
+	Tasks     []*Task    `json:"tasks"`
+	Source    diag.Range `json:"source"`
+}
+
+// Task is one task. Baseline and Scale are nil when a benchmark plugin
+// supplies them at run time.
+type Task struct {
+	Name     string   `json:"name"`
+	Split    string   `json:"split"`
+	Baseline *float64 `json:"baseline,omitempty"`
+	Scale    *float64 `json:"scale,omitempty"`
+}
+
+// Role is a resolved LLM role.
+type Role struct {
+	Name        string     `json:"name"`
+	Kind        string     `json:"kind"`
+	Plugin      string     `json:"plugin"`
+	Model       string     `json:"model,omitempty"`
+	Temperature float64    `json:"temperature"`
+	TokensIn    float64    `json:"tokens_in"`
+	TokensOut   float64    `json:"tokens_out"`
+	PriceIn     float64    `json:"usd_per_mtok_in"`
+	PriceOut    float64    `json:"usd_per_mtok_out"`
+	Concurrency int        `json:"concurrency"`
+	Seconds     float64    `json:"seconds"`
+	Source      diag.Range `json:"source"`
+}
+
+// Reward is resolved reward shaping. Formulas are kept as source text; they
+// were parsed and type-checked by the compiler and the runtime re-parses them.
+type Reward struct {
+	Name            string     `json:"name"`
+	GainFrom        string     `json:"gain_from"` // predicted | real | critic
+	Predictor       string     `json:"predictor,omitempty"`
+	Normalize       string     `json:"normalize"`
+	Clip            float64    `json:"clip"`
+	Value           string     `json:"value"`
+	RepeatPenalty   float64    `json:"repeat_penalty"`
+	Infeasible      string     `json:"infeasible"`
+	DiversityBy     string     `json:"diversity_by,omitempty"`
+	DiversityWeight float64    `json:"diversity_weight"`
+	Source          diag.Range `json:"source"`
+}
+
+// Critic is resolved critic voting.
+type Critic struct {
+	Name      string     `json:"name"`
+	Role      string     `json:"role"`
+	Votes     int        `json:"votes"`
+	Labels    string     `json:"labels"`
+	Aggregate string     `json:"aggregate"`
+	Tie       string     `json:"tie"`
+	Threshold float64    `json:"threshold"`
+	Route     string     `json:"route"`
+	Routed    Count      `json:"routed_fraction"`
+	Source    diag.Range `json:"source"`
+}
+
+// Loop is a resolved loop.
+type Loop struct {
+	Name              string     `json:"name"`
+	Kind              string     `json:"kind"` // rl | evolution
+	Algorithm         string     `json:"algorithm,omitempty"`
+	Steps             Count      `json:"steps"`
+	UntilBudget       bool       `json:"until_budget,omitempty"`
+	StatesPerStep     int        `json:"states,omitempty"`
+	ProposalsPerState int        `json:"proposals_per_state,omitempty"`
+	RolloutEvery      int        `json:"rollout_every,omitempty"`
+	ZeroVariance      string     `json:"zero_variance,omitempty"`
+	Reward            string     `json:"reward,omitempty"`
+	Screen            string     `json:"screen,omitempty"`
+	LearningRate      float64    `json:"learning_rate,omitempty"`
+	Islands           int        `json:"islands,omitempty"`
+	Rounds            int        `json:"rounds,omitempty"`
+	MigrationEvery    int        `json:"migration_every,omitempty"`
+	Ideas             int        `json:"ideas_per_round,omitempty"`
+	Verifications     int        `json:"verifications_per_round,omitempty"`
+	Select            string     `json:"select,omitempty"`
+	Split             string     `json:"split"`
+	Source            diag.Range `json:"source"`
+}
+
+// Phase kinds, in the order they run.
+const (
+	PhaseSeedRecords = "seed_records"
+	PhaseRL          = "rl"
+	PhaseCalibration = "calibration"
+	PhaseEvolution   = "evolution"
+	PhaseEvaluation  = "evaluation"
+)
+
+// Phase is one stage of execution with the count of every plugin call it
+// will make.
+type Phase struct {
+	Name string `json:"name"`
+	Kind string `json:"kind"`
+	Loop string `json:"loop,omitempty"`
+	// AfterStep is the policy step after which a calibration round runs.
+	AfterStep int `json:"after_step,omitempty"`
+	// Steps and Refreshes are for RL phases.
+	Steps     Count `json:"steps,omitempty"`
+	Refreshes Count `json:"refreshes,omitempty"`
+	// Select is how a calibration or seed phase picks proposals.
+	Select string     `json:"select,omitempty"`
+	Calls  Calls      `json:"calls"`
+	Source diag.Range `json:"source"`
+}
+
+// Calls counts the plugin calls of a phase.
+type Calls struct {
+	// RealRuns per environment name.
+	RealRuns map[string]Count `json:"real_runs,omitempty"`
+	// LLM calls per role name (critic votes count one call each).
+	LLM map[string]Count `json:"llm,omitempty"`
+	// Candidates is the number of proposals that receive a reward or a verdict.
+	Candidates Count `json:"candidates"`
+}
+
+// Budget holds the hard caps; zero means not capped.
+type Budget struct {
+	RealRuns  int     `json:"real_runs,omitempty"`
+	GPUHours  float64 `json:"gpu_hours,omitempty"`
+	USD       float64 `json:"usd,omitempty"`
+	WallHours float64 `json:"wall_hours,omitempty"`
+}
+
+// Executor says where real runs go.
+type Executor struct {
+	Kind        string         `json:"kind"`
+	Concurrency int            `json:"concurrency"`
+	GPUs        int            `json:"gpus,omitempty"`
+	Slurm       map[string]any `json:"slurm,omitempty"`
+}
+
+// ComputeHash sets p.Hash to the SHA-256 of p's JSON with every source
+// range removed, so it depends on meaning alone.
+func (p *Plan) ComputeHash() {
+	p.Hash = ""
+	b, err := json.Marshal(p)
+	if err != nil {
+		panic(err) // a plan is plain data; failing to marshal is a bug
+	}
+	var tree any
+	if err := json.Unmarshal(b, &tree); err != nil {
+		panic(err)
+	}
+	stripSources(tree)
+	canon, _ := json.Marshal(tree) // map keys are sorted by encoding/json
+	sum := sha256.Sum256(canon)
+	p.Hash = "sha256:" + hex.EncodeToString(sum[:])
+}
+
+func stripSources(x any) {
+	switch v := x.(type) {
+	case map[string]any:
+		delete(v, "source")
+		for _, e := range v {
+			stripSources(e)
+		}
+	case []any:
+		for _, e := range v {
+			stripSources(e)
+		}
+	}
+}

@@ -1,0 +1,42 @@
+package diag
+
+// Suggest returns the candidate closest to name by edit distance, or "" when
+// none is close enough to be a likely typo. It backs "did you mean" hints.
+func Suggest(name string, candidates []string) string {
+	best, bestD := "", len(name)/3+2
+	for _, c := range candidates {
+		if d := levenshtein(name, c); d < bestD {
+			best, bestD = c, d
+		}
+	}
+	return best
+}
+
+// DidYouMean formats a hint for name among candidates, or "" when none is close.
+func DidYouMean(name string, candidates []string) string {
+	if s := Suggest(name, candidates); s != "" {
+		return "did you mean \"" + s + "\"?"
+	}
+	return ""
+}
+
+func levenshtein(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}

@@ -1,0 +1,274 @@
+package spec
+
+import "assay/lang/diag"
+
+// Spec is one experiment. A front end fills it from one file (or a CUE
+// package); presets from stdlib/ are already merged in.
+type Spec struct {
+	Name        Val[string] `assay:"name" doc:"experiment name; defaults to the file name without extension"`
+	Description Val[string] `assay:"description" doc:"what the experiment is for"`
+	Seed        Val[int]    `assay:"seed" doc:"random seed of the whole run; a run with the same seed makes the same choices"`
+
+	Variables    []*Variable    `assay:"variable,blocks" doc:"input variables, overridable with -var and -var-file"`
+	Plugins      []*Plugin      `assay:"plugin,blocks" doc:"plugins: trainers, LLM clients and benchmarks, each a separate process"`
+	Prices       *Prices        `assay:"prices,block" doc:"price table: GPU type to dollars per GPU-hour"`
+	Environments []*Environment `assay:"environment,blocks" doc:"model families and training codebases that proposals edit, with their tasks"`
+	Roles        []*Role        `assay:"role,blocks" doc:"LLM roles: proposer, rwm, builder, implementer, summarizer, critic"`
+	Rewards      []*Reward      `assay:"reward,blocks" doc:"reward shaping for an RL loop"`
+	Critics      []*Critic      `assay:"critic,blocks" doc:"critic voting and uncertainty routing"`
+	Loops        []*Loop        `assay:"loop,blocks" doc:"the search loop: RL (grpo, dapo) or evolution"`
+	Records      *Records       `assay:"records,block" doc:"seed records: real runs that build the world model's initial context"`
+	Calibration  *Calibration   `assay:"calibration,block" doc:"on-policy calibration schedule of the world model"`
+	Evaluation   *Evaluation    `assay:"evaluation,block" doc:"evaluation protocol on held-out tasks, by real runs"`
+	Budget       *Budget        `assay:"budget,block" doc:"hard caps; the estimate fails and the runtime stops before any is exceeded"`
+	Executor     *Executor      `assay:"executor,block" doc:"where real runs execute: the local machine or a Slurm cluster"`
+	Sweep        *Sweep         `assay:"sweep,block" doc:"expand the spec into variants over listed values or a grid"`
+
+	// Files are the source files the spec came from, for diagnostics.
+	Files []string `json:"-"`
+	Range diag.Range
+}
+
+// Variable is a declared input. Value is the final value after defaults,
+// -var-file and -var; front ends substitute it where the spec refers to it.
+type Variable struct {
+	Name        string      `json:"-"`
+	NameRange   diag.Range  `json:"-"`
+	Type        Val[string] `assay:"type" enum:"number|string|bool|list(number)|list(string)" doc:"value type"`
+	Default     Val[any]    `assay:"default" doc:"value when not overridden"`
+	Description Val[string] `assay:"description" doc:"what the variable controls"`
+	Value       Val[any]    `json:"-"`
+}
+
+// Plugin declares a plugin binary.
+type Plugin struct {
+	Name      string              `json:"-"`
+	NameRange diag.Range          `json:"-"`
+	Kind      Val[string]         `assay:"kind" enum:"trainer|llm|benchmark" doc:"what the plugin does"`
+	Source    Val[string]         `assay:"source" doc:"\"builtin:NAME\" for a plugin built from this repository, or a path to an executable"`
+	Version   Val[string]         `assay:"version" doc:"version the lock file pins"`
+	Config    Val[map[string]any] `assay:"config" doc:"plugin-specific settings passed verbatim"`
+}
+
+// Prices is a price table.
+type Prices struct {
+	Preset Val[string]             `assay:"preset" doc:"stdlib price table to start from, e.g. \"cloud-2026\""`
+	GPU    Val[map[string]float64] `assay:"gpu_hourly" unit:"$/GPU-hour" doc:"dollars per GPU-hour by GPU type; entries override the preset's"`
+	Range  diag.Range              `json:"-"`
+}
+
+// Environment is a model family + training codebase with its tasks.
+type Environment struct {
+	Name      string       `json:"-"`
+	NameRange diag.Range   `json:"-"`
+	Family    Val[string]  `assay:"family" doc:"model family, e.g. autoregressive or diffusion"`
+	Metric    *Metric      `assay:"metric,block" doc:"what a real run measures"`
+	Baseline  Val[float64] `assay:"baseline" doc:"metric of the reference configuration (b_e); tasks may override"`
+	Scale     Val[float64] `assay:"scale" doc:"per-task reward scale tau_e; tasks may override"`
+	RunCost   *RunCost     `assay:"run_cost,block" doc:"cost of one real run"`
+	Tasks     *TaskCounts  `assay:"tasks,block" doc:"number of train and holdout tasks, when tasks are not listed one by one"`
+	TaskList  []*Task      `assay:"task,blocks" doc:"tasks listed one by one"`
+	Trainer   Ref          `assay:"trainer" doc:"trainer plugin that runs a proposal for real, e.g. plugin.tinylm"`
+	Benchmark Ref          `assay:"benchmark" doc:"benchmark plugin that lists tasks, baselines and scales"`
+	Range     diag.Range   `json:"-"`
+}
+
+// Metric names the measured quantity and its direction.
+type Metric struct {
+	Name      Val[string] `assay:"name" doc:"metric name, e.g. val_bpb"`
+	Direction Val[string] `assay:"direction" enum:"minimize|maximize" doc:"whether lower or higher is better"`
+	Range     diag.Range  `json:"-"`
+}
+
+// RunCost is the price of one real run: GPU type x GPU count x hours, or GPU-hours.
+type RunCost struct {
+	GPU      Val[string]  `assay:"gpu" doc:"GPU type; must have a price"`
+	GPUs     Val[int]     `assay:"gpus" doc:"GPUs per run"`
+	Hours    Val[float64] `assay:"hours" unit:"hours" doc:"wall-clock hours per run"`
+	GPUHours Val[float64] `assay:"gpu_hours" unit:"GPU-hours" doc:"GPU-hours per run, instead of gpus x hours"`
+	Range    diag.Range   `json:"-"`
+}
+
+// TaskCounts gives how many tasks of each split an environment has.
+type TaskCounts struct {
+	Train   Val[int]   `assay:"train" doc:"train tasks"`
+	Holdout Val[int]   `assay:"holdout" doc:"holdout tasks"`
+	Range   diag.Range `json:"-"`
+}
+
+// Task is one research question of an environment.
+type Task struct {
+	Name      string       `json:"-"`
+	NameRange diag.Range   `json:"-"`
+	Split     Val[string]  `assay:"split" enum:"train|holdout" doc:"which split the task belongs to"`
+	Baseline  Val[float64] `assay:"baseline" doc:"baseline metric b_e of this task"`
+	Scale     Val[float64] `assay:"scale" doc:"reward scale tau_e of this task"`
+	Range     diag.Range   `json:"-"`
+}
+
+// Role is an LLM role.
+type Role struct {
+	Name        string       `json:"-"`
+	NameRange   diag.Range   `json:"-"`
+	Kind        Val[string]  `assay:"kind" enum:"proposer|rwm|builder|implementer|summarizer|critic" doc:"what the role does; defaults to the role's name when that is a kind"`
+	LLM         Ref          `assay:"llm" doc:"LLM plugin, e.g. plugin.offline"`
+	Model       Val[string]  `assay:"model" doc:"model id sent to the LLM plugin"`
+	Temperature Val[float64] `assay:"temperature" doc:"sampling temperature"`
+	Tokens      *Tokens      `assay:"tokens,block" doc:"expected tokens per call, for the estimate"`
+	Price       *TokenPrice  `assay:"price,block" doc:"price per million tokens"`
+	Concurrency Val[int]     `assay:"concurrency" doc:"calls in flight at once"`
+	Seconds     Val[float64] `assay:"seconds" unit:"seconds" doc:"expected latency of one call, for wall-time estimates"`
+	Range       diag.Range   `json:"-"`
+}
+
+// Tokens is the expected token use of one call.
+type Tokens struct {
+	In    Val[float64] `assay:"in" doc:"prompt tokens per call"`
+	Out   Val[float64] `assay:"out" doc:"completion tokens per call"`
+	Range diag.Range   `json:"-"`
+}
+
+// TokenPrice is dollars per million tokens.
+type TokenPrice struct {
+	In    Val[float64] `assay:"in" unit:"$/M tokens" doc:"dollars per million prompt tokens"`
+	Out   Val[float64] `assay:"out" unit:"$/M tokens" doc:"dollars per million completion tokens"`
+	Range diag.Range   `json:"-"`
+}
+
+// Reward is reward shaping for an RL loop.
+type Reward struct {
+	Name       string       `json:"-"`
+	NameRange  diag.Range   `json:"-"`
+	Source     Val[string]  `assay:"source" enum:"predicted|real|critic" doc:"where the gain comes from: a world model's prediction, a real run, or a critic's label"`
+	Predictor  Ref          `assay:"predictor" doc:"role that predicts gain (source = predicted) or critic that labels (source = critic)"`
+	Normalize  Val[string]  `assay:"normalize" enum:"scale|none" doc:"divide gain by the task's scale tau_e"`
+	Clip       Val[float64] `assay:"clip" doc:"clip c: normalised gain is clipped to [-c, c]"`
+	Value      Formula      `assay:"value" doc:"reward of a valid proposal, a formula"`
+	Repeat     Val[float64] `assay:"repeat_penalty" doc:"delta: a repeated proposal gets the group's lowest valid reward minus delta"`
+	Infeasible Formula      `assay:"infeasible" doc:"reward of an infeasible proposal, a formula (e.g. \"-c\")"`
+	Diversity  *Diversity   `assay:"diversity,block" doc:"diversity bonus over mechanism directions"`
+	Range      diag.Range   `json:"-"`
+}
+
+// Diversity is the diversity bonus.
+type Diversity struct {
+	By     Val[string]  `assay:"by" enum:"mechanism" doc:"what makes proposals alike"`
+	Weight Val[float64] `assay:"weight" doc:"bonus of a proposal alone in its direction; it shrinks as more of the group share it"`
+	Range  diag.Range   `json:"-"`
+}
+
+// Critic is critic voting with uncertainty routing.
+type Critic struct {
+	Name           string         `json:"-"`
+	NameRange      diag.Range     `json:"-"`
+	Role           Ref            `assay:"role" doc:"critic role that is sampled"`
+	Votes          Val[int]       `assay:"votes" doc:"k: critic samples per candidate"`
+	Labels         Val[string]    `assay:"labels" enum:"3way|5way" doc:"label space: improve/tie/lose, or the BigWin..Lose ladder"`
+	Aggregate      Val[string]    `assay:"aggregate" enum:"majority|mean_rank" doc:"how votes become a verdict"`
+	Tie            Val[string]    `assay:"tie" enum:"route|lose|tie" doc:"what a tied majority means; required when an even k can tie"`
+	Threshold      Val[float64]   `assay:"threshold" doc:"uncertainty threshold T in [0, 1): at or above it a candidate is routed to a real run"`
+	Route          Formula        `assay:"route" doc:"routing rule as a formula; defaults to \"uncertainty >= threshold\""`
+	ExpectedRouted Val[float64]   `assay:"expected_routed" doc:"expected share of candidates routed to a real run, for estimates"`
+	RoutedRange    Val[[]float64] `assay:"routed_range" doc:"[low, high] share routed, for low/high estimates; defaults to [expected_routed, 1]"`
+	Range          diag.Range     `json:"-"`
+}
+
+// Loop is the search loop.
+type Loop struct {
+	Name      string      `json:"-"`
+	NameRange diag.Range  `json:"-"`
+	Preset    Val[string] `assay:"preset" doc:"stdlib loop preset to start from, e.g. \"dapo\" or \"openevolve\""`
+	Kind      Val[string] `assay:"kind" enum:"rl|evolution" doc:"RL over a proposer policy, or evolution with islands"`
+
+	// RL.
+	Algorithm         Val[string]  `assay:"algorithm" enum:"grpo|dapo" doc:"policy-gradient algorithm"`
+	Steps             Val[int]     `assay:"steps" doc:"policy updates; omit with until_budget = true to spend the budget"`
+	UntilBudget       Val[bool]    `assay:"until_budget" doc:"run as many steps as the real-run budget buys"`
+	StatesPerStep     Val[int]     `assay:"states" doc:"states per rollout"`
+	ProposalsPerState Val[int]     `assay:"proposals_per_state" doc:"proposals sampled per state (group size G)"`
+	RolloutEvery      Val[int]     `assay:"rollout_every" doc:"steps between rollout refreshes; 1 = a fresh rollout each step"`
+	ZeroVariance      Val[string]  `assay:"zero_variance" enum:"drop|keep" doc:"what to do with groups whose rewards are all equal"`
+	Reward            Ref          `assay:"reward" doc:"reward block"`
+	Screen            Ref          `assay:"screen" doc:"critic that screens candidates before real verification"`
+	LearningRate      Val[float64] `assay:"learning_rate" doc:"policy learning rate"`
+
+	// Evolution.
+	Islands        Val[int]    `assay:"islands" doc:"independent populations per task"`
+	Rounds         Val[int]    `assay:"rounds" doc:"rounds per island"`
+	MigrationEvery Val[int]    `assay:"migration_every" doc:"rounds between migrations of the best solution across islands"`
+	Ideas          Val[int]    `assay:"ideas_per_round" doc:"ideas the proposer makes per island-round"`
+	Verifications  Val[int]    `assay:"verifications_per_round" doc:"real runs per island-round"`
+	Select         Val[string] `assay:"select" enum:"best_mean_rank|majority|random" doc:"which screened ideas are verified"`
+
+	Split Val[string] `assay:"split" enum:"train|holdout" doc:"tasks the loop runs on"`
+	Range diag.Range  `json:"-"`
+}
+
+// Records are seed records.
+type Records struct {
+	SeedRuns Val[int]    `assay:"seed_runs" doc:"real runs on train tasks that build the world model's initial context"`
+	Select   Val[string] `assay:"select" enum:"random|baseline_neighbours" doc:"how seed proposals are chosen"`
+	Range    diag.Range  `json:"-"`
+}
+
+// Calibration is the world model's on-policy calibration schedule.
+type Calibration struct {
+	Loop       Ref         `assay:"loop" doc:"RL loop being calibrated; defaults to the only RL loop"`
+	AfterSteps Val[[]int]  `assay:"after_steps" doc:"policy steps after which a calibration round runs, strictly increasing"`
+	Budget     Val[[]int]  `assay:"budget" doc:"real runs per round: one number for every round, or one per round"`
+	Select     Val[string] `assay:"select" enum:"top_rated|random" doc:"which proposals are run for real"`
+	Range      diag.Range  `json:"-"`
+}
+
+// Evaluation is the held-out evaluation protocol.
+type Evaluation struct {
+	Split  Val[string] `assay:"split" enum:"holdout|train" doc:"tasks evaluated"`
+	AvgAt  Val[int]    `assay:"avg_at" doc:"k of Avg@k: mean gain over k proposals per state"`
+	BestAt Val[int]    `assay:"best_at" doc:"k of Best@k: best gain over k proposals per state"`
+	Range  diag.Range  `json:"-"`
+}
+
+// Budget holds hard caps. Unset caps are not enforced.
+type Budget struct {
+	RealRuns  Val[int]     `assay:"real_runs" doc:"real runs"`
+	GPUHours  Val[float64] `assay:"gpu_hours" unit:"GPU-hours" doc:"GPU-hours"`
+	USD       Val[float64] `assay:"usd" unit:"$" doc:"dollars, GPU and LLM together"`
+	WallHours Val[float64] `assay:"wall_hours" unit:"hours" doc:"wall-clock hours"`
+	Range     diag.Range   `json:"-"`
+}
+
+// Executor says where real runs execute.
+type Executor struct {
+	Kind        Val[string] `assay:"kind" enum:"local|slurm" doc:"local subprocess pool or a Slurm cluster"`
+	Concurrency Val[int]    `assay:"concurrency" doc:"real runs in flight at once"`
+	GPUs        Val[int]    `assay:"gpus" doc:"GPUs available; with run_cost.gpus it bounds concurrency"`
+	Slurm       *Slurm      `assay:"slurm,block" doc:"Slurm submission settings"`
+	Range       diag.Range  `json:"-"`
+}
+
+// Slurm holds sbatch settings.
+type Slurm struct {
+	Partition Val[string] `assay:"partition" doc:"sbatch --partition"`
+	Account   Val[string] `assay:"account" doc:"sbatch --account"`
+	QOS       Val[string] `assay:"qos" doc:"sbatch --qos"`
+	TimeLimit Val[string] `assay:"time_limit" doc:"sbatch --time, e.g. \"6:00:00\""`
+	CPUs      Val[int]    `assay:"cpus" doc:"sbatch --cpus-per-task"`
+	Memory    Val[string] `assay:"memory" doc:"sbatch --mem, e.g. \"64G\""`
+	Array     Val[bool]   `assay:"array" doc:"submit independent runs of a round as one job array"`
+	Range     diag.Range  `json:"-"`
+}
+
+// Sweep expands a spec into variants.
+type Sweep struct {
+	Mode  Val[string] `assay:"mode" enum:"grid|zip" doc:"grid: every combination; zip: the i-th value of each axis together"`
+	Axes  []*Axis     `assay:"axis,blocks" doc:"one axis per swept field; the label is the field's path, e.g. \"critic.screen.votes\""`
+	Range diag.Range  `json:"-"`
+}
+
+// Axis is one swept field. Name is a path into the spec model.
+type Axis struct {
+	Name      string     `json:"-"`
+	NameRange diag.Range `json:"-"`
+	Values    []Literal  `assay:"values" doc:"values the field takes"`
+	Range     diag.Range `json:"-"`
+}

@@ -1,0 +1,146 @@
+package spec
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+
+	"assay/lang/diag"
+)
+
+// Paths name a field of the model the way users write it: block names and
+// labels joined by dots, e.g. "critic.screen.votes", "loop.rl.steps",
+// "budget.real_runs", "environment.olmo3.run_cost.hours". Sweeps set fields
+// by path and the semantic diff reports changes by path.
+
+// resolvePath walks s along path and returns the attribute's value and field.
+// Missing single blocks are created when create is true.
+func resolvePath(s *Spec, path string, create bool) (reflect.Value, *Field, error) {
+	parts := strings.Split(path, ".")
+	v := reflect.ValueOf(s).Elem()
+	b := Describe()
+	for i := 0; i < len(parts); i++ {
+		f := b.Field(parts[i])
+		if f == nil {
+			return reflect.Value{}, nil, unknownField(parts[i], b, strings.Join(parts[:i], "."))
+		}
+		fv := FieldValue(v, f)
+		switch f.Kind {
+		case Attr:
+			if i != len(parts)-1 {
+				return reflect.Value{}, nil, fmt.Errorf("%q is an attribute, not a block", strings.Join(parts[:i+1], "."))
+			}
+			return fv, f, nil
+		case Block:
+			if fv.IsNil() {
+				if !create {
+					return reflect.Value{}, nil, fmt.Errorf("the spec has no %q block", strings.Join(parts[:i+1], "."))
+				}
+				fv.Set(NewBlock(f.Block))
+			}
+			v, b = fv.Elem(), f.Block
+		case Blocks:
+			if i+1 >= len(parts) {
+				return reflect.Value{}, nil, fmt.Errorf("%q needs a block label, e.g. %s.NAME.FIELD", path, parts[i])
+			}
+			label := parts[i+1]
+			var names []string
+			found := reflect.Value{}
+			for j := 0; j < fv.Len(); j++ {
+				n := fv.Index(j).Elem().FieldByName("Name").String()
+				names = append(names, n)
+				if n == label {
+					found = fv.Index(j).Elem()
+				}
+			}
+			if !found.IsValid() {
+				msg := fmt.Sprintf("the spec has no %s %q", parts[i], label)
+				if s := diag.DidYouMean(label, names); s != "" {
+					msg += "; " + s
+				}
+				return reflect.Value{}, nil, fmt.Errorf("%s", msg)
+			}
+			v, b = found, f.Block
+			i++
+		}
+	}
+	return reflect.Value{}, nil, fmt.Errorf("%q names a block, not an attribute", path)
+}
+
+func unknownField(name string, b *BlockSchema, at string) error {
+	where := "the spec"
+	if at != "" {
+		where = at
+	}
+	msg := fmt.Sprintf("%s has no field %q", where, name)
+	if s := diag.DidYouMean(name, b.FieldNames()); s != "" {
+		msg += "; " + s
+	}
+	return fmt.Errorf("%s", msg)
+}
+
+// PathField returns the schema of the attribute at path.
+func PathField(s *Spec, path string) (*Field, error) {
+	_, f, err := resolvePath(s, path, false)
+	return f, err
+}
+
+// GetPath returns the value of the attribute at path (nil when unset).
+func GetPath(s *Spec, path string) (any, error) {
+	v, _, err := resolvePath(s, path, false)
+	if err != nil {
+		return nil, err
+	}
+	x, _ := attrValue(v)
+	return x, nil
+}
+
+// SetPath sets the attribute at path to lit, converting numbers to the
+// field's type. Only scalar fields (string, number, int, bool) can be set.
+func SetPath(s *Spec, path string, lit Literal) error {
+	v, f, err := resolvePath(s, path, true)
+	if err != nil {
+		return err
+	}
+	if f.Type != "string" && f.Type != "number" && f.Type != "int" && f.Type != "bool" {
+		return fmt.Errorf("%q is of type %s; only string, number, int and bool fields can be swept", path, f.Type)
+	}
+	val := v.FieldByName("V")
+	switch f.Type {
+	case "string":
+		if lit.Kind != LitString {
+			return fmt.Errorf("%q takes a string, got %v", path, lit.Value())
+		}
+		if len(f.Enum) > 0 && !contains(f.Enum, lit.Str) {
+			return fmt.Errorf("%q must be one of %s, got %q", path, strings.Join(f.Enum, ", "), lit.Str)
+		}
+		val.SetString(lit.Str)
+	case "number":
+		if lit.Kind != LitNumber {
+			return fmt.Errorf("%q takes a number, got %v", path, lit.Value())
+		}
+		val.SetFloat(lit.Num)
+	case "int":
+		if lit.Kind != LitNumber || lit.Num != float64(int64(lit.Num)) {
+			return fmt.Errorf("%q takes a whole number, got %v", path, lit.Value())
+		}
+		val.SetInt(int64(lit.Num))
+	case "bool":
+		if lit.Kind != LitBool {
+			return fmt.Errorf("%q takes true or false, got %v", path, lit.Value())
+		}
+		val.SetBool(lit.Bool)
+	}
+	v.FieldByName("Set").SetBool(true)
+	v.FieldByName("Range").Set(reflect.ValueOf(lit.Range))
+	return nil
+}
+
+func contains(l []string, s string) bool {
+	for _, x := range l {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,115 @@
+package spec
+
+import (
+	"encoding/json"
+
+	"assay/lang/diag"
+)
+
+// Val is one attribute value with its provenance. Set is false when the spec
+// did not give the value (a preset or the compiler's documented default may
+// then fill it); the compiler never silently invents a value for a field
+// that has no documented default.
+type Val[T any] struct {
+	V     T
+	Set   bool
+	Range diag.Range
+}
+
+// Of returns a set value with a range.
+func Of[T any](v T, r diag.Range) Val[T] { return Val[T]{V: v, Set: true, Range: r} }
+
+// Or returns the value when set, else def.
+func (v Val[T]) Or(def T) T {
+	if v.Set {
+		return v.V
+	}
+	return def
+}
+
+// MarshalJSON writes the bare value, or null when unset; ranges are not part
+// of a spec's meaning.
+func (v Val[T]) MarshalJSON() ([]byte, error) {
+	if !v.Set {
+		return []byte("null"), nil
+	}
+	return json.Marshal(v.V)
+}
+
+// UnmarshalJSON reads a bare value; null leaves it unset.
+func (v *Val[T]) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*v = Val[T]{}
+		return nil
+	}
+	if err := json.Unmarshal(b, &v.V); err != nil {
+		return err
+	}
+	v.Set = true
+	return nil
+}
+
+// Ref is a reference to another block, written `role.rwm` in HCL or
+// "role.rwm" in CUE. Kind is the block type (plugin, role, reward, critic,
+// loop, environment) and Name its label. The compiler's resolve pass checks
+// that the target exists.
+type Ref struct {
+	Kind  string
+	Name  string
+	Set   bool
+	Range diag.Range
+}
+
+// String renders the reference as users write it.
+func (r Ref) String() string {
+	if !r.Set {
+		return ""
+	}
+	return r.Kind + "." + r.Name
+}
+
+// MarshalJSON writes "kind.name", or null when unset.
+func (r Ref) MarshalJSON() ([]byte, error) {
+	if !r.Set {
+		return []byte("null"), nil
+	}
+	return json.Marshal(r.String())
+}
+
+// Formula is source text in Assay's formula language (package lang/formula),
+// e.g. "clip(predicted_gain / scale, -c, c) + diversity_bonus". It is parsed
+// and type-checked by the compiler, which reports errors at Range offset by
+// the position inside the text.
+type Formula = Val[string]
+
+// Literal is a sweep value: a number, a string or a bool.
+type Literal struct {
+	Num   float64
+	Str   string
+	Bool  bool
+	Kind  LiteralKind
+	Range diag.Range
+}
+
+// LiteralKind says which field of a Literal holds the value.
+type LiteralKind int
+
+const (
+	LitNumber LiteralKind = iota
+	LitString
+	LitBool
+)
+
+// Value returns the literal as a Go value (float64, string or bool).
+func (l Literal) Value() any {
+	switch l.Kind {
+	case LitString:
+		return l.Str
+	case LitBool:
+		return l.Bool
+	}
+	return l.Num
+}
+
+// MarshalJSON writes the bare value.
+func (l Literal) MarshalJSON() ([]byte, error) { return json.Marshal(l.Value()) }
