@@ -1,0 +1,213 @@
+package plugins
+
+import "context"
+
+// Plugin kinds, as written in a spec's plugin block.
+const (
+	KindTrainer   = "trainer"
+	KindLLM       = "llm"
+	KindBenchmark = "benchmark"
+)
+
+// Trainer runs one proposal on one task for real and measures the metric.
+// Start returns as soon as the run is under way (for a cluster, once the job
+// is submitted) so the runtime can journal the handle before waiting; after a
+// crash the runtime calls Wait (or Cancel) with a journaled handle instead of
+// starting the run again.
+type Trainer interface {
+	Describe(ctx context.Context, req *DescribeRequest) (*DescribeResponse, error)
+	Start(ctx context.Context, req *RunRequest) (*RunHandle, error)
+	Wait(ctx context.Context, h *RunHandle) (*RunResult, error)
+	Cancel(ctx context.Context, h *RunHandle) error
+}
+
+// DescribeRequest asks a trainer what it can change.
+type DescribeRequest struct {
+	Config map[string]any
+}
+
+// DescribeResponse lists the knobs proposals may edit.
+type DescribeResponse struct {
+	Knobs []Knob
+}
+
+// Knob is one editable setting of a training setup.
+type Knob struct {
+	Name string
+	// Mechanism is the direction this knob belongs to (optimizer,
+	// architecture, schedule, regularisation, ...), used by the diversity bonus.
+	Mechanism string
+	Default   string
+	// Values lists the discrete choices a proposal may pick.
+	Values []string
+}
+
+// Proposal is a change to a training setup.
+type Proposal struct {
+	ID        string
+	Text      string // what a human reads
+	Mechanism string
+	// Edits maps knob name to new value; a code-level trainer may instead
+	// read Patch.
+	Edits map[string]string
+	Patch string
+}
+
+// RunRequest is one real run. RunID is unique within an experiment run and
+// is the idempotency key: starting the same RunID twice must not run twice.
+type RunRequest struct {
+	RunID    string
+	Env      string
+	Task     string
+	Seed     int64
+	Proposal Proposal
+	// Config is the plugin block's config, verbatim.
+	Config map[string]any
+	// Executor says where to run (local or slurm) and how.
+	Executor ExecutorSpec
+	GPUs     int
+	// TimeLimitSeconds bounds the run's wall time (0: the trainer's default).
+	TimeLimitSeconds float64
+	// WorkDir is the directory the runtime set aside for this run's files.
+	WorkDir string
+}
+
+// ExecutorSpec is the plan's executor section.
+type ExecutorSpec struct {
+	Kind        string
+	Concurrency int
+	GPUs        int
+	Slurm       map[string]any
+}
+
+// RunHandle names a started run.
+type RunHandle struct {
+	RunID string
+	// Handle is the trainer's own id for the run (a Slurm job id, a pid, ...).
+	Handle string
+}
+
+// Run outcomes.
+const (
+	StatusFinished   = "finished"
+	StatusInfeasible = "infeasible" // the proposal does not build or crashes: a result, not an error
+	StatusFailed     = "failed"     // the infrastructure failed; the run may be retried
+	StatusPreempted  = "preempted"  // the scheduler took the resources back; requeue
+)
+
+// RunResult is the outcome of a real run.
+type RunResult struct {
+	RunID   string
+	Status  string
+	Metric  float64
+	Reason  string
+	Logs    string
+	WorkDir string
+	Seconds float64
+	// GPUHours actually used, when the trainer knows.
+	GPUHours float64
+}
+
+// LLM completes role prompts: propose, predict gain, critique, summarize,
+// implement. Payload carries structured data (the state, the records in
+// context, the proposal) that a client renders into its prompt and that an
+// offline model reads directly; the response's Payload is the parsed answer.
+type LLM interface {
+	Complete(ctx context.Context, req *CompleteRequest) (*CompleteResponse, error)
+	// Update applies a policy-gradient step to a trainable proposer. Clients of
+	// hosted models, which cannot be trained through this call, return
+	// ErrUnsupported.
+	Update(ctx context.Context, req *UpdateRequest) (*UpdateResponse, error)
+}
+
+// Role kinds.
+const (
+	RolePropose   = "proposer"
+	RolePredict   = "rwm"
+	RoleBuild     = "builder"
+	RoleImplement = "implementer"
+	RoleSummarize = "summarizer"
+	RoleCritic    = "critic"
+)
+
+// Message is one chat message.
+type Message struct {
+	Role    string // system | user | assistant
+	Content string
+}
+
+// CompleteRequest is one LLM call.
+type CompleteRequest struct {
+	Role        string // a role kind
+	Model       string
+	Temperature float64
+	Seed        int64
+	MaxTokens   int
+	Messages    []Message
+	// Payload is JSON: the structured input of the role.
+	Payload []byte
+	// State is the proposer policy's checkpoint from the last Update (nil
+	// for the initial policy), so a restarted plugin resumes exactly.
+	State []byte
+}
+
+// Usage counts tokens.
+type Usage struct {
+	In  int
+	Out int
+}
+
+// CompleteResponse is the model's answer.
+type CompleteResponse struct {
+	Text    string
+	Payload []byte // JSON: the parsed answer
+	Usage   Usage
+}
+
+// Sample is one scored proposal of a group for a policy update.
+type Sample struct {
+	State     string
+	Proposal  Proposal
+	Advantage float64
+}
+
+// UpdateRequest is one policy-gradient step.
+type UpdateRequest struct {
+	Model        string
+	LearningRate float64
+	Samples      []Sample
+	State        []byte
+}
+
+// UpdateResponse returns the new checkpoint.
+type UpdateResponse struct {
+	State []byte
+	// Stats such as the policy's entropy, for reports.
+	Stats map[string]float64
+}
+
+// Benchmark lists environments and tasks.
+type Benchmark interface {
+	Tasks(ctx context.Context, req *TasksRequest) (*TasksResponse, error)
+}
+
+// TasksRequest asks for an environment's tasks.
+type TasksRequest struct {
+	Env    string
+	Config map[string]any
+}
+
+// TaskInfo is one task with its split, baseline and scale.
+type TaskInfo struct {
+	Name     string
+	Split    string
+	Baseline float64
+	Scale    float64
+	Metric   string
+	Minimize bool
+}
+
+// TasksResponse lists tasks.
+type TasksResponse struct {
+	Tasks []TaskInfo
+}
