@@ -1,0 +1,21 @@
+// Package payload defines the JSON payloads of the LLM roles: what the
+// runtime puts in plugins.CompleteRequest.Payload for each role and what a
+// model returns in plugins.CompleteResponse.Payload.
+//
+// The runtime renders these structures; a hosted-model client turns a request
+// into a prompt and parses the model's answer back into the response type; the
+// built-in offline model (plugins/builtin/offline) reads them directly. One
+// package keeps all three in agreement.
+//
+// Roles and their pairs:
+//
+//	proposer              ProposeRequest   -> ProposeResponse
+//	rwm                   PredictRequest   -> PredictResponse
+//	critic                CritiqueRequest  -> CritiqueResponse
+//	summarizer            SummarizeRequest -> SummarizeResponse
+//	builder, implementer  ImplementRequest -> ImplementResponse
+//
+// Decode rejects unknown fields, so a misspelt field is an error rather than
+// a silent zero. The next phase is the plugin protocol (plugins/proto), which
+// carries these payloads as opaque bytes.
+package payload

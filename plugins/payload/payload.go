@@ -1,0 +1,185 @@
+package payload
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"assay/plugins"
+)
+
+// Record is one measured outcome: a proposal tried on a task and the gain it
+// achieved over the task's baseline (b_e - l_t for a lower-is-better metric).
+// Records make up an RWM's context and a proposer's history.
+type Record struct {
+	Task     string           `json:"task"`
+	Env      string           `json:"env,omitempty"`
+	Proposal plugins.Proposal `json:"proposal"`
+	Gain     float64          `json:"gain"`
+	// Infeasible marks a proposal that did not build or crashed; Gain is
+	// then meaningless.
+	Infeasible bool `json:"infeasible,omitempty"`
+	// Predicted marks a record whose gain came from a world model rather
+	// than a real run (state-pool expansion).
+	Predicted bool `json:"predicted,omitempty"`
+}
+
+// ProposeRequest asks the proposer for N proposals for one state.
+type ProposeRequest struct {
+	Task string `json:"task"`
+	Env  string `json:"env,omitempty"`
+	// State is the key of the state (task plus history or parent); the
+	// runtime passes the same key back in plugins.Sample.State on Update.
+	State string `json:"state"`
+	// Parent is the current solution the proposals build on (nil: the
+	// task's baseline configuration).
+	Parent *plugins.Proposal `json:"parent,omitempty"`
+	// History lists earlier proposals of this state and their outcomes.
+	History []Record `json:"history,omitempty"`
+	// Knobs are what the trainer lets a proposal change.
+	Knobs []plugins.Knob `json:"knobs"`
+	N     int            `json:"n"`
+}
+
+// ProposeResponse carries the proposals, in sampling order.
+type ProposeResponse struct {
+	Proposals []plugins.Proposal `json:"proposals"`
+}
+
+// PredictRequest asks the RWM for the gain of a proposal on a task, given
+// the records in its context.
+type PredictRequest struct {
+	Task     string            `json:"task"`
+	Env      string            `json:"env,omitempty"`
+	Records  []Record          `json:"records"`
+	Parent   *plugins.Proposal `json:"parent,omitempty"`
+	Proposal plugins.Proposal  `json:"proposal"`
+}
+
+// PredictResponse is the predicted gain and how sure the model is of it
+// (0: a guess, 1: certain).
+type PredictResponse struct {
+	PredictedGain float64 `json:"predicted_gain"`
+	Confidence    float64 `json:"confidence"`
+}
+
+// Label spaces of the critic.
+const (
+	Labels3 = "3way"
+	Labels5 = "5way"
+)
+
+// 3-way labels.
+const (
+	LabelImprove = "improve"
+	LabelTie     = "tie"
+	LabelLose    = "lose"
+)
+
+// 5-way ladder labels, best first.
+const (
+	LabelBigWin    = "BigWin"
+	LabelMediumWin = "MediumWin"
+	LabelSmallWin  = "SmallWin"
+	Label5Tie      = "Tie"
+	Label5Lose     = "Lose"
+)
+
+// LabelSet returns the labels of a label space, best first, or nil for an
+// unknown space.
+func LabelSet(space string) []string {
+	switch space {
+	case Labels3:
+		return []string{LabelImprove, LabelTie, LabelLose}
+	case Labels5:
+		return []string{LabelBigWin, LabelMediumWin, LabelSmallWin, Label5Tie, Label5Lose}
+	}
+	return nil
+}
+
+// LabelRank is a label's position in its space, 0 for the best; -1 when the
+// label is not in the space.
+func LabelRank(space, label string) int {
+	for i, l := range LabelSet(space) {
+		if l == label {
+			return i
+		}
+	}
+	return -1
+}
+
+// CritiqueRequest asks the critic whether Child beats Parent on Task.
+type CritiqueRequest struct {
+	Task   string           `json:"task"`
+	Env    string           `json:"env,omitempty"`
+	Parent plugins.Proposal `json:"parent"`
+	Child  plugins.Proposal `json:"child"`
+	// Summary is the summarizer's neutral description of the child, when
+	// the pipeline has one.
+	Summary string `json:"summary,omitempty"`
+	// Labels is Labels3 or Labels5.
+	Labels string `json:"labels"`
+	// Records are examples with known outcomes a critic may use in context.
+	Records []Record `json:"records,omitempty"`
+}
+
+// CritiqueResponse is one sampled verdict.
+type CritiqueResponse struct {
+	Label  string `json:"label"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// SummarizeRequest asks for a neutral description of a proposal, free of
+// the proposer's advocacy.
+type SummarizeRequest struct {
+	Task     string           `json:"task"`
+	Proposal plugins.Proposal `json:"proposal"`
+}
+
+// SummarizeResponse is the description.
+type SummarizeResponse struct {
+	Summary string `json:"summary"`
+}
+
+// ImplementRequest asks the builder/implementer to turn an idea into
+// concrete edits of the trainer's knobs (or a patch).
+type ImplementRequest struct {
+	Task     string           `json:"task"`
+	Env      string           `json:"env,omitempty"`
+	Proposal plugins.Proposal `json:"proposal"`
+	Knobs    []plugins.Knob   `json:"knobs"`
+}
+
+// ImplementResponse is the implemented proposal, or Infeasible with a reason
+// when the implementation failed; the runtime records an infeasible build
+// as an infeasible run without starting a trainer.
+type ImplementResponse struct {
+	Proposal   plugins.Proposal `json:"proposal"`
+	Infeasible bool             `json:"infeasible,omitempty"`
+	Reason     string           `json:"reason,omitempty"`
+}
+
+// Encode marshals a payload.
+func Encode(v any) ([]byte, error) {
+	return json.Marshal(v)
+}
+
+// Decode unmarshals data into v, rejecting unknown fields and trailing data.
+func Decode(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("payload: %T: %w", v, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return fmt.Errorf("payload: %T: trailing data after the JSON value", v)
+	}
+	return nil
+}
+
+// Tokens estimates the token count of a text (about four bytes per token),
+// for models that do not count their own.
+func Tokens(s string) int {
+	return (len(s) + 3) / 4
+}
