@@ -1,0 +1,116 @@
+# Policy GRPO with verify-all rewards: the baseline of critic-grpo.hcl (seed 002).
+#
+# Each step, 16 parents x 16 rollouts = 256 candidate ideas, and every one is
+# implemented and verified by a real run. Reward +1 for Improve, -1 otherwise.
+# The loop runs until 10,000 real verifications are spent.
+#
+# Expected figures (assay estimate):
+#   steps      10,000 / 256 = 39
+#   real runs  39 x 256 = 9,984
+
+name        = "critic-grpo-verify-all"
+description = "policy GRPO whose every candidate is verified by a real run"
+seed        = 2
+
+variable "verifications" {
+  type        = number
+  default     = 10000
+  description = "real verifications the whole run may spend"
+}
+
+plugin "mls_lite" {
+  kind   = "benchmark"
+  source = "builtin:command"
+  config = { command = ["mls-lite-bench", "--scored-only"] }
+}
+
+plugin "runner" {
+  kind   = "trainer"
+  source = "builtin:command"
+  config = { command = ["mls-lite-bench", "run"] }
+}
+
+plugin "openai" {
+  kind   = "llm"
+  source = "builtin:openai"
+}
+
+prices {
+  preset = "cloud-2026" # H100
+}
+
+environment "mls_lite" {
+  family    = "mixed"
+  benchmark = plugin.mls_lite
+  trainer   = plugin.runner
+  metric {
+    name      = "score"
+    direction = "maximize"
+  }
+  run_cost {
+    gpu   = "H100"
+    gpus  = 1
+    hours = minutes(45)
+  }
+  tasks {
+    train   = 29
+    holdout = 0
+  }
+}
+
+role "proposer" {
+  llm         = plugin.openai
+  model       = "qwen3-8b-policy"
+  temperature = 1.0
+  concurrency = 64
+  seconds     = 10
+  tokens {
+    in  = 4000
+    out = 800
+  }
+  price {
+    in  = 0.05
+    out = 0.20
+  }
+}
+
+role "implementer" {
+  llm         = plugin.openai
+  model       = "gpt-5-mini"
+  temperature = 0.2
+  concurrency = 64
+  seconds     = seconds("1m")
+  tokens {
+    in  = 12000
+    out = 4000
+  }
+  price {
+    in  = 0.25
+    out = 2.00
+  }
+}
+
+reward "improve" {
+  source     = "real"
+  normalize  = "none"
+  value      = "if(improved, 1, -1)"
+  infeasible = "-1"
+}
+
+loop "policy" {
+  preset              = "grpo"
+  until_budget        = true
+  states              = 16 # parents
+  proposals_per_state = 16 # rollouts per parent
+  reward              = reward.improve
+}
+
+budget {
+  real_runs = var.verifications
+}
+
+executor {
+  kind        = "local"
+  concurrency = 16
+  gpus        = 16
+}

@@ -1,0 +1,124 @@
+# Naive GRPO with real rewards: the cost LM2LM avoids (seed 000, section 1).
+#
+# Every sampled proposal is built and trained for real. One run is a
+# 486M-parameter model on 8B tokens, about 45 B200 GPU-hours.
+#
+# Expected figures (assay estimate):
+#   real runs  100 steps x 32 states x 8 proposals = 25,600
+#   GPU-hours  25,600 x 45 = 1,152,000
+#   dollars    1,152,000 x $14.00 = $16,128,000 of GPU time, plus LLM calls
+
+name        = "lm2lm-verify-all"
+description = "GRPO where every proposal's reward is a real training run"
+seed        = 0
+
+locals {
+  run = { gpu = "B200", gpus = 8, hours = hours("5h37m30s") } # 45 GPU-hours
+
+  envs = {
+    olmo3    = { family = "autoregressive", metric = "val_bpb", holdout = 2 }
+    qwen3    = { family = "autoregressive", metric = "val_bpb", holdout = 1 }
+    nanochat = { family = "autoregressive", metric = "val_bpb", holdout = 1 }
+    marin    = { family = "autoregressive", metric = "val_bpb", holdout = 1 }
+    e2d2_sw  = { family = "diffusion", metric = "val_nll", holdout = 2 }
+    e2d2     = { family = "diffusion", metric = "val_nll", holdout = 1 }
+    mdm      = { family = "diffusion", metric = "val_nll", holdout = 1 }
+    bd3lm    = { family = "diffusion", metric = "val_nll", holdout = 1 }
+  }
+}
+
+plugin "command" {
+  kind   = "trainer"
+  source = "builtin:command"
+}
+
+plugin "openai" {
+  kind   = "llm"
+  source = "builtin:openai"
+}
+
+prices {
+  preset     = "cloud-2026"
+  gpu_hourly = { B200 = 14.00 }
+}
+
+dynamic "environment" {
+  for_each = local.envs
+  labels   = [environment.key]
+  content {
+    family  = environment.value.family
+    trainer = plugin.command
+    metric {
+      name      = environment.value.metric
+      direction = "minimize"
+    }
+    run_cost {
+      gpu   = local.run.gpu
+      gpus  = local.run.gpus
+      hours = local.run.hours
+    }
+    tasks {
+      train   = 5
+      holdout = environment.value.holdout
+    }
+  }
+}
+
+role "proposer" {
+  llm         = plugin.openai
+  model       = "Qwen3.8-27B"
+  temperature = 1.0
+  concurrency = 64
+  seconds     = 20
+  tokens {
+    in  = 6000
+    out = 600
+  }
+  price {
+    in  = 0.20
+    out = 0.60
+  }
+}
+
+role "builder" {
+  llm         = plugin.openai
+  model       = "GPT-6-astra"
+  concurrency = 64
+  seconds     = seconds("4m")
+  tokens {
+    in  = 30000
+    out = 8000
+  }
+  price {
+    in  = 1.25
+    out = 10.00
+  }
+}
+
+reward "real_gain" {
+  source         = "real"
+  normalize      = "scale"
+  clip           = 6
+  value          = "clip(gain / scale, -c, c)"
+  repeat_penalty = 0.5
+  infeasible     = "-c"
+}
+
+loop "policy" {
+  preset              = "grpo"
+  steps               = 100
+  states              = 32
+  proposals_per_state = 8
+  reward              = reward.real_gain
+}
+
+executor {
+  kind        = "slurm"
+  concurrency = 256
+  gpus        = 2048
+  slurm {
+    partition  = "b200"
+    time_limit = "8:00:00"
+    array      = true
+  }
+}
