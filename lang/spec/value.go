@@ -2,6 +2,8 @@ package spec
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
 
 	"assay/lang/diag"
 )
@@ -74,6 +76,35 @@ func (r Ref) MarshalJSON() ([]byte, error) {
 		return []byte("null"), nil
 	}
 	return json.Marshal(r.String())
+}
+
+// UnmarshalJSON reads "kind.name"; null leaves the reference unset. Presets
+// and other data files use it.
+func (r *Ref) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*r = Ref{}
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("a reference must be a string \"kind.name\": %w", err)
+	}
+	ref, err := ParseRef(s)
+	if err != nil {
+		return err
+	}
+	*r = ref
+	return nil
+}
+
+// ParseRef parses "kind.name" (e.g. "role.rwm") into a set Ref without a
+// range. Both parts must be non-empty and there must be exactly one dot.
+func ParseRef(s string) (Ref, error) {
+	kind, name, ok := strings.Cut(s, ".")
+	if !ok || kind == "" || name == "" || strings.Contains(name, ".") {
+		return Ref{}, fmt.Errorf("a reference is written kind.name, e.g. role.rwm; got %q", s)
+	}
+	return Ref{Kind: kind, Name: name, Set: true}, nil
 }
 
 // Formula is source text in Assay's formula language (package lang/formula),
