@@ -1,0 +1,306 @@
+package stdlib
+
+import (
+	"embed"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"path"
+	"reflect"
+	"sort"
+	"strings"
+	"sync"
+
+	"assay/lang/diag"
+	"assay/lang/spec"
+)
+
+// The price figures in presets/prices are illustrative list prices for
+// estimates, not quotes; a spec that needs exact figures overrides entries in
+// its prices block.
+//
+//go:embed presets
+var presetFS embed.FS
+
+// Preset kinds, i.e. the folders of presets/.
+const (
+	KindLoop   = "loops"
+	KindPrices = "prices"
+)
+
+var (
+	loadOnce sync.Once
+	loops    map[string]*spec.Loop
+	prices   map[string]*spec.Prices
+)
+
+// load decodes every embedded preset once. The files ship with the binary, so
+// a bad file is a programmer error and panics (a test loads them all).
+func load() {
+	loadOnce.Do(func() {
+		loops = map[string]*spec.Loop{}
+		prices = map[string]*spec.Prices{}
+		root := spec.Describe()
+		for _, kind := range []string{KindLoop, KindPrices} {
+			entries, err := fs.ReadDir(presetFS, "presets/"+kind)
+			if err != nil {
+				panic(err)
+			}
+			for _, e := range entries {
+				name := strings.TrimSuffix(e.Name(), ".json")
+				b, err := presetFS.ReadFile(path.Join("presets", kind, e.Name()))
+				if err != nil {
+					panic(err)
+				}
+				switch kind {
+				case KindLoop:
+					l := &spec.Loop{Name: name}
+					mustDecode(b, reflect.ValueOf(l).Elem(), root.Field("loop").Block, kind+"/"+name)
+					loops[name] = l
+				case KindPrices:
+					p := &spec.Prices{}
+					mustDecode(b, reflect.ValueOf(p).Elem(), root.Field("prices").Block, kind+"/"+name)
+					prices[name] = p
+				}
+			}
+		}
+	})
+}
+
+// mustDecode fills the block value v from a JSON object whose keys are the
+// field names users write (e.g. "proposals_per_state").
+func mustDecode(b []byte, v reflect.Value, schema *spec.BlockSchema, what string) {
+	if err := DecodeJSON(b, v, schema); err != nil {
+		panic(fmt.Sprintf("stdlib: preset %s: %v", what, err))
+	}
+}
+
+// DecodeJSON fills the block value v (a struct, not a pointer) of schema from
+// a JSON object keyed by the names users write. Nested blocks are objects;
+// labelled blocks are objects keyed by label.
+func DecodeJSON(b []byte, v reflect.Value, schema *spec.BlockSchema) error {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(b, &obj); err != nil {
+		return err
+	}
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		raw := obj[k]
+		f := schema.Field(k)
+		if f == nil {
+			msg := fmt.Sprintf("unknown field %q", k)
+			if s := diag.DidYouMean(k, schema.FieldNames()); s != "" {
+				msg += "; " + s
+			}
+			return fmt.Errorf("%s", msg)
+		}
+		fv := spec.FieldValue(v, f)
+		switch f.Kind {
+		case spec.Attr:
+			if err := json.Unmarshal(raw, fv.Addr().Interface()); err != nil {
+				return fmt.Errorf("%s: %v", k, err)
+			}
+		case spec.Block:
+			nb := spec.NewBlock(f.Block)
+			if err := DecodeJSON(raw, nb.Elem(), f.Block); err != nil {
+				return fmt.Errorf("%s: %v", k, err)
+			}
+			fv.Set(nb)
+		case spec.Blocks:
+			var labelled map[string]json.RawMessage
+			if err := json.Unmarshal(raw, &labelled); err != nil {
+				return fmt.Errorf("%s: %v", k, err)
+			}
+			labels := make([]string, 0, len(labelled))
+			for l := range labelled {
+				labels = append(labels, l)
+			}
+			sort.Strings(labels)
+			for _, l := range labels {
+				nb := spec.NewBlock(f.Block)
+				nb.Elem().FieldByName("Name").SetString(l)
+				if err := DecodeJSON(labelled[l], nb.Elem(), f.Block); err != nil {
+					return fmt.Errorf("%s %q: %v", k, l, err)
+				}
+				fv.Set(reflect.Append(fv, nb))
+			}
+		}
+	}
+	return nil
+}
+
+// Presets lists the preset names of a kind (KindLoop or KindPrices), sorted.
+func Presets(kind string) []string {
+	load()
+	var names []string
+	switch kind {
+	case KindLoop:
+		for n := range loops {
+			names = append(names, n)
+		}
+	case KindPrices:
+		for n := range prices {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// LoopPreset returns a copy of the loop preset called name.
+func LoopPreset(name string) (*spec.Loop, bool) {
+	load()
+	l, ok := loops[name]
+	if !ok {
+		return nil, false
+	}
+	c := *l
+	return &c, true
+}
+
+// PricePreset returns a copy of the price table called name.
+func PricePreset(name string) (*spec.Prices, bool) {
+	load()
+	p, ok := prices[name]
+	if !ok {
+		return nil, false
+	}
+	c := *p
+	m := make(map[string]float64, len(p.GPU.V))
+	for k, v := range p.GPU.V {
+		m[k] = v
+	}
+	c.GPU.V = m
+	return &c, true
+}
+
+// ApplyPresets merges presets into s in place: every block whose preset
+// attribute is set gets each field it left unset from the preset. The spec's
+// own values always win; map-valued fields (price tables) merge entry by
+// entry. Values taken from a preset carry the range of the preset attribute,
+// so a later diagnostic about them points at the line that chose the preset.
+// An unknown preset name is an E_PRESET_UNKNOWN error at that attribute.
+func ApplyPresets(s *spec.Spec) diag.Diagnostics {
+	if s == nil {
+		return nil
+	}
+	var diags diag.Diagnostics
+	root := spec.Describe()
+	for _, l := range s.Loops {
+		if !l.Preset.Set {
+			continue
+		}
+		p, ok := LoopPreset(l.Preset.V)
+		if !ok {
+			diags = diags.Append(unknownPreset("loop", KindLoop, l.Preset))
+			continue
+		}
+		merge(reflect.ValueOf(l).Elem(), reflect.ValueOf(p).Elem(), root.Field("loop").Block, l.Preset.Range)
+	}
+	if s.Prices != nil && s.Prices.Preset.Set {
+		p, ok := PricePreset(s.Prices.Preset.V)
+		if !ok {
+			diags = diags.Append(unknownPreset("price", KindPrices, s.Prices.Preset))
+		} else {
+			merge(reflect.ValueOf(s.Prices).Elem(), reflect.ValueOf(p).Elem(), root.Field("prices").Block, s.Prices.Preset.Range)
+		}
+	}
+	return diags
+}
+
+func unknownPreset(what, kind string, v spec.Val[string]) *diag.Diagnostic {
+	names := Presets(kind)
+	d := diag.Errorf("E_PRESET_UNKNOWN", v.Range, "unknown %s preset %q", what, v.V)
+	hint := ""
+	if s := diag.DidYouMean(v.V, names); s != "" {
+		hint = s + " "
+	}
+	return d.WithDetail("%sThe %s presets are: %s.", hint, what, strings.Join(names, ", "))
+}
+
+// merge copies into dst every attribute dst left unset from src, recursing
+// into single blocks; it never overwrites a value dst set.
+func merge(dst, src reflect.Value, schema *spec.BlockSchema, at diag.Range) {
+	for _, f := range schema.Fields {
+		dv, sv := spec.FieldValue(dst, f), spec.FieldValue(src, f)
+		switch f.Kind {
+		case spec.Block:
+			if sv.IsNil() {
+				continue
+			}
+			if dv.IsNil() {
+				dv.Set(spec.NewBlock(f.Block))
+			}
+			merge(dv.Elem(), sv.Elem(), f.Block, at)
+		case spec.Blocks:
+			// Labelled blocks are not merged: a preset that declares some
+			// would have no sensible way to name them in the spec.
+		default:
+			mergeAttr(dv, sv, at)
+		}
+	}
+}
+
+func mergeAttr(dv, sv reflect.Value, at diag.Range) {
+	if sv.Type() == reflect.TypeOf(spec.Ref{}) {
+		r := sv.Interface().(spec.Ref)
+		if r.Set && !dv.Interface().(spec.Ref).Set {
+			r.Range = at
+			dv.Set(reflect.ValueOf(r))
+		}
+		return
+	}
+	if sv.Kind() != reflect.Struct || !sv.FieldByName("Set").IsValid() {
+		return // []Literal: sweeps only, never in a preset
+	}
+	if !sv.FieldByName("Set").Bool() {
+		return
+	}
+	if !dv.FieldByName("Set").Bool() {
+		dv.FieldByName("V").Set(copyValue(sv.FieldByName("V")))
+		dv.FieldByName("Set").SetBool(true)
+		dv.FieldByName("Range").Set(reflect.ValueOf(at))
+		return
+	}
+	// Both set: maps merge entry by entry, the spec's entries winning.
+	d, s := dv.FieldByName("V"), sv.FieldByName("V")
+	if d.Kind() != reflect.Map {
+		return
+	}
+	if d.IsNil() {
+		d.Set(reflect.MakeMap(d.Type()))
+	}
+	for _, k := range s.MapKeys() {
+		if !d.MapIndex(k).IsValid() {
+			d.SetMapIndex(k, s.MapIndex(k))
+		}
+	}
+}
+
+// copyValue copies maps and slices so a merged spec never shares storage with
+// the preset table.
+func copyValue(v reflect.Value) reflect.Value {
+	switch v.Kind() {
+	case reflect.Map:
+		if v.IsNil() {
+			return v
+		}
+		m := reflect.MakeMapWithSize(v.Type(), v.Len())
+		for _, k := range v.MapKeys() {
+			m.SetMapIndex(k, v.MapIndex(k))
+		}
+		return m
+	case reflect.Slice:
+		if v.IsNil() {
+			return v
+		}
+		s := reflect.MakeSlice(v.Type(), v.Len(), v.Len())
+		reflect.Copy(s, v)
+		return s
+	}
+	return v
+}
