@@ -58,6 +58,33 @@ type Variant struct {
 	Phases    []*Phase           `json:"phases"`
 	Budget    Budget             `json:"budget"`
 	Executor  Executor           `json:"executor"`
+	// Records, Calibration and Evaluation carry the protocol knobs the
+	// runtime needs beyond the phases' call counts; nil when not declared.
+	Records     *Records     `json:"records,omitempty"`
+	Calibration *Calibration `json:"calibration,omitempty"`
+	Evaluation  *Evaluation  `json:"evaluation,omitempty"`
+}
+
+// Records are the seed records: SeedRuns real runs on train tasks.
+type Records struct {
+	SeedRuns int    `json:"seed_runs"`
+	Select   string `json:"select"`
+}
+
+// Calibration is the world model's calibration schedule. Budget has one
+// entry per entry of AfterSteps.
+type Calibration struct {
+	Loop       string `json:"loop"`
+	AfterSteps []int  `json:"after_steps"`
+	Budget     []int  `json:"budget"`
+	Select     string `json:"select"`
+}
+
+// Evaluation is the held-out evaluation protocol.
+type Evaluation struct {
+	Split  string `json:"split"`
+	AvgAt  int    `json:"avg_at,omitempty"`
+	BestAt int    `json:"best_at,omitempty"`
 }
 
 // Plugin is a resolved plugin declaration.
@@ -206,6 +233,9 @@ type Budget struct {
 	GPUHours  float64 `json:"gpu_hours,omitempty"`
 	USD       float64 `json:"usd,omitempty"`
 	WallHours float64 `json:"wall_hours,omitempty"`
+	// Source maps a cap's name (real_runs, gpu_hours, usd, wall_hours) to
+	// where the spec declares it, for diagnostics about the cap.
+	Source map[string]diag.Range `json:"source,omitempty"`
 }
 
 // Executor says where real runs go.
