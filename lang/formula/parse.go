@@ -31,7 +31,7 @@ type pTernary struct {
 }
 
 type pOr struct {
-	Left *pAnd     `parser:"@@"`
+	Left *pAnd    `parser:"@@"`
 	Rest []*pOrOp `parser:"@@*"`
 }
 
@@ -42,7 +42,7 @@ type pOrOp struct {
 }
 
 type pAnd struct {
-	Left *pCmp      `parser:"@@"`
+	Left *pCmp     `parser:"@@"`
 	Rest []*pAndOp `parser:"@@*"`
 }
 
@@ -60,7 +60,7 @@ type pCmp struct {
 }
 
 type pAdd struct {
-	Left *pMul      `parser:"@@"`
+	Left *pMul     `parser:"@@"`
 	Rest []*pAddOp `parser:"@@*"`
 }
 
@@ -70,7 +70,7 @@ type pAddOp struct {
 }
 
 type pMul struct {
-	Left *pUnary    `parser:"@@"`
+	Left *pUnary   `parser:"@@"`
 	Rest []*pMulOp `parser:"@@*"`
 }
 
