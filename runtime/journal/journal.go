@@ -1,0 +1,419 @@
+package journal
+
+import (
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"assay/plugins"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// Event kinds.
+const (
+	KindMeta        = "meta"
+	KindCall        = "call"        // an LLM call and its result
+	KindReserve     = "reserve"     // a real run's budget reservation
+	KindStarted     = "started"     // a real run's handle
+	KindFinished    = "finished"    // a real run's result
+	KindReward      = "reward"      // the reward of a proposal
+	KindPolicy      = "policy"      // a policy update and the new state
+	KindCalibration = "calibration" // a calibration round's monitoring figures
+	KindPhaseStart  = "phase_start"
+	KindPhaseEnd    = "phase_end"
+	KindStep        = "step"  // per-step figures of a loop
+	KindEval        = "eval"  // evaluation figures
+	KindState       = "state" // the run's state (running, finished, failed)
+)
+
+// batchSize is how many buffered events make a group commit.
+const batchSize = 128
+
+// Event is one row of the journal.
+type Event struct {
+	Seq  int64
+	Kind string
+	Key  string
+	Data json.RawMessage
+	At   time.Time
+}
+
+// Reservation is the budget a real run holds from before it starts.
+type Reservation struct {
+	Env      string  `json:"env"`
+	Task     string  `json:"task"`
+	GPUHours float64 `json:"gpu_hours"`
+	USD      float64 `json:"usd"`
+}
+
+// Run is the bookkeeping of one real run, rebuilt from the journal.
+type Run struct {
+	Key         string
+	Reservation Reservation
+	Handle      *plugins.RunHandle
+	Result      *plugins.RunResult
+}
+
+// Journal is an open run journal. It is safe for concurrent use.
+type Journal struct {
+	db   *sql.DB
+	path string
+
+	mu      sync.Mutex
+	pending []Event
+	nextSeq int64
+	runs    map[string]*Run
+	order   []string // run keys in reservation order
+	calls   map[string]json.RawMessage
+	meta    map[string]json.RawMessage
+}
+
+// Open opens (creating if needed) the journal at path and loads its state.
+func Open(path string) (*Journal, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, err
+	}
+	dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=busy_timeout(10000)"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1)
+	const schema = `
+CREATE TABLE IF NOT EXISTS events (
+	seq  INTEGER PRIMARY KEY,
+	kind TEXT NOT NULL,
+	key  TEXT NOT NULL,
+	data BLOB,
+	at   INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS events_kind_key ON events(kind, key);
+CREATE TABLE IF NOT EXISTS runs (
+	key      TEXT PRIMARY KEY,
+	reserved INTEGER NOT NULL
+);`
+	if _, err := db.Exec(schema); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("journal %s: %w", path, err)
+	}
+	j := &Journal{db: db, path: path, runs: map[string]*Run{}, calls: map[string]json.RawMessage{}, meta: map[string]json.RawMessage{}}
+	if err := j.load(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("journal %s: %w", path, err)
+	}
+	return j, nil
+}
+
+// OpenReadOnly opens an existing journal for reading (status, report).
+func OpenReadOnly(path string) (*Journal, error) {
+	if _, err := os.Stat(path); err != nil {
+		return nil, err
+	}
+	return Open(path)
+}
+
+// Path is the database file.
+func (j *Journal) Path() string { return j.path }
+
+func (j *Journal) load() error {
+	rows, err := j.db.Query(`SELECT seq, kind, key, data FROM events WHERE kind IN (?, ?, ?, ?, ?) ORDER BY seq`,
+		KindMeta, KindCall, KindReserve, KindStarted, KindFinished)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var e Event
+		if err := rows.Scan(&e.Seq, &e.Kind, &e.Key, &e.Data); err != nil {
+			return err
+		}
+		j.apply(e)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	return j.db.QueryRow(`SELECT COALESCE(MAX(seq), 0) + 1 FROM events`).Scan(&j.nextSeq)
+}
+
+// apply folds an event into the in-memory state. Called with mu held (or
+// during load).
+func (j *Journal) apply(e Event) {
+	switch e.Kind {
+	case KindMeta:
+		j.meta[e.Key] = e.Data
+	case KindCall:
+		j.calls[e.Key] = e.Data
+	case KindReserve:
+		if _, ok := j.runs[e.Key]; ok {
+			return
+		}
+		r := &Run{Key: e.Key}
+		_ = json.Unmarshal(e.Data, &r.Reservation)
+		j.runs[e.Key] = r
+		j.order = append(j.order, e.Key)
+	case KindStarted:
+		if r := j.runs[e.Key]; r != nil {
+			var h plugins.RunHandle
+			if json.Unmarshal(e.Data, &h) == nil {
+				r.Handle = &h
+			}
+		}
+	case KindFinished:
+		if r := j.runs[e.Key]; r != nil {
+			var res plugins.RunResult
+			if json.Unmarshal(e.Data, &res) == nil {
+				r.Result = &res
+			}
+		}
+	}
+}
+
+func (j *Journal) event(kind, key string, v any) (Event, error) {
+	var data []byte
+	switch x := v.(type) {
+	case nil:
+	case json.RawMessage:
+		data = x
+	case []byte:
+		data = x
+	default:
+		var err error
+		if data, err = json.Marshal(v); err != nil {
+			return Event{}, fmt.Errorf("journal: %s %s: %w", kind, key, err)
+		}
+	}
+	e := Event{Seq: j.nextSeq, Kind: kind, Key: key, Data: data, At: time.Now()}
+	j.nextSeq++
+	return e, nil
+}
+
+// Append buffers an event; it reaches the disk with the next group commit
+// (every batchSize events, or at Flush or any Commit).
+func (j *Journal) Append(kind, key string, v any) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	e, err := j.event(kind, key, v)
+	if err != nil {
+		return err
+	}
+	j.pending = append(j.pending, e)
+	j.apply(e)
+	if len(j.pending) >= batchSize {
+		return j.flushLocked(nil)
+	}
+	return nil
+}
+
+// Commit writes an event and everything buffered before it durably, in one
+// transaction, before returning.
+func (j *Journal) Commit(kind, key string, v any) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	e, err := j.event(kind, key, v)
+	if err != nil {
+		return err
+	}
+	j.pending = append(j.pending, e)
+	if err := j.flushLocked(nil); err != nil {
+		return err
+	}
+	j.apply(e)
+	return nil
+}
+
+// Flush commits the buffered events.
+func (j *Journal) Flush() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.flushLocked(nil)
+}
+
+// flushLocked writes the pending events in one transaction; extra runs
+// inside the same transaction (a reservation's uniqueness check).
+func (j *Journal) flushLocked(extra func(*sql.Tx) error) error {
+	if len(j.pending) == 0 && extra == nil {
+		return nil
+	}
+	tx, err := j.db.Begin()
+	if err != nil {
+		return err
+	}
+	if extra != nil {
+		if err := extra(tx); err != nil {
+			tx.Rollback()
+			return err
+		}
+	}
+	if len(j.pending) > 0 {
+		st, err := tx.Prepare(`INSERT INTO events(seq, kind, key, data, at) VALUES (?, ?, ?, ?, ?)`)
+		if err != nil {
+			tx.Rollback()
+			return err
+		}
+		for _, e := range j.pending {
+			if _, err := st.Exec(e.Seq, e.Kind, e.Key, []byte(e.Data), e.At.UnixNano()); err != nil {
+				st.Close()
+				tx.Rollback()
+				return err
+			}
+		}
+		st.Close()
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	j.pending = j.pending[:0]
+	return nil
+}
+
+// ErrReserved is returned by Reserve for a key that already holds a
+// reservation.
+var ErrReserved = errors.New("run key already reserved")
+
+// Reserve durably records a real run's reservation. A key is reserved at
+// most once, enforced by the database itself; a second Reserve of the same
+// key returns ErrReserved and the first reservation.
+func (j *Journal) Reserve(key string, r Reservation) (*Run, error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if old, ok := j.runs[key]; ok {
+		return old, ErrReserved
+	}
+	e, err := j.event(KindReserve, key, r)
+	if err != nil {
+		return nil, err
+	}
+	j.pending = append(j.pending, e)
+	err = j.flushLocked(func(tx *sql.Tx) error {
+		_, err := tx.Exec(`INSERT INTO runs(key, reserved) VALUES (?, ?)`, key, e.Seq)
+		return err
+	})
+	if err != nil {
+		j.pending = j.pending[:len(j.pending)-1]
+		return nil, fmt.Errorf("journal: reserve %s: %w", key, err)
+	}
+	j.apply(e)
+	return j.runs[key], nil
+}
+
+// Started durably records a real run's handle.
+func (j *Journal) Started(key string, h *plugins.RunHandle) error {
+	return j.Commit(KindStarted, key, h)
+}
+
+// Finished durably records a real run's result; it is on disk before the
+// runtime acts on it.
+func (j *Journal) Finished(key string, res *plugins.RunResult) error {
+	return j.Commit(KindFinished, key, res)
+}
+
+// Run returns the bookkeeping of a real run key.
+func (j *Journal) Run(key string) (Run, bool) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	r, ok := j.runs[key]
+	if !ok {
+		return Run{}, false
+	}
+	return *r, true
+}
+
+// Runs returns every reserved run in reservation order.
+func (j *Journal) Runs() []Run {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	out := make([]Run, 0, len(j.order))
+	for _, k := range j.order {
+		out = append(out, *j.runs[k])
+	}
+	return out
+}
+
+// Call returns the journaled result of a plugin call key.
+func (j *Journal) Call(key string) (json.RawMessage, bool) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	d, ok := j.calls[key]
+	return d, ok
+}
+
+// Meta returns a meta value.
+func (j *Journal) Meta(key string, v any) bool {
+	j.mu.Lock()
+	d, ok := j.meta[key]
+	j.mu.Unlock()
+	if !ok {
+		return false
+	}
+	return json.Unmarshal(d, v) == nil
+}
+
+// SetMeta durably records a meta value.
+func (j *Journal) SetMeta(key string, v any) error { return j.Commit(KindMeta, key, v) }
+
+// Events returns the committed and buffered events of a kind (all kinds
+// when kind is ""), in sequence order.
+func (j *Journal) Events(kind string) ([]Event, error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if err := j.flushLocked(nil); err != nil {
+		return nil, err
+	}
+	q := `SELECT seq, kind, key, data, at FROM events ORDER BY seq`
+	var args []any
+	if kind != "" {
+		q = `SELECT seq, kind, key, data, at FROM events WHERE kind = ? ORDER BY seq`
+		args = append(args, kind)
+	}
+	rows, err := j.db.Query(q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Event
+	for rows.Next() {
+		var e Event
+		var at int64
+		if err := rows.Scan(&e.Seq, &e.Kind, &e.Key, &e.Data, &at); err != nil {
+			return nil, err
+		}
+		e.At = time.Unix(0, at)
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// Last returns the data of the last event of kind with key, if any.
+func (j *Journal) Last(kind, key string) (json.RawMessage, bool, error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	for i := len(j.pending) - 1; i >= 0; i-- {
+		if e := j.pending[i]; e.Kind == kind && e.Key == key {
+			return e.Data, true, nil
+		}
+	}
+	var d []byte
+	err := j.db.QueryRow(`SELECT data FROM events WHERE kind = ? AND key = ? ORDER BY seq DESC LIMIT 1`, kind, key).Scan(&d)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	return d, true, nil
+}
+
+// Close flushes and closes the journal.
+func (j *Journal) Close() error {
+	err := j.Flush()
+	if cerr := j.db.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
