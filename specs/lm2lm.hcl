@@ -31,17 +31,17 @@ locals {
   # One real run: a 486M-parameter model on a short token budget.
   run = { gpu = "B200", gpus = 8, hours = hours("1h30m") }
 
-  # Environment -> family, metric and holdout tasks; every one has 5 train tasks.
-  envs = {
-    olmo3    = { family = "autoregressive", metric = "val_bpb", holdout = 2 }
-    qwen3    = { family = "autoregressive", metric = "val_bpb", holdout = 1 }
-    nanochat = { family = "autoregressive", metric = "val_bpb", holdout = 1 }
-    marin    = { family = "autoregressive", metric = "val_bpb", holdout = 1 }
-    e2d2_sw  = { family = "diffusion", metric = "val_nll", holdout = 2 }
-    e2d2     = { family = "diffusion", metric = "val_nll", holdout = 1 }
-    mdm      = { family = "diffusion", metric = "val_nll", holdout = 1 }
-    bd3lm    = { family = "diffusion", metric = "val_nll", holdout = 1 }
-  }
+  # Environments in order, with family, metric and holdout tasks; each has 5 train tasks.
+  envs = [
+    { name = "olmo3", family = "autoregressive", metric = "val_bpb", holdout = 2 },
+    { name = "qwen3", family = "autoregressive", metric = "val_bpb", holdout = 1 },
+    { name = "nanochat", family = "autoregressive", metric = "val_bpb", holdout = 1 },
+    { name = "marin", family = "autoregressive", metric = "val_bpb", holdout = 1 },
+    { name = "e2d2_sw", family = "diffusion", metric = "val_nll", holdout = 2 },
+    { name = "e2d2", family = "diffusion", metric = "val_nll", holdout = 1 },
+    { name = "mdm", family = "diffusion", metric = "val_nll", holdout = 1 },
+    { name = "bd3lm", family = "diffusion", metric = "val_nll", holdout = 1 },
+  ]
 }
 
 plugin "command" {
@@ -61,7 +61,7 @@ prices {
 
 dynamic "environment" {
   for_each = local.envs
-  labels   = [environment.key]
+  labels   = [environment.value.name]
   content {
     family  = environment.value.family
     trainer = plugin.command

@@ -1,0 +1,169 @@
+package hcl
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+
+	"github.com/zclconf/go-cty/cty"
+)
+
+func bigFloat(v cty.Value) float64 {
+	f, _ := v.AsBigFloat().Float64()
+	return f
+}
+
+// goValue converts a known cty value to plain Go: float64, string, bool,
+// []any, map[string]any (nil for null).
+func goValue(v cty.Value) any {
+	if v.IsNull() || !v.IsKnown() {
+		return nil
+	}
+	t := v.Type()
+	switch {
+	case t == cty.Number:
+		return bigFloat(v)
+	case t == cty.String:
+		return v.AsString()
+	case t == cty.Bool:
+		return v.True()
+	case t.IsListType() || t.IsTupleType() || t.IsSetType():
+		out := []any{}
+		for it := v.ElementIterator(); it.Next(); {
+			_, e := it.Element()
+			out = append(out, goValue(e))
+		}
+		return out
+	case t.IsMapType() || t.IsObjectType():
+		out := map[string]any{}
+		for it := v.ElementIterator(); it.Next(); {
+			k, e := it.Element()
+			out[k.AsString()] = goValue(e)
+		}
+		return out
+	}
+	return nil
+}
+
+// typeError is the end of "FIELD must be ...", e.g. "a whole number, got 8.5".
+type typeError string
+
+func (e typeError) Error() string { return string(e) }
+
+func mismatch(want string, v cty.Value) error {
+	return typeError(fmt.Sprintf("%s, got %s", want, describe(v)))
+}
+
+// describe renders a value for a type error: the value itself when short.
+func describe(v cty.Value) string {
+	switch v.Type() {
+	case cty.Number:
+		return fmt.Sprint(bigFloat(v))
+	case cty.String:
+		s := v.AsString()
+		if len(s) > 30 {
+			s = s[:30] + "..."
+		}
+		return fmt.Sprintf("the string %q", s)
+	case cty.Bool:
+		return fmt.Sprint(v.True())
+	}
+	return "a " + v.Type().FriendlyName()
+}
+
+// toGo converts v to the Go type of a model field type (see spec.Field.Type).
+func toGo(v cty.Value, typ string) (any, error) {
+	switch typ {
+	case "string", "formula":
+		if v.Type() != cty.String {
+			return nil, mismatch("a string", v)
+		}
+		return v.AsString(), nil
+	case "number":
+		if v.Type() != cty.Number {
+			return nil, mismatch("a number", v)
+		}
+		f := bigFloat(v)
+		if math.IsInf(f, 0) || math.IsNaN(f) {
+			return nil, mismatch("a finite number", v)
+		}
+		return f, nil
+	case "int":
+		return toInt(v)
+	case "bool":
+		if v.Type() != cty.Bool {
+			return nil, mismatch("true or false", v)
+		}
+		return v.True(), nil
+	case "any":
+		return goValue(v), nil
+	case "list(int)", "list(number)":
+		var elems []cty.Value
+		switch {
+		case v.Type() == cty.Number:
+			// One number stands for a one-element list (e.g. the same
+			// calibration budget every round).
+			elems = []cty.Value{v}
+		case v.Type().IsListType() || v.Type().IsTupleType():
+			for it := v.ElementIterator(); it.Next(); {
+				_, e := it.Element()
+				elems = append(elems, e)
+			}
+		default:
+			return nil, mismatch("a list of numbers", v)
+		}
+		if typ == "list(int)" {
+			out := make([]int, 0, len(elems))
+			for _, e := range elems {
+				n, err := toInt(e)
+				if err != nil {
+					return nil, typeError("a list of whole numbers; " + err.Error())
+				}
+				out = append(out, n.(int))
+			}
+			return out, nil
+		}
+		out := make([]float64, 0, len(elems))
+		for _, e := range elems {
+			if e.IsNull() || e.Type() != cty.Number {
+				return nil, mismatch("a list of numbers", e)
+			}
+			out = append(out, bigFloat(e))
+		}
+		return out, nil
+	case "map(number)":
+		if !v.Type().IsObjectType() && !v.Type().IsMapType() {
+			return nil, mismatch("a map of numbers, e.g. { H100 = 6.98 }", v)
+		}
+		out := map[string]float64{}
+		for it := v.ElementIterator(); it.Next(); {
+			k, e := it.Element()
+			if e.IsNull() || e.Type() != cty.Number {
+				return nil, typeError(fmt.Sprintf("a map of numbers; %s is %s", k.AsString(), describe(e)))
+			}
+			out[k.AsString()] = bigFloat(e)
+		}
+		return out, nil
+	case "map(any)":
+		if !v.Type().IsObjectType() && !v.Type().IsMapType() {
+			return nil, mismatch("an object, e.g. { key = value }", v)
+		}
+		return goValue(v).(map[string]any), nil
+	}
+	return nil, typeError("of an unsupported type " + typ)
+}
+
+func toInt(v cty.Value) (any, error) {
+	if v.IsNull() || v.Type() != cty.Number {
+		return nil, mismatch("a whole number", v)
+	}
+	bf := v.AsBigFloat()
+	if !bf.IsInt() {
+		return nil, mismatch("a whole number", v)
+	}
+	i, acc := bf.Int64()
+	if acc != big.Exact || i > math.MaxInt32*1024 || i < -math.MaxInt32*1024 {
+		return nil, mismatch("a whole number of reasonable size", v)
+	}
+	return int(i), nil
+}
