@@ -1,0 +1,75 @@
+package compiler
+
+// Diagnostic codes of the compiler. They are stable: scripts and docs refer
+// to them.
+const (
+	CodeMissing          = "E_MISSING"
+	CodeEnum             = "E_ENUM"
+	CodeRange            = "E_RANGE"
+	CodeConflict         = "E_CONFLICT"
+	CodeDuplicate        = "E_DUPLICATE"
+	CodeUnknownRef       = "E_UNKNOWN_REF"
+	CodeRefKind          = "E_REF_KIND"
+	CodeClip             = "E_CLIP"
+	CodeThreshold        = "E_THRESHOLD"
+	CodeVotes            = "E_VOTES"
+	CodeTieRule          = "E_TIE_RULE"
+	CodeCalSteps         = "E_CALIBRATION_STEPS"
+	CodeCalBudget        = "E_CALIBRATION_BUDGET"
+	CodeCalLoop          = "E_CALIBRATION_LOOP"
+	CodeBudgetFit        = "E_BUDGET_FIT"
+	CodeSplitOverlap     = "E_SPLIT_OVERLAP"
+	CodeScaleMissing     = "E_SCALE_MISSING"
+	CodePriceMissing     = "E_PRICE_MISSING"
+	CodeLoopField        = "E_LOOP_FIELD"
+	CodeUntilBudget      = "E_UNTIL_BUDGET"
+	CodeExpectedRouted   = "E_EXPECTED_ROUTED"
+	CodeScreenRole       = "E_SCREEN_ROLE"
+	CodePredictorRole    = "E_PREDICTOR_ROLE"
+	CodeExecutorGPUs     = "E_EXECUTOR_GPUS"
+	CodeSweepPath        = "E_SWEEP_PATH"
+	CodeSweepValue       = "E_SWEEP_VALUE"
+	CodeSweepShape       = "E_SWEEP_SHAPE"
+	CodeFormula          = "E_FORMULA"
+	CodeLLMUnpriced      = "W_LLM_UNPRICED"
+	CodeCalibrationSkips = "W_CALIBRATION_UNUSED"
+)
+
+// Code documents one diagnostic code.
+type Code struct {
+	Code, Meaning string
+}
+
+// Codes lists every compiler diagnostic code with its meaning, for docs.
+var Codes = []Code{
+	{CodeMissing, "a required field is missing; the message says what to write"},
+	{CodeEnum, "a value is not one of the allowed words"},
+	{CodeRange, "a number is outside its allowed range"},
+	{CodeConflict, "two fields that exclude each other are both set"},
+	{CodeDuplicate, "two blocks of the same kind share a name"},
+	{CodeUnknownRef, "a reference names a block that does not exist"},
+	{CodeRefKind, "a reference points at a block of the wrong kind"},
+	{CodeClip, "reward clip c must be greater than 0"},
+	{CodeThreshold, "a critic threshold must lie in [0, 1)"},
+	{CodeVotes, "critic votes k must be at least 1"},
+	{CodeTieRule, "an even number of votes with majority aggregation needs a tie rule"},
+	{CodeCalSteps, "calibration after_steps must be strictly increasing and within [1, loop steps)"},
+	{CodeCalBudget, "calibration budget must have one entry or one per after_steps entry"},
+	{CodeCalLoop, "calibration needs an RL loop whose reward a world model predicts"},
+	{CodeBudgetFit, "seed, calibration and evaluation runs exceed budget.real_runs"},
+	{CodeSplitOverlap, "a task is listed in both the train and the holdout split"},
+	{CodeScaleMissing, "a task has no reward scale although its reward normalises by scale"},
+	{CodePriceMissing, "a GPU type has no price"},
+	{CodeLoopField, "a loop lacks a field its kind needs, or sets one of the other kind"},
+	{CodeUntilBudget, "until_budget cannot be solved: no real-run cap, no real runs per step, or no step fits"},
+	{CodeExpectedRouted, "expected_routed or routed_range outside (0, 1]"},
+	{CodeScreenRole, "a critic's role is not of kind critic"},
+	{CodePredictorRole, "a predicted reward's predictor is not a role of kind rwm"},
+	{CodeExecutorGPUs, "the executor has fewer GPUs than one run needs"},
+	{CodeSweepPath, "a sweep axis names no sweepable field"},
+	{CodeSweepValue, "a sweep value does not fit its field"},
+	{CodeSweepShape, "zip axes have different lengths, or a sweep has no axes"},
+	{CodeFormula, "a formula does not parse or type-check"},
+	{CodeLLMUnpriced, "warning: a role has no tokens or price, so its dollars are not estimated"},
+	{CodeCalibrationSkips, "warning: a calibration round falls after the last policy step and never runs"},
+}

@@ -1,0 +1,111 @@
+package compiler
+
+import (
+	"assay/compiler/plan"
+	"assay/lang/diag"
+	"assay/lang/spec"
+)
+
+// Options tune a compilation.
+type Options struct {
+	// MaxVariants caps how many variants a sweep may expand to; 0 means
+	// DefaultMaxVariants. A grid grows multiplicatively, and a typo in a
+	// value list should not become a million-variant plan.
+	MaxVariants int
+}
+
+// DefaultMaxVariants is the sweep size limit when Options.MaxVariants is 0.
+const DefaultMaxVariants = 1000
+
+// pass is one named stage of compilation.
+type pass struct {
+	name string
+	fn   func(*compilation)
+	// needsClean passes run only when no error has been found so far: they
+	// assume a sound spec.
+	needsClean bool
+}
+
+// passes run in this order; each comment says why it comes where it does.
+var passes = []pass{
+	// presets come first so that every later pass sees the merged spec, and
+	// a preset's values are checked exactly like the user's.
+	{name: "presets", fn: applyPresets},
+	// defaults come before resolve so that role kinds filled from role names
+	// are known when references are checked against kinds.
+	{name: "defaults", fn: applyDefaults},
+	// resolve checks every reference once, on the unswept spec: references
+	// cannot be swept, so every variant shares the result.
+	{name: "resolve", fn: resolve},
+	// sweep expansion comes before check and domain so that every variant's
+	// values are checked, and a bad swept value is reported at the axis.
+	{name: "sweep", fn: expandSweep},
+	// check: required fields, enums and plain ranges, per variant.
+	{name: "check", fn: check},
+	// domain checks need sound fields and resolved references.
+	{name: "domain", fn: domain},
+	// formulas need defaults (the route formula) and run per variant since
+	// a formula's variables depend on nothing swept; dedup removes repeats.
+	{name: "formulas", fn: checkFormulas},
+	// lower builds the plan; it assumes a spec without errors.
+	{name: "lower", fn: lower, needsClean: true},
+	// hash is last: it covers the whole lowered plan.
+	{name: "hash", fn: hashPlan, needsClean: true},
+}
+
+// compilation is the state the passes share.
+type compilation struct {
+	opts     Options
+	spec     *spec.Spec
+	idx      *index
+	variants []*variant
+	plan     *plan.Plan
+	diags    diag.Diagnostics
+}
+
+// variant is one point of a sweep: a deep copy of the spec with the axis
+// values set.
+type variant struct {
+	name      string
+	overrides map[string]any
+	spec      *spec.Spec
+	idx       *index
+}
+
+func (c *compilation) add(items ...any) { c.diags = c.diags.Append(items...) }
+
+// Compile checks s and lowers it to a plan. It never modifies s. All
+// diagnostics are returned at once, sorted by position and deduplicated. The
+// plan is nil when any error was found.
+func Compile(s *spec.Spec, opts Options) (*plan.Plan, diag.Diagnostics) {
+	if s == nil {
+		return nil, diag.Diagnostics{diag.Errorf("E_INTERNAL", diag.Range{}, "no spec to compile")}
+	}
+	if opts.MaxVariants <= 0 {
+		opts.MaxVariants = DefaultMaxVariants
+	}
+	c := &compilation{opts: opts, spec: cloneSpec(s)}
+	for _, p := range passes {
+		if p.needsClean && c.diags.HasErrors() {
+			break
+		}
+		p.fn(c)
+	}
+	ds := c.diags.Dedup()
+	ds.Sort()
+	if ds.HasErrors() {
+		return nil, ds
+	}
+	return c.plan, ds
+}
+
+// PassNames lists the passes in order, for docs and tests.
+func PassNames() []string {
+	out := make([]string, len(passes))
+	for i, p := range passes {
+		out[i] = p.name
+	}
+	return out
+}
+
+func hashPlan(c *compilation) { c.plan.ComputeHash() }

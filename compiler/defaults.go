@@ -1,0 +1,151 @@
+package compiler
+
+import (
+	"assay/lang/spec"
+)
+
+// Default is one documented default: the field it fills (a path with "*" for
+// any block label), the value it takes when unset, and why that value.
+type Default struct {
+	Path  string
+	Value string
+	Why   string
+	apply func(s *spec.Spec)
+}
+
+// Defaults is the complete list of values the compiler fills in. Any other
+// field that is required and unset is an E_MISSING error. Docs print this
+// table, so it is the single place a default is declared.
+var Defaults = []Default{
+	{"seed", "0", "a run is reproducible even when no seed is given", func(s *spec.Spec) {
+		setDefault(&s.Seed, 0)
+	}},
+	{"role.*.kind", "the role's name, when that is a kind", "role \"rwm\" { ... } needs no kind = \"rwm\"", func(s *spec.Spec) {
+		for _, r := range s.Roles {
+			if !r.Kind.Set && isRoleKind(r.Name) {
+				r.Kind = spec.Val[string]{V: r.Name, Set: true, Range: r.NameRange}
+			}
+		}
+	}},
+	{"role.*.temperature", "1.0", "the model's own sampling distribution", func(s *spec.Spec) {
+		for _, r := range s.Roles {
+			setDefault(&r.Temperature, 1.0)
+		}
+	}},
+	{"role.*.concurrency", "1", "one call in flight unless more are allowed", func(s *spec.Spec) {
+		for _, r := range s.Roles {
+			setDefault(&r.Concurrency, 1)
+		}
+	}},
+	{"reward.*.normalize", "\"scale\"", "gain is divided by the task's scale tau_e, as in LM2LM", func(s *spec.Spec) {
+		for _, r := range s.Rewards {
+			setDefault(&r.Normalize, "scale")
+		}
+	}},
+	{"critic.*.labels", "\"3way\"", "improve / tie / lose", func(s *spec.Spec) {
+		for _, c := range s.Critics {
+			setDefault(&c.Labels, "3way")
+		}
+	}},
+	{"critic.*.aggregate", "\"majority\"", "the majority verdict of the k votes", func(s *spec.Spec) {
+		for _, c := range s.Critics {
+			setDefault(&c.Aggregate, "majority")
+		}
+	}},
+	{"critic.*.route", "\"uncertainty >= threshold\"", "route uncertain candidates to a real run; only when threshold is set", func(s *spec.Spec) {
+		for _, c := range s.Critics {
+			if c.Threshold.Set {
+				setDefault(&c.Route, "uncertainty >= threshold")
+			}
+		}
+	}},
+	{"critic.*.routed_range", "[expected_routed, 1]", "at worst every candidate is routed", nil},
+	{"loop.*.rollout_every", "1", "a fresh rollout every step", func(s *spec.Spec) {
+		for _, l := range s.Loops {
+			if l.Kind.V == "rl" {
+				setDefault(&l.RolloutEvery, 1)
+			}
+		}
+	}},
+	{"loop.*.zero_variance", "\"drop\"", "groups with equal rewards carry no advantage", func(s *spec.Spec) {
+		for _, l := range s.Loops {
+			if l.Kind.V == "rl" {
+				setDefault(&l.ZeroVariance, "drop")
+			}
+		}
+	}},
+	{"loop.*.select", "\"best_mean_rank\"", "evolution verifies the idea with the best average label rank", func(s *spec.Spec) {
+		for _, l := range s.Loops {
+			if l.Kind.V == "evolution" {
+				setDefault(&l.Select, "best_mean_rank")
+			}
+		}
+	}},
+	{"loop.*.split", "\"train\"", "loops search on train tasks; holdout is for evaluation", func(s *spec.Spec) {
+		for _, l := range s.Loops {
+			setDefault(&l.Split, "train")
+		}
+	}},
+	{"records.select", "\"random\"", "seed proposals are sampled at random", func(s *spec.Spec) {
+		if s.Records != nil {
+			setDefault(&s.Records.Select, "random")
+		}
+	}},
+	{"calibration.loop", "the only RL loop", "a spec with one RL loop need not name it", nil}, // filled by resolve, which knows the loops
+	{"calibration.select", "\"top_rated\"", "run the proposals the world model rates highest", func(s *spec.Spec) {
+		if s.Calibration != nil {
+			setDefault(&s.Calibration.Select, "top_rated")
+		}
+	}},
+	{"evaluation.split", "\"holdout\"", "evaluate on tasks the loop never saw", func(s *spec.Spec) {
+		if s.Evaluation != nil {
+			setDefault(&s.Evaluation.Split, "holdout")
+		}
+	}},
+	{"executor", "kind \"local\", concurrency 1", "one real run at a time on this machine", func(s *spec.Spec) {
+		if s.Executor == nil {
+			s.Executor = &spec.Executor{}
+		}
+		setDefault(&s.Executor.Kind, "local")
+		setDefault(&s.Executor.Concurrency, 1)
+	}},
+	{"environment.*.run_cost.gpus", "1, when gpu_hours is given", "gpu_hours alone describes a one-GPU run", func(s *spec.Spec) {
+		for _, e := range s.Environments {
+			if e.RunCost != nil && e.RunCost.GPUHours.Set && !e.RunCost.GPUs.Set {
+				e.RunCost.GPUs = spec.Val[int]{V: 1, Set: true, Range: e.RunCost.GPUHours.Range}
+			}
+		}
+	}},
+	{"sweep.mode", "\"grid\"", "every combination of the axes", func(s *spec.Spec) {
+		if s.Sweep != nil {
+			setDefault(&s.Sweep.Mode, "grid")
+		}
+	}},
+}
+
+// setDefault fills v when unset. The range stays empty: a default has no
+// source text, and diagnostics about it point at the enclosing block.
+func setDefault[T any](v *spec.Val[T], def T) {
+	if !v.Set {
+		v.V, v.Set = def, true
+	}
+}
+
+var roleKinds = []string{"proposer", "rwm", "builder", "implementer", "summarizer", "critic"}
+
+func isRoleKind(s string) bool {
+	for _, k := range roleKinds {
+		if k == s {
+			return true
+		}
+	}
+	return false
+}
+
+func applyDefaults(c *compilation) {
+	for _, d := range Defaults {
+		if d.apply != nil {
+			d.apply(c.spec)
+		}
+	}
+}

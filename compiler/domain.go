@@ -1,0 +1,340 @@
+package compiler
+
+import (
+	"fmt"
+
+	"assay/lang/diag"
+	"assay/lang/spec"
+)
+
+// domain runs the rules that come from the experiments themselves, per
+// variant. Each reports at the offending value with a stable code.
+func domain(c *compilation) {
+	for _, v := range c.variants {
+		k := &checker{c: c, s: v.spec, x: v.idx}
+		k.domain()
+	}
+}
+
+func (k *checker) domain() {
+	s, x := k.s, k.x
+	for _, r := range s.Rewards {
+		if r.Clip.Set && r.Clip.V <= 0 {
+			k.add(diag.Errorf(CodeClip, r.Clip.Range, "clip c must be greater than 0, got %g", r.Clip.V).
+				WithDetail("normalised gain is clipped to [-c, c]; LM2LM uses clip = 6"))
+		}
+		if r.Source.V == "predicted" && r.Predictor.Set && r.Predictor.Kind == "role" {
+			if role := x.roles[r.Predictor.Name]; role != nil && role.Kind.Set && role.Kind.V != "rwm" {
+				k.add(diag.Errorf(CodePredictorRole, r.Predictor.Range, "predictor of a predicted reward must be a role of kind rwm; role %q is a %s", role.Name, role.Kind.V).
+					WithDetail("point predictor at a role with kind = \"rwm\""))
+			}
+		}
+	}
+	for _, cr := range s.Critics {
+		if cr.Votes.Set && cr.Votes.V < 1 {
+			k.add(diag.Errorf(CodeVotes, cr.Votes.Range, "votes k must be at least 1, got %d", cr.Votes.V))
+		}
+		if cr.Threshold.Set && (cr.Threshold.V < 0 || cr.Threshold.V >= 1) {
+			k.add(diag.Errorf(CodeThreshold, cr.Threshold.Range, "threshold must lie in [0, 1), got %g", cr.Threshold.V).
+				WithDetail("uncertainty is 1 - the winning label's vote share; the papers use 0.25"))
+		}
+		if cr.Votes.Set && cr.Votes.V >= 2 && cr.Votes.V%2 == 0 && cr.Aggregate.V == "majority" && !cr.Tie.Set {
+			k.add(diag.Errorf(CodeTieRule, cr.Votes.Range, "critic %q: %d votes with majority aggregation can tie, and no tie rule is declared", cr.Name, cr.Votes.V).
+				WithDetail("write tie = \"route\" (or \"lose\", \"tie\"), or use an odd number of votes"))
+		}
+		if cr.Role.Set && cr.Role.Kind == "role" {
+			if role := x.roles[cr.Role.Name]; role != nil && role.Kind.Set && role.Kind.V != "critic" {
+				k.add(diag.Errorf(CodeScreenRole, cr.Role.Range, "critic %q samples role %q, which is a %s, not a critic", cr.Name, role.Name, role.Kind.V).
+					WithDetail("point role at a role with kind = \"critic\""))
+			}
+		}
+		if cr.ExpectedRouted.Set && (cr.ExpectedRouted.V <= 0 || cr.ExpectedRouted.V > 1) {
+			k.add(diag.Errorf(CodeExpectedRouted, cr.ExpectedRouted.Range, "expected_routed must lie in (0, 1], got %g", cr.ExpectedRouted.V))
+		}
+		if rr := cr.RoutedRange; rr.Set {
+			switch {
+			case len(rr.V) != 2:
+				k.add(diag.Errorf(CodeExpectedRouted, rr.Range, "routed_range must be [low, high], got %d numbers", len(rr.V)))
+			case rr.V[0] <= 0 || rr.V[1] > 1 || rr.V[0] > rr.V[1]:
+				k.add(diag.Errorf(CodeExpectedRouted, rr.Range, "routed_range must satisfy 0 < low <= high <= 1, got [%g, %g]", rr.V[0], rr.V[1]))
+			case cr.ExpectedRouted.Set && (cr.ExpectedRouted.V < rr.V[0] || cr.ExpectedRouted.V > rr.V[1]):
+				k.add(diag.Errorf(CodeExpectedRouted, cr.ExpectedRouted.Range, "expected_routed %g lies outside routed_range [%g, %g]", cr.ExpectedRouted.V, rr.V[0], rr.V[1]))
+			}
+		}
+	}
+	k.loopsDomain()
+	k.tasksDomain()
+	k.pricesDomain()
+	k.calibrationDomain()
+	k.budgetFit()
+	k.rolesPriced()
+}
+
+func (k *checker) loopsDomain() {
+	s, x := k.s, k.x
+	var untilBudget []*spec.Loop
+	for _, l := range s.Loops {
+		if l.Screen.Set {
+			if cr := x.critics[l.Screen.Name]; cr != nil && l.Kind.V == "rl" {
+				rw := x.rewards[l.Reward.Name]
+				if rw != nil && rw.Source.V == "predicted" {
+					k.add(diag.Errorf(CodeConflict, l.Screen.Range, "a screen routes candidates to real runs, but reward %q takes its gain from a world model's prediction", rw.Name).
+						WithDetail("set the reward's source = \"real\" (or \"critic\"), or remove screen"))
+				} else if !cr.ExpectedRouted.Set {
+					k.add(diag.Errorf(CodeMissing, k.at(cr.NameRange, cr.Range), "critic %q screens loop %q but has no expected_routed", cr.Name, l.Name).
+						WithDetail("write expected_routed = 0.363 (the share of candidates routed to a real run), for the estimate"))
+				}
+			}
+		}
+		if l.Kind.V == "rl" && l.UntilBudget.V {
+			untilBudget = append(untilBudget, l)
+			if s.Budget == nil || !s.Budget.RealRuns.Set {
+				k.add(diag.Errorf(CodeUntilBudget, l.UntilBudget.Range, "until_budget = true needs budget.real_runs").
+					WithDetail("write budget { real_runs = 10000 }, or give steps instead"))
+			}
+			if rw := x.rewards[l.Reward.Name]; rw != nil && (rw.Source.V == "predicted" || (rw.Source.V == "critic" && !l.Screen.Set)) {
+				k.add(diag.Errorf(CodeUntilBudget, l.UntilBudget.Range, "until_budget = true spends real runs, but loop %q with reward %q (source %q) makes none", l.Name, rw.Name, rw.Source.V).
+					WithDetail("give steps instead, or screen candidates with a critic that routes some to real runs"))
+			}
+		}
+		if l.Kind.Set && l.Split.V != "" && countSplit(s, l.Split.V) == 0 && len(s.Environments) > 0 {
+			k.add(diag.Errorf(CodeRange, k.at(l.Split.Range, l.NameRange), "loop %q runs on %s tasks, and no environment has any", l.Name, l.Split.V))
+		}
+	}
+	for _, l := range untilBudget[min(1, len(untilBudget)):] {
+		k.add(diag.Errorf(CodeUntilBudget, l.UntilBudget.Range, "only one loop may spend the budget with until_budget = true; %q is the second", l.Name))
+	}
+	if ex := s.Executor; ex != nil && ex.GPUs.Set {
+		for _, e := range s.Environments {
+			if e.RunCost != nil && e.RunCost.GPUs.Set && e.RunCost.GPUs.V > ex.GPUs.V {
+				k.add(diag.Errorf(CodeExecutorGPUs, ex.GPUs.Range, "executor has %d GPUs, but one run of environment %q needs %d", ex.GPUs.V, e.Name, e.RunCost.GPUs.V))
+			}
+		}
+	}
+	if ev := s.Evaluation; ev != nil && countSplit(s, ev.Split.V) == 0 && len(s.Environments) > 0 {
+		k.add(diag.Errorf(CodeRange, k.at(ev.Split.Range, ev.Range), "evaluation runs on %s tasks, and no environment has any", ev.Split.V))
+	}
+}
+
+// countSplit counts the tasks of split over all environments.
+func countSplit(s *spec.Spec, split string) int {
+	n := 0
+	for _, e := range s.Environments {
+		n += len(envTasks(e, split))
+	}
+	return n
+}
+
+// envTasks lists an environment's task names of split (all splits when
+// split is ""), naming counted tasks "train-01", "holdout-01", ...
+func envTasks(e *spec.Environment, split string) []*spec.Task {
+	var out []*spec.Task
+	if len(e.TaskList) > 0 {
+		for _, t := range e.TaskList {
+			if split == "" || t.Split.V == split {
+				out = append(out, t)
+			}
+		}
+		return out
+	}
+	if e.Tasks == nil {
+		return nil
+	}
+	gen := func(sp string, n int) {
+		for i := 1; i <= n; i++ {
+			out = append(out, &spec.Task{Name: fmt.Sprintf("%s-%02d", sp, i), Split: spec.Val[string]{V: sp, Set: true}, Range: e.Tasks.Range, NameRange: e.Tasks.Range})
+		}
+	}
+	if split == "" || split == "train" {
+		gen("train", e.Tasks.Train.V)
+	}
+	if split == "" || split == "holdout" {
+		gen("holdout", e.Tasks.Holdout.V)
+	}
+	return out
+}
+
+func (k *checker) tasksDomain() {
+	s, x := k.s, k.x
+	for _, e := range s.Environments {
+		seen := map[string]*spec.Task{}
+		for _, t := range e.TaskList {
+			prev, ok := seen[t.Name]
+			if !ok {
+				seen[t.Name] = t
+				continue
+			}
+			if prev.Split.V != t.Split.V {
+				k.add(diag.Errorf(CodeSplitOverlap, k.at(t.NameRange, t.Range), "task %q of environment %q is listed in both the %s and the %s split", t.Name, e.Name, prev.Split.V, t.Split.V).
+					WithDetail("train and holdout tasks must be disjoint; rename or remove one (first listed at %s)", prev.NameRange))
+			} else {
+				k.add(diag.Errorf(CodeDuplicate, k.at(t.NameRange, t.Range), "task %q of environment %q is listed twice", t.Name, e.Name))
+			}
+		}
+	}
+	// Scales are needed on the tasks an RL loop trains on when its reward
+	// divides gain by the task's scale.
+	for _, l := range s.Loops {
+		if l.Kind.V != "rl" {
+			continue
+		}
+		rw := x.rewards[l.Reward.Name]
+		if rw == nil || rw.Normalize.V != "scale" || rw.Source.V == "critic" {
+			continue
+		}
+		for _, e := range s.Environments {
+			if e.Scale.Set || e.Benchmark.Set {
+				continue
+			}
+			for _, t := range envTasks(e, l.Split.V) {
+				if t.Scale.Set {
+					continue
+				}
+				at := k.at(t.NameRange, e.NameRange)
+				if len(e.TaskList) == 0 {
+					at = k.at(e.NameRange)
+				}
+				k.add(diag.Errorf(CodeScaleMissing, at, "task %q of environment %q has no reward scale, and reward %q normalises gain by scale", t.Name, e.Name, rw.Name).
+					WithDetail("write scale = N in the environment or the task, name a benchmark plugin that supplies it, or set normalize = \"none\" in reward %q", rw.Name))
+				if len(e.TaskList) == 0 {
+					break // one report per environment when tasks are only counted
+				}
+			}
+		}
+	}
+}
+
+func (k *checker) pricesDomain() {
+	s := k.s
+	var prices map[string]float64
+	var known []string
+	if s.Prices != nil {
+		prices = s.Prices.GPU.V
+		known = sortedKeys(prices)
+	}
+	for _, e := range s.Environments {
+		if e.RunCost == nil || !e.RunCost.GPU.Set {
+			continue
+		}
+		g := e.RunCost.GPU
+		if _, ok := prices[g.V]; ok {
+			continue
+		}
+		d := diag.Errorf(CodePriceMissing, g.Range, "GPU type %q of environment %q has no price", g.V, e.Name)
+		if h := diag.DidYouMean(g.V, known); h != "" {
+			d.WithDetail("%s; or add it: prices { gpu_hourly = { %s = 14.00 } }", h, g.V)
+		} else {
+			d.WithDetail("add prices { gpu_hourly = { %s = 14.00 } } (dollars per GPU-hour); a run is never priced at $0", g.V)
+		}
+		k.add(d)
+	}
+}
+
+// calLoopSteps returns the calibrated loop's steps when given.
+func (k *checker) calLoop() *spec.Loop {
+	cal := k.s.Calibration
+	if cal == nil || !cal.Loop.Set {
+		return nil
+	}
+	return k.x.loops[cal.Loop.Name]
+}
+
+func (k *checker) calibrationDomain() {
+	cal := k.s.Calibration
+	if cal == nil {
+		return
+	}
+	l := k.calLoop()
+	if l != nil {
+		if rw := k.x.rewards[l.Reward.Name]; rw != nil && rw.Source.Set && rw.Source.V != "predicted" {
+			k.add(diag.Errorf(CodeCalLoop, k.at(cal.Loop.Range, cal.Range), "calibration keeps a world model honest, but loop %q has reward %q with source %q", l.Name, rw.Name, rw.Source.V).
+				WithDetail("calibrate a loop whose reward source is \"predicted\", or remove the calibration block"))
+		}
+	}
+	as := cal.AfterSteps
+	for i, st := range as.V {
+		if st < 1 {
+			k.add(diag.Errorf(CodeCalSteps, as.Range, "calibration after_steps[%d] = %d; steps start at 1", i, st))
+		}
+		if i > 0 && st <= as.V[i-1] {
+			k.add(diag.Errorf(CodeCalSteps, as.Range, "calibration after_steps must be strictly increasing: %d follows %d", st, as.V[i-1]).
+				WithDetail("list each step once, in order, e.g. [16, 40, 64]"))
+		}
+		if l != nil && l.Steps.Set && !l.UntilBudget.V && st >= l.Steps.V {
+			k.add(diag.Errorf(CodeCalSteps, as.Range, "calibration after_steps[%d] = %d is not before the last step of loop %q (%d steps)", i, st, l.Name, l.Steps.V).
+				WithDetail("every calibration step must lie in [1, %d)", l.Steps.V))
+		}
+	}
+	if as.Set && cal.Budget.Set && len(cal.Budget.V) != 1 && len(cal.Budget.V) != len(as.V) {
+		k.add(diag.Errorf(CodeCalBudget, cal.Budget.Range, "calibration budget has %d entries for %d after_steps", len(cal.Budget.V), len(as.V)).
+			WithDetail("give one number for every round, or one per after_steps entry"))
+	}
+	if cal.Budget.Set && len(cal.Budget.V) == 0 {
+		k.add(diag.Errorf(CodeCalBudget, cal.Budget.Range, "calibration budget is empty").WithDetail("write budget = [31, 35, 34] or budget = [30]"))
+	}
+}
+
+// calibrationRuns is the real runs of every calibration round, in order.
+func calibrationRuns(cal *spec.Calibration) []int {
+	if cal == nil {
+		return nil
+	}
+	out := make([]int, len(cal.AfterSteps.V))
+	for i := range out {
+		switch {
+		case len(cal.Budget.V) == 1:
+			out[i] = cal.Budget.V[0]
+		case i < len(cal.Budget.V):
+			out[i] = cal.Budget.V[i]
+		}
+	}
+	return out
+}
+
+// evaluationRuns is the real runs of the evaluation phase.
+func evaluationRuns(s *spec.Spec) int {
+	ev := s.Evaluation
+	if ev == nil {
+		return 0
+	}
+	return countSplit(s, ev.Split.V) * max(ev.AvgAt.V, ev.BestAt.V)
+}
+
+func seedRuns(s *spec.Spec) int {
+	if s.Records == nil {
+		return 0
+	}
+	return s.Records.SeedRuns.V
+}
+
+func (k *checker) budgetFit() {
+	s := k.s
+	if s.Budget == nil || !s.Budget.RealRuns.Set {
+		return
+	}
+	seed, eval := seedRuns(s), evaluationRuns(s)
+	cal := 0
+	l := k.calLoop()
+	for i, n := range calibrationRuns(s.Calibration) {
+		// Rounds after the last step never run.
+		if l != nil && l.Steps.Set && !l.UntilBudget.V && s.Calibration.AfterSteps.V[i] >= l.Steps.V {
+			continue
+		}
+		cal += n
+	}
+	if total := seed + cal + eval; total > s.Budget.RealRuns.V {
+		k.add(diag.Errorf(CodeBudgetFit, s.Budget.RealRuns.Range, "budget.real_runs = %d is less than the fixed real runs: %d (seed %d + calibration %d + evaluation %d)", s.Budget.RealRuns.V, total, seed, cal, eval).
+			WithDetail("raise budget.real_runs by %d, or lower seed_runs, calibration budget or evaluation", total-s.Budget.RealRuns.V))
+	}
+}
+
+// rolesPriced warns about roles that are called but have no token counts or
+// prices: their dollars cannot be estimated, and saying so beats $0.
+func (k *checker) rolesPriced() {
+	for _, r := range k.s.Roles {
+		if r.Tokens == nil || r.Price == nil || !(r.Tokens.In.Set || r.Tokens.Out.Set) || !(r.Price.In.Set || r.Price.Out.Set) {
+			k.add(diag.Warnf(CodeLLMUnpriced, k.at(r.NameRange, r.Range), "role %q has no tokens or price, so its LLM dollars are not estimated", r.Name).
+				WithDetail("add tokens { in = 4000  out = 800 } and price { in = 0.5  out = 2 } ($ per million tokens)"))
+		}
+	}
+}

@@ -1,0 +1,33 @@
+package compiler
+
+import (
+	"assay/lang/formula"
+	"assay/lang/spec"
+)
+
+// checkFormulas parses and type-checks every formula of every variant:
+// reward values and infeasible values as numbers, critic routes as bools.
+// Diagnostics point inside the formula text (package formula offsets them).
+func checkFormulas(c *compilation) {
+	for _, v := range c.variants {
+		for _, r := range v.spec.Rewards {
+			checkFormula(c, r.Value, formula.RewardVars, formula.Number)
+			checkFormula(c, r.Infeasible, formula.InfeasibleVars, formula.Number)
+		}
+		for _, cr := range v.spec.Critics {
+			checkFormula(c, cr.Route, formula.RouteVars, formula.Bool)
+		}
+	}
+}
+
+func checkFormula(c *compilation, f spec.Formula, vars map[string]formula.Type, want formula.Type) {
+	if !f.Set {
+		return
+	}
+	e, ds := formula.Parse(f.V, f.Range)
+	c.add(ds)
+	if e == nil {
+		return
+	}
+	c.add(e.Check(vars, want))
+}

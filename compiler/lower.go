@@ -1,0 +1,635 @@
+package compiler
+
+import (
+	"math"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"assay/compiler/plan"
+	"assay/lang/diag"
+	"assay/lang/spec"
+)
+
+// lower builds the plan: one plan.Variant per variant, with its phases and
+// the count of every plugin call (see the package plan's Phase).
+func lower(c *compilation) {
+	p := &plan.Plan{FormatVersion: plan.FormatVersion, Name: planName(c.spec)}
+	for _, v := range c.variants {
+		lv := &lowering{c: c, s: v.spec, x: v.idx}
+		out := lv.variant()
+		out.Name, out.Overrides = v.name, nil
+		if len(v.overrides) > 0 {
+			out.Overrides = v.overrides
+		}
+		p.Variants = append(p.Variants, out)
+	}
+	c.plan = p
+}
+
+func planName(s *spec.Spec) string {
+	if s.Name.Set && s.Name.V != "" {
+		return s.Name.V
+	}
+	if len(s.Files) > 0 {
+		b := filepath.Base(s.Files[0])
+		return strings.TrimSuffix(b, filepath.Ext(b))
+	}
+	return "experiment"
+}
+
+// Scenarios of a routed fraction: a critic's low, expected and high share of
+// candidates routed to real runs. Every count is computed once per scenario;
+// a plan.Count takes the minimum, the expected scenario and the maximum.
+const (
+	scLow = iota
+	scExpected
+	scHigh
+	nScenarios
+)
+
+type vec [nScenarios]float64
+
+func (v vec) count() plan.Count {
+	lo, hi := v[0], v[0]
+	for _, x := range v[1:] {
+		lo, hi = math.Min(lo, x), math.Max(hi, x)
+	}
+	return plan.Count{Low: lo, Expected: v[scExpected], High: hi}
+}
+
+// rawPhase is a phase's counts, per scenario.
+type rawPhase struct {
+	ph        *plan.Phase
+	runs      map[string]*vec
+	llm       map[string]*vec
+	cand      vec
+	steps     vec
+	refreshes vec
+}
+
+func (r *rawPhase) addRuns(env string, sc int, n float64) {
+	if n == 0 {
+		return
+	}
+	if r.runs[env] == nil {
+		r.runs[env] = &vec{}
+	}
+	r.runs[env][sc] += n
+}
+
+func (r *rawPhase) addLLM(role string, sc int, n float64) {
+	if n == 0 {
+		return
+	}
+	if r.llm[role] == nil {
+		r.llm[role] = &vec{}
+	}
+	r.llm[role][sc] += n
+}
+
+func (r *rawPhase) totalRuns(sc int) float64 {
+	t := 0.0
+	for _, v := range r.runs {
+		t += v[sc]
+	}
+	return t
+}
+
+type lowering struct {
+	c *compilation
+	s *spec.Spec
+	x *index
+}
+
+func (lv *lowering) variant() *plan.Variant {
+	s := lv.s
+	out := &plan.Variant{Seed: int64(s.Seed.V), Prices: map[string]float64{}}
+	for _, p := range s.Plugins {
+		out.Plugins = append(out.Plugins, &plan.Plugin{Name: p.Name, Kind: p.Kind.V, Source: p.Source.V, Version: p.Version.V, Config: p.Config.V})
+	}
+	if s.Prices != nil {
+		for k, v := range s.Prices.GPU.V {
+			out.Prices[k] = v
+		}
+	}
+	for _, e := range s.Environments {
+		out.Envs = append(out.Envs, lowerEnv(e))
+	}
+	for _, r := range s.Roles {
+		pr := &plan.Role{Name: r.Name, Kind: r.Kind.V, Plugin: r.LLM.Name, Model: r.Model.V, Temperature: r.Temperature.V,
+			Concurrency: r.Concurrency.V, Seconds: r.Seconds.V, Source: r.NameRange}
+		if r.Tokens != nil {
+			pr.TokensIn, pr.TokensOut = r.Tokens.In.V, r.Tokens.Out.V
+		}
+		if r.Price != nil {
+			pr.PriceIn, pr.PriceOut = r.Price.In.V, r.Price.Out.V
+		}
+		out.Roles = append(out.Roles, pr)
+	}
+	for _, r := range s.Rewards {
+		pr := &plan.Reward{Name: r.Name, GainFrom: r.Source.V, Predictor: r.Predictor.Name, Normalize: r.Normalize.V,
+			Clip: r.Clip.V, Value: r.Value.V, RepeatPenalty: r.Repeat.V, Infeasible: r.Infeasible.V, Source: r.NameRange}
+		if r.Diversity != nil {
+			pr.DiversityBy, pr.DiversityWeight = r.Diversity.By.V, r.Diversity.Weight.V
+		}
+		out.Rewards = append(out.Rewards, pr)
+	}
+	for _, cr := range s.Critics {
+		out.Critics = append(out.Critics, &plan.Critic{Name: cr.Name, Role: cr.Role.Name, Votes: cr.Votes.V, Labels: cr.Labels.V,
+			Aggregate: cr.Aggregate.V, Tie: cr.Tie.V, Threshold: cr.Threshold.V, Route: cr.Route.V, Routed: routed(cr).count(), Source: cr.NameRange})
+	}
+	if r := s.Records; r != nil {
+		out.Records = &plan.Records{SeedRuns: r.SeedRuns.V, Select: r.Select.V}
+	}
+	if cal := s.Calibration; cal != nil {
+		out.Calibration = &plan.Calibration{Loop: cal.Loop.Name, AfterSteps: append([]int(nil), cal.AfterSteps.V...), Budget: calibrationRuns(cal), Select: cal.Select.V}
+	}
+	if ev := s.Evaluation; ev != nil {
+		out.Evaluation = &plan.Evaluation{Split: ev.Split.V, AvgAt: ev.AvgAt.V, BestAt: ev.BestAt.V}
+	}
+	if b := s.Budget; b != nil {
+		out.Budget = plan.Budget{RealRuns: b.RealRuns.V, GPUHours: b.GPUHours.V, USD: b.USD.V, WallHours: b.WallHours.V, Source: map[string]diag.Range{}}
+		for name, v := range map[string]struct {
+			set bool
+			r   diag.Range
+		}{"real_runs": {b.RealRuns.Set, b.RealRuns.Range}, "gpu_hours": {b.GPUHours.Set, b.GPUHours.Range}, "usd": {b.USD.Set, b.USD.Range}, "wall_hours": {b.WallHours.Set, b.WallHours.Range}} {
+			if v.set {
+				out.Budget.Source[name] = v.r
+			}
+		}
+	}
+	if ex := s.Executor; ex != nil {
+		out.Executor = plan.Executor{Kind: ex.Kind.V, Concurrency: ex.Concurrency.V, GPUs: ex.GPUs.V}
+		if sl := ex.Slurm; sl != nil {
+			m := map[string]any{}
+			put := func(k string, set bool, v any) {
+				if set {
+					m[k] = v
+				}
+			}
+			put("partition", sl.Partition.Set, sl.Partition.V)
+			put("account", sl.Account.Set, sl.Account.V)
+			put("qos", sl.QOS.Set, sl.QOS.V)
+			put("time_limit", sl.TimeLimit.Set, sl.TimeLimit.V)
+			put("cpus", sl.CPUs.Set, sl.CPUs.V)
+			put("memory", sl.Memory.Set, sl.Memory.V)
+			put("array", sl.Array.Set, sl.Array.V)
+			out.Executor.Slurm = m
+		}
+	}
+	out.Loops, out.Phases = lv.phases()
+	return out
+}
+
+func lowerEnv(e *spec.Environment) *plan.Environment {
+	pe := &plan.Environment{Name: e.Name, Family: e.Family.V, Trainer: e.Trainer.Name, Benchmark: e.Benchmark.Name, Source: e.NameRange}
+	if e.Metric != nil {
+		pe.Metric, pe.Direction = e.Metric.Name.V, e.Metric.Direction.V
+	}
+	if rc := e.RunCost; rc != nil {
+		pe.GPU, pe.GPUs = rc.GPU.V, rc.GPUs.V
+		if rc.GPUHours.Set {
+			pe.GPUHours = rc.GPUHours.V
+			pe.Hours = rc.GPUHours.V / float64(max(rc.GPUs.V, 1))
+		} else {
+			pe.Hours = rc.Hours.V
+			pe.GPUHours = float64(rc.GPUs.V) * rc.Hours.V
+		}
+	}
+	for _, t := range envTasks(e, "") {
+		pt := &plan.Task{Name: t.Name, Split: t.Split.V}
+		if t.Baseline.Set {
+			pt.Baseline = ptr(t.Baseline.V)
+		} else if e.Baseline.Set {
+			pt.Baseline = ptr(e.Baseline.V)
+		}
+		if t.Scale.Set {
+			pt.Scale = ptr(t.Scale.V)
+		} else if e.Scale.Set {
+			pt.Scale = ptr(e.Scale.V)
+		}
+		pe.Tasks = append(pe.Tasks, pt)
+	}
+	return pe
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// routed returns a critic's routed fraction per scenario: expected
+// expected_routed, range routed_range (default [expected_routed, 1]).
+func routed(cr *spec.Critic) vec {
+	if !cr.ExpectedRouted.Set {
+		return vec{}
+	}
+	e := cr.ExpectedRouted.V
+	lo, hi := e, 1.0
+	if cr.RoutedRange.Set && len(cr.RoutedRange.V) == 2 {
+		lo, hi = cr.RoutedRange.V[0], cr.RoutedRange.V[1]
+	}
+	return vec{lo, e, hi}
+}
+
+func (lv *lowering) rolesOf(kinds ...string) []string {
+	var out []string
+	for _, r := range lv.s.Roles {
+		for _, k := range kinds {
+			if r.Kind.V == k {
+				out = append(out, r.Name)
+			}
+		}
+	}
+	return out
+}
+
+// splitWeights returns, per environment in order, its task count of split.
+func (lv *lowering) splitWeights(split string) ([]string, []int) {
+	var names []string
+	var w []int
+	for _, e := range lv.s.Environments {
+		names = append(names, e.Name)
+		w = append(w, len(envTasks(e, split)))
+	}
+	return names, w
+}
+
+// spread splits total over weights by largest remainder, ties going to the
+// earlier entry.
+func spread(total int, weights []int) []int {
+	out := make([]int, len(weights))
+	sum := 0
+	for _, w := range weights {
+		sum += w
+	}
+	if sum == 0 || total <= 0 {
+		return out
+	}
+	type rem struct {
+		i int
+		r int64
+	}
+	rems := make([]rem, len(weights))
+	given := 0
+	for i, w := range weights {
+		q := total * w
+		out[i] = q / sum
+		given += out[i]
+		rems[i] = rem{i, int64(q % sum)}
+	}
+	sort.SliceStable(rems, func(a, b int) bool { return rems[a].r > rems[b].r })
+	for k := 0; k < total-given; k++ {
+		out[rems[k].i]++
+	}
+	return out
+}
+
+// loopPlan is what a loop contributes, per scenario.
+type loopPlan struct {
+	l          *spec.Loop
+	steps      vec
+	runsPerCan vec // real runs per candidate
+	perRefresh float64
+}
+
+// phases computes the loops and phases of a variant.
+func (lv *lowering) phases() ([]*plan.Loop, []*plan.Phase) {
+	s, x := lv.s, lv.x
+	proposers := lv.rolesOf("proposer")
+	builders := lv.rolesOf("builder", "implementer")
+	summarizers := lv.rolesOf("summarizer")
+	var raws []*rawPhase
+	newPhase := func(name, kind, loop string, src diag.Range) *rawPhase {
+		r := &rawPhase{ph: &plan.Phase{Name: name, Kind: kind, Loop: loop, Source: src}, runs: map[string]*vec{}, llm: map[string]*vec{}}
+		raws = append(raws, r)
+		return r
+	}
+	// allScen adds the same amount in every scenario.
+	allScen := func(f func(sc int)) {
+		for sc := 0; sc < nScenarios; sc++ {
+			f(sc)
+		}
+	}
+	spreadRuns := func(r *rawPhase, total int, split string, sc int) {
+		names, w := lv.splitWeights(split)
+		for i, n := range spread(total, w) {
+			r.addRuns(names[i], sc, float64(n))
+		}
+	}
+	perRun := func(r *rawPhase, sc int, runs float64) {
+		for _, p := range proposers {
+			r.addLLM(p, sc, runs)
+		}
+		for _, b := range builders {
+			r.addLLM(b, sc, runs)
+		}
+	}
+
+	// Seed records.
+	seed := seedRuns(s)
+	if s.Records != nil {
+		r := newPhase(plan.PhaseSeedRecords, plan.PhaseSeedRecords, "", s.Records.Range)
+		r.ph.Select = s.Records.Select.V
+		allScen(func(sc int) {
+			spreadRuns(r, seed, "train", sc)
+			perRun(r, sc, float64(seed))
+			r.cand[sc] = float64(seed)
+		})
+	}
+
+	// Fixed real runs outside until_budget loops, per scenario: seed,
+	// evaluation, evolution and fixed-step RL loops.
+	eval := evaluationRuns(s)
+	var fixed vec
+	allScen(func(sc int) { fixed[sc] = float64(seed + eval) })
+
+	lps := map[string]*loopPlan{}
+	var budgetLoop *loopPlan
+	for _, l := range s.Loops {
+		lp := &loopPlan{l: l}
+		lps[l.Name] = lp
+		switch l.Kind.V {
+		case "rl":
+			lp.perRefresh = float64(l.StatesPerStep.V * l.ProposalsPerState.V)
+			rw := x.rewards[l.Reward.Name]
+			var frac vec
+			if l.Screen.Set {
+				frac = routed(x.critics[l.Screen.Name])
+			}
+			allScen(func(sc int) {
+				switch {
+				case rw.Source.V == "real" && !l.Screen.Set:
+					lp.runsPerCan[sc] = 1
+				case l.Screen.Set && rw.Source.V != "predicted":
+					lp.runsPerCan[sc] = frac[sc]
+				}
+			})
+			if l.UntilBudget.V {
+				budgetLoop = lp
+				continue
+			}
+			allScen(func(sc int) {
+				lp.steps[sc] = float64(l.Steps.V)
+				fixed[sc] += lp.runs(lp.steps[sc], sc)
+			})
+		case "evolution":
+			tasks := countSplit(s, l.Split.V)
+			allScen(func(sc int) {
+				fixed[sc] += float64(tasks * l.Islands.V * l.Rounds.V * l.Verifications.V)
+			})
+		}
+	}
+	calRuns := calibrationRuns(s.Calibration)
+	calOf := func(loop string, steps float64) float64 {
+		if s.Calibration == nil || s.Calibration.Loop.Name != loop {
+			return 0
+		}
+		t := 0
+		for i, st := range s.Calibration.AfterSteps.V {
+			if float64(st) < steps {
+				t += calRuns[i]
+			}
+		}
+		return float64(t)
+	}
+	// Calibration of fixed-step loops is fixed too.
+	for _, lp := range lps {
+		if lp != budgetLoop && lp.l.Kind.V == "rl" {
+			allScen(func(sc int) { fixed[sc] += calOf(lp.l.Name, lp.steps[sc]) })
+		}
+	}
+	if bl := budgetLoop; bl != nil {
+		cap := float64(s.Budget.RealRuns.V)
+		for sc := 0; sc < nScenarios; sc++ {
+			bl.steps[sc] = solveSteps(bl, sc, cap-fixed[sc], func(st float64) float64 { return calOf(bl.l.Name, st) })
+		}
+		if bl.steps[scExpected] < 1 || bl.steps.count().Low < 1 {
+			lv.c.add(diag.Errorf(CodeUntilBudget, bl.l.UntilBudget.Range, "budget.real_runs = %d buys no step of loop %q: fixed runs take %g and one step needs %g more",
+				s.Budget.RealRuns.V, bl.l.Name, fixed[scHigh], bl.runs(1, scHigh)).
+				WithDetail("raise budget.real_runs, or lower seed, calibration or evaluation runs"))
+		}
+	}
+
+	var loops []*plan.Loop
+	for _, l := range s.Loops {
+		lp := lps[l.Name]
+		pl := &plan.Loop{Name: l.Name, Kind: l.Kind.V, Algorithm: l.Algorithm.V, Steps: lp.steps.count(), UntilBudget: l.UntilBudget.V,
+			StatesPerStep: l.StatesPerStep.V, ProposalsPerState: l.ProposalsPerState.V, RolloutEvery: l.RolloutEvery.V,
+			ZeroVariance: l.ZeroVariance.V, Reward: l.Reward.Name, Screen: l.Screen.Name, LearningRate: l.LearningRate.V,
+			Islands: l.Islands.V, Rounds: l.Rounds.V, MigrationEvery: l.MigrationEvery.V, Ideas: l.Ideas.V,
+			Verifications: l.Verifications.V, Select: l.Select.V, Split: l.Split.V, Source: l.NameRange}
+		loops = append(loops, pl)
+		switch l.Kind.V {
+		case "rl":
+			lv.rlPhases(lp, newPhase, proposers, builders, summarizers, calRuns)
+		case "evolution":
+			r := newPhase(plan.PhaseEvolution+"."+l.Name, plan.PhaseEvolution, l.Name, l.NameRange)
+			r.ph.Select = l.Select.V
+			votes, critic := 0, ""
+			if l.Screen.Set {
+				cr := x.critics[l.Screen.Name]
+				votes, critic = cr.Votes.V, cr.Role.Name
+			}
+			allScen(func(sc int) {
+				for _, e := range s.Environments {
+					ir := float64(len(envTasks(e, l.Split.V)) * l.Islands.V * l.Rounds.V)
+					ideas := ir * float64(l.Ideas.V)
+					r.addRuns(e.Name, sc, ir*float64(l.Verifications.V))
+					r.cand[sc] += ideas
+					for _, p := range proposers {
+						r.addLLM(p, sc, ideas)
+					}
+					for _, b := range builders {
+						r.addLLM(b, sc, ideas)
+					}
+					for _, m := range summarizers {
+						r.addLLM(m, sc, ideas)
+					}
+					if critic != "" {
+						r.addLLM(critic, sc, ideas*float64(votes))
+					}
+				}
+			})
+		}
+	}
+	if ev := s.Evaluation; ev != nil {
+		r := newPhase(plan.PhaseEvaluation, plan.PhaseEvaluation, "", ev.Range)
+		k := max(ev.AvgAt.V, ev.BestAt.V)
+		allScen(func(sc int) {
+			for _, e := range s.Environments {
+				n := float64(len(envTasks(e, ev.Split.V)) * k)
+				r.addRuns(e.Name, sc, n)
+				r.cand[sc] += n
+			}
+			perRun(r, sc, r.cand[sc])
+		})
+	}
+
+	var phases []*plan.Phase
+	for _, r := range raws {
+		ph := r.ph
+		ph.Calls.Candidates = r.cand.count()
+		if len(r.runs) > 0 {
+			ph.Calls.RealRuns = map[string]plan.Count{}
+			for k, v := range r.runs {
+				ph.Calls.RealRuns[k] = v.count()
+			}
+		}
+		if len(r.llm) > 0 {
+			ph.Calls.LLM = map[string]plan.Count{}
+			for k, v := range r.llm {
+				ph.Calls.LLM[k] = v.count()
+			}
+		}
+		if ph.Kind == plan.PhaseRL {
+			ph.Steps, ph.Refreshes = r.steps.count(), r.refreshes.count()
+		}
+		phases = append(phases, ph)
+	}
+	return loops, phases
+}
+
+// refreshes is ceil(steps / rollout_every).
+func (lp *loopPlan) refreshes(steps float64) float64 {
+	re := float64(max(lp.l.RolloutEvery.V, 1))
+	return math.Ceil(steps / re)
+}
+
+// runs is the real runs of steps policy steps in scenario sc.
+func (lp *loopPlan) runs(steps float64, sc int) float64 {
+	return lp.refreshes(steps) * lp.perRefresh * lp.runsPerCan[sc]
+}
+
+// solveSteps finds the largest S whose real runs plus calibration runs fit in
+// room, by bisection: both grow with S.
+func solveSteps(lp *loopPlan, sc int, room float64, cal func(float64) float64) float64 {
+	if room <= 0 {
+		return 0
+	}
+	fits := func(st float64) bool { return lp.runs(st, sc)+cal(st) <= room+1e-9 }
+	hi := 1.0
+	for fits(hi) {
+		hi *= 2
+		if hi > 1e9 {
+			return 0 // no real runs per step: rejected by the domain pass
+		}
+	}
+	lo := 0.0
+	for hi-lo > 1 {
+		mid := math.Floor((lo + hi) / 2)
+		if fits(mid) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo
+}
+
+func (lv *lowering) rlPhases(lp *loopPlan, newPhase func(name, kind, loop string, src diag.Range) *rawPhase, proposers, builders, summarizers []string, calRuns []int) {
+	s, x, l := lv.s, lv.x, lp.l
+	r := newPhase(plan.PhaseRL+"."+l.Name, plan.PhaseRL, l.Name, l.NameRange)
+	rw := x.rewards[l.Reward.Name]
+	names, w := lv.splitWeights(l.Split.V)
+	tot := 0
+	for _, n := range w {
+		tot += n
+	}
+	// Critics called per candidate: the screen, and a labelling predictor.
+	var critics []*spec.Critic
+	if l.Screen.Set {
+		critics = append(critics, x.critics[l.Screen.Name])
+	}
+	if rw.Source.V == "critic" && rw.Predictor.Set && rw.Predictor.Name != l.Screen.Name {
+		critics = append(critics, x.critics[rw.Predictor.Name])
+	}
+	frac := vec{1, 1, 1}
+	if l.Screen.Set {
+		frac = routed(x.critics[l.Screen.Name])
+	}
+	for sc := 0; sc < nScenarios; sc++ {
+		st := lp.steps[sc]
+		ref := lp.refreshes(st)
+		cand := ref * lp.perRefresh
+		r.steps[sc], r.refreshes[sc], r.cand[sc] = st, ref, cand
+		for _, p := range proposers {
+			r.addLLM(p, sc, cand)
+		}
+		switch {
+		case rw.Source.V == "predicted":
+			r.addLLM(rw.Predictor.Name, sc, cand)
+		case rw.Source.V == "real" && !l.Screen.Set:
+			for _, b := range builders {
+				r.addLLM(b, sc, cand)
+			}
+			lv.spreadFloat(r, sc, cand, names, w, tot)
+		default: // screened, or labelled by a critic
+			for _, b := range builders {
+				r.addLLM(b, sc, cand)
+			}
+			for _, m := range summarizers {
+				r.addLLM(m, sc, cand)
+			}
+			for _, cr := range critics {
+				r.addLLM(cr.Role.Name, sc, cand*float64(cr.Votes.V))
+			}
+			if l.Screen.Set {
+				lv.spreadFloat(r, sc, cand*frac[sc], names, w, tot)
+			}
+		}
+	}
+	cal := s.Calibration
+	if cal == nil || cal.Loop.Name != l.Name {
+		return
+	}
+	for i, after := range cal.AfterSteps.V {
+		cr := newPhase(plan.PhaseCalibration+"."+l.Name+"."+itoa(after), plan.PhaseCalibration, l.Name, cal.Range)
+		cr.ph.AfterStep, cr.ph.Select = after, cal.Select.V
+		ran := false
+		for sc := 0; sc < nScenarios; sc++ {
+			if float64(after) >= lp.steps[sc] {
+				continue
+			}
+			ran = true
+			n := calRuns[i]
+			ns, ws := lv.splitWeights(l.Split.V)
+			for j, k := range spread(n, ws) {
+				cr.addRuns(ns[j], sc, float64(k))
+			}
+			for _, b := range builders {
+				cr.addLLM(b, sc, float64(n))
+			}
+			cr.cand[sc] = float64(n)
+		}
+		if !ran {
+			lv.c.add(diag.Warnf(CodeCalibrationSkips, cal.AfterSteps.Range, "calibration after step %d never runs: loop %q stops after %g steps", after, l.Name, lp.steps.count().High))
+		}
+	}
+}
+
+func (lv *lowering) spreadFloat(r *rawPhase, sc int, total float64, names []string, w []int, tot int) {
+	if tot == 0 {
+		return
+	}
+	for i, n := range w {
+		r.addRuns(names[i], sc, total*float64(n)/float64(tot))
+	}
+}
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	neg := n < 0
+	if neg {
+		n = -n
+	}
+	var b []byte
+	for n > 0 {
+		b = append([]byte{byte('0' + n%10)}, b...)
+		n /= 10
+	}
+	if neg {
+		b = append([]byte{'-'}, b...)
+	}
+	return string(b)
+}

@@ -1,0 +1,168 @@
+package compiler
+
+import (
+	"fmt"
+	"strings"
+
+	"assay/lang/diag"
+	"assay/lang/spec"
+)
+
+// expandSweep turns the spec into its variants: one ("default") without a
+// sweep, else one per grid point (or per zip index), each a deep copy with
+// the axis values set through spec.SetPath.
+func expandSweep(c *compilation) {
+	s := c.spec
+	sw := s.Sweep
+	if sw == nil {
+		c.variants = []*variant{{name: "default", spec: s, idx: buildIndex(s, nil)}}
+		return
+	}
+	base := cloneSpec(s)
+	base.Sweep = nil
+	if len(sw.Axes) == 0 {
+		c.add(diag.Errorf(CodeSweepShape, sw.Range, "sweep has no axis").
+			WithDetail("add axis \"PATH\" { values = [...] }, or remove the sweep block"))
+		return
+	}
+	// Check every axis path and value on a scratch copy first, so each bad
+	// one is reported once, at its own range.
+	ok := true
+	labels := axisLabels(sw.Axes)
+	for _, ax := range sw.Axes {
+		if strings.HasPrefix(ax.Name, "sweep.") || ax.Name == "sweep" {
+			c.add(diag.Errorf(CodeSweepPath, ax.NameRange, "a sweep cannot sweep itself (%q)", ax.Name))
+			ok = false
+			continue
+		}
+		if f, err := spec.PathField(base, ax.Name); err != nil {
+			// A path through an absent single block (e.g. budget) is still
+			// sweepable: SetPath creates the block. Ask SetPath, whose
+			// error is then the precise one.
+			if err2 := spec.SetPath(cloneSpec(base), ax.Name, probeLiteral(ax)); err2 != nil && !isValueError(err2) {
+				c.add(diag.Errorf(CodeSweepPath, ax.NameRange, "sweep axis %q: %v", ax.Name, err2).
+					WithDetail("an axis label is a path to a scalar field, e.g. \"critic.screen.votes\""))
+				ok = false
+				continue
+			}
+		} else if f.Type != "string" && f.Type != "number" && f.Type != "int" && f.Type != "bool" {
+			c.add(diag.Errorf(CodeSweepPath, ax.NameRange, "sweep axis %q is of type %s; only string, number, int and bool fields can be swept", ax.Name, f.Type))
+			ok = false
+			continue
+		}
+		if len(ax.Values) == 0 {
+			c.add(diag.Errorf(CodeSweepShape, ax.Range, "sweep axis %q has no values", ax.Name).
+				WithDetail("write values = [ ... ]"))
+			ok = false
+			continue
+		}
+		for _, v := range ax.Values {
+			if err := spec.SetPath(cloneSpec(base), ax.Name, v); err != nil {
+				c.add(diag.Errorf(CodeSweepValue, valueRange(v, ax), "sweep axis %q: %v", ax.Name, err))
+				ok = false
+			}
+		}
+	}
+	if !ok {
+		return
+	}
+	var points [][]int // each point: value index per axis
+	switch sw.Mode.V {
+	case "zip":
+		n := len(sw.Axes[0].Values)
+		for _, ax := range sw.Axes[1:] {
+			if len(ax.Values) != n {
+				c.add(diag.Errorf(CodeSweepShape, ax.Range, "zip sweep axis %q has %d values, but %q has %d", ax.Name, len(ax.Values), sw.Axes[0].Name, n).
+					WithDetail("give every axis of a zip sweep the same number of values, or use mode = \"grid\""))
+				return
+			}
+		}
+		for i := 0; i < n; i++ {
+			p := make([]int, len(sw.Axes))
+			for j := range p {
+				p[j] = i
+			}
+			points = append(points, p)
+		}
+	default: // grid
+		total := 1
+		for _, ax := range sw.Axes {
+			total *= len(ax.Values)
+			if total > c.opts.MaxVariants {
+				break
+			}
+		}
+		if total > c.opts.MaxVariants {
+			c.add(diag.Errorf(CodeSweepShape, sw.Range, "sweep expands to more than %d variants", c.opts.MaxVariants).
+				WithDetail("use fewer values, mode = \"zip\", or raise the variant limit"))
+			return
+		}
+		points = [][]int{{}}
+		for _, ax := range sw.Axes {
+			var next [][]int
+			for _, p := range points {
+				for i := range ax.Values {
+					q := append(append([]int(nil), p...), i)
+					next = append(next, q)
+				}
+			}
+			points = next
+		}
+	}
+	for _, p := range points {
+		vs := cloneSpec(base)
+		v := &variant{overrides: map[string]any{}}
+		var parts []string
+		for j, ax := range sw.Axes {
+			lit := ax.Values[p[j]]
+			if err := spec.SetPath(vs, ax.Name, lit); err != nil {
+				c.add(diag.Errorf(CodeSweepValue, valueRange(lit, ax), "sweep axis %q: %v", ax.Name, err))
+				continue
+			}
+			v.overrides[ax.Name] = lit.Value()
+			parts = append(parts, fmt.Sprintf("%s=%v", labels[j], lit.Value()))
+		}
+		v.name = strings.Join(parts, ",")
+		v.spec = vs
+		v.idx = buildIndex(vs, nil)
+		c.variants = append(c.variants, v)
+	}
+}
+
+// axisLabels names each axis in variant names by its last path segment,
+// or by the whole path where two axes share a last segment.
+func axisLabels(axes []*spec.Axis) []string {
+	count := map[string]int{}
+	last := make([]string, len(axes))
+	for i, ax := range axes {
+		seg := ax.Name[strings.LastIndex(ax.Name, ".")+1:]
+		last[i] = seg
+		count[seg]++
+	}
+	for i, ax := range axes {
+		if count[last[i]] > 1 {
+			last[i] = ax.Name
+		}
+	}
+	return last
+}
+
+func valueRange(l spec.Literal, ax *spec.Axis) diag.Range {
+	if l.Range.Valid() {
+		return l.Range
+	}
+	return ax.Range
+}
+
+func probeLiteral(ax *spec.Axis) spec.Literal {
+	if len(ax.Values) > 0 {
+		return ax.Values[0]
+	}
+	return spec.Literal{}
+}
+
+// isValueError tells a bad value (reported per value) from a bad path.
+func isValueError(err error) bool {
+	m := err.Error()
+	return strings.Contains(m, " takes ") || strings.Contains(m, "must be one of")
+}
