@@ -1,0 +1,99 @@
+package model
+
+import "math"
+
+// Portable elementary functions. The standard library's Exp and Log have
+// assembly versions on amd64 whose code path depends on the CPU (FMA or
+// not), so results could differ between machines; these use only
+// correctly rounded operations (+, -, *, /, sqrt) plus exact helpers
+// (Frexp, Ldexp, Floor), and give the same bits everywhere for one binary.
+
+const (
+	ln2Hi  = 6.93147180369123816490e-01
+	ln2Lo  = 1.90821492927058770002e-10
+	log2e  = 1.44269504088896338700e+00
+	expMax = 709.782712893384
+	expMin = -745.1332191019411
+)
+
+// expCoef[i] = 1/i!, for the Taylor series of exp on |r| <= ln2/2, where
+// degree 13 is accurate to about 2e-16, and of expm1 on |r| <= 1 (degree 18).
+var expCoef = func() [19]float64 {
+	var c [19]float64
+	f := 1.0
+	for i := range c {
+		if i > 0 {
+			f *= float64(i)
+		}
+		c[i] = 1 / f
+	}
+	return c
+}()
+
+// Exp returns e**x.
+func Exp(x float64) float64 {
+	switch {
+	case x != x:
+		return x
+	case x > expMax:
+		return math.Inf(1)
+	case x < expMin:
+		return 0
+	}
+	k := math.Floor(x*log2e + 0.5)
+	r := (x - k*ln2Hi) - k*ln2Lo
+	p := expCoef[13]
+	for i := 12; i >= 0; i-- {
+		p = float64(p*r) + expCoef[i]
+	}
+	return math.Ldexp(p, int(k))
+}
+
+// Log returns the natural logarithm of x.
+func Log(x float64) float64 {
+	switch {
+	case x != x || x < 0:
+		return math.NaN()
+	case x == 0:
+		return math.Inf(-1)
+	case math.IsInf(x, 1):
+		return x
+	}
+	f, e := math.Frexp(x)
+	if f < math.Sqrt2/2 {
+		f *= 2
+		e--
+	}
+	// log f = 2 atanh(s), s = (f-1)/(f+1), |s| <= 0.1716.
+	s := (f - 1) / (f + 1)
+	s2 := s * s
+	p := 1.0 / 25
+	for k := 23; k >= 1; k -= 2 {
+		p = float64(p*s2) + 1/float64(k)
+	}
+	fe := float64(e)
+	return fe*ln2Hi + (2*s*p + fe*ln2Lo)
+}
+
+// Tanh returns the hyperbolic tangent of x.
+func Tanh(x float64) float64 {
+	a := math.Abs(x)
+	if a > 22 {
+		return math.Copysign(1, x)
+	}
+	var y float64
+	if a < 0.5 {
+		// 1 - 2/(e^2a + 1) loses digits near 0; tanh a = m/(m+2) with
+		// m = e^2a - 1 summed directly keeps them.
+		r := 2 * a
+		p := expCoef[18]
+		for i := 17; i >= 1; i-- {
+			p = float64(p*r) + expCoef[i]
+		}
+		m := p * r
+		y = m / (m + 2)
+	} else {
+		y = 1 - 2/(Exp(2*a)+1)
+	}
+	return math.Copysign(y, x)
+}

@@ -1,0 +1,217 @@
+package model
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"assay/plugins"
+)
+
+func mustCorpus(t testing.TB, name string) *Corpus {
+	t.Helper()
+	c, err := LoadCorpus(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestDeterministic(t *testing.T) {
+	c := mustCorpus(t, CorpusGrammar)
+	h, err := DefaultHyper().Apply(map[string]string{"activation": "gelu", "depth": "2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{Hyper: h, Corpus: c, Steps: 150, Seed: 7}
+	a, err := Train(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Train(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Float64bits(a.ValBPB) != math.Float64bits(b.ValBPB) || math.Float64bits(a.TrainBPB) != math.Float64bits(b.TrainBPB) {
+		t.Errorf("same seed, different results: %v/%v vs %v/%v", a.ValBPB, a.TrainBPB, b.ValBPB, b.TrainBPB)
+	}
+	cfg.Seed = 8
+	d, err := Train(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.ValBPB == a.ValBPB {
+		t.Errorf("different seeds gave identical val bpb %v", a.ValBPB)
+	}
+}
+
+// TestKnobsMoveMetric checks that single-knob changes move validation bpb
+// by more than the seed-to-seed spread, in both directions.
+func TestKnobsMoveMetric(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains 15 models")
+	}
+	c := mustCorpus(t, CorpusGrammar)
+	seeds := []uint64{1, 2, 3}
+	measure := func(edits map[string]string) (mean, std float64) {
+		h, err := DefaultHyper().Apply(edits)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var xs []float64
+		for _, s := range seeds {
+			r, err := Train(context.Background(), Config{Hyper: h, Corpus: c, Steps: 1000, Seed: s})
+			if err != nil {
+				t.Fatalf("%v: %v", edits, err)
+			}
+			xs = append(xs, r.ValBPB)
+		}
+		for _, x := range xs {
+			mean += x
+		}
+		mean /= float64(len(xs))
+		for _, x := range xs {
+			std += (x - mean) * (x - mean)
+		}
+		return mean, math.Sqrt(std / float64(len(xs)-1))
+	}
+	base, baseStd := measure(nil)
+	for _, tc := range []struct {
+		edits  map[string]string
+		better bool
+	}{
+		{map[string]string{"learning_rate": "0.01"}, true},
+		{map[string]string{"width": "64"}, true},
+		{map[string]string{"lr_schedule": "cosine"}, false},
+		{map[string]string{"optimizer": "momentum"}, false},
+	} {
+		m, s := measure(tc.edits)
+		noise := 3 * math.Max(math.Max(baseStd, s), 0.005)
+		t.Logf("%v: %.4f ± %.4f (baseline %.4f ± %.4f)", tc.edits, m, s, base, baseStd)
+		if tc.better && !(m < base-noise) {
+			t.Errorf("%v: val bpb %.4f, want below baseline %.4f by more than %.4f", tc.edits, m, base, noise)
+		}
+		if !tc.better && !(m > base+noise) {
+			t.Errorf("%v: val bpb %.4f, want above baseline %.4f by more than %.4f", tc.edits, m, base, noise)
+		}
+	}
+}
+
+func TestApplyRejects(t *testing.T) {
+	for _, tc := range []struct {
+		edits map[string]string
+		want  string
+	}{
+		{map[string]string{"dropout": "0.1"}, `unknown knob "dropout"`},
+		{map[string]string{"width": "65"}, `invalid value "65"`},
+		{map[string]string{"activation": "swish"}, `invalid value "swish"`},
+		{map[string]string{"learning_rate": "fast"}, `invalid value "fast"`},
+	} {
+		_, err := DefaultHyper().Apply(tc.edits)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Apply(%v) = %v, want error containing %q", tc.edits, err, tc.want)
+		}
+	}
+	h, err := DefaultHyper().Apply(map[string]string{"learning_rate": "0.0100", "width": " 64 "})
+	if err != nil || h.LearningRate != 0.01 || h.Width != 64 {
+		t.Errorf("numeric spelling: %+v, %v", h, err)
+	}
+	for _, k := range Knobs() {
+		if k.Mechanism == "" || len(k.Values) < 2 {
+			t.Errorf("knob %s lacks a mechanism or values", k.Name)
+		}
+	}
+}
+
+func TestDivergedRun(t *testing.T) {
+	c := mustCorpus(t, CorpusGrammar)
+	h, _ := DefaultHyper().Apply(map[string]string{"learning_rate": "1"})
+	_, err := Train(context.Background(), Config{Hyper: h, Corpus: c, Steps: 300, Seed: 1})
+	if !errors.Is(err, ErrDiverged) {
+		t.Fatalf("lr 1: err = %v, want ErrDiverged", err)
+	}
+}
+
+func startWait(t *testing.T, tr *Trainer, req *plugins.RunRequest) *plugins.RunResult {
+	t.Helper()
+	ctx := context.Background()
+	h, err := tr.Start(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := tr.Wait(ctx, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func TestTrainer(t *testing.T) {
+	tr := NewTrainer()
+	cfg := map[string]any{"steps": float64(100)}
+	ok := startWait(t, tr, &plugins.RunRequest{RunID: "r1", Task: "opticks", Seed: 1, Config: cfg,
+		Proposal: plugins.Proposal{Edits: map[string]string{"width": "16"}}})
+	if ok.Status != plugins.StatusFinished || !(ok.Metric > 0) || !strings.Contains(ok.Logs, "corpus opticks") {
+		t.Fatalf("finished run: %+v", ok)
+	}
+	// Idempotent: the same RunID does not run again (a different proposal
+	// under that id would otherwise change the metric).
+	again := startWait(t, tr, &plugins.RunRequest{RunID: "r1", Task: "opticks", Seed: 1, Config: cfg,
+		Proposal: plugins.Proposal{Edits: map[string]string{"width": "64"}}})
+	if again.Metric != ok.Metric {
+		t.Errorf("second Start of r1 ran again: %v vs %v", again.Metric, ok.Metric)
+	}
+	for _, tc := range []struct {
+		edits map[string]string
+		want  string
+	}{
+		{map[string]string{"widht": "16"}, "unknown knob"},
+		{map[string]string{"learning_rate": "1"}, "diverged"},
+	} {
+		res := startWait(t, tr, &plugins.RunRequest{RunID: "bad-" + tc.want, Seed: 1, Config: cfg, Proposal: plugins.Proposal{Edits: tc.edits}})
+		if res.Status != plugins.StatusInfeasible || !strings.Contains(res.Reason, tc.want) {
+			t.Errorf("%v: %s %q, want infeasible with %q", tc.edits, res.Status, res.Reason, tc.want)
+		}
+	}
+	if _, err := tr.Start(context.Background(), &plugins.RunRequest{RunID: "c", Config: map[string]any{"stpes": 3}}); err == nil {
+		t.Error("unknown config key accepted")
+	}
+	unknown, err := tr.Wait(context.Background(), &plugins.RunHandle{RunID: "never"})
+	if err != nil || unknown.Status != plugins.StatusFailed {
+		t.Errorf("unknown run: %+v, %v", unknown, err)
+	}
+}
+
+func TestTrainerCancel(t *testing.T) {
+	tr := NewTrainer()
+	ctx := context.Background()
+	h, err := tr.Start(ctx, &plugins.RunRequest{RunID: "long", Seed: 1, Config: map[string]any{"steps": 1_000_000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wctx, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+	defer cancel()
+	if _, err := tr.Wait(wctx, h); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Wait with a short deadline: %v", err)
+	}
+	if err := tr.Cancel(ctx, h); err != nil {
+		t.Fatal(err)
+	}
+	res, err := tr.Wait(ctx, h)
+	if err != nil || res.Status != plugins.StatusFailed || res.Reason != "cancelled" {
+		t.Errorf("cancelled run: %+v, %v", res, err)
+	}
+}
+
+// BenchmarkTrainRun is one full default training run.
+func BenchmarkTrainRun(b *testing.B) {
+	c := mustCorpus(b, CorpusGrammar)
+	for i := 0; b.Loop(); i++ {
+		if _, err := Train(context.Background(), Config{Hyper: DefaultHyper(), Corpus: c, Steps: DefaultSteps, Seed: uint64(i)}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

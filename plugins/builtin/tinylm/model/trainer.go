@@ -1,0 +1,205 @@
+package model
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"assay/plugins"
+)
+
+// Config keys a plugin block may set.
+const (
+	ConfigSteps  = "steps"  // optimiser steps per run (default DefaultSteps)
+	ConfigCorpus = "corpus" // corpus name (default: the task's name when it is one, else "grammar")
+)
+
+// Trainer serves plugins.Trainer: each run trains a tiny model in a
+// goroutine keyed by RunID.
+type Trainer struct {
+	mu   sync.Mutex
+	runs map[string]*run
+}
+
+type run struct {
+	done   chan struct{}
+	cancel context.CancelFunc
+	res    *plugins.RunResult
+}
+
+var _ plugins.Trainer = (*Trainer)(nil)
+
+// NewTrainer returns a trainer with no runs.
+func NewTrainer() *Trainer { return &Trainer{runs: map[string]*run{}} }
+
+// Describe lists the knobs.
+func (t *Trainer) Describe(ctx context.Context, req *plugins.DescribeRequest) (*plugins.DescribeResponse, error) {
+	if _, _, err := parseConfig(req.Config, ""); err != nil {
+		return nil, err
+	}
+	return &plugins.DescribeResponse{Knobs: Knobs()}, nil
+}
+
+// parseConfig reads the plugin block's config; an unknown key is an error
+// so a typo does not silently train the default.
+func parseConfig(cfg map[string]any, task string) (steps int, corpus string, err error) {
+	steps, corpus = DefaultSteps, CorpusGrammar
+	if _, ok := corpora[task]; ok {
+		corpus = task
+	}
+	keys := make([]string, 0, len(cfg))
+	for k := range cfg {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v := cfg[k]
+		switch k {
+		case ConfigSteps:
+			n, ok := asInt(v)
+			if !ok || n < 1 {
+				return 0, "", fmt.Errorf("tinylm config: %s must be a positive integer, got %v", k, v)
+			}
+			steps = n
+		case ConfigCorpus:
+			s, ok := v.(string)
+			if _, known := corpora[s]; !ok || !known {
+				return 0, "", fmt.Errorf("tinylm config: %s must be one of %s, got %v", k, strings.Join(CorpusNames(), ", "), v)
+			}
+			corpus = s
+		default:
+			return 0, "", fmt.Errorf("tinylm config: unknown key %q (known: %s, %s)", k, ConfigCorpus, ConfigSteps)
+		}
+	}
+	return steps, corpus, nil
+}
+
+func asInt(v any) (int, bool) {
+	switch x := v.(type) {
+	case int:
+		return x, true
+	case int64:
+		return int(x), true
+	case float64:
+		if x == math.Trunc(x) && math.Abs(x) < 1<<31 {
+			return int(x), true
+		}
+	case string:
+		n, err := strconv.Atoi(x)
+		return n, err == nil
+	}
+	return 0, false
+}
+
+// Start begins a run and returns at once; starting a RunID again returns
+// the same handle without a second run.
+func (t *Trainer) Start(ctx context.Context, req *plugins.RunRequest) (*plugins.RunHandle, error) {
+	if req.RunID == "" {
+		return nil, errors.New("tinylm: empty RunID")
+	}
+	steps, corpusName, err := parseConfig(req.Config, req.Task)
+	if err != nil {
+		return nil, err
+	}
+	h := &plugins.RunHandle{RunID: req.RunID, Handle: req.RunID}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if _, ok := t.runs[req.RunID]; ok {
+		return h, nil
+	}
+	rctx, cancel := context.WithCancel(context.Background())
+	r := &run{done: make(chan struct{}), cancel: cancel}
+	t.runs[req.RunID] = r
+	go func() {
+		defer close(r.done)
+		defer cancel()
+		r.res = execute(rctx, req, steps, corpusName)
+	}()
+	return h, nil
+}
+
+// execute trains one proposal and turns every outcome into a RunResult.
+func execute(ctx context.Context, req *plugins.RunRequest, steps int, corpusName string) *plugins.RunResult {
+	start := time.Now()
+	res := &plugins.RunResult{RunID: req.RunID, WorkDir: req.WorkDir}
+	defer func() { res.Seconds = time.Since(start).Seconds() }()
+	infeasible := func(reason string) *plugins.RunResult {
+		res.Status, res.Reason = plugins.StatusInfeasible, reason
+		return res
+	}
+	h, err := DefaultHyper().Apply(req.Proposal.Edits)
+	if err != nil {
+		return infeasible(err.Error())
+	}
+	if err := h.Validate(); err != nil {
+		return infeasible(err.Error())
+	}
+	corp, err := loadCorpusCached(corpusName)
+	if err != nil {
+		res.Status, res.Reason = plugins.StatusFailed, err.Error()
+		return res
+	}
+	out, err := Train(ctx, Config{Hyper: h, Corpus: corp, Steps: steps, Seed: uint64(req.Seed), LogEvery: max(1, steps/10)})
+	switch {
+	case errors.Is(err, ErrDiverged):
+		return infeasible(err.Error())
+	case ctx.Err() != nil:
+		res.Status, res.Reason = plugins.StatusFailed, "cancelled"
+		return res
+	case err != nil:
+		return infeasible(err.Error())
+	}
+	res.Status = plugins.StatusFinished
+	res.Metric = out.ValBPB
+	res.Logs = strings.Join(append(out.Log, fmt.Sprintf("val_bpb %.6f params %d corpus %s", out.ValBPB, out.Params, corpusName)), "\n")
+	return res
+}
+
+var corpusCache sync.Map // name -> *Corpus
+
+func loadCorpusCached(name string) (*Corpus, error) {
+	if c, ok := corpusCache.Load(name); ok {
+		return c.(*Corpus), nil
+	}
+	c, err := LoadCorpus(name)
+	if err != nil {
+		return nil, err
+	}
+	corpusCache.Store(name, c)
+	return c, nil
+}
+
+// Wait blocks until the run ends or ctx is done. A RunID this process never
+// started (the plugin restarted) is a failed run, which the runtime retries.
+func (t *Trainer) Wait(ctx context.Context, h *plugins.RunHandle) (*plugins.RunResult, error) {
+	t.mu.Lock()
+	r, ok := t.runs[h.RunID]
+	t.mu.Unlock()
+	if !ok {
+		return &plugins.RunResult{RunID: h.RunID, Status: plugins.StatusFailed, Reason: "unknown run (the trainer restarted); start it again"}, nil
+	}
+	select {
+	case <-r.done:
+		res := *r.res
+		return &res, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// Cancel stops a run; Wait then reports it failed ("cancelled").
+func (t *Trainer) Cancel(ctx context.Context, h *plugins.RunHandle) error {
+	t.mu.Lock()
+	r, ok := t.runs[h.RunID]
+	t.mu.Unlock()
+	if ok {
+		r.cancel()
+	}
+	return nil
+}
