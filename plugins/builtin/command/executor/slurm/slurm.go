@@ -1,0 +1,475 @@
+package slurm
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"assay/plugins/builtin/command/executor"
+)
+
+// Options are the sbatch settings of the spec's executor.slurm block.
+type Options struct {
+	Partition string
+	Account   string
+	QOS       string
+	// TimeLimit is sbatch --time for jobs without their own limit, in any
+	// form sbatch accepts ("4:00:00", "90", "1-00:00:00").
+	TimeLimit string
+	CPUs      int
+	Memory    string
+	// Array submits the independent runs of a batch as one job array.
+	Array bool
+	// GRES is the generic resource name GPUs are requested as (default
+	// "gpu": --gres=gpu:N); a typed one reads e.g. "gpu:b200".
+	GRES string
+	// ExtraArgs are passed to sbatch as they are.
+	ExtraArgs []string
+	// PollInterval is how often Wait asks the controller (default 5 s).
+	PollInterval time.Duration
+}
+
+// keys of the executor.slurm block this package reads, for error messages.
+var keys = []string{"partition", "account", "qos", "time_limit", "cpus", "memory", "array", "gres", "extra_args", "poll_interval"}
+
+// ParseOptions reads the executor.slurm block (a map, as the plan carries
+// it). An unknown key or a value of the wrong type is an error naming it.
+func ParseOptions(m map[string]any) (Options, error) {
+	var o Options
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		v := m[k]
+		var err error
+		switch k {
+		case "partition":
+			o.Partition, err = str(v)
+		case "account":
+			o.Account, err = str(v)
+		case "qos":
+			o.QOS, err = str(v)
+		case "time_limit":
+			o.TimeLimit, err = str(v)
+		case "memory":
+			o.Memory, err = str(v)
+		case "gres":
+			o.GRES, err = str(v)
+		case "cpus":
+			o.CPUs, err = integer(v)
+		case "array":
+			b, ok := v.(bool)
+			if !ok {
+				err = fmt.Errorf("want true or false, got %T", v)
+			}
+			o.Array = b
+		case "extra_args":
+			o.ExtraArgs, err = strs(v)
+		case "poll_interval":
+			var s string
+			if s, err = str(v); err == nil {
+				o.PollInterval, err = time.ParseDuration(s)
+			}
+		default:
+			return o, fmt.Errorf("executor.slurm.%s: unknown setting; known: %s", k, strings.Join(keys, ", "))
+		}
+		if err != nil {
+			return o, fmt.Errorf("executor.slurm.%s: %v", k, err)
+		}
+	}
+	return o, nil
+}
+
+func str(v any) (string, error) {
+	s, ok := v.(string)
+	if !ok {
+		return "", fmt.Errorf("want a string, got %T", v)
+	}
+	return s, nil
+}
+
+func integer(v any) (int, error) {
+	switch n := v.(type) {
+	case int:
+		return n, nil
+	case int64:
+		return int(n), nil
+	case float64:
+		if n == math.Trunc(n) {
+			return int(n), nil
+		}
+	}
+	return 0, fmt.Errorf("want a whole number, got %v", v)
+}
+
+func strs(v any) ([]string, error) {
+	switch l := v.(type) {
+	case []string:
+		return l, nil
+	case []any:
+		out := make([]string, len(l))
+		for i, x := range l {
+			s, ok := x.(string)
+			if !ok {
+				return nil, fmt.Errorf("element %d: want a string, got %T", i, x)
+			}
+			out[i] = s
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("want a list of strings, got %T", v)
+}
+
+// Executor submits to the Slurm cluster the command-line tools reach.
+type Executor struct {
+	opts Options
+}
+
+var (
+	_ executor.Executor       = (*Executor)(nil)
+	_ executor.ArraySubmitter = (*Executor)(nil)
+)
+
+// New returns an executor.
+func New(opts Options) *Executor {
+	if opts.PollInterval <= 0 {
+		opts.PollInterval = 5 * time.Second
+	}
+	if opts.GRES == "" {
+		opts.GRES = "gpu"
+	}
+	return &Executor{opts: opts}
+}
+
+// Kind implements executor.Executor.
+func (e *Executor) Kind() string { return executor.KindSlurm }
+
+// Available reports whether sinfo reaches a controller, and if not, why.
+func Available(ctx context.Context) error {
+	if _, err := exec.LookPath("sinfo"); err != nil {
+		return fmt.Errorf("sinfo not found: Slurm's client tools are not installed")
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "sinfo", "-h", "-o", "%P %a").CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("sinfo reaches no Slurm controller: %v: %s", err, firstLine(out))
+	}
+	if len(bytes.TrimSpace(out)) == 0 {
+		return fmt.Errorf("sinfo lists no partition")
+	}
+	return nil
+}
+
+// args are the sbatch options every job of a submission shares.
+func (e *Executor) args(job *executor.Job) []string {
+	a := []string{"--parsable", "--job-name=" + job.Name, "--export=ALL"}
+	if e.opts.Partition != "" {
+		a = append(a, "--partition="+e.opts.Partition)
+	}
+	if e.opts.Account != "" {
+		a = append(a, "--account="+e.opts.Account)
+	}
+	if e.opts.QOS != "" {
+		a = append(a, "--qos="+e.opts.QOS)
+	}
+	if job.TimeLimit > 0 {
+		// sbatch counts whole minutes; round up so a job never gets less.
+		a = append(a, "--time="+strconv.Itoa(int(math.Ceil(job.TimeLimit.Minutes()))))
+	} else if e.opts.TimeLimit != "" {
+		a = append(a, "--time="+e.opts.TimeLimit)
+	}
+	if job.GPUs > 0 {
+		a = append(a, "--gres="+e.opts.GRES+":"+strconv.Itoa(job.GPUs))
+	}
+	if e.opts.CPUs > 0 {
+		a = append(a, "--cpus-per-task="+strconv.Itoa(e.opts.CPUs))
+	}
+	if e.opts.Memory != "" {
+		a = append(a, "--mem="+e.opts.Memory)
+	}
+	return append(a, e.opts.ExtraArgs...)
+}
+
+// SbatchArgs returns the sbatch arguments Submit would use for job, so a
+// caller can show or check them without a cluster.
+func (e *Executor) SbatchArgs(job *executor.Job) []string {
+	return append(e.args(job), "--chdir="+job.Dir, "--output="+job.Stdout, "--error="+job.Stderr,
+		filepath.Join(job.Dir, ".assay-job.sh"))
+}
+
+func writeWrapper(job *executor.Job) error {
+	_ = os.Remove(filepath.Join(job.Dir, executor.ExitFile))
+	_ = os.Remove(filepath.Join(job.Dir, executor.CancelFile))
+	return os.WriteFile(filepath.Join(job.Dir, ".assay-job.sh"),
+		[]byte(executor.WrapperScript(job.Dir, job.Script, job.Env)), 0o755)
+}
+
+// Submit implements executor.Executor: one sbatch.
+func (e *Executor) Submit(ctx context.Context, job *executor.Job) (string, error) {
+	if err := job.Validate(); err != nil {
+		return "", err
+	}
+	if err := writeWrapper(job); err != nil {
+		return "", err
+	}
+	id, err := sbatch(ctx, e.SbatchArgs(job))
+	if err != nil {
+		return "", fmt.Errorf("job %q: %w", job.Name, err)
+	}
+	return executor.Handle{Kind: executor.KindSlurm, ID: id, Dir: job.Dir}.String(), nil
+}
+
+// ErrMixedArray is returned by SubmitArray when the jobs do not share the
+// resources one job array requests; submit them one by one instead.
+var ErrMixedArray = errors.New("jobs of one array must ask for the same GPUs and time limit")
+
+// SubmitArray submits jobs as one job array (--array=0-N); task i runs
+// jobs[i]. The handles are "slurm:ID_i@DIR".
+func (e *Executor) SubmitArray(ctx context.Context, jobs []*executor.Job) ([]string, error) {
+	if len(jobs) == 0 {
+		return nil, nil
+	}
+	var script strings.Builder
+	script.WriteString("#!/usr/bin/env bash\n# A job array of Assay runs: task i runs the i-th run's script.\ncase \"$SLURM_ARRAY_TASK_ID\" in\n")
+	for i, j := range jobs {
+		if err := j.Validate(); err != nil {
+			return nil, err
+		}
+		if j.GPUs != jobs[0].GPUs || j.TimeLimit != jobs[0].TimeLimit {
+			return nil, ErrMixedArray
+		}
+		if err := writeWrapper(j); err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(&script, "%d) exec bash %s >%s 2>%s ;;\n", i,
+			executor.Quote(filepath.Join(j.Dir, ".assay-job.sh")), executor.Quote(j.Stdout), executor.Quote(j.Stderr))
+	}
+	script.WriteString("*) echo \"no run for array task $SLURM_ARRAY_TASK_ID\" >&2; exit 1 ;;\nesac\n")
+	first := jobs[0]
+	path := filepath.Join(first.Dir, ".assay-array.sh")
+	if err := os.WriteFile(path, []byte(script.String()), 0o755); err != nil {
+		return nil, err
+	}
+	args := append(e.args(first), "--array=0-"+strconv.Itoa(len(jobs)-1), "--chdir="+first.Dir,
+		"--output="+filepath.Join(first.Dir, "slurm-%A_%a.out"), path)
+	id, err := sbatch(ctx, args)
+	if err != nil {
+		return nil, fmt.Errorf("job array of %d runs: %w", len(jobs), err)
+	}
+	hs := make([]string, len(jobs))
+	for i, j := range jobs {
+		hs[i] = executor.Handle{Kind: executor.KindSlurm, ID: id + "_" + strconv.Itoa(i), Dir: j.Dir}.String()
+	}
+	return hs, nil
+}
+
+func sbatch(ctx context.Context, args []string) (string, error) {
+	var stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, "sbatch", args...)
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("sbatch: %v: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	// --parsable prints "ID" or "ID;CLUSTER".
+	id, _, _ := strings.Cut(strings.TrimSpace(string(out)), ";")
+	if _, err := strconv.Atoi(id); err != nil {
+		return "", fmt.Errorf("sbatch printed %q, not a job id", strings.TrimSpace(string(out)))
+	}
+	return id, nil
+}
+
+// Wait implements executor.Executor by polling the controller.
+func (e *Executor) Wait(ctx context.Context, handle string) (executor.Status, error) {
+	h, err := parse(handle)
+	if err != nil {
+		return executor.Status{}, err
+	}
+	for {
+		info, err := Query(ctx, h.ID)
+		switch {
+		case errors.Is(err, ErrUnknownJob):
+			return unknown(h), nil
+		case err != nil && ctx.Err() != nil:
+			return executor.Status{}, ctx.Err()
+		case err == nil:
+			if st := info.Status(); st.State.Done() {
+				if st.State == executor.Cancelled {
+					st.CancelledByUs = executor.WasCancelled(h.Dir)
+				}
+				return st, nil
+			}
+		}
+		// Other errors (the controller restarting, say) are retried.
+		select {
+		case <-ctx.Done():
+			return executor.Status{}, ctx.Err()
+		case <-time.After(e.opts.PollInterval):
+		}
+	}
+}
+
+// unknown reports a job the controller no longer knows (purged after
+// MinJobAge, or a controller that lost its state): the wrapper's exit file
+// says how it ended, if it got that far.
+func unknown(h executor.Handle) executor.Status {
+	if code, ok := executor.ReadExit(h.Dir); ok {
+		st := executor.Status{State: executor.Completed, ExitCode: code}
+		if code != 0 {
+			st.State, st.Reason = executor.Failed, "exit code "+strconv.Itoa(code)
+		}
+		return st
+	}
+	if executor.WasCancelled(h.Dir) {
+		return executor.Status{State: executor.Cancelled, CancelledByUs: true, Reason: "cancelled"}
+	}
+	return executor.Status{State: executor.Lost, Reason: "Slurm no longer knows job " + h.ID + " and it left no exit code"}
+}
+
+// Cancel implements executor.Executor with scancel.
+func (e *Executor) Cancel(ctx context.Context, handle string) error {
+	h, err := parse(handle)
+	if err != nil {
+		return err
+	}
+	executor.MarkCancelled(h.Dir)
+	out, err := exec.CommandContext(ctx, "scancel", h.ID).CombinedOutput()
+	if err != nil && !bytes.Contains(out, []byte("Invalid job id")) && !bytes.Contains(out, []byte("already completed")) {
+		return fmt.Errorf("scancel %s: %v: %s", h.ID, err, firstLine(out))
+	}
+	return nil
+}
+
+// ErrUnknownJob is returned by Query for a job id the cluster does not know.
+var ErrUnknownJob = errors.New("unknown Slurm job")
+
+// Info is what the controller says about a job.
+type Info struct {
+	JobState string
+	Reason   string
+	ExitCode int
+	Signal   int
+}
+
+var fieldRE = regexp.MustCompile(`(?:^|\s)(JobState|Reason|ExitCode)=(\S*)`)
+
+// ParseInfo reads one line of `scontrol show job -o`.
+func ParseInfo(line string) (Info, error) {
+	var in Info
+	for _, m := range fieldRE.FindAllStringSubmatch(line, -1) {
+		switch m[1] {
+		case "JobState":
+			in.JobState = m[2]
+		case "Reason":
+			in.Reason = m[2]
+		case "ExitCode":
+			in.ExitCode, in.Signal = exitCode(m[2])
+		}
+	}
+	if in.JobState == "" {
+		return in, fmt.Errorf("no JobState in %q", line)
+	}
+	return in, nil
+}
+
+// exitCode parses Slurm's "code:signal".
+func exitCode(s string) (int, int) {
+	c, sig, _ := strings.Cut(s, ":")
+	code, _ := strconv.Atoi(c)
+	signal, _ := strconv.Atoi(sig)
+	return code, signal
+}
+
+// Query asks the controller about one job (ID or ID_TASK) with scontrol,
+// then sacct where accounting works.
+func Query(ctx context.Context, id string) (Info, error) {
+	out, err := exec.CommandContext(ctx, "scontrol", "show", "job", id, "-o").CombinedOutput()
+	if err == nil {
+		line, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+		return ParseInfo(line)
+	}
+	if !bytes.Contains(out, []byte("Invalid job id")) {
+		return Info{}, fmt.Errorf("scontrol show job %s: %v: %s", id, err, firstLine(out))
+	}
+	// The controller has forgotten it; accounting (slurmdbd) may remember.
+	acct, aerr := exec.CommandContext(ctx, "sacct", "-n", "-P", "-X", "-j", id, "-o", "State,ExitCode").Output()
+	if aerr == nil {
+		if line, _, _ := strings.Cut(strings.TrimSpace(string(acct)), "\n"); line != "" {
+			state, code, _ := strings.Cut(line, "|")
+			// sacct writes "CANCELLED by 0".
+			state, _, _ = strings.Cut(state, " ")
+			in := Info{JobState: state}
+			in.ExitCode, in.Signal = exitCode(code)
+			return in, nil
+		}
+	}
+	return Info{}, fmt.Errorf("%w %s", ErrUnknownJob, id)
+}
+
+// Status maps a Slurm job state to an executor status.
+func (in Info) Status() executor.Status {
+	st := executor.Status{ExitCode: in.ExitCode, Signal: in.Signal, Reason: in.Reason}
+	switch in.JobState {
+	case "PENDING", "CONFIGURING", "REQUEUED", "REQUEUE_HOLD", "REQUEUE_FED", "RESIZING", "SUSPENDED", "STOPPED", "SIGNALING", "STAGE_OUT":
+		st.State = executor.Pending
+	case "RUNNING", "COMPLETING":
+		st.State = executor.Running
+	case "COMPLETED":
+		st.State = executor.Completed
+	case "FAILED", "OUT_OF_MEMORY", "SPECIAL_EXIT":
+		st.State = executor.Failed
+		switch {
+		case in.JobState == "OUT_OF_MEMORY":
+			st.Reason = "out of memory"
+		case in.Signal != 0:
+			st.Reason = "killed by signal " + strconv.Itoa(in.Signal)
+		default:
+			st.Reason = "exit code " + strconv.Itoa(in.ExitCode)
+		}
+	case "TIMEOUT", "DEADLINE":
+		st.State, st.Reason = executor.TimedOut, "Slurm time limit exceeded"
+	case "CANCELLED":
+		st.State, st.Reason = executor.Cancelled, "cancelled"
+	case "PREEMPTED", "NODE_FAIL", "BOOT_FAIL":
+		st.State, st.Reason = executor.Preempted, "Slurm "+in.JobState
+	default:
+		st.State, st.Reason = executor.Failed, "Slurm state "+in.JobState
+	}
+	return st
+}
+
+func parse(handle string) (executor.Handle, error) {
+	h, err := executor.ParseHandle(handle)
+	if err != nil {
+		return h, err
+	}
+	if h.Kind != executor.KindSlurm {
+		return h, fmt.Errorf("handle %q is not a Slurm job", handle)
+	}
+	id, task, hasTask := strings.Cut(h.ID, "_")
+	if _, err := strconv.Atoi(id); err != nil {
+		return h, fmt.Errorf("handle %q: %q is not a Slurm job id", handle, h.ID)
+	}
+	if _, err := strconv.Atoi(task); hasTask && err != nil {
+		return h, fmt.Errorf("handle %q: %q is not an array task index", handle, task)
+	}
+	return h, nil
+}
+
+func firstLine(b []byte) string {
+	s, _, _ := strings.Cut(strings.TrimSpace(string(b)), "\n")
+	return s
+}

@@ -1,0 +1,26 @@
+// Package trainer is the "command" trainer: it runs a user's own training
+// command (any codebase, any language) once per real run and reads the
+// metric it reports. The spec's plugin block configures it:
+//
+//	config = {
+//	  command      = "python train.py --config {{config}} --seed {{seed}}"
+//	  apply        = "overrides"            # or "patch" (git apply at a pinned revision)
+//	  metric_file  = "metrics.json"         # or metric_regex = "val_bpb=([0-9.]+)"
+//	  metric_field = "eval.val_bpb"
+//	  time_limit   = "2h"
+//	  infeasible_exit_codes = [3]
+//	  infeasible_patterns   = ["CUDA out of memory"]
+//	}
+//
+// Every run gets its own working directory (the request's WorkDir, or
+// run_dir/RUN_ID) holding its inputs (run.sh with the rendered command, the
+// overrides file or proposal.patch and the checkout in src/), its logs
+// (stdout, stderr) and outputs, and run.json, which lets Wait re-attach from a
+// fresh process after a crash: `bash run.sh` in that directory re-runs it by
+// hand.
+//
+// Where the script runs is an executor (package executor: executor/local, a
+// subprocess pool with GPU slots; executor/slurm, sbatch and job arrays).
+// The plugin binary in plugins/builtin/command serves this package over the
+// plugin protocol; the runtime journals the handles Start returns.
+package trainer
