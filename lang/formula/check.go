@@ -130,7 +130,9 @@ func (c *checker) checkCall(n *node) (Type, bool) {
 	f := n.fn
 	if f == nil {
 		d := c.errorf("E_FORMULA_NAME", n, "unknown function %q", n.name)
-		if hint := diag.DidYouMean(n.name, funcNames()); hint != "" {
+		if n.name == "if" {
+			d.WithDetail("write a conditional as cond ? a : b, e.g. \"label_score > 0 ? 1 : -1\"")
+		} else if hint := diag.DidYouMean(n.name, funcNames()); hint != "" {
 			d.WithDetail("%s; functions are: %s", hint, strings.Join(funcNames(), ", "))
 		} else {
 			d.WithDetail("functions are: %s", strings.Join(funcNames(), ", "))

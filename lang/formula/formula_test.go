@@ -342,3 +342,10 @@ func BenchmarkParse(b *testing.B) {
 		}
 	}
 }
+
+func TestIfHint(t *testing.T) {
+	diags := MustParse("if(gain > 0, 1, -1)").Check(RewardVars, Number)
+	if len(diags) == 0 || !strings.Contains(diags[0].Detail, "cond ? a : b") {
+		t.Errorf("got %v", diags)
+	}
+}
