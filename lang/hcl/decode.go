@@ -322,7 +322,7 @@ func (l *loader) decodeLiterals(expr hcl.Expression, f *spec.Field, ctx *hcl.Eva
 		case ev.Type() == cty.Bool:
 			lit.Kind, lit.Bool = spec.LitBool, ev.True()
 		default:
-			ds = ds.Append(diag.Errorf(codeType, r, "%s values must be numbers, strings or bools, got %s", f.Name, ev.Type().FriendlyName()))
+			ds = ds.Append(diag.Errorf(codeType, r, "%s must hold numbers, strings or bools, got %s", f.Name, ev.Type().FriendlyName()))
 			continue
 		}
 		out = append(out, lit)

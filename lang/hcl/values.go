@@ -117,7 +117,7 @@ func toGo(v cty.Value, typ string) (any, error) {
 			for _, e := range elems {
 				n, err := toInt(e)
 				if err != nil {
-					return nil, typeError("a list of whole numbers; " + err.Error())
+					return nil, typeError("a list of whole numbers, got " + describe(e) + " in it")
 				}
 				out = append(out, n.(int))
 			}

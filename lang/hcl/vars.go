@@ -83,6 +83,9 @@ func (l *loader) variables(body *hclsyntax.Body, opts Options) *varSet {
 		}
 		v := &spec.Variable{Name: name, NameRange: toRange(b.LabelRanges[0])}
 		ty := cty.DynamicPseudoType
+		// A broken declaration already has its error; its value is unknown so
+		// that neither "no value" nor its uses add more.
+		broken := false
 		for _, nb := range b.Body.Blocks {
 			l.add(unknownField(nb.Type, nb.TypeRange, schema, "variable"))
 		}
@@ -99,6 +102,7 @@ func (l *loader) variables(body *hclsyntax.Body, opts Options) *varSet {
 				if !known {
 					l.add(diag.Errorf(codeEnum, toRange(a.Expr.Range()), "unknown variable type %q", tn).
 						WithDetail("The types are: %s.", strings.Join(schema.Field("type").Enum, ", ")))
+					broken = true
 					continue
 				}
 				ty = t
@@ -122,15 +126,20 @@ func (l *loader) variables(body *hclsyntax.Body, opts Options) *varSet {
 		if a, ok := b.Body.Attributes["default"]; ok {
 			val, hd := a.Expr.Value(fnCtx)
 			l.addHCL(hd, codeExpr)
+			broken = broken || hd.HasErrors()
 			if !hd.HasErrors() {
 				if cv, err := convertVar(val, ty); err != nil {
 					l.add(diag.Errorf(codeVarType, toRange(a.Expr.Range()), "default of variable %q: %s", name, err))
+					broken = true
 				} else if !cv.IsNull() {
 					v.Default = spec.Of(goValue(cv), toRange(a.Expr.Range()))
 					vs.values[name] = cv
 					v.Value = v.Default
 				}
 			}
+		}
+		if broken {
+			vs.values[name] = cty.DynamicVal
 		}
 		vs.list = append(vs.list, v)
 		vs.types[name] = ty
