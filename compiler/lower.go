@@ -372,6 +372,8 @@ func (lv *lowering) phases() ([]*plan.Loop, []*plan.Phase) {
 				fixed[sc] += lp.runs(lp.steps[sc], sc)
 			})
 		case "evolution":
+			// An evolution loop's steps are its rounds.
+			allScen(func(sc int) { lp.steps[sc] = float64(l.Rounds.V) })
 			tasks := countSplit(s, l.Split.V)
 			allScen(func(sc int) {
 				fixed[sc] += float64(tasks * l.Islands.V * l.Rounds.V * l.Verifications.V)

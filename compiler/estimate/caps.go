@@ -1,0 +1,59 @@
+package estimate
+
+import (
+	"fmt"
+
+	"assay/compiler/plan"
+	"assay/lang/diag"
+)
+
+// Diagnostic codes of the cap check.
+const (
+	CodeCapExceeded = "E_CAP_EXCEEDED"
+	CodeCapAtRisk   = "W_CAP_AT_RISK"
+)
+
+// CheckCaps compares the estimate with the hard caps of b: an error when the
+// expected figure breaks a cap, a warning when only the high one does. With
+// a sweep each variant is checked on its own, since each runs as its own
+// experiment under the caps.
+func (r *Report) CheckCaps(b plan.Budget) diag.Diagnostics {
+	if len(r.Variants) == 0 {
+		return checkTotals(b, &r.Totals, "")
+	}
+	var ds diag.Diagnostics
+	for _, v := range r.Variants {
+		ds = ds.Append(checkTotals(b, &v.Totals, v.Name))
+	}
+	return ds
+}
+
+func checkTotals(b plan.Budget, t *Totals, variant string) diag.Diagnostics {
+	var ds diag.Diagnostics
+	where := ""
+	if variant != "" {
+		where = fmt.Sprintf(" (variant %s)", variant)
+	}
+	check := func(name, what string, cap float64, c plan.Count, f func(float64) string) {
+		if cap <= 0 {
+			return
+		}
+		at := b.Source[name]
+		switch {
+		case c.Expected > cap:
+			over := c.Expected - cap
+			ds = ds.Append(diag.Errorf(CodeCapExceeded, at, "estimate breaks budget.%s%s: expected %s%s, cap %s, over by %s (%.0f%%)",
+				name, where, f(c.Expected), what, f(cap), f(over), 100*over/cap).
+				WithDetail("raise budget.%s, or shrink the experiment", name))
+		case c.High > cap:
+			ds = ds.Append(diag.Warnf(CodeCapAtRisk, at, "budget.%s%s may be exceeded: expected %s%s, but up to %s, cap %s",
+				name, where, f(c.Expected), what, f(c.High), f(cap)).
+				WithDetail("the runtime stops before the cap; raise it to be sure the run completes"))
+		}
+	}
+	check("real_runs", " real runs", float64(b.RealRuns), t.RealRuns, FormatNumber)
+	check("gpu_hours", " GPU-hours", b.GPUHours, t.GPUHours, FormatNumber)
+	check("usd", "", b.USD, t.USD, FormatUSD)
+	check("wall_hours", " wall-clock hours", b.WallHours, t.WallHours, FormatNumber)
+	return ds
+}

@@ -1,0 +1,205 @@
+package estimate
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"assay/compiler/plan"
+)
+
+// FormatNumber renders a count with thousands separators: whole numbers
+// from 100 up, one decimal from 10, two below.
+func FormatNumber(x float64) string {
+	x = round6(x)
+	switch a := math.Abs(x); {
+	case a >= 100 || x == math.Trunc(x):
+		return group(strconv.FormatFloat(math.Round(x), 'f', 0, 64))
+	case a >= 10:
+		return trimZeros(strconv.FormatFloat(x, 'f', 1, 64))
+	default:
+		return trimZeros(strconv.FormatFloat(x, 'f', 2, 64))
+	}
+}
+
+// FormatUSD renders dollars: whole dollars from $1,000 up, cents below.
+func FormatUSD(x float64) string {
+	x = round6(x)
+	sign := ""
+	if x < 0 {
+		sign, x = "-", -x
+	}
+	if x >= 1000 {
+		return sign + "$" + group(strconv.FormatFloat(math.Round(x), 'f', 0, 64))
+	}
+	return sign + "$" + strconv.FormatFloat(x, 'f', 2, 64)
+}
+
+func trimZeros(s string) string {
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	return s
+}
+
+// group inserts thousands separators into an integer string.
+func group(s string) string {
+	neg := strings.HasPrefix(s, "-")
+	if neg {
+		s = s[1:]
+	}
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// formatCount renders expected, followed by (low – high) only where they
+// differ once rounded.
+func formatCount(c plan.Count, f func(float64) string) string {
+	e, lo, hi := f(c.Expected), f(c.Low), f(c.High)
+	if lo == e && hi == e {
+		return e
+	}
+	return fmt.Sprintf("%s (%s – %s)", e, lo, hi)
+}
+
+// WriteJSON writes the report as indented JSON.
+func WriteJSON(w io.Writer, r *Report) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// section is a titled table: a header row and rows of cells.
+type section struct {
+	title  string
+	header []string
+	rows   [][]string
+}
+
+func totalsRows(t *Totals) [][]string {
+	return [][]string{
+		{"real runs", formatCount(t.RealRuns, FormatNumber)},
+		{"GPU-hours", formatCount(t.GPUHours, FormatNumber)},
+		{"LLM calls", formatCount(t.LLMCalls, FormatNumber)},
+		{"LLM tokens", formatCount(t.LLMTokens, FormatNumber)},
+		{"dollars, GPU", formatCount(t.USDGPU, FormatUSD)},
+		{"dollars, LLM", formatCount(t.USDLLM, FormatUSD)},
+		{"dollars, total", formatCount(t.USD, FormatUSD)},
+		{"wall-clock hours", formatCount(t.WallHours, FormatNumber)},
+	}
+}
+
+func sections(r *Report) []section {
+	var out []section
+	title := "Totals"
+	if len(r.Variants) > 0 {
+		title = fmt.Sprintf("Totals over %d variants", len(r.Variants))
+	}
+	out = append(out, section{title, []string{"", "estimate"}, totalsRows(&r.Totals)})
+	if len(r.GPUHoursByType) > 0 {
+		s := section{title: "GPU-hours by type", header: []string{"GPU", "GPU-hours"}}
+		for _, k := range sortedKeys(r.GPUHoursByType) {
+			s.rows = append(s.rows, []string{k, formatCount(r.GPUHoursByType[k], FormatNumber)})
+		}
+		out = append(out, s)
+	}
+	if len(r.Roles) > 0 {
+		s := section{title: "LLM roles", header: []string{"role", "calls", "tokens in", "tokens out", "dollars"}}
+		for _, k := range sortedKeys(r.Roles) {
+			x := r.Roles[k]
+			s.rows = append(s.rows, []string{k, formatCount(x.Calls, FormatNumber), formatCount(x.TokensIn, FormatNumber), formatCount(x.TokensOut, FormatNumber), formatCount(x.USD, FormatUSD)})
+		}
+		out = append(out, s)
+	}
+	if len(r.Loops) > 0 {
+		s := section{title: "Loops", header: []string{"loop", "steps", "candidates", "real runs"}}
+		for _, k := range sortedKeys(r.Loops) {
+			x := r.Loops[k]
+			s.rows = append(s.rows, []string{k, formatCount(x.Steps, FormatNumber), formatCount(x.Candidates, FormatNumber), formatCount(x.RealRuns, FormatNumber)})
+		}
+		out = append(out, s)
+	}
+	if len(r.Environments) > 0 {
+		s := section{title: "Environments", header: []string{"environment", "real runs", "GPU-hours", "dollars"}}
+		for _, k := range sortedKeys(r.Environments) {
+			x := r.Environments[k]
+			s.rows = append(s.rows, []string{k, formatCount(x.RealRuns, FormatNumber), formatCount(x.GPUHours, FormatNumber), formatCount(x.USD, FormatUSD)})
+		}
+		out = append(out, s)
+	}
+	if len(r.Phases) > 0 {
+		s := section{title: "Phases", header: []string{"phase", "real runs", "LLM calls", "dollars", "wall-clock hours"}}
+		for _, p := range r.Phases {
+			s.rows = append(s.rows, []string{p.Name, formatCount(p.RealRuns, FormatNumber), formatCount(p.LLMCalls, FormatNumber), formatCount(p.USD, FormatUSD), formatCount(p.WallHours, FormatNumber)})
+		}
+		out = append(out, s)
+	}
+	if len(r.Variants) > 0 {
+		s := section{title: "Variants", header: []string{"variant", "real runs", "GPU-hours", "LLM calls", "dollars", "wall-clock hours"}}
+		for _, v := range r.Variants {
+			t := &v.Totals
+			s.rows = append(s.rows, []string{v.Name, formatCount(t.RealRuns, FormatNumber), formatCount(t.GPUHours, FormatNumber), formatCount(t.LLMCalls, FormatNumber), formatCount(t.USD, FormatUSD), formatCount(t.WallHours, FormatNumber)})
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// WriteTable writes the report as aligned plain-text tables for a terminal.
+// A figure shows "expected (low – high)" where the three differ.
+func WriteTable(w io.Writer, r *Report) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "Estimate of %s\n", r.Plan)
+	for _, s := range sections(r) {
+		fmt.Fprintf(tw, "\n%s\n", s.title)
+		fmt.Fprintf(tw, "%s\t\n", strings.Join(s.header, "\t"))
+		for _, row := range s.rows {
+			fmt.Fprintf(tw, "%s\t\n", strings.Join(row, "\t"))
+		}
+		// tabwriter aligns runs of lines; flushing per section keeps each
+		// section's columns independent.
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	return tw.Flush()
+}
+
+// WriteMarkdown writes the report as Markdown tables, for pull requests and
+// lab notebooks.
+func WriteMarkdown(w io.Writer, r *Report) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Estimate of %s\n", r.Plan)
+	for _, s := range sections(r) {
+		fmt.Fprintf(&b, "\n## %s\n\n", s.title)
+		header := append([]string(nil), s.header...)
+		if header[0] == "" {
+			header[0] = " "
+		}
+		fmt.Fprintf(&b, "| %s |\n", strings.Join(header, " | "))
+		align := make([]string, len(header))
+		for i := range align {
+			align[i] = "---:"
+		}
+		align[0] = "---"
+		fmt.Fprintf(&b, "| %s |\n", strings.Join(align, " | "))
+		for _, row := range s.rows {
+			fmt.Fprintf(&b, "| %s |\n", strings.Join(row, " | "))
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
