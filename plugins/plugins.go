@@ -149,6 +149,8 @@ type CompleteRequest struct {
 	// State is the proposer policy's checkpoint from the last Update (nil
 	// for the initial policy), so a restarted plugin resumes exactly.
 	State []byte
+	// Config is the plugin block's config, verbatim (base URL, limits, ...).
+	Config map[string]any
 }
 
 // Usage counts tokens.
@@ -177,6 +179,8 @@ type UpdateRequest struct {
 	LearningRate float64
 	Samples      []Sample
 	State        []byte
+	// Config is the plugin block's config, verbatim.
+	Config map[string]any
 }
 
 // UpdateResponse returns the new checkpoint.

@@ -1,0 +1,163 @@
+package grpcshim
+
+import (
+	"context"
+
+	"github.com/hashicorp/go-plugin"
+	"google.golang.org/grpc"
+
+	"assay/plugins"
+	pb "assay/plugins/proto"
+)
+
+var (
+	_ plugin.GRPCPlugin = (*LLMPlugin)(nil)
+	_ plugins.LLM       = (*LLMGRPCClient)(nil)
+	_ pb.LLMServer      = (*LLMGRPCServer)(nil)
+)
+
+// LLMPlugin is the go-plugin plugin for the llm kind. Impl is set on the
+// plugin side only.
+type LLMPlugin struct {
+	plugin.NetRPCUnsupportedPlugin
+	Impl plugins.LLM
+}
+
+// GRPCServer registers the LLM service on the plugin side.
+func (p *LLMPlugin) GRPCServer(_ *plugin.GRPCBroker, s *grpc.Server) error {
+	pb.RegisterLLMServer(s, &LLMGRPCServer{Impl: p.Impl})
+	return nil
+}
+
+// GRPCClient returns a plugins.LLM on the host side.
+func (p *LLMPlugin) GRPCClient(_ context.Context, _ *plugin.GRPCBroker, c *grpc.ClientConn) (any, error) {
+	return NewLLMGRPCClient(c), nil
+}
+
+// LLMGRPCClient calls an LLM service.
+type LLMGRPCClient struct{ client pb.LLMClient }
+
+// NewLLMGRPCClient wraps a connection to an LLM service.
+func NewLLMGRPCClient(c grpc.ClientConnInterface) *LLMGRPCClient {
+	return &LLMGRPCClient{client: pb.NewLLMClient(c)}
+}
+
+// Complete implements plugins.LLM.
+func (c *LLMGRPCClient) Complete(ctx context.Context, req *plugins.CompleteRequest) (*plugins.CompleteResponse, error) {
+	cfg, err := marshalConfig("the llm config", req.Config)
+	if err != nil {
+		return nil, err
+	}
+	msgs := make([]*pb.Message, 0, len(req.Messages))
+	for _, m := range req.Messages {
+		msgs = append(msgs, &pb.Message{Role: m.Role, Content: m.Content})
+	}
+	resp, err := c.client.Complete(ctx, &pb.CompleteRequest{
+		Role:        req.Role,
+		Model:       req.Model,
+		Temperature: req.Temperature,
+		Seed:        req.Seed,
+		MaxTokens:   int64(req.MaxTokens),
+		Messages:    msgs,
+		Payload:     req.Payload,
+		State:       req.State,
+		ConfigJson:  cfg,
+	})
+	if err != nil {
+		return nil, fromStatus(err)
+	}
+	return &plugins.CompleteResponse{
+		Text:    resp.GetText(),
+		Payload: resp.GetPayload(),
+		Usage:   plugins.Usage{In: int(resp.GetUsage().GetIn()), Out: int(resp.GetUsage().GetOut())},
+	}, nil
+}
+
+// Update implements plugins.LLM.
+func (c *LLMGRPCClient) Update(ctx context.Context, req *plugins.UpdateRequest) (*plugins.UpdateResponse, error) {
+	cfg, err := marshalConfig("the llm config", req.Config)
+	if err != nil {
+		return nil, err
+	}
+	samples := make([]*pb.Sample, 0, len(req.Samples))
+	for _, s := range req.Samples {
+		samples = append(samples, &pb.Sample{State: s.State, Proposal: proposalToProto(s.Proposal), Advantage: s.Advantage})
+	}
+	resp, err := c.client.Update(ctx, &pb.UpdateRequest{
+		Model:        req.Model,
+		LearningRate: req.LearningRate,
+		Samples:      samples,
+		State:        req.State,
+		ConfigJson:   cfg,
+	})
+	if err != nil {
+		return nil, fromStatus(err)
+	}
+	return &plugins.UpdateResponse{State: resp.GetState(), Stats: resp.GetStats()}, nil
+}
+
+// LLMGRPCServer serves a plugins.LLM.
+type LLMGRPCServer struct {
+	pb.UnimplementedLLMServer
+	Impl plugins.LLM
+}
+
+// Complete implements pb.LLMServer.
+func (s *LLMGRPCServer) Complete(ctx context.Context, req *pb.CompleteRequest) (*pb.CompleteResponse, error) {
+	cfg, err := unmarshalConfig("the llm config", req.GetConfigJson())
+	if err != nil {
+		return nil, err
+	}
+	msgs := make([]plugins.Message, 0, len(req.GetMessages()))
+	for _, m := range req.GetMessages() {
+		msgs = append(msgs, plugins.Message{Role: m.GetRole(), Content: m.GetContent()})
+	}
+	resp, err := s.Impl.Complete(ctx, &plugins.CompleteRequest{
+		Role:        req.GetRole(),
+		Model:       req.GetModel(),
+		Temperature: req.GetTemperature(),
+		Seed:        req.GetSeed(),
+		MaxTokens:   int(req.GetMaxTokens()),
+		Messages:    msgs,
+		Payload:     req.GetPayload(),
+		State:       req.GetState(),
+		Config:      cfg,
+	})
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	if resp == nil {
+		return &pb.CompleteResponse{Usage: &pb.Usage{}}, nil
+	}
+	return &pb.CompleteResponse{
+		Text:    resp.Text,
+		Payload: resp.Payload,
+		Usage:   &pb.Usage{In: int64(resp.Usage.In), Out: int64(resp.Usage.Out)},
+	}, nil
+}
+
+// Update implements pb.LLMServer.
+func (s *LLMGRPCServer) Update(ctx context.Context, req *pb.UpdateRequest) (*pb.UpdateResponse, error) {
+	cfg, err := unmarshalConfig("the llm config", req.GetConfigJson())
+	if err != nil {
+		return nil, err
+	}
+	samples := make([]plugins.Sample, 0, len(req.GetSamples()))
+	for _, x := range req.GetSamples() {
+		samples = append(samples, plugins.Sample{State: x.GetState(), Proposal: proposalFromProto(x.GetProposal()), Advantage: x.GetAdvantage()})
+	}
+	resp, err := s.Impl.Update(ctx, &plugins.UpdateRequest{
+		Model:        req.GetModel(),
+		LearningRate: req.GetLearningRate(),
+		Samples:      samples,
+		State:        req.GetState(),
+		Config:       cfg,
+	})
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	if resp == nil {
+		return &pb.UpdateResponse{}, nil
+	}
+	return &pb.UpdateResponse{State: resp.State, Stats: resp.Stats}, nil
+}

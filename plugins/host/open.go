@@ -1,0 +1,445 @@
+package host
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"assay/plugins"
+	"assay/plugins/grpcshim"
+)
+
+// ErrPluginCrashed is returned (wrapped in a *CrashError) when a plugin
+// process died during a call that is not safe to repeat, or died again on
+// the retry of one that is.
+var ErrPluginCrashed = errors.New("plugin process crashed")
+
+// ErrClosed is returned by calls on a closed plugin.
+var ErrClosed = errors.New("plugin is closed")
+
+// CrashError says which plugin died in which call.
+type CrashError struct {
+	Plugin string
+	Call   string
+	// Err is the transport error the call saw.
+	Err error
+}
+
+func (e *CrashError) Error() string {
+	return fmt.Sprintf("plugin %q crashed during %s: %v", e.Plugin, e.Call, e.Err)
+}
+
+// Unwrap makes errors.Is(err, ErrPluginCrashed) true.
+func (e *CrashError) Unwrap() []error { return []error{ErrPluginCrashed, e.Err} }
+
+// ChecksumError reports a plugin binary that differs from its lock.
+type ChecksumError struct {
+	Plugin string
+	Path   string
+	Locked string
+	Actual string
+}
+
+func (e *ChecksumError) Error() string {
+	return fmt.Sprintf("plugin %q: the binary %s has SHA-256 %s, but %s records %s; "+
+		"if you changed or rebuilt the plugin deliberately, run `assay init` to re-lock it, otherwise restore the locked binary",
+		e.Plugin, e.Path, e.Actual, LockFileName, e.Locked)
+}
+
+// OpenOption tunes Open.
+type OpenOption func(*openConfig)
+
+type openConfig struct {
+	logger     hclog.Logger
+	stderr     io.Writer
+	moduleRoot string
+	goCmd      string
+}
+
+// WithLogger sends go-plugin's log and the plugin's stderr to l.
+func WithLogger(l hclog.Logger) OpenOption { return func(c *openConfig) { c.logger = l } }
+
+// WithLogFile appends go-plugin's log and the plugin's stderr to a file.
+func WithLogFile(path string) OpenOption {
+	return func(c *openConfig) {
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			// A log we cannot open must not stop a run; say so once.
+			fmt.Fprintf(os.Stderr, "assay: cannot open plugin log %s: %v\n", path, err)
+			return
+		}
+		c.logger = hclog.New(&hclog.LoggerOptions{Name: "plugin", Output: f, Level: hclog.Debug})
+	}
+}
+
+// WithStderr copies the plugin's raw stderr to w as well.
+func WithStderr(w io.Writer) OpenOption { return func(c *openConfig) { c.stderr = w } }
+
+// WithModuleRoot sets the Assay module root used to rebuild a missing
+// built-in binary (default: $ASSAY_ROOT or the search Init does).
+func WithModuleRoot(dir string) OpenOption { return func(c *openConfig) { c.moduleRoot = dir } }
+
+// Plugin is a resident plugin process. Its methods are safe for concurrent
+// use; the values returned by Trainer, LLM and Benchmark may be kept for the
+// whole run and survive restarts of the process.
+type Plugin struct {
+	locked LockedPlugin
+	lock   *Lock
+	path   string
+	sum    []byte
+	cfg    openConfig
+
+	mu     sync.Mutex
+	cur    *instance
+	closed bool
+
+	restarts atomic.Int64
+}
+
+// instance is one started process and the clients dispensed from it.
+type instance struct {
+	client  *plugin.Client
+	trainer plugins.Trainer
+	llm     plugins.LLM
+	bench   plugins.Benchmark
+}
+
+// Open starts the locked plugin called name and returns its handle. Close
+// it when the run ends.
+func Open(ctx context.Context, lock *Lock, name string, opts ...OpenOption) (*Plugin, error) {
+	lp, ok := lock.Plugin(name)
+	if !ok {
+		var names []string
+		for _, p := range lock.Plugins {
+			names = append(names, p.Name)
+		}
+		return nil, fmt.Errorf("plugin %q is not in the lock (locked: %s): run `assay init` after adding it to the spec",
+			name, strings.Join(names, ", "))
+	}
+	cfg := openConfig{logger: hclog.NewNullLogger(), goCmd: "go"}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	sum, err := hex.DecodeString(lp.SHA256)
+	if err != nil || len(sum) != sha256.Size {
+		return nil, fmt.Errorf("plugin %q: the lock's sha256 %q is not a SHA-256 checksum: run `assay init` to rewrite the lock", name, lp.SHA256)
+	}
+	p := &Plugin{locked: lp, lock: lock, path: lock.BinaryPath(lp), sum: sum, cfg: cfg}
+	if err := p.ensureBinary(ctx); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	inst, err := p.start()
+	if err != nil {
+		return nil, err
+	}
+	p.cur = inst
+	return p, nil
+}
+
+// ensureBinary rebuilds a missing built-in; the rebuilt binary must still
+// match the lock (builds are reproducible with -trimpath).
+func (p *Plugin) ensureBinary(ctx context.Context) error {
+	if _, err := os.Stat(p.path); err == nil {
+		return nil
+	}
+	bname, ok := strings.CutPrefix(p.locked.Source, BuiltinPrefix)
+	if !ok {
+		return fmt.Errorf("plugin %q: the locked binary %s is missing: restore it or run `assay init` to re-lock", p.locked.Name, p.path)
+	}
+	root, err := findModuleRoot(p.cfg.moduleRoot, p.lock.Dir())
+	if err != nil {
+		return fmt.Errorf("plugin %q: the built-in binary %s is missing and cannot be rebuilt: %w", p.locked.Name, p.path, err)
+	}
+	dir, base := filepath.Dir(p.path), filepath.Base(p.path)
+	if base != bname {
+		return fmt.Errorf("plugin %q: the built-in binary %s is missing: run `assay init`", p.locked.Name, p.path)
+	}
+	_, err = buildBuiltin(ctx, root, bname, Options{CacheDir: dir, GoCmd: p.cfg.goCmd, Rebuild: true})
+	if err != nil {
+		return fmt.Errorf("plugin %q: %w", p.locked.Name, err)
+	}
+	return nil
+}
+
+// start launches a process after checking the binary against the lock.
+// go-plugin checks the checksum again as it starts the binary; checking
+// here first gives an error that names both checksums.
+func (p *Plugin) start() (*instance, error) {
+	actual, err := FileSHA256(p.path)
+	if err != nil {
+		return nil, fmt.Errorf("plugin %q: %w", p.locked.Name, err)
+	}
+	if actual != p.locked.SHA256 {
+		return nil, &ChecksumError{Plugin: p.locked.Name, Path: p.path, Locked: p.locked.SHA256, Actual: actual}
+	}
+	client := plugin.NewClient(&plugin.ClientConfig{
+		HandshakeConfig:  grpcshim.Handshake,
+		VersionedPlugins: grpcshim.VersionedPlugins(grpcshim.PluginSet(nil, nil, nil)),
+		Cmd:              exec.Command(p.path),
+		SecureConfig:     &plugin.SecureConfig{Checksum: p.sum, Hash: sha256.New()},
+		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
+		Logger:           p.cfg.logger.Named(p.locked.Name),
+		Stderr:           p.cfg.stderr,
+	})
+	rpc, err := client.Client()
+	if err != nil {
+		client.Kill()
+		if errors.Is(err, plugin.ErrChecksumsDoNotMatch) {
+			return nil, &ChecksumError{Plugin: p.locked.Name, Path: p.path, Locked: p.locked.SHA256, Actual: "(changed while starting)"}
+		}
+		return nil, fmt.Errorf("plugin %q: starting %s: %w", p.locked.Name, p.path, err)
+	}
+	inst := &instance{client: client}
+	for kind, dst := range map[string]any{
+		plugins.KindTrainer:   &inst.trainer,
+		plugins.KindLLM:       &inst.llm,
+		plugins.KindBenchmark: &inst.bench,
+	} {
+		raw, err := rpc.Dispense(kind)
+		if err != nil {
+			client.Kill()
+			return nil, fmt.Errorf("plugin %q: %w", p.locked.Name, err)
+		}
+		switch d := dst.(type) {
+		case *plugins.Trainer:
+			*d = raw.(plugins.Trainer)
+		case *plugins.LLM:
+			*d = raw.(plugins.LLM)
+		case *plugins.Benchmark:
+			*d = raw.(plugins.Benchmark)
+		}
+	}
+	return inst, nil
+}
+
+// get returns the live instance, starting a new process when the last one
+// died. Only one caller restarts; the others wait on mu and reuse it.
+func (p *Plugin) get() (*instance, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return nil, fmt.Errorf("plugin %q: %w", p.locked.Name, ErrClosed)
+	}
+	if p.cur != nil && !p.cur.client.Exited() {
+		return p.cur, nil
+	}
+	if p.cur != nil {
+		p.cur.client.Kill()
+		p.cur = nil
+		p.restarts.Add(1)
+		p.cfg.logger.Warn("plugin process exited; restarting", "plugin", p.locked.Name)
+	}
+	inst, err := p.start()
+	if err != nil {
+		return nil, err
+	}
+	p.cur = inst
+	return inst, nil
+}
+
+// crashed reports whether err came from inst's process dying rather than
+// from the plugin answering with an error.
+func (p *Plugin) crashed(ctx context.Context, inst *instance, err error) bool {
+	if ctx.Err() != nil {
+		return false // our own cancellation, not a crash
+	}
+	if inst.client.Exited() {
+		return true
+	}
+	if status.Code(err) != codes.Unavailable {
+		return false
+	}
+	// The connection broke; go-plugin notices the exit a moment later.
+	deadline := time.Now().Add(2 * time.Second)
+	for time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+		if inst.client.Exited() {
+			return true
+		}
+	}
+	return false
+}
+
+// call runs f on the live instance. After a crash it retries once on a
+// fresh process when retry is set, and returns a *CrashError otherwise.
+func call[T any](ctx context.Context, p *Plugin, name string, retry bool, f func(*instance) (T, error)) (T, error) {
+	var zero T
+	inst, err := p.get()
+	if err != nil {
+		return zero, err
+	}
+	out, err := f(inst)
+	if err == nil || !p.crashed(ctx, inst, err) {
+		return out, err
+	}
+	if !retry {
+		return zero, &CrashError{Plugin: p.locked.Name, Call: name, Err: err}
+	}
+	inst, err2 := p.get()
+	if err2 != nil {
+		return zero, fmt.Errorf("plugin %q crashed during %s and could not be restarted: %w", p.locked.Name, name, err2)
+	}
+	out, err = f(inst)
+	if err != nil && p.crashed(ctx, inst, err) {
+		return zero, &CrashError{Plugin: p.locked.Name, Call: name + " (retried once)", Err: err}
+	}
+	return out, err
+}
+
+// Name returns the plugin's name.
+func (p *Plugin) Name() string { return p.locked.Name }
+
+// Kind returns the plugin's kind.
+func (p *Plugin) Kind() string { return p.locked.Kind }
+
+// Locked returns the plugin's lock entry.
+func (p *Plugin) Locked() LockedPlugin { return p.locked }
+
+// Restarts returns how many times the process was restarted after dying.
+func (p *Plugin) Restarts() int { return int(p.restarts.Load()) }
+
+// Close ends the plugin process. Calls after Close return ErrClosed.
+func (p *Plugin) Close() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return nil
+	}
+	p.closed = true
+	if p.cur != nil {
+		p.cur.client.Kill()
+		p.cur = nil
+	}
+	return nil
+}
+
+// Trainer returns the plugin as a trainer. Calls to a plugin that serves no
+// trainer fail with plugins.ErrUnsupported.
+func (p *Plugin) Trainer() plugins.Trainer { return trainer{p} }
+
+// LLM returns the plugin as an LLM.
+func (p *Plugin) LLM() plugins.LLM { return llm{p} }
+
+// Benchmark returns the plugin as a benchmark.
+func (p *Plugin) Benchmark() plugins.Benchmark { return benchmark{p} }
+
+var (
+	_ plugins.Trainer   = trainer{}
+	_ plugins.LLM       = llm{}
+	_ plugins.Benchmark = benchmark{}
+)
+
+type trainer struct{ p *Plugin }
+
+func (t trainer) Describe(ctx context.Context, req *plugins.DescribeRequest) (*plugins.DescribeResponse, error) {
+	return call(ctx, t.p, "Describe", true, func(i *instance) (*plugins.DescribeResponse, error) {
+		return i.trainer.Describe(ctx, req)
+	})
+}
+
+// Start is never retried: the process may have started the run before it
+// died, and only the runtime's journal knows what to do about that.
+func (t trainer) Start(ctx context.Context, req *plugins.RunRequest) (*plugins.RunHandle, error) {
+	return call(ctx, t.p, "Start", false, func(i *instance) (*plugins.RunHandle, error) {
+		return i.trainer.Start(ctx, req)
+	})
+}
+
+func (t trainer) Wait(ctx context.Context, h *plugins.RunHandle) (*plugins.RunResult, error) {
+	return call(ctx, t.p, "Wait", true, func(i *instance) (*plugins.RunResult, error) {
+		return i.trainer.Wait(ctx, h)
+	})
+}
+
+// Cancel is retried: cancelling a run twice is harmless.
+func (t trainer) Cancel(ctx context.Context, h *plugins.RunHandle) error {
+	_, err := call(ctx, t.p, "Cancel", true, func(i *instance) (struct{}, error) {
+		return struct{}{}, i.trainer.Cancel(ctx, h)
+	})
+	return err
+}
+
+type llm struct{ p *Plugin }
+
+func (l llm) Complete(ctx context.Context, req *plugins.CompleteRequest) (*plugins.CompleteResponse, error) {
+	return call(ctx, l.p, "Complete", true, func(i *instance) (*plugins.CompleteResponse, error) {
+		return i.llm.Complete(ctx, req)
+	})
+}
+
+// Update is retried: it maps the request's State to a new one and keeps
+// nothing in the process.
+func (l llm) Update(ctx context.Context, req *plugins.UpdateRequest) (*plugins.UpdateResponse, error) {
+	return call(ctx, l.p, "Update", true, func(i *instance) (*plugins.UpdateResponse, error) {
+		return i.llm.Update(ctx, req)
+	})
+}
+
+type benchmark struct{ p *Plugin }
+
+func (b benchmark) Tasks(ctx context.Context, req *plugins.TasksRequest) (*plugins.TasksResponse, error) {
+	return call(ctx, b.p, "Tasks", true, func(i *instance) (*plugins.TasksResponse, error) {
+		return i.bench.Tasks(ctx, req)
+	})
+}
+
+// Set is the plugins of one lock, opened together for a run.
+type Set struct {
+	byName map[string]*Plugin
+}
+
+// OpenAll opens every plugin of the lock; on error it closes the ones it
+// opened.
+func OpenAll(ctx context.Context, lock *Lock, opts ...OpenOption) (*Set, error) {
+	s := &Set{byName: map[string]*Plugin{}}
+	for _, lp := range lock.Plugins {
+		p, err := Open(ctx, lock, lp.Name, opts...)
+		if err != nil {
+			s.Close()
+			return nil, err
+		}
+		s.byName[lp.Name] = p
+	}
+	return s, nil
+}
+
+// Get returns the plugin called name.
+func (s *Set) Get(name string) (*Plugin, bool) {
+	p, ok := s.byName[name]
+	return p, ok
+}
+
+// Restarts returns the restart count of every plugin by name.
+func (s *Set) Restarts() map[string]int {
+	m := map[string]int{}
+	for n, p := range s.byName {
+		m[n] = p.Restarts()
+	}
+	return m
+}
+
+// Close closes every plugin.
+func (s *Set) Close() error {
+	for _, p := range s.byName {
+		p.Close()
+	}
+	return nil
+}

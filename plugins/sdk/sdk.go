@@ -1,0 +1,55 @@
+package sdk
+
+import (
+	"os"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin"
+
+	"assay/plugins"
+	"assay/plugins/grpcshim"
+)
+
+// Plugins lists what one binary serves; leave a kind nil when the binary
+// does not serve it (calls of that kind then fail on the host with
+// plugins.ErrUnsupported).
+type Plugins struct {
+	Trainer   plugins.Trainer
+	LLM       plugins.LLM
+	Benchmark plugins.Benchmark
+}
+
+// Serve serves the given plugins until the host ends the process. It never
+// returns normally.
+func Serve(p Plugins) {
+	if p.Trainer == nil && p.LLM == nil && p.Benchmark == nil {
+		Logger("sdk").Error("sdk.Serve called with no plugin to serve")
+		os.Exit(1)
+	}
+	plugin.Serve(&plugin.ServeConfig{
+		HandshakeConfig:  grpcshim.Handshake,
+		VersionedPlugins: grpcshim.VersionedPlugins(grpcshim.PluginSet(p.Trainer, p.LLM, p.Benchmark)),
+		GRPCServer:       plugin.DefaultGRPCServer,
+		Logger:           Logger("go-plugin"),
+	})
+}
+
+// ServeTrainer serves a trainer plugin.
+func ServeTrainer(t plugins.Trainer) { Serve(Plugins{Trainer: t}) }
+
+// ServeLLM serves an LLM plugin.
+func ServeLLM(l plugins.LLM) { Serve(Plugins{LLM: l}) }
+
+// ServeBenchmark serves a benchmark plugin.
+func ServeBenchmark(b plugins.Benchmark) { Serve(Plugins{Benchmark: b}) }
+
+// Logger returns a logger for plugin code. It writes JSON lines to stderr,
+// which the host parses and files under the plugin's name in its log.
+func Logger(name string) hclog.Logger {
+	return hclog.New(&hclog.LoggerOptions{
+		Name:       name,
+		Level:      hclog.Debug,
+		Output:     os.Stderr,
+		JSONFormat: true,
+	})
+}
