@@ -27,10 +27,16 @@ func Write(s *spec.Spec) []byte {
 }
 
 func writeBody(body *hclwrite.Body, v reflect.Value, b *spec.BlockSchema, root bool) {
-	// Attributes first, then blocks, each in schema order.
+	// Attributes first, then blocks, each in schema order; a blank line
+	// separates blocks from whatever comes before them.
 	for _, f := range b.Fields {
 		if f.Kind == spec.Attr {
 			writeAttr(body, f, spec.FieldValue(v, f))
+		}
+	}
+	sep := func() {
+		if len(body.Attributes()) > 0 || len(body.Blocks()) > 0 {
+			body.AppendNewline()
 		}
 	}
 	for _, f := range b.Fields {
@@ -40,13 +46,13 @@ func writeBody(body *hclwrite.Body, v reflect.Value, b *spec.BlockSchema, root b
 			if fv.IsNil() {
 				continue
 			}
-			body.AppendNewline()
+			sep()
 			nb := body.AppendNewBlock(f.Name, nil)
 			writeBody(nb.Body(), fv.Elem(), f.Block, false)
 		case spec.Blocks:
 			for i := 0; i < fv.Len(); i++ {
 				e := fv.Index(i).Elem()
-				body.AppendNewline()
+				sep()
 				nb := body.AppendNewBlock(f.Name, []string{e.FieldByName("Name").String()})
 				if root && f.Name == blockVariable {
 					writeVariable(nb.Body(), e.Addr().Interface().(*spec.Variable))
