@@ -1,0 +1,166 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"assay/compiler/plan"
+)
+
+func init() { rootCmd.AddCommand(newPlanCmd()) }
+
+func newPlanCmd() *cobra.Command {
+	var asJSON bool
+	var flags *specFlags
+	c := &cobra.Command{
+		Use:   "plan [--json] SPEC",
+		Short: "Show the execution plan of a spec: phases and call counts",
+		Long: `Plan compiles SPEC and prints its execution plan: for each variant (one
+without a sweep), the phases in order (seed records, RL loops with their
+calibration rounds, evolution loops, evaluation) with steps, candidates,
+real runs and LLM calls per role. Counts that depend on an assumption,
+such as a critic's routed fraction, are shown as expected (low..high).
+
+With --json the plan itself is printed: the data the runtime executes, with
+format_version and a hash that depends only on the spec's meaning (it does
+not change when the spec is reformatted or comments change).
+
+Exit codes: 0 ok, 1 invalid spec, 2 usage error.`,
+		Example: `  assay plan specs/lm2lm.hcl
+  assay plan --json specs/critic-grpo.hcl | jq .hash`,
+		Args: usageArgs(1, 1),
+		RunE: func(c *cobra.Command, args []string) error {
+			p, _, err := mustCompile(c, args[0], flags)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				b, err := json.MarshalIndent(p, "", "  ")
+				if err != nil {
+					return err
+				}
+				fmt.Fprintln(c.OutOrStdout(), string(b))
+				return nil
+			}
+			writePlanSummary(c.OutOrStdout(), p)
+			return nil
+		},
+	}
+	flags = addSpecFlags(c)
+	c.Flags().BoolVar(&asJSON, "json", false, "print the plan as JSON")
+	return c
+}
+
+// writePlanSummary renders a plan for people.
+func writePlanSummary(w io.Writer, p *plan.Plan) {
+	name := p.Name
+	if name == "" {
+		name = "(unnamed)"
+	}
+	fmt.Fprintf(w, "Plan %s (format %s)\n%s\n", name, p.FormatVersion, p.Hash)
+	for _, v := range p.Variants {
+		fmt.Fprintf(w, "\nVariant %s\n", v.Name)
+		for _, ph := range v.Phases {
+			title := ph.Name
+			if ph.Loop != "" && !strings.Contains(title, ph.Loop) {
+				title += " (loop " + ph.Loop + ")"
+			}
+			fmt.Fprintf(w, "  %-12s %s\n", ph.Kind, title)
+			var facts []string
+			if !ph.Steps.IsZero() {
+				facts = append(facts, "steps "+fmtCount(ph.Steps))
+			}
+			if !ph.Refreshes.IsZero() {
+				facts = append(facts, "refreshes "+fmtCount(ph.Refreshes))
+			}
+			if !ph.Calls.Candidates.IsZero() {
+				facts = append(facts, "candidates "+fmtCount(ph.Calls.Candidates))
+			}
+			if ph.Select != "" {
+				facts = append(facts, "select "+ph.Select)
+			}
+			if len(facts) > 0 {
+				fmt.Fprintf(w, "               %s\n", strings.Join(facts, ", "))
+			}
+			if runs := sumCounts(ph.Calls.RealRuns); !runs.IsZero() {
+				fmt.Fprintf(w, "               real runs %s%s\n", fmtCount(runs), perKey(ph.Calls.RealRuns))
+			}
+			if len(ph.Calls.LLM) > 0 {
+				fmt.Fprintf(w, "               llm calls%s\n", perKey(ph.Calls.LLM))
+			}
+		}
+		runs, llm := plan.Count{}, map[string]plan.Count{}
+		for _, ph := range v.Phases {
+			runs = runs.Add(sumCounts(ph.Calls.RealRuns))
+			for r, n := range ph.Calls.LLM {
+				llm[r] = llm[r].Add(n)
+			}
+		}
+		fmt.Fprintf(w, "  total        real runs %s, llm calls%s\n", fmtCount(runs), perKey(llm))
+	}
+}
+
+func sumCounts(m map[string]plan.Count) plan.Count {
+	var c plan.Count
+	for _, n := range m {
+		c = c.Add(n)
+	}
+	return c
+}
+
+// perKey renders " a 1, b 2" in key order.
+func perKey(m map[string]plan.Count) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for i, k := range keys {
+		if i == 0 {
+			b.WriteString(":")
+		} else {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, " %s %s", k, fmtCount(m[k]))
+	}
+	return b.String()
+}
+
+// fmtCount renders "107 (39..107)" or "24,576" when exact.
+func fmtCount(c plan.Count) string {
+	if c.Low == c.Expected && c.High == c.Expected {
+		return fmtNum(c.Expected)
+	}
+	return fmt.Sprintf("%s (%s..%s)", fmtNum(c.Expected), fmtNum(c.Low), fmtNum(c.High))
+}
+
+// fmtNum renders a number with thousands separators and at most two decimals.
+func fmtNum(x float64) string {
+	s := strconv.FormatFloat(x, 'f', 2, 64)
+	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	intPart, frac, _ := strings.Cut(s, ".")
+	neg := strings.HasPrefix(intPart, "-")
+	intPart = strings.TrimPrefix(intPart, "-")
+	var b strings.Builder
+	for i, r := range intPart {
+		if i > 0 && (len(intPart)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	out := b.String()
+	if frac != "" {
+		out += "." + frac
+	}
+	if neg {
+		out = "-" + out
+	}
+	return out
+}
