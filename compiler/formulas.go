@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"assay/lang/diag"
 	"assay/lang/formula"
 	"assay/lang/spec"
 )
@@ -24,10 +25,22 @@ func checkFormula(c *compilation, f spec.Formula, vars map[string]formula.Type, 
 	if !f.Set {
 		return
 	}
-	e, ds := formula.Parse(f.V, f.Range)
+	e, ds := formula.Parse(f.V, quoteRange(f.Range))
 	c.add(ds)
 	if e == nil {
 		return
 	}
 	c.add(e.Check(vars, want))
+}
+
+// quoteRange converts a formula's range as the spec model defines it (the
+// start of the formula text, see spec.Formula) to what formula.Parse takes
+// (the attribute's quoted value, whose text starts one column later).
+func quoteRange(r diag.Range) diag.Range {
+	if !r.Valid() || r.Start.Column < 2 {
+		return r
+	}
+	r.Start.Column--
+	r.Start.Byte--
+	return r
 }

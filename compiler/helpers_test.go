@@ -1,0 +1,46 @@
+package compiler
+
+import (
+	"flag"
+	"os"
+	"strings"
+	"testing"
+
+	"assay/compiler/plan"
+	"assay/lang/diag"
+	"assay/lang/hcl"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// compileSource loads HCL source through the front end and compiles it.
+func compileSource(t testing.TB, name string, src []byte) (*plan.Plan, diag.Diagnostics) {
+	t.Helper()
+	s, ds := hcl.Load(name, src, hcl.Options{})
+	if ds.HasErrors() {
+		t.Fatalf("%s does not load:\n%s", name, ds.Format(0))
+	}
+	p, cds := Compile(s, Options{})
+	return p, append(ds, cds...)
+}
+
+func readBase(t testing.TB) string {
+	t.Helper()
+	b, err := os.ReadFile("testdata/base.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// mutate replaces the one occurrence of old in src; the test fails when old
+// is absent or ambiguous, so a stale case cannot pass silently. It returns
+// the new source and the 1-based line where the replacement starts.
+func mutate(t *testing.T, src, old, new string) (string, int) {
+	t.Helper()
+	if n := strings.Count(src, old); n != 1 {
+		t.Fatalf("%q occurs %d times in the base spec, want once", old, n)
+	}
+	i := strings.Index(src, old)
+	return src[:i] + new + src[i+len(old):], strings.Count(src[:i], "\n") + 1
+}
