@@ -200,7 +200,7 @@ func (e *Executor) reap(p *proc, limit time.Duration) {
 	}
 	e.mu.Lock()
 	switch {
-	case p.cancelled:
+	case p.cancelled || executor.WasCancelled(p.dir):
 		st.State, st.CancelledByUs, st.Reason = executor.Cancelled, true, "cancelled"
 	case p.timedOut:
 		st.State, st.Reason = executor.TimedOut, "time limit exceeded"
