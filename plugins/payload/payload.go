@@ -29,8 +29,8 @@ type Record struct {
 type ProposeRequest struct {
 	Task string `json:"task"`
 	Env  string `json:"env,omitempty"`
-	// State is the key of the state (task plus history or parent); the
-	// runtime passes the same key back in plugins.Sample.State on Update.
+	// State is the key of the state (task plus history or parent); it also
+	// salts the sampling seed, so two states at one seed differ.
 	State string `json:"state"`
 	// Parent is the current solution the proposals build on (nil: the
 	// task's baseline configuration).
@@ -41,6 +41,10 @@ type ProposeRequest struct {
 	Knobs []plugins.Knob `json:"knobs"`
 	N     int            `json:"n"`
 }
+
+// For a policy update (plugins.UpdateRequest), each plugins.Sample.State is
+// this request, encoded with Encode, exactly as it was sent: the gradient of
+// log pi(proposal | state) needs the whole state, not a key.
 
 // ProposeResponse carries the proposals, in sampling order.
 type ProposeResponse struct {

@@ -1,0 +1,97 @@
+package model
+
+import (
+	"fmt"
+	"math"
+
+	"assay/plugins/payload"
+)
+
+// The critic estimates the child's gain over its parent with the world
+// model's regression (estimate), in units of a task scale (the spread of
+// the gains in its records, or criticScale without any), adds noise of
+// standard deviation criticNoise * max(temperature, 0.05), and reads the
+// label off thresholds on the result, so that k votes of an uncertain pair
+// genuinely disagree while a clear-cut pair gets a unanimous verdict.
+//
+// 3-way: improve above +tieBand, lose below -tieBand, tie between.
+// 5-way (the ladder of relative improvement z): BigWin z > 2, MediumWin
+// z > 1, SmallWin z > 0.2, Tie z >= -0.2, Lose otherwise.
+const (
+	criticScale = 0.05
+	criticNoise = 0.25
+	tieBand     = 0.2
+)
+
+// Critique answers the critic role with one sampled label.
+func Critique(req *payload.CritiqueRequest, temperature float64, seed int64) (*payload.CritiqueResponse, error) {
+	if payload.LabelSet(req.Labels) == nil {
+		return nil, fmt.Errorf("offline critic: labels must be %q or %q, got %q", payload.Labels3, payload.Labels5, req.Labels)
+	}
+	child, _ := estimate(req.Task, req.Env, req.Records, req.Child)
+	parent, _ := estimate(req.Task, req.Env, req.Records, req.Parent)
+	z := (child - parent) / taskScale(req.Records, req.Task)
+	r := newRNG(seed, "critic:"+req.Task+":"+req.Child.ID)
+	z += r.normal() * criticNoise * math.Max(temperature, 0.05)
+	label := ""
+	if req.Labels == payload.Labels3 {
+		switch {
+		case z > tieBand:
+			label = payload.LabelImprove
+		case z >= -tieBand:
+			label = payload.LabelTie
+		default:
+			label = payload.LabelLose
+		}
+	} else {
+		switch {
+		case z > 2:
+			label = payload.LabelBigWin
+		case z > 1:
+			label = payload.LabelMediumWin
+		case z > 0.2:
+			label = payload.LabelSmallWin
+		case z >= -0.2:
+			label = payload.Label5Tie
+		default:
+			label = payload.Label5Lose
+		}
+	}
+	return &payload.CritiqueResponse{Label: label, Reason: fmt.Sprintf("estimated relative change %+.2f", z)}, nil
+}
+
+// taskScale is the standard deviation of the task's recorded gains (all
+// records when the task has fewer than three).
+func taskScale(records []payload.Record, task string) float64 {
+	var xs []float64
+	for _, r := range records {
+		if r.Task == task && !r.Infeasible {
+			xs = append(xs, r.Gain)
+		}
+	}
+	if len(xs) < 3 {
+		xs = xs[:0]
+		for _, r := range records {
+			if !r.Infeasible {
+				xs = append(xs, r.Gain)
+			}
+		}
+	}
+	if len(xs) < 3 {
+		return criticScale
+	}
+	m := 0.0
+	for _, x := range xs {
+		m += x
+	}
+	m /= float64(len(xs))
+	v := 0.0
+	for _, x := range xs {
+		v += (x - m) * (x - m)
+	}
+	sd := math.Sqrt(v / float64(len(xs)-1))
+	if sd < 1e-9 {
+		return criticScale
+	}
+	return sd
+}

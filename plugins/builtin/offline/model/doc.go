@@ -1,0 +1,30 @@
+// Package model is the offline LLM: an embedded stand-in for every model
+// role, so an Assay experiment runs end to end with no network. It behaves
+// like a model rather than returning canned answers: it is noisy, its
+// answers depend on the seed and the temperature, and it improves with
+// training (the proposer) or with records in its context (rwm, critic).
+//
+//   - proposer (propose.go): a softmax policy over typed edits (knob, value)
+//     of the trainer's knobs. An edit's score is an untrained prior (small
+//     moves from the current value are likelier) plus learnt weights on
+//     three features: the edit, the edit within the task, and its
+//     mechanism direction. Proposals are the parent's setup plus one
+//     sampled edit, at the request's temperature and seed. Update applies
+//     GRPO: the learning rate times the mean over samples of advantage x
+//     grad log pi(edit | state), and returns the policy as JSON (Policy),
+//     which later requests carry in State. Each plugins.Sample.State must
+//     be the payload.ProposeRequest the proposal was sampled from.
+//   - rwm (predict.go): kernel regression of gain over the records in
+//     context, by edit overlap and task, shrunk towards a fixed prior, with
+//     noise that shrinks as relevant records accumulate.
+//   - critic (critic.go): the rwm's estimate of child minus parent in
+//     units of the task's gain spread, plus sampled noise, read off as a
+//     3-way or 5-way ladder label; k votes disagree on close calls.
+//   - summarizer and builder/implementer (build.go): a neutral description
+//     of the edits; edits checked against the knobs (or read from the idea's
+//     text), numbers snapped to listed values, and an infeasible build at a
+//     small rate that grows with the number of edits.
+//
+// Model serves all of this as plugins.LLM; usage counts about four bytes a
+// token. The plugin binary in the parent directory serves Model.
+package model

@@ -1,0 +1,115 @@
+package model
+
+import (
+	"context"
+	"fmt"
+
+	"assay/plugins"
+	"assay/plugins/payload"
+)
+
+// Model serves every LLM role from the functions of this package. It holds
+// no state between calls: the proposer's policy travels in the requests'
+// State, so a restarted plugin resumes exactly.
+type Model struct{}
+
+var _ plugins.LLM = Model{}
+
+// Complete answers one role call.
+func (Model) Complete(ctx context.Context, req *plugins.CompleteRequest) (*plugins.CompleteResponse, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var out any
+	var text string
+	switch req.Role {
+	case plugins.RolePropose:
+		var in payload.ProposeRequest
+		if err := payload.Decode(req.Payload, &in); err != nil {
+			return nil, err
+		}
+		pol, err := LoadPolicy(req.State)
+		if err != nil {
+			return nil, err
+		}
+		resp, err := pol.Propose(&in, req.Temperature, req.Seed)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range resp.Proposals {
+			text += p.Text + "\n"
+		}
+		out = resp
+	case plugins.RolePredict:
+		var in payload.PredictRequest
+		if err := payload.Decode(req.Payload, &in); err != nil {
+			return nil, err
+		}
+		resp := Predict(&in, req.Temperature, req.Seed)
+		text = fmt.Sprintf("Predicted gain %.4f (confidence %.2f).", resp.PredictedGain, resp.Confidence)
+		out = resp
+	case plugins.RoleCritic:
+		var in payload.CritiqueRequest
+		if err := payload.Decode(req.Payload, &in); err != nil {
+			return nil, err
+		}
+		resp, err := Critique(&in, req.Temperature, req.Seed)
+		if err != nil {
+			return nil, err
+		}
+		text = resp.Label + ": " + resp.Reason
+		out = resp
+	case plugins.RoleSummarize:
+		var in payload.SummarizeRequest
+		if err := payload.Decode(req.Payload, &in); err != nil {
+			return nil, err
+		}
+		resp := Summarize(&in, req.Seed)
+		text = resp.Summary
+		out = resp
+	case plugins.RoleBuild, plugins.RoleImplement:
+		var in payload.ImplementRequest
+		if err := payload.Decode(req.Payload, &in); err != nil {
+			return nil, err
+		}
+		resp := Implement(&in, req.Seed)
+		text = "Implemented."
+		if resp.Infeasible {
+			text = "Failed: " + resp.Reason
+		}
+		out = resp
+	default:
+		return nil, fmt.Errorf("offline model: unknown role %q", req.Role)
+	}
+	b, err := payload.Encode(out)
+	if err != nil {
+		return nil, err
+	}
+	return &plugins.CompleteResponse{Text: text, Payload: b, Usage: usage(req, text, b)}, nil
+}
+
+// usage counts tokens as a hosted model would bill them: the prompt
+// (messages and payload) in, the answer out, about four bytes a token.
+func usage(req *plugins.CompleteRequest, text string, out []byte) plugins.Usage {
+	in := payload.Tokens(string(req.Payload))
+	for _, m := range req.Messages {
+		in += payload.Tokens(m.Content) + 4
+	}
+	return plugins.Usage{In: in, Out: payload.Tokens(text) + payload.Tokens(string(out))}
+}
+
+// Update applies one GRPO step to the proposer policy in req.State.
+func (Model) Update(ctx context.Context, req *plugins.UpdateRequest) (*plugins.UpdateResponse, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	pol, err := LoadPolicy(req.State)
+	if err != nil {
+		return nil, err
+	}
+	next, stats, err := pol.Update(req)
+	if err != nil {
+		return nil, err
+	}
+	return &plugins.UpdateResponse{State: next.Bytes(), Stats: stats}, nil
+}

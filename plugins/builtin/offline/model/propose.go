@@ -1,0 +1,283 @@
+package model
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"assay/plugins"
+	"assay/plugins/payload"
+)
+
+// Policy is the proposer's trainable state: weights on features of an
+// edit. It is what Update returns and what later requests carry in State.
+type Policy struct {
+	Version int `json:"version"`
+	// Steps counts the updates applied.
+	Steps int `json:"steps"`
+	// Weights maps a feature to its weight; absent features weigh 0.
+	Weights map[string]float64 `json:"weights"`
+}
+
+const policyVersion = 1
+
+// LoadPolicy decodes a policy checkpoint; nil or empty is the initial policy.
+func LoadPolicy(state []byte) (*Policy, error) {
+	p := &Policy{Version: policyVersion, Weights: map[string]float64{}}
+	if len(state) == 0 {
+		return p, nil
+	}
+	if err := payload.Decode(state, p); err != nil {
+		return nil, fmt.Errorf("offline proposer: bad policy state: %w", err)
+	}
+	if p.Version != policyVersion {
+		return nil, fmt.Errorf("offline proposer: policy state version %d, want %d", p.Version, policyVersion)
+	}
+	if p.Weights == nil {
+		p.Weights = map[string]float64{}
+	}
+	return p, nil
+}
+
+// Bytes encodes the policy; map keys are sorted, so equal policies give
+// equal bytes.
+func (p *Policy) Bytes() []byte {
+	b, err := json.Marshal(p)
+	if err != nil {
+		panic(err) // only floats and strings: cannot fail unless NaN
+	}
+	return b
+}
+
+// action is one candidate edit: set Knob to Value.
+type action struct {
+	Knob, Value, Mechanism string
+	// prior is the untrained model's preference: small moves from the
+	// current value are likelier than big ones, plus a fixed idiosyncrasy.
+	prior float64
+}
+
+// features of an action in a task: a global preference for the edit, a
+// task-specific one, and one for its mechanism direction.
+func (a action) features(task string) [3]string {
+	return [3]string{
+		"edit:" + a.Knob + "=" + a.Value,
+		"task:" + task + ":" + a.Knob + "=" + a.Value,
+		"mech:" + a.Mechanism,
+	}
+}
+
+func (p *Policy) score(a action, task string) float64 {
+	s := a.prior
+	for _, f := range a.features(task) {
+		s += p.Weights[f]
+	}
+	return s
+}
+
+// currentEdits is the setup the proposals build on.
+func currentEdits(parent *plugins.Proposal) map[string]string {
+	cur := map[string]string{}
+	if parent != nil {
+		for k, v := range parent.Edits {
+			cur[k] = v
+		}
+	}
+	return cur
+}
+
+// candidates lists every edit that changes the current setup, in a fixed
+// order (knob order, then value order).
+func candidates(req *payload.ProposeRequest) []action {
+	cur := currentEdits(req.Parent)
+	var out []action
+	for _, k := range req.Knobs {
+		now, ok := cur[k.Name]
+		if !ok {
+			now = k.Default
+		}
+		at := -1
+		for i, v := range k.Values {
+			if v == now {
+				at = i
+			}
+		}
+		for i, v := range k.Values {
+			if v == now {
+				continue
+			}
+			dist := 1.0
+			if at >= 0 {
+				dist = math.Abs(float64(i - at))
+			}
+			out = append(out, action{
+				Knob: k.Name, Value: v, Mechanism: k.Mechanism,
+				prior: -0.4*(dist-1) + 0.3*unitHash("prior:"+k.Name+"="+v),
+			})
+		}
+	}
+	return out
+}
+
+// probs is the softmax of scores / temperature; temperature <= 0 is greedy.
+func (p *Policy) probs(acts []action, task string, temperature float64) []float64 {
+	ps := make([]float64, len(acts))
+	if len(acts) == 0 {
+		return ps
+	}
+	if temperature <= 0 {
+		best := 0
+		for i, a := range acts {
+			if p.score(a, task) > p.score(acts[best], task) {
+				best = i
+			}
+		}
+		ps[best] = 1
+		return ps
+	}
+	m := math.Inf(-1)
+	for i, a := range acts {
+		ps[i] = p.score(a, task) / temperature
+		m = math.Max(m, ps[i])
+	}
+	sum := 0.0
+	for i := range ps {
+		ps[i] = math.Exp(ps[i] - m)
+		sum += ps[i]
+	}
+	for i := range ps {
+		ps[i] /= sum
+	}
+	return ps
+}
+
+func sample(r *rng, ps []float64) int {
+	u := r.float()
+	for i, p := range ps {
+		u -= p
+		if u < 0 {
+			return i
+		}
+	}
+	return len(ps) - 1
+}
+
+// Propose samples N proposals, each the parent's setup plus one edit.
+func (p *Policy) Propose(req *payload.ProposeRequest, temperature float64, seed int64) (*payload.ProposeResponse, error) {
+	if req.N < 1 {
+		return nil, fmt.Errorf("offline proposer: n must be at least 1, got %d", req.N)
+	}
+	acts := candidates(req)
+	if len(acts) == 0 {
+		return nil, fmt.Errorf("offline proposer: no knob can change (knobs: %d)", len(req.Knobs))
+	}
+	ps := p.probs(acts, req.Task, temperature)
+	r := newRNG(seed, "propose:"+req.State)
+	resp := &payload.ProposeResponse{}
+	for i := 0; i < req.N; i++ {
+		a := acts[sample(r, ps)]
+		edits := currentEdits(req.Parent)
+		edits[a.Knob] = a.Value
+		resp.Proposals = append(resp.Proposals, plugins.Proposal{
+			ID:        fmt.Sprintf("%s#%d", req.State, i),
+			Text:      describeEdit(a.Knob, a.Value, a.Mechanism, r),
+			Mechanism: a.Mechanism,
+			Edits:     edits,
+		})
+	}
+	return resp, nil
+}
+
+var pitches = []string{
+	"Try setting %s to %s; this should help the %s.",
+	"I propose %s = %s, a change to the %s.",
+	"Change %s to %s to improve the %s.",
+}
+
+func describeEdit(knob, value, mech string, r *rng) string {
+	return fmt.Sprintf(pitches[r.next()%uint64(len(pitches))], knob, value, mech)
+}
+
+// actionOf finds which candidate a proposal took: the one edit in which it
+// differs from the parent.
+func actionOf(acts []action, req *payload.ProposeRequest, prop plugins.Proposal) (int, error) {
+	cur := currentEdits(req.Parent)
+	var diff []string
+	for k, v := range prop.Edits {
+		if cur[k] != v {
+			diff = append(diff, k)
+		}
+	}
+	if len(diff) != 1 {
+		return -1, fmt.Errorf("proposal %q changes %d knobs (%s), want 1", prop.ID, len(diff), strings.Join(diff, ", "))
+	}
+	for i, a := range acts {
+		if a.Knob == diff[0] && a.Value == prop.Edits[diff[0]] {
+			return i, nil
+		}
+	}
+	return -1, fmt.Errorf("proposal %q: edit %s=%s is not a candidate", prop.ID, diff[0], prop.Edits[diff[0]])
+}
+
+// Update is one GRPO step: for each sample, the gradient of log pi(a|s) (at
+// temperature 1) times its advantage, averaged over samples and scaled by
+// the learning rate. Each sample's State must be the ProposeRequest payload
+// the proposal was sampled from, since the gradient needs every
+// alternative the policy weighed.
+func (p *Policy) Update(req *plugins.UpdateRequest) (*Policy, map[string]float64, error) {
+	if len(req.Samples) == 0 {
+		return nil, nil, fmt.Errorf("offline proposer: update with no samples")
+	}
+	if !(req.LearningRate > 0) {
+		return nil, nil, fmt.Errorf("offline proposer: learning rate must be positive, got %v", req.LearningRate)
+	}
+	grad := map[string]float64{}
+	entropy := 0.0
+	for i, s := range req.Samples {
+		var preq payload.ProposeRequest
+		if err := payload.Decode([]byte(s.State), &preq); err != nil {
+			return nil, nil, fmt.Errorf("offline proposer: sample %d: State must be the ProposeRequest payload: %w", i, err)
+		}
+		acts := candidates(&preq)
+		ps := p.probs(acts, preq.Task, 1)
+		k, err := actionOf(acts, &preq, s.Proposal)
+		if err != nil {
+			return nil, nil, fmt.Errorf("offline proposer: sample %d: %w", i, err)
+		}
+		for j, a := range acts {
+			if ps[j] > 0 {
+				entropy -= ps[j] * math.Log(ps[j]) / float64(len(req.Samples))
+			}
+			ind := 0.0
+			if j == k {
+				ind = 1
+			}
+			c := s.Advantage * (ind - ps[j])
+			if c == 0 {
+				continue
+			}
+			for _, f := range a.features(preq.Task) {
+				grad[f] += c
+			}
+		}
+	}
+	next := &Policy{Version: policyVersion, Steps: p.Steps + 1, Weights: map[string]float64{}}
+	for f, w := range p.Weights {
+		next.Weights[f] = w
+	}
+	keys := make([]string, 0, len(grad))
+	for f := range grad {
+		keys = append(keys, f)
+	}
+	sort.Strings(keys) // a fixed summation order for the norm
+	norm := 0.0
+	n := float64(len(req.Samples))
+	for _, f := range keys {
+		g := grad[f] / n
+		norm += g * g
+		next.Weights[f] += req.LearningRate * g
+	}
+	return next, map[string]float64{"entropy": entropy, "grad_norm": math.Sqrt(norm), "step": float64(next.Steps)}, nil
+}
