@@ -49,6 +49,8 @@ func (c *checker) check(n *node) (t Type, ok bool) {
 	switch n.op {
 	case opNum:
 		return Number, true
+	case opBool:
+		return Bool, true
 	case opVar:
 		if t, found := c.vars[n.name]; found {
 			return t, true
@@ -66,9 +68,9 @@ func (c *checker) check(n *node) (t Type, ok bool) {
 			hint = diag.DidYouMean(n.name[i+1:], names)
 		}
 		if hint != "" {
-			d.WithDetail("%s; this formula may use: %s", hint, strings.Join(names, ", "))
+			d.WithDetail("%s This formula may use: %s.", hint, strings.Join(names, ", "))
 		} else {
-			d.WithDetail("this formula may use: %s", strings.Join(names, ", "))
+			d.WithDetail("This formula may use: %s.", strings.Join(names, ", "))
 		}
 		return Number, false
 	case opCall:
@@ -133,9 +135,9 @@ func (c *checker) checkCall(n *node) (Type, bool) {
 		if n.name == "if" {
 			d.WithDetail("write a conditional as cond ? a : b, e.g. \"label_score > 0 ? 1 : -1\"")
 		} else if hint := diag.DidYouMean(n.name, funcNames()); hint != "" {
-			d.WithDetail("%s; functions are: %s", hint, strings.Join(funcNames(), ", "))
+			d.WithDetail("%s Functions are: %s.", hint, strings.Join(funcNames(), ", "))
 		} else {
-			d.WithDetail("functions are: %s", strings.Join(funcNames(), ", "))
+			d.WithDetail("Functions are: %s.", strings.Join(funcNames(), ", "))
 		}
 		// Still check the arguments for their own errors.
 		for _, k := range n.kids {

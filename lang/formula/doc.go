@@ -11,6 +11,8 @@
 // table of the field that holds it, and the runtime, which binds exactly
 // those names when it evaluates the formula.
 //
+// Literals are numbers and the booleans true and false.
+//
 // Formulas are parsed once and evaluated many times: Eval walks a compact
 // tree and does not allocate on success.
 //

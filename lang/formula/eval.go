@@ -9,6 +9,7 @@ type opcode uint8
 
 const (
 	opNum opcode = iota
+	opBool // num is 1 for true, 0 for false
 	opVar
 	opCall
 	opNeg
@@ -137,6 +138,8 @@ func (e *Expr) eval(n *node, env Env) (Value, error) {
 	switch n.op {
 	case opNum:
 		return Value{T: Number, Num: n.num}, nil
+	case opBool:
+		return Value{T: Bool, Bool: n.num != 0}, nil
 	case opVar:
 		v, ok := env[n.name]
 		if !ok {

@@ -334,6 +334,12 @@ func (e *Expr) lowerPrimary(t *pPrimary, diags *diag.Diagnostics) *node {
 		}
 		n.fn = lookupFunc(t.Ref.Name)
 		return n
+	case t.Ref != nil && (t.Ref.Name == "true" || t.Ref.Name == "false"):
+		n := &node{op: opBool, start: start, end: end}
+		if t.Ref.Name == "true" {
+			n.num = 1
+		}
+		return n
 	case t.Ref != nil:
 		return &node{op: opVar, name: t.Ref.Name, start: start, end: end}
 	default:

@@ -73,6 +73,12 @@ func write(b *strings.Builder, n *node) {
 	switch n.op {
 	case opNum:
 		b.WriteString(formatNum(n.num))
+	case opBool:
+		if n.num != 0 {
+			b.WriteString("true")
+		} else {
+			b.WriteString("false")
+		}
 	case opVar:
 		b.WriteString(n.name)
 	case opCall:
