@@ -8,8 +8,8 @@ import (
 type opcode uint8
 
 const (
-	opNum opcode = iota
-	opBool // num is 1 for true, 0 for false
+	opNum  opcode = iota
+	opBool        // num is 1 for true, 0 for false
 	opVar
 	opCall
 	opNeg
