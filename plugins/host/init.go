@@ -44,7 +44,7 @@ type Options struct {
 	CacheDir string
 	// GoCmd is the go command (default "go").
 	GoCmd string
-	// Rebuild rebuilds built-ins even when a cached binary exists.
+	// Rebuild deletes cached built-in binaries before building them.
 	Rebuild bool
 	// BuildLog receives the go build commands as they run (nil: nowhere).
 	BuildLog io.Writer
@@ -57,8 +57,8 @@ func LockPathFor(specPath string) string {
 
 var builtinName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
 
-// Init resolves every plugin, builds built-ins that are missing from the
-// cache, and writes the lock to lockPath. It reports every bad spec at once.
+// Init resolves every plugin, builds (or brings up to date) built-in
+// binaries in the cache, and writes the lock to lockPath. It reports every bad spec at once.
 func Init(ctx context.Context, specs []Spec, lockPath string, opts Options) (*Lock, error) {
 	if lockPath == "" {
 		return nil, errors.New("host.Init: no lock file path given")
@@ -182,16 +182,23 @@ func buildBuiltin(ctx context.Context, root, name string, opts Options) (string,
 		return "", fmt.Errorf("no built-in plugin %q in %s (built-ins: %s)", name, root, strings.Join(listBuiltins(root), ", "))
 	}
 	out := filepath.Join(opts.CacheDir, name)
-	if !opts.Rebuild {
-		if fi, err := os.Stat(out); err == nil && fi.Mode().IsRegular() {
-			return out, nil
+	cached := false
+	if fi, err := os.Stat(out); err == nil && fi.Mode().IsRegular() {
+		cached = true
+	}
+	if cached && opts.Rebuild {
+		if err := os.Remove(out); err != nil {
+			return "", err
 		}
+		cached = false
 	}
 	if err := os.MkdirAll(opts.CacheDir, 0o755); err != nil {
 		return "", err
 	}
-	// -trimpath keeps file system paths out of the binary, so the same
-	// source and toolchain give the same checksum in any checkout.
+	// go build leaves an up-to-date binary alone (a fraction of a second),
+	// so building every time keeps the cache from going stale after the
+	// source changed. -trimpath keeps file system paths out of the binary,
+	// so the same source and toolchain give the same checksum anywhere.
 	args := []string{"build", "-trimpath", "-o", out, "./plugins/builtin/" + name}
 	if opts.BuildLog != nil {
 		fmt.Fprintf(opts.BuildLog, "(cd %s && %s %s)\n", root, opts.GoCmd, strings.Join(args, " "))
@@ -201,6 +208,10 @@ func buildBuiltin(ctx context.Context, root, name string, opts Options) (string,
 	var buf bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf
 	if err := cmd.Run(); err != nil {
+		if cached && errors.Is(err, exec.ErrNotFound) {
+			// No Go toolchain here: the cached binary is the best we have.
+			return out, nil
+		}
 		return "", fmt.Errorf("building built-in plugin %q failed (%v):\n%s", name, err, strings.TrimSpace(buf.String()))
 	}
 	return out, nil
