@@ -222,7 +222,7 @@ func (k *checker) pricesDomain() {
 		}
 		d := diag.Errorf(CodePriceMissing, g.Range, "GPU type %q of environment %q has no price", g.V, e.Name)
 		if h := diag.DidYouMean(g.V, known); h != "" {
-			d.WithDetail("%s; or add it: prices { gpu_hourly = { %s = 14.00 } }", h, g.V)
+			d.WithDetail("%s Or add it: prices { gpu_hourly = { %s = 14.00 } }", h, g.V)
 		} else {
 			d.WithDetail("add prices { gpu_hourly = { %s = 14.00 } } (dollars per GPU-hour); a run is never priced at $0", g.V)
 		}

@@ -1,0 +1,231 @@
+package estimate
+
+import (
+	"math"
+	"testing"
+
+	"assay/compiler"
+	"assay/compiler/plan"
+	"assay/lang/hcl"
+)
+
+// loadSpec loads, compiles and estimates one of the example specs.
+func loadSpec(t *testing.T, name string) (*plan.Plan, *Report) {
+	t.Helper()
+	s, ds := hcl.LoadFile("../../specs/"+name+".hcl", hcl.Options{})
+	if ds.HasErrors() {
+		t.Fatalf("specs/%s.hcl does not load:\n%s", name, ds.Format(0))
+	}
+	p, cds := compiler.Compile(s, compiler.Options{})
+	if cds.HasErrors() {
+		t.Fatalf("specs/%s.hcl does not compile:\n%s", name, cds.Format(0))
+	}
+	return p, Estimate(p)
+}
+
+func exact(t *testing.T, what string, got plan.Count, want float64) {
+	t.Helper()
+	if !near(got.Low, want) || !near(got.Expected, want) || !near(got.High, want) {
+		t.Errorf("%s = %+v, want exactly %v", what, got, want)
+	}
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) <= 1e-6*math.Max(1, math.Abs(b)) }
+
+func tasks(p *plan.Plan, split string) int {
+	n := 0
+	for _, e := range p.Variants[0].Envs {
+		for _, t := range e.Tasks {
+			if t.Split == split {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func phase(p *plan.Plan, kind string) []*plan.Phase {
+	var out []*plan.Phase
+	for _, ph := range p.Variants[0].Phases {
+		if ph.Kind == kind {
+			out = append(out, ph)
+		}
+	}
+	return out
+}
+
+func TestAcceptanceLM2LM(t *testing.T) {
+	p, r := loadSpec(t, "lm2lm")
+	v := p.Variants[0]
+	if len(v.Envs) != 8 {
+		t.Errorf("environments = %d, want 8", len(v.Envs))
+	}
+	if n := tasks(p, "train"); n != 40 {
+		t.Errorf("train tasks = %d, want 40", n)
+	}
+	if n := tasks(p, "holdout"); n != 10 {
+		t.Errorf("holdout tasks = %d, want 10", n)
+	}
+	l := v.Loops[0]
+	if l.Algorithm != "dapo" || l.RolloutEvery != 8 || l.StatesPerStep != 256 || l.ProposalsPerState != 8 {
+		t.Errorf("loop = %+v, want dapo, rollout_every 8, 256 x 8", l)
+	}
+	exact(t, "loops.policy.steps", r.Loops["policy"].Steps, 96)
+	if v.Rewards[0].Clip != 6 {
+		t.Errorf("clip = %v, want 6", v.Rewards[0].Clip)
+	}
+	cal := phase(p, plan.PhaseCalibration)
+	var after []int
+	budget := 0.0
+	for _, ph := range cal {
+		after = append(after, ph.AfterStep)
+		for _, c := range ph.Calls.RealRuns {
+			budget += c.Expected
+		}
+	}
+	if len(after) != 3 || after[0] != 16 || after[1] != 40 || after[2] != 64 || budget != 100 {
+		t.Errorf("calibration after %v with %v runs, want [16 40 64] and 100", after, budget)
+	}
+	seed := phase(p, plan.PhaseSeedRecords)
+	if len(seed) != 1 || sum(seed[0].Calls.RealRuns).Expected != 100 {
+		t.Errorf("seed records = %+v, want 100 real runs", seed)
+	}
+	exact(t, "totals.real_runs", r.Totals.RealRuns, 200)
+	exact(t, "roles.rwm.calls", r.Roles["rwm"].Calls, 24576)
+	exact(t, "rl refreshes", phase(p, plan.PhaseRL)[0].Refreshes, 12)
+	if len(phase(p, plan.PhaseEvaluation)) != 0 {
+		t.Error("lm2lm.hcl has no evaluation block, but the plan has an evaluation phase")
+	}
+	if ds := r.CheckCaps(v.Budget); ds.HasErrors() {
+		t.Errorf("lm2lm breaks its own caps:\n%s", ds.Format(0))
+	}
+}
+
+func sum(m map[string]plan.Count) plan.Count {
+	var c plan.Count
+	for _, x := range m {
+		c = c.Add(x)
+	}
+	return c
+}
+
+func TestAcceptanceLM2LMEval(t *testing.T) {
+	p, r := loadSpec(t, "lm2lm-eval")
+	ev := phase(p, plan.PhaseEvaluation)
+	if len(ev) != 1 {
+		t.Fatalf("evaluation phases = %d, want 1", len(ev))
+	}
+	exact(t, "evaluation real runs", sum(ev[0].Calls.RealRuns), 40)
+	exact(t, "totals.real_runs", r.Totals.RealRuns, 240)
+}
+
+func TestAcceptanceLM2LMVerifyAll(t *testing.T) {
+	p, r := loadSpec(t, "lm2lm-verify-all")
+	l := p.Variants[0].Loops[0]
+	if l.Algorithm != "grpo" || l.StatesPerStep != 32 || l.ProposalsPerState != 8 {
+		t.Errorf("loop = %+v, want grpo 32 x 8", l)
+	}
+	exact(t, "loops.policy.steps", r.Loops["policy"].Steps, 100)
+	for _, e := range p.Variants[0].Envs {
+		if e.GPUHours != 45 || e.GPUs != 8 || e.Hours != 5.625 {
+			t.Errorf("environment %s runs %v GPUs x %v h = %v GPU-hours, want 8 x 5.625 = 45", e.Name, e.GPUs, e.Hours, e.GPUHours)
+		}
+	}
+	exact(t, "totals.real_runs", r.Totals.RealRuns, 25600)
+	exact(t, "totals.gpu_hours", r.Totals.GPUHours, 1152000)
+	price := p.Variants[0].Prices["B200"]
+	exact(t, "totals.usd_gpu", r.Totals.USDGPU, 1152000*price)
+	if r.Totals.USD.Expected <= 16e6 {
+		t.Errorf("totals.usd = %v, want over $16M", r.Totals.USD.Expected)
+	}
+	if price == 14 {
+		exact(t, "totals.usd_gpu at $14", r.Totals.USDGPU, 16128000)
+	}
+	exact(t, "gpu_hours_by_type.B200", r.GPUHoursByType["B200"], 1152000)
+}
+
+func TestAcceptanceCriticEvolve(t *testing.T) {
+	p, r := loadSpec(t, "critic-evolve")
+	v := p.Variants[0]
+	if len(v.Envs) != 1 || tasks(p, "train") != 29 {
+		t.Errorf("environments %d with %d train tasks, want 1 with 29", len(v.Envs), tasks(p, "train"))
+	}
+	l := v.Loops[0]
+	if l.Islands != 3 || l.Rounds != 10 || l.MigrationEvery != 4 || l.Ideas != 16 || l.Verifications != 1 {
+		t.Errorf("loop = %+v, want 3 islands x 10 rounds, migration 4, 16 ideas, 1 verification", l)
+	}
+	if v.Critics[0].Votes != 16 {
+		t.Errorf("votes = %d, want 16", v.Critics[0].Votes)
+	}
+	temps := map[string]float64{}
+	for _, role := range v.Roles {
+		temps[role.Kind] = role.Temperature
+	}
+	if temps["proposer"] != 0.8 || temps["summarizer"] != 0.4 || temps["critic"] != 0.7 {
+		t.Errorf("temperatures = %v, want proposer 0.8, summarizer 0.4, critic 0.7", temps)
+	}
+	exact(t, "totals.real_runs", r.Totals.RealRuns, 870)
+	exact(t, "roles.critic.calls", r.Roles["critic"].Calls, 222720)
+	if ds := r.CheckCaps(v.Budget); ds.HasErrors() {
+		t.Errorf("critic-evolve breaks its own caps:\n%s", ds.Format(0))
+	}
+}
+
+func TestAcceptanceCriticGRPO(t *testing.T) {
+	p, r := loadSpec(t, "critic-grpo")
+	v := p.Variants[0]
+	l := v.Loops[0]
+	if l.StatesPerStep != 16 || l.ProposalsPerState != 16 || !l.UntilBudget {
+		t.Errorf("loop = %+v, want 16 x 16 until_budget", l)
+	}
+	c := v.Critics[0]
+	if c.Votes != 16 || c.Threshold != 0.25 || !near(c.Routed.Expected, 0.363) {
+		t.Errorf("critic = %+v, want k 16, threshold 0.25, routed 0.363", c)
+	}
+	steps := r.Loops[l.Name].Steps
+	if steps.Expected != 107 || steps.Low != 39 || steps.High != 107 {
+		t.Errorf("loops.%s.steps = %+v, want {39 107 107}", l.Name, steps)
+	}
+	if r.Totals.RealRuns.High > 10000 {
+		t.Errorf("plans %v real runs at most, over the 10,000 budget", r.Totals.RealRuns.High)
+	}
+	if ds := r.CheckCaps(v.Budget); ds.HasErrors() {
+		t.Errorf("critic-grpo breaks its own caps:\n%s", ds.Format(0))
+	}
+}
+
+func TestAcceptanceCriticGRPOVerifyAll(t *testing.T) {
+	p, r := loadSpec(t, "critic-grpo-verify-all")
+	l := p.Variants[0].Loops[0]
+	exact(t, "loops."+l.Name+".steps", r.Loops[l.Name].Steps, 39)
+	if r.Totals.RealRuns.High > 10000 {
+		t.Errorf("plans %v real runs at most, over the 10,000 budget", r.Totals.RealRuns.High)
+	}
+}
+
+func TestAcceptanceCriticSweep(t *testing.T) {
+	p, r := loadSpec(t, "critic-sweep")
+	if len(p.Variants) != 8 || len(r.Variants) != 8 {
+		t.Fatalf("variants = %d in the plan, %d in the report; want 8 (4 votes x 2 thresholds)", len(p.Variants), len(r.Variants))
+	}
+	var total plan.Count
+	for _, v := range r.Variants {
+		total = total.Add(v.Totals.USD)
+		if len(v.Overrides) != 2 {
+			t.Errorf("variant %s overrides %v, want 2 axes", v.Name, v.Overrides)
+		}
+	}
+	if !near(total.Expected, r.Totals.USD.Expected) {
+		t.Errorf("top-level usd %v, want the sum over variants %v", r.Totals.USD.Expected, total.Expected)
+	}
+	// More votes cost more critic calls for the same steps.
+	if r.Variants[0].Roles["critic"].Calls.Expected >= r.Variants[len(r.Variants)-1].Roles["critic"].Calls.Expected {
+		t.Errorf("critic calls do not grow with votes: first %v, last %v", r.Variants[0].Roles["critic"].Calls, r.Variants[len(r.Variants)-1].Roles["critic"].Calls)
+	}
+}
+
+func TestAcceptanceSmallLocal(t *testing.T) {
+	_, r := loadSpec(t, "small-local")
+	// 4 seed + 2 calibration + 1 holdout task x max(2, 2) evaluation runs.
+	exact(t, "totals.real_runs", r.Totals.RealRuns, 8)
+}
