@@ -1,0 +1,366 @@
+package cue
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"cuelang.org/go/cue"
+	"cuelang.org/go/cue/ast"
+	"cuelang.org/go/cue/build"
+	"cuelang.org/go/cue/cuecontext"
+	cueerrors "cuelang.org/go/cue/errors"
+	"cuelang.org/go/cue/parser"
+	"cuelang.org/go/cue/token"
+
+	"assay/lang/diag"
+	"assay/lang/spec"
+	cueschema "assay/stdlib/cue"
+)
+
+// Options are the command-line inputs of a load, as for the HCL front end.
+type Options struct {
+	// Vars are raw "name=value" assignments from -var, applied after
+	// VarFiles, in order. A value is read by the variable's declared type:
+	// numbers and bools as such, strings verbatim, lists as CUE/JSON lists.
+	Vars []string
+	// VarFiles are paths of CUE or JSON files of NAME: VALUE fields, from
+	// -var-file, applied in order.
+	VarFiles []string
+}
+
+// Diagnostic codes of this package. cue_syntax and cue_constraint are CUE's
+// own errors; the others mean what they mean in the HCL front end.
+const (
+	codeCUESyntax     = "cue_syntax"
+	codeCUEConstraint = "cue_constraint"
+	codeUnknownField  = "E_UNKNOWN_FIELD"
+	codeType          = "E_TYPE"
+	codeEnum          = "E_ENUM"
+	codeRefSyntax     = "E_REF_SYNTAX"
+	codeVarUnknown    = "E_VAR_UNKNOWN"
+	codeVarRequired   = "E_VAR_REQUIRED"
+	codeVarType       = "E_VAR_TYPE"
+	codeVarSyntax     = "E_VAR_SYNTAX"
+	codeFileRead      = "E_FILE_READ"
+)
+
+// varsFile is the name of the synthetic file that holds the var struct.
+const varsFile = "<assay vars>"
+
+// LoadFile reads the spec at path: a .cue file, or a directory whose .cue
+// files form one CUE package. It returns a best-effort spec alongside errors;
+// the spec is nil only when the CUE does not parse.
+func LoadFile(path string, opts Options) (*spec.Spec, diag.Diagnostics) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, diag.Diagnostics{diag.Errorf(codeFileRead, diag.Range{Filename: path}, "cannot read spec: %v", err)}
+	}
+	var names []string
+	if info.IsDir() {
+		entries, err := os.ReadDir(path)
+		if err != nil {
+			return nil, diag.Diagnostics{diag.Errorf(codeFileRead, diag.Range{Filename: path}, "cannot read spec directory: %v", err)}
+		}
+		for _, e := range entries {
+			n := e.Name()
+			if e.IsDir() || !strings.HasSuffix(n, ".cue") || strings.HasPrefix(n, ".") || strings.HasPrefix(n, "_") {
+				continue
+			}
+			names = append(names, filepath.Join(path, n))
+		}
+		if len(names) == 0 {
+			return nil, diag.Diagnostics{diag.Errorf(codeFileRead, diag.Range{Filename: path}, "directory %s holds no .cue files", path).
+				WithDetail("A CUE spec is a .cue file or a directory of .cue files of one package.")}
+		}
+	} else {
+		names = []string{path}
+	}
+	files := make([]Source, 0, len(names))
+	for _, n := range names {
+		b, err := os.ReadFile(n)
+		if err != nil {
+			return nil, diag.Diagnostics{diag.Errorf(codeFileRead, diag.Range{Filename: n}, "cannot read spec: %v", err)}
+		}
+		files = append(files, Source{Name: n, Src: b})
+	}
+	return Load(files, opts)
+}
+
+// Source is one CUE file's name and content.
+type Source struct {
+	Name string
+	Src  []byte
+}
+
+// Load evaluates CUE sources that form one package and decodes the spec.
+func Load(files []Source, opts Options) (*spec.Spec, diag.Diagnostics) {
+	l := &loader{userFiles: map[string]bool{}, suppress: map[string]bool{}}
+	var parsed []*ast.File
+	pkg := ""
+	for i, f := range files {
+		l.userFiles[f.Name] = true
+		af, err := parser.ParseFile(f.Name, f.Src, parser.ParseComments)
+		if err != nil {
+			l.addCUE(err, codeCUESyntax)
+			continue
+		}
+		name := af.PackageName()
+		if i > 0 && name != pkg {
+			l.add(diag.Errorf(codeCUESyntax, l.rangeOf(af.Pos()), "file is in package %q, but %s is in package %q", name, files[0].Name, pkg).
+				WithDetail("All .cue files of a spec directory belong to one package."))
+			continue
+		}
+		pkg = name
+		parsed = append(parsed, af)
+	}
+	if l.diags.HasErrors() {
+		l.diags.Sort()
+		return nil, l.diags
+	}
+	ctx := newContext()
+
+	// Phase 1 reads the declared variables with an open var struct, so
+	// variable defaults are known before var.NAME gets its value.
+	first, err := build1(ctx, parsed, pkg, "var: {...}\n")
+	if err != nil {
+		l.add(err)
+		return nil, l.diags
+	}
+	vars := l.variables(ctx, first, opts)
+
+	// Phase 2 evaluates the spec with the final variable values.
+	raw, err := build1(ctx, parsed, pkg, vars.source())
+	if err != nil {
+		l.add(err)
+		return nil, l.diags
+	}
+	schema := ctx.CompileBytes(cueschema.Schema, cue.Filename(cueschema.Filename)).LookupPath(cue.MakePath(cue.Def("#Spec")))
+	if schema.Err() != nil {
+		panic("cue: stdlib schema does not compile: " + schema.Err().Error())
+	}
+	unified := raw.Unify(schema)
+	if err := unified.Validate(cue.Concrete(true)); err != nil {
+		l.constraintErrors(err)
+	}
+
+	s := &spec.Spec{Range: l.rangeOf(parsed[0].Pos())}
+	for _, f := range files {
+		s.Files = append(s.Files, f.Name)
+	}
+	s.Range.Start, s.Range.End = diag.Pos{Line: 1, Column: 1}, diag.Pos{Line: 1, Column: 1}
+	if raw.Kind() != cue.StructKind && raw.Err() == nil {
+		l.add(diag.Errorf(codeType, s.Range, "a spec must be a CUE struct, got %s", raw.Kind()))
+	} else {
+		l.block(raw, spec.Describe(), specValue(s), nil)
+	}
+	vars.apply(s)
+	l.diags = l.diags.Dedup()
+	l.diags.Sort()
+	return s, l.diags
+}
+
+// newContext returns a fresh CUE context per load: contexts are not safe for
+// concurrent use, and a fresh one is cheap next to evaluating a spec.
+func newContext() *cue.Context { return cuecontext.New() }
+
+// build1 builds the user's files plus a synthetic file holding the var
+// struct into one instance.
+func build1(ctx *cue.Context, files []*ast.File, pkg, vars string) (cue.Value, *diag.Diagnostic) {
+	inst := build.NewContext().NewInstance("", nil)
+	for _, f := range files {
+		if err := inst.AddSyntax(f); err != nil {
+			return cue.Value{}, diag.Errorf(codeCUESyntax, diag.Range{Filename: f.Filename}, "%v", err)
+		}
+	}
+	head := ""
+	if pkg != "" {
+		head = "package " + pkg + "\n"
+	}
+	vf, err := parser.ParseFile(varsFile, head+vars)
+	if err != nil {
+		panic("cue: synthetic var file does not parse: " + err.Error())
+	}
+	if err := inst.AddSyntax(vf); err != nil {
+		return cue.Value{}, diag.Errorf(codeCUESyntax, diag.Range{Filename: files[0].Filename}, "%v", err)
+	}
+	v := ctx.BuildInstance(inst)
+	return v, nil
+}
+
+type loader struct {
+	diags     diag.Diagnostics
+	userFiles map[string]bool
+	// suppress holds model paths where CUE already reported an error, so the
+	// decoder does not report the same problem again in its own words.
+	suppress map[string]bool
+}
+
+func (l *loader) add(d *diag.Diagnostic) { l.diags = l.diags.Append(d) }
+
+// addCUE converts CUE errors one by one.
+func (l *loader) addCUE(err error, code string) {
+	for _, e := range cueerrors.Errors(err) {
+		format, args := e.Msg()
+		l.add(diag.Errorf(code, l.errRange(e), format, args...))
+	}
+}
+
+// errRange picks the error position that lies in the user's files: CUE
+// lists the schema's positions too, and the user cannot edit those.
+func (l *loader) errRange(e cueerrors.Error) diag.Range {
+	cands := append([]token.Pos{e.Position()}, e.InputPositions()...)
+	for _, p := range cands {
+		if p.IsValid() && l.userFiles[p.Filename()] {
+			return l.rangeOf(p)
+		}
+	}
+	for _, p := range cands {
+		if p.IsValid() && p.Filename() != cueschema.Filename && p.Filename() != varsFile {
+			return l.rangeOf(p)
+		}
+	}
+	for f := range l.userFiles {
+		return diag.Range{Filename: f}
+	}
+	return diag.Range{}
+}
+
+func (l *loader) rangeOf(p token.Pos) diag.Range {
+	if !p.IsValid() {
+		return diag.Range{}
+	}
+	pos := diag.Pos{Line: p.Line(), Column: p.Column(), Byte: p.Offset()}
+	return diag.Range{Filename: p.Filename(), Start: pos, End: pos}
+}
+
+// nodeRange spans an AST node.
+func (l *loader) nodeRange(n ast.Node) diag.Range {
+	r := l.rangeOf(n.Pos())
+	if end := n.End(); end.IsValid() && end.Filename() == n.Pos().Filename() {
+		r.End = diag.Pos{Line: end.Line(), Column: end.Column(), Byte: end.Offset()}
+	}
+	return r
+}
+
+// valueRange is where a value is written: the expression after the field's
+// colon when CUE knows it, else the value's position.
+func (l *loader) valueRange(v cue.Value) diag.Range {
+	switch n := v.Source().(type) {
+	case *ast.Field:
+		if n.Value != nil && l.userFiles[n.Value.Pos().Filename()] {
+			return l.nodeRange(n.Value)
+		}
+	case nil:
+	default:
+		if l.userFiles[n.Pos().Filename()] {
+			return l.nodeRange(n)
+		}
+	}
+	return l.rangeOf(v.Pos())
+}
+
+// labelRange is where a field's label is written.
+func (l *loader) labelRange(v cue.Value) diag.Range {
+	if f, ok := v.Source().(*ast.Field); ok && f.Label != nil {
+		return l.nodeRange(f.Label)
+	}
+	return l.rangeOf(v.Pos())
+}
+
+// constraintErrors maps the errors of unifying with #Spec to diagnostics,
+// one per model path: CUE reports each failed branch of a disjunction
+// separately, which says the same thing several times.
+func (l *loader) constraintErrors(err error) {
+	type group struct {
+		path  []string
+		first cueerrors.Error
+		errs  []cueerrors.Error
+	}
+	var order []string
+	groups := map[string]*group{}
+	for _, e := range cueerrors.Errors(err) {
+		key := strings.Join(e.Path(), ".")
+		g, ok := groups[key]
+		if !ok {
+			g = &group{path: e.Path()}
+			groups[key] = g
+			order = append(order, key)
+		}
+		g.errs = append(g.errs, e)
+		format, _ := e.Msg()
+		if g.first == nil && !strings.Contains(format, "errors in empty disjunction") {
+			g.first = e
+		}
+	}
+	for _, key := range order {
+		g := groups[key]
+		if g.first == nil {
+			g.first = g.errs[0]
+		}
+		format, args := g.first.Msg()
+		msg := fmt.Sprintf(format, args...)
+		rng := l.errRange(g.first)
+		if strings.Contains(format, "field not allowed") {
+			// Unknown fields are Assay's check: the decoder reports them with
+			// the same code and hint as the HCL front end.
+			continue
+		}
+		l.suppress[key] = true
+		f := fieldAt(g.path)
+		switch {
+		case f != nil && len(f.Enum) > 0:
+			l.add(diag.Errorf(codeCUEConstraint, rng, "%s must be one of %s", key, quoteAll(f.Enum)).WithDetail("CUE: %s", msg))
+		case f != nil && f.Type == "ref":
+			l.add(diag.Errorf(codeCUEConstraint, rng, "%s must be a reference such as \"role.rwm\"", key).
+				WithDetail("Write the string \"kind.name\" or the CUE reference kind.name; a field named like the block kind (reward: reward.x) refers to itself in CUE, so write \"reward.x\" there. CUE: %s", msg))
+		default:
+			d := diag.Errorf(codeCUEConstraint, rng, "%s", msg)
+			if f != nil {
+				d.WithDetail("%s takes %s: %s.", key, f.Type, f.Doc)
+			}
+			l.add(d)
+		}
+	}
+}
+
+// fieldAt finds the attribute a CUE path names, skipping block labels.
+func fieldAt(path []string) *spec.Field {
+	b := spec.Describe()
+	for i := 0; i < len(path); i++ {
+		f := b.Field(path[i])
+		if f == nil {
+			return nil
+		}
+		switch f.Kind {
+		case spec.Attr:
+			if i == len(path)-1 {
+				return f
+			}
+			return nil
+		case spec.Blocks:
+			i++
+		}
+		b = f.Block
+	}
+	return nil
+}
+
+func quoteAll(l []string) string {
+	q := make([]string, len(l))
+	for i, s := range l {
+		q[i] = fmt.Sprintf("%q", s)
+	}
+	return strings.Join(q, ", ")
+}
+
+func sortedKeys[T any](m map[string]T) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
