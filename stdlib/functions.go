@@ -120,11 +120,17 @@ func PerMillion(usd, tokens float64) (float64, error) {
 // Percent returns p percent as a fraction.
 func Percent(p float64) float64 { return p / 100 }
 
+// MaxSpreadParts bounds Spread's result, so a typo cannot allocate gigabytes.
+const MaxSpreadParts = 10000
+
 // Spread splits total into parts whole numbers that sum to total, by largest
 // remainder with ties going to the earlier parts.
 func Spread(total, parts int) ([]int, error) {
 	if parts <= 0 {
 		return nil, fmt.Errorf("spread needs at least one part, got %d", parts)
+	}
+	if parts > MaxSpreadParts {
+		return nil, fmt.Errorf("spread makes at most %d parts, got %d", MaxSpreadParts, parts)
 	}
 	if total < 0 {
 		return nil, fmt.Errorf("spread needs a total of 0 or more, got %d", total)
@@ -159,6 +165,10 @@ func spreadCall(a []any) (any, error) {
 	total, parts := a[0].(float64), a[1].(float64)
 	if total != math.Trunc(total) || parts != math.Trunc(parts) {
 		return nil, fmt.Errorf("spread takes whole numbers, got %v and %v", total, parts)
+	}
+	// Bound before converting: float64 to int is undefined past int's range.
+	if math.Abs(total) > 1e15 || parts > MaxSpreadParts || parts < -1e15 {
+		return nil, fmt.Errorf("spread(%v, %v) is out of range: at most %d parts and a total below 1e15", total, parts, MaxSpreadParts)
 	}
 	l, err := Spread(int(total), int(parts))
 	if err != nil {
