@@ -29,7 +29,7 @@ func request(t *testing.T, id string, cfg map[string]any, edits map[string]strin
 
 func run(t *testing.T, tr *Trainer, req *plugins.RunRequest) *plugins.RunResult {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
 	defer cancel()
 	h, err := tr.Start(ctx, req)
 	if err != nil {
@@ -106,7 +106,7 @@ func TestLocalOutcomes(t *testing.T) {
 // The run directory holds everything to re-run a result by hand.
 func TestRunDirectoryRerunsByHand(t *testing.T) {
 	cfg := map[string]any{
-		"command":     `python3 -c 'import json,sys; print("loss", json.load(open(sys.argv[1]))["lr"] * 2)' {{config}}`,
+		"command":      `python3 -c 'import json,sys; print("loss", json.load(open(sys.argv[1]))["lr"] * 2)' {{config}}`,
 		"metric_regex": `loss ([0-9.]+)`,
 	}
 	if _, err := exec.LookPath("python3"); err != nil {

@@ -46,7 +46,7 @@ func TestStatesOfEnds(t *testing.T) {
 	}{
 		{"echo hi", 0, executor.Completed, 0, 0},
 		{"exit 3", 0, executor.Failed, 3, 0},
-		{"kill -9 $$", 0, executor.Failed, 137, 0}, // the script's shell, seen by the wrapper
+		{"kill -9 $$", 0, executor.Failed, 137, 0},  // the script's shell, seen by the wrapper
 		{"kill -9 $PPID", 0, executor.Failed, 0, 9}, // the wrapper itself
 		{"sleep 30", 300 * time.Millisecond, executor.TimedOut, 0, 15},
 	}
