@@ -1,0 +1,37 @@
+package hcl
+
+import (
+	"path/filepath"
+	"testing"
+
+	"assay/stdlib"
+)
+
+// TestSpecsPresets checks that every example spec names known presets and
+// that, once they are merged, every GPU type it runs on has a price.
+func TestSpecsPresets(t *testing.T) {
+	for _, f := range specFiles(t) {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			s, ds := LoadFile(f, Options{})
+			ds = ds.Append(stdlib.ApplyPresets(s))
+			if len(ds) > 0 {
+				t.Fatal(ds.Format(0))
+			}
+			for _, e := range s.Environments {
+				if g := e.RunCost.GPU.V; s.Prices == nil || s.Prices.GPU.V[g] <= 0 {
+					t.Errorf("environment %s runs on %q, which has no price", e.Name, g)
+				}
+			}
+			for _, r := range s.Roles {
+				if r.Tokens == nil || r.Price == nil {
+					t.Errorf("role %s lacks tokens or price", r.Name)
+				}
+			}
+			for _, l := range s.Loops {
+				if !l.Kind.Set {
+					t.Errorf("loop %s has no kind after presets", l.Name)
+				}
+			}
+		})
+	}
+}
