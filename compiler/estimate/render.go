@@ -164,10 +164,20 @@ func WriteTable(w io.Writer, r *Report) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "Estimate of %s\n", r.Plan)
 	for _, s := range sections(r) {
-		fmt.Fprintf(tw, "\n%s\n", s.title)
-		fmt.Fprintf(tw, "%s\t\n", strings.Join(s.header, "\t"))
+		// Names read best left-aligned and figures right-aligned; padding
+		// the name column to one width gets both from one tabwriter.
+		width := len(s.header[0])
 		for _, row := range s.rows {
-			fmt.Fprintf(tw, "%s\t\n", strings.Join(row, "\t"))
+			width = max(width, len(row[0]))
+		}
+		line := func(cells []string) {
+			c := append([]string{fmt.Sprintf("%-*s", width, cells[0])}, cells[1:]...)
+			fmt.Fprintf(tw, "%s\t\n", strings.Join(c, "\t"))
+		}
+		fmt.Fprintf(tw, "\n%s\n", s.title)
+		line(s.header)
+		for _, row := range s.rows {
+			line(row)
 		}
 		// tabwriter aligns runs of lines; flushing per section keeps each
 		// section's columns independent.
