@@ -93,7 +93,7 @@ role "implementer" {
 reward "improve" {
   source     = "real"
   normalize  = "none"
-  value      = "if(improved, 1, -1)"
+  value      = "gain > 0 ? 1 : -1"
   infeasible = "-1"
 }
 

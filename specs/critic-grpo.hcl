@@ -144,7 +144,7 @@ reward "improve" {
   source     = "critic"
   predictor  = critic.screen
   normalize  = "none"
-  value      = "if(improved, 1, -1)"
+  value      = "label_score > 0 ? 1 : -1"
   infeasible = "-1"
 }
 

@@ -15,6 +15,9 @@ seed        = 0
 locals {
   run = { gpu = "B200", gpus = 8, hours = hours("5h37m30s") } # 45 GPU-hours
 
+  # Reward scale tau_e by family: the gain that counts as a reward of 1.
+  scale = { autoregressive = 0.01, diffusion = 0.02 }
+
   envs = [
     { name = "olmo3", family = "autoregressive", metric = "val_bpb", holdout = 2 },
     { name = "qwen3", family = "autoregressive", metric = "val_bpb", holdout = 1 },
@@ -47,6 +50,7 @@ dynamic "environment" {
   labels   = [environment.value.name]
   content {
     family  = environment.value.family
+    scale   = local.scale[environment.value.family]
     trainer = plugin.command
     metric {
       name      = environment.value.metric

@@ -31,6 +31,9 @@ locals {
   # One real run: a 486M-parameter model on a short token budget.
   run = { gpu = "B200", gpus = 8, hours = hours("1h30m") }
 
+  # Reward scale tau_e by family: the gain that counts as a reward of 1.
+  scale = { autoregressive = 0.01, diffusion = 0.02 }
+
   # Environments in order, with family, metric and holdout tasks; each has 5 train tasks.
   envs = [
     { name = "olmo3", family = "autoregressive", metric = "val_bpb", holdout = 2 },
@@ -64,6 +67,7 @@ dynamic "environment" {
   labels   = [environment.value.name]
   content {
     family  = environment.value.family
+    scale   = local.scale[environment.value.family]
     trainer = plugin.command
     metric {
       name      = environment.value.metric

@@ -36,8 +36,10 @@ prices {
 }
 
 environment "tiny" {
-  family  = "autoregressive"
-  trainer = plugin.tinylm
+  family   = "autoregressive"
+  trainer  = plugin.tinylm
+  baseline = 2.0  # val_bpb of the untouched model
+  scale    = 0.05 # tau_e: a gain of 0.05 bpb is a reward of 1
   metric {
     name      = "val_bpb"
     direction = "minimize"
