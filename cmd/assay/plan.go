@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"io"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"assay/compiler/estimate"
 	"assay/compiler/plan"
 )
 
@@ -133,34 +133,13 @@ func perKey(m map[string]plan.Count) string {
 	return b.String()
 }
 
-// fmtCount renders "107 (39..107)" or "24,576" when exact.
+// fmtCount renders a count as the estimate does: "107 (39 – 107)", or
+// "24,576" when exact.
 func fmtCount(c plan.Count) string {
-	if c.Low == c.Expected && c.High == c.Expected {
-		return fmtNum(c.Expected)
+	e := estimate.FormatNumber(c.Expected)
+	lo, hi := estimate.FormatNumber(c.Low), estimate.FormatNumber(c.High)
+	if lo == e && hi == e {
+		return e
 	}
-	return fmt.Sprintf("%s (%s..%s)", fmtNum(c.Expected), fmtNum(c.Low), fmtNum(c.High))
-}
-
-// fmtNum renders a number with thousands separators and at most two decimals.
-func fmtNum(x float64) string {
-	s := strconv.FormatFloat(x, 'f', 2, 64)
-	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
-	intPart, frac, _ := strings.Cut(s, ".")
-	neg := strings.HasPrefix(intPart, "-")
-	intPart = strings.TrimPrefix(intPart, "-")
-	var b strings.Builder
-	for i, r := range intPart {
-		if i > 0 && (len(intPart)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	out := b.String()
-	if frac != "" {
-		out += "." + frac
-	}
-	if neg {
-		out = "-" + out
-	}
-	return out
+	return fmt.Sprintf("%s (%s – %s)", e, lo, hi)
 }
