@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"assay/lang/cue"
 	"assay/lang/diag"
 	"assay/lang/hcl"
 	"assay/lang/spec"
@@ -61,10 +62,24 @@ func loadHCL(path string, opts Options) (*spec.Spec, Sources, diag.Diagnostics) 
 	return s, src, diags
 }
 
-// loadCUE is replaced when the CUE front end is wired in.
-func loadCUE(path string, _ Options) (*spec.Spec, Sources, diag.Diagnostics) {
-	return nil, nil, diag.Diagnostics{diag.Errorf(codeFormat, diag.Range{Filename: path}, "CUE support is not built").
-		WithDetail("this build of assay reads HCL specs (*.hcl) only")}
+func loadCUE(path string, opts Options) (*spec.Spec, Sources, diag.Diagnostics) {
+	s, diags := cue.LoadFile(path, cue.Options{Vars: opts.Vars, VarFiles: opts.VarFiles})
+	src := Sources{}
+	if s != nil {
+		for _, f := range s.Files {
+			if b, err := os.ReadFile(f); err == nil {
+				src[f] = b
+			}
+		}
+	} else if b, err := os.ReadFile(path); err == nil {
+		src[path] = b
+	}
+	for _, f := range opts.VarFiles {
+		if b, err := os.ReadFile(f); err == nil {
+			src[f] = b
+		}
+	}
+	return s, src, diags
 }
 
 func unwrapPathError(err error) error {

@@ -1,0 +1,25 @@
+package load
+
+import (
+	"path/filepath"
+	"strings"
+
+	"assay/lang/cue"
+	"assay/lang/diag"
+	"assay/lang/hcl"
+	"assay/lang/spec"
+)
+
+// Write renders s in the language the extension of path selects (.hcl or
+// .cue), for `assay convert`. Evaluated values are written, so variables keep
+// their declarations but their uses appear as values.
+func Write(s *spec.Spec, path string) ([]byte, diag.Diagnostics) {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".hcl":
+		return hcl.Write(s), nil
+	case ".cue":
+		return cue.Write(s), nil
+	}
+	return nil, diag.Diagnostics{diag.Errorf(codeFormat, diag.Range{Filename: path}, "cannot tell the spec language of %q from its name", path).
+		WithDetail("name the output *.hcl or *.cue")}
+}
