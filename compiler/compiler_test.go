@@ -1,0 +1,235 @@
+package compiler
+
+import (
+	"strings"
+	"testing"
+
+	"assay/compiler/plan"
+	"assay/lang/cue"
+	"assay/lang/hcl"
+)
+
+func TestPassOrder(t *testing.T) {
+	got := strings.Join(PassNames(), ",")
+	if got != "presets,defaults,resolve,sweep,check,domain,formulas,lower,hash" {
+		t.Fatalf("passes = %s", got)
+	}
+}
+
+func TestDefaultsAreDocumented(t *testing.T) {
+	seen := map[string]bool{}
+	for _, d := range Defaults {
+		if d.Path == "" || d.Value == "" || d.Why == "" {
+			t.Errorf("default %+v lacks a path, value or reason", d)
+		}
+		if seen[d.Path] {
+			t.Errorf("default %s listed twice", d.Path)
+		}
+		seen[d.Path] = true
+	}
+	for _, p := range []string{"loop.*.rollout_every", "loop.*.zero_variance", "critic.*.labels", "critic.*.aggregate", "reward.*.normalize", "evaluation.split", "executor", "role.*.kind", "calibration.loop"} {
+		if !seen[p] {
+			t.Errorf("default %s is not in the table", p)
+		}
+	}
+}
+
+func TestDefaultsApplied(t *testing.T) {
+	p, ds := compileSource(t, "base.hcl", []byte(readBase(t)))
+	if ds.HasErrors() {
+		t.Fatal(ds)
+	}
+	v := p.Variants[0]
+	kinds := map[string]string{}
+	for _, r := range v.Roles {
+		kinds[r.Name] = r.Kind
+	}
+	if kinds["rwm"] != "rwm" || kinds["judge"] != "critic" {
+		t.Errorf("role kinds = %v", kinds)
+	}
+	l := v.Loops[0]
+	if l.ZeroVariance != "drop" || l.Split != "train" {
+		t.Errorf("loop defaults = %+v", l)
+	}
+	c := v.Critics[0]
+	if c.Labels != "3way" || c.Aggregate != "majority" || c.Route != "uncertainty >= threshold" {
+		t.Errorf("critic defaults = %+v", c)
+	}
+	if c.Routed != (plan.Count{Low: 0.363, Expected: 0.363, High: 1}) {
+		t.Errorf("routed = %+v, want [expected_routed, 1]", c.Routed)
+	}
+	if v.Executor.Kind != "local" || v.Executor.Concurrency != 1 {
+		t.Errorf("executor = %+v", v.Executor)
+	}
+	if v.Evaluation.Split != "holdout" || v.Calibration.Loop != "policy" || v.Calibration.Select != "top_rated" {
+		t.Errorf("evaluation %+v, calibration %+v", v.Evaluation, v.Calibration)
+	}
+	if v.Rewards[0].Normalize != "scale" {
+		t.Errorf("normalize = %q", v.Rewards[0].Normalize)
+	}
+}
+
+// A field without a documented default is never filled silently.
+func TestNoSilentDefaults(t *testing.T) {
+	src, _ := mutate(t, readBase(t), "  kind                = \"rl\"\n", "")
+	_, ds := compileSource(t, "case.hcl", []byte(src))
+	if len(ds) == 0 || ds[0].Code != CodeMissing || !strings.Contains(ds[0].Summary, "kind") || !strings.Contains(ds[0].Detail, "write") {
+		t.Fatalf("want E_MISSING for the loop kind with what to write, got:\n%s", ds.Format(0))
+	}
+}
+
+// base.hcl: 24 steps / rollout_every 8 = 3 refreshes x 16 x 8 = 384
+// candidates; seed 10 over olmo3 (5 train) and mdm (1 train); calibration
+// 5 + 5; evaluation 3 holdout tasks x 4 = 12.
+func TestLowerBase(t *testing.T) {
+	p, _ := compileSource(t, "base.hcl", []byte(readBase(t)))
+	v := p.Variants[0]
+	byName := map[string]*plan.Phase{}
+	var names []string
+	for _, ph := range v.Phases {
+		byName[ph.Name] = ph
+		names = append(names, ph.Name)
+	}
+	if got := strings.Join(names, ","); got != "seed_records,rl.policy,calibration.policy.8,calibration.policy.16,evaluation" {
+		t.Fatalf("phases = %s", got)
+	}
+	seed := byName["seed_records"].Calls.RealRuns
+	if seed["olmo3"].Expected != 8 || seed["mdm"].Expected != 2 {
+		t.Errorf("seed spread = %+v, want olmo3 8, mdm 2 (largest remainder of 10 over 5:1)", seed)
+	}
+	rl := byName["rl.policy"]
+	if rl.Refreshes != plan.Exact(3) || rl.Calls.LLM["rwm"] != plan.Exact(384) || rl.Calls.LLM["proposer"] != plan.Exact(384) || len(rl.Calls.RealRuns) != 0 {
+		t.Errorf("rl phase = %+v", rl)
+	}
+	ev := byName["evaluation"].Calls
+	if ev.RealRuns["olmo3"].Expected != 8 || ev.RealRuns["mdm"].Expected != 4 || ev.LLM["builder"].Expected != 12 {
+		t.Errorf("evaluation = %+v", ev)
+	}
+	if cal := byName["calibration.policy.16"]; cal.AfterStep != 16 || cal.Calls.LLM["builder"] != plan.Exact(5) || cal.Calls.LLM["rwm"] != (plan.Count{}) {
+		t.Errorf("calibration = %+v", cal)
+	}
+}
+
+// until_budget with a screen, a calibration schedule and rollout_every 2:
+// S is the largest step count whose runs fit what seed, calibration and
+// evaluation leave of the budget, per routed-fraction scenario.
+func TestUntilBudgetSolve(t *testing.T) {
+	src := readBase(t)
+	for _, r := range [][2]string{
+		{"steps               = 24", "until_budget        = true"},
+		{"rollout_every       = 8", "rollout_every       = 2"},
+		{"reward              = reward.rwm_gain", "reward              = reward.rwm_gain\n  screen              = critic.screen"},
+		{"source     = \"predicted\"\n  predictor  = role.rwm", "source     = \"real\""},
+		{"calibration {\n  after_steps = [8, 16]\n  budget      = [5, 5]\n}\n", ""},
+		{"votes           = 15", "votes           = 15\n  routed_range    = [0.25, 0.5]"},
+		{"real_runs = 40", "real_runs = 1000"},
+	} {
+		src, _ = mutate(t, src, r[0], r[1])
+	}
+	p, ds := compileSource(t, "case.hcl", []byte(src))
+	if ds.HasErrors() {
+		t.Fatal(ds.Format(0))
+	}
+	// Room: 1000 - 10 seed - 12 evaluation = 978. Per refresh (2 steps):
+	// 128 candidates x fraction. Scenarios: 0.25 -> 32/refresh -> 30
+	// refreshes = 960 -> 60 steps, and step 61 would start a 31st refresh
+	// (992 > 978); 0.363 -> 46.464/refresh -> 21 refreshes (975.7) -> 42
+	// steps; 0.5 -> 64/refresh -> 15 refreshes (960) -> 30 steps.
+	steps := p.Variants[0].Loops[0].Steps
+	if steps != (plan.Count{Low: 30, Expected: 42, High: 60}) {
+		t.Fatalf("steps = %+v, want {30 42 60}", steps)
+	}
+	total := 0.0
+	for _, ph := range p.Variants[0].Phases {
+		for _, c := range ph.Calls.RealRuns {
+			total += c.High
+		}
+	}
+	if total > 1000 {
+		t.Fatalf("plans up to %v real runs, over the budget of 1000", total)
+	}
+}
+
+func TestSweepExpansion(t *testing.T) {
+	base := readBase(t)
+	grid := base + `
+sweep {
+  axis "critic.screen.votes" {
+    values = [3, 5, 7]
+  }
+  axis "loop.policy.states" {
+    values = [8, 16]
+  }
+}
+`
+	p, ds := compileSource(t, "grid.hcl", []byte(grid))
+	if ds.HasErrors() {
+		t.Fatal(ds.Format(0))
+	}
+	var names []string
+	hashes := map[string]bool{}
+	for _, v := range p.Variants {
+		names = append(names, v.Name)
+		if v.Overrides["critic.screen.votes"] == nil {
+			t.Errorf("variant %s has no override of votes", v.Name)
+		}
+	}
+	hashes[p.Hash] = true
+	if got := strings.Join(names, " "); got != "votes=3,states=8 votes=3,states=16 votes=5,states=8 votes=5,states=16 votes=7,states=8 votes=7,states=16" {
+		t.Errorf("grid variants = %s", got)
+	}
+	if p.Variants[0].Critics[0].Votes != 3 || p.Variants[5].Loops[0].StatesPerStep != 16 {
+		t.Error("variant values not applied")
+	}
+
+	zip := strings.Replace(grid, "sweep {", "sweep {\n  mode = \"zip\"", 1)
+	_, ds = compileSource(t, "zip.hcl", []byte(zip))
+	if len(ds) == 0 || ds[0].Code != CodeSweepShape {
+		t.Errorf("zip of 3 and 2 values: want E_SWEEP_SHAPE, got %v", ds)
+	}
+	zip = strings.Replace(zip, "values = [8, 16]", "values = [8, 16, 32]", 1)
+	p, ds = compileSource(t, "zip.hcl", []byte(zip))
+	if ds.HasErrors() || len(p.Variants) != 3 || p.Variants[2].Name != "votes=7,states=32" {
+		t.Errorf("zip: %v %v", ds, p)
+	}
+
+	// A swept even k breaks the tie rule at the value, not the critic.
+	even := strings.Replace(grid, "values = [3, 5, 7]", "values = [3, 4]", 1)
+	_, ds = compileSource(t, "even.hcl", []byte(even))
+	line := strings.Count(even[:strings.Index(even, "values = [3, 4]")], "\n") + 1
+	if len(ds) != 1 || ds[0].Code != CodeTieRule || ds[0].Range.Start.Line != line {
+		t.Errorf("swept votes = 4: want one E_TIE_RULE on line %d, got:\n%s", line, ds.Format(0))
+	}
+
+	big := base + "sweep {\n" + strings.Repeat("  axis \"critic.screen.threshold\" {\n    values = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95]\n  }\n", 1) +
+		"  axis \"loop.policy.states\" {\n    values = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n  }\n  axis \"seed\" {\n    values = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]\n  }\n}\n"
+	_, ds = compileSource(t, "big.hcl", []byte(big))
+	if len(ds) == 0 || ds[0].Code != CodeSweepShape {
+		t.Errorf("1,100 variants: want E_SWEEP_SHAPE, got %v", ds)
+	}
+}
+
+// An HCL spec and its CUE twin compile to plans with the same hash.
+func TestCUETwinSameHash(t *testing.T) {
+	for _, name := range []string{"lm2lm", "critic-grpo"} {
+		hs, ds := hcl.LoadFile("../specs/"+name+".hcl", hcl.Options{})
+		if ds.HasErrors() {
+			t.Fatal(ds)
+		}
+		cs, ds := cue.LoadFile("../specs/"+name+".cue", cue.Options{})
+		if ds.HasErrors() {
+			t.Fatalf("%s.cue: %v", name, ds)
+		}
+		hp, ds := Compile(hs, Options{})
+		if ds.HasErrors() {
+			t.Fatal(ds)
+		}
+		cp, ds := Compile(cs, Options{})
+		if ds.HasErrors() {
+			t.Fatalf("%s.cue: %v", name, ds)
+		}
+		if hp.Hash != cp.Hash {
+			t.Errorf("%s: HCL hash %s, CUE hash %s", name, hp.Hash, cp.Hash)
+		}
+	}
+}
