@@ -1,6 +1,8 @@
 package compiler
 
 import (
+	"os"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -230,6 +232,26 @@ func TestCUETwinSameHash(t *testing.T) {
 		}
 		if hp.Hash != cp.Hash {
 			t.Errorf("%s: HCL hash %s, CUE hash %s", name, hp.Hash, cp.Hash)
+		}
+	}
+}
+
+// Every code the compiler emits is documented in Codes.
+func TestCodesDocumented(t *testing.T) {
+	src, err := os.ReadFile("codes.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	documented := map[string]bool{}
+	for _, c := range Codes {
+		if c.Meaning == "" {
+			t.Errorf("%s has no meaning", c.Code)
+		}
+		documented[c.Code] = true
+	}
+	for _, m := range regexp.MustCompile(`"([EW]_[A-Z_]+)"`).FindAllStringSubmatch(string(src), -1) {
+		if !documented[m[1]] {
+			t.Errorf("code %s is not in Codes", m[1])
 		}
 	}
 }

@@ -116,6 +116,7 @@ var Defaults = []Default{
 			}
 		}
 	}},
+	{"environment.*.tasks.train, environment.*.tasks.holdout", "0", "a split that is not counted has no tasks", nil},
 	{"sweep.mode", "\"grid\"", "every combination of the axes", func(s *spec.Spec) {
 		if s.Sweep != nil {
 			setDefault(&s.Sweep.Mode, "grid")
