@@ -30,7 +30,7 @@ func requireSlurm(t *testing.T) {
 
 func slurmRequest(t *testing.T, id string, cfg map[string]any, slurmCfg map[string]any) *plugins.RunRequest {
 	req := request(t, id, cfg, nil)
-	req.RunID = id + "-" + filepath.Base(filepath.Dir(req.WorkDir)) // unique job names across test runs
+	req.RunID = id + "-" + filepath.Base(filepath.Dir(filepath.Dir(req.WorkDir))) // t.TempDir is unique: so are job names
 	req.Executor = plugins.ExecutorSpec{Kind: "slurm", Concurrency: 4, Slurm: slurmCfg}
 	return req
 }
