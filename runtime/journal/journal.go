@@ -122,8 +122,8 @@ func OpenReadOnly(path string) (*Journal, error) {
 func (j *Journal) Path() string { return j.path }
 
 func (j *Journal) load() error {
-	rows, err := j.db.Query(`SELECT seq, kind, key, data FROM events WHERE kind IN (?, ?, ?, ?, ?) ORDER BY seq`,
-		KindMeta, KindCall, KindReserve, KindStarted, KindFinished)
+	rows, err := j.db.Query(`SELECT seq, kind, key, data FROM events WHERE kind IN (?, ?, ?, ?, ?, ?) ORDER BY seq`,
+		KindMeta, KindCall, KindPolicy, KindReserve, KindStarted, KindFinished)
 	if err != nil {
 		return err
 	}
@@ -147,8 +147,8 @@ func (j *Journal) apply(e Event) {
 	switch e.Kind {
 	case KindMeta:
 		j.meta[e.Key] = e.Data
-	case KindCall:
-		j.calls[e.Key] = e.Data
+	case KindCall, KindPolicy:
+		j.calls[e.Kind+"\x00"+e.Key] = e.Data
 	case KindReserve:
 		if _, ok := j.runs[e.Key]; ok {
 			return
@@ -335,11 +335,12 @@ func (j *Journal) Runs() []Run {
 	return out
 }
 
-// Call returns the journaled result of a plugin call key.
-func (j *Journal) Call(key string) (json.RawMessage, bool) {
+// Call returns the journaled result of a plugin call key (KindCall) or of a
+// policy update (KindPolicy).
+func (j *Journal) Call(kind, key string) (json.RawMessage, bool) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	d, ok := j.calls[key]
+	d, ok := j.calls[kind+"\x00"+key]
 	return d, ok
 }
 

@@ -45,7 +45,7 @@ func TestReserveOnceAcrossReopen(t *testing.T) {
 	if _, err := j.Reserve("r1", Reservation{}); !errors.Is(err, ErrReserved) {
 		t.Fatalf("reserve after reopen: %v", err)
 	}
-	if d, ok := j.Call("c1"); !ok || string(d) != `{"x":1}` {
+	if d, ok := j.Call(KindCall, "c1"); !ok || string(d) != `{"x":1}` {
 		t.Fatalf("call = %s %v", d, ok)
 	}
 	if n := len(j.Runs()); n != 1 {

@@ -1,0 +1,103 @@
+package runtime
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+
+	"assay/compiler/plan"
+)
+
+// ErrBudget is returned when a reservation would exceed a hard cap.
+var ErrBudget = errors.New("budget exhausted")
+
+// Budget tracks what a run has reserved against its hard caps. A real run
+// reserves its planned cost before it starts; the reservation is never
+// released, so retries and crashes can only make the accounting more
+// conservative, never exceed a cap.
+type Budget struct {
+	mu   sync.Mutex
+	caps plan.Budget
+	used Spent
+}
+
+// Spent is what a run has reserved or spent.
+type Spent struct {
+	RealRuns int     `json:"real_runs"`
+	GPUHours float64 `json:"gpu_hours"`
+	// USD is real-run dollars plus LLM dollars.
+	USD    float64 `json:"usd"`
+	LLMUSD float64 `json:"llm_usd"`
+}
+
+// NewBudget returns a budget with the plan's caps (zero: not capped).
+func NewBudget(caps plan.Budget) *Budget { return &Budget{caps: caps} }
+
+const eps = 1e-9
+
+// Reserve atomically reserves one real run of the given cost, or returns an
+// error wrapping ErrBudget and reserves nothing.
+func (b *Budget) Reserve(gpuHours, usd float64) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	c := b.caps
+	switch {
+	case c.RealRuns > 0 && b.used.RealRuns+1 > c.RealRuns:
+		return fmt.Errorf("%w: real runs %d of %d", ErrBudget, b.used.RealRuns, c.RealRuns)
+	case c.GPUHours > 0 && b.used.GPUHours+gpuHours > c.GPUHours+eps:
+		return fmt.Errorf("%w: GPU-hours %.2f + %.2f > %.2f", ErrBudget, b.used.GPUHours, gpuHours, c.GPUHours)
+	case c.USD > 0 && b.used.USD+usd > c.USD+eps:
+		return fmt.Errorf("%w: dollars %.2f + %.2f > %.2f", ErrBudget, b.used.USD, usd, c.USD)
+	}
+	b.used.RealRuns++
+	b.used.GPUHours += gpuHours
+	b.used.USD += usd
+	return nil
+}
+
+// restore counts a reservation read back from the journal.
+func (b *Budget) restore(gpuHours, usd float64) {
+	b.mu.Lock()
+	b.used.RealRuns++
+	b.used.GPUHours += gpuHours
+	b.used.USD += usd
+	b.mu.Unlock()
+}
+
+// ChargeLLM counts the dollars of an LLM call.
+func (b *Budget) ChargeLLM(usd float64) {
+	b.mu.Lock()
+	b.used.USD += usd
+	b.used.LLMUSD += usd
+	b.mu.Unlock()
+}
+
+// CheckLLM returns an error wrapping ErrBudget when the dollar cap is spent.
+func (b *Budget) CheckLLM() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.caps.USD > 0 && b.used.USD >= b.caps.USD {
+		return fmt.Errorf("%w: dollars %.2f of %.2f", ErrBudget, b.used.USD, b.caps.USD)
+	}
+	return nil
+}
+
+// RunsLeft is how many more real runs the real-run cap allows (-1: no cap).
+func (b *Budget) RunsLeft() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.caps.RealRuns <= 0 {
+		return -1
+	}
+	return b.caps.RealRuns - b.used.RealRuns
+}
+
+// Spent returns a snapshot.
+func (b *Budget) Spent() Spent {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.used
+}
+
+// Caps returns the caps.
+func (b *Budget) Caps() plan.Budget { return b.caps }

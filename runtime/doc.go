@@ -1,0 +1,20 @@
+// Package runtime executes a compiled plan (package compiler/plan): seed
+// records, RL loops over a proposer policy (LM2LM: RWM-predicted rewards with
+// on-policy calibration; or critic-screened GRPO), evolution loops with
+// islands and critic voting, and evaluation on holdout tasks.
+//
+// It reaches plugins only through the interfaces of package plugins, opened
+// by a Loader, and records every call, result, reward, policy update and
+// budget reservation in a per-run journal (package runtime/journal). A run is
+// a deterministic function of the plan, its seed and the plugins' answers:
+// every random choice is derived from (seed, phase, step, index), never from
+// a shared stream, and every plugin answer is journaled under a stable key,
+// so a resumed run replays the journal and ends with the same totals as an
+// uninterrupted one. Finished real runs are never run again, and budgets are
+// reserved before a run starts, so no cap can be exceeded under concurrency,
+// retries or crashes.
+//
+// The run commands (assay run, resume, status, report) in cmd/assay call
+// Run, Status and LoadReport. Next phase: the plugins, as separate processes
+// (package plugins/host).
+package runtime

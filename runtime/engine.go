@@ -1,0 +1,376 @@
+package runtime
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+
+	"assay/compiler/plan"
+	"assay/plugins"
+	"assay/plugins/payload"
+	"assay/runtime/journal"
+)
+
+// historyLen is how many records of its task a proposer state carries.
+const historyLen = 8
+
+// execute runs the variant's phases in order. An RL phase runs the
+// calibration rounds of its loop between its steps.
+func (r *runner) execute() error {
+	if err := r.resolveTasks(); err != nil {
+		return err
+	}
+	r.calibrated = map[string]bool{}
+	r.warned = map[string]bool{}
+	for i, ph := range r.v.Phases {
+		if err := r.ctx.Err(); err != nil {
+			return err
+		}
+		r.floor = 0
+		for _, later := range r.v.Phases[i+1:] {
+			r.floor += int(math.Ceil(sumRuns(later.Calls.RealRuns)))
+		}
+		if err := r.j.Append(journal.KindPhaseStart, ph.Name, ph); err != nil {
+			return err
+		}
+		var err error
+		switch ph.Kind {
+		case plan.PhaseSeedRecords:
+			err = r.seedPhase(ph)
+		case plan.PhaseRL:
+			err = r.rlPhase(i, ph)
+		case plan.PhaseCalibration:
+			// run by its RL phase
+		case plan.PhaseEvolution:
+			err = r.evolutionPhase(ph)
+		case plan.PhaseEvaluation:
+			err = r.evaluationPhase(ph)
+		default:
+			err = fmt.Errorf("phase %s: unknown kind %q", ph.Name, ph.Kind)
+		}
+		if err != nil {
+			if errors.Is(err, ErrBudget) {
+				r.progress.logf("phase %s stopped: %v", ph.Name, err)
+			} else {
+				return fmt.Errorf("phase %s: %w", ph.Name, err)
+			}
+		}
+		if err := r.j.Commit(journal.KindPhaseEnd, ph.Name, r.totals()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func sumRuns(m map[string]plan.Count) float64 {
+	var n float64
+	for _, c := range m {
+		n += c.Expected
+	}
+	return n
+}
+
+// resolveTasks fills each task's baseline and scale from the plan, or from
+// the environment's benchmark plugin, and the knobs from its trainer.
+func (r *runner) resolveTasks() error {
+	for _, e := range r.v.Envs {
+		var bench map[string]plugins.TaskInfo
+		for _, t := range e.Tasks {
+			ti := &taskInfo{Env: e.Name, Name: t.Name, Split: t.Split, Scale: 1, Minimize: e.Direction != "maximize"}
+			if t.Scale != nil && *t.Scale > 0 {
+				ti.Scale = *t.Scale
+			}
+			if t.Baseline != nil {
+				ti.Baseline = *t.Baseline
+			} else if e.Benchmark != "" {
+				if bench == nil {
+					var err error
+					if bench, err = r.benchmarkTasks(e); err != nil {
+						return err
+					}
+				}
+				b, ok := bench[t.Name]
+				if !ok {
+					return fmt.Errorf("environment %s: benchmark %s has no task %q", e.Name, e.Benchmark, t.Name)
+				}
+				ti.Baseline = b.Baseline
+				if t.Scale == nil && b.Scale > 0 {
+					ti.Scale = b.Scale
+				}
+			} else {
+				ti.Baseline = math.NaN() // measured by a baseline run when first needed
+			}
+			r.tasks = append(r.tasks, ti)
+		}
+		if err := r.describe(e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *runner) benchmarkTasks(e *plan.Environment) (map[string]plugins.TaskInfo, error) {
+	key := "tasks/" + e.Name
+	var resp plugins.TasksResponse
+	if d, ok := r.j.Call(journal.KindCall, key); ok && json.Unmarshal(d, &resp) == nil {
+	} else {
+		var cfg map[string]any
+		for _, p := range r.v.Plugins {
+			if p.Name == e.Benchmark {
+				cfg = p.Config
+			}
+		}
+		err := r.call(e.Benchmark, func(inst Instance) error {
+			b := inst.Benchmark()
+			if b == nil {
+				return fmt.Errorf("%w: plugin %s is not a benchmark", errPermanent, e.Benchmark)
+			}
+			got, err := b.Tasks(r.ctx, &plugins.TasksRequest{Env: e.Name, Config: cfg})
+			if err == nil {
+				resp = *got
+			}
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		if err := r.j.Append(journal.KindCall, key, resp); err != nil {
+			return nil, err
+		}
+	}
+	out := map[string]plugins.TaskInfo{}
+	for _, t := range resp.Tasks {
+		out[t.Name] = t
+	}
+	return out, nil
+}
+
+func (r *runner) describe(e *plan.Environment) error {
+	key := "describe/" + e.Name
+	var resp plugins.DescribeResponse
+	if d, ok := r.j.Call(journal.KindCall, key); ok && json.Unmarshal(d, &resp) == nil {
+		r.knobs[e.Name] = resp.Knobs
+		return nil
+	}
+	var cfg map[string]any
+	for _, p := range r.v.Plugins {
+		if p.Name == e.Trainer {
+			cfg = p.Config
+		}
+	}
+	err := r.call(e.Trainer, func(inst Instance) error {
+		t := inst.Trainer()
+		if t == nil {
+			return fmt.Errorf("%w: plugin %s is not a trainer", errPermanent, e.Trainer)
+		}
+		got, err := t.Describe(r.ctx, &plugins.DescribeRequest{Config: cfg})
+		if err == nil {
+			resp = *got
+		}
+		return err
+	})
+	if err != nil && !errors.Is(err, plugins.ErrUnsupported) {
+		return err
+	}
+	r.knobs[e.Name] = resp.Knobs
+	return r.j.Append(journal.KindCall, key, resp)
+}
+
+// ensureBaselines measures, by a real run of the unchanged setup, the
+// baseline of every task of runs that has none (counted against the budget
+// like any real run).
+func (r *runner) ensureBaselines(runs []realRun) error {
+	var need []realRun
+	seen := map[*taskInfo]bool{}
+	for _, rr := range runs {
+		if rr.Task != nil && math.IsNaN(rr.Task.Baseline) && !seen[rr.Task] {
+			seen[rr.Task] = true
+			need = append(need, realRun{Key: "baseline/" + rr.Task.Env + "/" + rr.Task.Name, Task: rr.Task, Proposal: plugins.Proposal{ID: "baseline", Text: "the unchanged reference configuration"}})
+		}
+	}
+	if len(need) == 0 {
+		return nil
+	}
+	out, err := r.runReal(need)
+	if err != nil {
+		return err
+	}
+	for i, o := range out {
+		if o.Skipped || o.Failed || o.Infeasible {
+			return fmt.Errorf("task %s/%s: the baseline run did not finish; declare the task's baseline in the spec", need[i].Task.Env, need[i].Task.Name)
+		}
+		need[i].Task.Baseline = o.Metric
+	}
+	return nil
+}
+
+func (r *runner) tasksOf(env, split string) []*taskInfo {
+	if split == "" {
+		split = "train"
+	}
+	var out []*taskInfo
+	for _, t := range r.tasks {
+		if (env == "" || t.Env == env) && t.Split == split {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func (r *runner) builder() *plan.Role {
+	if ro := r.roles[plugins.RoleBuild]; ro != nil {
+		return ro
+	}
+	return r.roles[plugins.RoleImplement]
+}
+
+func (r *runner) roleByName(name string) *plan.Role {
+	for _, ro := range r.v.Roles {
+		if ro.Name == name {
+			return ro
+		}
+	}
+	return nil
+}
+
+func (r *runner) concurrency(ro *plan.Role) int {
+	if ro == nil || ro.Concurrency < 1 {
+		return 4
+	}
+	return ro.Concurrency
+}
+
+// history returns the last records of a task from the state pool.
+func (r *runner) history(t *taskInfo) []record {
+	r.rmu.Lock()
+	defer r.rmu.Unlock()
+	var out []record
+	for i := len(r.pool) - 1; i >= 0 && len(out) < historyLen; i-- {
+		if r.pool[i].Task == t.Name && r.pool[i].Env == t.Env {
+			out = append(out, r.pool[i])
+		}
+	}
+	return out
+}
+
+func (r *runner) context() []record {
+	r.rmu.Lock()
+	defer r.rmu.Unlock()
+	return append([]record(nil), r.rwm...)
+}
+
+// propose asks the proposer for one proposal. It also returns the request,
+// encoded: a policy update names each sample's state by the request its
+// proposal was sampled from.
+func (r *runner) propose(key string, t *taskInfo, state string, parent *plugins.Proposal) (plugins.Proposal, []byte, bool, error) {
+	req := payload.ProposeRequest{Task: t.Name, Env: t.Env, State: state, Parent: parent, History: r.history(t), Knobs: r.knobs[t.Env], N: 1}
+	enc, err := payload.Encode(req)
+	if err != nil {
+		return plugins.Proposal{}, nil, false, err
+	}
+	var resp payload.ProposeResponse
+	if err := r.complete(r.roles[plugins.RolePropose], key, req, &resp); err != nil {
+		return plugins.Proposal{}, enc, false, err
+	}
+	if len(resp.Proposals) == 0 {
+		return plugins.Proposal{}, enc, false, nil
+	}
+	return resp.Proposals[0], enc, true, nil
+}
+
+// implement turns a proposal into a runnable one through the builder role,
+// when the plan declares one.
+func (r *runner) implement(key string, t *taskInfo, p plugins.Proposal) (plugins.Proposal, bool, error) {
+	b := r.builder()
+	if b == nil {
+		return p, true, nil
+	}
+	var resp payload.ImplementResponse
+	if err := r.complete(b, key, payload.ImplementRequest{Task: t.Name, Env: t.Env, Proposal: p, Knobs: r.knobs[t.Env]}, &resp); err != nil {
+		return p, false, err
+	}
+	if resp.Infeasible {
+		return p, false, nil
+	}
+	if resp.Proposal.ID == "" {
+		resp.Proposal.ID = p.ID
+	}
+	if resp.Proposal.Mechanism == "" {
+		resp.Proposal.Mechanism = p.Mechanism
+	}
+	return resp.Proposal, true, nil
+}
+
+func (r *runner) addRecords(toContext bool, recs ...record) {
+	r.rmu.Lock()
+	defer r.rmu.Unlock()
+	if toContext {
+		r.rwm = append(r.rwm, recs...)
+	}
+	r.pool = append(r.pool, recs...)
+}
+
+// seedPhase runs the seed records: real runs on train tasks, spread over
+// environments as the plan says, whose results form the world model's
+// initial context.
+func (r *runner) seedPhase(ph *plan.Phase) error {
+	type item struct {
+		key  string
+		task *taskInfo
+	}
+	var items []item
+	for _, e := range r.v.Envs {
+		n := int(math.Round(ph.Calls.RealRuns[e.Name].Expected))
+		tasks := r.tasksOf(e.Name, "train")
+		if len(tasks) == 0 {
+			continue
+		}
+		for i := 0; i < n; i++ {
+			items = append(items, item{fmt.Sprintf("seed/%s/%d", e.Name, i), tasks[i%len(tasks)]})
+		}
+	}
+	r.progress.start(ph.Name, len(items), "runs")
+	runs := make([]realRun, len(items))
+	feasible := make([]bool, len(items))
+	err := parallel(len(items), r.concurrency(r.roles[plugins.RolePropose]), func(i int) error {
+		it := items[i]
+		p, _, ok, err := r.propose(it.key+"/propose", it.task, "seed", nil)
+		if err != nil || !ok {
+			return err
+		}
+		p, ok, err = r.implement(it.key+"/implement", it.task, p)
+		runs[i] = realRun{Key: it.key, Task: it.task, Proposal: p}
+		feasible[i] = ok
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	var todo []realRun
+	var idx []int
+	for i := range runs {
+		if feasible[i] {
+			todo = append(todo, runs[i])
+			idx = append(idx, i)
+		}
+	}
+	out, err := r.runReal(todo)
+	if err != nil {
+		return err
+	}
+	byIdx := map[int]outcome{}
+	for n, i := range idx {
+		byIdx[i] = out[n]
+	}
+	for i, it := range items {
+		o, ran := byIdx[i]
+		if ran && (o.Skipped || o.Failed) {
+			continue
+		}
+		rec := record{Task: it.task.Name, Env: it.task.Env, Proposal: runs[i].Proposal, Gain: o.Gain, Infeasible: !ran || o.Infeasible}
+		r.addRecords(true, rec)
+		r.progress.step("")
+	}
+	return nil
+}

@@ -1,0 +1,131 @@
+package runtime
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/mattn/go-isatty"
+	"github.com/schollz/progressbar/v3"
+)
+
+// progress reports a run's advance: on a terminal a live line per phase
+// (steps, real runs used of the budget, dollars so far); otherwise plain log
+// lines, one per phase event, so logs stay readable in CI and files.
+type progress struct {
+	w     io.Writer
+	tty   bool
+	r     *runner
+	mu    sync.Mutex
+	bar   *progressbar.ProgressBar
+	phase string
+	last  time.Time
+}
+
+func newProgress(w io.Writer, r *runner) *progress {
+	p := &progress{w: w, r: r}
+	if f, ok := w.(*os.File); ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())) {
+		p.tty = true
+	}
+	return p
+}
+
+func (p *progress) budgetLine() string {
+	s := p.r.budget.Spent()
+	c := p.r.budget.Caps()
+	runs := fmt.Sprintf("%d", s.RealRuns)
+	if c.RealRuns > 0 {
+		runs = fmt.Sprintf("%d/%d", s.RealRuns, c.RealRuns)
+	}
+	return fmt.Sprintf("real runs %s, $%.2f", runs, s.USD)
+}
+
+// start begins a phase of total units (steps, runs or rounds).
+func (p *progress) start(phase string, total int, unit string) {
+	if p.w == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.finishBar()
+	p.phase = phase
+	if p.tty {
+		p.bar = progressbar.NewOptions(total,
+			progressbar.OptionSetWriter(p.w),
+			progressbar.OptionSetDescription(phase),
+			progressbar.OptionShowCount(),
+			progressbar.OptionSetItsString(unit),
+			progressbar.OptionSetPredictTime(true),
+			progressbar.OptionClearOnFinish(),
+		)
+		return
+	}
+	fmt.Fprintf(p.w, "assay: phase %s: %d %s (%s)\n", phase, total, unit, p.budgetLine())
+}
+
+// step advances the phase by one unit.
+func (p *progress) step(detail string) {
+	if p.w == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.bar != nil {
+		p.bar.Describe(p.phase + ": " + p.budgetLine())
+		_ = p.bar.Add(1)
+		return
+	}
+	if !p.tty && detail != "" {
+		fmt.Fprintf(p.w, "assay: %s: %s (%s)\n", p.phase, detail, p.budgetLine())
+	}
+}
+
+// tick refreshes the live line after a real run, at most a few times a
+// second.
+func (p *progress) tick() {
+	if p.w == nil || !p.tty {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.bar != nil && time.Since(p.last) > 200*time.Millisecond {
+		p.last = time.Now()
+		p.bar.Describe(p.phase + ": " + p.budgetLine())
+	}
+}
+
+func (p *progress) logf(format string, args ...any) {
+	if p.w == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.bar != nil {
+		_ = p.bar.Clear()
+	}
+	fmt.Fprintf(p.w, "assay: "+format+"\n", args...)
+}
+
+func (p *progress) finishBar() {
+	if p.bar != nil {
+		_ = p.bar.Finish()
+		p.bar = nil
+	}
+}
+
+func (p *progress) done(res *Result) {
+	if p.w == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.finishBar()
+	t := res.Totals
+	fmt.Fprintf(p.w, "assay: run %s %s: %d real runs (%d finished, %d infeasible), %.1f GPU-hours, $%.2f (LLM $%.2f), %d LLM calls, %d steps, best real gain %.4g\n",
+		res.ID, res.State, t.RealRuns, t.Finished, t.Infeasible, t.GPUHours, t.USD, t.LLMUSD, t.LLMCalls, t.Steps, t.BestGain)
+	if res.Reason != "" {
+		fmt.Fprintf(p.w, "assay: %s\n", res.Reason)
+	}
+}

@@ -1,0 +1,672 @@
+package runtime
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+
+	"assay/compiler/plan"
+	"assay/plugins"
+	"assay/plugins/payload"
+	"assay/runtime/journal"
+)
+
+// group is one state's G scored proposals.
+type group struct {
+	State   string      `json:"state"`
+	Task    *taskInfo   `json:"-"`
+	TaskKey string      `json:"task"`
+	Cands   []candidate `json:"candidates"`
+	Adv     []float64   `json:"advantages,omitempty"`
+	Kept    bool        `json:"kept"`
+}
+
+// StepFigures are a loop step's monitoring figures.
+type StepFigures struct {
+	Loop        string  `json:"loop"`
+	Step        int     `json:"step"`
+	MeanReward  float64 `json:"mean_reward"`
+	Groups      int     `json:"groups"`
+	Dropped     int     `json:"dropped_zero_variance"`
+	Samples     int     `json:"samples"`
+	RealRuns    int     `json:"real_runs"`
+	USD         float64 `json:"usd"`
+	GPUHours    float64 `json:"gpu_hours"`
+	Routed      int     `json:"routed,omitempty"`
+	Candidates  int     `json:"candidates,omitempty"`
+	BestGain    float64 `json:"best_gain,omitempty"`
+	MeanPredict float64 `json:"mean_predicted_gain,omitempty"`
+}
+
+// CalibrationFigures are one calibration round's monitoring figures: the
+// world model's error on the calibration proposals before they join its
+// context.
+type CalibrationFigures struct {
+	Round     int            `json:"round"`
+	AfterStep int            `json:"after_step"`
+	Runs      int            `json:"runs"`
+	MAE       float64        `json:"mae"`
+	RankAcc   float64        `json:"rank_accuracy"`
+	Pairs     int            `json:"pairs"`
+	Points    []CalibPoint   `json:"points"`
+	Records   int            `json:"records"`
+}
+
+// CalibPoint is one calibration proposal's predicted and real gain.
+type CalibPoint struct {
+	Task      string  `json:"task"`
+	Proposal  string  `json:"proposal"`
+	Predicted float64 `json:"predicted"`
+	Real      float64 `json:"real"`
+}
+
+// policyRecord is a journaled policy update.
+type policyRecord struct {
+	Step    int                `json:"step"`
+	State   []byte             `json:"state"`
+	Stats   map[string]float64 `json:"stats,omitempty"`
+	Samples int                `json:"samples"`
+}
+
+func (r *runner) loop(name string) *plan.Loop {
+	for _, l := range r.v.Loops {
+		if l.Name == name {
+			return l
+		}
+	}
+	return nil
+}
+
+func (r *runner) reward(name string) *plan.Reward {
+	for _, w := range r.v.Rewards {
+		if w.Name == name {
+			return w
+		}
+	}
+	return nil
+}
+
+func (r *runner) critic(name string) *plan.Critic {
+	for _, c := range r.v.Critics {
+		if c.Name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// rlPhase runs an RL loop's steps with its calibration rounds.
+func (r *runner) rlPhase(idx int, ph *plan.Phase) error {
+	l := r.loop(ph.Loop)
+	if l == nil {
+		return fmt.Errorf("no loop %q", ph.Loop)
+	}
+	sh, err := newShaper(r.reward(l.Reward))
+	if err != nil {
+		return err
+	}
+	var screen *plan.Critic
+	var rt *router
+	if l.Screen != "" {
+		if screen = r.critic(l.Screen); screen == nil {
+			return fmt.Errorf("loop %s: no critic %q", l.Name, l.Screen)
+		}
+		if rt, err = newRouter(screen); err != nil {
+			return err
+		}
+	}
+	var cals []*plan.Phase
+	for _, c := range r.v.Phases[idx+1:] {
+		if c.Kind == plan.PhaseCalibration && (c.Loop == "" || c.Loop == l.Name) {
+			cals = append(cals, c)
+		}
+	}
+	// Calibration runs belong to this phase; hold back only what follows.
+	for _, c := range cals {
+		r.floor -= int(math.Ceil(sumRuns(c.Calls.RealRuns)))
+	}
+	steps := int(math.Round(ph.Steps.Expected))
+	if steps == 0 {
+		steps = int(math.Round(l.Steps.Expected))
+	}
+	if l.UntilBudget {
+		// Until the budget is spent, bounded so a critic that routes
+		// nothing cannot loop for ever.
+		steps = 4*int(math.Max(ph.Steps.High, l.Steps.High)) + 16
+	}
+	every := max(l.RolloutEvery, 1)
+	r.progress.start(ph.Name, steps, "steps")
+	var rollout []*group
+	calRound := 0
+	for t := 0; t < steps; t++ {
+		if err := r.ctx.Err(); err != nil {
+			return err
+		}
+		if t%every == 0 {
+			if l.UntilBudget && !r.canAffordStep(l, screen) {
+				r.progress.logf("loop %s: budget spent after %d steps", l.Name, t)
+				break
+			}
+			if rollout, err = r.rollout(l, t/every, sh, screen, rt); err != nil {
+				return err
+			}
+			r.lastRollout = rollout
+		}
+		per := (len(rollout) + every - 1) / every
+		lo, hi := min((t%every)*per, len(rollout)), min((t%every+1)*per, len(rollout))
+		if err := r.update(l, t, rollout[lo:hi]); err != nil {
+			return err
+		}
+		r.steps++
+		r.progress.step(fmt.Sprintf("step %d", t+1))
+		for calRound < len(cals) && cals[calRound].AfterStep == t+1 {
+			if err := r.calibrate(calRound, cals[calRound]); err != nil {
+				return err
+			}
+			calRound++
+		}
+	}
+	// Rounds scheduled after the last step that ran are skipped: a loop that
+	// stops early for budget has nothing newer to calibrate.
+	return nil
+}
+
+// canAffordStep reports whether the budget, less what later phases hold
+// back, still pays for a rollout's real runs.
+func (r *runner) canAffordStep(l *plan.Loop, screen *plan.Critic) bool {
+	left := r.budget.RunsLeft()
+	if left < 0 {
+		return r.budget.CheckLLM() == nil
+	}
+	need := 1
+	if screen == nil && r.rewardSource(l) == "real" {
+		need = l.StatesPerStep * l.ProposalsPerState
+	}
+	return left-r.floor >= need && r.budget.CheckLLM() == nil
+}
+
+func (r *runner) rewardSource(l *plan.Loop) string {
+	if w := r.reward(l.Reward); w != nil && w.GainFrom != "" {
+		return w.GainFrom
+	}
+	if l.Screen != "" {
+		return "critic"
+	}
+	return "real"
+}
+
+// rollout samples G proposals for each of the loop's states and scores them.
+func (r *runner) rollout(l *plan.Loop, refresh int, sh *shaper, screen *plan.Critic, rt *router) ([]*group, error) {
+	states, G := max(l.StatesPerStep, 1), max(l.ProposalsPerState, 1)
+	train := r.tasksOf("", l.Split)
+	if len(train) == 0 {
+		return nil, fmt.Errorf("loop %s: no %s tasks", l.Name, splitName(l.Split))
+	}
+	groups := make([]*group, states)
+	for s := range groups {
+		t := train[rng(r.v.Seed, fmt.Sprintf("%s/r%d/s%d/task", l.Name, refresh, s)).IntN(len(train))]
+		groups[s] = &group{State: fmt.Sprintf("%s/r%d/s%d", l.Name, refresh, s), Task: t, TaskKey: t.Env + "/" + t.Name, Cands: make([]candidate, G)}
+	}
+	// Propose.
+	type at struct{ s, g int }
+	all := make([]at, 0, states*G)
+	for s := 0; s < states; s++ {
+		for g := 0; g < G; g++ {
+			all = append(all, at{s, g})
+		}
+	}
+	err := parallel(len(all), r.concurrency(r.roles[plugins.RolePropose]), func(i int) error {
+		gr, g := groups[all[i].s], all[i].g
+		p, st, ok, err := r.propose(fmt.Sprintf("%s/%d/propose", gr.State, g), gr.Task, gr.State, nil)
+		gr.Cands[g].Proposal, gr.Cands[g].state = p, st
+		gr.Cands[g].Infeasible = !ok
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	source := r.rewardSource(l)
+	switch {
+	case screen != nil:
+		err = r.screenCandidates(groups, all2(states, G), screen, rt)
+	case source == "predicted":
+		err = r.predictCandidates(l, groups, all2(states, G))
+	default:
+		err = r.verifyCandidates(groups, all2(states, G))
+	}
+	if err != nil {
+		return nil, err
+	}
+	// Shape rewards, journal them and expand the state pool.
+	for _, gr := range groups {
+		if err := sh.shape(gr.Cands, *gr.Task); err != nil {
+			return nil, err
+		}
+		r.candidates += len(gr.Cands)
+		if err := r.j.Append(journal.KindReward, gr.State, gr); err != nil {
+			return nil, err
+		}
+		var real, predicted []record
+		for _, c := range gr.Cands {
+			if c.Infeasible || c.Repeat || c.Skipped {
+				continue
+			}
+			if c.HasReal {
+				real = append(real, record{Task: gr.Task.Name, Env: gr.Task.Env, Proposal: c.Proposal, Gain: c.RealGain})
+			} else if source == "predicted" {
+				predicted = append(predicted, record{Task: gr.Task.Name, Env: gr.Task.Env, Proposal: c.Proposal, Gain: c.Predicted, Predicted: true})
+			}
+		}
+		// Real results join the world model's context; predictions only
+		// the state pool (state-pool expansion without real runs).
+		r.addRecords(true, real...)
+		r.addRecords(false, predicted...)
+	}
+	return groups, nil
+}
+
+func splitName(s string) string {
+	if s == "" {
+		return "train"
+	}
+	return s
+}
+
+type pos struct{ s, g int }
+
+func all2(states, G int) []pos {
+	out := make([]pos, 0, states*G)
+	for s := 0; s < states; s++ {
+		for g := 0; g < G; g++ {
+			out = append(out, pos{s, g})
+		}
+	}
+	return out
+}
+
+// predictCandidates scores candidates with the world model.
+func (r *runner) predictCandidates(l *plan.Loop, groups []*group, all []pos) error {
+	w := r.reward(l.Reward)
+	ro := r.roles[plugins.RolePredict]
+	if w != nil && w.Predictor != "" {
+		if named := r.roleByName(w.Predictor); named != nil {
+			ro = named
+		}
+	}
+	ctx := r.context()
+	return parallel(len(all), r.concurrency(ro), func(i int) error {
+		gr := groups[all[i].s]
+		c := &gr.Cands[all[i].g]
+		if c.Infeasible {
+			return nil
+		}
+		var resp payload.PredictResponse
+		req := payload.PredictRequest{Task: gr.Task.Name, Env: gr.Task.Env, Records: ctx, Proposal: c.Proposal}
+		if err := r.complete(ro, fmt.Sprintf("%s/%d/predict", gr.State, all[i].g), req, &resp); err != nil {
+			return err
+		}
+		c.Predicted = resp.PredictedGain
+		return nil
+	})
+}
+
+// verifyCandidates runs every candidate for real (verify-all).
+func (r *runner) verifyCandidates(groups []*group, all []pos) error {
+	runs := make([]realRun, len(all))
+	ok := make([]bool, len(all))
+	err := parallel(len(all), r.concurrency(r.builder()), func(i int) error {
+		gr := groups[all[i].s]
+		c := &gr.Cands[all[i].g]
+		if c.Infeasible {
+			return nil
+		}
+		key := fmt.Sprintf("%s/%d", gr.State, all[i].g)
+		p, feasible, err := r.implement(key+"/implement", gr.Task, c.Proposal)
+		c.Proposal, c.Infeasible = p, !feasible
+		runs[i], ok[i] = realRun{Key: key, Task: gr.Task, Proposal: p}, feasible
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return r.runInto(groups, all, runs, ok)
+}
+
+// runInto runs the selected candidates and stores their real outcomes.
+func (r *runner) runInto(groups []*group, all []pos, runs []realRun, sel []bool) error {
+	var todo []realRun
+	var at []int
+	for i := range runs {
+		if sel[i] {
+			todo = append(todo, runs[i])
+			at = append(at, i)
+		}
+	}
+	out, err := r.runReal(todo)
+	if err != nil {
+		return err
+	}
+	for n, i := range at {
+		c := &groups[all[i].s].Cands[all[i].g]
+		o := out[n]
+		switch {
+		case o.Skipped || o.Failed:
+			c.Skipped = true
+		case o.Infeasible:
+			c.Infeasible = true
+		default:
+			c.HasReal, c.RealGain, c.Predicted = true, o.Gain, o.Gain
+		}
+	}
+	return nil
+}
+
+// screenCandidates implements, summarizes and critiques each candidate
+// (k votes), routes the uncertain ones to real runs, and sets the label
+// score: the real outcome when routed, else the critic's verdict.
+func (r *runner) screenCandidates(groups []*group, all []pos, c *plan.Critic, rt *router) error {
+	runs := make([]realRun, len(all))
+	verdicts := make([]verdict, len(all))
+	feasible := make([]bool, len(all))
+	err := parallel(len(all), r.concurrency(r.builder()), func(i int) error {
+		gr := groups[all[i].s]
+		cand := &gr.Cands[all[i].g]
+		if cand.Infeasible {
+			return nil
+		}
+		key := fmt.Sprintf("%s/%d", gr.State, all[i].g)
+		base := plugins.Proposal{ID: "base", Text: "the task's reference configuration"}
+		v, p, ok, err := r.screen(key, gr.Task, base, cand.Proposal, c, rt)
+		if err != nil {
+			return err
+		}
+		cand.Proposal, cand.Infeasible, feasible[i] = p, !ok, ok
+		verdicts[i] = v
+		runs[i] = realRun{Key: key, Task: gr.Task, Proposal: p}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	sel := make([]bool, len(all))
+	for i := range all {
+		sel[i] = feasible[i] && verdicts[i].Routed
+	}
+	if err := r.runInto(groups, all, runs, sel); err != nil {
+		return err
+	}
+	for i := range all {
+		cand := &groups[all[i].s].Cands[all[i].g]
+		if !feasible[i] {
+			continue
+		}
+		cand.Routed = sel[i] && !cand.Skipped
+		better := improving(c.Labels, verdicts[i].Label)
+		if cand.HasReal {
+			better = cand.RealGain > 0
+		}
+		cand.LabelScore = -1
+		if better {
+			cand.LabelScore = 1
+		}
+	}
+	return nil
+}
+
+// screen runs one candidate through implement, summarize and k critic
+// votes and returns the routed verdict.
+func (r *runner) screen(key string, t *taskInfo, parent, child plugins.Proposal, c *plan.Critic, rt *router) (verdict, plugins.Proposal, bool, error) {
+	p, ok, err := r.implement(key+"/implement", t, child)
+	if err != nil || !ok {
+		return verdict{}, p, false, err
+	}
+	var summary string
+	if ro := r.roles[plugins.RoleSummarize]; ro != nil {
+		var resp payload.SummarizeResponse
+		if err := r.complete(ro, key+"/summarize", payload.SummarizeRequest{Task: t.Name, Proposal: p}, &resp); err != nil {
+			return verdict{}, p, false, err
+		}
+		summary = resp.Summary
+	}
+	ro := r.roleByName(c.Role)
+	if ro == nil {
+		ro = r.roles[plugins.RoleCritic]
+	}
+	k := max(c.Votes, 1)
+	votes := make([]string, k)
+	req := payload.CritiqueRequest{Task: t.Name, Env: t.Env, Parent: parent, Child: p, Summary: summary, Labels: labelsOf(c)}
+	for v := 0; v < k; v++ {
+		var resp payload.CritiqueResponse
+		if err := r.complete(ro, fmt.Sprintf("%s/critic/%d", key, v), req, &resp); err != nil {
+			return verdict{}, p, false, err
+		}
+		votes[v] = resp.Label
+	}
+	vd := aggregate(c, votes)
+	if err := rt.route(&vd, k); err != nil {
+		return vd, p, false, err
+	}
+	return vd, p, true, nil
+}
+
+func labelsOf(c *plan.Critic) string {
+	if c.Labels == "" {
+		return payload.Labels3
+	}
+	return c.Labels
+}
+
+// update makes one policy-gradient step on a slice of the rollout's groups:
+// group-relative advantages, zero-variance groups dropped (or kept with
+// zero advantages when the loop says keep).
+func (r *runner) update(l *plan.Loop, t int, groups []*group) error {
+	var samples []plugins.Sample
+	fig := StepFigures{Loop: l.Name, Step: t + 1, Groups: len(groups)}
+	var sum float64
+	var n int
+	for _, gr := range groups {
+		rewards := make([]float64, len(gr.Cands))
+		for i, c := range gr.Cands {
+			rewards[i] = c.Reward
+			sum += c.Reward
+			n++
+			fig.Candidates++
+			if c.Routed {
+				fig.Routed++
+			}
+			fig.MeanPredict += c.Predicted
+		}
+		adv, ok := advantages(rewards)
+		gr.Adv, gr.Kept = adv, ok || l.ZeroVariance == "keep"
+		if !gr.Kept {
+			fig.Dropped++
+			continue
+		}
+		for i, c := range gr.Cands {
+			if c.Infeasible && c.Proposal.ID == "" && len(c.Proposal.Edits) == 0 {
+				continue // the proposer gave nothing to reinforce
+			}
+			samples = append(samples, plugins.Sample{State: string(c.state), Proposal: c.Proposal, Advantage: adv[i]})
+		}
+	}
+	if n > 0 {
+		fig.MeanReward = sum / float64(n)
+		fig.MeanPredict /= float64(n)
+	}
+	fig.Samples = len(samples)
+	key := fmt.Sprintf("%s/update/%d", l.Name, t)
+	if d, ok := r.j.Call(journal.KindPolicy, key); ok {
+		var pr policyRecord
+		if err := json.Unmarshal(d, &pr); err == nil {
+			r.policy = pr.State
+			r.updates++
+		}
+	} else if len(samples) > 0 && !r.warned["update"] {
+		ro := r.roles[plugins.RolePropose]
+		var resp *plugins.UpdateResponse
+		req := &plugins.UpdateRequest{Model: ro.Model, LearningRate: l.LearningRate, Samples: samples, State: r.policy}
+		err := r.call(ro.Plugin, func(inst Instance) error {
+			m := inst.LLM()
+			if m == nil {
+				return fmt.Errorf("%w: plugin %s is not an LLM", errPermanent, ro.Plugin)
+			}
+			var err error
+			resp, err = m.Update(r.ctx, req)
+			return err
+		})
+		switch {
+		case errors.Is(err, plugins.ErrUnsupported):
+			r.warned["update"] = true
+			r.progress.logf("proposer %s cannot be trained through its plugin; the policy stays fixed", ro.Name)
+		case err != nil:
+			return fmt.Errorf("policy update at step %d: %w", t+1, err)
+		default:
+			r.policy = resp.State
+			r.updates++
+			if err := r.j.Append(journal.KindPolicy, key, policyRecord{Step: t + 1, State: resp.State, Stats: resp.Stats, Samples: len(samples)}); err != nil {
+				return err
+			}
+		}
+	}
+	s := r.budget.Spent()
+	fig.RealRuns, fig.USD, fig.GPUHours, fig.BestGain = s.RealRuns, round6(s.USD), round6(s.GPUHours), r.bestGain
+	if err := r.j.Append(journal.KindStep, fmt.Sprintf("%s/%d", l.Name, t+1), fig); err != nil {
+		return err
+	}
+	return r.j.Flush()
+}
+
+// calibrate runs one calibration round: the top-rated (or random) proposals
+// of the current rollout are run for real and join the world model's
+// context; the error of its predictions on them is recorded first.
+func (r *runner) calibrate(round int, ph *plan.Phase) error {
+	budget := int(math.Round(sumRuns(ph.Calls.RealRuns)))
+	if c := r.v.Calibration; c != nil && budget == 0 {
+		if round < len(c.Budget) {
+			budget = c.Budget[round]
+		} else if len(c.Budget) == 1 {
+			budget = c.Budget[0]
+		}
+	}
+	sel := ph.Select
+	if sel == "" && r.v.Calibration != nil {
+		sel = r.v.Calibration.Select
+	}
+	type pick struct {
+		gr *group
+		c  *candidate
+		i  int
+	}
+	var cands []pick
+	for _, gr := range r.lastRollout {
+		for i := range gr.Cands {
+			c := &gr.Cands[i]
+			k := gr.TaskKey + "|" + proposalKey(c.Proposal)
+			if c.Infeasible || c.Repeat || c.Skipped || c.HasReal || r.calibrated[k] {
+				continue
+			}
+			cands = append(cands, pick{gr, c, len(cands)})
+		}
+	}
+	if sel == "random" {
+		g := rng(r.v.Seed, fmt.Sprintf("calibration/%d", round))
+		g.Shuffle(len(cands), func(a, b int) { cands[a], cands[b] = cands[b], cands[a] })
+	} else {
+		sort.SliceStable(cands, func(a, b int) bool { return cands[a].c.Reward > cands[b].c.Reward })
+	}
+	// One run per distinct (task, proposal).
+	var chosen []pick
+	for _, p := range cands {
+		if len(chosen) >= budget {
+			break
+		}
+		k := p.gr.TaskKey + "|" + proposalKey(p.c.Proposal)
+		if r.calibrated[k] {
+			continue
+		}
+		r.calibrated[k] = true
+		chosen = append(chosen, p)
+	}
+	r.progress.logf("calibration round %d after step %d: %d real runs", round+1, ph.AfterStep, len(chosen))
+	runs := make([]realRun, len(chosen))
+	ok := make([]bool, len(chosen))
+	err := parallel(len(chosen), r.concurrency(r.builder()), func(i int) error {
+		key := fmt.Sprintf("calibration/%d/%d", round, i)
+		p, feasible, err := r.implement(key+"/implement", chosen[i].gr.Task, chosen[i].c.Proposal)
+		runs[i], ok[i] = realRun{Key: key, Task: chosen[i].gr.Task, Proposal: p}, feasible
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	var todo []realRun
+	var at []int
+	for i := range runs {
+		if ok[i] {
+			todo = append(todo, runs[i])
+			at = append(at, i)
+		}
+	}
+	out, err := r.runReal(todo)
+	if err != nil {
+		return err
+	}
+	fig := CalibrationFigures{Round: round + 1, AfterStep: ph.AfterStep}
+	var recs []record
+	for n, i := range at {
+		o := out[n]
+		if o.Skipped || o.Failed {
+			continue
+		}
+		fig.Runs++
+		p := chosen[i]
+		rec := record{Task: p.gr.Task.Name, Env: p.gr.Task.Env, Proposal: runs[i].Proposal, Gain: o.Gain, Infeasible: o.Infeasible}
+		recs = append(recs, rec)
+		if !o.Infeasible {
+			fig.Points = append(fig.Points, CalibPoint{Task: p.gr.TaskKey, Proposal: p.c.Proposal.ID, Predicted: p.c.Predicted, Real: o.Gain})
+		}
+	}
+	fig.MAE, fig.RankAcc, fig.Pairs = calibrationError(fig.Points)
+	r.addRecords(true, recs...)
+	fig.Records = len(r.context())
+	if err := r.j.Append(journal.KindCalibration, fmt.Sprintf("%d", round+1), fig); err != nil {
+		return err
+	}
+	return r.j.Flush()
+}
+
+// calibrationError returns the mean absolute error of predicted against
+// real gain, and the pairwise ranking accuracy over pairs of points on the
+// same task (the share of pairs the predictions order as the real gains
+// do; ties in either are skipped).
+func calibrationError(pts []CalibPoint) (mae, acc float64, pairs int) {
+	if len(pts) == 0 {
+		return 0, 0, 0
+	}
+	for _, p := range pts {
+		mae += math.Abs(p.Predicted - p.Real)
+	}
+	mae /= float64(len(pts))
+	var right int
+	for i := range pts {
+		for j := i + 1; j < len(pts); j++ {
+			if pts[i].Task != pts[j].Task {
+				continue
+			}
+			dp, dr := pts[i].Predicted-pts[j].Predicted, pts[i].Real-pts[j].Real
+			if dp == 0 || dr == 0 {
+				continue
+			}
+			pairs++
+			if (dp > 0) == (dr > 0) {
+				right++
+			}
+		}
+	}
+	if pairs > 0 {
+		acc = float64(right) / float64(pairs)
+	}
+	return mae, acc, pairs
+}

@@ -1,0 +1,525 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"assay/compiler/plan"
+	"assay/plugins"
+	"assay/plugins/payload"
+	"assay/runtime/journal"
+)
+
+// taskInfo is a task with its resolved baseline and scale.
+type taskInfo struct {
+	Env      string
+	Name     string
+	Split    string
+	Baseline float64
+	Scale    float64
+	Minimize bool
+}
+
+// gain is the signed improvement of a metric over the task's baseline.
+func (t taskInfo) gain(metric float64) float64 {
+	if t.Minimize {
+		return t.Baseline - metric
+	}
+	return metric - t.Baseline
+}
+
+// record is a (task, proposal, outcome) triple in the world model's context
+// or the state pool.
+type record = payload.Record
+
+type runner struct {
+	ctx  context.Context
+	v    *plan.Variant
+	j    *journal.Journal
+	dir  string
+	opts Options
+
+	budget   *Budget
+	progress *progress
+
+	pmu     sync.Mutex
+	plugins map[string]*supervised
+
+	envs   map[string]*plan.Environment
+	roles  map[string]*plan.Role // by kind
+	tasks  []*taskInfo
+	knobs  map[string][]plugins.Knob
+	policy []byte // the proposer's current checkpoint
+
+	// rwm is the world model's record context; pool the state pool.
+	rmu  sync.Mutex
+	rwm  []record
+	pool []record
+
+	llmCalls   atomic.Int64
+	steps      int
+	candidates int
+	updates    int
+	finished   int
+	infeasible int
+	bestGain   float64
+	hasBest    bool
+	lastRollout []*group // latest rollout of the current RL loop
+	floor       int      // real runs held back for later phases
+	calibrated  map[string]bool
+	warned      map[string]bool
+}
+
+func newRunner(ctx context.Context, v *plan.Variant, j *journal.Journal, dir string, opts Options) *runner {
+	r := &runner{ctx: ctx, v: v, j: j, dir: dir, opts: opts,
+		budget:  NewBudget(v.Budget),
+		plugins: map[string]*supervised{},
+		envs:    map[string]*plan.Environment{},
+		roles:   map[string]*plan.Role{},
+		knobs:   map[string][]plugins.Knob{},
+	}
+	for _, run := range j.Runs() {
+		r.budget.restore(run.Reservation.GPUHours, run.Reservation.USD)
+	}
+	for _, e := range v.Envs {
+		r.envs[e.Name] = e
+	}
+	for _, ro := range v.Roles {
+		if _, ok := r.roles[ro.Kind]; !ok {
+			r.roles[ro.Kind] = ro
+		}
+	}
+	r.progress = newProgress(opts.Progress, r)
+	return r
+}
+
+func (r *runner) totals() Totals {
+	s := r.budget.Spent()
+	return Totals{RealRuns: s.RealRuns, Finished: r.finished, Infeasible: r.infeasible,
+		GPUHours: round6(s.GPUHours), USD: round6(s.USD), LLMUSD: round6(s.LLMUSD),
+		LLMCalls: int(r.llmCalls.Load()), Steps: r.steps, Candidates: r.candidates,
+		PolicyUpdates: r.updates, Records: len(r.rwm), BestGain: round6(r.bestGain)}
+}
+
+func round6(x float64) float64 { return math.Round(x*1e6) / 1e6 }
+
+// supervised is a plugin that is restarted when it dies.
+type supervised struct {
+	mu   sync.Mutex
+	p    *plan.Plugin
+	inst Instance
+	gen  int
+}
+
+func (r *runner) plugin(name string) (*supervised, error) {
+	r.pmu.Lock()
+	defer r.pmu.Unlock()
+	if s, ok := r.plugins[name]; ok {
+		return s, nil
+	}
+	for _, p := range r.v.Plugins {
+		if p.Name == name {
+			s := &supervised{p: p}
+			r.plugins[name] = s
+			return s, nil
+		}
+	}
+	return nil, fmt.Errorf("no plugin %q in the plan", name)
+}
+
+// get returns the running instance (starting it if needed) and its
+// generation.
+func (s *supervised) get(ctx context.Context, l Loader) (Instance, int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.inst == nil {
+		inst, err := l.Open(ctx, s.p)
+		if err != nil {
+			return nil, s.gen, fmt.Errorf("start plugin %s: %w", s.p.Name, err)
+		}
+		s.inst = inst
+		s.gen++
+	}
+	return s.inst, s.gen, nil
+}
+
+// restart drops the instance of generation gen, so the next get starts a
+// fresh one; concurrent callers that saw the same failure restart it once.
+func (s *supervised) restart(gen int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.inst != nil && s.gen == gen {
+		_ = s.inst.Close()
+		s.inst = nil
+	}
+}
+
+func (r *runner) closePlugins() {
+	r.pmu.Lock()
+	defer r.pmu.Unlock()
+	for _, s := range r.plugins {
+		s.mu.Lock()
+		if s.inst != nil {
+			_ = s.inst.Close()
+			s.inst = nil
+		}
+		s.mu.Unlock()
+	}
+}
+
+// call runs fn against a plugin, restarting the plugin and retrying when the
+// call fails (a dead plugin fails every call).
+func (r *runner) call(name string, fn func(Instance) error) error {
+	s, err := r.plugin(name)
+	if err != nil {
+		return err
+	}
+	var last error
+	for attempt := 0; attempt <= r.opts.Retries; attempt++ {
+		if err := r.ctx.Err(); err != nil {
+			return err
+		}
+		inst, gen, err := s.get(r.ctx, r.opts.Plugins)
+		if err != nil {
+			last = err
+			continue
+		}
+		err = fn(inst)
+		if err == nil || errors.Is(err, plugins.ErrUnsupported) || errors.Is(err, errPermanent) {
+			return err
+		}
+		if r.ctx.Err() != nil {
+			return r.ctx.Err()
+		}
+		last = err
+		r.progress.logf("plugin %s: %v; restarting it (attempt %d of %d)", name, err, attempt+1, r.opts.Retries)
+		s.restart(gen)
+	}
+	return fmt.Errorf("plugin %s: %w", name, last)
+}
+
+// errPermanent marks an answer that retrying cannot fix (a malformed
+// payload).
+var errPermanent = errors.New("permanent")
+
+// complete makes one journaled LLM call of a role kind: a call whose result
+// is in the journal is not made again. key must be unique in the run.
+func (r *runner) complete(role *plan.Role, key string, in, out any) error {
+	if role == nil {
+		return fmt.Errorf("call %s: the plan has no such role", key)
+	}
+	kind := role.Kind
+	if d, ok := r.j.Call(journal.KindCall, key); ok {
+		var c callRecord
+		if err := json.Unmarshal(d, &c); err == nil {
+			r.chargeLLM(role, c.In, c.Out)
+			return payload.Decode(c.Payload, out)
+		}
+	}
+	if err := r.budget.CheckLLM(); err != nil {
+		return err
+	}
+	body, err := payload.Encode(in)
+	if err != nil {
+		return err
+	}
+	req := &plugins.CompleteRequest{Role: kind, Model: role.Model, Temperature: role.Temperature,
+		Seed: int64(derive(r.v.Seed, key) >> 1), Payload: body}
+	if kind == plugins.RolePropose {
+		req.State = r.policy
+	}
+	var resp *plugins.CompleteResponse
+	err = r.call(role.Plugin, func(inst Instance) error {
+		l := inst.LLM()
+		if l == nil {
+			return fmt.Errorf("%w: plugin %s is not an LLM", errPermanent, role.Plugin)
+		}
+		var err error
+		resp, err = l.Complete(r.ctx, req)
+		if err == nil {
+			// A malformed answer is retried like a crash: sampling may fix it.
+			err = payload.Decode(resp.Payload, out)
+		}
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("%s call %s: %w", kind, key, err)
+	}
+	in_, out_ := resp.Usage.In, resp.Usage.Out
+	if in_ == 0 && out_ == 0 {
+		in_, out_ = int(role.TokensIn), int(role.TokensOut)
+	}
+	r.chargeLLM(role, in_, out_)
+	return r.j.Append(journal.KindCall, key, callRecord{Role: kind, Payload: resp.Payload, In: in_, Out: out_})
+}
+
+type callRecord struct {
+	Role    string          `json:"role"`
+	Payload json.RawMessage `json:"payload"`
+	In      int             `json:"in"`
+	Out     int             `json:"out"`
+}
+
+func (r *runner) chargeLLM(role *plan.Role, in, out int) {
+	r.llmCalls.Add(1)
+	r.budget.ChargeLLM((float64(in)*role.PriceIn + float64(out)*role.PriceOut) / 1e6)
+}
+
+// realRun is one real run to execute.
+type realRun struct {
+	Key      string
+	Task     *taskInfo
+	Proposal plugins.Proposal
+}
+
+// outcome is a real run's result.
+type outcome struct {
+	Skipped    bool // not run: no budget
+	Failed     bool // infrastructure failure after retries
+	Infeasible bool
+	Metric     float64
+	Gain       float64
+	Result     *plugins.RunResult
+}
+
+func (r *runner) runCost(env string) (gpuh, usd float64) {
+	e := r.envs[env]
+	if e == nil {
+		return 0, 0
+	}
+	gpuh = e.GPUHours
+	if gpuh == 0 {
+		gpuh = float64(e.GPUs) * e.Hours
+	}
+	return gpuh, gpuh * r.v.Prices[e.GPU]
+}
+
+// reserve reserves a run key against the budget and in the journal. It
+// returns false (and reserves nothing) when the budget is spent. A key the
+// journal already holds is counted already.
+func (r *runner) reserve(key, env, task string) (bool, error) {
+	if _, ok := r.j.Run(key); ok {
+		return true, nil
+	}
+	// Runs planned for later phases are held back from this one.
+	if left := r.budget.RunsLeft(); left >= 0 && left <= r.floor {
+		return false, nil
+	}
+	gpuh, usd := r.runCost(env)
+	if err := r.budget.Reserve(gpuh, usd); err != nil {
+		if errors.Is(err, ErrBudget) {
+			return false, nil
+		}
+		return false, err
+	}
+	if _, err := r.j.Reserve(key, journal.Reservation{Env: env, Task: task, GPUHours: gpuh, USD: usd}); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// runReal executes real runs with the executor's concurrency and returns
+// their outcomes in order. Reservations are made in order before any run
+// starts, so which runs fit the budget does not depend on timing.
+func (r *runner) runReal(runs []realRun) ([]outcome, error) {
+	out := make([]outcome, len(runs))
+	// attempts[i] is the key of the i-th run's current attempt.
+	keys := make([]string, len(runs))
+	if err := r.ensureBaselines(runs); err != nil {
+		return nil, err
+	}
+	var todo []int
+	for i, rr := range runs {
+		k, res, ok, err := r.latestAttempt(rr)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			out[i].Skipped = true
+			continue
+		}
+		keys[i] = k
+		if res != nil && res.Status != plugins.StatusFailed && res.Status != plugins.StatusPreempted {
+			out[i] = r.toOutcome(rr, res)
+			continue
+		}
+		todo = append(todo, i)
+	}
+	conc := r.v.Executor.Concurrency
+	if conc < 1 {
+		conc = 1
+	}
+	err := parallel(len(todo), conc, func(n int) error {
+		i := todo[n]
+		res, err := r.execute1(runs[i], keys[i])
+		if err != nil {
+			return err
+		}
+		if res == nil {
+			out[i].Failed = true
+			return nil
+		}
+		out[i] = r.toOutcome(runs[i], res)
+		if res.Status == plugins.StatusFailed || res.Status == plugins.StatusPreempted {
+			out[i].Failed = true
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for i := range out {
+		if !out[i].Skipped && !out[i].Failed {
+			if out[i].Infeasible {
+				r.infeasible++
+			} else {
+				r.finished++
+				if !r.hasBest || out[i].Gain > r.bestGain {
+					r.bestGain, r.hasBest = out[i].Gain, true
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// latestAttempt finds the attempt of a run to continue: a run whose
+// attempts failed on infrastructure gets a new attempt key (a new
+// reservation, since the failed attempt may have used its GPUs).
+func (r *runner) latestAttempt(rr realRun) (string, *plugins.RunResult, bool, error) {
+	for a := 0; ; a++ {
+		key := rr.Key
+		if a > 0 {
+			key = fmt.Sprintf("%s~%d", rr.Key, a)
+		}
+		run, ok := r.j.Run(key)
+		if !ok {
+			if a > r.opts.Retries {
+				return key, &plugins.RunResult{RunID: key, Status: plugins.StatusFailed, Reason: "retries exhausted"}, true, nil
+			}
+			ok, err := r.reserve(key, rr.Task.Env, rr.Task.Name)
+			return key, nil, ok, err
+		}
+		if run.Result == nil {
+			return key, nil, true, nil
+		}
+		if run.Result.Status != plugins.StatusFailed && run.Result.Status != plugins.StatusPreempted {
+			return key, run.Result, true, nil
+		}
+		if a >= r.opts.Retries {
+			return key, run.Result, true, nil
+		}
+	}
+}
+
+func (r *runner) toOutcome(rr realRun, res *plugins.RunResult) outcome {
+	o := outcome{Result: res, Metric: res.Metric}
+	switch res.Status {
+	case plugins.StatusInfeasible:
+		o.Infeasible = true
+	case plugins.StatusFinished:
+		o.Gain = rr.Task.gain(res.Metric)
+	}
+	return o
+}
+
+// execute1 runs one reserved attempt to its result: a journaled handle is
+// waited on, and started again under the same run id (which the trainer
+// treats as idempotent) when the trainer no longer knows it. Infrastructure
+// failures are retried under new reservations while the budget allows.
+func (r *runner) execute1(rr realRun, key string) (*plugins.RunResult, error) {
+	for {
+		res, err := r.attempt(rr, key)
+		if err != nil {
+			return nil, err
+		}
+		if res.Status != plugins.StatusFailed && res.Status != plugins.StatusPreempted {
+			return res, nil
+		}
+		next, prev, ok, err := r.latestAttempt(rr)
+		if err != nil {
+			return nil, err
+		}
+		if !ok || next == key || prev != nil {
+			return res, nil // no budget or no retries left: the failure stands
+		}
+		key = next
+	}
+}
+
+func (r *runner) attempt(rr realRun, key string) (*plugins.RunResult, error) {
+	env := r.envs[rr.Task.Env]
+	run, _ := r.j.Run(key)
+	if run.Result != nil {
+		return run.Result, nil
+	}
+	var cfg map[string]any
+	for _, p := range r.v.Plugins {
+		if p.Name == env.Trainer {
+			cfg = p.Config
+		}
+	}
+	req := &plugins.RunRequest{RunID: key, Env: env.Name, Task: rr.Task.Name,
+		Seed: int64(derive(r.v.Seed, key) >> 1), Proposal: rr.Proposal, Config: cfg,
+		Executor: plugins.ExecutorSpec{Kind: r.v.Executor.Kind, Concurrency: r.v.Executor.Concurrency, GPUs: r.v.Executor.GPUs, Slurm: r.v.Executor.Slurm},
+		GPUs:     env.GPUs,
+		WorkDir:  filepath.Join(r.dir, "work", strings.NewReplacer("/", "_", "~", "-").Replace(key)),
+	}
+	var res *plugins.RunResult
+	err := r.call(env.Trainer, func(inst Instance) error {
+		t := inst.Trainer()
+		if t == nil {
+			return fmt.Errorf("%w: plugin %s is not a trainer", errPermanent, env.Trainer)
+		}
+		h := run.Handle
+		if h != nil {
+			got, err := t.Wait(r.ctx, h)
+			if err == nil {
+				res = got
+				return nil
+			}
+			if r.ctx.Err() != nil {
+				return err
+			}
+			// The trainer does not know the handle (it was restarted): start
+			// the run again under the same id.
+			r.progress.logf("run %s: wait on handle %s: %v; starting it again", key, h.Handle, err)
+		}
+		nh, err := t.Start(r.ctx, req)
+		if err != nil {
+			return err
+		}
+		if err := r.j.Started(key, nh); err != nil {
+			return fmt.Errorf("%w: %v", errPermanent, err)
+		}
+		run.Handle = nh
+		got, err := t.Wait(r.ctx, nh)
+		if err != nil {
+			return err
+		}
+		res = got
+		return nil
+	})
+	if err != nil {
+		if r.ctx.Err() != nil {
+			return nil, r.ctx.Err()
+		}
+		res = &plugins.RunResult{RunID: key, Status: plugins.StatusFailed, Reason: err.Error()}
+	}
+	if res.RunID == "" {
+		res.RunID = key
+	}
+	// The result is durable before anything acts on it.
+	if err := r.j.Finished(key, res); err != nil {
+		return nil, err
+	}
+	r.progress.tick()
+	return res, nil
+}

@@ -1,0 +1,274 @@
+package runtime
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sync"
+	"time"
+
+	"assay/compiler/plan"
+	"assay/plugins"
+	"assay/runtime/journal"
+)
+
+// Instance is one started plugin. Exactly the accessor of its kind returns
+// non-nil.
+type Instance interface {
+	Trainer() plugins.Trainer
+	LLM() plugins.LLM
+	Benchmark() plugins.Benchmark
+	Close() error
+}
+
+// Loader starts plugins. The runtime starts each plugin once per run and
+// starts it again when it dies.
+type Loader interface {
+	Open(ctx context.Context, p *plan.Plugin) (Instance, error)
+}
+
+// LoaderFunc adapts a function to Loader.
+type LoaderFunc func(ctx context.Context, p *plan.Plugin) (Instance, error)
+
+// Open calls f.
+func (f LoaderFunc) Open(ctx context.Context, p *plan.Plugin) (Instance, error) { return f(ctx, p) }
+
+// Options configure Run.
+type Options struct {
+	// ID names the run; generated when empty.
+	ID string
+	// Dir holds runs, one directory per id (default .assay/runs).
+	Dir string
+	// Resume continues the run ID from its journal and its saved plan.
+	Resume bool
+	// Progress receives progress: a live line per phase on a terminal,
+	// plain log lines otherwise. Nil: silent.
+	Progress io.Writer
+	// Plugins starts plugins.
+	Plugins Loader
+	// Variant picks a variant by name; empty runs the first.
+	Variant string
+	// Meta is recorded in the journal (e.g. the spec path).
+	Meta map[string]string
+	// Retries is how often a failed plugin call or infrastructure-failed
+	// real run is retried after restarting the plugin (default 2).
+	Retries int
+}
+
+// Result is the outcome of a run.
+type Result struct {
+	ID     string `json:"id"`
+	Dir    string `json:"dir"`
+	State  string `json:"state"`
+	Reason string `json:"reason,omitempty"`
+	Totals Totals `json:"totals"`
+}
+
+// Totals are a run's figures; a resumed run ends with the same totals as an
+// uninterrupted one with the same seed.
+type Totals struct {
+	RealRuns      int     `json:"real_runs"` // reserved (budget-counted) real runs
+	Finished      int     `json:"finished_runs"`
+	Infeasible    int     `json:"infeasible_runs"`
+	GPUHours      float64 `json:"gpu_hours"`
+	USD           float64 `json:"usd"`
+	LLMUSD        float64 `json:"llm_usd"`
+	LLMCalls      int     `json:"llm_calls"`
+	Steps         int     `json:"steps"`
+	Candidates    int     `json:"candidates"`
+	PolicyUpdates int     `json:"policy_updates"`
+	Records       int     `json:"records"`
+	BestGain      float64 `json:"best_real_gain"`
+}
+
+// Run states.
+const (
+	StateRunning     = "running"
+	StateFinished    = "finished"
+	StateFailed      = "failed"
+	StateInterrupted = "interrupted" // its process is gone without finishing
+)
+
+// Paths of a run's files.
+const (
+	JournalFile = "journal.db"
+	PlanFile    = "plan.json"
+	DefaultDir  = ".assay/runs"
+)
+
+var idRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+// NewID returns a fresh run id: the time and a random suffix.
+func NewID() string {
+	var b [3]byte
+	_, _ = rand.Read(b[:])
+	return time.Now().UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
+}
+
+// Run executes p (or, with opts.Resume, continues the run opts.ID with the
+// plan saved in its directory, ignoring p).
+func Run(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
+	if opts.Dir == "" {
+		opts.Dir = DefaultDir
+	}
+	if opts.Retries == 0 {
+		opts.Retries = 2
+	}
+	if opts.Plugins == nil {
+		return nil, errors.New("runtime: no plugin loader")
+	}
+	if opts.ID == "" {
+		if opts.Resume {
+			return nil, errors.New("runtime: resume needs a run id")
+		}
+		opts.ID = NewID()
+	}
+	if !idRE.MatchString(opts.ID) {
+		return nil, fmt.Errorf("run id %q: use letters, digits, '.', '_' and '-' (at most 64)", opts.ID)
+	}
+	dir := filepath.Join(opts.Dir, opts.ID)
+	planPath := filepath.Join(dir, PlanFile)
+	if opts.Resume {
+		b, err := os.ReadFile(planPath)
+		if err != nil {
+			return nil, fmt.Errorf("resume %s: no such run in %s (%v)", opts.ID, opts.Dir, err)
+		}
+		p = new(plan.Plan)
+		if err := json.Unmarshal(b, p); err != nil {
+			return nil, fmt.Errorf("resume %s: %s: %v", opts.ID, planPath, err)
+		}
+	} else {
+		if p == nil {
+			return nil, errors.New("runtime: nil plan")
+		}
+		if _, err := os.Stat(planPath); err == nil {
+			return nil, fmt.Errorf("run %s already exists in %s; resume it with `assay resume %s` or choose another --id", opts.ID, opts.Dir, opts.ID)
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+		b, err := json.MarshalIndent(p, "", "  ")
+		if err != nil {
+			return nil, err
+		}
+		if err := writeFileAtomic(planPath, b); err != nil {
+			return nil, err
+		}
+	}
+	v, err := pickVariant(p, opts.Variant)
+	if err != nil {
+		return nil, err
+	}
+	j, err := journal.Open(filepath.Join(dir, JournalFile))
+	if err != nil {
+		return nil, err
+	}
+	defer j.Close()
+
+	r := newRunner(ctx, v, j, dir, opts)
+	defer r.closePlugins()
+	if err := j.SetMeta("run", runMeta{ID: opts.ID, Plan: p.Name, Hash: p.Hash, Variant: v.Name, Seed: v.Seed, PID: os.Getpid(), Meta: opts.Meta, Budget: v.Budget}); err != nil {
+		return nil, err
+	}
+	_ = j.SetMeta("state", StateRunning)
+	runErr := r.execute()
+	res := &Result{ID: opts.ID, Dir: dir, State: StateFinished, Totals: r.totals()}
+	if runErr != nil {
+		res.State, res.Reason = StateFailed, runErr.Error()
+		if ctx.Err() != nil {
+			res.State = StateInterrupted
+		}
+	}
+	_ = j.SetMeta("totals", res.Totals)
+	_ = j.SetMeta("state", res.State)
+	if res.Reason != "" {
+		_ = j.SetMeta("reason", res.Reason)
+	}
+	r.progress.done(res)
+	return res, runErr
+}
+
+type runMeta struct {
+	ID      string            `json:"id"`
+	Plan    string            `json:"plan"`
+	Hash    string            `json:"hash"`
+	Variant string            `json:"variant"`
+	Seed    int64             `json:"seed"`
+	PID     int               `json:"pid"`
+	Meta    map[string]string `json:"meta,omitempty"`
+	Budget  plan.Budget       `json:"budget"`
+}
+
+func pickVariant(p *plan.Plan, name string) (*plan.Variant, error) {
+	if len(p.Variants) == 0 {
+		return nil, errors.New("plan has no variants")
+	}
+	if name == "" {
+		return p.Variants[0], nil
+	}
+	for _, v := range p.Variants {
+		if v.Name == name {
+			return v, nil
+		}
+	}
+	return nil, fmt.Errorf("plan has no variant %q", name)
+}
+
+func writeFileAtomic(path string, b []byte) error {
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// parallel runs fn(i) for i in [0, n) with at most conc in flight and
+// returns the first error (all calls still finish).
+func parallel(n, conc int, fn func(i int) error) error {
+	if conc < 1 {
+		conc = 1
+	}
+	if n == 1 || conc == 1 {
+		for i := 0; i < n; i++ {
+			if err := fn(i); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	sem := make(chan struct{}, conc)
+	var wg sync.WaitGroup
+	var once sync.Once
+	var first error
+	for i := 0; i < n; i++ {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func(i int) {
+			defer func() { <-sem; wg.Done() }()
+			if err := fn(i); err != nil {
+				once.Do(func() { first = err })
+			}
+		}(i)
+	}
+	wg.Wait()
+	return first
+}

@@ -1,0 +1,320 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"assay/compiler/plan"
+	"assay/runtime/journal"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func runPlan(t *testing.T, p *plan.Plan, dir, id string, l Loader, resume bool) (*Result, error) {
+	t.Helper()
+	return Run(context.Background(), p, Options{ID: id, Dir: dir, Plugins: l, Resume: resume})
+}
+
+func events(t *testing.T, dir, id, kind string) []journal.Event {
+	t.Helper()
+	j, err := journal.Open(filepath.Join(dir, id, JournalFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	ev, err := j.Events(kind)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ev
+}
+
+func TestLM2LMRun(t *testing.T) {
+	dir := t.TempDir()
+	tr := newFakeTrainer()
+	res, err := runPlan(t, lm2lmPlan(), dir, "a", &testLoader{trainer: tr}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tot := res.Totals
+	if tot.RealRuns != 14 || tot.Finished+tot.Infeasible != 14 {
+		t.Errorf("real runs = %d (finished %d, infeasible %d), want 14", tot.RealRuns, tot.Finished, tot.Infeasible)
+	}
+	if tr.started() != 14 {
+		t.Errorf("trainer started %d runs, want 14", tr.started())
+	}
+	if d := tr.doubleStarts(); len(d) > 0 {
+		t.Errorf("runs started twice: %v", d)
+	}
+	if tot.Steps != 8 || tot.Candidates != 4*4*4 {
+		t.Errorf("steps %d candidates %d, want 8 and 64", tot.Steps, tot.Candidates)
+	}
+	if tot.PolicyUpdates == 0 {
+		t.Error("no policy update")
+	}
+	// 14 real runs at 0.5 CPU-hours and $2 an hour, plus LLM dollars.
+	if tot.GPUHours != 7 || tot.USD <= 14 || tot.LLMUSD <= 0 {
+		t.Errorf("gpu-hours %v usd %v llm %v", tot.GPUHours, tot.USD, tot.LLMUSD)
+	}
+	cal := events(t, dir, "a", journal.KindCalibration)
+	if len(cal) != 2 {
+		t.Fatalf("calibration rounds = %d, want 2", len(cal))
+	}
+	for _, e := range cal {
+		var f CalibrationFigures
+		json.Unmarshal(e.Data, &f)
+		if f.Runs != 3 || len(f.Points) == 0 {
+			t.Errorf("calibration %+v", f)
+		}
+	}
+	if ev := events(t, dir, "a", journal.KindEval); len(ev) != 1 {
+		t.Errorf("eval events = %d", len(ev))
+	}
+	if ev := events(t, dir, "a", journal.KindPolicy); len(ev) != tot.PolicyUpdates {
+		t.Errorf("policy events %d != updates %d", len(ev), tot.PolicyUpdates)
+	}
+}
+
+func TestSameSeedSameTotals(t *testing.T) {
+	dir := t.TempDir()
+	a, err := runPlan(t, lm2lmPlan(), dir, "a", &testLoader{trainer: newFakeTrainer()}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := runPlan(t, lm2lmPlan(), dir, "b", &testLoader{trainer: newFakeTrainer()}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(a.Totals, b.Totals); d != "" {
+		t.Errorf("two runs with one seed differ (-a +b):\n%s", d)
+	}
+	p := lm2lmPlan()
+	p.Variants[0].Seed = 8
+	c, err := runPlan(t, p, dir, "c", &testLoader{trainer: newFakeTrainer()}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cmp.Equal(a.Totals, c.Totals) {
+		t.Error("another seed gave identical totals")
+	}
+}
+
+// TestInterruptResume cancels a run after its n-th real run start, resumes
+// it, and checks the totals equal an uninterrupted run's and that no run
+// was executed twice on the trainer's side.
+func TestInterruptResume(t *testing.T) {
+	for _, p := range []func() *plan.Plan{lm2lmPlan, evolvePlan, criticGRPOPlan} {
+		dir := t.TempDir()
+		want, err := runPlan(t, p(), dir, "ref", &testLoader{trainer: newFakeTrainer()}, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, stopAt := range []int{1, 4, 9} {
+			tr := newFakeTrainer()
+			ctx, cancel := context.WithCancel(context.Background())
+			tr.onStart = func(n int) {
+				if n == stopAt {
+					cancel()
+				}
+			}
+			id := fmt.Sprintf("cut%d", stopAt)
+			_, err := Run(ctx, p(), Options{ID: id, Dir: dir, Plugins: &testLoader{trainer: tr}})
+			if err == nil {
+				t.Fatalf("%s: run not interrupted", id)
+			}
+			tr.onStart = nil
+			got, err := runPlan(t, nil, dir, id, &testLoader{trainer: tr}, true)
+			if err != nil {
+				t.Fatalf("%s resume: %v", id, err)
+			}
+			if d := cmp.Diff(want.Totals, got.Totals); d != "" {
+				t.Errorf("%s %s: resumed totals differ (-uninterrupted +resumed):\n%s", p().Name, id, d)
+			}
+			if d := tr.doubleStarts(); len(d) > 0 {
+				t.Errorf("%s %s: runs started twice: %v", p().Name, id, d)
+			}
+		}
+	}
+}
+
+func TestBudgetReserveConcurrent(t *testing.T) {
+	b := NewBudget(plan.Budget{RealRuns: 100, GPUHours: 1000, USD: 1e6})
+	var ok atomic.Int64
+	var wg sync.WaitGroup
+	for g := 0; g < 64; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 50; i++ {
+				if err := b.Reserve(1, 1); err == nil {
+					ok.Add(1)
+				} else if !errors.Is(err, ErrBudget) {
+					t.Error(err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if ok.Load() != 100 || b.Spent().RealRuns != 100 {
+		t.Errorf("reserved %d (spent %d), want exactly 100", ok.Load(), b.Spent().RealRuns)
+	}
+	// GPU-hour and dollar caps bind the same way.
+	for _, caps := range []plan.Budget{{GPUHours: 10}, {USD: 10}} {
+		b := NewBudget(caps)
+		var n atomic.Int64
+		var wg sync.WaitGroup
+		for g := 0; g < 32; g++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := 0; i < 10; i++ {
+					if b.Reserve(0.75, 0.75) == nil {
+						n.Add(1)
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		if n.Load() != 13 {
+			t.Errorf("caps %+v: reserved %d, want 13", caps, n.Load())
+		}
+	}
+}
+
+// TestRealRunsNeverExceedCap runs more real runs than the cap allows at
+// high concurrency: the trainer sees exactly the cap.
+func TestRealRunsNeverExceedCap(t *testing.T) {
+	for _, caps := range []plan.Budget{{RealRuns: 37}, {GPUHours: 18.5}, {USD: 37}} {
+		p := lm2lmPlan()
+		v := p.Variants[0]
+		v.Executor.Concurrency = 32
+		v.Phases = []*plan.Phase{{Name: "seed_records", Kind: plan.PhaseSeedRecords, Calls: plan.Calls{RealRuns: runs(200)}}}
+		v.Budget = caps
+		v.Roles[0].PriceIn, v.Roles[0].PriceOut = 0, 0
+		v.Roles[2].PriceIn, v.Roles[2].PriceOut = 0, 0
+		tr := newFakeTrainer()
+		res, err := runPlan(t, p, t.TempDir(), "cap", &testLoader{trainer: tr}, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tr.started() != 37 || res.Totals.RealRuns != 37 {
+			t.Errorf("caps %+v: trainer started %d, counted %d, want 37", caps, tr.started(), res.Totals.RealRuns)
+		}
+	}
+}
+
+func TestPluginCrashRestarts(t *testing.T) {
+	tr := newFakeTrainer()
+	tr.failWait.Store(2)
+	l := &testLoader{trainer: tr, failAt: map[int64]bool{5: true, 40: true}}
+	res, err := runPlan(t, lm2lmPlan(), t.TempDir(), "crash", l, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Totals.RealRuns != 14 {
+		t.Errorf("real runs %d, want 14", res.Totals.RealRuns)
+	}
+	if d := tr.doubleStarts(); len(d) > 0 {
+		t.Errorf("runs started twice: %v", d)
+	}
+	// Two LLM deaths far apart restart the LLM twice; concurrent trainer
+	// failures of one process restart it at least once.
+	if l.lOpens.Load() != 3 || l.tOpens.Load() < 2 {
+		t.Errorf("LLM opened %d times (want 3), trainer %d (want >= 2)", l.lOpens.Load(), l.tOpens.Load())
+	}
+	ref, err := runPlan(t, lm2lmPlan(), t.TempDir(), "ref", &testLoader{trainer: newFakeTrainer()}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(ref.Totals, res.Totals); d != "" {
+		t.Errorf("crashes changed the totals (-clean +crashed):\n%s", d)
+	}
+}
+
+func TestPluginThatStaysDeadFailsTheRun(t *testing.T) {
+	fail := map[int64]bool{}
+	for i := int64(1); i < 100; i++ {
+		fail[i] = true
+	}
+	_, err := runPlan(t, lm2lmPlan(), t.TempDir(), "dead", &testLoader{trainer: newFakeTrainer(), failAt: fail}, false)
+	if err == nil {
+		t.Fatal("run with a dead LLM succeeded")
+	}
+}
+
+func TestEvolution(t *testing.T) {
+	dir := t.TempDir()
+	tr := newFakeTrainer()
+	res, err := runPlan(t, evolvePlan(), dir, "evo", &testLoader{trainer: tr}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Totals.RealRuns != 18 {
+		t.Errorf("real runs %d, want 18 (3 tasks x 2 islands x 3 rounds)", res.Totals.RealRuns)
+	}
+	// 3 tasks x 2 islands x 3 rounds x 4 ideas: each proposed and built;
+	// each feasible one summarized once and critiqued 5 times.
+	byRole := map[string]int{}
+	for _, e := range events(t, dir, "evo", journal.KindCall) {
+		var c callRecord
+		json.Unmarshal(e.Data, &c)
+		byRole[c.Role]++
+	}
+	if byRole["proposer"] != 72 || byRole["builder"] != 72 || byRole["critic"] != 5*byRole["summarizer"] || byRole["summarizer"] < 60 {
+		t.Errorf("calls by role %v", byRole)
+	}
+	// A parent is replaced only by a better child: island gains never fall.
+	last := map[string][]float64{}
+	for _, e := range events(t, dir, "evo", journal.KindStep) {
+		var f RoundFigures
+		json.Unmarshal(e.Data, &f)
+		if prev, ok := last[f.Task]; ok {
+			for i := range prev {
+				if f.Gains[i] < prev[i] {
+					t.Errorf("%s round %d island %d: gain fell %v -> %v", f.Task, f.Round, i, prev[i], f.Gains[i])
+				}
+			}
+		}
+		last[f.Task] = f.Gains
+	}
+}
+
+func TestCriticGRPOUntilBudget(t *testing.T) {
+	tr := newFakeTrainer()
+	res, err := runPlan(t, criticGRPOPlan(), t.TempDir(), "cg", &testLoader{trainer: tr}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Totals.RealRuns > 10 || tr.started() > 10 {
+		t.Errorf("real runs %d (trainer %d) over the cap of 10", res.Totals.RealRuns, tr.started())
+	}
+	if res.Totals.Steps < 1 {
+		t.Error("no step ran")
+	}
+	// Screening rewards more candidates than it verifies.
+	if res.Totals.Candidates <= res.Totals.RealRuns {
+		t.Errorf("candidates %d <= real runs %d", res.Totals.Candidates, res.Totals.RealRuns)
+	}
+}
+
+func TestResumeUnknownRunAndExistingID(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := runPlan(t, nil, dir, "nope", &testLoader{trainer: newFakeTrainer()}, true); err == nil {
+		t.Error("resume of an unknown run succeeded")
+	}
+	if _, err := runPlan(t, lm2lmPlan(), dir, "x", &testLoader{trainer: newFakeTrainer()}, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runPlan(t, lm2lmPlan(), dir, "x", &testLoader{trainer: newFakeTrainer()}, false); err == nil {
+		t.Error("a second run with an existing id succeeded")
+	}
+	if _, err := runPlan(t, lm2lmPlan(), dir, "../x", &testLoader{trainer: newFakeTrainer()}, false); err == nil {
+		t.Error("a run id with a path separator was accepted")
+	}
+}

@@ -1,0 +1,361 @@
+package runtime
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+
+	"assay/compiler/plan"
+	"assay/lang/diag"
+	"assay/lang/formula"
+	"assay/plugins"
+	"assay/plugins/payload"
+)
+
+// Default formulas, used when a reward leaves one out.
+const (
+	defaultValue      = "clip(gain / scale, -c, c) + diversity_bonus"
+	defaultCritic     = "label_score"
+	defaultInfeasible = "-c"
+	defaultRoute      = "uncertainty >= threshold"
+	noClip            = 1e9
+)
+
+// shaper computes the rewards of a group of candidates from a reward block.
+type shaper struct {
+	r          *plan.Reward
+	value      *formula.Expr
+	infeasible *formula.Expr
+	c          float64
+}
+
+func newShaper(r *plan.Reward) (*shaper, error) {
+	if r == nil {
+		r = &plan.Reward{Name: "default", GainFrom: "critic", Clip: 1}
+	}
+	s := &shaper{r: r, c: r.Clip}
+	if s.c <= 0 {
+		s.c = noClip
+	}
+	val := r.Value
+	if val == "" {
+		val = defaultValue
+		if r.GainFrom == "critic" {
+			val = defaultCritic
+		}
+	}
+	inf := r.Infeasible
+	if inf == "" {
+		inf = defaultInfeasible
+	}
+	var err error
+	if s.value, err = parseFormula(val, formula.RewardVars, "reward."+r.Name+".value"); err != nil {
+		return nil, err
+	}
+	if s.infeasible, err = parseFormula(inf, formula.InfeasibleVars, "reward."+r.Name+".infeasible"); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func parseFormula(src string, vars map[string]formula.Type, what string) (*formula.Expr, error) {
+	e, diags := formula.Parse(src, diag.Range{})
+	if diags.HasErrors() {
+		return nil, fmt.Errorf("%s: %q: %s", what, src, diags.Error())
+	}
+	if d := e.Check(vars, typeFor(vars, src)); d.HasErrors() {
+		return nil, fmt.Errorf("%s: %q: %s", what, src, d.Error())
+	}
+	return e, nil
+}
+
+// typeFor: route formulas are booleans, the others numbers.
+func typeFor(vars map[string]formula.Type, _ string) formula.Type {
+	if _, ok := vars["uncertainty"]; ok {
+		return formula.Bool
+	}
+	return formula.Number
+}
+
+// candidate is one scored proposal of a group.
+type candidate struct {
+	Proposal   plugins.Proposal `json:"proposal"`
+	Predicted  float64          `json:"predicted_gain"`
+	HasReal    bool             `json:"has_real,omitempty"`
+	RealGain   float64          `json:"real_gain,omitempty"`
+	Infeasible bool             `json:"infeasible,omitempty"`
+	Repeat     bool             `json:"repeat,omitempty"`
+	LabelScore float64          `json:"label_score,omitempty"`
+	Routed     bool             `json:"routed,omitempty"`
+	Skipped    bool             `json:"skipped,omitempty"` // no budget left for its real run
+	Reward     float64          `json:"reward"`
+	Bonus      float64          `json:"diversity_bonus,omitempty"`
+	// state is the encoded proposer request the proposal was sampled from.
+	state []byte
+}
+
+// proposalKey identifies a proposal's content, for repeat detection.
+func proposalKey(p plugins.Proposal) string {
+	if len(p.Edits) == 0 {
+		return "text:" + strings.TrimSpace(p.Text) + "\x00" + p.Patch
+	}
+	keys := make([]string, 0, len(p.Edits))
+	for k := range p.Edits {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		b.WriteString(k + "=" + p.Edits[k] + ";")
+	}
+	return b.String()
+}
+
+// markRepeats flags every proposal whose content equals an earlier one of
+// the group.
+func markRepeats(g []candidate) {
+	seen := map[string]bool{}
+	for i := range g {
+		k := proposalKey(g[i].Proposal)
+		g[i].Repeat = seen[k]
+		seen[k] = true
+	}
+}
+
+// diversityBonus is weight / n, where n is how many proposals of the group
+// share the candidate's mechanism direction: a direction alone earns the
+// full weight, and the bonus shrinks as more of the group crowd into it.
+func diversityBonus(g []candidate, weight float64) []float64 {
+	count := map[string]int{}
+	for _, c := range g {
+		count[c.Proposal.Mechanism]++
+	}
+	out := make([]float64, len(g))
+	for i, c := range g {
+		out[i] = weight / float64(count[c.Proposal.Mechanism])
+	}
+	return out
+}
+
+// shape sets the Reward of every candidate of a group: valid ones by the
+// value formula, repeats get (lowest valid reward) - delta, infeasible ones
+// the infeasible formula.
+func (s *shaper) shape(g []candidate, task taskInfo) error {
+	markRepeats(g)
+	var bonus []float64
+	if s.r.DiversityWeight != 0 {
+		bonus = diversityBonus(g, s.r.DiversityWeight)
+	}
+	scale := task.Scale
+	if s.r.Normalize == "none" || scale == 0 {
+		scale = 1
+	}
+	minValid := math.Inf(1)
+	env := formula.Env{}
+	for i := range g {
+		c := &g[i]
+		if c.Infeasible || c.Repeat {
+			continue
+		}
+		gain := c.Predicted
+		if s.r.GainFrom == "real" {
+			gain = c.RealGain
+		}
+		if bonus != nil {
+			c.Bonus = bonus[i]
+		}
+		env["predicted_gain"] = formula.Num(c.Predicted)
+		env["gain"] = formula.Num(gain)
+		env["real_gain"] = formula.Num(c.RealGain)
+		env["scale"] = formula.Num(scale)
+		env["baseline"] = formula.Num(task.Baseline)
+		env["c"] = formula.Num(s.c)
+		env["diversity_bonus"] = formula.Num(c.Bonus)
+		env["label_score"] = formula.Num(c.LabelScore)
+		v, err := s.value.Eval(env)
+		if err != nil {
+			return err
+		}
+		c.Reward = v.Num
+		minValid = min(minValid, c.Reward)
+	}
+	if math.IsInf(minValid, 1) {
+		minValid = -s.c
+	}
+	ienv := formula.Env{"c": formula.Num(s.c), "min_valid": formula.Num(minValid), "delta": formula.Num(s.r.RepeatPenalty)}
+	for i := range g {
+		c := &g[i]
+		switch {
+		case c.Infeasible:
+			v, err := s.infeasible.Eval(ienv)
+			if err != nil {
+				return err
+			}
+			c.Reward = v.Num
+		case c.Repeat:
+			c.Reward = minValid - s.r.RepeatPenalty
+		}
+	}
+	return nil
+}
+
+// advantages returns the group-relative advantages (r - mean) / std of a
+// group's rewards, and false when the group has zero variance (every reward
+// equal), which carries no learning signal.
+func advantages(rewards []float64) ([]float64, bool) {
+	n := float64(len(rewards))
+	if n == 0 {
+		return nil, false
+	}
+	var mean float64
+	for _, r := range rewards {
+		mean += r
+	}
+	mean /= n
+	var v float64
+	for _, r := range rewards {
+		v += (r - mean) * (r - mean)
+	}
+	std := math.Sqrt(v / n)
+	out := make([]float64, len(rewards))
+	if std < 1e-12 {
+		return out, false
+	}
+	for i, r := range rewards {
+		out[i] = (r - mean) / std
+	}
+	return out, true
+}
+
+// verdict is the aggregate of a candidate's critic votes.
+type verdict struct {
+	Label        string  `json:"label"`
+	Uncertainty  float64 `json:"uncertainty"`
+	MeanRank     float64 `json:"mean_rank"`
+	ImproveShare float64 `json:"improve_share"`
+	Tied         bool    `json:"tied,omitempty"`
+	Routed       bool    `json:"routed"`
+}
+
+// improving reports whether a label says the child beats its parent.
+func improving(space, label string) bool {
+	r := payload.LabelRank(space, label)
+	return r >= 0 && r < tieRank(space)
+}
+
+func tieRank(space string) int {
+	if space == payload.Labels5 {
+		return payload.LabelRank(space, payload.Label5Tie)
+	}
+	return payload.LabelRank(space, payload.LabelTie)
+}
+
+// aggregate turns k votes into a verdict. Majority: the most voted label; a
+// tie between labels follows the tie rule (route: send it to a real run;
+// lose: the worst tied label; tie: the space's Tie label). Mean rank: the
+// label nearest the mean rank, a half-way mean following the same rule.
+// Uncertainty is always 1 - the largest vote share. Unknown labels count as
+// the worst label.
+func aggregate(c *plan.Critic, votes []string) verdict {
+	space := c.Labels
+	if space == "" {
+		space = payload.Labels3
+	}
+	labels := payload.LabelSet(space)
+	worst := len(labels) - 1
+	counts := make([]int, len(labels))
+	var rankSum, improve float64
+	for _, v := range votes {
+		r := payload.LabelRank(space, v)
+		if r < 0 {
+			r = worst
+		}
+		counts[r]++
+		rankSum += float64(r)
+		if r < tieRank(space) {
+			improve++
+		}
+	}
+	k := float64(len(votes))
+	out := verdict{}
+	if k == 0 {
+		out.Label, out.Uncertainty, out.MeanRank, out.Tied = labels[worst], 1, float64(worst), true
+		return out
+	}
+	best := slices.Max(counts)
+	out.Uncertainty = 1 - float64(best)/k
+	out.MeanRank = rankSum / k
+	out.ImproveShare = improve / k
+	var tied []int
+	for r, n := range counts {
+		if n == best {
+			tied = append(tied, r)
+		}
+	}
+	resolve := func(cands []int) string {
+		out.Tied = true
+		switch c.Tie {
+		case "lose":
+			return labels[cands[len(cands)-1]]
+		case "tie":
+			return labels[tieRank(space)]
+		default: // route
+			return labels[cands[0]]
+		}
+	}
+	if c.Aggregate == "mean_rank" {
+		lo := math.Floor(out.MeanRank)
+		switch frac := out.MeanRank - lo; {
+		case math.Abs(frac-0.5) < 1e-9:
+			out.Label = resolve([]int{int(lo), int(lo) + 1})
+		case frac < 0.5:
+			out.Label = labels[int(lo)]
+		default:
+			out.Label = labels[int(lo)+1]
+		}
+		return out
+	}
+	if len(tied) == 1 {
+		out.Label = labels[tied[0]]
+	} else {
+		out.Label = resolve(tied)
+	}
+	return out
+}
+
+// router decides from a verdict whether a candidate goes to a real run.
+type router struct {
+	c    *plan.Critic
+	expr *formula.Expr
+}
+
+func newRouter(c *plan.Critic) (*router, error) {
+	src := c.Route
+	if src == "" {
+		src = defaultRoute
+	}
+	e, err := parseFormula(src, formula.RouteVars, "critic."+c.Name+".route")
+	if err != nil {
+		return nil, err
+	}
+	return &router{c: c, expr: e}, nil
+}
+
+// route sets v.Routed: the route formula, or a tie under the "route" rule.
+func (r *router) route(v *verdict, votes int) error {
+	val, err := r.expr.Eval(formula.Env{
+		"uncertainty":   formula.Num(v.Uncertainty),
+		"threshold":     formula.Num(r.c.Threshold),
+		"votes":         formula.Num(float64(votes)),
+		"agreement":     formula.Num(1 - v.Uncertainty),
+		"mean_rank":     formula.Num(v.MeanRank),
+		"improve_share": formula.Num(v.ImproveShare),
+	})
+	if err != nil {
+		return err
+	}
+	v.Routed = val.Bool || (v.Tied && (r.c.Tie == "" || r.c.Tie == "route"))
+	return nil
+}
