@@ -44,14 +44,14 @@ type StepFigures struct {
 // world model's error on the calibration proposals before they join its
 // context.
 type CalibrationFigures struct {
-	Round     int            `json:"round"`
-	AfterStep int            `json:"after_step"`
-	Runs      int            `json:"runs"`
-	MAE       float64        `json:"mae"`
-	RankAcc   float64        `json:"rank_accuracy"`
-	Pairs     int            `json:"pairs"`
-	Points    []CalibPoint   `json:"points"`
-	Records   int            `json:"records"`
+	Round     int          `json:"round"`
+	AfterStep int          `json:"after_step"`
+	Runs      int          `json:"runs"`
+	MAE       float64      `json:"mae"`
+	RankAcc   float64      `json:"rank_accuracy"`
+	Pairs     int          `json:"pairs"`
+	Points    []CalibPoint `json:"points"`
+	Records   int          `json:"records"`
 }
 
 // CalibPoint is one calibration proposal's predicted and real gain.

@@ -63,14 +63,14 @@ type runner struct {
 	rwm  []record
 	pool []record
 
-	llmCalls   atomic.Int64
-	steps      int
-	candidates int
-	updates    int
-	finished   int
-	infeasible int
-	bestGain   float64
-	hasBest    bool
+	llmCalls    atomic.Int64
+	steps       int
+	candidates  int
+	updates     int
+	finished    int
+	infeasible  int
+	bestGain    float64
+	hasBest     bool
 	lastRollout []*group // latest rollout of the current RL loop
 	floor       int      // real runs held back for later phases
 	calibrated  map[string]bool
