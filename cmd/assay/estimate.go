@@ -28,7 +28,7 @@ runs and GPU-hours per environment (at each environment's run cost), dollars
 (GPU-hours at the declared GPU prices plus LLM tokens at each role's price),
 LLM calls per role, and wall-clock hours, by phase and in total. Figures
 that depend on an assumption, such as a critic's routed fraction, are shown
-as expected with a low..high range.
+as expected (low – high).
 
 Then it checks the budget's hard caps: when the expected figure breaks a
 cap, estimate prints the estimate, reports which cap is broken and by how

@@ -25,7 +25,7 @@ func newPlanCmd() *cobra.Command {
 without a sweep), the phases in order (seed records, RL loops with their
 calibration rounds, evolution loops, evaluation) with steps, candidates,
 real runs and LLM calls per role. Counts that depend on an assumption,
-such as a critic's routed fraction, are shown as expected (low..high).
+such as a critic's routed fraction, are shown as expected (low – high).
 
 With --json the plan itself is printed: the data the runtime executes, with
 format_version and a hash that depends only on the spec's meaning (it does
