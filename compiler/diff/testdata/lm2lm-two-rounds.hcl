@@ -1,0 +1,184 @@
+# LM2LM: research judgement learned by RL on a research world model (seed 000).
+#
+# A proposer policy is trained with DAPO on rewards predicted by a frozen
+# research world model (RWM); the RWM is kept honest by on-policy calibration:
+# after steps 16, 40 and 64 the policy's top-rated proposals are run for real
+# and appended to the RWM's context.
+#
+# Expected figures (assay estimate):
+#   environments 8 (4 autoregressive, 4 diffusion), tasks 40 train / 10 holdout
+#   rollouts     96 steps / 8 = 12 refreshes x 256 states x 8 = 24,576 RWM calls
+#   real runs    100 seed records + 31 + 35 + 34 calibration = 200
+# Evaluation on the holdout tasks is in lm2lm-eval.hcl.
+
+name        = "lm2lm"
+description = "DAPO on RWM-predicted gain with top-rated on-policy calibration"
+seed        = 0
+
+variable "steps" {
+  type        = number
+  default     = 96
+  description = "DAPO policy updates"
+}
+
+variable "calibration_budget" {
+  type        = list(number)
+  default     = [31, 35]
+  description = "real runs per calibration round (after steps 16, 40, 64)"
+}
+
+locals {
+  # One real run: a 486M-parameter model on a short token budget.
+  run = { gpu = "B200", gpus = 8, hours = hours("1h30m") }
+
+  # Reward scale tau_e by family: the gain that counts as a reward of 1.
+  scale = { autoregressive = 0.01, diffusion = 0.02 }
+
+  # Environments in order, with family, metric and holdout tasks; each has 5 train tasks.
+  envs = [
+    { name = "olmo3", family = "autoregressive", metric = "val_bpb", holdout = 2 },
+    { name = "qwen3", family = "autoregressive", metric = "val_bpb", holdout = 1 },
+    { name = "nanochat", family = "autoregressive", metric = "val_bpb", holdout = 1 },
+    { name = "marin", family = "autoregressive", metric = "val_bpb", holdout = 1 },
+    { name = "e2d2_sw", family = "diffusion", metric = "val_nll", holdout = 2 },
+    { name = "e2d2", family = "diffusion", metric = "val_nll", holdout = 1 },
+    { name = "mdm", family = "diffusion", metric = "val_nll", holdout = 1 },
+    { name = "bd3lm", family = "diffusion", metric = "val_nll", holdout = 1 },
+  ]
+}
+
+plugin "command" {
+  kind   = "trainer"
+  source = "builtin:command"
+}
+
+plugin "openai" {
+  kind   = "llm"
+  source = "builtin:openai"
+}
+
+prices {
+  preset     = "cloud-2026"
+  gpu_hourly = { B200 = 14.00 }
+}
+
+dynamic "environment" {
+  for_each = local.envs
+  labels   = [environment.value.name]
+  content {
+    family  = environment.value.family
+    scale   = local.scale[environment.value.family]
+    trainer = plugin.command
+    metric {
+      name      = environment.value.metric
+      direction = "minimize"
+    }
+    run_cost {
+      gpu   = local.run.gpu
+      gpus  = local.run.gpus
+      hours = local.run.hours
+    }
+    tasks {
+      train   = 5
+      holdout = environment.value.holdout
+    }
+  }
+}
+
+role "proposer" {
+  llm         = plugin.openai
+  model       = "Qwen3.8-27B"
+  temperature = 1.0
+  concurrency = 64
+  seconds     = 20
+  tokens {
+    in  = 6000
+    out = 600
+  }
+  price {
+    in  = 0.20
+    out = 0.60
+  }
+}
+
+role "rwm" {
+  llm         = plugin.openai
+  model       = "GPT-6-sol"
+  temperature = 0.0
+  concurrency = 32
+  seconds     = 30
+  tokens {
+    in  = 60000 # the record context M
+    out = 800
+  }
+  price {
+    in  = 1.25
+    out = 10.00
+  }
+}
+
+role "builder" {
+  llm         = plugin.openai
+  model       = "GPT-6-astra"
+  concurrency = 8
+  seconds     = seconds("4m")
+  tokens {
+    in  = 30000
+    out = 8000
+  }
+  price {
+    in  = 1.25
+    out = 10.00
+  }
+}
+
+reward "rwm_gain" {
+  source         = "predicted"
+  predictor      = role.rwm
+  normalize      = "scale"
+  clip           = 6
+  value          = "clip(predicted_gain / scale, -c, c) + diversity_bonus"
+  repeat_penalty = 0.5
+  infeasible     = "-c"
+  diversity {
+    by     = "mechanism"
+    weight = 0.5
+  }
+}
+
+loop "policy" {
+  preset              = "dapo"
+  steps               = var.steps
+  rollout_every       = 8
+  states              = 256
+  proposals_per_state = 8
+  reward              = reward.rwm_gain
+}
+
+records {
+  seed_runs = 100
+  select    = "random"
+}
+
+calibration {
+  loop        = loop.policy
+  after_steps = [16, 40]
+  budget      = var.calibration_budget
+  select      = "top_rated"
+}
+
+budget {
+  real_runs = 200
+  usd       = 60000
+}
+
+executor {
+  kind        = "slurm"
+  concurrency = 8
+  gpus        = 64
+  slurm {
+    partition  = "b200"
+    time_limit = "4:00:00"
+    array      = true
+  }
+}
