@@ -38,6 +38,9 @@ type StepFigures struct {
 	Candidates  int     `json:"candidates,omitempty"`
 	BestGain    float64 `json:"best_gain,omitempty"`
 	MeanPredict float64 `json:"mean_predicted_gain,omitempty"`
+	// Round is never set on RL steps; it tells them from evolution rounds
+	// in the journal.
+	Round int `json:"round,omitempty"`
 }
 
 // CalibrationFigures are one calibration round's monitoring figures: the

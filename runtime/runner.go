@@ -304,7 +304,8 @@ func (r *runner) runCost(env string) (gpuh, usd float64) {
 // reserve reserves a run key against the budget and in the journal. It
 // returns false (and reserves nothing) when the budget is spent. A key the
 // journal already holds is counted already.
-func (r *runner) reserve(key, env, task string) (bool, error) {
+func (r *runner) reserve(key string, rr realRun) (bool, error) {
+	env, task := rr.Task.Env, rr.Task.Name
 	if _, ok := r.j.Run(key); ok {
 		return true, nil
 	}
@@ -319,7 +320,11 @@ func (r *runner) reserve(key, env, task string) (bool, error) {
 		}
 		return false, err
 	}
-	if _, err := r.j.Reserve(key, journal.Reservation{Env: env, Task: task, GPUHours: gpuh, USD: usd}); err != nil {
+	res := journal.Reservation{Env: env, Task: task, GPUHours: gpuh, USD: usd, Proposal: &rr.Proposal, Minimize: rr.Task.Minimize}
+	if b := rr.Task.Baseline; !math.IsNaN(b) {
+		res.Baseline = &b
+	}
+	if _, err := r.j.Reserve(key, res); err != nil {
 		return false, err
 	}
 	return true, nil
@@ -404,7 +409,7 @@ func (r *runner) latestAttempt(rr realRun) (string, *plugins.RunResult, bool, er
 			if a > r.opts.Retries {
 				return key, &plugins.RunResult{RunID: key, Status: plugins.StatusFailed, Reason: "retries exhausted"}, true, nil
 			}
-			ok, err := r.reserve(key, rr.Task.Env, rr.Task.Name)
+			ok, err := r.reserve(key, rr)
 			return key, nil, ok, err
 		}
 		if run.Result == nil {

@@ -318,3 +318,37 @@ func TestResumeUnknownRunAndExistingID(t *testing.T) {
 		t.Error("a run id with a path separator was accepted")
 	}
 }
+
+func TestStatusAndReport(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := runPlan(t, lm2lmPlan(), dir, "s1", &testLoader{trainer: newFakeTrainer()}, false); err != nil {
+		t.Fatal(err)
+	}
+	st, err := ReadStatus(dir, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.State != StateFinished || st.RealRuns != 14 || st.Finished != 14 || st.InFlight != 0 || st.Totals == nil || st.Phase != "evaluation" {
+		t.Errorf("status %+v", st)
+	}
+	rep, err := LoadReport(dir, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Steps) != 8 || len(rep.Calibration) != 2 || len(rep.Burn) != 14 || len(rep.Best) == 0 || len(rep.Evaluation) != 1 || len(rep.Rounds) != 0 {
+		t.Errorf("report: %d steps, %d calibrations, %d burn, %d best, %d evals, %d rounds",
+			len(rep.Steps), len(rep.Calibration), len(rep.Burn), len(rep.Best), len(rep.Evaluation), len(rep.Rounds))
+	}
+	for i := 1; i < len(rep.Best); i++ {
+		if rep.Best[i].Gain > rep.Best[i-1].Gain {
+			t.Error("best proposals not sorted by gain")
+		}
+	}
+	list, err := ListRuns(dir)
+	if err != nil || len(list) != 1 || list[0].ID != "s1" {
+		t.Errorf("list = %v, %v", list, err)
+	}
+	if _, err := ReadStatus(dir, "nope"); err == nil {
+		t.Error("status of an unknown run")
+	}
+}

@@ -50,6 +50,11 @@ type Reservation struct {
 	Task     string  `json:"task"`
 	GPUHours float64 `json:"gpu_hours"`
 	USD      float64 `json:"usd"`
+	// Proposal is what the run trains; Baseline and Minimize turn its
+	// metric into a gain for reports (Baseline is nil for a baseline run).
+	Proposal *plugins.Proposal `json:"proposal,omitempty"`
+	Baseline *float64          `json:"baseline,omitempty"`
+	Minimize bool              `json:"minimize,omitempty"`
 }
 
 // Run is the bookkeeping of one real run, rebuilt from the journal.

@@ -1,0 +1,265 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io"
+	"math"
+	"sort"
+	"strings"
+
+	"assay/runtime"
+)
+
+// WriteJSON writes the figures as indented JSON.
+func WriteJSON(w io.Writer, r *runtime.Report) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// Series is one line of a plot.
+type Series struct {
+	Name   string
+	Color  string
+	X, Y   []float64
+	Points bool // draw markers only
+}
+
+// Plot is a titled 2-D chart.
+type Plot struct {
+	Title, XLabel, YLabel string
+	Series                []Series
+	// Diagonal draws y = x (predicted vs real).
+	Diagonal bool
+}
+
+const (
+	pw, ph             = 560.0, 260.0
+	left, right        = 56.0, 16.0
+	top, bottom        = 28.0, 40.0
+	innerW, innerH     = pw - left - right, ph - top - bottom
+	defaultEmptyMarker = "no data"
+)
+
+func bounds(p Plot) (x0, x1, y0, y1 float64, ok bool) {
+	x0, y0 = math.Inf(1), math.Inf(1)
+	x1, y1 = math.Inf(-1), math.Inf(-1)
+	for _, s := range p.Series {
+		for i := range s.X {
+			x0, x1 = math.Min(x0, s.X[i]), math.Max(x1, s.X[i])
+			y0, y1 = math.Min(y0, s.Y[i]), math.Max(y1, s.Y[i])
+		}
+	}
+	if math.IsInf(x0, 1) {
+		return 0, 1, 0, 1, false
+	}
+	if p.Diagonal {
+		x0, x1 = math.Min(x0, y0), math.Max(x1, y1)
+		y0, y1 = x0, x1
+	}
+	if x1 == x0 {
+		x0, x1 = x0-1, x1+1
+	}
+	if y1 == y0 {
+		y0, y1 = y0-1, y1+1
+	}
+	pad := (y1 - y0) * 0.05
+	return x0, x1, y0 - pad, y1 + pad, true
+}
+
+// SVG renders a plot as an inline SVG element.
+func (p Plot) SVG() template.HTML {
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%g" height="%g" viewBox="0 0 %g %g" role="img" aria-label="%s">`, pw, ph, pw, ph, template.HTMLEscapeString(p.Title))
+	fmt.Fprintf(&b, `<text x="%g" y="18" class="t">%s</text>`, left, template.HTMLEscapeString(p.Title))
+	x0, x1, y0, y1, ok := bounds(p)
+	fmt.Fprintf(&b, `<rect x="%g" y="%g" width="%g" height="%g" class="f"/>`, left, top, innerW, innerH)
+	if !ok {
+		fmt.Fprintf(&b, `<text x="%g" y="%g" class="l">%s</text></svg>`, left+innerW/2-20, top+innerH/2, defaultEmptyMarker)
+		return template.HTML(b.String())
+	}
+	sx := func(x float64) float64 { return left + (x-x0)/(x1-x0)*innerW }
+	sy := func(y float64) float64 { return top + innerH - (y-y0)/(y1-y0)*innerH }
+	for i := 0; i <= 4; i++ {
+		y := y0 + (y1-y0)*float64(i)/4
+		fmt.Fprintf(&b, `<line x1="%g" x2="%g" y1="%.1f" y2="%.1f" class="g"/><text x="%g" y="%.1f" class="l" text-anchor="end">%s</text>`,
+			left, left+innerW, sy(y), sy(y), left-4, sy(y)+4, num(y))
+		x := x0 + (x1-x0)*float64(i)/4
+		fmt.Fprintf(&b, `<text x="%.1f" y="%g" class="l" text-anchor="middle">%s</text>`, sx(x), top+innerH+14, num(x))
+	}
+	fmt.Fprintf(&b, `<text x="%g" y="%g" class="l" text-anchor="middle">%s</text>`, left+innerW/2, ph-6, template.HTMLEscapeString(p.XLabel))
+	fmt.Fprintf(&b, `<text x="12" y="%g" class="l" transform="rotate(-90 12 %g)" text-anchor="middle">%s</text>`, top+innerH/2, top+innerH/2, template.HTMLEscapeString(p.YLabel))
+	if p.Diagonal {
+		fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" class="d"/>`, sx(x0), sy(x0), sx(x1), sy(x1))
+	}
+	for si, s := range p.Series {
+		if s.Points || len(s.X) == 1 {
+			for i := range s.X {
+				fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3" fill="%s" fill-opacity="0.75"/>`, sx(s.X[i]), sy(s.Y[i]), s.Color)
+			}
+		} else {
+			var pts []string
+			for i := range s.X {
+				pts = append(pts, fmt.Sprintf("%.1f,%.1f", sx(s.X[i]), sy(s.Y[i])))
+			}
+			fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" stroke-width="2" points="%s"/>`, s.Color, strings.Join(pts, " "))
+		}
+		fmt.Fprintf(&b, `<rect x="%g" y="%g" width="10" height="10" fill="%s"/><text x="%g" y="%g" class="l">%s</text>`,
+			left+innerW-150, top+6+float64(si)*14, s.Color, left+innerW-136, top+15+float64(si)*14, template.HTMLEscapeString(s.Name))
+	}
+	b.WriteString(`</svg>`)
+	return template.HTML(b.String())
+}
+
+func num(x float64) string {
+	switch ax := math.Abs(x); {
+	case ax == 0:
+		return "0"
+	case ax >= 1000:
+		return fmt.Sprintf("%.0f", x)
+	case ax >= 10:
+		return fmt.Sprintf("%.1f", x)
+	case ax >= 0.01:
+		return fmt.Sprintf("%.3f", x)
+	}
+	return fmt.Sprintf("%.2g", x)
+}
+
+var palette = []string{"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"}
+
+// Plots builds the report's plots from its figures.
+func Plots(r *runtime.Report) []Plot {
+	var out []Plot
+	if len(r.Steps) > 0 {
+		p := Plot{Title: "Reward per step", XLabel: "policy step", YLabel: "mean reward"}
+		byLoop := map[string]*Series{}
+		var order []string
+		for _, s := range r.Steps {
+			se := byLoop[s.Loop]
+			if se == nil {
+				se = &Series{Name: s.Loop + " mean reward", Color: palette[len(order)%len(palette)]}
+				byLoop[s.Loop] = se
+				order = append(order, s.Loop)
+			}
+			se.X = append(se.X, float64(s.Step))
+			se.Y = append(se.Y, s.MeanReward)
+		}
+		for _, l := range order {
+			p.Series = append(p.Series, *byLoop[l])
+		}
+		out = append(out, p)
+	}
+	if len(r.Rounds) > 0 {
+		p := Plot{Title: "Best real gain per round", XLabel: "round", YLabel: "best island gain"}
+		byTask := map[string]*Series{}
+		var order []string
+		for _, f := range r.Rounds {
+			se := byTask[f.Task]
+			if se == nil {
+				se = &Series{Name: f.Task, Color: palette[len(order)%len(palette)]}
+				byTask[f.Task] = se
+				order = append(order, f.Task)
+			}
+			se.X = append(se.X, float64(f.Round))
+			se.Y = append(se.Y, f.Best)
+		}
+		for i, t := range order {
+			if i == len(palette) {
+				break // a legend of more lines is unreadable
+			}
+			p.Series = append(p.Series, *byTask[t])
+		}
+		out = append(out, p)
+	}
+	if len(r.Calibration) > 0 {
+		gap := Plot{Title: "World model error at each calibration round", XLabel: "calibration round", YLabel: "mean |predicted - real| gain"}
+		s := Series{Name: "MAE before the round joins the context", Color: palette[1]}
+		acc := Series{Name: "in-state ranking accuracy", Color: palette[2]}
+		scatter := Plot{Title: "Predicted vs real gain of calibration proposals", XLabel: "predicted gain", YLabel: "real gain", Diagonal: true}
+		for i, c := range r.Calibration {
+			s.X = append(s.X, float64(c.Round))
+			s.Y = append(s.Y, c.MAE)
+			if c.Pairs > 0 {
+				acc.X = append(acc.X, float64(c.Round))
+				acc.Y = append(acc.Y, c.RankAcc)
+			}
+			pts := Series{Name: fmt.Sprintf("round %d (after step %d)", c.Round, c.AfterStep), Color: palette[i%len(palette)], Points: true}
+			for _, p := range c.Points {
+				pts.X = append(pts.X, p.Predicted)
+				pts.Y = append(pts.Y, p.Real)
+			}
+			scatter.Series = append(scatter.Series, pts)
+		}
+		gap.Series = append(gap.Series, s)
+		out = append(out, gap)
+		if len(acc.X) > 0 {
+			out = append(out, Plot{Title: "In-state pairwise ranking accuracy", XLabel: "calibration round", YLabel: "accuracy", Series: []Series{acc}})
+		}
+		out = append(out, scatter)
+	}
+	burn := Plot{Title: "Budget burn", XLabel: "seconds since the run began", YLabel: "real runs reserved"}
+	s := Series{Name: "real runs", Color: palette[0]}
+	for _, b := range r.Burn {
+		s.X = append(s.X, b.Seconds)
+		s.Y = append(s.Y, float64(b.Run))
+	}
+	burn.Series = []Series{s}
+	out = append(out, burn)
+	return out
+}
+
+var page = template.Must(template.New("report").Funcs(template.FuncMap{"num": num, "edits": func(m map[string]string) string {
+	var parts []string
+	for k, v := range m {
+		parts = append(parts, k+"="+v)
+	}
+	sortStrings(parts)
+	return strings.Join(parts, ", ")
+}}).Parse(`<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<title>Assay run {{.R.Status.ID}}</title>
+<style>
+body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:1180px;color:#222}
+h1{font-size:1.5em}h2{font-size:1.15em;margin-top:1.6em}
+table{border-collapse:collapse}td,th{border-bottom:1px solid #ddd;padding:3px 10px;text-align:left}
+td.n{text-align:right;font-variant-numeric:tabular-nums}
+.plots{display:flex;flex-wrap:wrap;gap:12px}
+svg .t{font-weight:600;font-size:13px}svg .l{font-size:11px;fill:#444}
+svg .f{fill:#fafafa;stroke:#ccc}svg .g{stroke:#e6e6e6}svg .d{stroke:#999;stroke-dasharray:4 3}
+</style></head><body>
+<h1>Assay run {{.R.Status.ID}}</h1>
+<table>
+<tr><th>plan</th><td>{{.R.Status.Plan}} ({{.R.Status.Variant}}, seed {{.R.Status.Seed}})</td></tr>
+<tr><th>state</th><td>{{.R.Status.State}}{{if .R.Status.Reason}}: {{.R.Status.Reason}}{{end}}</td></tr>
+<tr><th>real runs</th><td>{{.R.Status.RealRuns}}{{if .R.Status.Budget.RealRuns}} of {{.R.Status.Budget.RealRuns}}{{end}} ({{.R.Status.Finished}} finished, {{.R.Status.Failed}} failed, {{.R.Status.InFlight}} in flight)</td></tr>
+<tr><th>GPU-hours</th><td>{{num .R.Status.GPUHours}}</td></tr>
+{{with .R.Status.Totals}}<tr><th>dollars</th><td>{{num .USD}} (LLM {{num .LLMUSD}}, {{.LLMCalls}} calls)</td></tr>
+<tr><th>steps</th><td>{{.Steps}} ({{.Candidates}} candidates rewarded, {{.PolicyUpdates}} policy updates)</td></tr>{{end}}
+</table>
+<h2>Figures</h2>
+<div class="plots">{{range .Plots}}{{.SVG}}{{end}}</div>
+{{if .R.Calibration}}<h2>Calibration rounds</h2>
+<table><tr><th>round</th><th>after step</th><th>real runs</th><th>MAE</th><th>ranking accuracy</th><th>pairs</th><th>records in context</th></tr>
+{{range .R.Calibration}}<tr><td>{{.Round}}</td><td class="n">{{.AfterStep}}</td><td class="n">{{.Runs}}</td><td class="n">{{num .MAE}}</td><td class="n">{{num .RankAcc}}</td><td class="n">{{.Pairs}}</td><td class="n">{{.Records}}</td></tr>{{end}}
+</table>{{end}}
+{{range .R.Evaluation}}<h2>Evaluation</h2>
+<p>Avg@{{.AvgAt}} {{num .Avg}}, Best@{{.BestAt}} {{num .Best}}; negative-gain proposals {{num .Negative}}; states beating the base configuration {{num .BeatsBase}}.</p>
+<table><tr><th>task</th><th>Avg</th><th>Best</th></tr>{{range .Tasks}}<tr><td>{{.Task}}</td><td class="n">{{num .Avg}}</td><td class="n">{{num .Best}}</td></tr>{{end}}</table>{{end}}
+<h2>Best proposals by real gain</h2>
+<table><tr><th>run</th><th>task</th><th>proposal</th><th>edits</th><th>metric</th><th>real gain</th></tr>
+{{range .R.Best}}<tr><td>{{.Key}}</td><td>{{.Task}}</td><td>{{.Text}}</td><td>{{edits .Edits}}</td><td class="n">{{num .Metric}}</td><td class="n">{{num .Gain}}</td></tr>{{end}}
+</table>
+</body></html>
+`))
+
+// WriteHTML writes the self-contained HTML report.
+func WriteHTML(w io.Writer, r *runtime.Report) error {
+	return page.Execute(w, struct {
+		R     *runtime.Report
+		Plots []Plot
+	}{r, Plots(r)})
+}
+
+func sortStrings(s []string) { sort.Strings(s) }

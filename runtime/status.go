@@ -1,0 +1,256 @@
+package runtime
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"syscall"
+	"time"
+
+	"assay/compiler/plan"
+	"assay/plugins"
+	"assay/runtime/journal"
+)
+
+// Status is a run's state read from its journal.
+type Status struct {
+	ID       string      `json:"id"`
+	Plan     string      `json:"plan"`
+	Variant  string      `json:"variant"`
+	Seed     int64       `json:"seed"`
+	State    string      `json:"state"`
+	Reason   string      `json:"reason,omitempty"`
+	Phase    string      `json:"phase,omitempty"`
+	RealRuns int         `json:"real_runs"` // reserved, counted against the budget
+	Finished int         `json:"finished_runs"`
+	InFlight int         `json:"in_flight_runs"`
+	Failed   int         `json:"failed_runs"`
+	GPUHours float64     `json:"gpu_hours"`
+	RunUSD   float64     `json:"run_usd"`
+	Budget   plan.Budget `json:"budget"`
+	Totals   *Totals     `json:"totals,omitempty"`
+	Updated  time.Time   `json:"updated"`
+}
+
+// RunDir is the directory of run id under dir.
+func RunDir(dir, id string) string {
+	if dir == "" {
+		dir = DefaultDir
+	}
+	return filepath.Join(dir, id)
+}
+
+// ReadStatus reads the status of run id in dir.
+func ReadStatus(dir, id string) (*Status, error) {
+	j, err := openRun(dir, id)
+	if err != nil {
+		return nil, err
+	}
+	defer j.Close()
+	return statusOf(j, id)
+}
+
+func openRun(dir, id string) (*journal.Journal, error) {
+	if !idRE.MatchString(id) {
+		return nil, fmt.Errorf("run id %q: use letters, digits, '.', '_' and '-'", id)
+	}
+	path := filepath.Join(RunDir(dir, id), JournalFile)
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("no run %q in %s", id, dirOr(dir))
+	}
+	return journal.Open(path)
+}
+
+func dirOr(dir string) string {
+	if dir == "" {
+		return DefaultDir
+	}
+	return dir
+}
+
+func statusOf(j *journal.Journal, id string) (*Status, error) {
+	var m runMeta
+	j.Meta("run", &m)
+	st := &Status{ID: id, Plan: m.Plan, Variant: m.Variant, Seed: m.Seed, Budget: m.Budget}
+	j.Meta("state", &st.State)
+	j.Meta("reason", &st.Reason)
+	if st.State == StateRunning && !alive(m.PID) {
+		st.State = StateInterrupted
+	}
+	var tot Totals
+	if j.Meta("totals", &tot) && st.State != StateRunning {
+		st.Totals = &tot
+	}
+	for _, r := range j.Runs() {
+		st.RealRuns++
+		st.GPUHours += r.Reservation.GPUHours
+		st.RunUSD += r.Reservation.USD
+		switch {
+		case r.Result == nil:
+			st.InFlight++
+		case r.Result.Status == plugins.StatusFinished || r.Result.Status == plugins.StatusInfeasible:
+			st.Finished++
+		default:
+			st.Failed++
+		}
+	}
+	st.GPUHours, st.RunUSD = round6(st.GPUHours), round6(st.RunUSD)
+	if d, ok, _ := lastEvent(j, journal.KindPhaseStart); ok {
+		st.Phase = d.Key
+	}
+	if ev, err := j.Events(""); err == nil && len(ev) > 0 {
+		st.Updated = ev[len(ev)-1].At.UTC()
+	}
+	return st, nil
+}
+
+func lastEvent(j *journal.Journal, kind string) (journal.Event, bool, error) {
+	ev, err := j.Events(kind)
+	if err != nil || len(ev) == 0 {
+		return journal.Event{}, false, err
+	}
+	return ev[len(ev)-1], true, nil
+}
+
+// alive reports whether a process exists.
+func alive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	if pid == os.Getpid() {
+		return true
+	}
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// ListRuns returns the status of every run in dir, newest first.
+func ListRuns(dir string) ([]*Status, error) {
+	entries, err := os.ReadDir(dirOr(dir))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []*Status
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(dirOr(dir), e.Name(), JournalFile)); err != nil {
+			continue
+		}
+		st, err := ReadStatus(dir, e.Name())
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, st)
+	}
+	sort.SliceStable(out, func(a, b int) bool { return out[a].Updated.After(out[b].Updated) })
+	return out, nil
+}
+
+// Report holds a run's monitoring figures for the report command.
+type Report struct {
+	Status      *Status              `json:"status"`
+	Steps       []StepFigures        `json:"steps,omitempty"`
+	Rounds      []RoundFigures       `json:"rounds,omitempty"`
+	Calibration []CalibrationFigures `json:"calibration,omitempty"`
+	Evaluation  []EvalFigures        `json:"evaluation,omitempty"`
+	Burn        []BurnPoint          `json:"budget_burn"`
+	Best        []BestProposal       `json:"best_proposals"`
+}
+
+// BurnPoint is the budget used after the n-th real-run reservation.
+type BurnPoint struct {
+	Run      int     `json:"run"`
+	Key      string  `json:"key"`
+	GPUHours float64 `json:"gpu_hours"`
+	USD      float64 `json:"run_usd"`
+	Seconds  float64 `json:"seconds"` // since the run began
+}
+
+// BestProposal is a proposal with its measured gain.
+type BestProposal struct {
+	Key       string            `json:"key"`
+	Task      string            `json:"task"`
+	Text      string            `json:"text"`
+	Mechanism string            `json:"mechanism,omitempty"`
+	Edits     map[string]string `json:"edits,omitempty"`
+	Metric    float64           `json:"metric"`
+	Gain      float64           `json:"real_gain"`
+}
+
+// LoadReport reads the figures of run id in dir.
+func LoadReport(dir, id string) (*Report, error) {
+	j, err := openRun(dir, id)
+	if err != nil {
+		return nil, err
+	}
+	defer j.Close()
+	st, err := statusOf(j, id)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{Status: st}
+	ev, err := j.Events("")
+	if err != nil {
+		return nil, err
+	}
+	var start time.Time
+	var gpuh, usd float64
+	for _, e := range ev {
+		if start.IsZero() {
+			start = e.At
+		}
+		switch e.Kind {
+		case journal.KindStep:
+			var f StepFigures
+			if json.Unmarshal(e.Data, &f) == nil && f.Step > 0 && f.Round == 0 {
+				rep.Steps = append(rep.Steps, f)
+			}
+			var rf RoundFigures
+			if json.Unmarshal(e.Data, &rf) == nil && rf.Round > 0 {
+				rep.Rounds = append(rep.Rounds, rf)
+			}
+		case journal.KindCalibration:
+			var f CalibrationFigures
+			if json.Unmarshal(e.Data, &f) == nil {
+				rep.Calibration = append(rep.Calibration, f)
+			}
+		case journal.KindEval:
+			var f EvalFigures
+			if json.Unmarshal(e.Data, &f) == nil {
+				rep.Evaluation = append(rep.Evaluation, f)
+			}
+		case journal.KindReserve:
+			var r journal.Reservation
+			if json.Unmarshal(e.Data, &r) == nil {
+				gpuh += r.GPUHours
+				usd += r.USD
+				rep.Burn = append(rep.Burn, BurnPoint{Run: len(rep.Burn) + 1, Key: e.Key, GPUHours: round6(gpuh), USD: round6(usd), Seconds: e.At.Sub(start).Seconds()})
+			}
+		}
+	}
+	for _, r := range j.Runs() {
+		res, rs := r.Result, r.Reservation
+		if res == nil || res.Status != plugins.StatusFinished || rs.Baseline == nil || rs.Proposal == nil {
+			continue
+		}
+		g := res.Metric - *rs.Baseline
+		if rs.Minimize {
+			g = -g
+		}
+		rep.Best = append(rep.Best, BestProposal{Key: r.Key, Task: rs.Env + "/" + rs.Task, Text: rs.Proposal.Text,
+			Mechanism: rs.Proposal.Mechanism, Edits: rs.Proposal.Edits, Metric: res.Metric, Gain: round6(g)})
+	}
+	sort.SliceStable(rep.Best, func(a, b int) bool { return rep.Best[a].Gain > rep.Best[b].Gain })
+	if len(rep.Best) > 10 {
+		rep.Best = rep.Best[:10]
+	}
+	return rep, nil
+}
