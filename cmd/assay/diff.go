@@ -1,0 +1,178 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"assay/compiler/diff"
+	"assay/lang/diag"
+	"assay/lang/load"
+)
+
+func init() { rootCmd.AddCommand(newDiffCmd()) }
+
+// Exit codes of assay diff, as terraform plan -detailed-exitcode.
+const (
+	exitDiffSame    = 0
+	exitDiffChanged = 2
+	exitDiffFail    = 3
+)
+
+func newDiffCmd() *cobra.Command {
+	var format, gitRev string
+	var verbose bool
+	var failAbove, warnAbove []string
+	var flags *specFlags
+	c := &cobra.Command{
+		Use:   "diff OLD NEW | diff --git REV PATH",
+		Short: "Compare two specs by meaning: changed fields and how the estimate moved",
+		Long: `Diff compares two specs by meaning, not by text: the fields that changed
+(by path, e.g. calibration.after_steps: [16, 40, 64] -> [16, 40]; blocks
+added and removed), and how the estimate moved: real runs, GPU-hours,
+dollars, LLM calls, wall hours, calls per role and the steps each loop's
+budget buys, as absolute and relative deltas of the expected value, with
+low – high where they differ. OLD and NEW may be any mix of HCL and CUE.
+Formatting, comments and the choice of front end are not changes.
+
+With --git REV, OLD is PATH as committed at REV (read with git show) and
+NEW is PATH in the working tree, so a pull request's job can run
+  assay diff --git origin/main specs/lm2lm.hcl --format markdown
+
+--fail-above METRIC=LIMIT (repeatable) fails when an estimate figure moves
+beyond LIMIT: usd=+10% (a rise of more than 10%), real_runs=+50 (more than
+50 more runs), loops.policy.steps=-20% (a fall of more than 20%),
+gpu_hours=1000 (either way). METRIC is real_runs, gpu_hours, usd, usd_gpu,
+usd_llm, llm_calls, llm_tokens, wall_hours, roles.NAME.calls or
+loops.NAME.steps. --warn-above marks the same without failing.
+
+Formats: human (default; --verbose lists every field and figure), json,
+markdown (for a pull-request comment).
+
+Exit codes (as terraform plan -detailed-exitcode):
+  0  no change
+  1  error: a spec does not load or compile, git failed
+  2  the specs differ (also a usage error, which prints usage to stderr)
+  3  a --fail-above threshold was crossed`,
+		Example: `  assay diff specs/critic-grpo-verify-all.hcl specs/critic-grpo.hcl
+  assay diff --git origin/main specs/lm2lm.hcl --format markdown --fail-above usd=+10%
+  assay diff specs/lm2lm.hcl specs/lm2lm.cue   # no change: exit 0`,
+		Args: func(c *cobra.Command, args []string) error {
+			if gitRev != "" {
+				return usageArgs(1, 1)(c, args)
+			}
+			return usageArgs(2, 2)(c, args)
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			writers := map[string]func(io.Writer, *diff.Result) error{
+				"human":    func(w io.Writer, r *diff.Result) error { return diff.WriteHuman(w, r, verbose) },
+				"json":     diff.WriteJSON,
+				"markdown": diff.WriteMarkdown,
+			}
+			write, ok := writers[format]
+			if !ok {
+				return &exitError{code: exitUsage, msg: fmt.Sprintf("--format must be human, json or markdown, not %q", format)}
+			}
+			opts := diff.Options{}
+			for _, raw := range failAbove {
+				t, err := diff.ParseThreshold(raw)
+				if err != nil {
+					return &exitError{code: exitUsage, msg: "--fail-above: " + err.Error()}
+				}
+				opts.FailAbove = append(opts.FailAbove, t)
+			}
+			for _, raw := range warnAbove {
+				t, err := diff.ParseThreshold(raw)
+				if err != nil {
+					return &exitError{code: exitUsage, msg: "--warn-above: " + err.Error()}
+				}
+				opts.WarnAbove = append(opts.WarnAbove, t)
+			}
+			oldPath, newPath := "", ""
+			if gitRev != "" {
+				newPath = args[0]
+				tmp, cleanup, err := gitShow(gitRev, newPath)
+				if err != nil {
+					return userErrorf("%v", err)
+				}
+				defer cleanup()
+				oldPath = tmp
+				opts.OldName, opts.NewName = gitRev+":"+newPath, newPath
+			} else {
+				oldPath, newPath = args[0], args[1]
+				opts.OldName, opts.NewName = oldPath, newPath
+			}
+			old, osrc, ods := load.Load(oldPath, flags.options())
+			new, nsrc, nds := load.Load(newPath, flags.options())
+			for k, v := range nsrc {
+				osrc[k] = v
+			}
+			ds := diag.Diagnostics{}.Append(ods, nds)
+			if ds.HasErrors() {
+				printDiags(c.ErrOrStderr(), ds, osrc)
+				return silentFailure()
+			}
+			r, cds := diff.Diff(old, new, opts)
+			printDiags(c.ErrOrStderr(), ds.Append(cds), osrc)
+			if cds.HasErrors() || r == nil {
+				return silentFailure()
+			}
+			if err := write(c.OutOrStdout(), r); err != nil {
+				return err
+			}
+			switch {
+			case len(r.Failed) > 0:
+				return &exitError{code: exitDiffFail, msg: fmt.Sprintf("%d --fail-above threshold(s) crossed", len(r.Failed))}
+			case r.Changed:
+				return &exitError{code: exitDiffChanged}
+			}
+			return nil
+		},
+	}
+	flags = addSpecFlags(c)
+	c.Flags().StringVar(&format, "format", "human", "output format: human, json or markdown")
+	c.Flags().StringVar(&gitRev, "git", "", "compare PATH at git revision REV (old) with PATH in the working tree (new)")
+	c.Flags().BoolVar(&verbose, "verbose", false, "list every changed field with values and every figure")
+	c.Flags().StringArrayVar(&failAbove, "fail-above", nil, "exit 3 when a figure moves beyond METRIC=LIMIT, e.g. usd=+10% (repeatable)")
+	c.Flags().StringArrayVar(&warnAbove, "warn-above", nil, "mark a figure that moves beyond METRIC=LIMIT (repeatable)")
+	return c
+}
+
+// gitShow writes PATH as of REV to a temporary file with the same extension,
+// so the front end is chosen the same way, and returns its path.
+func gitShow(rev, path string) (string, func(), error) {
+	ext := filepath.Ext(path)
+	if ext == "" {
+		return "", nil, fmt.Errorf("--git needs a spec file (.hcl or .cue), not %q", path)
+	}
+	dir, err := filepath.Abs(filepath.Dir(path))
+	if err != nil {
+		return "", nil, err
+	}
+	// "./name" makes git resolve the path from the file's directory, so
+	// the command works from any directory inside the repository.
+	cmd := exec.Command("git", "show", rev+":./"+filepath.Base(path))
+	cmd.Dir = dir
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return "", nil, fmt.Errorf("git show %s:%s: %s", rev, path, strings.TrimSpace(stderr.String()+" "+err.Error()))
+	}
+	f, err := os.CreateTemp("", "assay-diff-*"+ext)
+	if err != nil {
+		return "", nil, err
+	}
+	if _, err := f.Write(out); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return "", nil, err
+	}
+	f.Close()
+	return f.Name(), func() { os.Remove(f.Name()) }, nil
+}
