@@ -71,6 +71,9 @@ func writePlanSummary(w io.Writer, p *plan.Plan) {
 			if ph.Loop != "" && !strings.Contains(title, ph.Loop) {
 				title += " (loop " + ph.Loop + ")"
 			}
+			if title == ph.Kind {
+				title = ""
+			}
 			fmt.Fprintf(w, "  %-12s %s\n", ph.Kind, title)
 			var facts []string
 			if !ph.Steps.IsZero() {
