@@ -1,0 +1,222 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// client talks to one chat-completions endpoint with one config's limits.
+type client struct {
+	cfg     Config
+	http    *http.Client
+	limit   *limiter
+	slots   chan struct{}
+	getenv  func(string) string
+	sleep   func(context.Context, time.Duration) error
+	jitter  func() float64
+	retries atomic.Int64 // total retries made, for tests and logs
+}
+
+func newClient(cfg Config) *client {
+	return &client{
+		cfg:    cfg,
+		http:   &http.Client{},
+		limit:  newLimiter(cfg.RequestsPerSecond),
+		slots:  make(chan struct{}, cfg.MaxConcurrency),
+		getenv: os.Getenv,
+		sleep:  sleep,
+		jitter: rand.Float64,
+	}
+}
+
+type chatMessage struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+type responseFormat struct {
+	Type string `json:"type"`
+}
+
+type chatRequest struct {
+	Model          string          `json:"model"`
+	Messages       []chatMessage   `json:"messages"`
+	Temperature    float64         `json:"temperature"`
+	Seed           *int64          `json:"seed,omitempty"`
+	MaxTokens      int             `json:"max_tokens,omitempty"`
+	ResponseFormat *responseFormat `json:"response_format,omitempty"`
+}
+
+type chatResponse struct {
+	Choices []struct {
+		Message struct {
+			Content string `json:"content"`
+		} `json:"message"`
+		FinishReason string `json:"finish_reason"`
+	} `json:"choices"`
+	Usage *struct {
+		PromptTokens     int `json:"prompt_tokens"`
+		CompletionTokens int `json:"completion_tokens"`
+	} `json:"usage"`
+}
+
+// httpError is a non-2xx answer.
+type httpError struct {
+	status     int
+	body       string
+	retryAfter time.Duration
+}
+
+func (e *httpError) Error() string {
+	return fmt.Sprintf("HTTP %d: %s", e.status, e.body)
+}
+
+// retryable reports whether another attempt may succeed: rate limits,
+// server errors, timeouts and broken connections, but never a request the
+// server rejected.
+func retryable(err error) bool {
+	var he *httpError
+	if errors.As(err, &he) {
+		return he.status == http.StatusTooManyRequests || he.status == http.StatusRequestTimeout || he.status >= 500
+	}
+	return true // transport errors: timeouts, resets, refused connections
+}
+
+// chat sends one request, retrying transient failures.
+func (c *client) chat(ctx context.Context, req *chatRequest) (*chatResponse, error) {
+	body, err := json.Marshal(req)
+	if err != nil {
+		return nil, err
+	}
+	for attempt := 0; ; attempt++ {
+		if err := c.limit.wait(ctx); err != nil {
+			return nil, err
+		}
+		resp, err := c.once(ctx, body)
+		if err == nil {
+			return resp, nil
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if !retryable(err) {
+			return nil, fmt.Errorf("%s: %w", c.cfg.BaseURL, c.explain(err))
+		}
+		if attempt >= c.cfg.MaxRetries {
+			return nil, fmt.Errorf("%s: gave up after %d attempts: %w", c.cfg.BaseURL, attempt+1, c.explain(err))
+		}
+		var he *httpError
+		d := c.backoff(attempt)
+		if errors.As(err, &he) && he.retryAfter > 0 {
+			d = he.retryAfter
+		}
+		c.retries.Add(1)
+		if err := c.sleep(ctx, d); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// backoff is exponential with "equal jitter": half the delay is fixed, half
+// random, so retries of many callers spread out but never come too soon.
+func (c *client) backoff(attempt int) time.Duration {
+	d := c.cfg.Backoff << attempt
+	if d > c.cfg.MaxBackoff || d <= 0 {
+		d = c.cfg.MaxBackoff
+	}
+	return d/2 + time.Duration(c.jitter()*float64(d/2))
+}
+
+func (c *client) explain(err error) error {
+	var he *httpError
+	if errors.As(err, &he) && (he.status == http.StatusUnauthorized || he.status == http.StatusForbidden) {
+		if c.getenv(c.cfg.APIKeyEnv) == "" {
+			return fmt.Errorf("the request was refused (%w): $%s is not set; export the API key in it", err, c.cfg.APIKeyEnv)
+		}
+		return fmt.Errorf("the server refused the API key in $%s: %w", c.cfg.APIKeyEnv, err)
+	}
+	return err
+}
+
+// once makes one attempt, holding a concurrency slot only while the
+// request is in flight (not while backing off).
+func (c *client) once(ctx context.Context, body []byte) (*chatResponse, error) {
+	select {
+	case c.slots <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	defer func() { <-c.slots }()
+
+	actx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
+	defer cancel()
+	hreq, err := http.NewRequestWithContext(actx, http.MethodPost, c.cfg.BaseURL+"/chat/completions", bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	hreq.Header.Set("Content-Type", "application/json")
+	if key := c.getenv(c.cfg.APIKeyEnv); key != "" {
+		hreq.Header.Set("Authorization", "Bearer "+key)
+	}
+	hresp, err := c.http.Do(hreq)
+	if err != nil {
+		if ctx.Err() == nil && actx.Err() != nil {
+			return nil, fmt.Errorf("no answer within %s", c.cfg.Timeout)
+		}
+		return nil, err
+	}
+	defer hresp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(hresp.Body, 32<<20))
+	if err != nil {
+		return nil, fmt.Errorf("reading the answer: %w", err)
+	}
+	if hresp.StatusCode/100 != 2 {
+		return nil, &httpError{
+			status:     hresp.StatusCode,
+			body:       excerpt(string(data), 300),
+			retryAfter: parseRetryAfter(hresp.Header.Get("Retry-After"), time.Now()),
+		}
+	}
+	var out chatResponse
+	if err := json.Unmarshal(data, &out); err != nil {
+		return nil, fmt.Errorf("the server's answer is not a chat-completions response (%v): %s", err, excerpt(string(data), 300))
+	}
+	if len(out.Choices) == 0 {
+		return nil, fmt.Errorf("the server's answer has no choices: %s", excerpt(string(data), 300))
+	}
+	return &out, nil
+}
+
+// parseRetryAfter reads delay-seconds or an HTTP date; 0 when absent.
+func parseRetryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 {
+		return time.Duration(s * float64(time.Second))
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
+}
+
+func excerpt(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if len(s) > n {
+		return s[:n] + "..."
+	}
+	return s
+}

@@ -1,0 +1,7 @@
+package main
+
+import "assay/plugins/sdk"
+
+func main() {
+	sdk.ServeLLM(newLLM())
+}
