@@ -92,7 +92,7 @@ func TestInitErrors(t *testing.T) {
 		{"missing", []Spec{{Name: "a", Kind: "llm", Source: "./nope"}}, []string{"no plugin executable at " + filepath.Join(dir, "nope")}},
 		{"not executable", []Spec{{Name: "a", Kind: "llm", Source: "notexec"}}, []string{"is not executable"}},
 		{"bad builtin name", []Spec{{Name: "a", Kind: "llm", Source: "builtin:../x"}}, []string{"is not a built-in plugin name"}},
-		{"unknown builtin", []Spec{{Name: "a", Kind: "llm", Source: "builtin:nosuch"}}, []string{`no built-in plugin "nosuch"`, "built-ins: "}},
+		{"unknown builtin", []Spec{{Name: "a", Kind: "llm", Source: "builtin:nosuch"}}, []string{`no built-in plugin "nosuch"`, "openai"}},
 		{"all at once", []Spec{{Name: "a", Kind: "x", Source: "./nope"}, {Name: "b", Kind: "y", Source: "./nope"}}, []string{`plugin "a"`, `plugin "b"`}},
 	}
 	for _, tt := range tests {

@@ -179,17 +179,11 @@ func (p *Plugin) ensureBinary(ctx context.Context) error {
 	return nil
 }
 
-// start launches a process after checking the binary against the lock.
-// go-plugin checks the checksum again as it starts the binary; checking
-// here first gives an error that names both checksums.
+// start launches a process. go-plugin hashes the binary and compares it
+// with the lock before it executes it (hashing a plugin binary costs about
+// as much as starting it, so it is done once); only on a mismatch is the
+// binary hashed again, to name its checksum in the error.
 func (p *Plugin) start() (*instance, error) {
-	actual, err := FileSHA256(p.path)
-	if err != nil {
-		return nil, fmt.Errorf("plugin %q: %w", p.locked.Name, err)
-	}
-	if actual != p.locked.SHA256 {
-		return nil, &ChecksumError{Plugin: p.locked.Name, Path: p.path, Locked: p.locked.SHA256, Actual: actual}
-	}
 	client := plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig:  grpcshim.Handshake,
 		VersionedPlugins: grpcshim.VersionedPlugins(grpcshim.PluginSet(nil, nil, nil)),
@@ -203,7 +197,11 @@ func (p *Plugin) start() (*instance, error) {
 	if err != nil {
 		client.Kill()
 		if errors.Is(err, plugin.ErrChecksumsDoNotMatch) {
-			return nil, &ChecksumError{Plugin: p.locked.Name, Path: p.path, Locked: p.locked.SHA256, Actual: "(changed while starting)"}
+			actual, herr := FileSHA256(p.path)
+			if herr != nil {
+				actual = "(unreadable: " + herr.Error() + ")"
+			}
+			return nil, &ChecksumError{Plugin: p.locked.Name, Path: p.path, Locked: p.locked.SHA256, Actual: actual}
 		}
 		return nil, fmt.Errorf("plugin %q: starting %s: %w", p.locked.Name, p.path, err)
 	}
