@@ -184,9 +184,9 @@ func (r *runner) ensureBaselines(runs []realRun) error {
 	var need []realRun
 	seen := map[*taskInfo]bool{}
 	for _, rr := range runs {
-		if rr.Task != nil && math.IsNaN(rr.Task.Baseline) && !seen[rr.Task] {
+		if !rr.baseline && rr.Task != nil && math.IsNaN(rr.Task.Baseline) && !seen[rr.Task] {
 			seen[rr.Task] = true
-			need = append(need, realRun{Key: "baseline/" + rr.Task.Env + "/" + rr.Task.Name, Task: rr.Task, Proposal: plugins.Proposal{ID: "baseline", Text: "the unchanged reference configuration"}})
+			need = append(need, realRun{Key: "baseline/" + rr.Task.Env + "/" + rr.Task.Name, Task: rr.Task, Proposal: plugins.Proposal{ID: "baseline", Text: "the unchanged reference configuration"}, baseline: true})
 		}
 	}
 	if len(need) == 0 {

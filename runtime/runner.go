@@ -277,6 +277,8 @@ type realRun struct {
 	Key      string
 	Task     *taskInfo
 	Proposal plugins.Proposal
+	// baseline marks the run that measures its task's baseline.
+	baseline bool
 }
 
 // outcome is a real run's result.
@@ -386,7 +388,7 @@ func (r *runner) runReal(runs []realRun) ([]outcome, error) {
 				r.infeasible++
 			} else {
 				r.finished++
-				if !r.hasBest || out[i].Gain > r.bestGain {
+				if !runs[i].baseline && (!r.hasBest || out[i].Gain > r.bestGain) {
 					r.bestGain, r.hasBest = out[i].Gain, true
 				}
 			}
@@ -430,7 +432,9 @@ func (r *runner) toOutcome(rr realRun, res *plugins.RunResult) outcome {
 	case plugins.StatusInfeasible:
 		o.Infeasible = true
 	case plugins.StatusFinished:
-		o.Gain = rr.Task.gain(res.Metric)
+		if !rr.baseline {
+			o.Gain = rr.Task.gain(res.Metric)
+		}
 	}
 	return o
 }
@@ -472,7 +476,9 @@ func (r *runner) attempt(rr realRun, key string) (*plugins.RunResult, error) {
 		}
 	}
 	req := &plugins.RunRequest{RunID: key, Env: env.Name, Task: rr.Task.Name,
-		Seed: int64(derive(r.v.Seed, key) >> 1), Proposal: rr.Proposal, Config: cfg,
+		// One training seed per task (common random numbers): a proposal's
+		// gain over the baseline measures its edits, not seed noise.
+		Seed: int64(derive(r.v.Seed, "task/"+rr.Task.Env+"/"+rr.Task.Name) >> 1), Proposal: rr.Proposal, Config: cfg,
 		Executor: plugins.ExecutorSpec{Kind: r.v.Executor.Kind, Concurrency: r.v.Executor.Concurrency, GPUs: r.v.Executor.GPUs, Slurm: r.v.Executor.Slurm},
 		GPUs:     env.GPUs,
 		WorkDir:  filepath.Join(r.dir, "work", strings.NewReplacer("/", "_", "~", "-").Replace(key)),

@@ -32,6 +32,8 @@ type Status struct {
 	RunUSD   float64     `json:"run_usd"`
 	Budget   plan.Budget `json:"budget"`
 	Totals   *Totals     `json:"totals,omitempty"`
+	// Meta is what the command recorded at the start (spec and lock paths).
+	Meta map[string]string `json:"meta,omitempty"`
 	Updated  time.Time   `json:"updated"`
 }
 
@@ -74,7 +76,7 @@ func dirOr(dir string) string {
 func statusOf(j *journal.Journal, id string) (*Status, error) {
 	var m runMeta
 	j.Meta("run", &m)
-	st := &Status{ID: id, Plan: m.Plan, Variant: m.Variant, Seed: m.Seed, Budget: m.Budget}
+	st := &Status{ID: id, Plan: m.Plan, Variant: m.Variant, Seed: m.Seed, Budget: m.Budget, Meta: m.Meta}
 	j.Meta("state", &st.State)
 	j.Meta("reason", &st.Reason)
 	if st.State == StateRunning && !alive(m.PID) {

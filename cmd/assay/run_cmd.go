@@ -1,0 +1,161 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"assay/compiler/plan"
+	"assay/plugins/host"
+	"assay/runtime"
+)
+
+func init() {
+	rootCmd.AddCommand(newRunCmd())
+	rootCmd.AddCommand(newResumeCmd())
+}
+
+// hostLoader starts locked plugins as subprocesses.
+type hostLoader struct {
+	lock *host.Lock
+	opts []host.OpenOption
+}
+
+func (l hostLoader) Open(ctx context.Context, p *plan.Plugin) (runtime.Instance, error) {
+	return host.Open(ctx, l.lock, p.Name, l.opts...)
+}
+
+// runFlags are shared by run and resume.
+type runFlags struct {
+	dir     string
+	variant string
+	quiet   bool
+}
+
+func addRunFlags(c *cobra.Command) *runFlags {
+	f := &runFlags{}
+	c.Flags().StringVar(&f.dir, "dir", runtime.DefaultDir, "directory that holds runs, one sub-directory per run id")
+	c.Flags().BoolVarP(&f.quiet, "quiet", "q", false, "print no progress, only the final line")
+	return f
+}
+
+func newRunCmd() *cobra.Command {
+	var flags *specFlags
+	var rf *runFlags
+	var id string
+	c := &cobra.Command{
+		Use:   "run [--id NAME] SPEC",
+		Short: "Run an experiment spec",
+		Long: `Run compiles SPEC and executes its plan: seed records, RL or evolution
+loops, calibration rounds and evaluation, with real runs through the trainer
+plugin and LLM calls through the LLM plugins. When the spec has no lock file
+yet, run resolves and builds its plugins first (as assay init does).
+
+Every plugin call, result, reward, policy update and budget reservation is
+journaled under .assay/runs/ID/journal.db. Budget caps are hard: a real run
+is reserved before it starts, so no cap is exceeded. An interrupted run (a
+crash, kill -9, Ctrl-C) continues with assay resume ID: finished real runs
+are never run again, and a resumed run ends with the same totals as an
+uninterrupted one with the same seed.
+
+Exit codes: 0 finished, 1 invalid spec or a failed run, 2 usage error.`,
+		Example: `  assay run specs/quickstart.hcl
+  assay run --id try1 -var steps=4 specs/small-local.hcl`,
+		Args: usageArgs(1, 1),
+		RunE: func(c *cobra.Command, args []string) error {
+			p, _, err := mustCompile(c, args[0], flags)
+			if err != nil {
+				return err
+			}
+			if len(p.Variants) > 1 && rf.variant == "" {
+				fmt.Fprintf(c.ErrOrStderr(), "assay: the spec sweeps %d variants; running %q (choose one with --variant)\n", len(p.Variants), p.Variants[0].Name)
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			lock, err := lockFor(ctx, args[0], p, c.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			abs, _ := filepath.Abs(args[0])
+			return execRun(c, ctx, p, lock, runtime.Options{ID: id, Dir: rf.dir, Variant: rf.variant,
+				Meta: map[string]string{"spec": abs, "lock": host.LockPathFor(abs)}}, rf)
+		},
+	}
+	flags = addSpecFlags(c)
+	rf = addRunFlags(c)
+	c.Flags().StringVar(&id, "id", "", "run id (default: the time and a random suffix)")
+	c.Flags().StringVar(&rf.variant, "variant", "", "variant of a sweep to run (default: the first)")
+	return c
+}
+
+func newResumeCmd() *cobra.Command {
+	var rf *runFlags
+	c := &cobra.Command{
+		Use:   "resume ID",
+		Short: "Continue an interrupted run",
+		Long: `Resume continues run ID from its journal, with the plan saved when it
+began (editing the spec afterwards does not change it). Calls whose results
+are journaled are not made again; real runs that finished are never run
+again; runs that were started but not finished are waited on through their
+journaled handle, or started again when the trainer no longer knows them.`,
+		Example: `  assay resume 20261130-021500-a1b2c3`,
+		Args:    usageArgs(1, 1),
+		RunE: func(c *cobra.Command, args []string) error {
+			st, err := runtime.ReadStatus(rf.dir, args[0])
+			if err != nil {
+				return userErrorf("%v", err)
+			}
+			if st.State == runtime.StateRunning {
+				return userErrorf("run %s is still running (its process is alive)", args[0])
+			}
+			lockPath := st.Meta["lock"]
+			if lockPath == "" {
+				return userErrorf("run %s does not record its plugin lock", args[0])
+			}
+			lock, err := host.ReadLock(lockPath)
+			if err != nil {
+				return userErrorf("%v; run `assay init %s` first", err, st.Meta["spec"])
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return execRun(c, ctx, nil, lock, runtime.Options{ID: args[0], Dir: rf.dir, Resume: true, Variant: st.Variant, Meta: st.Meta}, rf)
+		},
+	}
+	rf = addRunFlags(c)
+	return c
+}
+
+func execRun(c *cobra.Command, ctx context.Context, p *plan.Plan, lock *host.Lock, opts runtime.Options, rf *runFlags) error {
+	errw := c.ErrOrStderr()
+	opts.Progress = errw
+	if rf.quiet {
+		opts.Progress = nil
+	}
+	logPath := ""
+	opts.Plugins = hostLoader{lock: lock}
+	if opts.ID == "" {
+		opts.ID = runtime.NewID()
+	}
+	logPath = filepath.Join(runtime.RunDir(opts.Dir, opts.ID), "plugins.log")
+	if err := os.MkdirAll(filepath.Dir(logPath), 0o755); err == nil {
+		opts.Plugins = hostLoader{lock: lock, opts: []host.OpenOption{host.WithLogFile(logPath)}}
+	}
+	res, err := runtime.Run(ctx, p, opts)
+	if res != nil {
+		fmt.Fprintf(c.OutOrStdout(), "run %s %s: %d real runs, %.2f GPU-hours, $%.2f; report: assay report %s\n",
+			res.ID, res.State, res.Totals.RealRuns, res.Totals.GPUHours, res.Totals.USD, res.ID)
+	}
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return userErrorf("run %s interrupted; continue it with: assay resume %s", opts.ID, opts.ID)
+		}
+		return userErrorf("%v", err)
+	}
+	return nil
+}
