@@ -33,8 +33,8 @@ type Status struct {
 	Budget   plan.Budget `json:"budget"`
 	Totals   *Totals     `json:"totals,omitempty"`
 	// Meta is what the command recorded at the start (spec and lock paths).
-	Meta map[string]string `json:"meta,omitempty"`
-	Updated  time.Time   `json:"updated"`
+	Meta    map[string]string `json:"meta,omitempty"`
+	Updated time.Time         `json:"updated"`
 }
 
 // RunDir is the directory of run id under dir.
