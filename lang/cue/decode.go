@@ -104,6 +104,9 @@ func (l *loader) typeErr(v cue.Value, key, want string) {
 func (l *loader) attr(v cue.Value, f *spec.Field, dst reflect.Value, key string) {
 	rng := l.valueRange(v)
 	if !v.IsConcrete() && v.Kind() != cue.StructKind && v.Kind() != cue.ListKind {
+		if l.varErrors {
+			return
+		}
 		l.add(diag.Errorf(codeCUEConstraint, rng, "%s has no concrete value (%v)", key, v).
 			WithDetail("Give %s a value; a type or a disjunction without a default is not enough.", key))
 		return

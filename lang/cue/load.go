@@ -120,6 +120,14 @@ func Load(files []Source, opts Options) (*spec.Spec, diag.Diagnostics) {
 		l.diags.Sort()
 		return nil, l.diags
 	}
+	if pkg == "" {
+		// Files without a package clause do not share a scope with the
+		// synthetic var file; give them all one package.
+		pkg = "assayspec"
+		for _, f := range parsed {
+			f.Decls = append([]ast.Decl{&ast.Package{Name: ast.NewIdent(pkg)}}, f.Decls...)
+		}
+	}
 	ctx := newContext()
 
 	// Phase 1 reads the declared variables with an open var struct, so
@@ -193,6 +201,9 @@ func build1(ctx *cue.Context, files []*ast.File, pkg, vars string) (cue.Value, *
 type loader struct {
 	diags     diag.Diagnostics
 	userFiles map[string]bool
+	// varErrors is set when a variable has no usable value: uses of it are
+	// then undefined or incomplete, which says nothing new.
+	varErrors bool
 	// suppress holds model paths where CUE already reported an error, so the
 	// decoder does not report the same problem again in its own words.
 	suppress map[string]bool
@@ -303,6 +314,10 @@ func (l *loader) constraintErrors(err error) {
 		format, args := g.first.Msg()
 		msg := fmt.Sprintf(format, args...)
 		rng := l.errRange(g.first)
+		if l.varErrors && (strings.Contains(msg, "undefined field") || strings.Contains(msg, "incomplete value") || strings.Contains(msg, "non-concrete")) {
+			l.suppress[key] = true
+			continue
+		}
 		if strings.Contains(format, "field not allowed") {
 			// Unknown fields are Assay's check: the decoder reports them with
 			// the same code and hint as the HCL front end.

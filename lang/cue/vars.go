@@ -20,13 +20,15 @@ type varSet struct {
 	ranges map[string]diag.Range
 	values map[string]any
 	from   map[string]diag.Range // where the final value came from
+	// reported are variables whose missing value was already explained.
+	reported map[string]bool
 }
 
 // variables reads the variable declarations of the phase-1 value, then
 // applies -var-file and -var in that order, and checks every variable ends
 // with a value of its type.
 func (l *loader) variables(ctx *cue.Context, v cue.Value, opts Options) *varSet {
-	vs := &varSet{types: map[string]string{}, ranges: map[string]diag.Range{}, values: map[string]any{}, from: map[string]diag.Range{}}
+	vs := &varSet{types: map[string]string{}, ranges: map[string]diag.Range{}, values: map[string]any{}, from: map[string]diag.Range{}, reported: map[string]bool{}}
 	decl := v.LookupPath(cue.ParsePath("variable"))
 	if decl.Exists() && decl.Kind() == cue.StructKind {
 		it, _ := decl.Fields()
@@ -47,6 +49,7 @@ func (l *loader) variables(ctx *cue.Context, v cue.Value, opts Options) *varSet 
 						vs.from[name] = l.valueRange(d)
 					} else {
 						l.add(diag.Errorf(codeVarType, l.valueRange(d), "default of variable %q: %v", name, err))
+						vs.reported[name] = true
 					}
 				}
 			}
@@ -59,9 +62,14 @@ func (l *loader) variables(ctx *cue.Context, v cue.Value, opts Options) *varSet 
 		l.varFlag(raw, vs)
 	}
 	for _, n := range vs.names {
-		if _, ok := vs.values[n]; !ok {
+		if _, ok := vs.values[n]; !ok && !vs.reported[n] {
 			l.add(diag.Errorf(codeVarRequired, vs.ranges[n], "variable %q has no value", n).
 				WithDetail("Give it a default in the spec, pass -var %s=VALUE, or set %s: VALUE in a file passed with -var-file.", n, n))
+		}
+	}
+	for _, d := range l.diags {
+		if strings.HasPrefix(d.Code, "E_VAR_") {
+			l.varErrors = true
 		}
 	}
 	return vs
