@@ -24,7 +24,10 @@ func openTest(t *testing.T, name string) (*Plugin, *Lock) {
 	dir := t.TempDir()
 	specs := []Spec{
 		{Name: "tp", Kind: plugins.KindTrainer, Source: testPluginBin, Version: "1"},
+		{Name: "tp-llm", Kind: plugins.KindLLM, Source: testPluginBin},
+		{Name: "tp-bench", Kind: plugins.KindBenchmark, Source: testPluginBin},
 		{Name: "echo", Kind: plugins.KindTrainer, Source: echoBin},
+		{Name: "echo-as-llm", Kind: plugins.KindLLM, Source: echoBin},
 	}
 	lock, err := Init(context.Background(), specs, filepath.Join(dir, LockFileName), Options{})
 	if err != nil {
@@ -150,8 +153,11 @@ func TestTrainerRoundTrip(t *testing.T) {
 }
 
 func TestLLMAndBenchmarkRoundTrip(t *testing.T) {
-	p, _ := openTest(t, "tp")
+	p, lock := openTest(t, "tp-llm")
 	ctx := context.Background()
+	if p.Trainer() != nil || p.Benchmark() != nil {
+		t.Error("a plugin locked as an llm offers a trainer or a benchmark")
+	}
 	resp, err := p.LLM().Complete(ctx, &plugins.CompleteRequest{
 		Role: plugins.RolePropose, Model: "m", Payload: []byte(`{"state":"s"}`),
 		Messages: []plugins.Message{{Role: "user", Content: "hi"}}, Config: map[string]any{"k": "v"},
@@ -167,7 +173,12 @@ func TestLLMAndBenchmarkRoundTrip(t *testing.T) {
 	if !errors.Is(err, plugins.ErrUnsupported) || status.Code(err) != codes.Unimplemented {
 		t.Errorf("Update: err = %v (code %v), want ErrUnsupported / Unimplemented", err, status.Code(err))
 	}
-	tasks, err := p.Benchmark().Tasks(ctx, &plugins.TasksRequest{Env: "qwen3"})
+	pb, err := Open(ctx, lock, "tp-bench")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pb.Close()
+	tasks, err := pb.Benchmark().Tasks(ctx, &plugins.TasksRequest{Env: "qwen3"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +198,7 @@ func TestErrorsCrossTheWire(t *testing.T) {
 		t.Errorf("a plugin error was taken for a crash: %v, restarts %d", err, p.Restarts())
 	}
 	// A trainer-only binary registers no LLM service.
-	echo, _ := openTest(t, "echo")
+	echo, _ := openTest(t, "echo-as-llm")
 	_, err = echo.LLM().Complete(context.Background(), &plugins.CompleteRequest{})
 	if !errors.Is(err, plugins.ErrUnsupported) {
 		t.Errorf("Complete on a trainer: err = %v, want ErrUnsupported", err)
@@ -278,7 +289,7 @@ func pidOf(t *testing.T, p *Plugin) string {
 }
 
 func TestCrashAndRestart(t *testing.T) {
-	p, _ := openTest(t, "tp")
+	p, lock := openTest(t, "tp")
 	ctx := context.Background()
 	pid0 := pidOf(t, p)
 
@@ -324,8 +335,13 @@ func TestCrashAndRestart(t *testing.T) {
 	if _, err := p.Trainer().Wait(ctx, &plugins.RunHandle{RunID: "r", Handle: "crash_once:" + marker2}); err != nil {
 		t.Errorf("Wait after a crash: %v", err)
 	}
-	if _, err := p.LLM().Complete(ctx, &plugins.CompleteRequest{Role: "crash"}); !errors.Is(err, ErrPluginCrashed) {
-		t.Errorf("Complete that always crashes: err = %v", err)
+	pl, err := Open(ctx, lock, "tp-llm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pl.Close()
+	if _, err := pl.LLM().Complete(ctx, &plugins.CompleteRequest{Role: "crash"}); !errors.Is(err, ErrPluginCrashed) || pl.Restarts() != 1 {
+		t.Errorf("Complete that always crashes: err = %v, %d restarts", err, pl.Restarts())
 	}
 
 	p.Close()
@@ -351,7 +367,7 @@ func TestConcurrentCallsSurviveACrash(t *testing.T) {
 					}
 					continue
 				}
-				if _, err := p.LLM().Complete(ctx, &plugins.CompleteRequest{Role: "critic", Payload: []byte("{}")}); err != nil {
+				if _, err := p.Trainer().Wait(ctx, &plugins.RunHandle{RunID: "r", Handle: "h"}); err != nil {
 					errs <- err
 				}
 			}
@@ -403,4 +419,26 @@ func TestCancellationReachesPlugin(t *testing.T) {
 	if _, err := p.Trainer().Wait(dctx, &plugins.RunHandle{Handle: "block:" + proof2}); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("Wait past its deadline: err = %v, want DeadlineExceeded", err)
 	}
+}
+
+func TestLogFile(t *testing.T) {
+	_, lock := openTest(t, "echo")
+	logPath := filepath.Join(t.TempDir(), "plugins.log")
+	p, err := Open(context.Background(), lock, "tp", WithLogFile(logPath))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if _, err := p.Trainer().Describe(context.Background(), &plugins.DescribeRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	// Both lines travel asynchronously (stderr pipe, stdio stream).
+	var b []byte
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		b, _ = os.ReadFile(logPath)
+		if strings.Contains(string(b), "describe called") && strings.Contains(string(b), "plain stderr line") {
+			return
+		}
+	}
+	t.Errorf("plugin log lacks the plugin's sdk.Logger or stderr line:\n%s", b)
 }

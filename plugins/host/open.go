@@ -66,6 +66,7 @@ type OpenOption func(*openConfig)
 
 type openConfig struct {
 	logger     hclog.Logger
+	closers    []io.Closer // log files, closed with the plugin
 	stderr     io.Writer
 	moduleRoot string
 	goCmd      string
@@ -84,6 +85,7 @@ func WithLogFile(path string) OpenOption {
 			return
 		}
 		c.logger = hclog.New(&hclog.LoggerOptions{Name: "plugin", Output: f, Level: hclog.Debug})
+		c.closers = append(c.closers, f)
 	}
 }
 
@@ -104,7 +106,7 @@ type Plugin struct {
 	sum    []byte
 	cfg    openConfig
 
-	mu     sync.Mutex
+	mu     sync.Mutex // guards cur and closed; held while restarting
 	cur    *instance
 	closed bool
 
@@ -141,17 +143,27 @@ func Open(ctx context.Context, lock *Lock, name string, opts ...OpenOption) (*Pl
 	}
 	p := &Plugin{locked: lp, lock: lock, path: lock.BinaryPath(lp), sum: sum, cfg: cfg}
 	if err := p.ensureBinary(ctx); err != nil {
+		p.closeLogs()
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
+		p.closeLogs()
 		return nil, err
 	}
 	inst, err := p.start()
 	if err != nil {
+		p.closeLogs()
 		return nil, err
 	}
 	p.cur = inst
 	return p, nil
+}
+
+func (p *Plugin) closeLogs() {
+	for _, c := range p.cfg.closers {
+		c.Close()
+	}
+	p.cfg.closers = nil
 }
 
 // ensureBinary rebuilds a missing built-in; the rebuilt binary must still
@@ -184,14 +196,19 @@ func (p *Plugin) ensureBinary(ctx context.Context) error {
 // as much as starting it, so it is done once); only on a mismatch is the
 // binary hashed again, to name its checksum in the error.
 func (p *Plugin) start() (*instance, error) {
+	logger := p.cfg.logger.Named(p.locked.Name)
 	client := plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig:  grpcshim.Handshake,
 		VersionedPlugins: grpcshim.VersionedPlugins(grpcshim.PluginSet(nil, nil, nil)),
 		Cmd:              exec.Command(p.path),
 		SecureConfig:     &plugin.SecureConfig{Checksum: p.sum, Hash: sha256.New()},
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
-		Logger:           p.cfg.logger.Named(p.locked.Name),
+		Logger:           logger,
 		Stderr:           p.cfg.stderr,
+		// What plugin code prints to stdout or stderr after Serve arrives
+		// over go-plugin's stdio stream; file it in the log too.
+		SyncStdout: logger.Named("stdout").StandardWriter(&hclog.StandardLoggerOptions{ForceLevel: hclog.Info}),
+		SyncStderr: logger.Named("stderr").StandardWriter(&hclog.StandardLoggerOptions{InferLevels: true}),
 	})
 	rpc, err := client.Client()
 	if err != nil {
@@ -326,18 +343,37 @@ func (p *Plugin) Close() error {
 		p.cur.client.Kill()
 		p.cur = nil
 	}
+	p.closeLogs()
 	return nil
 }
 
-// Trainer returns the plugin as a trainer. Calls to a plugin that serves no
-// trainer fail with plugins.ErrUnsupported.
-func (p *Plugin) Trainer() plugins.Trainer { return trainer{p} }
+// Trainer returns the plugin as a trainer, or nil when it is locked as
+// another kind. (A binary locked as a trainer that serves no Trainer
+// service answers every call with plugins.ErrUnsupported.)
+func (p *Plugin) Trainer() plugins.Trainer {
+	if p.locked.Kind != plugins.KindTrainer {
+		return nil
+	}
+	return trainer{p}
+}
 
-// LLM returns the plugin as an LLM.
-func (p *Plugin) LLM() plugins.LLM { return llm{p} }
+// LLM returns the plugin as an LLM, or nil when it is locked as another
+// kind.
+func (p *Plugin) LLM() plugins.LLM {
+	if p.locked.Kind != plugins.KindLLM {
+		return nil
+	}
+	return llm{p}
+}
 
-// Benchmark returns the plugin as a benchmark.
-func (p *Plugin) Benchmark() plugins.Benchmark { return benchmark{p} }
+// Benchmark returns the plugin as a benchmark, or nil when it is locked as
+// another kind.
+func (p *Plugin) Benchmark() plugins.Benchmark {
+	if p.locked.Kind != plugins.KindBenchmark {
+		return nil
+	}
+	return benchmark{p}
+}
 
 var (
 	_ plugins.Trainer   = trainer{}

@@ -43,13 +43,18 @@ func ServeLLM(l plugins.LLM) { Serve(Plugins{LLM: l}) }
 // ServeBenchmark serves a benchmark plugin.
 func ServeBenchmark(b plugins.Benchmark) { Serve(Plugins{Benchmark: b}) }
 
-// Logger returns a logger for plugin code. It writes JSON lines to stderr,
-// which the host parses and files under the plugin's name in its log.
+// stderr is the process's real stderr, taken before plugin.Serve swaps
+// os.Stderr for a pipe that is forwarded to the host's SyncStderr.
+var stderr = os.Stderr
+
+// Logger returns a logger for plugin code. It writes JSON lines to the
+// process's stderr, which the host parses and files under the plugin's
+// name in its log.
 func Logger(name string) hclog.Logger {
 	return hclog.New(&hclog.LoggerOptions{
 		Name:       name,
 		Level:      hclog.Debug,
-		Output:     os.Stderr,
+		Output:     stderr,
 		JSONFormat: true,
 	})
 }

@@ -64,6 +64,8 @@ func crashOnce(m string) {
 type trainer struct{}
 
 func (trainer) Describe(_ context.Context, req *plugins.DescribeRequest) (*plugins.DescribeResponse, error) {
+	sdk.Logger("testplugin").Info("describe called", "keys", len(req.Config))
+	fmt.Fprintln(os.Stderr, "plain stderr line")
 	if m, _ := req.Config["crash_once"].(string); m != "" {
 		crashOnce(m)
 	}
