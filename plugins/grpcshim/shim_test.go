@@ -172,10 +172,19 @@ func TestErrorCodes(t *testing.T) {
 		f := &fake{err: tt.err}
 		conn := dial(t, f)
 		for name, call := range map[string]func() error{
-			"Start":  func() error { _, err := NewTrainerGRPCClient(conn).Start(context.Background(), &plugins.RunRequest{}); return err },
+			"Start": func() error {
+				_, err := NewTrainerGRPCClient(conn).Start(context.Background(), &plugins.RunRequest{})
+				return err
+			},
 			"Cancel": func() error { return NewTrainerGRPCClient(conn).Cancel(context.Background(), &plugins.RunHandle{}) },
-			"Update": func() error { _, err := NewLLMGRPCClient(conn).Update(context.Background(), &plugins.UpdateRequest{}); return err },
-			"Tasks":  func() error { _, err := NewBenchmarkGRPCClient(conn).Tasks(context.Background(), &plugins.TasksRequest{}); return err },
+			"Update": func() error {
+				_, err := NewLLMGRPCClient(conn).Update(context.Background(), &plugins.UpdateRequest{})
+				return err
+			},
+			"Tasks": func() error {
+				_, err := NewBenchmarkGRPCClient(conn).Tasks(context.Background(), &plugins.TasksRequest{})
+				return err
+			},
 		} {
 			err := call()
 			var re *RemoteError
