@@ -47,10 +47,14 @@ type StepFigures struct {
 // world model's error on the calibration proposals before they join its
 // context.
 type CalibrationFigures struct {
-	Round     int          `json:"round"`
-	AfterStep int          `json:"after_step"`
-	Runs      int          `json:"runs"`
-	MAE       float64      `json:"mae"`
+	Round     int     `json:"round"`
+	AfterStep int     `json:"after_step"`
+	Runs      int     `json:"runs"`
+	MAE       float64 `json:"mae"`
+	// RewardGap is the mean |clip(predicted/scale) - clip(real/scale)|:
+	// the gap in reward units, where a diverging run counts at -c rather
+	// than by its raw metric.
+	RewardGap float64      `json:"reward_gap"`
 	RankAcc   float64      `json:"rank_accuracy"`
 	Pairs     int          `json:"pairs"`
 	Points    []CalibPoint `json:"points"`
@@ -63,6 +67,10 @@ type CalibPoint struct {
 	Proposal  string  `json:"proposal"`
 	Predicted float64 `json:"predicted"`
 	Real      float64 `json:"real"`
+	// PredictedReward and RealReward are the gains normalised by the
+	// task's scale and clipped to [-c, c].
+	PredictedReward float64 `json:"predicted_reward"`
+	RealReward      float64 `json:"real_reward"`
 }
 
 // policyRecord is a journaled policy update.
@@ -110,6 +118,7 @@ func (r *runner) rlPhase(idx int, ph *plan.Phase) error {
 	if err != nil {
 		return err
 	}
+	r.shaper = sh
 	var screen *plan.Critic
 	var rt *router
 	if l.Screen != "" {
@@ -628,10 +637,14 @@ func (r *runner) calibrate(round int, ph *plan.Phase) error {
 		rec := record{Task: p.gr.Task.Name, Env: p.gr.Task.Env, Proposal: runs[i].Proposal, Gain: o.Gain, Infeasible: o.Infeasible}
 		recs = append(recs, rec)
 		if !o.Infeasible {
-			fig.Points = append(fig.Points, CalibPoint{Task: p.gr.TaskKey, Proposal: p.c.Proposal.ID, Predicted: p.c.Predicted, Real: o.Gain})
+			pr, rr := r.shaper.normalised(p.c.Predicted, *p.gr.Task), r.shaper.normalised(o.Gain, *p.gr.Task)
+			fig.Points = append(fig.Points, CalibPoint{Task: p.gr.TaskKey, Proposal: proposalKey(p.c.Proposal), Predicted: p.c.Predicted, Real: o.Gain, PredictedReward: pr, RealReward: rr})
 		}
 	}
 	fig.MAE, fig.RankAcc, fig.Pairs = calibrationError(fig.Points)
+	for _, p := range fig.Points {
+		fig.RewardGap += math.Abs(p.PredictedReward-p.RealReward) / float64(len(fig.Points))
+	}
 	r.addRecords(true, recs...)
 	fig.Records = len(r.context())
 	if err := r.j.Append(journal.KindCalibration, fmt.Sprintf("%d", round+1), fig); err != nil {

@@ -73,6 +73,7 @@ type runner struct {
 	hasBest     bool
 	lastRollout []*group // latest rollout of the current RL loop
 	floor       int      // real runs held back for later phases
+	shaper      *shaper  // the current RL loop's reward shaping
 	calibrated  map[string]bool
 	warned      map[string]bool
 }

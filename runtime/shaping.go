@@ -96,6 +96,16 @@ type candidate struct {
 	state []byte
 }
 
+// normalised is a gain as the reward sees it: divided by the task's scale
+// (unless the reward does not normalise) and clipped to [-c, c].
+func (s *shaper) normalised(gain float64, t taskInfo) float64 {
+	scale := t.Scale
+	if s.r.Normalize == "none" || scale == 0 {
+		scale = 1
+	}
+	return math.Max(-s.c, math.Min(s.c, gain/scale))
+}
+
 // proposalKey identifies a proposal's content, for repeat detection.
 func proposalKey(p plugins.Proposal) string {
 	if len(p.Edits) == 0 {

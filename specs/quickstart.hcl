@@ -38,7 +38,7 @@ prices {
 environment "tiny" {
   family  = "autoregressive"
   trainer = plugin.tinylm
-  scale   = 0.05
+  scale   = 0.2
   metric {
     name      = "val_bpb"
     direction = "minimize"
@@ -71,7 +71,7 @@ role "proposer" {
 
 role "rwm" {
   llm         = plugin.offline
-  temperature = 0.2
+  temperature = 0.0
   concurrency = 4
   seconds     = 0.001
   tokens {
