@@ -131,10 +131,11 @@ func (c *client) chat(ctx context.Context, req *chatRequest) (*chatResponse, err
 // backoff is exponential with "equal jitter": half the delay is fixed, half
 // random, so retries of many callers spread out but never come too soon.
 func (c *client) backoff(attempt int) time.Duration {
-	d := c.cfg.Backoff << attempt
-	if d > c.cfg.MaxBackoff || d <= 0 {
-		d = c.cfg.MaxBackoff
+	d := c.cfg.Backoff
+	for i := 0; i < attempt && d < c.cfg.MaxBackoff; i++ {
+		d *= 2
 	}
+	d = min(d, c.cfg.MaxBackoff)
 	return d/2 + time.Duration(c.jitter()*float64(d/2))
 }
 
@@ -198,17 +199,25 @@ func (c *client) once(ctx context.Context, body []byte) (*chatResponse, error) {
 	return &out, nil
 }
 
-// parseRetryAfter reads delay-seconds or an HTTP date; 0 when absent.
+// maxRetryAfter bounds a server's Retry-After, so a bogus header cannot
+// park a run for days.
+const maxRetryAfter = time.Hour
+
+// parseRetryAfter reads delay-seconds or an HTTP date; 0 when absent or
+// unreadable.
 func parseRetryAfter(v string, now time.Time) time.Duration {
 	v = strings.TrimSpace(v)
 	if v == "" {
 		return 0
 	}
-	if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 {
-		return time.Duration(s * float64(time.Second))
+	if s, err := strconv.ParseFloat(v, 64); err == nil {
+		if !(s >= 0) { // also NaN
+			return 0
+		}
+		return time.Duration(min(s, maxRetryAfter.Seconds()) * float64(time.Second))
 	}
 	if t, err := http.ParseTime(v); err == nil && t.After(now) {
-		return t.Sub(now)
+		return min(t.Sub(now), maxRetryAfter)
 	}
 	return 0
 }

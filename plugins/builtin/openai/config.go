@@ -25,6 +25,10 @@ type Config struct {
 
 const defaultBaseURL = "https://api.openai.com/v1"
 
+// maxSeconds bounds the duration settings (and keeps them inside
+// time.Duration).
+const maxSeconds = 86400
+
 var configKeys = []string{
 	"api_key_env", "backoff_seconds", "base_url", "json_mode", "max_backoff_seconds",
 	"max_concurrency", "max_retries", "model", "requests_per_second", "timeout_seconds",
@@ -69,8 +73,8 @@ func parseConfig(m map[string]any) (Config, error) {
 	}
 	integer := func(k string, min float64, dst *int) {
 		if f, ok := num(k, min); ok {
-			if f != math.Trunc(f) {
-				bad("%s must be a whole number, not %v", k, f)
+			if f != math.Trunc(f) || f > 1e6 {
+				bad("%s must be a whole number up to a million, not %v", k, f)
 				return
 			}
 			*dst = int(f)
@@ -78,8 +82,8 @@ func parseConfig(m map[string]any) (Config, error) {
 	}
 	seconds := func(k string, dst *time.Duration) {
 		if f, ok := num(k, 0); ok {
-			if f == 0 {
-				bad("%s must be more than 0", k)
+			if f == 0 || f > maxSeconds {
+				bad("%s must be more than 0 and at most %g (a day), not %v", k, float64(maxSeconds), f)
 				return
 			}
 			*dst = time.Duration(f * float64(time.Second))
