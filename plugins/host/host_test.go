@@ -442,3 +442,28 @@ func TestLogFile(t *testing.T) {
 	}
 	t.Errorf("plugin log lacks the plugin's sdk.Logger or stderr line:\n%s", b)
 }
+
+func TestOpenAll(t *testing.T) {
+	_, lock := openTest(t, "echo")
+	s, err := OpenAll(context.Background(), lock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, name := range []string{"tp", "tp-llm", "tp-bench", "echo", "echo-as-llm"} {
+		if p, ok := s.Get(name); !ok || p.Name() != name {
+			t.Errorf("Get(%q) = %v, %v", name, p, ok)
+		}
+	}
+	p, _ := s.Get("tp-bench")
+	if p.Kind() != plugins.KindBenchmark || p.Benchmark() == nil {
+		t.Errorf("tp-bench: kind %q", p.Kind())
+	}
+	if !cmp.Equal(s.Restarts(), map[string]int{"tp": 0, "tp-llm": 0, "tp-bench": 0, "echo": 0, "echo-as-llm": 0}) {
+		t.Errorf("Restarts = %v", s.Restarts())
+	}
+	s.Close()
+	if _, err := p.Benchmark().Tasks(context.Background(), &plugins.TasksRequest{}); !errors.Is(err, ErrClosed) {
+		t.Errorf("call after Set.Close: %v", err)
+	}
+}
