@@ -3,6 +3,7 @@ package runtime
 import (
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 
 	"assay/compiler/plan"
@@ -19,7 +20,14 @@ type Budget struct {
 	mu   sync.Mutex
 	caps plan.Budget
 	used Spent
+	// Dollars are summed in integer nanodollars so the total does not
+	// depend on the order of concurrent charges (a resumed run must end
+	// with exactly the same figures).
+	usdNano, llmNano int64
+	gpuNano          int64
 }
+
+func nano(x float64) int64 { return int64(math.Round(x * 1e9)) }
 
 // Spent is what a run has reserved or spent.
 type Spent struct {
@@ -33,8 +41,6 @@ type Spent struct {
 // NewBudget returns a budget with the plan's caps (zero: not capped).
 func NewBudget(caps plan.Budget) *Budget { return &Budget{caps: caps} }
 
-const eps = 1e-9
-
 // Reserve atomically reserves one real run of the given cost, or returns an
 // error wrapping ErrBudget and reserves nothing.
 func (b *Budget) Reserve(gpuHours, usd float64) error {
@@ -44,31 +50,41 @@ func (b *Budget) Reserve(gpuHours, usd float64) error {
 	switch {
 	case c.RealRuns > 0 && b.used.RealRuns+1 > c.RealRuns:
 		return fmt.Errorf("%w: real runs %d of %d", ErrBudget, b.used.RealRuns, c.RealRuns)
-	case c.GPUHours > 0 && b.used.GPUHours+gpuHours > c.GPUHours+eps:
+	case c.GPUHours > 0 && b.gpuNano+nano(gpuHours) > nano(c.GPUHours):
 		return fmt.Errorf("%w: GPU-hours %.2f + %.2f > %.2f", ErrBudget, b.used.GPUHours, gpuHours, c.GPUHours)
-	case c.USD > 0 && b.used.USD+usd > c.USD+eps:
+	case c.USD > 0 && b.usdNano+nano(usd) > nano(c.USD):
 		return fmt.Errorf("%w: dollars %.2f + %.2f > %.2f", ErrBudget, b.used.USD, usd, c.USD)
 	}
-	b.used.RealRuns++
-	b.used.GPUHours += gpuHours
-	b.used.USD += usd
+	b.add(gpuHours, usd)
 	return nil
 }
 
 // restore counts a reservation read back from the journal.
 func (b *Budget) restore(gpuHours, usd float64) {
 	b.mu.Lock()
-	b.used.RealRuns++
-	b.used.GPUHours += gpuHours
-	b.used.USD += usd
+	b.add(gpuHours, usd)
 	b.mu.Unlock()
+}
+
+func (b *Budget) add(gpuHours, usd float64) {
+	b.used.RealRuns++
+	b.gpuNano += nano(gpuHours)
+	b.usdNano += nano(usd)
+	b.sync()
+}
+
+func (b *Budget) sync() {
+	b.used.GPUHours = float64(b.gpuNano) / 1e9
+	b.used.USD = float64(b.usdNano) / 1e9
+	b.used.LLMUSD = float64(b.llmNano) / 1e9
 }
 
 // ChargeLLM counts the dollars of an LLM call.
 func (b *Budget) ChargeLLM(usd float64) {
 	b.mu.Lock()
-	b.used.USD += usd
-	b.used.LLMUSD += usd
+	b.usdNano += nano(usd)
+	b.llmNano += nano(usd)
+	b.sync()
 	b.mu.Unlock()
 }
 
@@ -76,7 +92,7 @@ func (b *Budget) ChargeLLM(usd float64) {
 func (b *Budget) CheckLLM() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.caps.USD > 0 && b.used.USD >= b.caps.USD {
+	if b.caps.USD > 0 && b.usdNano >= nano(b.caps.USD) {
 		return fmt.Errorf("%w: dollars %.2f of %.2f", ErrBudget, b.used.USD, b.caps.USD)
 	}
 	return nil

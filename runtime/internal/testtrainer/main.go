@@ -1,0 +1,113 @@
+// Command testtrainer is a trainer plugin for the runtime's crash tests: a
+// real plugin subprocess whose runs take a configurable time and leave
+// markers in their run directories, so a test can check from the trainer's
+// side that no run finished twice. A run's metric is a fixed function of
+// its edits; it offers the tinylm knobs so the offline proposer works.
+//
+// Config: delay_ms (run time, default 100).
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"time"
+
+	"assay/plugins"
+	tinylm "assay/plugins/builtin/tinylm/model"
+	"assay/plugins/sdk"
+)
+
+type run struct {
+	done chan struct{}
+	res  *plugins.RunResult
+}
+
+type trainer struct {
+	mu   sync.Mutex
+	runs map[string]*run
+}
+
+func (t *trainer) Describe(ctx context.Context, req *plugins.DescribeRequest) (*plugins.DescribeResponse, error) {
+	return &plugins.DescribeResponse{Knobs: tinylm.Knobs()}, nil
+}
+
+func effect(k, v string) float64 {
+	h := fnv.New64a()
+	h.Write([]byte(k + "=" + v))
+	return (float64(h.Sum64()%2001)/1000 - 1) * 0.1
+}
+
+func (t *trainer) Start(ctx context.Context, req *plugins.RunRequest) (*plugins.RunHandle, error) {
+	h := &plugins.RunHandle{RunID: req.RunID, Handle: req.RunID}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if _, ok := t.runs[req.RunID]; ok {
+		return h, nil
+	}
+	delay := 100 * time.Millisecond
+	if v, ok := req.Config["delay_ms"].(float64); ok {
+		delay = time.Duration(v) * time.Millisecond
+	}
+	if err := os.MkdirAll(req.WorkDir, 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(filepath.Join(req.WorkDir, "starts"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(f, "start pid %d\n", os.Getpid())
+	f.Close()
+	r := &run{done: make(chan struct{})}
+	t.runs[req.RunID] = r
+	go func() {
+		defer close(r.done)
+		time.Sleep(delay)
+		res := &plugins.RunResult{RunID: req.RunID, Status: plugins.StatusFinished, Metric: 2, WorkDir: req.WorkDir}
+		if _, err := tinylm.DefaultHyper().Apply(req.Proposal.Edits); err != nil {
+			res.Status, res.Reason = plugins.StatusInfeasible, err.Error()
+		}
+		keys := make([]string, 0, len(req.Proposal.Edits))
+		for k := range req.Proposal.Edits {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			res.Metric -= effect(k, req.Proposal.Edits[k])
+		}
+		// A second completion of one run leaves a "done.again" marker.
+		name := filepath.Join(req.WorkDir, "done")
+		if f, err := os.OpenFile(name, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644); err == nil {
+			f.Close()
+		} else if errors.Is(err, os.ErrExist) {
+			os.WriteFile(filepath.Join(req.WorkDir, fmt.Sprintf("done.again.%d", os.Getpid())), nil, 0o644)
+		}
+		r.res = res
+	}()
+	return h, nil
+}
+
+func (t *trainer) Wait(ctx context.Context, h *plugins.RunHandle) (*plugins.RunResult, error) {
+	t.mu.Lock()
+	r, ok := t.runs[h.RunID]
+	t.mu.Unlock()
+	if !ok {
+		return nil, fmt.Errorf("unknown run %s", h.RunID)
+	}
+	select {
+	case <-r.done:
+		c := *r.res
+		return &c, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func (t *trainer) Cancel(ctx context.Context, h *plugins.RunHandle) error { return nil }
+
+func main() { sdk.ServeTrainer(&trainer{runs: map[string]*run{}}) }

@@ -1,0 +1,295 @@
+package runtime_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"assay/runtime"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// killSpec is a small LM2LM run whose trainer is the test trainer plugin:
+// 8 seed runs, 8 steps of 4 x 4 proposals, calibration rounds of 3 after
+// steps 3 and 6, and Avg@2 on one holdout task, plus 4 baseline runs.
+const killSpec = `
+name = "kill"
+seed = 3
+
+plugin "trainer" {
+  kind   = "trainer"
+  source = %q
+  config = { delay_ms = 300 }
+}
+
+plugin "offline" {
+  kind   = "llm"
+  source = "builtin:offline"
+}
+
+prices {
+  gpu_hourly = { CPU = 1 }
+}
+
+environment "tiny" {
+  trainer = plugin.trainer
+  scale   = 0.1
+  metric {
+    name      = "val_bpb"
+    direction = "minimize"
+  }
+  run_cost {
+    gpu   = "CPU"
+    gpus  = 1
+    hours = 0.5
+  }
+  tasks {
+    train   = 3
+    holdout = 1
+  }
+}
+
+role "proposer" {
+  llm         = plugin.offline
+  temperature = 1.0
+  concurrency = 2
+  tokens {
+    in  = 1000
+    out = 100
+  }
+  price {
+    in  = 0.5
+    out = 1
+  }
+}
+
+role "rwm" {
+  llm         = plugin.offline
+  concurrency = 2
+  tokens {
+    in  = 1000
+    out = 100
+  }
+  price {
+    in  = 0.5
+    out = 1
+  }
+}
+
+role "builder" {
+  llm         = plugin.offline
+  concurrency = 2
+  tokens {
+    in  = 1000
+    out = 100
+  }
+  price {
+    in  = 0.5
+    out = 1
+  }
+}
+
+reward "rwm_gain" {
+  source     = "predicted"
+  predictor  = role.rwm
+  normalize  = "scale"
+  clip       = 6
+  value      = "clip(predicted_gain / scale, -c, c) + diversity_bonus"
+  infeasible = "-c"
+  diversity {
+    by     = "mechanism"
+    weight = 0.2
+  }
+}
+
+loop "policy" {
+  preset              = "dapo"
+  steps               = 8
+  rollout_every       = 2
+  states              = 4
+  proposals_per_state = 4
+  learning_rate       = 0.5
+  reward              = reward.rwm_gain
+}
+
+records {
+  seed_runs = 8
+}
+
+calibration {
+  loop        = loop.policy
+  after_steps = [3, 6]
+  budget      = [3]
+  select      = "top_rated"
+}
+
+evaluation {
+  avg_at  = 2
+  best_at = 2
+}
+
+budget {
+  real_runs = 24
+}
+
+executor {
+  kind        = "local"
+  concurrency = 2
+}
+`
+
+func moduleRoot(t *testing.T) string {
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Dir(strings.TrimSpace(string(out)))
+}
+
+func build(t *testing.T, root, pkg, out string) {
+	cmd := exec.Command("go", "build", "-o", out, pkg)
+	cmd.Dir = root
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build %s: %v\n%s", pkg, err, b)
+	}
+}
+
+type cli struct {
+	t   *testing.T
+	bin string
+	dir string
+	env []string
+}
+
+func (c *cli) cmd(args ...string) *exec.Cmd {
+	cmd := exec.Command(c.bin, args...)
+	cmd.Dir = c.dir
+	cmd.Env = append(os.Environ(), c.env...)
+	// Its own process group, so a kill takes the plugins with it, as a
+	// crash of the machine would.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	return cmd
+}
+
+func (c *cli) run(args ...string) string {
+	c.t.Helper()
+	out, err := c.cmd(args...).CombinedOutput()
+	if err != nil {
+		c.t.Fatalf("assay %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// killAfter starts the command and kills its process group with SIGKILL
+// after d; it reports whether the command was still running.
+func (c *cli) killAfter(d time.Duration, args ...string) bool {
+	cmd := c.cmd(args...)
+	if err := cmd.Start(); err != nil {
+		c.t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+		return false
+	case <-time.After(d):
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-done
+		return true
+	}
+}
+
+func (c *cli) status(id string) *runtime.Status {
+	var st runtime.Status
+	if err := json.Unmarshal([]byte(c.run("status", "--json", id)), &st); err != nil {
+		c.t.Fatal(err)
+	}
+	return &st
+}
+
+// TestKill9Resume builds assay and the test trainer, runs a small spec
+// uninterrupted, then runs it again killing the process group with
+// SIGKILL at random points several times, resuming each time. The totals
+// must equal the uninterrupted run's, and no real run may have finished
+// twice on the trainer's side (its run directories).
+func TestKill9Resume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds binaries and runs plugins")
+	}
+	root := moduleRoot(t)
+	dir := t.TempDir()
+	c := &cli{t: t, bin: filepath.Join(dir, "assay"), dir: dir, env: []string{"ASSAY_ROOT=" + root}}
+	build(t, root, "./cmd/assay", c.bin)
+	trainer := filepath.Join(dir, "testtrainer")
+	build(t, root, "./runtime/internal/testtrainer", trainer)
+	if err := os.WriteFile(filepath.Join(dir, "kill.hcl"), []byte(fmt.Sprintf(killSpec, trainer)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.run("init", "kill.hcl")
+	c.run("run", "-q", "--id", "ref", "kill.hcl")
+	want := c.status("ref")
+	if want.State != runtime.StateFinished || want.Totals == nil || want.RealRuns < 15 {
+		t.Fatalf("reference run: %+v", want)
+	}
+
+	seed := uint64(time.Now().UnixNano())
+	rng := rand.New(rand.NewPCG(seed, 1))
+	t.Logf("kill points drawn with seed %d", seed)
+	args := []string{"run", "-q", "--id", "k", "kill.hcl"}
+	kills := 0
+	for i := 0; i < 6; i++ {
+		d := time.Duration(200+rng.IntN(2000)) * time.Millisecond
+		if !c.killAfter(d, args...) {
+			break // it finished before the kill
+		}
+		kills++
+		if st := c.status("k"); st.State != runtime.StateInterrupted {
+			t.Fatalf("after kill %d the run is %q, want interrupted", kills, st.State)
+		}
+		args = []string{"resume", "-q", "k"}
+	}
+	if kills == 0 {
+		t.Fatal("the run was never killed")
+	}
+	if args[0] == "resume" {
+		c.run(args...)
+	}
+	got := c.status("k")
+	if got.State != runtime.StateFinished {
+		t.Fatalf("after %d kills and resumes the run is %q: %s", kills, got.State, got.Reason)
+	}
+	if d := cmp.Diff(want.Totals, got.Totals); d != "" {
+		t.Errorf("after %d kills, totals differ from the uninterrupted run (-want +got):\n%s", kills, d)
+	}
+	if got.RealRuns != want.RealRuns || got.Finished != want.Finished {
+		t.Errorf("real runs %d (finished %d), want %d (%d)", got.RealRuns, got.Finished, want.RealRuns, want.Finished)
+	}
+	// The trainer's side: every finished run completed exactly once.
+	work := filepath.Join(dir, runtime.DefaultDir, "k", "work")
+	runs, err := os.ReadDir(work)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := 0
+	for _, r := range runs {
+		again, _ := filepath.Glob(filepath.Join(work, r.Name(), "done.again.*"))
+		if len(again) > 0 {
+			t.Errorf("run %s completed more than once", r.Name())
+		}
+		if _, err := os.Stat(filepath.Join(work, r.Name(), "done")); err == nil {
+			done++
+		}
+	}
+	if done != got.Finished {
+		t.Errorf("the trainer completed %d runs, the journal has %d finished", done, got.Finished)
+	}
+	t.Logf("%d kills; %d real runs, %d LLM calls", kills, got.RealRuns, got.Totals.LLMCalls)
+}
