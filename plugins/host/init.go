@@ -87,6 +87,7 @@ func Init(ctx context.Context, specs []Spec, lockPath string, opts Options) (*Lo
 	lock := &Lock{FormatVersion: LockFormatVersion, dir: lockDir}
 	var errs []error
 	var root string
+	built := map[string]string{} // one binary may serve several plugins
 	for _, s := range specs {
 		var bin string
 		if name, ok := strings.CutPrefix(s.Source, BuiltinPrefix); ok {
@@ -95,7 +96,11 @@ func Init(ctx context.Context, specs []Spec, lockPath string, opts Options) (*Lo
 					return nil, fmt.Errorf("plugin %q (%s): %w", s.Name, s.Source, err)
 				}
 			}
-			bin, err = buildBuiltin(ctx, root, name, opts)
+			if bin, ok = built[name]; !ok {
+				if bin, err = buildBuiltin(ctx, root, name, opts); err == nil {
+					built[name] = bin
+				}
+			}
 		} else {
 			bin, err = resolveExecutable(opts.SpecDir, s.Source)
 		}
