@@ -73,9 +73,14 @@ type runner struct {
 	hasBest     bool
 	lastRollout []*group // latest rollout of the current RL loop
 	floor       int      // real runs held back for later phases
-	shaper      *shaper  // the current RL loop's reward shaping
-	calibrated  map[string]bool
-	warned      map[string]bool
+	// While batching, reservations are collected and journaled in one
+	// transaction before any of their runs starts.
+	batching   bool
+	batchKeys  []string
+	batchRes   []journal.Reservation
+	shaper     *shaper // the current RL loop's reward shaping
+	calibrated map[string]bool
+	warned     map[string]bool
 }
 
 func newRunner(ctx context.Context, v *plan.Variant, j *journal.Journal, dir string, opts Options) *runner {
@@ -327,6 +332,11 @@ func (r *runner) reserve(key string, rr realRun) (bool, error) {
 	if b := rr.Task.Baseline; !math.IsNaN(b) {
 		res.Baseline = &b
 	}
+	if r.batching {
+		r.batchKeys = append(r.batchKeys, key)
+		r.batchRes = append(r.batchRes, res)
+		return true, nil
+	}
 	if _, err := r.j.Reserve(key, res); err != nil {
 		return false, err
 	}
@@ -338,15 +348,17 @@ func (r *runner) reserve(key string, rr realRun) (bool, error) {
 // starts, so which runs fit the budget does not depend on timing.
 func (r *runner) runReal(runs []realRun) ([]outcome, error) {
 	out := make([]outcome, len(runs))
-	// attempts[i] is the key of the i-th run's current attempt.
+	// keys[i] is the key of the i-th run's current attempt.
 	keys := make([]string, len(runs))
 	if err := r.ensureBaselines(runs); err != nil {
 		return nil, err
 	}
 	var todo []int
+	r.batching = true
 	for i, rr := range runs {
 		k, res, ok, err := r.latestAttempt(rr)
 		if err != nil {
+			r.batching = false
 			return nil, err
 		}
 		if !ok {
@@ -359,6 +371,14 @@ func (r *runner) runReal(runs []realRun) ([]outcome, error) {
 			continue
 		}
 		todo = append(todo, i)
+	}
+	r.batching = false
+	bk, br := r.batchKeys, r.batchRes
+	r.batchKeys, r.batchRes = nil, nil
+	if len(bk) > 0 {
+		if _, err := r.j.ReserveMany(bk, br); err != nil {
+			return nil, err
+		}
 	}
 	conc := r.v.Executor.Concurrency
 	if conc < 1 {

@@ -71,12 +71,18 @@ type Journal struct {
 	path string
 
 	mu      sync.Mutex
+	cond    *sync.Cond
 	pending []Event
 	nextSeq int64
-	runs    map[string]*Run
-	order   []string // run keys in reservation order
-	calls   map[string]json.RawMessage
-	meta    map[string]json.RawMessage
+	// Group commit: one writer at a time flushes everything pending;
+	// durable is the highest sequence number on disk; err is sticky.
+	flushing bool
+	durable  int64
+	err      error
+	runs     map[string]*Run
+	order    []string // run keys in reservation order
+	calls    map[string]json.RawMessage
+	meta     map[string]json.RawMessage
 }
 
 // Open opens (creating if needed) the journal at path and loads its state.
@@ -108,6 +114,7 @@ CREATE TABLE IF NOT EXISTS runs (
 		return nil, fmt.Errorf("journal %s: %w", path, err)
 	}
 	j := &Journal{db: db, path: path, runs: map[string]*Run{}, calls: map[string]json.RawMessage{}, meta: map[string]json.RawMessage{}}
+	j.cond = sync.NewCond(&j.mu)
 	if err := j.load(); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("journal %s: %w", path, err)
@@ -143,7 +150,11 @@ func (j *Journal) load() error {
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	return j.db.QueryRow(`SELECT COALESCE(MAX(seq), 0) + 1 FROM events`).Scan(&j.nextSeq)
+	if err := j.db.QueryRow(`SELECT COALESCE(MAX(seq), 0) + 1 FROM events`).Scan(&j.nextSeq); err != nil {
+		return err
+	}
+	j.durable = j.nextSeq - 1
+	return nil
 }
 
 // apply folds an event into the in-memory state. Called with mu held (or
@@ -209,14 +220,15 @@ func (j *Journal) Append(kind, key string, v any) error {
 	}
 	j.pending = append(j.pending, e)
 	j.apply(e)
-	if len(j.pending) >= batchSize {
-		return j.flushLocked(nil)
+	if len(j.pending) >= batchSize && !j.flushing {
+		return j.syncLocked(e.Seq)
 	}
-	return nil
+	return j.err
 }
 
-// Commit writes an event and everything buffered before it durably, in one
-// transaction, before returning.
+// Commit writes an event and everything buffered before it durably before
+// returning. Concurrent commits share one transaction (group commit): each
+// caller still returns only once its own event is on disk.
 func (j *Journal) Commit(kind, key string, v any) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -225,7 +237,7 @@ func (j *Journal) Commit(kind, key string, v any) error {
 		return err
 	}
 	j.pending = append(j.pending, e)
-	if err := j.flushLocked(nil); err != nil {
+	if err := j.syncLocked(e.Seq); err != nil {
 		return err
 	}
 	j.apply(e)
@@ -236,45 +248,65 @@ func (j *Journal) Commit(kind, key string, v any) error {
 func (j *Journal) Flush() error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	return j.flushLocked(nil)
+	return j.syncLocked(j.nextSeq - 1)
 }
 
-// flushLocked writes the pending events in one transaction; extra runs
-// inside the same transaction (a reservation's uniqueness check).
-func (j *Journal) flushLocked(extra func(*sql.Tx) error) error {
-	if len(j.pending) == 0 && extra == nil {
-		return nil
+// syncLocked returns once every event up to seq is durable. Called with mu
+// held. The first caller to find no write in progress writes everything
+// pending in one transaction, without holding mu, so other callers queue
+// their events meanwhile and the next write takes them all.
+func (j *Journal) syncLocked(seq int64) error {
+	for j.durable < seq && j.err == nil {
+		if j.flushing {
+			j.cond.Wait()
+			continue
+		}
+		if len(j.pending) == 0 {
+			break
+		}
+		batch := j.pending
+		j.pending = nil
+		j.flushing = true
+		j.mu.Unlock()
+		err := j.write(batch)
+		j.mu.Lock()
+		j.flushing = false
+		if err != nil {
+			j.err = fmt.Errorf("journal %s: %w", j.path, err)
+		} else {
+			j.durable = batch[len(batch)-1].Seq
+		}
+		j.cond.Broadcast()
 	}
+	return j.err
+}
+
+// write inserts events in one transaction; a reservation also claims its
+// key in the runs table, whose primary key forbids a second claim.
+func (j *Journal) write(batch []Event) error {
 	tx, err := j.db.Begin()
 	if err != nil {
 		return err
 	}
-	if extra != nil {
-		if err := extra(tx); err != nil {
-			tx.Rollback()
-			return err
-		}
+	st, err := tx.Prepare(`INSERT INTO events(seq, kind, key, data, at) VALUES (?, ?, ?, ?, ?)`)
+	if err != nil {
+		tx.Rollback()
+		return err
 	}
-	if len(j.pending) > 0 {
-		st, err := tx.Prepare(`INSERT INTO events(seq, kind, key, data, at) VALUES (?, ?, ?, ?, ?)`)
-		if err != nil {
+	defer st.Close()
+	for _, e := range batch {
+		if _, err := st.Exec(e.Seq, e.Kind, e.Key, []byte(e.Data), e.At.UnixNano()); err != nil {
 			tx.Rollback()
 			return err
 		}
-		for _, e := range j.pending {
-			if _, err := st.Exec(e.Seq, e.Kind, e.Key, []byte(e.Data), e.At.UnixNano()); err != nil {
-				st.Close()
+		if e.Kind == KindReserve {
+			if _, err := tx.Exec(`INSERT INTO runs(key, reserved) VALUES (?, ?)`, e.Key, e.Seq); err != nil {
 				tx.Rollback()
 				return err
 			}
 		}
-		st.Close()
 	}
-	if err := tx.Commit(); err != nil {
-		return err
-	}
-	j.pending = j.pending[:0]
-	return nil
+	return tx.Commit()
 }
 
 // ErrReserved is returned by Reserve for a key that already holds a
@@ -282,29 +314,43 @@ func (j *Journal) flushLocked(extra func(*sql.Tx) error) error {
 var ErrReserved = errors.New("run key already reserved")
 
 // Reserve durably records a real run's reservation. A key is reserved at
-// most once, enforced by the database itself; a second Reserve of the same
-// key returns ErrReserved and the first reservation.
+// most once (checked in memory and by the database's primary key); a
+// second Reserve of the same key returns ErrReserved and the first
+// reservation.
 func (j *Journal) Reserve(key string, r Reservation) (*Run, error) {
+	runs, err := j.ReserveMany([]string{key}, []Reservation{r})
+	if len(runs) == 1 && runs[0] != nil {
+		return runs[0], err
+	}
+	return nil, err
+}
+
+// ReserveMany reserves several runs in one durable transaction. It stops
+// at the first key already reserved (ErrReserved), after committing the
+// ones before it.
+func (j *Journal) ReserveMany(keys []string, rs []Reservation) ([]*Run, error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if old, ok := j.runs[key]; ok {
-		return old, ErrReserved
+	var out []*Run
+	var dup error
+	for i, key := range keys {
+		if old, ok := j.runs[key]; ok {
+			out = append(out, old)
+			dup = ErrReserved
+			break
+		}
+		e, err := j.event(KindReserve, key, rs[i])
+		if err != nil {
+			return out, err
+		}
+		j.pending = append(j.pending, e)
+		j.apply(e)
+		out = append(out, j.runs[key])
 	}
-	e, err := j.event(KindReserve, key, r)
-	if err != nil {
-		return nil, err
+	if err := j.syncLocked(j.nextSeq - 1); err != nil {
+		return nil, fmt.Errorf("journal: reserve: %w", err)
 	}
-	j.pending = append(j.pending, e)
-	err = j.flushLocked(func(tx *sql.Tx) error {
-		_, err := tx.Exec(`INSERT INTO runs(key, reserved) VALUES (?, ?)`, key, e.Seq)
-		return err
-	})
-	if err != nil {
-		j.pending = j.pending[:len(j.pending)-1]
-		return nil, fmt.Errorf("journal: reserve %s: %w", key, err)
-	}
-	j.apply(e)
-	return j.runs[key], nil
+	return out, dup
 }
 
 // Started durably records a real run's handle.
@@ -368,7 +414,7 @@ func (j *Journal) SetMeta(key string, v any) error { return j.Commit(KindMeta, k
 func (j *Journal) Events(kind string) ([]Event, error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if err := j.flushLocked(nil); err != nil {
+	if err := j.syncLocked(j.nextSeq - 1); err != nil {
 		return nil, err
 	}
 	q := `SELECT seq, kind, key, data, at FROM events ORDER BY seq`
