@@ -293,3 +293,39 @@ func TestKill9Resume(t *testing.T) {
 	}
 	t.Logf("%d kills; %d real runs, %d LLM calls", kills, got.RealRuns, got.Totals.LLMCalls)
 }
+
+// TestPluginProcessCrash makes the trainer plugin's process exit in the
+// middle of a Start call; the runtime restarts it, retries the call and
+// the run ends with the same totals as a run without the crash.
+func TestPluginProcessCrash(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds binaries and runs plugins")
+	}
+	root := moduleRoot(t)
+	dir := t.TempDir()
+	c := &cli{t: t, bin: filepath.Join(dir, "assay"), dir: dir, env: []string{"ASSAY_ROOT=" + root}}
+	build(t, root, "./cmd/assay", c.bin)
+	trainer := filepath.Join(dir, "testtrainer")
+	build(t, root, "./runtime/internal/testtrainer", trainer)
+	spec := fmt.Sprintf(killSpec, trainer)
+	os.WriteFile(filepath.Join(dir, "ok.hcl"), []byte(spec), 0o644)
+	crashing := strings.Replace(spec, "config = { delay_ms = 300 }", `config = { delay_ms = 20, crash_run = "seed/tiny/3" }`, 1)
+	if crashing == spec {
+		t.Fatal("spec template changed")
+	}
+	os.WriteFile(filepath.Join(dir, "crash.hcl"), []byte(crashing), 0o644)
+	c.run("run", "-q", "--id", "ok", "ok.hcl")
+	c.run("run", "-q", "--id", "crash", "crash.hcl")
+	if _, err := os.Stat(filepath.Join(dir, runtime.DefaultDir, "crash", "work", "seed_tiny_3.crashed")); err != nil {
+		t.Fatal("the trainer did not crash:", err)
+	}
+	want, got := c.status("ok"), c.status("crash")
+	if got.State != runtime.StateFinished {
+		t.Fatalf("crashed run is %q: %s", got.State, got.Reason)
+	}
+	if d := cmp.Diff(want.Totals, got.Totals); d != "" {
+		t.Errorf("a plugin crash changed the totals (-without +with):\n%s", d)
+	}
+	log, _ := os.ReadFile(filepath.Join(dir, runtime.DefaultDir, "crash", "plugins.log"))
+	t.Logf("plugins.log: %d bytes", len(log))
+}

@@ -4,7 +4,9 @@
 // side that no run finished twice. A run's metric is a fixed function of
 // its edits; it offers the tinylm knobs so the offline proposer works.
 //
-// Config: delay_ms (run time, default 100).
+// Config: delay_ms (run time, default 100); crash_run (a run id: the
+// process exits when that run starts, once, leaving a marker next to the
+// run directory so the restarted process does not crash again).
 package main
 
 import (
@@ -56,6 +58,13 @@ func (t *trainer) Start(ctx context.Context, req *plugins.RunRequest) (*plugins.
 	}
 	if err := os.MkdirAll(req.WorkDir, 0o755); err != nil {
 		return nil, err
+	}
+	if id, _ := req.Config["crash_run"].(string); id == req.RunID {
+		marker := req.WorkDir + ".crashed"
+		if _, err := os.Stat(marker); errors.Is(err, os.ErrNotExist) {
+			os.WriteFile(marker, nil, 0o644)
+			os.Exit(3) // the plugin process dies in the middle of a call
+		}
 	}
 	f, err := os.OpenFile(filepath.Join(req.WorkDir, "starts"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 	if err != nil {
