@@ -270,7 +270,9 @@ func (r *runner) propose(key string, t *taskInfo, state string, parent *plugins.
 		return plugins.Proposal{}, nil, false, err
 	}
 	var resp payload.ProposeResponse
-	if err := r.complete(r.roles[plugins.RolePropose], key, req, &resp); err != nil {
+	if err := r.complete(r.roles[plugins.RolePropose], key, req, &resp); errors.Is(err, errCallFailed) {
+		return plugins.Proposal{}, enc, false, nil
+	} else if err != nil {
 		return plugins.Proposal{}, enc, false, err
 	}
 	if len(resp.Proposals) == 0 {
@@ -287,7 +289,9 @@ func (r *runner) implement(key string, t *taskInfo, p plugins.Proposal) (plugins
 		return p, true, nil
 	}
 	var resp payload.ImplementResponse
-	if err := r.complete(b, key, payload.ImplementRequest{Task: t.Name, Env: t.Env, Proposal: p, Knobs: r.knobs[t.Env]}, &resp); err != nil {
+	if err := r.complete(b, key, payload.ImplementRequest{Task: t.Name, Env: t.Env, Proposal: p, Knobs: r.knobs[t.Env]}, &resp); errors.Is(err, errCallFailed) {
+		return p, false, nil // a build that failed is an infeasible candidate
+	} else if err != nil {
 		return p, false, err
 	}
 	if resp.Infeasible {

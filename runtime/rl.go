@@ -79,6 +79,7 @@ type policyRecord struct {
 	State   []byte             `json:"state"`
 	Stats   map[string]float64 `json:"stats,omitempty"`
 	Samples int                `json:"samples"`
+	Failed  string             `json:"failed,omitempty"`
 }
 
 func (r *runner) loop(name string) *plan.Loop {
@@ -316,7 +317,10 @@ func (r *runner) predictCandidates(l *plan.Loop, groups []*group, all []pos) err
 		}
 		var resp payload.PredictResponse
 		req := payload.PredictRequest{Task: gr.Task.Name, Env: gr.Task.Env, Records: ctx, Proposal: c.Proposal}
-		if err := r.complete(ro, fmt.Sprintf("%s/%d/predict", gr.State, all[i].g), req, &resp); err != nil {
+		if err := r.complete(ro, fmt.Sprintf("%s/%d/predict", gr.State, all[i].g), req, &resp); errors.Is(err, errCallFailed) {
+			c.Infeasible = true // no prediction: the candidate gets the infeasible reward
+			return nil
+		} else if err != nil {
 			return err
 		}
 		c.Predicted = resp.PredictedGain
@@ -437,7 +441,7 @@ func (r *runner) screen(key string, t *taskInfo, parent, child plugins.Proposal,
 	var summary string
 	if ro := r.roles[plugins.RoleSummarize]; ro != nil {
 		var resp payload.SummarizeResponse
-		if err := r.complete(ro, key+"/summarize", payload.SummarizeRequest{Task: t.Name, Proposal: p}, &resp); err != nil {
+		if err := r.complete(ro, key+"/summarize", payload.SummarizeRequest{Task: t.Name, Proposal: p}, &resp); err != nil && !errors.Is(err, errCallFailed) {
 			return verdict{}, p, false, err
 		}
 		summary = resp.Summary
@@ -451,7 +455,8 @@ func (r *runner) screen(key string, t *taskInfo, parent, child plugins.Proposal,
 	req := payload.CritiqueRequest{Task: t.Name, Env: t.Env, Parent: parent, Child: p, Summary: summary, Labels: labelsOf(c)}
 	for v := 0; v < k; v++ {
 		var resp payload.CritiqueResponse
-		if err := r.complete(ro, fmt.Sprintf("%s/critic/%d", key, v), req, &resp); err != nil {
+		// A failed vote is an unknown label, which counts as the worst.
+		if err := r.complete(ro, fmt.Sprintf("%s/critic/%d", key, v), req, &resp); err != nil && !errors.Is(err, errCallFailed) {
 			return verdict{}, p, false, err
 		}
 		votes[v] = resp.Label
@@ -511,7 +516,7 @@ func (r *runner) update(l *plan.Loop, t int, groups []*group) error {
 	key := fmt.Sprintf("%s/update/%d", l.Name, t)
 	if d, ok := r.j.Call(journal.KindPolicy, key); ok {
 		var pr policyRecord
-		if err := json.Unmarshal(d, &pr); err == nil {
+		if err := json.Unmarshal(d, &pr); err == nil && pr.Failed == "" {
 			r.policy = pr.State
 			r.updates++
 		}
@@ -532,8 +537,15 @@ func (r *runner) update(l *plan.Loop, t int, groups []*group) error {
 		case errors.Is(err, plugins.ErrUnsupported):
 			r.warned["update"] = true
 			r.progress.logf("proposer %s cannot be trained through its plugin; the policy stays fixed", ro.Name)
+		case err != nil && r.ctx.Err() != nil:
+			return err
 		case err != nil:
-			return fmt.Errorf("policy update at step %d: %w", t+1, err)
+			// The policy stays as it was; journaled so a resumed run does
+			// the same.
+			r.progress.logf("policy update at step %d failed; the policy stays: %v", t+1, err)
+			if err := r.j.Append(journal.KindPolicy, key, policyRecord{Step: t + 1, State: r.policy, Samples: len(samples), Failed: err.Error()}); err != nil {
+				return err
+			}
 		default:
 			r.policy = resp.State
 			r.updates++

@@ -64,6 +64,7 @@ type runner struct {
 	pool []record
 
 	llmCalls    atomic.Int64
+	failedCalls atomic.Int64
 	steps       int
 	candidates  int
 	updates     int
@@ -215,6 +216,15 @@ func (r *runner) call(name string, fn func(Instance) error) error {
 // payload).
 var errPermanent = errors.New("permanent")
 
+// errCallFailed is an LLM call that failed after its retries and plugin
+// restarts. It is journaled, so a resumed run sees the same failure, and
+// the caller marks its candidate failed and goes on.
+var errCallFailed = errors.New("call failed")
+
+// maxFailedCalls is how many LLM calls in a row may fail before the run
+// stops: a plugin that fails every call is broken, not unlucky.
+const maxFailedCalls = 5
+
 // complete makes one journaled LLM call of a role kind: a call whose result
 // is in the journal is not made again. key must be unique in the run.
 func (r *runner) complete(role *plan.Role, key string, in, out any) error {
@@ -226,6 +236,9 @@ func (r *runner) complete(role *plan.Role, key string, in, out any) error {
 		var c callRecord
 		if err := json.Unmarshal(d, &c); err == nil {
 			r.chargeLLM(role, c.In, c.Out)
+			if c.Failed != "" {
+				return fmt.Errorf("%s call %s: %w: %s", kind, key, errCallFailed, c.Failed)
+			}
 			return payload.Decode(c.Payload, out)
 		}
 	}
@@ -256,8 +269,17 @@ func (r *runner) complete(role *plan.Role, key string, in, out any) error {
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("%s call %s: %w", kind, key, err)
+		if r.ctx.Err() != nil || errors.Is(err, ErrBudget) || r.failedCalls.Add(1) >= maxFailedCalls {
+			return fmt.Errorf("%s call %s: %w", kind, key, err)
+		}
+		r.progress.logf("%s call %s failed; marking it failed and going on: %v", kind, key, err)
+		r.chargeLLM(role, 0, 0)
+		if jerr := r.j.Append(journal.KindCall, key, callRecord{Role: kind, Failed: err.Error()}); jerr != nil {
+			return jerr
+		}
+		return fmt.Errorf("%s call %s: %w: %v", kind, key, errCallFailed, err)
 	}
+	r.failedCalls.Store(0)
 	in_, out_ := resp.Usage.In, resp.Usage.Out
 	if in_ == 0 && out_ == 0 {
 		in_, out_ = int(role.TokensIn), int(role.TokensOut)
@@ -268,9 +290,10 @@ func (r *runner) complete(role *plan.Role, key string, in, out any) error {
 
 type callRecord struct {
 	Role    string          `json:"role"`
-	Payload json.RawMessage `json:"payload"`
+	Payload json.RawMessage `json:"payload,omitempty"`
 	In      int             `json:"in"`
 	Out     int             `json:"out"`
+	Failed  string          `json:"failed,omitempty"`
 }
 
 func (r *runner) chargeLLM(role *plan.Role, in, out int) {

@@ -352,3 +352,34 @@ func TestStatusAndReport(t *testing.T) {
 		t.Error("status of an unknown run")
 	}
 }
+
+// TestFailedCallIsMarkedAndTheRunGoesOn fails one proposer call on every
+// attempt (the plugin dies each time it is restarted for it): the call is
+// marked failed, its candidate gets the infeasible reward, and the run
+// finishes.
+func TestFailedCallIsMarkedAndTheRunGoesOn(t *testing.T) {
+	dir := t.TempDir()
+	l := &testLoader{trainer: newFakeTrainer(), failAt: map[int64]bool{30: true, 31: true, 32: true}}
+	p := lm2lmPlan()
+	for _, ro := range p.Variants[0].Roles {
+		ro.Concurrency = 1 // one call at a time, so calls 30-32 are one call's attempts
+	}
+	res, err := runPlan(t, p, dir, "f", l, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.State != StateFinished || res.Totals.RealRuns != 14 {
+		t.Errorf("state %s, real runs %d", res.State, res.Totals.RealRuns)
+	}
+	failed := 0
+	for _, e := range events(t, dir, "f", journal.KindCall) {
+		var c callRecord
+		json.Unmarshal(e.Data, &c)
+		if c.Failed != "" {
+			failed++
+		}
+	}
+	if failed != 1 {
+		t.Errorf("%d calls journaled as failed, want 1", failed)
+	}
+}
