@@ -1,0 +1,13 @@
+// Command testtrainer is a trainer plugin for the runtime's crash tests: a
+// real plugin subprocess whose runs take a configurable time and leave
+// markers in their run directories, so a test can check from the trainer's
+// side that no run finished twice. A run's metric is a fixed function of
+// its edits; it offers the tinylm knobs so the offline proposer works.
+//
+// Config: delay_ms (run time, default 100); crash_run (a run id: the
+// process exits when that run starts, once, leaving a marker next to the
+// run directory so the restarted process does not crash again).
+//
+// Next phase: none; runtime tests build it and start it through the plugin
+// host like any plugin.
+package main
