@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"assay/compiler/plan"
 	"assay/plugins"
@@ -80,6 +81,7 @@ type runner struct {
 	batchKeys  []string
 	batchRes   []journal.Reservation
 	shaper     *shaper // the current RL loop's reward shaping
+	startedAt  time.Time
 	calibrated map[string]bool
 	warned     map[string]bool
 }
@@ -343,6 +345,12 @@ func (r *runner) reserve(key string, rr realRun) (bool, error) {
 	// Runs planned for later phases are held back from this one.
 	if left := r.budget.RunsLeft(); left >= 0 && left <= r.floor {
 		return false, nil
+	}
+	// The wall-time cap: no run starts that could end after it.
+	if c := r.v.Budget.WallHours; c > 0 {
+		if e := r.envs[env]; e != nil && time.Since(r.startedAt).Hours()+e.Hours > c {
+			return false, nil
+		}
 	}
 	gpuh, usd := r.runCost(env)
 	if err := r.budget.Reserve(gpuh, usd); err != nil {

@@ -177,6 +177,13 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
 	if err := j.SetMeta("run", runMeta{ID: opts.ID, Plan: p.Name, Hash: p.Hash, Variant: v.Name, Seed: v.Seed, PID: os.Getpid(), Meta: opts.Meta, Budget: v.Budget}); err != nil {
 		return nil, err
 	}
+	// The wall-time cap counts from the run's first start, across resumes.
+	if !j.Meta("started_at", &r.startedAt) {
+		r.startedAt = time.Now().UTC()
+		if err := j.SetMeta("started_at", r.startedAt); err != nil {
+			return nil, err
+		}
+	}
 	_ = j.SetMeta("state", StateRunning)
 	runErr := r.execute()
 	res := &Result{ID: opts.ID, Dir: dir, State: StateFinished, Totals: r.totals()}

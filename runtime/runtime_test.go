@@ -383,3 +383,17 @@ func TestFailedCallIsMarkedAndTheRunGoesOn(t *testing.T) {
 		t.Errorf("%d calls journaled as failed, want 1", failed)
 	}
 }
+
+func TestWallHoursCap(t *testing.T) {
+	p := lm2lmPlan()
+	v := p.Variants[0]
+	v.Budget = plan.Budget{WallHours: 0.4} // every run takes 0.5 hours: none fits
+	tr := newFakeTrainer()
+	res, err := runPlan(t, p, t.TempDir(), "w", &testLoader{trainer: tr}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.started() != 0 || res.Totals.RealRuns != 0 {
+		t.Errorf("%d runs started under a wall-time cap shorter than one run", tr.started())
+	}
+}
