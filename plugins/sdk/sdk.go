@@ -2,6 +2,7 @@ package sdk
 
 import (
 	"os"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
@@ -26,6 +27,7 @@ func Serve(p Plugins) {
 		Logger("sdk").Error("sdk.Serve called with no plugin to serve")
 		os.Exit(1)
 	}
+	go exitWithParent(os.Getppid(), time.Second)
 	plugin.Serve(&plugin.ServeConfig{
 		HandshakeConfig:  grpcshim.Handshake,
 		VersionedPlugins: grpcshim.VersionedPlugins(grpcshim.PluginSet(p.Trainer, p.LLM, p.Benchmark)),
@@ -57,4 +59,20 @@ func Logger(name string) hclog.Logger {
 		Output:     stderr,
 		JSONFormat: true,
 	})
+}
+
+// exitWithParent ends the plugin when the host that started it is gone. A
+// host killed with SIGKILL cannot close its plugins, and an orphaned plugin
+// would keep its resources (and, for a trainer, its runs) forever; on Unix an
+// orphan is re-parented, so a changed parent pid means the host died.
+func exitWithParent(ppid int, every time.Duration) {
+	if ppid <= 1 {
+		return // started by init or a reaper: nothing to watch
+	}
+	for range time.Tick(every) {
+		if os.Getppid() != ppid {
+			Logger("sdk").Warn("host process is gone; plugin exiting", "host_pid", ppid)
+			os.Exit(2)
+		}
+	}
 }
