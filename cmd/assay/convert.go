@@ -24,7 +24,7 @@ and uses of variables become their values, while variable declarations are
 kept. The converted spec compiles to the same plan (the same plan hash).
 
 Exit codes: 0 success, 1 the input does not load or the output cannot be
-written, 2 usage error.`,
+written, 64 usage error.`,
 		Example: `  assay convert specs/lm2lm.hcl -o lm2lm.cue
   assay convert specs/lm2lm.cue -o lm2lm.hcl`,
 		Args: usageArgs(1, 1),

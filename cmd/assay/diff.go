@@ -57,7 +57,7 @@ markdown (for a pull-request comment).
 Exit codes (as terraform plan -detailed-exitcode):
   0  no change
   1  error: a spec does not load or compile, git failed
-  2  the specs differ (also a usage error, which prints usage to stderr)
+  2  the specs differ
   3  a --fail-above threshold was crossed`,
 		Example: `  assay diff specs/critic-grpo-verify-all.hcl specs/critic-grpo.hcl
   assay diff --git origin/main specs/lm2lm.hcl --format markdown --fail-above usd=+10%

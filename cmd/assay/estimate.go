@@ -38,7 +38,7 @@ Formats: table (default, for terminals), json (for scripts), markdown (for
 reports and pull requests).
 
 Exit codes: 0 within every cap, 1 invalid spec or a hard cap broken,
-2 usage error.`,
+64 usage error.`,
 		Example: `  assay estimate specs/lm2lm.hcl
   assay estimate --format markdown specs/critic-grpo.hcl > estimate.md
   assay estimate -var steps=40 --format json specs/lm2lm.hcl`,

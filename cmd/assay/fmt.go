@@ -34,7 +34,7 @@ of the changes is printed. -check and -diff may be combined; -w may be
 combined with -diff.
 
 Exit codes: 0 formatted (or all files already formatted with -check),
-1 a file has syntax errors or is not formatted (-check), 2 usage error.`,
+1 a file has syntax errors or is not formatted (-check), 64 usage error.`,
 		Example: `  assay fmt -w specs/*.hcl
   assay fmt -check specs/
   assay fmt -diff specs/lm2lm.hcl`,

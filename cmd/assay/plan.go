@@ -31,7 +31,7 @@ With --json the plan itself is printed: the data the runtime executes, with
 format_version and a hash that depends only on the spec's meaning (it does
 not change when the spec is reformatted or comments change).
 
-Exit codes: 0 ok, 1 invalid spec, 2 usage error.`,
+Exit codes: 0 ok, 1 invalid spec, 64 usage error.`,
 		Example: `  assay plan specs/lm2lm.hcl
   assay plan --json specs/critic-grpo.hcl | jq .hash`,
 		Args: usageArgs(1, 1),

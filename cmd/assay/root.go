@@ -20,7 +20,7 @@ import (
 const (
 	exitOK    = 0
 	exitUser  = 1 // invalid spec, broken cap, failed run
-	exitUsage = 2 // bad command line
+	exitUsage = 64 // bad command line (sysexits EX_USAGE), distinct from diff's 2 = changed
 )
 
 // version is set at link time (-ldflags "-X main.version=..."); otherwise
@@ -45,7 +45,8 @@ execution plan, prices it and runs it with trainer, LLM and benchmark plugins.
 Exit codes:
   0  success
   1  the spec is invalid, a budget cap is broken, or a run failed
-  2  usage error: unknown command or flag, wrong arguments
+  2  assay diff only: the specs differ (3: a --fail-above limit was crossed)
+  64 usage error: unknown command or flag, wrong arguments
 
 Flags written with one dash (-var, -var-file, -json, -check, -diff,
 -format) mean the same as with two.`,

@@ -64,7 +64,7 @@ crash, kill -9, Ctrl-C) continues with assay resume ID: finished real runs
 are never run again, and a resumed run ends with the same totals as an
 uninterrupted one with the same seed.
 
-Exit codes: 0 finished, 1 invalid spec or a failed run, 2 usage error.`,
+Exit codes: 0 finished, 1 invalid spec or a failed run, 64 usage error.`,
 		Example: `  assay run specs/quickstart.hcl
   assay run --id try1 -var steps=4 specs/small-local.hcl`,
 		Args: usageArgs(1, 1),

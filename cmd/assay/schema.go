@@ -18,7 +18,7 @@ reference. It describes a spec as JSON: single blocks are objects, labelled
 blocks are objects keyed by label, references are "kind.name" strings.
 Editors can use it to complete and check specs written as JSON or YAML.
 
-Exit codes: 0 success, 2 usage error.`,
+Exit codes: 0 success, 64 usage error.`,
 		Example: `  assay schema > assay.schema.json`,
 		Args:    usageArgs(0, 0),
 		RunE: func(c *cobra.Command, _ []string) error {

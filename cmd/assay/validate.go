@@ -29,7 +29,7 @@ With --json, prints {"valid": bool, "diagnostics": [...]} to standard output
 instead; every diagnostic has severity, code, summary, detail, range and
 snippet.
 
-Exit codes: 0 valid (warnings allowed), 1 invalid, 2 usage error.`,
+Exit codes: 0 valid (warnings allowed), 1 invalid, 64 usage error.`,
 		Example: `  assay validate specs/lm2lm.hcl
   assay validate -var steps=40 specs/lm2lm.hcl
   assay validate --json specs/critic-grpo.hcl`,
