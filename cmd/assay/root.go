@@ -19,7 +19,7 @@ import (
 // Exit codes, documented in docs/cli.md and the root help.
 const (
 	exitOK    = 0
-	exitUser  = 1 // invalid spec, broken cap, failed run
+	exitUser  = 1  // invalid spec, broken cap, failed run
 	exitUsage = 64 // bad command line (sysexits EX_USAGE), distinct from diff's 2 = changed
 )
 
