@@ -21,6 +21,34 @@ type Trainer interface {
 	Cancel(ctx context.Context, h *RunHandle) error
 }
 
+// BatchStarter is an optional interface of a Trainer: it starts independent
+// runs together (on Slurm, one job array), so a calibration round or a batch
+// of seed records is one submission instead of one per run. Handles come
+// back one per run, in request order. Like Start it is idempotent per RunID:
+// a run that was already started returns its recorded handle and does not
+// run again, so the runtime may send a batch again after a crash with the
+// runs it has no handle for. A trainer that cannot batch returns
+// ErrUnsupported, and the caller starts the runs one by one.
+//
+// Concurrency: every run of a batch is started at once, so a trainer that
+// serves batches bounds how many run at a time itself (Slurm's array
+// throttle, a local pool of executor.concurrency slots).
+type BatchStarter interface {
+	StartBatch(ctx context.Context, req *BatchRequest) (*BatchResponse, error)
+}
+
+// BatchRequest is a set of independent runs to start together.
+type BatchRequest struct {
+	Runs []*RunRequest
+}
+
+// BatchResponse holds one handle per run of the request, in its order. When
+// StartBatch fails part way, a response may come back with the error: its
+// non-nil handles name the runs that did start.
+type BatchResponse struct {
+	Handles []*RunHandle
+}
+
 // DescribeRequest asks a trainer what it can change.
 type DescribeRequest struct {
 	Config map[string]any

@@ -2,18 +2,22 @@ package grpcshim
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"assay/plugins"
 	pb "assay/plugins/proto"
 )
 
 var (
-	_ plugin.GRPCPlugin = (*TrainerPlugin)(nil)
-	_ plugins.Trainer   = (*TrainerGRPCClient)(nil)
-	_ pb.TrainerServer  = (*TrainerGRPCServer)(nil)
+	_ plugin.GRPCPlugin    = (*TrainerPlugin)(nil)
+	_ plugins.Trainer      = (*TrainerGRPCClient)(nil)
+	_ plugins.BatchStarter = (*TrainerGRPCClient)(nil)
+	_ pb.TrainerServer     = (*TrainerGRPCServer)(nil)
 )
 
 // TrainerPlugin is the go-plugin plugin for the trainer kind. Impl is set on
@@ -66,6 +70,43 @@ func (c *TrainerGRPCClient) Describe(ctx context.Context, req *plugins.DescribeR
 
 // Start implements plugins.Trainer.
 func (c *TrainerGRPCClient) Start(ctx context.Context, req *plugins.RunRequest) (*plugins.RunHandle, error) {
+	in, err := runRequestToProto(req)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.client.Start(ctx, in)
+	if err != nil {
+		return nil, fromStatus(err)
+	}
+	return &plugins.RunHandle{RunID: resp.GetRunId(), Handle: resp.GetHandle()}, nil
+}
+
+// StartBatch implements plugins.BatchStarter. A plugin built without it
+// answers Unimplemented, which arrives as plugins.ErrUnsupported.
+func (c *TrainerGRPCClient) StartBatch(ctx context.Context, req *plugins.BatchRequest) (*plugins.BatchResponse, error) {
+	in := &pb.BatchRequest{Runs: make([]*pb.RunRequest, 0, len(req.Runs))}
+	for _, r := range req.Runs {
+		m, err := runRequestToProto(r)
+		if err != nil {
+			return nil, fmt.Errorf("run %s: %w", r.RunID, err)
+		}
+		in.Runs = append(in.Runs, m)
+	}
+	resp, err := c.client.StartBatch(ctx, in)
+	if err != nil {
+		return nil, fromStatus(err)
+	}
+	if len(resp.GetHandles()) != len(req.Runs) {
+		return nil, fmt.Errorf("plugin: StartBatch of %d runs returned %d handles", len(req.Runs), len(resp.GetHandles()))
+	}
+	out := &plugins.BatchResponse{Handles: make([]*plugins.RunHandle, len(resp.GetHandles()))}
+	for i, h := range resp.GetHandles() {
+		out.Handles[i] = &plugins.RunHandle{RunID: h.GetRunId(), Handle: h.GetHandle()}
+	}
+	return out, nil
+}
+
+func runRequestToProto(req *plugins.RunRequest) (*pb.RunRequest, error) {
 	cfg, err := marshalConfig("the trainer config", req.Config)
 	if err != nil {
 		return nil, err
@@ -74,7 +115,7 @@ func (c *TrainerGRPCClient) Start(ctx context.Context, req *plugins.RunRequest) 
 	if err != nil {
 		return nil, err
 	}
-	resp, err := c.client.Start(ctx, &pb.RunRequest{
+	return &pb.RunRequest{
 		RunId:    req.RunID,
 		Env:      req.Env,
 		Task:     req.Task,
@@ -90,11 +131,7 @@ func (c *TrainerGRPCClient) Start(ctx context.Context, req *plugins.RunRequest) 
 		Gpus:             int64(req.GPUs),
 		TimeLimitSeconds: req.TimeLimitSeconds,
 		WorkDir:          req.WorkDir,
-	})
-	if err != nil {
-		return nil, fromStatus(err)
-	}
-	return &plugins.RunHandle{RunID: resp.GetRunId(), Handle: resp.GetHandle()}, nil
+	}, nil
 }
 
 // Wait implements plugins.Trainer.
@@ -149,6 +186,58 @@ func (s *TrainerGRPCServer) Describe(ctx context.Context, req *pb.DescribeReques
 
 // Start implements pb.TrainerServer.
 func (s *TrainerGRPCServer) Start(ctx context.Context, req *pb.RunRequest) (*pb.RunHandle, error) {
+	in, err := runRequestFromProto(req)
+	if err != nil {
+		return nil, err
+	}
+	h, err := s.Impl.Start(ctx, in)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	if h == nil {
+		h = &plugins.RunHandle{RunID: req.GetRunId()}
+	}
+	return &pb.RunHandle{RunId: h.RunID, Handle: h.Handle}, nil
+}
+
+// StartBatch implements pb.TrainerServer. An implementation that is not a
+// plugins.BatchStarter answers Unimplemented, as a plugin built before the
+// call existed does.
+func (s *TrainerGRPCServer) StartBatch(ctx context.Context, req *pb.BatchRequest) (*pb.BatchResponse, error) {
+	bs, ok := s.Impl.(plugins.BatchStarter)
+	if !ok {
+		return nil, status.Error(codes.Unimplemented, "this trainer starts runs one at a time (no StartBatch)")
+	}
+	in := &plugins.BatchRequest{Runs: make([]*plugins.RunRequest, 0, len(req.GetRuns()))}
+	for _, r := range req.GetRuns() {
+		m, err := runRequestFromProto(r)
+		if err != nil {
+			return nil, err
+		}
+		in.Runs = append(in.Runs, m)
+	}
+	resp, err := bs.StartBatch(ctx, in)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	if resp == nil || len(resp.Handles) != len(in.Runs) {
+		n := 0
+		if resp != nil {
+			n = len(resp.Handles)
+		}
+		return nil, status.Errorf(codes.Internal, "StartBatch of %d runs returned %d handles", len(in.Runs), n)
+	}
+	out := &pb.BatchResponse{Handles: make([]*pb.RunHandle, len(resp.Handles))}
+	for i, h := range resp.Handles {
+		if h == nil {
+			return nil, status.Errorf(codes.Internal, "StartBatch returned no handle for run %s", in.Runs[i].RunID)
+		}
+		out.Handles[i] = &pb.RunHandle{RunId: h.RunID, Handle: h.Handle}
+	}
+	return out, nil
+}
+
+func runRequestFromProto(req *pb.RunRequest) (*plugins.RunRequest, error) {
 	cfg, err := unmarshalConfig("the trainer config", req.GetConfigJson())
 	if err != nil {
 		return nil, err
@@ -157,7 +246,7 @@ func (s *TrainerGRPCServer) Start(ctx context.Context, req *pb.RunRequest) (*pb.
 	if err != nil {
 		return nil, err
 	}
-	h, err := s.Impl.Start(ctx, &plugins.RunRequest{
+	return &plugins.RunRequest{
 		RunID:    req.GetRunId(),
 		Env:      req.GetEnv(),
 		Task:     req.GetTask(),
@@ -173,14 +262,7 @@ func (s *TrainerGRPCServer) Start(ctx context.Context, req *pb.RunRequest) (*pb.
 		GPUs:             int(req.GetGpus()),
 		TimeLimitSeconds: req.GetTimeLimitSeconds(),
 		WorkDir:          req.GetWorkDir(),
-	})
-	if err != nil {
-		return nil, toStatus(err)
-	}
-	if h == nil {
-		h = &plugins.RunHandle{RunID: req.GetRunId()}
-	}
-	return &pb.RunHandle{RunId: h.RunID, Handle: h.Handle}, nil
+	}, nil
 }
 
 // Wait implements pb.TrainerServer.

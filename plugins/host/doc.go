@@ -12,8 +12,9 @@
 // A plugin stays resident for the whole run. When its process dies, the next
 // call starts it again; calls that are safe to repeat (Describe, Wait,
 // Cancel, Complete, Update, Tasks) are retried once on the new process,
-// while Start returns ErrPluginCrashed so the runtime, which journals run
-// handles, decides whether the run was started.
+// while Start and StartBatch return ErrPluginCrashed so the runtime, which
+// journals run handles, decides whether the runs were started. A trainer
+// that serves no StartBatch gets one Start per run instead.
 //
 // The runtime (package runtime) is the only caller; the protocol lives in
 // plugins/proto and plugins/grpcshim.

@@ -111,6 +111,9 @@ type Plugin struct {
 	closed bool
 
 	restarts atomic.Int64
+	// noBatch is set once the plugin answered StartBatch with Unimplemented;
+	// later batches go straight to one Start per run.
+	noBatch atomic.Bool
 }
 
 // instance is one started process and the clients dispensed from it.
@@ -376,9 +379,10 @@ func (p *Plugin) Benchmark() plugins.Benchmark {
 }
 
 var (
-	_ plugins.Trainer   = trainer{}
-	_ plugins.LLM       = llm{}
-	_ plugins.Benchmark = benchmark{}
+	_ plugins.Trainer      = trainer{}
+	_ plugins.BatchStarter = trainer{}
+	_ plugins.LLM          = llm{}
+	_ plugins.Benchmark    = benchmark{}
 )
 
 type trainer struct{ p *Plugin }
@@ -395,6 +399,38 @@ func (t trainer) Start(ctx context.Context, req *plugins.RunRequest) (*plugins.R
 	return call(ctx, t.p, "Start", false, func(i *instance) (*plugins.RunHandle, error) {
 		return i.trainer.Start(ctx, req)
 	})
+}
+
+// StartBatch starts runs together when the plugin serves it, and otherwise
+// (it answers plugins.ErrUnsupported) with one Start per run, in order.
+// Like Start it is never retried: a crash mid-batch is a *CrashError, and
+// the runtime, which journals the handles it got, starts the rest again
+// under the same run ids. When the one-by-one fallback fails part way, the
+// response comes back with the error and names the runs that started.
+func (t trainer) StartBatch(ctx context.Context, req *plugins.BatchRequest) (*plugins.BatchResponse, error) {
+	if !t.p.noBatch.Load() {
+		resp, err := call(ctx, t.p, "StartBatch", false, func(i *instance) (*plugins.BatchResponse, error) {
+			bs, ok := i.trainer.(plugins.BatchStarter)
+			if !ok {
+				return nil, plugins.ErrUnsupported
+			}
+			return bs.StartBatch(ctx, req)
+		})
+		if !errors.Is(err, plugins.ErrUnsupported) {
+			return resp, err
+		}
+		t.p.noBatch.Store(true)
+		t.p.cfg.logger.Debug("plugin serves no StartBatch; starting runs one by one", "plugin", t.p.locked.Name)
+	}
+	out := &plugins.BatchResponse{Handles: make([]*plugins.RunHandle, len(req.Runs))}
+	for i, r := range req.Runs {
+		h, err := t.Start(ctx, r)
+		if err != nil {
+			return out, fmt.Errorf("run %s: %w", r.RunID, err)
+		}
+		out.Handles[i] = h
+	}
+	return out, nil
 }
 
 func (t trainer) Wait(ctx context.Context, h *plugins.RunHandle) (*plugins.RunResult, error) {

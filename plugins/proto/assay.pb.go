@@ -632,6 +632,94 @@ func (*CancelResponse) Descriptor() ([]byte, []int) {
 	return file_assay_proto_rawDescGZIP(), []int{8}
 }
 
+type BatchRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Runs          []*RunRequest          `protobuf:"bytes,1,rep,name=runs,proto3" json:"runs,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BatchRequest) Reset() {
+	*x = BatchRequest{}
+	mi := &file_assay_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BatchRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BatchRequest) ProtoMessage() {}
+
+func (x *BatchRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_assay_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BatchRequest.ProtoReflect.Descriptor instead.
+func (*BatchRequest) Descriptor() ([]byte, []int) {
+	return file_assay_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *BatchRequest) GetRuns() []*RunRequest {
+	if x != nil {
+		return x.Runs
+	}
+	return nil
+}
+
+type BatchResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Handles       []*RunHandle           `protobuf:"bytes,1,rep,name=handles,proto3" json:"handles,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BatchResponse) Reset() {
+	*x = BatchResponse{}
+	mi := &file_assay_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BatchResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BatchResponse) ProtoMessage() {}
+
+func (x *BatchResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_assay_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BatchResponse.ProtoReflect.Descriptor instead.
+func (*BatchResponse) Descriptor() ([]byte, []int) {
+	return file_assay_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *BatchResponse) GetHandles() []*RunHandle {
+	if x != nil {
+		return x.Handles
+	}
+	return nil
+}
+
 type Message struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Role          string                 `protobuf:"bytes,1,opt,name=role,proto3" json:"role,omitempty"`
@@ -642,7 +730,7 @@ type Message struct {
 
 func (x *Message) Reset() {
 	*x = Message{}
-	mi := &file_assay_proto_msgTypes[9]
+	mi := &file_assay_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -654,7 +742,7 @@ func (x *Message) String() string {
 func (*Message) ProtoMessage() {}
 
 func (x *Message) ProtoReflect() protoreflect.Message {
-	mi := &file_assay_proto_msgTypes[9]
+	mi := &file_assay_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -667,7 +755,7 @@ func (x *Message) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Message.ProtoReflect.Descriptor instead.
 func (*Message) Descriptor() ([]byte, []int) {
-	return file_assay_proto_rawDescGZIP(), []int{9}
+	return file_assay_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *Message) GetRole() string {
@@ -701,7 +789,7 @@ type CompleteRequest struct {
 
 func (x *CompleteRequest) Reset() {
 	*x = CompleteRequest{}
-	mi := &file_assay_proto_msgTypes[10]
+	mi := &file_assay_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -713,7 +801,7 @@ func (x *CompleteRequest) String() string {
 func (*CompleteRequest) ProtoMessage() {}
 
 func (x *CompleteRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_assay_proto_msgTypes[10]
+	mi := &file_assay_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -726,7 +814,7 @@ func (x *CompleteRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompleteRequest.ProtoReflect.Descriptor instead.
 func (*CompleteRequest) Descriptor() ([]byte, []int) {
-	return file_assay_proto_rawDescGZIP(), []int{10}
+	return file_assay_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *CompleteRequest) GetRole() string {
@@ -802,7 +890,7 @@ type Usage struct {
 
 func (x *Usage) Reset() {
 	*x = Usage{}
-	mi := &file_assay_proto_msgTypes[11]
+	mi := &file_assay_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -814,7 +902,7 @@ func (x *Usage) String() string {
 func (*Usage) ProtoMessage() {}
 
 func (x *Usage) ProtoReflect() protoreflect.Message {
-	mi := &file_assay_proto_msgTypes[11]
+	mi := &file_assay_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -827,7 +915,7 @@ func (x *Usage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Usage.ProtoReflect.Descriptor instead.
 func (*Usage) Descriptor() ([]byte, []int) {
-	return file_assay_proto_rawDescGZIP(), []int{11}
+	return file_assay_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *Usage) GetIn() int64 {
@@ -855,7 +943,7 @@ type CompleteResponse struct {
 
 func (x *CompleteResponse) Reset() {
 	*x = CompleteResponse{}
-	mi := &file_assay_proto_msgTypes[12]
+	mi := &file_assay_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -867,7 +955,7 @@ func (x *CompleteResponse) String() string {
 func (*CompleteResponse) ProtoMessage() {}
 
 func (x *CompleteResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_assay_proto_msgTypes[12]
+	mi := &file_assay_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -880,7 +968,7 @@ func (x *CompleteResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompleteResponse.ProtoReflect.Descriptor instead.
 func (*CompleteResponse) Descriptor() ([]byte, []int) {
-	return file_assay_proto_rawDescGZIP(), []int{12}
+	return file_assay_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *CompleteResponse) GetText() string {
@@ -915,7 +1003,7 @@ type Sample struct {
 
 func (x *Sample) Reset() {
 	*x = Sample{}
-	mi := &file_assay_proto_msgTypes[13]
+	mi := &file_assay_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -927,7 +1015,7 @@ func (x *Sample) String() string {
 func (*Sample) ProtoMessage() {}
 
 func (x *Sample) ProtoReflect() protoreflect.Message {
-	mi := &file_assay_proto_msgTypes[13]
+	mi := &file_assay_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -940,7 +1028,7 @@ func (x *Sample) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Sample.ProtoReflect.Descriptor instead.
 func (*Sample) Descriptor() ([]byte, []int) {
-	return file_assay_proto_rawDescGZIP(), []int{13}
+	return file_assay_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Sample) GetState() string {
@@ -977,7 +1065,7 @@ type UpdateRequest struct {
 
 func (x *UpdateRequest) Reset() {
 	*x = UpdateRequest{}
-	mi := &file_assay_proto_msgTypes[14]
+	mi := &file_assay_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -989,7 +1077,7 @@ func (x *UpdateRequest) String() string {
 func (*UpdateRequest) ProtoMessage() {}
 
 func (x *UpdateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_assay_proto_msgTypes[14]
+	mi := &file_assay_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1002,7 +1090,7 @@ func (x *UpdateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateRequest.ProtoReflect.Descriptor instead.
 func (*UpdateRequest) Descriptor() ([]byte, []int) {
-	return file_assay_proto_rawDescGZIP(), []int{14}
+	return file_assay_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *UpdateRequest) GetModel() string {
@@ -1050,7 +1138,7 @@ type UpdateResponse struct {
 
 func (x *UpdateResponse) Reset() {
 	*x = UpdateResponse{}
-	mi := &file_assay_proto_msgTypes[15]
+	mi := &file_assay_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1062,7 +1150,7 @@ func (x *UpdateResponse) String() string {
 func (*UpdateResponse) ProtoMessage() {}
 
 func (x *UpdateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_assay_proto_msgTypes[15]
+	mi := &file_assay_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1075,7 +1163,7 @@ func (x *UpdateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateResponse.ProtoReflect.Descriptor instead.
 func (*UpdateResponse) Descriptor() ([]byte, []int) {
-	return file_assay_proto_rawDescGZIP(), []int{15}
+	return file_assay_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *UpdateResponse) GetState() []byte {
@@ -1102,7 +1190,7 @@ type TasksRequest struct {
 
 func (x *TasksRequest) Reset() {
 	*x = TasksRequest{}
-	mi := &file_assay_proto_msgTypes[16]
+	mi := &file_assay_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1114,7 +1202,7 @@ func (x *TasksRequest) String() string {
 func (*TasksRequest) ProtoMessage() {}
 
 func (x *TasksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_assay_proto_msgTypes[16]
+	mi := &file_assay_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1127,7 +1215,7 @@ func (x *TasksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TasksRequest.ProtoReflect.Descriptor instead.
 func (*TasksRequest) Descriptor() ([]byte, []int) {
-	return file_assay_proto_rawDescGZIP(), []int{16}
+	return file_assay_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *TasksRequest) GetEnv() string {
@@ -1158,7 +1246,7 @@ type TaskInfo struct {
 
 func (x *TaskInfo) Reset() {
 	*x = TaskInfo{}
-	mi := &file_assay_proto_msgTypes[17]
+	mi := &file_assay_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1170,7 +1258,7 @@ func (x *TaskInfo) String() string {
 func (*TaskInfo) ProtoMessage() {}
 
 func (x *TaskInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_assay_proto_msgTypes[17]
+	mi := &file_assay_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1183,7 +1271,7 @@ func (x *TaskInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskInfo.ProtoReflect.Descriptor instead.
 func (*TaskInfo) Descriptor() ([]byte, []int) {
-	return file_assay_proto_rawDescGZIP(), []int{17}
+	return file_assay_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *TaskInfo) GetName() string {
@@ -1237,7 +1325,7 @@ type TasksResponse struct {
 
 func (x *TasksResponse) Reset() {
 	*x = TasksResponse{}
-	mi := &file_assay_proto_msgTypes[18]
+	mi := &file_assay_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1249,7 +1337,7 @@ func (x *TasksResponse) String() string {
 func (*TasksResponse) ProtoMessage() {}
 
 func (x *TasksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_assay_proto_msgTypes[18]
+	mi := &file_assay_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1262,7 +1350,7 @@ func (x *TasksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TasksResponse.ProtoReflect.Descriptor instead.
 func (*TasksResponse) Descriptor() ([]byte, []int) {
-	return file_assay_proto_rawDescGZIP(), []int{18}
+	return file_assay_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *TasksResponse) GetTasks() []*TaskInfo {
@@ -1329,7 +1417,11 @@ const file_assay_proto_rawDesc = "" +
 	"\bwork_dir\x18\x06 \x01(\tR\aworkDir\x12\x18\n" +
 	"\aseconds\x18\a \x01(\x01R\aseconds\x12\x1b\n" +
 	"\tgpu_hours\x18\b \x01(\x01R\bgpuHours\"\x10\n" +
-	"\x0eCancelResponse\"7\n" +
+	"\x0eCancelResponse\"?\n" +
+	"\fBatchRequest\x12/\n" +
+	"\x04runs\x18\x01 \x03(\v2\x1b.assay.plugin.v1.RunRequestR\x04runs\"E\n" +
+	"\rBatchResponse\x124\n" +
+	"\ahandles\x18\x01 \x03(\v2\x1a.assay.plugin.v1.RunHandleR\ahandles\"7\n" +
 	"\aMessage\x12\x12\n" +
 	"\x04role\x18\x01 \x01(\tR\x04role\x12\x18\n" +
 	"\acontent\x18\x02 \x01(\tR\acontent\"\x97\x02\n" +
@@ -1382,12 +1474,14 @@ const file_assay_proto_rawDesc = "" +
 	"\x06metric\x18\x05 \x01(\tR\x06metric\x12\x1a\n" +
 	"\bminimize\x18\x06 \x01(\bR\bminimize\"@\n" +
 	"\rTasksResponse\x12/\n" +
-	"\x05tasks\x18\x01 \x03(\v2\x19.assay.plugin.v1.TaskInfoR\x05tasks2\xa3\x02\n" +
+	"\x05tasks\x18\x01 \x03(\v2\x19.assay.plugin.v1.TaskInfoR\x05tasks2\xf0\x02\n" +
 	"\aTrainer\x12O\n" +
 	"\bDescribe\x12 .assay.plugin.v1.DescribeRequest\x1a!.assay.plugin.v1.DescribeResponse\x12@\n" +
 	"\x05Start\x12\x1b.assay.plugin.v1.RunRequest\x1a\x1a.assay.plugin.v1.RunHandle\x12>\n" +
 	"\x04Wait\x12\x1a.assay.plugin.v1.RunHandle\x1a\x1a.assay.plugin.v1.RunResult\x12E\n" +
-	"\x06Cancel\x12\x1a.assay.plugin.v1.RunHandle\x1a\x1f.assay.plugin.v1.CancelResponse2\xa1\x01\n" +
+	"\x06Cancel\x12\x1a.assay.plugin.v1.RunHandle\x1a\x1f.assay.plugin.v1.CancelResponse\x12K\n" +
+	"\n" +
+	"StartBatch\x12\x1d.assay.plugin.v1.BatchRequest\x1a\x1e.assay.plugin.v1.BatchResponse2\xa1\x01\n" +
 	"\x03LLM\x12O\n" +
 	"\bComplete\x12 .assay.plugin.v1.CompleteRequest\x1a!.assay.plugin.v1.CompleteResponse\x12I\n" +
 	"\x06Update\x12\x1e.assay.plugin.v1.UpdateRequest\x1a\x1f.assay.plugin.v1.UpdateResponse2S\n" +
@@ -1406,7 +1500,7 @@ func file_assay_proto_rawDescGZIP() []byte {
 	return file_assay_proto_rawDescData
 }
 
-var file_assay_proto_msgTypes = make([]protoimpl.MessageInfo, 21)
+var file_assay_proto_msgTypes = make([]protoimpl.MessageInfo, 23)
 var file_assay_proto_goTypes = []any{
 	(*DescribeRequest)(nil),  // 0: assay.plugin.v1.DescribeRequest
 	(*DescribeResponse)(nil), // 1: assay.plugin.v1.DescribeResponse
@@ -1417,49 +1511,55 @@ var file_assay_proto_goTypes = []any{
 	(*RunHandle)(nil),        // 6: assay.plugin.v1.RunHandle
 	(*RunResult)(nil),        // 7: assay.plugin.v1.RunResult
 	(*CancelResponse)(nil),   // 8: assay.plugin.v1.CancelResponse
-	(*Message)(nil),          // 9: assay.plugin.v1.Message
-	(*CompleteRequest)(nil),  // 10: assay.plugin.v1.CompleteRequest
-	(*Usage)(nil),            // 11: assay.plugin.v1.Usage
-	(*CompleteResponse)(nil), // 12: assay.plugin.v1.CompleteResponse
-	(*Sample)(nil),           // 13: assay.plugin.v1.Sample
-	(*UpdateRequest)(nil),    // 14: assay.plugin.v1.UpdateRequest
-	(*UpdateResponse)(nil),   // 15: assay.plugin.v1.UpdateResponse
-	(*TasksRequest)(nil),     // 16: assay.plugin.v1.TasksRequest
-	(*TaskInfo)(nil),         // 17: assay.plugin.v1.TaskInfo
-	(*TasksResponse)(nil),    // 18: assay.plugin.v1.TasksResponse
-	nil,                      // 19: assay.plugin.v1.Proposal.EditsEntry
-	nil,                      // 20: assay.plugin.v1.UpdateResponse.StatsEntry
+	(*BatchRequest)(nil),     // 9: assay.plugin.v1.BatchRequest
+	(*BatchResponse)(nil),    // 10: assay.plugin.v1.BatchResponse
+	(*Message)(nil),          // 11: assay.plugin.v1.Message
+	(*CompleteRequest)(nil),  // 12: assay.plugin.v1.CompleteRequest
+	(*Usage)(nil),            // 13: assay.plugin.v1.Usage
+	(*CompleteResponse)(nil), // 14: assay.plugin.v1.CompleteResponse
+	(*Sample)(nil),           // 15: assay.plugin.v1.Sample
+	(*UpdateRequest)(nil),    // 16: assay.plugin.v1.UpdateRequest
+	(*UpdateResponse)(nil),   // 17: assay.plugin.v1.UpdateResponse
+	(*TasksRequest)(nil),     // 18: assay.plugin.v1.TasksRequest
+	(*TaskInfo)(nil),         // 19: assay.plugin.v1.TaskInfo
+	(*TasksResponse)(nil),    // 20: assay.plugin.v1.TasksResponse
+	nil,                      // 21: assay.plugin.v1.Proposal.EditsEntry
+	nil,                      // 22: assay.plugin.v1.UpdateResponse.StatsEntry
 }
 var file_assay_proto_depIdxs = []int32{
 	2,  // 0: assay.plugin.v1.DescribeResponse.knobs:type_name -> assay.plugin.v1.Knob
-	19, // 1: assay.plugin.v1.Proposal.edits:type_name -> assay.plugin.v1.Proposal.EditsEntry
+	21, // 1: assay.plugin.v1.Proposal.edits:type_name -> assay.plugin.v1.Proposal.EditsEntry
 	3,  // 2: assay.plugin.v1.RunRequest.proposal:type_name -> assay.plugin.v1.Proposal
 	4,  // 3: assay.plugin.v1.RunRequest.executor:type_name -> assay.plugin.v1.ExecutorSpec
-	9,  // 4: assay.plugin.v1.CompleteRequest.messages:type_name -> assay.plugin.v1.Message
-	11, // 5: assay.plugin.v1.CompleteResponse.usage:type_name -> assay.plugin.v1.Usage
-	3,  // 6: assay.plugin.v1.Sample.proposal:type_name -> assay.plugin.v1.Proposal
-	13, // 7: assay.plugin.v1.UpdateRequest.samples:type_name -> assay.plugin.v1.Sample
-	20, // 8: assay.plugin.v1.UpdateResponse.stats:type_name -> assay.plugin.v1.UpdateResponse.StatsEntry
-	17, // 9: assay.plugin.v1.TasksResponse.tasks:type_name -> assay.plugin.v1.TaskInfo
-	0,  // 10: assay.plugin.v1.Trainer.Describe:input_type -> assay.plugin.v1.DescribeRequest
-	5,  // 11: assay.plugin.v1.Trainer.Start:input_type -> assay.plugin.v1.RunRequest
-	6,  // 12: assay.plugin.v1.Trainer.Wait:input_type -> assay.plugin.v1.RunHandle
-	6,  // 13: assay.plugin.v1.Trainer.Cancel:input_type -> assay.plugin.v1.RunHandle
-	10, // 14: assay.plugin.v1.LLM.Complete:input_type -> assay.plugin.v1.CompleteRequest
-	14, // 15: assay.plugin.v1.LLM.Update:input_type -> assay.plugin.v1.UpdateRequest
-	16, // 16: assay.plugin.v1.Benchmark.Tasks:input_type -> assay.plugin.v1.TasksRequest
-	1,  // 17: assay.plugin.v1.Trainer.Describe:output_type -> assay.plugin.v1.DescribeResponse
-	6,  // 18: assay.plugin.v1.Trainer.Start:output_type -> assay.plugin.v1.RunHandle
-	7,  // 19: assay.plugin.v1.Trainer.Wait:output_type -> assay.plugin.v1.RunResult
-	8,  // 20: assay.plugin.v1.Trainer.Cancel:output_type -> assay.plugin.v1.CancelResponse
-	12, // 21: assay.plugin.v1.LLM.Complete:output_type -> assay.plugin.v1.CompleteResponse
-	15, // 22: assay.plugin.v1.LLM.Update:output_type -> assay.plugin.v1.UpdateResponse
-	18, // 23: assay.plugin.v1.Benchmark.Tasks:output_type -> assay.plugin.v1.TasksResponse
-	17, // [17:24] is the sub-list for method output_type
-	10, // [10:17] is the sub-list for method input_type
-	10, // [10:10] is the sub-list for extension type_name
-	10, // [10:10] is the sub-list for extension extendee
-	0,  // [0:10] is the sub-list for field type_name
+	5,  // 4: assay.plugin.v1.BatchRequest.runs:type_name -> assay.plugin.v1.RunRequest
+	6,  // 5: assay.plugin.v1.BatchResponse.handles:type_name -> assay.plugin.v1.RunHandle
+	11, // 6: assay.plugin.v1.CompleteRequest.messages:type_name -> assay.plugin.v1.Message
+	13, // 7: assay.plugin.v1.CompleteResponse.usage:type_name -> assay.plugin.v1.Usage
+	3,  // 8: assay.plugin.v1.Sample.proposal:type_name -> assay.plugin.v1.Proposal
+	15, // 9: assay.plugin.v1.UpdateRequest.samples:type_name -> assay.plugin.v1.Sample
+	22, // 10: assay.plugin.v1.UpdateResponse.stats:type_name -> assay.plugin.v1.UpdateResponse.StatsEntry
+	19, // 11: assay.plugin.v1.TasksResponse.tasks:type_name -> assay.plugin.v1.TaskInfo
+	0,  // 12: assay.plugin.v1.Trainer.Describe:input_type -> assay.plugin.v1.DescribeRequest
+	5,  // 13: assay.plugin.v1.Trainer.Start:input_type -> assay.plugin.v1.RunRequest
+	6,  // 14: assay.plugin.v1.Trainer.Wait:input_type -> assay.plugin.v1.RunHandle
+	6,  // 15: assay.plugin.v1.Trainer.Cancel:input_type -> assay.plugin.v1.RunHandle
+	9,  // 16: assay.plugin.v1.Trainer.StartBatch:input_type -> assay.plugin.v1.BatchRequest
+	12, // 17: assay.plugin.v1.LLM.Complete:input_type -> assay.plugin.v1.CompleteRequest
+	16, // 18: assay.plugin.v1.LLM.Update:input_type -> assay.plugin.v1.UpdateRequest
+	18, // 19: assay.plugin.v1.Benchmark.Tasks:input_type -> assay.plugin.v1.TasksRequest
+	1,  // 20: assay.plugin.v1.Trainer.Describe:output_type -> assay.plugin.v1.DescribeResponse
+	6,  // 21: assay.plugin.v1.Trainer.Start:output_type -> assay.plugin.v1.RunHandle
+	7,  // 22: assay.plugin.v1.Trainer.Wait:output_type -> assay.plugin.v1.RunResult
+	8,  // 23: assay.plugin.v1.Trainer.Cancel:output_type -> assay.plugin.v1.CancelResponse
+	10, // 24: assay.plugin.v1.Trainer.StartBatch:output_type -> assay.plugin.v1.BatchResponse
+	14, // 25: assay.plugin.v1.LLM.Complete:output_type -> assay.plugin.v1.CompleteResponse
+	17, // 26: assay.plugin.v1.LLM.Update:output_type -> assay.plugin.v1.UpdateResponse
+	20, // 27: assay.plugin.v1.Benchmark.Tasks:output_type -> assay.plugin.v1.TasksResponse
+	20, // [20:28] is the sub-list for method output_type
+	12, // [12:20] is the sub-list for method input_type
+	12, // [12:12] is the sub-list for extension type_name
+	12, // [12:12] is the sub-list for extension extendee
+	0,  // [0:12] is the sub-list for field type_name
 }
 
 func init() { file_assay_proto_init() }
@@ -1473,7 +1573,7 @@ func file_assay_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_assay_proto_rawDesc), len(file_assay_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   21,
+			NumMessages:   23,
 			NumExtensions: 0,
 			NumServices:   3,
 		},

@@ -26,10 +26,11 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	Trainer_Describe_FullMethodName = "/assay.plugin.v1.Trainer/Describe"
-	Trainer_Start_FullMethodName    = "/assay.plugin.v1.Trainer/Start"
-	Trainer_Wait_FullMethodName     = "/assay.plugin.v1.Trainer/Wait"
-	Trainer_Cancel_FullMethodName   = "/assay.plugin.v1.Trainer/Cancel"
+	Trainer_Describe_FullMethodName   = "/assay.plugin.v1.Trainer/Describe"
+	Trainer_Start_FullMethodName      = "/assay.plugin.v1.Trainer/Start"
+	Trainer_Wait_FullMethodName       = "/assay.plugin.v1.Trainer/Wait"
+	Trainer_Cancel_FullMethodName     = "/assay.plugin.v1.Trainer/Cancel"
+	Trainer_StartBatch_FullMethodName = "/assay.plugin.v1.Trainer/StartBatch"
 )
 
 // TrainerClient is the client API for Trainer service.
@@ -42,6 +43,11 @@ type TrainerClient interface {
 	Start(ctx context.Context, in *RunRequest, opts ...grpc.CallOption) (*RunHandle, error)
 	Wait(ctx context.Context, in *RunHandle, opts ...grpc.CallOption) (*RunResult, error)
 	Cancel(ctx context.Context, in *RunHandle, opts ...grpc.CallOption) (*CancelResponse, error)
+	// StartBatch starts independent runs together (on Slurm, one job array)
+	// and returns one handle per run, in order; idempotent per run_id like
+	// Start. A plugin that does not serve it answers UNIMPLEMENTED and the
+	// host starts the runs one by one.
+	StartBatch(ctx context.Context, in *BatchRequest, opts ...grpc.CallOption) (*BatchResponse, error)
 }
 
 type trainerClient struct {
@@ -92,6 +98,16 @@ func (c *trainerClient) Cancel(ctx context.Context, in *RunHandle, opts ...grpc.
 	return out, nil
 }
 
+func (c *trainerClient) StartBatch(ctx context.Context, in *BatchRequest, opts ...grpc.CallOption) (*BatchResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(BatchResponse)
+	err := c.cc.Invoke(ctx, Trainer_StartBatch_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // TrainerServer is the server API for Trainer service.
 // All implementations must embed UnimplementedTrainerServer
 // for forward compatibility.
@@ -102,6 +118,11 @@ type TrainerServer interface {
 	Start(context.Context, *RunRequest) (*RunHandle, error)
 	Wait(context.Context, *RunHandle) (*RunResult, error)
 	Cancel(context.Context, *RunHandle) (*CancelResponse, error)
+	// StartBatch starts independent runs together (on Slurm, one job array)
+	// and returns one handle per run, in order; idempotent per run_id like
+	// Start. A plugin that does not serve it answers UNIMPLEMENTED and the
+	// host starts the runs one by one.
+	StartBatch(context.Context, *BatchRequest) (*BatchResponse, error)
 	mustEmbedUnimplementedTrainerServer()
 }
 
@@ -123,6 +144,9 @@ func (UnimplementedTrainerServer) Wait(context.Context, *RunHandle) (*RunResult,
 }
 func (UnimplementedTrainerServer) Cancel(context.Context, *RunHandle) (*CancelResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Cancel not implemented")
+}
+func (UnimplementedTrainerServer) StartBatch(context.Context, *BatchRequest) (*BatchResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method StartBatch not implemented")
 }
 func (UnimplementedTrainerServer) mustEmbedUnimplementedTrainerServer() {}
 func (UnimplementedTrainerServer) testEmbeddedByValue()                 {}
@@ -217,6 +241,24 @@ func _Trainer_Cancel_Handler(srv interface{}, ctx context.Context, dec func(inte
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Trainer_StartBatch_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(BatchRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TrainerServer).StartBatch(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Trainer_StartBatch_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TrainerServer).StartBatch(ctx, req.(*BatchRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Trainer_ServiceDesc is the grpc.ServiceDesc for Trainer service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -239,6 +281,10 @@ var Trainer_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Cancel",
 			Handler:    _Trainer_Cancel_Handler,
+		},
+		{
+			MethodName: "StartBatch",
+			Handler:    _Trainer_StartBatch_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

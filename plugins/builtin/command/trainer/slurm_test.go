@@ -108,10 +108,11 @@ func TestSlurmArray(t *testing.T) {
 		reqs = append(reqs, req)
 	}
 	ctx := context.Background()
-	hs, err := tr.StartBatch(ctx, reqs)
+	resp, err := tr.StartBatch(ctx, &plugins.BatchRequest{Runs: reqs})
 	if err != nil {
 		t.Fatal(err)
 	}
+	hs := resp.Handles
 	base := strings.SplitN(strings.TrimPrefix(hs[0].Handle, "slurm:"), "_", 2)[0]
 	for i, h := range hs {
 		want := "slurm:" + base + "_" + string(rune('0'+i)) + "@"

@@ -60,7 +60,10 @@ type Trainer struct {
 	local *local.Executor
 }
 
-var _ plugins.Trainer = (*Trainer)(nil)
+var (
+	_ plugins.Trainer      = (*Trainer)(nil)
+	_ plugins.BatchStarter = (*Trainer)(nil)
+)
 
 // New returns a trainer.
 func New(opts Options) *Trainer { return &Trainer{opts: opts} }
@@ -96,17 +99,28 @@ func (t *Trainer) Describe(ctx context.Context, req *plugins.DescribeRequest) (*
 // whose directory already holds a handle returns that handle: nothing runs
 // twice.
 func (t *Trainer) Start(ctx context.Context, req *plugins.RunRequest) (*plugins.RunHandle, error) {
-	hs, err := t.StartBatch(ctx, []*plugins.RunRequest{req})
+	hs, err := t.start(ctx, []*plugins.RunRequest{req})
 	if err != nil {
 		return nil, err
 	}
 	return hs[0], nil
 }
 
-// StartBatch starts independent runs together: on Slurm with
-// executor.slurm.array = true, those that ask for the same resources go in
-// one job array. Handles come back in request order.
-func (t *Trainer) StartBatch(ctx context.Context, reqs []*plugins.RunRequest) ([]*plugins.RunHandle, error) {
+// StartBatch implements plugins.BatchStarter: on Slurm with
+// executor.slurm.array = true, the runs that ask for the same resources go
+// in one job array (throttled to executor.concurrency tasks at once); on the
+// local executor each run is started on its own and queues for a slot. A
+// run whose directory already holds a handle returns it without starting
+// again. Handles come back in request order.
+func (t *Trainer) StartBatch(ctx context.Context, req *plugins.BatchRequest) (*plugins.BatchResponse, error) {
+	hs, err := t.start(ctx, req.Runs)
+	if err != nil {
+		return nil, err
+	}
+	return &plugins.BatchResponse{Handles: hs}, nil
+}
+
+func (t *Trainer) start(ctx context.Context, reqs []*plugins.RunRequest) ([]*plugins.RunHandle, error) {
 	out := make([]*plugins.RunHandle, len(reqs))
 	var todo []*prepared
 	for i, req := range reqs {
@@ -223,6 +237,7 @@ func (t *Trainer) executorFor(spec plugins.ExecutorSpec) (executor.Executor, err
 		if t.opts.SlurmPoll > 0 {
 			o.PollInterval = t.opts.SlurmPoll
 		}
+		o.MaxRunning = spec.Concurrency
 		return slurm.New(o), nil
 	}
 	return nil, fmt.Errorf("executor.kind: %q is not local or slurm", spec.Kind)

@@ -82,6 +82,22 @@ func (trainer) Start(_ context.Context, req *plugins.RunRequest) (*plugins.RunHa
 	return &plugins.RunHandle{RunID: req.RunID, Handle: req.Env + "/" + req.Task + "/" + req.Proposal.Edits["lr"]}, nil
 }
 
+// StartBatch serves batches natively; its handles carry a "batch:" prefix
+// so a test tells them from the host's one-Start-per-run fallback. A run
+// called "crash" kills the process mid-batch.
+func (t trainer) StartBatch(ctx context.Context, req *plugins.BatchRequest) (*plugins.BatchResponse, error) {
+	out := &plugins.BatchResponse{}
+	for _, r := range req.Runs {
+		h, err := t.Start(ctx, r)
+		if err != nil {
+			return nil, err
+		}
+		h.Handle = "batch:" + h.Handle
+		out.Handles = append(out.Handles, h)
+	}
+	return out, nil
+}
+
 func (trainer) Wait(ctx context.Context, h *plugins.RunHandle) (*plugins.RunResult, error) {
 	if path, ok := strings.CutPrefix(h.Handle, "block:"); ok {
 		// Wait until the host cancels, then leave proof that the

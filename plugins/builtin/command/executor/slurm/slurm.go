@@ -37,6 +37,11 @@ type Options struct {
 	ExtraArgs []string
 	// PollInterval is how often Wait asks the controller (default 5 s).
 	PollInterval time.Duration
+	// MaxRunning throttles a job array to this many tasks at once (sbatch
+	// --array=0-N%MaxRunning), so a batch keeps executor.concurrency; 0 or
+	// a value no smaller than the array sets no throttle. Not a key of the
+	// executor.slurm block: the trainer sets it from executor.concurrency.
+	MaxRunning int
 }
 
 // keys of the executor.slurm block this package reads, for error messages.
@@ -263,7 +268,11 @@ func (e *Executor) SubmitArray(ctx context.Context, jobs []*executor.Job) ([]str
 	if err := os.WriteFile(path, []byte(script.String()), 0o755); err != nil {
 		return nil, err
 	}
-	args := append(e.args(first), "--array=0-"+strconv.Itoa(len(jobs)-1), "--chdir="+first.Dir,
+	spec := "--array=0-" + strconv.Itoa(len(jobs)-1)
+	if m := e.opts.MaxRunning; m > 0 && m < len(jobs) {
+		spec += "%" + strconv.Itoa(m)
+	}
+	args := append(e.args(first), spec, "--chdir="+first.Dir,
 		"--output="+filepath.Join(first.Dir, "slurm-%A_%a.out"), path)
 	id, err := sbatch(ctx, args)
 	if err != nil {
