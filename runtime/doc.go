@@ -14,6 +14,14 @@
 // reserved before a run starts, so no cap can be exceeded under concurrency,
 // retries or crashes.
 //
+// On a cluster executor (every kind but local) the independent runs of a
+// phase (seed records, a calibration round's top-rated proposals, an
+// evaluation) are reserved together, started as one batch through
+// plugins.BatchStarter (one Slurm job array with the command trainer), and
+// every handle is journaled before any is waited on. On resume, journaled
+// handles are waited on and reserved runs without one go out again as a
+// batch of just those; StartBatch is idempotent per run id.
+//
 // The run commands (assay run, resume, status, report) in cmd/assay call
 // Run, Status and LoadReport. Next phase: the plugins, as separate processes
 // (package plugins/host).

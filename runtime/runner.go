@@ -411,6 +411,9 @@ func (r *runner) runReal(runs []realRun) ([]outcome, error) {
 			return nil, err
 		}
 	}
+	if err := r.startBatch(runs, keys, todo); err != nil {
+		return nil, err
+	}
 	conc := r.v.Executor.Concurrency
 	if conc < 1 {
 		conc = 1
@@ -447,6 +450,114 @@ func (r *runner) runReal(runs []realRun) ([]outcome, error) {
 		}
 	}
 	return out, nil
+}
+
+// batched reports whether the runs of a phase go out as batches: when a
+// cluster scheduler queues them (every executor but local). On the local
+// executor the runtime itself keeps executor.concurrency runs going, one
+// Start each.
+func (r *runner) batched() bool {
+	k := r.v.Executor.Kind
+	return k != "" && k != "local"
+}
+
+// startBatch starts the reserved runs that have no handle yet as one batch
+// per trainer (on Slurm, one job array) and journals every handle before
+// anyone waits on them. Runs with a journaled handle are left to Wait; on
+// resume, reserved runs that never started go out again as a batch of just
+// those (StartBatch is idempotent per run id, so a run the trainer did start
+// returns its recorded handle). A trainer that cannot batch, or a batch that
+// fails after retries, leaves the runs without handles to execute1, which
+// starts them one by one.
+func (r *runner) startBatch(runs []realRun, keys []string, todo []int) error {
+	if !r.batched() {
+		return nil
+	}
+	var order []string
+	byTrainer := map[string][]int{}
+	for _, i := range todo {
+		if run, ok := r.j.Run(keys[i]); !ok || run.Handle != nil || run.Result != nil {
+			continue
+		}
+		name := r.envs[runs[i].Task.Env].Trainer
+		if _, ok := byTrainer[name]; !ok {
+			order = append(order, name)
+		}
+		byTrainer[name] = append(byTrainer[name], i)
+	}
+	for _, name := range order {
+		idx := byTrainer[name]
+		if len(idx) < 2 {
+			continue // one run: execute1 starts it
+		}
+		err := r.call(name, func(inst Instance) error {
+			bs, ok := inst.Trainer().(plugins.BatchStarter)
+			if !ok {
+				return plugins.ErrUnsupported
+			}
+			// After a crash mid-batch, send only the runs still without a handle.
+			req := &plugins.BatchRequest{}
+			var pending []string
+			for _, i := range idx {
+				if run, _ := r.j.Run(keys[i]); run.Handle == nil {
+					req.Runs = append(req.Runs, r.runRequest(runs[i], keys[i]))
+					pending = append(pending, keys[i])
+				}
+			}
+			if len(pending) == 0 {
+				return nil
+			}
+			resp, err := bs.StartBatch(r.ctx, req)
+			if resp != nil {
+				if jerr := r.journalHandles(pending, resp.Handles); jerr != nil {
+					return jerr
+				}
+			}
+			return err
+		})
+		if err != nil {
+			if r.ctx.Err() != nil {
+				return r.ctx.Err()
+			}
+			if errors.Is(err, errPermanent) {
+				return err
+			}
+			if !errors.Is(err, plugins.ErrUnsupported) {
+				r.progress.logf("starting %d runs as one batch on plugin %s: %v; starting them one by one", len(idx), name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// journalHandles records the handles a batch returned, durably, in one
+// group commit.
+func (r *runner) journalHandles(keys []string, hs []*plugins.RunHandle) error {
+	if len(hs) > len(keys) {
+		return fmt.Errorf("%w: StartBatch of %d runs returned %d handles", errPermanent, len(keys), len(hs))
+	}
+	n := 0
+	for i, h := range hs {
+		if h == nil {
+			continue
+		}
+		if h.RunID != "" && h.RunID != keys[i] {
+			return fmt.Errorf("%w: StartBatch returned the handle of run %s in the place of run %s", errPermanent, h.RunID, keys[i])
+		}
+		c := *h
+		c.RunID = keys[i]
+		if err := r.j.Append(journal.KindStarted, keys[i], &c); err != nil {
+			return fmt.Errorf("%w: %v", errPermanent, err)
+		}
+		n++
+	}
+	if n == 0 {
+		return nil
+	}
+	if err := r.j.Flush(); err != nil {
+		return fmt.Errorf("%w: %v", errPermanent, err)
+	}
+	return nil
 }
 
 // latestAttempt finds the attempt of a run to continue: a run whose
@@ -515,19 +626,16 @@ func (r *runner) execute1(rr realRun, key string) (*plugins.RunResult, error) {
 	}
 }
 
-func (r *runner) attempt(rr realRun, key string) (*plugins.RunResult, error) {
+// runRequest is the trainer's request for attempt key of a run.
+func (r *runner) runRequest(rr realRun, key string) *plugins.RunRequest {
 	env := r.envs[rr.Task.Env]
-	run, _ := r.j.Run(key)
-	if run.Result != nil {
-		return run.Result, nil
-	}
 	var cfg map[string]any
 	for _, p := range r.v.Plugins {
 		if p.Name == env.Trainer {
 			cfg = p.Config
 		}
 	}
-	req := &plugins.RunRequest{RunID: key, Env: env.Name, Task: rr.Task.Name,
+	return &plugins.RunRequest{RunID: key, Env: env.Name, Task: rr.Task.Name,
 		// One training seed per task (common random numbers): a proposal's
 		// gain over the baseline measures its edits, not seed noise.
 		Seed: int64(derive(r.v.Seed, "task/"+rr.Task.Env+"/"+rr.Task.Name) >> 1), Proposal: rr.Proposal, Config: cfg,
@@ -535,6 +643,15 @@ func (r *runner) attempt(rr realRun, key string) (*plugins.RunResult, error) {
 		GPUs:     env.GPUs,
 		WorkDir:  filepath.Join(r.dir, "work", strings.NewReplacer("/", "_", "~", "-").Replace(key)),
 	}
+}
+
+func (r *runner) attempt(rr realRun, key string) (*plugins.RunResult, error) {
+	env := r.envs[rr.Task.Env]
+	run, _ := r.j.Run(key)
+	if run.Result != nil {
+		return run.Result, nil
+	}
+	req := r.runRequest(rr, key)
 	var res *plugins.RunResult
 	err := r.call(env.Trainer, func(inst Instance) error {
 		t := inst.Trainer()
