@@ -186,6 +186,7 @@ func quoted(s string) string {
 
 // decodeAttr evaluates one attribute and stores it in fv by the field's type.
 func (l *loader) decodeAttr(a *hcl.Attribute, f *spec.Field, fv reflect.Value, ctx *hcl.EvalContext) {
+	defer l.track.enter(a.Expr.Range())()
 	rng := toRange(a.Expr.Range())
 	switch f.Type {
 	case "ref":

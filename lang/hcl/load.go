@@ -4,6 +4,7 @@ import (
 	"os"
 	"reflect"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/ext/dynblock"
@@ -11,6 +12,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 
 	"assay/lang/diag"
+	"assay/lang/internal/budget"
 	"assay/lang/spec"
 )
 
@@ -22,6 +24,15 @@ type Options struct {
 	// VarFiles are paths of HCL files of "name = value" assignments, from
 	// -var-file, applied in order.
 	VarFiles []string
+	// UnknownVar, when set, receives each -var and -var-file name the spec
+	// does not declare, instead of an E_VAR_UNKNOWN error. lang/load sets it
+	// because a spec with extends may take variables its base declares; it
+	// checks the names over every file of the chain. It may be called from
+	// another goroutine.
+	UnknownVar func(name string, at diag.Range)
+	// Timeout bounds the time evaluating the spec may take; 0 means the
+	// default of 10 s. A spec that runs past it is reported as E_TOO_COMPLEX.
+	Timeout time.Duration
 }
 
 // Diagnostic codes of this package. Codes shared with the compiler (E_TYPE,
@@ -57,6 +68,10 @@ func LoadFile(path string, opts Options) (*spec.Spec, diag.Diagnostics) {
 // errors so editors and later passes can still work; the spec is nil only
 // when the file does not parse.
 func Load(filename string, src []byte, opts Options) (*spec.Spec, diag.Diagnostics) {
+	lim := budget.Limits{Timeout: opts.Timeout}.WithDefaults()
+	if d := tooLarge(filename, src, lim); d != nil {
+		return nil, diag.Diagnostics{d}
+	}
 	file, hd := hclsyntax.ParseConfig(src, filename, hcl.InitialPos)
 	if hd.HasErrors() {
 		ds := convertAll(hd, codeSyntax)
@@ -65,9 +80,29 @@ func Load(filename string, src []byte, opts Options) (*spec.Spec, diag.Diagnosti
 	}
 	body := file.Body.(*hclsyntax.Body)
 
-	s := &spec.Spec{Files: []string{filename}, Range: toRange(body.SrcRange)}
-	l := &loader{}
+	// Evaluation runs under a deadline and a memory ceiling: expressions are
+	// a small language, and neither HCL nor cty can be interrupted.
+	l := &loader{track: &tracker{}}
+	type result struct {
+		s  *spec.Spec
+		ds diag.Diagnostics
+	}
+	r, ex := budget.Run(lim, func() result {
+		s := l.evaluate(filename, body, opts)
+		return result{s, l.diags}
+	})
+	if ex != budget.Within {
+		s := &spec.Spec{Files: []string{filename}, Range: toRange(body.SrcRange)}
+		return s, diag.Diagnostics{exceeded(ex, lim, l.track.at.Load(), body)}
+	}
+	r.ds.Sort()
+	return r.s, r.ds
+}
 
+// evaluate reads variables and locals, expands dynamic blocks and decodes
+// the spec.
+func (l *loader) evaluate(filename string, body *hclsyntax.Body, opts Options) *spec.Spec {
+	s := &spec.Spec{Files: []string{filename}, Range: toRange(body.SrcRange)}
 	vars := l.variables(body, opts)
 	s.Variables = vars.list
 	ctx := &hcl.EvalContext{
@@ -78,14 +113,14 @@ func Load(filename string, src []byte, opts Options) (*spec.Spec, diag.Diagnosti
 
 	expanded := dynblock.Expand(body, ctx)
 	l.decodeBody(expanded, spec.Describe(), reflect.ValueOf(s).Elem(), ctx, true)
-
-	l.diags.Sort()
-	return s, l.diags
+	return s
 }
 
 // loader collects diagnostics across the passes of one load.
 type loader struct {
 	diags diag.Diagnostics
+	// track is shared with the goroutine that waits on the evaluation.
+	track *tracker
 }
 
 func (l *loader) add(items ...any) { l.diags = l.diags.Append(items...) }

@@ -21,6 +21,8 @@ type varSet struct {
 	list   []*spec.Variable
 	types  map[string]cty.Type // cty.DynamicPseudoType when untyped
 	values map[string]cty.Value
+	// unknown is Options.UnknownVar.
+	unknown func(name string, at diag.Range)
 }
 
 func (v *varSet) names() []string {
@@ -59,7 +61,7 @@ var varTypes = map[string]cty.Type{
 // variables decodes the variable blocks, then applies -var-file and -var in
 // that order, and checks that every variable ends with a value.
 func (l *loader) variables(body *hclsyntax.Body, opts Options) *varSet {
-	vs := &varSet{types: map[string]cty.Type{}, values: map[string]cty.Value{}}
+	vs := &varSet{types: map[string]cty.Type{}, values: map[string]cty.Value{}, unknown: opts.UnknownVar}
 	schema := spec.Describe().Field("variable").Block
 	fnCtx := &hcl.EvalContext{Functions: functions()}
 	seen := map[string]*hclsyntax.Block{}
@@ -124,7 +126,9 @@ func (l *loader) variables(body *hclsyntax.Body, opts Options) *varSet {
 			}
 		}
 		if a, ok := b.Body.Attributes["default"]; ok {
+			leave := l.track.enter(a.Expr.Range())
 			val, hd := a.Expr.Value(fnCtx)
+			leave()
 			l.addHCL(hd, codeExpr)
 			broken = broken || hd.HasErrors()
 			if !hd.HasErrors() {
@@ -215,6 +219,10 @@ func (l *loader) varFile(path string, vs *varSet, byName map[string]*spec.Variab
 	}
 	for _, a := range sortedAttrs(body.Attributes) {
 		v, ok := byName[a.Name]
+		if !ok && vs.unknown != nil {
+			vs.unknown(a.Name, toRange(a.NameRange))
+			continue
+		}
 		if !ok {
 			l.add(unknownVariable(a.Name, toRange(a.NameRange), vs))
 			continue
@@ -245,6 +253,10 @@ func (l *loader) varFlag(raw string, vs *varSet, byName map[string]*spec.Variabl
 		return
 	}
 	v, ok := byName[name]
+	if !ok && vs.unknown != nil {
+		vs.unknown(name, at)
+		return
+	}
 	if !ok {
 		d := unknownVariable(name, at, vs)
 		d.Summary = fmt.Sprintf("-var %s: %s", raw, d.Summary)
@@ -331,34 +343,71 @@ func (l *loader) locals(body *hclsyntax.Body, ctx *hcl.EvalContext) cty.Value {
 			order = append(order, a.Name)
 		}
 	}
-	values := map[string]cty.Value{}
-	done := map[string]bool{}
-	for progress := true; progress; {
-		progress = false
-		for _, name := range order {
-			if done[name] {
-				continue
-			}
-			a := exprs[name]
-			ready := true
-			for _, t := range a.Expr.Variables() {
-				if dep := localName(t); dep != "" && exprs[dep] != nil && !done[dep] {
-					ready = false
+	// Each local is evaluated once, after the locals it names, with only
+	// those in scope: a file of many locals costs time in proportion to its
+	// size, not to its square.
+	deps := map[string][]string{}
+	missing := map[string]bool{} // names a local that does not exist
+	for name, a := range exprs {
+		for _, t := range a.Expr.Variables() {
+			if dep := localName(t); dep != "" {
+				if exprs[dep] != nil {
+					deps[name] = append(deps[name], dep)
+				} else {
+					missing[name] = true
 				}
 			}
-			if !ready {
-				continue
-			}
-			ctx.Variables["local"] = cty.ObjectVal(withUnknown(values, exprs))
-			val, hd := a.Expr.Value(ctx)
-			l.addHCL(hd, codeExpr)
-			if hd.HasErrors() {
-				val = cty.DynamicVal
-			}
-			values[name] = val
-			done[name] = true
-			progress = true
 		}
+	}
+	const (
+		visiting = iota + 1
+		evaluated
+		blocked // in a cycle, or depends on one
+	)
+	values := map[string]cty.Value{}
+	done := map[string]bool{}
+	state := map[string]int{}
+	var visit func(name string) bool
+	visit = func(name string) bool {
+		switch state[name] {
+		case visiting, blocked:
+			return false
+		case evaluated:
+			return true
+		}
+		state[name] = visiting
+		ok := true
+		for _, d := range deps[name] {
+			ok = visit(d) && ok
+		}
+		if !ok {
+			state[name] = blocked
+			return false
+		}
+		scope := make(map[string]cty.Value, len(deps[name]))
+		for _, d := range deps[name] {
+			scope[d] = values[d]
+		}
+		if missing[name] {
+			// The full set, so HCL's error can suggest the local meant.
+			scope = withUnknown(values, exprs)
+		}
+		a := exprs[name]
+		ctx.Variables["local"] = cty.ObjectVal(scope)
+		leave := l.track.enter(a.Expr.Range())
+		val, hd := a.Expr.Value(ctx)
+		leave()
+		l.addHCL(hd, codeExpr)
+		if hd.HasErrors() {
+			val = cty.DynamicVal
+		}
+		values[name] = val
+		done[name] = true
+		state[name] = evaluated
+		return true
+	}
+	for _, name := range order {
+		visit(name)
 	}
 	for _, name := range order {
 		if !done[name] {

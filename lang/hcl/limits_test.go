@@ -1,0 +1,80 @@
+package hcl
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Specs that would hang the parser or the evaluator, or overflow the stack,
+// are refused with a positioned E_TOO_LARGE or E_TOO_COMPLEX.
+func TestLimits(t *testing.T) {
+	cases := []struct {
+		name, src string
+		code      string
+		line, col int
+		summary   string
+	}{
+		{"size", "name = \"" + strings.Repeat("a", 1<<20) + "\"\n", codeTooLarge, 1, 1, "bytes"},
+		{"brackets", "locals {\n x = " + strings.Repeat("[", 10000) + strings.Repeat("]", 10000) + "\n}\n", codeTooComplex, 2, 105, "nesting deeper than 100"},
+		{"blocks", strings.Repeat("a {\n", 200) + strings.Repeat("}\n", 200), codeTooComplex, 101, 3, "nesting deeper than 100"},
+		{"templates", "locals {\n x = " + strings.Repeat("\"${", 200) + "1" + strings.Repeat("}\"", 200) + "\n}\n", codeTooComplex, 2, 154, "nesting deeper than 100"},
+		{"prefix operators", "locals {\n x = " + strings.Repeat("-", 200) + "1\n}\n", codeTooComplex, 2, 106, "prefix operators"},
+		{"operators", "locals {\n x = 1" + strings.Repeat("+1", 60000) + "\n}\n", codeTooComplex, 2, 100007, "more than 50000 operators"},
+		// 9x10^4 values: about a second of work, far past the deadline.
+		{"slow local", "locals {\n a = 1\n x = [for a in range(300) : [for b in range(300) : \"${a}-${b}\"]]\n}\n", codeTooComplex, 3, 6, "evaluating this expression did not finish"},
+		{"slow dynamic block", "dynamic \"environment\" {\n for_each = flatten([for a in range(300) : [for b in range(300) : \"${a}-${b}\"]])\n labels = [environment.value]\n content {}\n}\n", codeTooComplex, 2, 13, "expanding dynamic blocks"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, ds := Load("l.hcl", []byte(c.src), Options{Timeout: 100 * time.Millisecond})
+			if len(ds) != 1 {
+				t.Fatalf("want one diagnostic, got %d:\n%s", len(ds), ds.Format(0))
+			}
+			d := ds[0]
+			if d.Code != c.code || d.Range.Start.Line != c.line || d.Range.Start.Column != c.col || !strings.Contains(d.Summary, c.summary) || d.Detail == "" {
+				t.Errorf("got %s:%d:%d %s %q (%s), want %d:%d %s %q", d.Range.Filename, d.Range.Start.Line, d.Range.Start.Column, d.Code, d.Summary, d.Detail, c.line, c.col, c.code, c.summary)
+			}
+		})
+	}
+}
+
+// A spec just inside the limits loads as usual.
+func TestWithinLimits(t *testing.T) {
+	src := "locals {\n x = " + strings.Repeat("[", 90) + "1" + strings.Repeat("]", 90) + "\n y = " + strings.Repeat("-", 50) + "1\n}\nname = \"ok\"\n"
+	s, ds := Load("w.hcl", []byte(src), Options{})
+	if ds.HasErrors() || s.Name.V != "ok" {
+		t.Fatalf("%s", ds.Format(0))
+	}
+}
+
+// manyLocals is a chain of n locals, each naming the next, declared in the
+// order that needs the most passes of a naive resolver.
+func manyLocals(n int) []byte {
+	var b strings.Builder
+	b.WriteString("locals {\n")
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "  a%06d = local.a%06d + 1\n", i, i+1)
+	}
+	fmt.Fprintf(&b, "  a%06d = 1\n}\nname = \"n${local.a000000}\"\n", n)
+	return []byte(b.String())
+}
+
+func TestManyLocals(t *testing.T) {
+	s, ds := Load("m.hcl", manyLocals(2000), Options{})
+	if ds.HasErrors() || s.Name.V != "n2001" {
+		t.Fatalf("name %q: %s", s.Name.V, ds.Format(0))
+	}
+}
+
+// BenchmarkManyLocals guards against resolving locals in quadratic time.
+func BenchmarkManyLocals(b *testing.B) {
+	src := manyLocals(20000)
+	b.SetBytes(int64(len(src)))
+	for b.Loop() {
+		if _, ds := Load("m.hcl", src, Options{}); ds.HasErrors() {
+			b.Fatal(ds.Format(0))
+		}
+	}
+}
