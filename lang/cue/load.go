@@ -29,6 +29,10 @@ type Options struct {
 	// VarFiles are paths of CUE or JSON files of NAME: VALUE fields, from
 	// -var-file, applied in order.
 	VarFiles []string
+	// UnknownVar, when set, receives each -var and -var-file name the spec
+	// does not declare, instead of an E_VAR_UNKNOWN error; see the HCL front
+	// end's option of the same name.
+	UnknownVar func(name string, at diag.Range)
 }
 
 // Diagnostic codes of this package. cue_syntax and cue_constraint are CUE's

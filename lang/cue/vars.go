@@ -22,13 +22,15 @@ type varSet struct {
 	from   map[string]diag.Range // where the final value came from
 	// reported are variables whose missing value was already explained.
 	reported map[string]bool
+	// unknown is Options.UnknownVar.
+	unknown func(name string, at diag.Range)
 }
 
 // variables reads the variable declarations of the phase-1 value, then
 // applies -var-file and -var in that order, and checks every variable ends
 // with a value of its type.
 func (l *loader) variables(ctx *cue.Context, v cue.Value, opts Options) *varSet {
-	vs := &varSet{types: map[string]string{}, ranges: map[string]diag.Range{}, values: map[string]any{}, from: map[string]diag.Range{}, reported: map[string]bool{}}
+	vs := &varSet{types: map[string]string{}, ranges: map[string]diag.Range{}, values: map[string]any{}, from: map[string]diag.Range{}, reported: map[string]bool{}, unknown: opts.UnknownVar}
 	decl := v.LookupPath(cue.ParsePath("variable"))
 	if decl.Exists() && decl.Kind() == cue.StructKind {
 		it, _ := decl.Fields()
@@ -110,6 +112,10 @@ func (l *loader) varFile(ctx *cue.Context, path string, vs *varSet) {
 	for it.Next() {
 		name := it.Selector().Unquoted()
 		fv := it.Value()
+		if !vs.declared(name) && vs.unknown != nil {
+			vs.unknown(name, l.labelRange(fv))
+			continue
+		}
 		if !vs.declared(name) {
 			l.add(l.unknownVar(name, l.labelRange(fv), vs))
 			continue
@@ -137,6 +143,10 @@ func (l *loader) varFlag(raw string, vs *varSet) {
 	if !ok || name == "" {
 		l.add(diag.Errorf(codeVarSyntax, at, "-var %q is not an assignment", raw).
 			WithDetail("Write -var NAME=VALUE, e.g. -var steps=40."))
+		return
+	}
+	if !vs.declared(name) && vs.unknown != nil {
+		vs.unknown(name, at)
 		return
 	}
 	if !vs.declared(name) {

@@ -1,9 +1,12 @@
 package load
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
+	"sync"
 
 	"assay/lang/cue"
 	"assay/lang/diag"
@@ -25,61 +28,210 @@ type Sources map[string][]byte
 
 // Diagnostic codes of this package.
 const (
-	codeFileRead = "E_FILE_READ"
-	codeFormat   = "E_SPEC_FORMAT"
+	codeFileRead     = "E_FILE_READ"
+	codeFormat       = "E_SPEC_FORMAT"
+	codeExtends      = "E_EXTENDS"
+	codeExtendsCycle = "E_EXTENDS_CYCLE"
+	codeVarUnknown   = "E_VAR_UNKNOWN"
 )
 
+// Code is a diagnostic code of this package and what it means, for the
+// language reference.
+type Code struct{ Code, Meaning string }
+
+// Codes lists the codes of `extends` resolution.
+var Codes = []Code{
+	{codeExtends, "the base spec that extends names cannot be read, or extends is not a path to a .hcl or .cue spec"},
+	{codeExtendsCycle, "specs extend each other in a cycle"},
+}
+
 // Load reads the spec at path with the front end its extension selects and
-// returns it with the sources it read. As with the front ends, the spec may
+// returns it with the sources it read. A spec with `extends` is merged over
+// its base (spec.Merge), which is loaded the same way, recursively and with
+// the same variables; the result stands alone, lists every file in Files,
+// and the sources include the base files. A -var or -var-file entry must be
+// declared by some file of the chain. As with the front ends, the spec may
 // be a best-effort partial result when there are errors.
 func Load(path string, opts Options) (*spec.Spec, Sources, diag.Diagnostics) {
+	r := &resolver{opts: opts, src: Sources{}, declared: map[string]bool{}}
+	s, ds := r.load(path, nil, diag.Range{})
+	ds = append(ds, r.unknownVars()...)
+	ds = ds.Dedup()
+	ds.Sort()
+	return s, r.src, ds
+}
+
+// resolver loads one chain of specs joined by extends.
+type resolver struct {
+	opts Options
+	src  Sources
+	// declared is every variable name declared in a file of the chain.
+	declared map[string]bool
+	mu       sync.Mutex // guards unknown: front ends may call back from another goroutine
+	unknown  []unknownVar
+}
+
+type unknownVar struct {
+	name string
+	at   diag.Range
+}
+
+// load loads path and, when it extends another spec, the base under it.
+// chain holds the files that extend path, outermost first, for cycles; from
+// is the extends attribute that named path (invalid for the spec the user
+// gave).
+func (r *resolver) load(path string, chain []string, from diag.Range) (*spec.Spec, diag.Diagnostics) {
+	s, ds := r.loadFile(path, from)
+	if s == nil {
+		return nil, ds
+	}
+	for _, v := range s.Variables {
+		r.declared[v.Name] = true
+	}
+	if !s.Extends.Set {
+		return s, ds
+	}
+	at := s.Extends.Range
+	if strings.TrimSpace(s.Extends.V) == "" {
+		return s, append(ds, diag.Errorf(codeExtends, at, "extends is empty").
+			WithDetail("Write the path of the base spec relative to this file, e.g. extends = \"lm2lm.hcl\", or remove extends."))
+	}
+	base := s.Extends.V
+	if !filepath.IsAbs(base) {
+		dir := filepath.Dir(path)
+		if at.Filename != "" {
+			dir = filepath.Dir(at.Filename)
+		} else if info, err := os.Stat(path); err == nil && info.IsDir() {
+			dir = path
+		}
+		base = filepath.Join(dir, base)
+	}
+	chain = append(chain[:len(chain):len(chain)], path)
+	for i, c := range chain {
+		if key(c) == key(base) {
+			loop := append(append([]string(nil), chain[i:]...), base)
+			return s, append(ds, diag.Errorf(codeExtendsCycle, at, "specs extend each other in a cycle: %s", strings.Join(loop, " -> ")).
+				WithDetail("A spec cannot build on itself, directly or through others; remove extends from one of them."))
+		}
+	}
+	b, bds := r.load(base, chain, at)
+	ds = append(ds, bds...)
+	if b == nil {
+		return s, ds
+	}
+	return spec.Merge(b, s), ds
+}
+
+// loadFile loads one spec with its front end. A base that cannot be read
+// is reported at the extends attribute that names it.
+func (r *resolver) loadFile(path string, from diag.Range) (*spec.Spec, diag.Diagnostics) {
 	info, err := os.Stat(path)
 	if err != nil {
-		return nil, nil, diag.Diagnostics{diag.Errorf(codeFileRead, diag.Range{Filename: path}, "cannot read spec: %v", unwrapPathError(err)).
+		if from.Filename != "" {
+			return nil, diag.Diagnostics{diag.Errorf(codeExtends, from, "cannot read base spec %s: %v", path, unwrapPathError(err)).
+				WithDetail("extends is a path relative to the file that writes it; fix the path, or remove extends to make the spec stand alone.")}
+		}
+		return nil, diag.Diagnostics{diag.Errorf(codeFileRead, diag.Range{Filename: path}, "cannot read spec: %v", unwrapPathError(err)).
 			WithDetail("check the path; specs are .hcl files, .cue files or directories of .cue files")}
+	}
+	onUnknown := func(name string, at diag.Range) {
+		r.mu.Lock()
+		r.unknown = append(r.unknown, unknownVar{name, at})
+		r.mu.Unlock()
 	}
 	switch {
 	case info.IsDir() || strings.EqualFold(filepath.Ext(path), ".cue"):
-		return loadCUE(path, opts)
+		return r.loadCUE(path, onUnknown)
 	case strings.EqualFold(filepath.Ext(path), ".hcl"):
-		return loadHCL(path, opts)
+		return r.loadHCL(path, onUnknown)
 	}
-	return nil, nil, diag.Diagnostics{diag.Errorf(codeFormat, diag.Range{Filename: path}, "cannot tell the spec language of %q from its name", path).
+	if from.Filename != "" {
+		return nil, diag.Diagnostics{diag.Errorf(codeExtends, from, "cannot tell the spec language of base spec %s from its name", path).
+			WithDetail("extends names an HCL spec (*.hcl), a CUE spec (*.cue) or a directory of .cue files.")}
+	}
+	return nil, diag.Diagnostics{diag.Errorf(codeFormat, diag.Range{Filename: path}, "cannot tell the spec language of %q from its name", path).
 		WithDetail("name HCL specs *.hcl and CUE specs *.cue (or pass a directory of .cue files)")}
 }
 
-func loadHCL(path string, opts Options) (*spec.Spec, Sources, diag.Diagnostics) {
-	src := Sources{}
+func (r *resolver) loadHCL(path string, onUnknown func(string, diag.Range)) (*spec.Spec, diag.Diagnostics) {
 	if b, err := os.ReadFile(path); err == nil {
-		src[path] = b
+		r.src[path] = b
 	}
-	for _, f := range opts.VarFiles {
-		if b, err := os.ReadFile(f); err == nil {
-			src[f] = b
-		}
-	}
-	s, diags := hcl.LoadFile(path, hcl.Options{Vars: opts.Vars, VarFiles: opts.VarFiles})
-	return s, src, diags
+	r.readVarFiles()
+	return hcl.LoadFile(path, hcl.Options{Vars: r.opts.Vars, VarFiles: r.opts.VarFiles, UnknownVar: onUnknown})
 }
 
-func loadCUE(path string, opts Options) (*spec.Spec, Sources, diag.Diagnostics) {
-	s, diags := cue.LoadFile(path, cue.Options{Vars: opts.Vars, VarFiles: opts.VarFiles})
-	src := Sources{}
+func (r *resolver) loadCUE(path string, onUnknown func(string, diag.Range)) (*spec.Spec, diag.Diagnostics) {
+	s, diags := cue.LoadFile(path, cue.Options{Vars: r.opts.Vars, VarFiles: r.opts.VarFiles, UnknownVar: onUnknown})
 	if s != nil {
 		for _, f := range s.Files {
 			if b, err := os.ReadFile(f); err == nil {
-				src[f] = b
+				r.src[f] = b
 			}
 		}
 	} else if b, err := os.ReadFile(path); err == nil {
-		src[path] = b
+		r.src[path] = b
 	}
-	for _, f := range opts.VarFiles {
+	r.readVarFiles()
+	return s, diags
+}
+
+func (r *resolver) readVarFiles() {
+	for _, f := range r.opts.VarFiles {
+		if _, ok := r.src[f]; ok {
+			continue
+		}
 		if b, err := os.ReadFile(f); err == nil {
-			src[f] = b
+			r.src[f] = b
 		}
 	}
-	return s, src, diags
+}
+
+// unknownVars reports the -var and -var-file names that no file of the
+// chain declares, once each.
+func (r *resolver) unknownVars() diag.Diagnostics {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	names := make([]string, 0, len(r.declared))
+	for n := range r.declared {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var ds diag.Diagnostics
+	seen := map[string]bool{}
+	for _, u := range r.unknown {
+		k := fmt.Sprintf("%s\x00%s:%d:%d", u.name, u.at.Filename, u.at.Start.Line, u.at.Start.Column)
+		if r.declared[u.name] || seen[k] {
+			continue
+		}
+		seen[k] = true
+		d := diag.Errorf(codeVarUnknown, u.at, "no variable %q is declared", u.name)
+		if u.at.Filename == "-var" {
+			d.Summary = "-var " + u.name + ": " + d.Summary
+		}
+		hint := ""
+		if s := diag.DidYouMean(u.name, names); s != "" {
+			hint = s + " "
+		}
+		if len(names) == 0 {
+			d.WithDetail("%sThe spec declares no variables; declare %s in a variable block first.", hint, u.name)
+		} else {
+			d.WithDetail("%sThe declared variables (of the spec and any spec it extends) are: %s.", hint, strings.Join(names, ", "))
+		}
+		ds = append(ds, d)
+	}
+	return ds
+}
+
+// key identifies a file for cycle detection, however its path is written.
+func key(path string) string {
+	if a, err := filepath.Abs(path); err == nil {
+		path = a
+	}
+	if e, err := filepath.EvalSymlinks(path); err == nil {
+		path = e
+	}
+	return filepath.Clean(path)
 }
 
 func unwrapPathError(err error) error {

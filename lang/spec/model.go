@@ -3,8 +3,11 @@ package spec
 import "assay/lang/diag"
 
 // Spec is one experiment. A front end fills it from one file (or a CUE
-// package); presets from stdlib/ are already merged in.
+// package) and leaves Extends as written; lang/load then loads the base spec
+// and merges this one over it (Merge), so later phases see a spec that
+// stands alone. Presets from stdlib/ are merged in by the compiler.
 type Spec struct {
+	Extends     Val[string] `assay:"extends" doc:"base spec this one builds on, a path relative to this file (.hcl or .cue); this file's attributes and blocks are merged over it"`
 	Name        Val[string] `assay:"name" doc:"experiment name; defaults to the file name without extension"`
 	Description Val[string] `assay:"description" doc:"what the experiment is for"`
 	Seed        Val[int]    `assay:"seed" doc:"random seed of the whole run; a run with the same seed makes the same choices"`
