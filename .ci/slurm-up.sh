@@ -64,9 +64,22 @@ ReturnToService=2
 # Start batch jobs at once, and keep finished jobs visible to scontrol.
 SchedulerParameters=batch_sched_delay=0
 MinJobAge=86400
-NodeName=$name $hw State=UNKNOWN
+# Stand-in GPUs: every Assay run asks for --gres=gpu:N (run_cost.gpus is at
+# least 1), so the node advertises 8, backed by character devices that are
+# copies of /dev/null (slurmd insists on device files; nothing opens them).
+GresTypes=gpu
+NodeName=$name $hw Gres=gpu:8 State=UNKNOWN
 PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 CONF
+
+mkdir -p "$dir/dev"
+for i in 0 1 2 3 4 5 6 7; do
+	[ -c "$dir/dev/gpu$i" ] || mknod "$dir/dev/gpu$i" c 1 3
+done
+cat >/etc/slurm/gres.conf <<GRES
+# Written by .ci/slurm-up.sh: stand-in GPUs for the test node.
+NodeName=$name Name=gpu File=$dir/dev/gpu[0-7]
+GRES
 
 slurmctld -i
 slurmd
