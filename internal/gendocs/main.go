@@ -10,6 +10,7 @@ import (
 
 	"assay/compiler"
 	"assay/lang/formula"
+	"assay/lang/load"
 	"assay/lang/spec"
 	"assay/stdlib"
 )
@@ -36,12 +37,15 @@ func render() []byte {
 	w("block `name \"label\" { ... }`. A reference such as `role.rwm` names a\n")
 	w("labelled block by kind and label.\n\n")
 	w("Contents: [Blocks and attributes](#blocks-and-attributes),\n")
+	w("[Extending a spec](#extending-a-spec),\n")
 	w("[Defaults](#defaults), [Formulas](#formulas),\n")
 	w("[Functions](#functions), [Diagnostic codes](#diagnostic-codes).\n\n")
 
 	w("## Blocks and attributes\n\n")
 	root := spec.Describe()
 	writeBlock(&b, root, "", 3)
+
+	writeExtends(&b)
 
 	w("## Defaults\n\n")
 	w("The compiler fills these fields when a spec leaves them unset. Any other\n")
@@ -73,6 +77,9 @@ func render() []byte {
 	w("warnings with `W_`.\n\n")
 	w("| code | meaning |\n| --- | --- |\n")
 	codes := append([]compiler.Code(nil), compiler.Codes...)
+	for _, c := range load.Codes {
+		codes = append(codes, compiler.Code{Code: c.Code, Meaning: c.Meaning})
+	}
 	codes = append(codes,
 		compiler.Code{Code: "E_FORMULA_SYNTAX", Meaning: "a formula does not parse; the message says what was expected"},
 		compiler.Code{Code: "E_FORMULA_NAME", Meaning: "a formula uses a name or function that does not exist where it is used"},
@@ -220,4 +227,43 @@ func upperFirst(s string) string {
 func cell(s string) string {
 	s = strings.ReplaceAll(s, "|", `\|`)
 	return strings.ReplaceAll(s, "\n", " ")
+}
+
+// writeExtends explains `extends`: how a spec builds on another.
+func writeExtends(b *bytes.Buffer) {
+	w := func(s string) { b.WriteString(s) }
+	w("## Extending a spec\n\n")
+	w("A spec may build on another with `extends`, the path of a base spec\n")
+	w("relative to the file that writes it. The spec then holds only what it\n")
+	w("adds or changes, and means the base with its own attributes and blocks\n")
+	w("merged over it:\n\n")
+	w("```hcl\n")
+	w("extends = \"lm2lm.hcl\"\n\n")
+	w("name = \"lm2lm-eval\"\n\n")
+	w("loop \"policy\" {\n  steps = 48 # only steps changes; the rest of the base's loop stays\n}\n\n")
+	w("evaluation {\n  split   = \"holdout\"\n  avg_at  = 4\n  best_at = 4\n}\n")
+	w("```\n\n")
+	w("- An attribute the spec sets wins; one it leaves out is inherited.\n")
+	w("- A block written once (`budget`, `calibration`, `run_cost`, ...) merges\n")
+	w("  attribute by attribute, so `budget { real_runs = 240 }` keeps the\n")
+	w("  base's other caps.\n")
+	w("- Labelled blocks merge by label: `loop \"policy\" { steps = 48 }` changes\n")
+	w("  one attribute of the base's policy loop; a new label adds a block.\n")
+	w("- Maps (`prices.gpu_hourly`, plugin `config`) merge entry by entry;\n")
+	w("  lists (`calibration.after_steps`, sweep `values`) are replaced whole.\n")
+	w("- A block cannot be removed, only changed; to drop one, extend a smaller\n")
+	w("  base.\n\n")
+	w("The base may extend another spec in turn, and the languages mix: an HCL\n")
+	w("spec may extend a CUE spec (`extends: \"lm2lm.cue\"` in CUE) and the other\n")
+	w("way round. Each file is evaluated on its own: locals and `var.NAME` refer\n")
+	w("to what that file declares. A `-var` or `-var-file` entry may set a\n")
+	w("variable that any file of the chain declares, and every file that\n")
+	w("declares it gets the value; in a chain that mixes HCL and CUE each file\n")
+	w("reads the var files in its own language, so pass `-var` there instead.\n")
+	w("Diagnostics about an inherited value point into the base file.\n\n")
+	w("`assay validate`, `plan`, `estimate`, `run` and `diff` work on the merged\n")
+	w("spec (the plan hash is that of the equivalent flat spec); `assay convert`\n")
+	w("writes the merged spec, flat; `assay fmt` formats only the file it is\n")
+	w("given. A missing base is `E_EXTENDS`, specs that extend each other in a\n")
+	w("cycle `E_EXTENDS_CYCLE`.\n\n")
 }
