@@ -21,7 +21,9 @@ func newConvertCmd() *cobra.Command {
 same spec to OUT in the language its extension names (.hcl or .cue). The
 output is canonical and evaluated: locals, dynamic blocks, comprehensions
 and uses of variables become their values, while variable declarations are
-kept. The converted spec compiles to the same plan (the same plan hash).
+kept. A spec that extends another is written merged: one flat spec with
+its base's blocks in it and no extends. The converted spec compiles to the
+same plan (the same plan hash).
 
 Exit codes: 0 success, 1 the input does not load or the output cannot be
 written, 64 usage error.`,

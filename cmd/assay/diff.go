@@ -1,6 +1,8 @@
 package main
 
 import (
+	"archive/tar"
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -38,9 +40,11 @@ added and removed), and how the estimate moved: real runs, GPU-hours,
 dollars, LLM calls, wall hours, calls per role and the steps each loop's
 budget buys, as absolute and relative deltas of the expected value, with
 low – high where they differ. OLD and NEW may be any mix of HCL and CUE.
-Formatting, comments and the choice of front end are not changes.
+Formatting, comments, the choice of front end and whether a spec is written
+flat or with extends are not changes: specs are compared merged.
 
-With --git REV, OLD is PATH as committed at REV (read with git show) and
+With --git REV, OLD is PATH as committed at REV (its directory is read
+with git archive, so a base spec it extends there is read at REV too) and
 NEW is PATH in the working tree, so a pull request's job can run
   assay diff --git origin/main specs/lm2lm.hcl --format markdown
 
@@ -143,8 +147,10 @@ Exit codes (as terraform plan -detailed-exitcode):
 	return c
 }
 
-// gitShow writes PATH as of REV to a temporary file with the same extension,
-// so the front end is chosen the same way, and returns its path.
+// gitShow writes the spec's directory as committed at rev into a temporary
+// directory and returns the spec's path there, so a spec that extends a base
+// in the same directory (or below it) is compared with the base as committed
+// at rev too.
 func gitShow(rev, path string) (string, func(), error) {
 	ext := filepath.Ext(path)
 	if ext == "" {
@@ -154,25 +160,66 @@ func gitShow(rev, path string) (string, func(), error) {
 	if err != nil {
 		return "", nil, err
 	}
-	// "./name" makes git resolve the path from the file's directory, so
-	// the command works from any directory inside the repository.
-	cmd := exec.Command("git", "show", rev+":./"+filepath.Base(path))
+	// "REV:./" makes git resolve the tree from the spec's directory, so the
+	// command works from any directory inside the repository.
+	cmd := exec.Command("git", "archive", "--format=tar", rev+":./")
 	cmd.Dir = dir
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return "", nil, fmt.Errorf("git show %s:%s: %s", rev, path, strings.TrimSpace(stderr.String()+" "+err.Error()))
+		return "", nil, fmt.Errorf("git archive %s:%s: %s", rev, filepath.Dir(path), strings.TrimSpace(stderr.String()+" "+err.Error()))
 	}
-	f, err := os.CreateTemp("", "assay-diff-*"+ext)
+	tmp, err := os.MkdirTemp("", "assay-diff-")
 	if err != nil {
 		return "", nil, err
 	}
-	if _, err := f.Write(out); err != nil {
-		f.Close()
-		os.Remove(f.Name())
+	cleanup := func() { os.RemoveAll(tmp) }
+	if err := untar(out, tmp); err != nil {
+		cleanup()
 		return "", nil, err
 	}
-	f.Close()
-	return f.Name(), func() { os.Remove(f.Name()) }, nil
+	old := filepath.Join(tmp, filepath.Base(path))
+	if _, err := os.Stat(old); err != nil {
+		cleanup()
+		return "", nil, fmt.Errorf("%s is not in %s at %s", filepath.Base(path), filepath.Dir(path), rev)
+	}
+	return old, cleanup, nil
+}
+
+// untar extracts the regular files and directories of a tar archive into
+// dir; git archive writes nothing else that a spec can use.
+func untar(b []byte, dir string) error {
+	tr := tar.NewReader(bytes.NewReader(b))
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("reading git archive: %w", err)
+		}
+		name := filepath.FromSlash(h.Name)
+		if !filepath.IsLocal(name) {
+			continue
+		}
+		p := filepath.Join(dir, name)
+		switch h.Typeflag {
+		case tar.TypeDir:
+			if err := os.MkdirAll(p, 0o755); err != nil {
+				return err
+			}
+		case tar.TypeReg:
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				return err
+			}
+			data, err := io.ReadAll(tr)
+			if err != nil {
+				return err
+			}
+			if err := os.WriteFile(p, data, 0o644); err != nil {
+				return err
+			}
+		}
+	}
 }

@@ -24,7 +24,8 @@ func newFmtCmd() *cobra.Command {
 		Long: `Fmt puts HCL spec files in Assay's canonical layout: aligned equals signs,
 two-space indentation, single blank lines, one final newline. Formatting is
 idempotent, and it never changes what a spec means: its plan hash stays the
-same.
+same. Only the files given are formatted: the base spec that a file extends
+is left as it is.
 
 Without flags the formatted text is printed to standard output (FILES must
 then be a single file). With -w each file is rewritten in place. With
