@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"fmt"
 	"os"
 	"regexp"
 	"strings"
@@ -82,7 +83,8 @@ func TestNoSilentDefaults(t *testing.T) {
 
 // base.hcl: 24 steps / rollout_every 8 = 3 refreshes x 16 x 8 = 384
 // candidates; seed 10 over olmo3 (5 train) and mdm (1 train); calibration
-// 5 + 5; evaluation 3 holdout tasks x 4 = 12.
+// 5 + 5; evaluation 3 holdout tasks x 4 = 12; olmo3 declares its baseline,
+// so mdm's two tasks (train and holdout) get one baseline run each.
 func TestLowerBase(t *testing.T) {
 	p, _ := compileSource(t, "base.hcl", []byte(readBase(t)))
 	v := p.Variants[0]
@@ -92,8 +94,12 @@ func TestLowerBase(t *testing.T) {
 		byName[ph.Name] = ph
 		names = append(names, ph.Name)
 	}
-	if got := strings.Join(names, ","); got != "seed_records,rl.policy,calibration.policy.8,calibration.policy.16,evaluation" {
+	if got := strings.Join(names, ","); got != "baselines,seed_records,rl.policy,calibration.policy.8,calibration.policy.16,evaluation" {
 		t.Fatalf("phases = %s", got)
+	}
+	if b := byName["baselines"]; b.Kind != plan.PhaseBaselines || len(b.Calls.RealRuns) != 1 || b.Calls.RealRuns["mdm"] != plan.Exact(2) ||
+		len(b.Calls.LLM) != 0 || fmt.Sprint(b.Tasks) != "[{mdm t1} {mdm t2}]" {
+		t.Errorf("baselines phase = %+v, tasks %v", b, b.Tasks)
 	}
 	seed := byName["seed_records"].Calls.RealRuns
 	if seed["olmo3"].Expected != 8 || seed["mdm"].Expected != 2 {
@@ -132,11 +138,12 @@ func TestUntilBudgetSolve(t *testing.T) {
 	if ds.HasErrors() {
 		t.Fatal(ds.Format(0))
 	}
-	// Room: 1000 - 10 seed - 12 evaluation = 978. Per refresh (2 steps):
-	// 128 candidates x fraction. Scenarios: 0.25 -> 32/refresh -> 30
-	// refreshes = 960 -> 60 steps, and step 61 would start a 31st refresh
-	// (992 > 978); 0.363 -> 46.464/refresh -> 21 refreshes (975.7) -> 42
-	// steps; 0.5 -> 64/refresh -> 15 refreshes (960) -> 30 steps.
+	// Room: 1000 - 2 baselines - 10 seed - 12 evaluation = 976. Per
+	// refresh (2 steps): 128 candidates x fraction. Scenarios: 0.25 ->
+	// 32/refresh -> 30 refreshes = 960 -> 60 steps, and step 61 would start
+	// a 31st refresh (992 > 976); 0.363 -> 46.464/refresh -> 21 refreshes
+	// (975.7) -> 42 steps; 0.5 -> 64/refresh -> 15 refreshes (960) -> 30
+	// steps.
 	steps := p.Variants[0].Loops[0].Steps
 	if steps != (plan.Count{Low: 30, Expected: 42, High: 60}) {
 		t.Fatalf("steps = %+v, want {30 42 60}", steps)

@@ -117,6 +117,8 @@ var Defaults = []Default{
 		}
 	}},
 	{"environment.*.tasks.train, environment.*.tasks.holdout", "0", "a split that is not counted has no tasks", nil},
+	// Lowered, not filled: the plan's baselines phase measures it.
+	{"environment.*.baseline, environment.*.task.*.baseline", "measured: one real run per task, in the baselines phase", "every gain is measured against b_e; without a declared one or a benchmark plugin that supplies it, a run of the unedited reference configuration measures it first, for each task of a split that gets real runs (or whose reward formula reads baseline), and the estimate and the budget count those runs", nil},
 	{"sweep.mode", "\"grid\"", "every combination of the axes", func(s *spec.Spec) {
 		if s.Sweep != nil {
 			setDefault(&s.Sweep.Mode, "grid")

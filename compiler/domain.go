@@ -322,9 +322,10 @@ func (k *checker) budgetFit() {
 		}
 		cal += n
 	}
-	if total := seed + cal + eval; total > s.Budget.RealRuns.V {
-		k.add(diag.Errorf(CodeBudgetFit, s.Budget.RealRuns.Range, "budget.real_runs = %d is less than the fixed real runs: %d (seed %d + calibration %d + evaluation %d)", s.Budget.RealRuns.V, total, seed, cal, eval).
-			WithDetail("raise budget.real_runs by %d, or lower seed_runs, calibration budget or evaluation", total-s.Budget.RealRuns.V))
+	base := len(baselineTasks(s, k.x))
+	if total := base + seed + cal + eval; total > s.Budget.RealRuns.V {
+		k.add(diag.Errorf(CodeBudgetFit, s.Budget.RealRuns.Range, "budget.real_runs = %d is less than the fixed real runs: %d (baselines %d + seed %d + calibration %d + evaluation %d)", s.Budget.RealRuns.V, total, base, seed, cal, eval).
+			WithDetail("raise budget.real_runs by %d, or lower seed_runs, calibration budget or evaluation, or declare the tasks' baselines", total-s.Budget.RealRuns.V))
 	}
 }
 

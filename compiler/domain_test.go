@@ -50,7 +50,7 @@ func TestDomainChecks(t *testing.T) {
 		{"scale missing", "  task \"t1\" {\n    split = \"train\"\n    scale = 0.02\n", "  task \"t1\" {\n    split = \"train\"\n", "E_SCALE_MISSING", 0, 8, ""},
 		{"price missing", "gpu   = \"B200\"\n    gpus  = 8\n    hours = 1.5\n  }\n  tasks", "gpu   = \"H100\"\n    gpus  = 8\n    hours = 1.5\n  }\n  tasks", "E_PRICE_MISSING", 0, 13, ""},
 		{"unknown role", "predictor  = role.rwm", "predictor  = role.rmw", "E_UNKNOWN_REF", 0, 16, ""},
-		{"unknown plugin", "trainer = plugin.tinylm\n  scale", "trainer = plugin.tinyln\n  scale", "E_UNKNOWN_REF", 0, 13, ""},
+		{"unknown plugin", "trainer  = plugin.tinylm\n  baseline", "trainer  = plugin.tinyln\n  baseline", "E_UNKNOWN_REF", 0, 14, ""},
 		{"wrong ref kind", "reward              = reward.rwm_gain", "reward              = critic.screen", "E_REF_KIND", 0, 0, ""},
 		{"rl needs states", "  states              = 16\n", "", "E_MISSING", 0, 6, "loop \"policy\""},
 		{"rl needs steps", "  steps               = 24\n", "", "E_LOOP_FIELD", 0, 6, "loop \"policy\""},

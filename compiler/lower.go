@@ -324,6 +324,19 @@ func (lv *lowering) phases() ([]*plan.Loop, []*plan.Phase) {
 		}
 	}
 
+	// Baselines: one real run of the unedited reference configuration per
+	// task whose baseline is neither declared nor supplied by a benchmark.
+	// They come first (every gain is measured against them) and out of the
+	// real-run budget first. No proposal, so no LLM call.
+	bts := baselineTasks(s, x)
+	if len(bts) > 0 {
+		r := newPhase(plan.PhaseBaselines, plan.PhaseBaselines, "", bts[0].env.NameRange)
+		for _, bt := range bts {
+			r.ph.Tasks = append(r.ph.Tasks, plan.TaskRef{Env: bt.env.Name, Task: bt.task.Name})
+			allScen(func(sc int) { r.addRuns(bt.env.Name, sc, 1) })
+		}
+	}
+
 	// Seed records.
 	seed := seedRuns(s)
 	if s.Records != nil {
@@ -336,11 +349,11 @@ func (lv *lowering) phases() ([]*plan.Loop, []*plan.Phase) {
 		})
 	}
 
-	// Fixed real runs outside until_budget loops, per scenario: seed,
-	// evaluation, evolution and fixed-step RL loops.
+	// Fixed real runs outside until_budget loops, per scenario: baselines,
+	// seed, evaluation, evolution and fixed-step RL loops.
 	eval := evaluationRuns(s)
 	var fixed vec
-	allScen(func(sc int) { fixed[sc] = float64(seed + eval) })
+	allScen(func(sc int) { fixed[sc] = float64(len(bts) + seed + eval) })
 
 	lps := map[string]*loopPlan{}
 	var budgetLoop *loopPlan
@@ -407,7 +420,7 @@ func (lv *lowering) phases() ([]*plan.Loop, []*plan.Phase) {
 		if bl.steps[scExpected] < 1 || bl.steps.count().Low < 1 {
 			lv.c.add(diag.Errorf(CodeUntilBudget, bl.l.UntilBudget.Range, "budget.real_runs = %d buys no step of loop %q: fixed runs take %g and one step needs %g more",
 				s.Budget.RealRuns.V, bl.l.Name, fixed[scHigh], bl.runs(1, scHigh)).
-				WithDetail("raise budget.real_runs, or lower seed, calibration or evaluation runs"))
+				WithDetail("raise budget.real_runs, or lower baseline (declare baselines), seed, calibration or evaluation runs"))
 		}
 	}
 

@@ -36,6 +36,8 @@ func (r *runner) execute() error {
 		}
 		var err error
 		switch ph.Kind {
+		case plan.PhaseBaselines:
+			err = r.baselinesPhase(ph)
 		case plan.PhaseSeedRecords:
 			err = r.seedPhase(ph)
 		case plan.PhaseRL:
@@ -99,7 +101,7 @@ func (r *runner) resolveTasks() error {
 					ti.Scale = b.Scale
 				}
 			} else {
-				ti.Baseline = math.NaN() // measured by a baseline run when first needed
+				ti.Baseline = math.NaN() // measured by the plan's baselines phase
 			}
 			r.tasks = append(r.tasks, ti)
 		}
@@ -177,18 +179,25 @@ func (r *runner) describe(e *plan.Environment) error {
 	return r.j.Append(journal.KindCall, key, resp)
 }
 
-// ensureBaselines measures, by a real run of the unchanged setup, the
-// baseline of every task of runs that has none (counted against the budget
-// like any real run).
-func (r *runner) ensureBaselines(runs []realRun) error {
+// baselinesPhase measures the baseline b_e of every task the plan's
+// baselines phase lists, by one real run of the unedited reference
+// configuration each, reserved against the budget and journaled like any
+// real run (keys "baseline/ENV/TASK", so a resumed run finds them). A task
+// whose baseline is already known (declared, or from a benchmark) is not run.
+func (r *runner) baselinesPhase(ph *plan.Phase) error {
 	var need []realRun
-	seen := map[*taskInfo]bool{}
-	for _, rr := range runs {
-		if !rr.baseline && rr.Task != nil && math.IsNaN(rr.Task.Baseline) && !seen[rr.Task] {
-			seen[rr.Task] = true
-			need = append(need, realRun{Key: "baseline/" + rr.Task.Env + "/" + rr.Task.Name, Task: rr.Task, Proposal: plugins.Proposal{ID: "baseline", Text: "the unchanged reference configuration"}, baseline: true})
+	for _, tr := range ph.Tasks {
+		t := r.task(tr.Env, tr.Task)
+		if t == nil {
+			return fmt.Errorf("the plan lists a baseline run for task %s/%s, which it does not define", tr.Env, tr.Task)
 		}
+		if !math.IsNaN(t.Baseline) {
+			continue
+		}
+		need = append(need, realRun{Key: "baseline/" + t.Env + "/" + t.Name, Task: t,
+			Proposal: plugins.Proposal{ID: "baseline", Text: "the unchanged reference configuration"}, baseline: true})
 	}
+	r.progress.start(ph.Name, len(need), "runs")
 	if len(need) == 0 {
 		return nil
 	}
@@ -201,6 +210,29 @@ func (r *runner) ensureBaselines(runs []realRun) error {
 			return fmt.Errorf("task %s/%s: the baseline run did not finish; declare the task's baseline in the spec", need[i].Task.Env, need[i].Task.Name)
 		}
 		need[i].Task.Baseline = o.Metric
+		r.progress.step("")
+	}
+	return nil
+}
+
+// ensureBaselines checks that every task of runs has a baseline: every
+// baseline run is in the plan's baselines phase, so the estimate and the
+// budget check saw it, and the runtime never starts one the plan did not
+// count.
+func (r *runner) ensureBaselines(runs []realRun) error {
+	for _, rr := range runs {
+		if !rr.baseline && rr.Task != nil && math.IsNaN(rr.Task.Baseline) {
+			return fmt.Errorf("task %s/%s has no baseline, and the plan counts no baseline run for it: compile the spec again with this version of assay, or declare the task's baseline", rr.Task.Env, rr.Task.Name)
+		}
+	}
+	return nil
+}
+
+func (r *runner) task(env, name string) *taskInfo {
+	for _, t := range r.tasks {
+		if t.Env == env && t.Name == name {
+			return t
+		}
 	}
 	return nil
 }

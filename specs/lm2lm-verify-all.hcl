@@ -18,15 +18,18 @@ locals {
   # Reward scale tau_e by family: the gain that counts as a reward of 1.
   scale = { autoregressive = 0.01, diffusion = 0.02 }
 
+  # baseline is b_e, the metric the unedited reference configuration reaches
+  # on this token budget: illustrative figures, like the price table; replace
+  # them with your own measurement. Declared, so no real run measures them.
   envs = [
-    { name = "olmo3", family = "autoregressive", metric = "val_bpb", holdout = 2 },
-    { name = "qwen3", family = "autoregressive", metric = "val_bpb", holdout = 1 },
-    { name = "nanochat", family = "autoregressive", metric = "val_bpb", holdout = 1 },
-    { name = "marin", family = "autoregressive", metric = "val_bpb", holdout = 1 },
-    { name = "e2d2_sw", family = "diffusion", metric = "val_nll", holdout = 2 },
-    { name = "e2d2", family = "diffusion", metric = "val_nll", holdout = 1 },
-    { name = "mdm", family = "diffusion", metric = "val_nll", holdout = 1 },
-    { name = "bd3lm", family = "diffusion", metric = "val_nll", holdout = 1 },
+    { name = "olmo3", family = "autoregressive", metric = "val_bpb", holdout = 2, baseline = 0.89 },
+    { name = "qwen3", family = "autoregressive", metric = "val_bpb", holdout = 1, baseline = 0.87 },
+    { name = "nanochat", family = "autoregressive", metric = "val_bpb", holdout = 1, baseline = 0.93 },
+    { name = "marin", family = "autoregressive", metric = "val_bpb", holdout = 1, baseline = 0.88 },
+    { name = "e2d2_sw", family = "diffusion", metric = "val_nll", holdout = 2, baseline = 2.94 },
+    { name = "e2d2", family = "diffusion", metric = "val_nll", holdout = 1, baseline = 2.91 },
+    { name = "mdm", family = "diffusion", metric = "val_nll", holdout = 1, baseline = 3.07 },
+    { name = "bd3lm", family = "diffusion", metric = "val_nll", holdout = 1, baseline = 3.00 },
   ]
 }
 
@@ -49,9 +52,10 @@ dynamic "environment" {
   for_each = local.envs
   labels   = [environment.value.name]
   content {
-    family  = environment.value.family
-    scale   = local.scale[environment.value.family]
-    trainer = plugin.command
+    family   = environment.value.family
+    baseline = environment.value.baseline
+    scale    = local.scale[environment.value.family]
+    trainer  = plugin.command
     metric {
       name      = environment.value.metric
       direction = "minimize"

@@ -10,10 +10,10 @@
 # island's parent only when its real gain is higher.
 #
 # Expected figures (assay estimate):
-#   real runs    2 tasks x 2 islands x 4 rounds x 1 verification = 16
+#   real runs    2 baselines + 2 tasks x 2 islands x 4 rounds x 1 verification = 18
 #   critic calls 16 island-rounds x 6 ideas x 8 votes = 768
-# No baseline is declared, so the runtime measures each task's baseline with
-# one real run of the unchanged setup (2 more runs, within the budget).
+# No baseline is declared, so the baselines phase first measures each train
+# task's with one real run of the unchanged setup.
 
 name        = "quickstart-critic"
 description = "critic-screened evolution of a tiny language model's training setup"

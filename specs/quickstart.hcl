@@ -11,10 +11,10 @@
 # and `assay report` shows its predicted-vs-real gap at each of those rounds.
 #
 # Expected figures (assay estimate):
-#   real runs  16 seed + 3 x 6 calibration + 2 holdout tasks x 2 = 38
+#   real runs  6 baselines + 16 seed + 3 x 6 calibration + 2 holdout tasks x 2 = 44
 #   rwm calls  24 steps / 4 = 6 refreshes x 8 states x 4 proposals = 192
-# No baseline is declared, so the runtime measures each task's baseline with
-# one real run of the unchanged setup (6 more runs, within the budget).
+# No baseline is declared, so the baselines phase first measures each task's
+# (4 train + 2 holdout) with one real run of the unchanged setup.
 
 name        = "quickstart"
 description = "DAPO on world-model-predicted gain with top-rated calibration, on a CPU"

@@ -1,14 +1,20 @@
 # A tiny local experiment to start from: a few minutes on a laptop CPU.
 #
+#   go run ./cmd/assay run specs/small-local.hcl
+#
 # A small language model is trained by the built-in tinylm trainer; the
 # proposer, world model and builder are the built-in offline LLM, so nothing
 # leaves the machine and nothing is billed. The shape is LM2LM's in miniature:
 # seed records, an RL loop on predicted gain, one calibration round, then an
-# evaluation on the holdout task.
+# evaluation on the holdout task. The proposals edit tinylm's knobs (width,
+# depth, learning rate, ...); the plugin's config sets only how long a run
+# trains and on which corpus.
 #
 # Expected figures (assay estimate):
-#   real runs  4 seed + 2 calibration + 1 holdout task x 2 = 8
+#   real runs  3 baselines + 4 seed + 2 calibration + 1 holdout task x 2 = 11
 #   rwm calls  4 steps x 2 states x 4 proposals = 32
+# No baseline is declared, so one real run of the unedited setup measures
+# each task's (2 train + 1 holdout): the baselines phase of the estimate.
 
 name        = "small-local"
 description = "LM2LM in miniature, on the local CPU with offline models"
@@ -20,10 +26,16 @@ variable "steps" {
   description = "policy updates"
 }
 
+variable "train_steps" {
+  type        = number
+  default     = 2000
+  description = "tinylm optimiser steps per real run"
+}
+
 plugin "tinylm" {
   kind   = "trainer"
   source = "builtin:tinylm"
-  config = { layers = 2, width = 64, tokens = 200000 }
+  config = { steps = var.train_steps, corpus = "grammar" }
 }
 
 plugin "offline" {
@@ -36,10 +48,9 @@ prices {
 }
 
 environment "tiny" {
-  family   = "autoregressive"
-  trainer  = plugin.tinylm
-  baseline = 2.0  # val_bpb of the untouched model
-  scale    = 0.05 # tau_e: a gain of 0.05 bpb is a reward of 1
+  family  = "autoregressive"
+  trainer = plugin.tinylm
+  scale   = 0.05 # tau_e: a gain of 0.05 bpb is a reward of 1
   metric {
     name      = "val_bpb"
     direction = "minimize"
@@ -109,6 +120,7 @@ loop "policy" {
   steps               = var.steps
   states              = 2
   proposals_per_state = 4
+  learning_rate       = 0.5
   reward              = reward.rwm_gain
 }
 
@@ -128,7 +140,7 @@ evaluation {
 }
 
 budget {
-  real_runs  = 8
+  real_runs  = 12
   wall_hours = 1
 }
 

@@ -226,6 +226,52 @@ func TestAcceptanceCriticSweep(t *testing.T) {
 
 func TestAcceptanceSmallLocal(t *testing.T) {
 	_, r := loadSpec(t, "small-local")
-	// 4 seed + 2 calibration + 1 holdout task x max(2, 2) evaluation runs.
-	exact(t, "totals.real_runs", r.Totals.RealRuns, 8)
+	// 3 baselines (no baseline declared: 2 train + 1 holdout task) + 4 seed
+	// + 2 calibration + 1 holdout task x max(2, 2) evaluation runs.
+	exact(t, "totals.real_runs", r.Totals.RealRuns, 11)
+	if len(r.Phases) == 0 || r.Phases[0].Kind != plan.PhaseBaselines {
+		t.Fatalf("first phase = %+v, want the baselines phase", r.Phases)
+	}
+	exact(t, "phases.baselines.real_runs", r.Phases[0].RealRuns, 3)
+}
+
+// The quickstarts declare no baseline: the estimate shows the real runs
+// that measure them, in a baselines phase that comes first, in every total.
+func TestAcceptanceQuickstartBaselines(t *testing.T) {
+	for _, c := range []struct {
+		spec             string
+		baselines, total float64
+	}{
+		// 6 tasks (4 train, 2 holdout) + 16 seed + 3 x 6 calibration + 2 x 2 evaluation.
+		{"quickstart", 6, 44},
+		// 2 train tasks + 2 tasks x 2 islands x 4 rounds x 1 verification.
+		{"quickstart-critic", 2, 18},
+	} {
+		p, r := loadSpec(t, c.spec)
+		ph := phase(p, plan.PhaseBaselines)
+		if len(ph) != 1 || p.Variants[0].Phases[0] != ph[0] {
+			t.Fatalf("%s: want one baselines phase, first; got %d", c.spec, len(ph))
+		}
+		if len(ph[0].Tasks) != int(c.baselines) || len(ph[0].Calls.LLM) != 0 {
+			t.Errorf("%s: baselines phase lists %d tasks and %d LLM roles, want %v and none", c.spec, len(ph[0].Tasks), len(ph[0].Calls.LLM), c.baselines)
+		}
+		exact(t, c.spec+" phases.baselines.real_runs", r.Phases[0].RealRuns, c.baselines)
+		exact(t, c.spec+" totals.real_runs", r.Totals.RealRuns, c.total)
+		// Every run costs 1 CPU x 0.001 hours at $0.05 an hour.
+		exact(t, c.spec+" totals.gpu_hours", r.Totals.GPUHours, c.total*0.001)
+		exact(t, c.spec+" totals.usd_gpu", r.Totals.USDGPU, c.total*0.001*0.05)
+		// 2 runs at a time.
+		exact(t, c.spec+" phases.baselines.wall_hours", r.Phases[0].WallHours, c.baselines*0.001/2)
+	}
+}
+
+// The LM2LM specs declare every environment's baseline (seed 000 treats the
+// reference metric as known), so they plan no baseline runs.
+func TestAcceptanceLM2LMNoBaselineRuns(t *testing.T) {
+	for _, name := range []string{"lm2lm", "lm2lm-eval", "lm2lm-verify-all", "critic-evolve", "critic-grpo", "critic-grpo-verify-all"} {
+		p, _ := loadSpec(t, name)
+		if ph := phase(p, plan.PhaseBaselines); len(ph) != 0 {
+			t.Errorf("%s plans baseline runs for %d tasks", name, len(ph[0].Tasks))
+		}
+	}
 }

@@ -9,7 +9,7 @@ import (
 )
 
 // FormatVersion is bumped whenever the JSON shape of a Plan changes.
-const FormatVersion = "1.0"
+const FormatVersion = "1.1"
 
 // Plan is a compiled experiment. Without a sweep it has one variant.
 type Plan struct {
@@ -193,6 +193,10 @@ type Loop struct {
 
 // Phase kinds, in the order they run.
 const (
+	// PhaseBaselines measures the baseline metric b_e of every task that
+	// needs one and has none declared: one real run of the unedited
+	// reference configuration per task, listed in the phase's Tasks.
+	PhaseBaselines   = "baselines"
 	PhaseSeedRecords = "seed_records"
 	PhaseRL          = "rl"
 	PhaseCalibration = "calibration"
@@ -212,9 +216,18 @@ type Phase struct {
 	Steps     Count `json:"steps,omitempty"`
 	Refreshes Count `json:"refreshes,omitempty"`
 	// Select is how a calibration or seed phase picks proposals.
-	Select string     `json:"select,omitempty"`
+	Select string `json:"select,omitempty"`
+	// Tasks lists the tasks a baselines phase measures, one real run each;
+	// the runtime runs no baseline that is not listed here.
+	Tasks  []TaskRef  `json:"tasks,omitempty"`
 	Calls  Calls      `json:"calls"`
 	Source diag.Range `json:"source"`
+}
+
+// TaskRef names one task of one environment.
+type TaskRef struct {
+	Env  string `json:"env"`
+	Task string `json:"task"`
 }
 
 // Calls counts the plugin calls of a phase.

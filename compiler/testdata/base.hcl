@@ -16,9 +16,10 @@ prices {
 }
 
 environment "olmo3" {
-  family  = "autoregressive"
-  trainer = plugin.tinylm
-  scale   = 0.01
+  family   = "autoregressive"
+  trainer  = plugin.tinylm
+  baseline = 0.98
+  scale    = 0.01
   metric {
     name      = "val_bpb"
     direction = "minimize"
