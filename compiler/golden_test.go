@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"assay/lang/hcl"
+	"assay/lang/load"
 )
 
 // TestPlanGolden compiles every spec in specs/ and compares its plan JSON
@@ -22,7 +23,8 @@ func TestPlanGolden(t *testing.T) {
 	for _, file := range files {
 		name := strings.TrimSuffix(filepath.Base(file), ".hcl")
 		t.Run(name, func(t *testing.T) {
-			s, ds := hcl.LoadFile(file, hcl.Options{})
+			// Through lang/load, so a spec with extends is compared merged.
+			s, _, ds := load.Load(file, load.Options{})
 			if ds.HasErrors() {
 				t.Fatalf("does not load:\n%s", ds.Format(0))
 			}
