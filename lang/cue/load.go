@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/ast"
@@ -16,6 +17,7 @@ import (
 	"cuelang.org/go/cue/token"
 
 	"assay/lang/diag"
+	"assay/lang/internal/budget"
 	"assay/lang/spec"
 	cueschema "assay/stdlib/cue"
 )
@@ -33,6 +35,9 @@ type Options struct {
 	// does not declare, instead of an E_VAR_UNKNOWN error; see the HCL front
 	// end's option of the same name.
 	UnknownVar func(name string, at diag.Range)
+	// Timeout bounds the time evaluating the spec may take; 0 means the
+	// default of 10 s. A spec that runs past it is reported as E_TOO_COMPLEX.
+	Timeout time.Duration
 }
 
 // Diagnostic codes of this package. cue_syntax and cue_constraint are CUE's
@@ -101,14 +106,26 @@ type Source struct {
 
 // Load evaluates CUE sources that form one package and decodes the spec.
 func Load(files []Source, opts Options) (*spec.Spec, diag.Diagnostics) {
-	l := &loader{userFiles: map[string]bool{}, suppress: map[string]bool{}}
+	lim := budget.Limits{Timeout: opts.Timeout}.WithDefaults()
+	if d := tooLarge(files, lim); d != nil {
+		return nil, diag.Diagnostics{d}
+	}
+	l := &loader{userFiles: map[string]bool{}, suppress: map[string]bool{}, phase: &phase{}}
 	var parsed []*ast.File
 	pkg := ""
 	for i, f := range files {
 		l.userFiles[f.Name] = true
+		if d := labelChain(f.Name, f.Src, lim.MaxDepth); d != nil {
+			l.add(d)
+			continue
+		}
 		af, err := parser.ParseFile(f.Name, f.Src, parser.ParseComments)
 		if err != nil {
 			l.addCUE(err, codeCUESyntax)
+			continue
+		}
+		if d := l.tooDeep(af, lim); d != nil {
+			l.add(d)
 			continue
 		}
 		name := af.PackageName()
@@ -132,14 +149,36 @@ func Load(files []Source, opts Options) (*spec.Spec, diag.Diagnostics) {
 			f.Decls = append([]ast.Decl{&ast.Package{Name: ast.NewIdent(pkg)}}, f.Decls...)
 		}
 	}
+
+	// CUE cannot interrupt an evaluation, and a few lines of CUE can ask for
+	// billions of values, so evaluation runs under a deadline and a memory
+	// ceiling. The loader is the evaluation's alone until it returns.
+	s, ex := budget.Run(lim, func() *spec.Spec { return l.evaluate(files, parsed, pkg, opts) })
+	if ex != budget.Within {
+		s := &spec.Spec{Files: []string{}, Range: diag.Range{Filename: files[0].Name}}
+		for _, f := range files {
+			s.Files = append(s.Files, f.Name)
+		}
+		return s, diag.Diagnostics{l.exceeded(ex, lim, l.phase.get(), parsed)}
+	}
+	l.diags = l.diags.Dedup()
+	l.diags.Sort()
+	return s, l.diags
+}
+
+// evaluate builds the package twice (for the variables, then with their
+// values), unifies it with the schema and decodes the spec. It returns nil
+// when the package does not build.
+func (l *loader) evaluate(files []Source, parsed []*ast.File, pkg string, opts Options) *spec.Spec {
 	ctx := newContext()
 
 	// Phase 1 reads the declared variables with an open var struct, so
 	// variable defaults are known before var.NAME gets its value.
+	l.phase.set("evaluating the spec")
 	first, err := build1(ctx, parsed, pkg, "var: {...}\n")
 	if err != nil {
 		l.add(err)
-		return nil, l.diags
+		return nil
 	}
 	vars := l.variables(ctx, first, opts)
 
@@ -147,17 +186,19 @@ func Load(files []Source, opts Options) (*spec.Spec, diag.Diagnostics) {
 	raw, err := build1(ctx, parsed, pkg, vars.source())
 	if err != nil {
 		l.add(err)
-		return nil, l.diags
+		return nil
 	}
 	schema := ctx.CompileBytes(cueschema.Schema, cue.Filename(cueschema.Filename)).LookupPath(cue.MakePath(cue.Def("#Spec")))
 	if schema.Err() != nil {
 		panic("cue: stdlib schema does not compile: " + schema.Err().Error())
 	}
+	l.phase.set("checking the spec against the schema")
 	unified := raw.Unify(schema)
 	if err := unified.Validate(cue.Concrete(true)); err != nil {
 		l.constraintErrors(err)
 	}
 
+	l.phase.set("decoding the spec")
 	s := &spec.Spec{Range: l.rangeOf(parsed[0].Pos())}
 	for _, f := range files {
 		s.Files = append(s.Files, f.Name)
@@ -169,9 +210,7 @@ func Load(files []Source, opts Options) (*spec.Spec, diag.Diagnostics) {
 		l.block(raw, spec.Describe(), specValue(s), nil)
 	}
 	vars.apply(s)
-	l.diags = l.diags.Dedup()
-	l.diags.Sort()
-	return s, l.diags
+	return s
 }
 
 // newContext returns a fresh CUE context per load: contexts are not safe for
@@ -211,6 +250,8 @@ type loader struct {
 	// suppress holds model paths where CUE already reported an error, so the
 	// decoder does not report the same problem again in its own words.
 	suppress map[string]bool
+	// phase is shared with the goroutine that waits on the evaluation.
+	phase *phase
 }
 
 func (l *loader) add(d *diag.Diagnostic) { l.diags = l.diags.Append(d) }

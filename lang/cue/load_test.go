@@ -6,6 +6,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"cuelang.org/go/cue/parser"
 
 	"assay/lang/spec"
 )
@@ -134,10 +137,20 @@ func TestDirectory(t *testing.T) {
 	}
 }
 
+// FuzzLoadCUE checks that no input makes Load or Write panic or hang. The
+// seed corpus runs as part of go test.
+//
+// Seeds are the top-level declarations of the shipped specs one by one, not
+// whole files: the fuzzer minimizes each new interesting input by re-running
+// it byte by byte for up to a minute, and on a whole spec that kept both
+// workers minimizing, so the run stalled at a few dozen execs. Whole specs
+// are loaded by the package's other tests.
 func FuzzLoadCUE(f *testing.F) {
 	for _, p := range []string{"../../specs/lm2lm.cue", "../../specs/critic-grpo.cue"} {
 		if b, err := os.ReadFile(p); err == nil {
-			f.Add(b)
+			for _, d := range topLevel(b) {
+				f.Add(d)
+			}
 		}
 	}
 	files, _ := filepath.Glob("testdata/invalid/*.cue")
@@ -149,8 +162,11 @@ func FuzzLoadCUE(f *testing.F) {
 	f.Add([]byte(`environment: 3`))
 	f.Add([]byte(`sweep: axis: "critic.screen.votes": values: [8, "a", true, {}]`))
 	f.Add([]byte(`variable: v: {type: "list(string)", default: [1]}`))
+	f.Add([]byte("import \"list\"\n_l: list.Range(0, 3, 1)\nname: \"x\\(len([for a in _l {a}]))\"\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		s, ds := Load([]Source{{Name: "fuzz.cue", Src: b}}, Options{})
+		// A deadline well below the fuzzer's own hang detection, so a slow
+		// input shows as E_TOO_COMPLEX rather than a hung worker.
+		s, ds := Load([]Source{{Name: "fuzz.cue", Src: b}}, Options{Timeout: time.Second})
 		if s == nil && !ds.HasErrors() {
 			t.Fatal("nil spec without an error")
 		}
@@ -158,4 +174,21 @@ func FuzzLoadCUE(f *testing.F) {
 			Write(s) // must render whatever loads
 		}
 	})
+}
+
+// topLevel splits a file into the source of its declarations; a file that
+// does not parse is returned whole.
+func topLevel(src []byte) [][]byte {
+	f, err := parser.ParseFile("seed.cue", src)
+	if err != nil {
+		return [][]byte{src}
+	}
+	var out [][]byte
+	for _, d := range f.Decls {
+		from, to := d.Pos().Offset(), d.End().Offset()
+		if d.Pos().IsValid() && d.End().IsValid() && from < to && to <= len(src) {
+			out = append(out, src[from:to])
+		}
+	}
+	return out
 }
