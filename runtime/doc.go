@@ -1,7 +1,13 @@
-// Package runtime executes a compiled plan (package compiler/plan): seed
-// records, RL loops over a proposer policy (LM2LM: RWM-predicted rewards with
-// on-policy calibration; or critic-screened GRPO), evolution loops with
-// islands and critic voting, and evaluation on holdout tasks.
+// Package runtime executes a compiled plan (package compiler/plan): baseline
+// runs, seed records, RL loops over a proposer policy (LM2LM: RWM-predicted
+// rewards with on-policy calibration; or critic-screened GRPO), evolution
+// loops with islands and critic voting, and evaluation on holdout tasks.
+//
+// A task's baseline b_e is declared in the plan, supplied by a benchmark
+// plugin, or measured by the plan's baselines phase (one real run of the
+// unedited reference configuration per listed task, before anything else).
+// The runtime starts no baseline run the plan did not count: a real run of
+// a task whose baseline is still unknown stops the run with an error.
 //
 // It reaches plugins only through the interfaces of package plugins, opened
 // by a Loader, and records every call, result, reward, policy update and
