@@ -10,6 +10,7 @@ import (
 	"cuelang.org/go/cue"
 
 	"assay/lang/diag"
+	"assay/lang/internal/budget"
 	"assay/lang/spec"
 )
 
@@ -99,6 +100,10 @@ func (l *loader) varFile(ctx *cue.Context, path string, vs *varSet) {
 		return
 	}
 	l.userFiles[path] = true
+	if d := labelChain(path, src, budget.DefaultMaxDepth); d != nil {
+		l.add(d)
+		return
+	}
 	v := ctx.CompileBytes(src, cue.Filename(path))
 	if err := v.Err(); err != nil {
 		l.addCUE(err, codeCUESyntax)

@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/hcl/v2/hclwrite"
 
 	"assay/lang/diag"
+	"assay/lang/internal/budget"
 )
 
 // Format returns src in canonical layout: hclwrite's spacing and alignment,
@@ -17,6 +18,10 @@ import (
 // syntax errors is not formatted; the errors are returned instead.
 func Format(filename string, src []byte) ([]byte, diag.Diagnostics) {
 	src = bytes.ReplaceAll(src, []byte("\r\n"), []byte("\n"))
+	// The same bounds as Load: the parser recurses on nesting.
+	if d := tooLarge(filename, src, budget.Limits{}.WithDefaults()); d != nil {
+		return nil, diag.Diagnostics{d}
+	}
 	if _, hd := hclsyntax.ParseConfig(src, filename, hcl.InitialPos); hd.HasErrors() {
 		ds := convertAll(hd, codeSyntax)
 		ds.Sort()

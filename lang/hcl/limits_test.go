@@ -2,6 +2,8 @@ package hcl
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -76,5 +78,26 @@ func BenchmarkManyLocals(b *testing.B) {
 		if _, ds := Load("m.hcl", src, Options{}); ds.HasErrors() {
 			b.Fatal(ds.Format(0))
 		}
+	}
+}
+
+// Format and variable files go through the parser too, so the same bounds
+// apply before it runs.
+func TestLimitsFormatAndVarFile(t *testing.T) {
+	deep := []byte("x = " + strings.Repeat("\"${", 200) + "1" + strings.Repeat("}\"", 200) + "\n")
+	if _, ds := Format("f.hcl", deep); len(ds) != 1 || ds[0].Code != codeTooComplex {
+		t.Errorf("Format: %s", ds.Format(0))
+	}
+	vf := filepath.Join(t.TempDir(), "v.hcl")
+	if err := os.WriteFile(vf, deep, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, ds := Load("s.hcl", []byte("variable \"x\" {\n default = 1\n}\nname = \"a\"\n"), Options{VarFiles: []string{vf}})
+	if len(ds) != 1 || ds[0].Code != codeTooComplex || ds[0].Range.Filename != vf {
+		t.Errorf("var file: %s", ds.Format(0))
+	}
+	_, ds = Load("s.hcl", []byte("variable \"x\" {\n type = list(number)\n default = [1]\n}\nname = \"a\"\n"), Options{Vars: []string{"x=" + strings.Repeat("[", 200) + "1" + strings.Repeat("]", 200)}})
+	if len(ds) != 1 || ds[0].Code != codeTooComplex || ds[0].Range.Filename != "-var" {
+		t.Errorf("-var: %s", ds.Format(0))
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/zclconf/go-cty/cty/convert"
 
 	"assay/lang/diag"
+	"assay/lang/internal/budget"
 	"assay/lang/spec"
 )
 
@@ -207,6 +208,10 @@ func (l *loader) varFile(path string, vs *varSet, byName map[string]*spec.Variab
 		l.add(diag.Errorf(codeFileRead, diag.Range{Filename: path}, "cannot read variable file: %v", err))
 		return
 	}
+	if d := tooLarge(path, src, budget.Limits{}.WithDefaults()); d != nil {
+		l.add(d)
+		return
+	}
 	f, hd := hclsyntax.ParseConfig(src, path, hcl.InitialPos)
 	if hd.HasErrors() {
 		l.addHCL(hd, codeSyntax)
@@ -283,6 +288,11 @@ func (l *loader) varFlag(raw string, vs *varSet, byName map[string]*spec.Variabl
 		}
 		val = cty.BoolVal(b)
 	default:
+		if d := tooLarge("-var "+name, []byte(value), budget.Limits{}.WithDefaults()); d != nil {
+			d.Range = at
+			l.add(d)
+			return
+		}
 		expr, hd := hclsyntax.ParseExpression([]byte(value), "-var "+name, hcl.InitialPos)
 		if !hd.HasErrors() {
 			val, hd = expr.Value(&hcl.EvalContext{Functions: functions()})
