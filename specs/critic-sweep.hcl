@@ -1,10 +1,8 @@
 # A sweep over critic-grpo.hcl (seed 002): critic votes k x routing threshold T.
 #
-# Each step, 16 parents x 16 rollouts = 256 candidate ideas. A k-vote critic
-# labels every candidate; confident verdicts (uncertainty below T) are the
-# reward, uncertain ones (about 36.3%) are routed to a real verification.
-# Reward +1 for Improve, -1 otherwise. The loop runs until 10,000 real
-# verifications are spent.
+# critic-grpo.hcl as it is (16 parents x 16 rollouts = 256 candidates a step,
+# a critic screen routing uncertain candidates to real runs, 10,000 real
+# verifications), swept over the critic's votes and threshold.
 #
 # A grid of 4 x 2 = 8 variants; each is critic-grpo with its own k and T and
 # the same 10,000-run budget. Run `assay estimate` to compare them.
@@ -14,161 +12,10 @@
 #   real runs              at most 10,000
 #   (expected_routed stays 0.363 here; measure it per T to sharpen the steps)
 
+extends = "critic-grpo.hcl"
+
 name        = "critic-sweep"
 description = "how critic votes and the routing threshold trade LLM cost against real runs"
-seed        = 2
-
-variable "verifications" {
-  type        = number
-  default     = 10000
-  description = "real verifications the whole run may spend"
-}
-
-locals {
-  votes     = 16
-  threshold = 0.25 # u < 0.25: at most 3 of 16 votes disagree
-}
-
-plugin "mls_lite" {
-  kind   = "benchmark"
-  source = "builtin:command"
-  config = { command = ["mls-lite-bench", "--scored-only"] }
-}
-
-plugin "runner" {
-  kind   = "trainer"
-  source = "builtin:command"
-  config = { command = ["mls-lite-bench", "run"] }
-}
-
-plugin "openai" {
-  kind   = "llm"
-  source = "builtin:openai"
-}
-
-prices {
-  preset = "cloud-2026" # H100
-}
-
-environment "mls_lite" {
-  family    = "mixed"
-  benchmark = plugin.mls_lite
-  trainer   = plugin.runner
-  metric {
-    name      = "score"
-    direction = "maximize"
-  }
-  run_cost {
-    gpu   = "H100"
-    gpus  = 1
-    hours = minutes(45)
-  }
-  tasks {
-    train   = 29
-    holdout = 0
-  }
-}
-
-role "proposer" {
-  llm         = plugin.openai
-  model       = "qwen3-8b-policy"
-  temperature = 1.0
-  concurrency = 64
-  seconds     = 10
-  tokens {
-    in  = 4000
-    out = 800
-  }
-  price {
-    in  = 0.05
-    out = 0.20
-  }
-}
-
-role "implementer" {
-  llm         = plugin.openai
-  model       = "gpt-5-mini"
-  temperature = 0.2
-  concurrency = 64
-  seconds     = seconds("1m")
-  tokens {
-    in  = 12000
-    out = 4000
-  }
-  price {
-    in  = 0.25
-    out = 2.00
-  }
-}
-
-role "summarizer" {
-  llm         = plugin.openai
-  model       = "gpt-5-mini"
-  temperature = 0.4
-  concurrency = 64
-  seconds     = 10
-  tokens {
-    in  = 6000
-    out = 400
-  }
-  price {
-    in  = 0.25
-    out = 2.00
-  }
-}
-
-role "critic" {
-  llm         = plugin.openai
-  model       = "qwen3-8b-critic"
-  temperature = 0.7
-  concurrency = 256
-  seconds     = 3
-  tokens {
-    in  = 3000
-    out = 200
-  }
-  price {
-    in  = 0.05
-    out = 0.20
-  }
-}
-
-critic "screen" {
-  role            = role.critic
-  votes           = local.votes
-  labels          = "3way"
-  aggregate       = "majority"
-  tie             = "route"
-  threshold       = local.threshold
-  expected_routed = percent(36.3)
-}
-
-reward "improve" {
-  source     = "critic"
-  predictor  = critic.screen
-  normalize  = "none"
-  value      = "label_score > 0 ? 1 : -1"
-  infeasible = "-1"
-}
-
-loop "policy" {
-  preset              = "critic-grpo"
-  until_budget        = true
-  states              = 16 # parents
-  proposals_per_state = 16 # rollouts per parent
-  reward              = reward.improve
-  screen              = critic.screen
-}
-
-budget {
-  real_runs = var.verifications
-}
-
-executor {
-  kind        = "local"
-  concurrency = 16
-  gpus        = 16
-}
 
 sweep {
   mode = "grid"

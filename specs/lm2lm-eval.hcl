@@ -1,177 +1,19 @@
 # LM2LM with holdout evaluation (seed 000): lm2lm.hcl plus Avg@4 / Best@4.
 #
-# A proposer policy is trained with DAPO on rewards predicted by a frozen
-# research world model (RWM); the RWM is kept honest by on-policy calibration:
-# after steps 16, 40 and 64 the policy's top-rated proposals are run for real
-# and appended to the RWM's context.
+# The training is lm2lm.hcl's, unchanged: DAPO on RWM-predicted gain with
+# top-rated on-policy calibration after steps 16, 40 and 64. Then every
+# holdout task is evaluated by real runs: the mean (Avg@4) and the best
+# (Best@4) real gain over 4 proposals of the trained policy.
 #
 # Expected figures (assay estimate):
-#   environments 8 (4 autoregressive, 4 diffusion), tasks 40 train / 10 holdout
-#   rollouts     96 steps / 8 = 12 refreshes x 256 states x 8 = 24,576 RWM calls
+#   rollouts     as lm2lm.hcl: 12 refreshes x 256 states x 8 = 24,576 RWM calls
 #   real runs    100 seed records + 31 + 35 + 34 calibration = 200
 #   evaluation   Avg@4 / Best@4 on the 10 holdout tasks = 40 real runs (240 in all)
 
+extends = "lm2lm.hcl"
+
 name        = "lm2lm-eval"
 description = "LM2LM training, then Avg@4 and Best@4 of real gain on the holdout tasks"
-seed        = 0
-
-variable "steps" {
-  type        = number
-  default     = 96
-  description = "DAPO policy updates"
-}
-
-variable "calibration_budget" {
-  type        = list(number)
-  default     = [31, 35, 34]
-  description = "real runs per calibration round (after steps 16, 40, 64)"
-}
-
-locals {
-  # One real run: a 486M-parameter model on a short token budget.
-  run = { gpu = "B200", gpus = 8, hours = hours("1h30m") }
-
-  # Reward scale tau_e by family: the gain that counts as a reward of 1.
-  scale = { autoregressive = 0.01, diffusion = 0.02 }
-
-  # Environments in order, with family, metric, holdout tasks and baseline;
-  # each has 5 train tasks. baseline is b_e, the metric the unedited
-  # reference configuration reaches: illustrative figures, like the price
-  # table; replace them with your own measurement. Seed 000 treats them as
-  # known, so no real run measures them (remove one and the plan adds one
-  # baseline run per task of that environment, counted in the estimate).
-  envs = [
-    { name = "olmo3", family = "autoregressive", metric = "val_bpb", holdout = 2, baseline = 0.98 },
-    { name = "qwen3", family = "autoregressive", metric = "val_bpb", holdout = 1, baseline = 0.96 },
-    { name = "nanochat", family = "autoregressive", metric = "val_bpb", holdout = 1, baseline = 1.02 },
-    { name = "marin", family = "autoregressive", metric = "val_bpb", holdout = 1, baseline = 0.97 },
-    { name = "e2d2_sw", family = "diffusion", metric = "val_nll", holdout = 2, baseline = 3.21 },
-    { name = "e2d2", family = "diffusion", metric = "val_nll", holdout = 1, baseline = 3.18 },
-    { name = "mdm", family = "diffusion", metric = "val_nll", holdout = 1, baseline = 3.35 },
-    { name = "bd3lm", family = "diffusion", metric = "val_nll", holdout = 1, baseline = 3.27 },
-  ]
-}
-
-plugin "command" {
-  kind   = "trainer"
-  source = "builtin:command"
-}
-
-plugin "openai" {
-  kind   = "llm"
-  source = "builtin:openai"
-}
-
-prices {
-  preset     = "cloud-2026"
-  gpu_hourly = { B200 = 14.00 }
-}
-
-dynamic "environment" {
-  for_each = local.envs
-  labels   = [environment.value.name]
-  content {
-    family   = environment.value.family
-    baseline = environment.value.baseline
-    scale    = local.scale[environment.value.family]
-    trainer  = plugin.command
-    metric {
-      name      = environment.value.metric
-      direction = "minimize"
-    }
-    run_cost {
-      gpu   = local.run.gpu
-      gpus  = local.run.gpus
-      hours = local.run.hours
-    }
-    tasks {
-      train   = 5
-      holdout = environment.value.holdout
-    }
-  }
-}
-
-role "proposer" {
-  llm         = plugin.openai
-  model       = "Qwen3.8-27B"
-  temperature = 1.0
-  concurrency = 64
-  seconds     = 20
-  tokens {
-    in  = 6000
-    out = 600
-  }
-  price {
-    in  = 0.20
-    out = 0.60
-  }
-}
-
-role "rwm" {
-  llm         = plugin.openai
-  model       = "GPT-6-sol"
-  temperature = 0.0
-  concurrency = 32
-  seconds     = 30
-  tokens {
-    in  = 60000 # the record context M
-    out = 800
-  }
-  price {
-    in  = 1.25
-    out = 10.00
-  }
-}
-
-role "builder" {
-  llm         = plugin.openai
-  model       = "GPT-6-astra"
-  concurrency = 8
-  seconds     = seconds("4m")
-  tokens {
-    in  = 30000
-    out = 8000
-  }
-  price {
-    in  = 1.25
-    out = 10.00
-  }
-}
-
-reward "rwm_gain" {
-  source         = "predicted"
-  predictor      = role.rwm
-  normalize      = "scale"
-  clip           = 6
-  value          = "clip(predicted_gain / scale, -c, c) + diversity_bonus"
-  repeat_penalty = 0.5
-  infeasible     = "-c"
-  diversity {
-    by     = "mechanism"
-    weight = 0.5
-  }
-}
-
-loop "policy" {
-  preset              = "dapo"
-  steps               = var.steps
-  rollout_every       = 8
-  states              = 256
-  proposals_per_state = 8
-  reward              = reward.rwm_gain
-}
-
-records {
-  seed_runs = 100
-  select    = "random"
-}
-
-calibration {
-  loop        = loop.policy
-  after_steps = [16, 40, 64]
-  budget      = var.calibration_budget
-  select      = "top_rated"
-}
 
 evaluation {
   split   = "holdout"
@@ -179,18 +21,8 @@ evaluation {
   best_at = 4
 }
 
+# The 40 evaluation runs need room in lm2lm.hcl's caps.
 budget {
   real_runs = 240
   usd       = 70000
-}
-
-executor {
-  kind        = "slurm"
-  concurrency = 8
-  gpus        = 64
-  slurm {
-    partition  = "b200"
-    time_limit = "4:00:00"
-    array      = true
-  }
 }

@@ -6,13 +6,14 @@ import (
 
 	"assay/compiler"
 	"assay/compiler/plan"
-	"assay/lang/hcl"
+	"assay/lang/load"
 )
 
-// loadSpec loads, compiles and estimates one of the example specs.
+// loadSpec loads, compiles and estimates one of the example specs. It loads
+// through lang/load, as assay does, so a spec with extends is merged.
 func loadSpec(t *testing.T, name string) (*plan.Plan, *Report) {
 	t.Helper()
-	s, ds := hcl.LoadFile("../../specs/"+name+".hcl", hcl.Options{})
+	s, _, ds := load.Load("../../specs/"+name+".hcl", load.Options{})
 	if ds.HasErrors() {
 		t.Fatalf("specs/%s.hcl does not load:\n%s", name, ds.Format(0))
 	}
