@@ -33,6 +33,7 @@ const (
 	CodeFormula          = "E_FORMULA"
 	CodeLLMUnpriced      = "W_LLM_UNPRICED"
 	CodeCalibrationSkips = "W_CALIBRATION_UNUSED"
+	CodeExtendsUnloaded  = "E_EXTENDS_UNLOADED"
 )
 
 // Code documents one diagnostic code.
@@ -70,6 +71,7 @@ var Codes = []Code{
 	{CodeSweepValue, "a sweep value does not fit its field"},
 	{CodeSweepShape, "zip axes have different lengths, or a sweep has no axes"},
 	{CodeFormula, "a formula does not parse or type-check"},
+	{CodeExtendsUnloaded, "a spec with extends reached the compiler without its base merged in (it was not loaded through lang/load)"},
 	{CodeLLMUnpriced, "warning: a role has no tokens or price, so its dollars are not estimated"},
 	{CodeCalibrationSkips, "warning: a calibration round falls after the last policy step and never runs"},
 }

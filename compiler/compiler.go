@@ -81,6 +81,12 @@ func Compile(s *spec.Spec, opts Options) (*plan.Plan, diag.Diagnostics) {
 	if s == nil {
 		return nil, diag.Diagnostics{diag.Errorf("E_INTERNAL", diag.Range{}, "no spec to compile")}
 	}
+	if s.Extends.Set {
+		// Only lang/load can read the base; compiling the extending file
+		// alone would report every inherited field as missing.
+		return nil, diag.Diagnostics{diag.Errorf(CodeExtendsUnloaded, s.Extends.Range, "the spec extends %q, but its base was not merged in", s.Extends.V).
+			WithDetail("Load specs with lang/load (every assay command does): it reads the base and merges this spec over it.")}
+	}
 	if opts.MaxVariants <= 0 {
 		opts.MaxVariants = DefaultMaxVariants
 	}
