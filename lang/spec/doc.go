@@ -18,6 +18,9 @@
 //	enum:"a|b|c"          allowed values of a string field
 //	unit:"..."            unit shown in docs (e.g. "GPU-hours", "$/GPU-hour")
 //
+// Merge gives the meaning of `extends`: a spec's attributes and blocks merged
+// over its base's, generically over Describe(); lang/load applies it.
+//
 // The next phase is the compiler (package compiler), which resolves
 // references, checks types, ranges and domain rules, and lowers to a plan.
 package spec
