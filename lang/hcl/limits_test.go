@@ -101,3 +101,28 @@ func TestLimitsFormatAndVarFile(t *testing.T) {
 		t.Errorf("-var: %s", ds.Format(0))
 	}
 }
+
+// Functions that build their whole result in one allocation refuse results
+// that no spec needs, at the call, before allocating; ordinary uses work.
+func TestBoundedFunctions(t *testing.T) {
+	big := "locals {\n a = \"" + strings.Repeat("a", 2000) + "\"\n"
+	for _, c := range []struct{ name, src, want string }{
+		{"replace", big + " b = replace(local.a, \"a\", local.a)\n c = replace(local.b, \"a\", local.b)\n}\n", "replace would build a string of"},
+		{"replace empty", big + " b = join(\"\", [for i in range(1000) : local.a])\n c = replace(local.b, \"\", local.b)\n}\n", "replace would build"},
+		{"join", big + " b = join(local.a, range(1000))\n c = join(local.b, range(1000))\n}\n", "join would build"},
+		{"format", "locals {\n x = format(\"%-999999999s|\", \"a\")\n}\n", "at most 10000"},
+		{"formatlist", "locals {\n x = formatlist(\"%.99999f\", [1, 2])\n}\n", "at most 10000"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, ds := Load("b.hcl", []byte(c.src), Options{})
+			if len(ds) != 1 || ds[0].Code != codeExpr || !strings.Contains(ds[0].Detail, c.want) {
+				t.Fatalf("want one E_EXPR saying %q, got:\n%s", c.want, ds.Format(0))
+			}
+		})
+	}
+	src := "locals {\n f = format(\"%5.2f|%-3s|%%|%[2]s\", 1.5, \"x\")\n r = replace(\"abc\", \"b\", \"xy\")\n j = join(\",\", [\"a\", \"b\"], [\"c\"])\n}\nname = \"${local.f}${local.r}${local.j}\"\n"
+	s, ds := Load("ok.hcl", []byte(src), Options{})
+	if ds.HasErrors() || s.Name.V != " 1.50|x  |%|xaxyca,b,c" {
+		t.Fatalf("name %q: %s", s.Name.V, ds.Format(0))
+	}
+}
