@@ -2,6 +2,7 @@ package cue
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -122,6 +123,74 @@ func (l *loader) tooDeep(f *ast.File, lim budget.Limits) *diag.Diagnostic {
 		}
 	})
 	return bad
+}
+
+// refused are the builtins whose result can be a product of their inputs'
+// sizes, built in one allocation: a few lines can ask for terabytes, and the
+// process dies before any ceiling can be checked. A spec is data; it writes
+// its strings and lists out or interpolates them.
+var refused = map[string]map[string]bool{
+	"strings": {"Replace": true, "Repeat": true, "Join": true},
+	"list":    {"Repeat": true},
+}
+
+// unsafeCalls finds calls of refused builtins, and string or list literals
+// multiplied (CUE's "ab" * n), in a parsed file.
+func (l *loader) unsafeCalls(f *ast.File) *diag.Diagnostic {
+	pkgs := map[string]string{} // local name -> import path
+	for im := range f.ImportSpecs() {
+		path, err := strconv.Unquote(im.Path.Value)
+		if err != nil {
+			continue
+		}
+		name := path[strings.LastIndex(path, "/")+1:]
+		if im.Name != nil {
+			name = im.Name.Name
+		}
+		pkgs[name] = path
+	}
+	var bad *diag.Diagnostic
+	ast.Walk(f, func(n ast.Node) bool {
+		if bad != nil {
+			return false
+		}
+		switch x := n.(type) {
+		case *ast.CallExpr:
+			sel, ok := x.Fun.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			id, ok := sel.X.(*ast.Ident)
+			if !ok {
+				return true
+			}
+			name, _, err := ast.LabelName(sel.Sel)
+			if path := pkgs[id.Name]; err == nil && refused[path][name] {
+				bad = diag.Errorf(codeTooComplex, l.nodeRange(x), "%s.%s is not available in a spec", path, name).
+					WithDetail("It can build a value of any size in one step, which no limit can stop in time. Write the value out, or build strings with interpolation (\"\\(a)-\\(b)\").")
+			}
+		case *ast.BinaryExpr:
+			if x.Op == token.MUL && (repeatable(x.X) || repeatable(x.Y)) {
+				bad = diag.Errorf(codeTooComplex, l.nodeRange(x), "multiplying a string or list is not available in a spec").
+					WithDetail("It can build a value of any size in one step, which no limit can stop in time. Write the value out.")
+			}
+		}
+		return true
+	}, nil)
+	return bad
+}
+
+// repeatable says whether e is a literal that CUE's * repeats.
+func repeatable(e ast.Expr) bool {
+	switch x := e.(type) {
+	case *ast.BasicLit:
+		return x.Kind == token.STRING
+	case *ast.Interpolation, *ast.ListLit:
+		return true
+	case *ast.ParenExpr:
+		return repeatable(x.X)
+	}
+	return false
 }
 
 // phase names what the evaluation is doing, for a spec that exceeds a limit.

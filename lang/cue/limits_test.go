@@ -47,3 +47,29 @@ func TestWithinLimits(t *testing.T) {
 		t.Fatalf("%s", ds.Format(0))
 	}
 }
+
+// Builtins that can build a value of any size in one allocation are refused
+// before evaluation, whatever the import's local name.
+func TestRefusedBuiltins(t *testing.T) {
+	for _, c := range []struct{ name, src, want string }{
+		{"replace", "import \"strings\"\n_a: \"aa\"\nname: strings.Replace(_a, \"a\", _a, -1)\n", "strings.Replace is not available"},
+		{"alias", "import s \"strings\"\nname: s.Repeat(\"a\", 3)\n", "strings.Repeat is not available"},
+		{"join", "import \"strings\"\nname: strings.Join([\"a\"], \"-\")\n", "strings.Join is not available"},
+		{"list", "import \"list\"\n_x: list.Repeat([1], 3)\n", "list.Repeat is not available"},
+		{"string times", "name: \"ab\" * 3\n", "multiplying a string or list"},
+		{"list times", "_x: 3 * ([1])\n", "multiplying a string or list"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, ds := Load([]Source{{Name: "r.cue", Src: []byte(c.src)}}, Options{})
+			if len(ds) != 1 || ds[0].Code != codeTooComplex || !strings.Contains(ds[0].Summary, c.want) || ds[0].Range.Filename != "r.cue" || ds[0].Range.Start.Line == 0 {
+				t.Fatalf("want one E_TOO_COMPLEX %q, got:\n%s", c.want, ds.Format(0))
+			}
+		})
+	}
+	// Other functions of the same packages, and numbers multiplied, are fine.
+	src := "import \"strings\"\nimport \"list\"\n_n: 2 * 3\nname: strings.ToUpper(\"x\\(len(list.Range(0, _n, 1)))\")\n"
+	s, ds := Load([]Source{{Name: "ok.cue", Src: []byte(src)}}, Options{})
+	if ds.HasErrors() || s.Name.V != "X6" {
+		t.Fatalf("name %q: %s", s.Name.V, ds.Format(0))
+	}
+}

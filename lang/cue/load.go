@@ -128,6 +128,10 @@ func Load(files []Source, opts Options) (*spec.Spec, diag.Diagnostics) {
 			l.add(d)
 			continue
 		}
+		if d := l.unsafeCalls(af); d != nil {
+			l.add(d)
+			continue
+		}
 		name := af.PackageName()
 		if i > 0 && name != pkg {
 			l.add(diag.Errorf(codeCUESyntax, l.rangeOf(af.Pos()), "file is in package %q, but %s is in package %q", name, files[0].Name, pkg).
