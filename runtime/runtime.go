@@ -148,6 +148,9 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
 		if p == nil {
 			return nil, errors.New("runtime: nil plan")
 		}
+		if err := runnable(p); err != nil {
+			return nil, err
+		}
 		if _, err := os.Stat(planPath); err == nil {
 			return nil, fmt.Errorf("run %s already exists in %s; resume it with `assay resume %s` or choose another --id", opts.ID, opts.Dir, opts.ID)
 		}
@@ -211,6 +214,20 @@ type runMeta struct {
 	PID     int               `json:"pid"`
 	Meta    map[string]string `json:"meta,omitempty"`
 	Budget  plan.Budget       `json:"budget"`
+}
+
+// runnable refuses, before any run starts, a plan that estimates fine but
+// cannot execute: an RL loop without a learning rate would fail at its first
+// policy update, after real runs were already spent.
+func runnable(p *plan.Plan) error {
+	for _, v := range p.Variants {
+		for _, l := range v.Loops {
+			if l.Kind == "rl" && !(l.LearningRate > 0) {
+				return fmt.Errorf("loop %q has no learning_rate, so its proposer policy cannot be updated; set learning_rate in the loop block (e.g. 0.5 for the offline proposer)", l.Name)
+			}
+		}
+	}
+	return nil
 }
 
 func pickVariant(p *plan.Plan, name string) (*plan.Variant, error) {

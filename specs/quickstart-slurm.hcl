@@ -42,6 +42,15 @@ plugin "command" {
     time_limit            = "10m"
     infeasible_exit_codes = [3]
     infeasible_patterns   = ["training diverged"]
+
+    # What a proposal may edit: knobs of examples/trainer/tinylm-train.
+    knobs = {
+      learning_rate = { default = "0.003", mechanism = "optimizer", values = ["0.001", "0.003", "0.01", "0.03"] }
+      optimizer     = { default = "adam", mechanism = "optimizer", values = ["momentum", "adam"] }
+      lr_schedule   = { default = "constant", mechanism = "schedule", values = ["constant", "cosine"] }
+      width         = { default = "32", mechanism = "architecture", values = ["16", "32", "64"] }
+      activation    = { default = "tanh", mechanism = "architecture", values = ["tanh", "relu", "gelu"] }
+    }
   }
 }
 
@@ -127,6 +136,7 @@ loop "policy" {
   steps               = var.steps
   states              = 2
   proposals_per_state = 4
+  learning_rate       = 0.5
   reward              = reward.rwm_gain
 }
 
