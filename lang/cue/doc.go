@@ -26,6 +26,14 @@
 // Assay's own (unknown fields, types, enums, references, variables) use the
 // same codes as the HCL front end.
 //
+// Limits: CUE evaluation cannot be interrupted, so a load is bounded
+// (lang/internal/budget): the source's size, chained labels, nesting and
+// operator count are checked before evaluation; the builtins that build a
+// value of any size in one allocation (strings.Replace, strings.Repeat,
+// strings.Join, list.Repeat, multiplied string or list literals) are refused;
+// and evaluation runs under a deadline (Options.Timeout) and a memory
+// ceiling. Past a bound the load reports E_TOO_LARGE or E_TOO_COMPLEX.
+//
 // The next phase is the compiler (package compiler), which applies presets,
 // resolves references, checks and lowers the spec to a plan.
 package cue
