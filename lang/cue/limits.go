@@ -205,17 +205,10 @@ func (p *phase) get() string {
 	return "evaluating the spec"
 }
 
-// exceeded is the diagnostic for a spec that hit an evaluation limit. CUE
-// evaluates a package as a whole and cannot say which expression is at
-// fault, so it points at the first construct that can multiply work, and
-// lists the others.
-func (l *loader) exceeded(ex budget.Exceeded, lim budget.Limits, what string, files []*ast.File) *diag.Diagnostic {
-	how := fmt.Sprintf("did not finish within %s", lim.Timeout.Round(time.Millisecond))
-	if ex == budget.Memory {
-		how = fmt.Sprintf("needed more than %d MiB of memory", lim.MaxHeapGrowth>>20)
-	}
-	var suspects []string
-	var at diag.Range
+// suspects finds the constructs that can multiply work, for the diagnostic
+// of a spec that exceeds a limit. It runs before evaluation, which may
+// annotate the syntax trees while it runs.
+func (l *loader) suspects(files []*ast.File) (first diag.Range, list []string) {
 	for _, f := range files {
 		ast.Walk(f, func(n ast.Node) bool {
 			var name string
@@ -235,22 +228,34 @@ func (l *loader) exceeded(ex budget.Exceeded, lim budget.Limits, what string, fi
 			}
 			if name != "" {
 				r := l.nodeRange(n)
-				if len(suspects) == 0 {
-					at = r
+				if len(list) == 0 {
+					first = r
 				}
-				if len(suspects) < 5 {
-					suspects = append(suspects, fmt.Sprintf("%s at %s", name, r))
+				if len(list) < 5 {
+					list = append(list, fmt.Sprintf("%s at %s", name, r))
 				}
 			}
 			return true
 		}, nil)
 	}
-	if len(suspects) == 0 {
+	if len(list) == 0 && len(files) > 0 {
 		start := diag.Pos{Line: 1, Column: 1}
-		at = diag.Range{Filename: files[0].Filename, Start: start, End: start}
+		first = diag.Range{Filename: files[0].Filename, Start: start, End: start}
+	}
+	return first, list
+}
+
+// exceeded is the diagnostic for a spec that hit an evaluation limit. CUE
+// evaluates a package as a whole and cannot say which expression is at
+// fault, so it points at the first construct that can multiply work, and
+// lists the others.
+func exceeded(ex budget.Exceeded, lim budget.Limits, what string, at diag.Range, suspects []string) *diag.Diagnostic {
+	how := fmt.Sprintf("did not finish within %s", lim.Timeout.Round(time.Millisecond))
+	if ex == budget.Memory {
+		how = fmt.Sprintf("needed more than %d MiB of memory", lim.MaxHeapGrowth>>20)
 	}
 	d := diag.Errorf(codeTooComplex, at, "%s %s", what, how)
-	hint := "A spec should evaluate in milliseconds. Look for comprehensions over large lists, list.Range or list.Repeat with large counts, or strings that double in size from field to field, and write the values out or make them smaller."
+	hint := "A spec should evaluate in milliseconds. Look for comprehensions over large lists, list.Range with large counts, or strings that double in size from field to field, and write the values out or make them smaller."
 	if len(suspects) > 0 {
 		hint += " Candidates: " + strings.Join(suspects, "; ") + "."
 	}

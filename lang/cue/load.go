@@ -157,13 +157,14 @@ func Load(files []Source, opts Options) (*spec.Spec, diag.Diagnostics) {
 	// CUE cannot interrupt an evaluation, and a few lines of CUE can ask for
 	// billions of values, so evaluation runs under a deadline and a memory
 	// ceiling. The loader is the evaluation's alone until it returns.
+	at, suspects := l.suspects(parsed)
 	s, ex := budget.Run(lim, func() *spec.Spec { return l.evaluate(files, parsed, pkg, opts) })
 	if ex != budget.Within {
 		s := &spec.Spec{Files: []string{}, Range: diag.Range{Filename: files[0].Name}}
 		for _, f := range files {
 			s.Files = append(s.Files, f.Name)
 		}
-		return s, diag.Diagnostics{l.exceeded(ex, lim, l.phase.get(), parsed)}
+		return s, diag.Diagnostics{exceeded(ex, lim, l.phase.get(), at, suspects)}
 	}
 	l.diags = l.diags.Dedup()
 	l.diags.Sort()
