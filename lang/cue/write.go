@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"cuelang.org/go/cue/ast"
 	"cuelang.org/go/cue/format"
@@ -21,7 +22,13 @@ import (
 func Write(s *spec.Spec) []byte {
 	var b strings.Builder
 	if s.Name.Set && s.Name.V != "" {
-		fmt.Fprintf(&b, "// %s\n", s.Name.V)
+		// A comment ends at a line break, so a name holding one (or other
+		// control characters) is shown quoted.
+		name := s.Name.V
+		if strings.ContainsFunc(name, func(r rune) bool { return r < ' ' || r == 0x7f || r == utf8.RuneError || r == '\u2028' || r == '\u2029' }) {
+			name = strconv.Quote(name)
+		}
+		fmt.Fprintf(&b, "// %s\n", name)
 	}
 	w := &writer{b: &b}
 	w.fields(reflect.ValueOf(s).Elem(), spec.Describe(), 0)
