@@ -141,10 +141,11 @@ func TestDirectory(t *testing.T) {
 // seed corpus runs as part of go test.
 //
 // Seeds are the top-level declarations of the shipped specs one by one, not
-// whole files: the fuzzer minimizes each new interesting input by re-running
-// it byte by byte for up to a minute, and on a whole spec that kept both
-// workers minimizing, so the run stalled at a few dozen execs. Whole specs
-// are loaded by the package's other tests.
+// whole files, and inputs are at most maxFuzzInput bytes: the fuzzer
+// minimizes each new interesting input by re-running it byte by byte for up
+// to a minute, and on whole specs that kept both workers minimizing, so the
+// run stalled at a few dozen execs. Whole specs are loaded by the package's
+// other tests.
 func FuzzLoadCUE(f *testing.F) {
 	for _, p := range []string{"../../specs/lm2lm.cue", "../../specs/critic-grpo.cue"} {
 		if b, err := os.ReadFile(p); err == nil {
@@ -164,6 +165,9 @@ func FuzzLoadCUE(f *testing.F) {
 	f.Add([]byte(`variable: v: {type: "list(string)", default: [1]}`))
 	f.Add([]byte("import \"list\"\n_l: list.Range(0, 3, 1)\nname: \"x\\(len([for a in _l {a}]))\"\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) > maxFuzzInput {
+			return
+		}
 		// A deadline well below the fuzzer's own hang detection, so a slow
 		// input shows as E_TOO_COMPLEX rather than a hung worker.
 		s, ds := Load([]Source{{Name: "fuzz.cue", Src: b}}, Options{Timeout: time.Second})
@@ -175,6 +179,12 @@ func FuzzLoadCUE(f *testing.F) {
 		}
 	})
 }
+
+// maxFuzzInput bounds the inputs the fuzzer explores: the mutator grows
+// inputs to many kilobytes, and minimizing one that finds new coverage
+// re-runs it once per byte. Inputs past the bound return at once, so they
+// never look new. Load's own size bounds are tested in limits_test.go.
+const maxFuzzInput = 2048
 
 // topLevel splits a file into the source of its declarations; a file that
 // does not parse is returned whole.

@@ -25,7 +25,9 @@ func Write(s *spec.Spec) []byte {
 		// A comment ends at a line break, so a name holding one (or other
 		// control characters) is shown quoted.
 		name := s.Name.V
-		if strings.ContainsFunc(name, func(r rune) bool { return r < ' ' || r == 0x7f || r == utf8.RuneError || r == '\u2028' || r == '\u2029' }) {
+		if strings.ContainsFunc(name, func(r rune) bool {
+			return r < ' ' || r == 0x7f || r == utf8.RuneError || r == '\u2028' || r == '\u2029'
+		}) {
 			name = strconv.Quote(name)
 		}
 		fmt.Fprintf(&b, "// %s\n", name)

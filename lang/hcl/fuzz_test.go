@@ -14,10 +14,10 @@ import (
 // corpus runs as part of go test.
 //
 // Seeds are the top-level blocks of every spec and test file, one by one,
-// not whole files: the fuzzer minimizes each new interesting input by
-// re-running it byte by byte for up to a minute, and on a whole spec that
-// keeps every worker busy minimizing instead of fuzzing. Whole specs are
-// loaded by the package's other tests.
+// not whole files, and inputs are at most maxFuzzInput bytes: the fuzzer
+// minimizes each new interesting input by re-running it byte by byte for up
+// to a minute, and on a whole spec that keeps every worker busy minimizing
+// instead of fuzzing. Whole specs are loaded by the package's other tests.
 func FuzzLoad(f *testing.F) {
 	var files []string
 	for _, g := range []string{"../../specs/*.hcl", "testdata/invalid/*.hcl"} {
@@ -37,6 +37,9 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte("locals {\n a = hours(\"1d1d\")\n b = spread(1e300, 1e300)\n}\n"))
 	f.Add([]byte("locals {\n a = b\n b = local.c\n c = local.a\n d = local.x\n}\nname = local.d\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
+		if len(src) > maxFuzzInput {
+			return
+		}
 		// A deadline well below the fuzzer's own hang detection, so a slow
 		// input shows as E_TOO_COMPLEX rather than a hung worker.
 		opts := Options{Vars: []string{"x=1"}, Timeout: time.Second}
@@ -53,6 +56,13 @@ func FuzzLoad(f *testing.F) {
 		Format("fuzz.hcl", src)
 	})
 }
+
+// maxFuzzInput bounds the inputs the fuzzer explores. The mutator grows
+// inputs to many kilobytes, and minimizing one that finds new coverage
+// re-runs it once per byte; at 13 KB that kept both workers busy for a
+// minute. Inputs past the bound return at once, so they never look new.
+// Load's own size bounds are tested in limits_test.go.
+const maxFuzzInput = 2048
 
 // topLevel splits a file into the source of its top-level blocks and
 // attributes; a file that does not parse is returned whole.
