@@ -35,8 +35,6 @@ const (
 
 // TrainerClient is the client API for Trainer service.
 //
-// For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
-//
 // Trainer runs one proposal on one task for real and measures the metric.
 type TrainerClient interface {
 	Describe(ctx context.Context, in *DescribeRequest, opts ...grpc.CallOption) (*DescribeResponse, error)
@@ -298,8 +296,6 @@ const (
 
 // LLMClient is the client API for LLM service.
 //
-// For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
-//
 // LLM completes role prompts and, for a trainable proposer, applies policy
 // updates.
 type LLMClient interface {
@@ -442,8 +438,6 @@ const (
 )
 
 // BenchmarkClient is the client API for Benchmark service.
-//
-// For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
 // Benchmark lists environments' tasks.
 type BenchmarkClient interface {
