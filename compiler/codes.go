@@ -33,6 +33,7 @@ const (
 	CodeFormula          = "E_FORMULA"
 	CodeLLMUnpriced      = "W_LLM_UNPRICED"
 	CodeCalibrationSkips = "W_CALIBRATION_UNUSED"
+	CodeSweepRouted      = "W_SWEEP_ROUTED"
 	CodeExtendsUnloaded  = "E_EXTENDS_UNLOADED"
 )
 
@@ -74,4 +75,5 @@ var Codes = []Code{
 	{CodeExtendsUnloaded, "a spec with extends reached the compiler without its base merged in (it was not loaded through lang/load)"},
 	{CodeLLMUnpriced, "warning: a role has no tokens or price, so its dollars are not estimated"},
 	{CodeCalibrationSkips, "warning: a calibration round falls after the last policy step and never runs"},
+	{CodeSweepRouted, "warning: a sweep varies a critic's votes or threshold but not its expected_routed, so every variant assumes the same routed share"},
 }

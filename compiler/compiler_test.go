@@ -193,7 +193,7 @@ sweep {
 
 	zip := strings.Replace(grid, "sweep {", "sweep {\n  mode = \"zip\"", 1)
 	_, ds = compileSource(t, "zip.hcl", []byte(zip))
-	if len(ds) == 0 || ds[0].Code != CodeSweepShape {
+	if es := ds.Errors(); len(es) == 0 || es[0].Code != CodeSweepShape {
 		t.Errorf("zip of 3 and 2 values: want E_SWEEP_SHAPE, got %v", ds)
 	}
 	zip = strings.Replace(zip, "values = [8, 16]", "values = [8, 16, 32]", 1)
@@ -206,7 +206,7 @@ sweep {
 	even := strings.Replace(grid, "values = [3, 5, 7]", "values = [3, 4]", 1)
 	_, ds = compileSource(t, "even.hcl", []byte(even))
 	line := strings.Count(even[:strings.Index(even, "values = [3, 4]")], "\n") + 1
-	if len(ds) != 1 || ds[0].Code != CodeTieRule || ds[0].Range.Start.Line != line {
+	if es := ds.Errors(); len(es) != 1 || es[0].Code != CodeTieRule || es[0].Range.Start.Line != line {
 		t.Errorf("swept votes = 4: want one E_TIE_RULE on line %d, got:\n%s", line, ds.Format(0))
 	}
 

@@ -29,6 +29,7 @@ func expandSweep(c *compilation) {
 	// one is reported once, at its own range.
 	ok := true
 	labels := axisLabels(sw.Axes)
+	warnRoutedShare(c, sw.Axes)
 	for _, ax := range sw.Axes {
 		if strings.HasPrefix(ax.Name, "sweep.") || ax.Name == "sweep" {
 			c.add(diag.Errorf(CodeSweepPath, ax.NameRange, "a sweep cannot sweep itself (%q)", ax.Name))
@@ -165,4 +166,26 @@ func probeLiteral(ax *spec.Axis) spec.Literal {
 func isValueError(err error) bool {
 	m := err.Error()
 	return strings.Contains(m, " takes ") || strings.Contains(m, "must be one of")
+}
+
+// warnRoutedShare warns when an axis changes what a critic routes (its votes
+// or threshold) while the routed share the estimate assumes stays fixed:
+// Assay cannot know how routing responds, so every variant would show the
+// same real runs, and the user should sweep expected_routed alongside.
+func warnRoutedShare(c *compilation, axes []*spec.Axis) {
+	swept := map[string]bool{}
+	for _, ax := range axes {
+		swept[ax.Name] = true
+	}
+	for _, ax := range axes {
+		parts := strings.Split(ax.Name, ".")
+		if len(parts) != 3 || parts[0] != "critic" || (parts[2] != "votes" && parts[2] != "threshold") {
+			continue
+		}
+		if swept["critic."+parts[1]+".expected_routed"] {
+			continue
+		}
+		c.add(diag.Warnf(CodeSweepRouted, ax.NameRange, "sweeping %s leaves critic %q's expected_routed fixed, so every variant estimates the same real runs", ax.Name, parts[1]).
+			WithDetail("sweep \"critic.%s.expected_routed\" too (mode = \"zip\", one routed share per variant), or read the variants' real runs as equal by assumption", parts[1]))
+	}
 }

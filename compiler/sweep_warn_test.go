@@ -1,0 +1,38 @@
+package compiler
+
+import (
+	"testing"
+
+	"assay/lang/diag"
+	"assay/lang/spec"
+)
+
+func TestWarnRoutedShare(t *testing.T) {
+	axis := func(name string) *spec.Axis { return &spec.Axis{Name: name} }
+	cases := []struct {
+		name string
+		axes []*spec.Axis
+		want int
+	}{
+		{"votes alone", []*spec.Axis{axis("critic.screen.votes")}, 1},
+		{"votes and threshold", []*spec.Axis{axis("critic.screen.votes"), axis("critic.screen.threshold")}, 2},
+		{"with expected_routed", []*spec.Axis{axis("critic.screen.threshold"), axis("critic.screen.expected_routed")}, 0},
+		{"other critic's share", []*spec.Axis{axis("critic.a.votes"), axis("critic.b.expected_routed")}, 1},
+		{"not a critic field", []*spec.Axis{axis("loop.policy.steps")}, 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &compilation{}
+			warnRoutedShare(c, tc.axes)
+			n := 0
+			for _, d := range c.diags {
+				if d.Code == CodeSweepRouted && d.Severity == diag.Warning {
+					n++
+				}
+			}
+			if n != tc.want || len(c.diags) != tc.want {
+				t.Fatalf("got %d W_SWEEP_ROUTED of %d diagnostics, want %d", n, len(c.diags), tc.want)
+			}
+		})
+	}
+}
