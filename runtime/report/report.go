@@ -82,11 +82,11 @@ func (p Plot) SVG() template.HTML {
 	}
 	sx := func(x float64) float64 { return left + (x-x0)/(x1-x0)*innerW }
 	sy := func(y float64) float64 { return top + innerH - (y-y0)/(y1-y0)*innerH }
-	for i := 0; i <= 4; i++ {
-		y := y0 + (y1-y0)*float64(i)/4
+	for _, y := range ticks(y0, y1, false) {
 		fmt.Fprintf(&b, `<line x1="%g" x2="%g" y1="%.1f" y2="%.1f" class="g"/><text x="%g" y="%.1f" class="l" text-anchor="end">%s</text>`,
 			left, left+innerW, sy(y), sy(y), left-4, sy(y)+4, num(y))
-		x := x0 + (x1-x0)*float64(i)/4
+	}
+	for _, x := range ticks(x0, x1, wholeX(p)) {
 		fmt.Fprintf(&b, `<text x="%.1f" y="%g" class="l" text-anchor="middle">%s</text>`, sx(x), top+innerH+14, num(x))
 	}
 	fmt.Fprintf(&b, `<text x="%g" y="%g" class="l" text-anchor="middle">%s</text>`, left+innerW/2, ph-6, template.HTMLEscapeString(p.XLabel))
@@ -113,18 +113,65 @@ func (p Plot) SVG() template.HTML {
 	return template.HTML(b.String())
 }
 
+// ticks returns about five or six axis values at round steps (1, 2 or 5 times a
+// power of ten) inside [lo, hi], so labels read 0.2, 0.4 rather than 0.233;
+// whole limits the step to integers, for axes such as steps or rounds.
+func ticks(lo, hi float64, whole bool) []float64 {
+	if !(hi > lo) || math.IsInf(hi-lo, 0) || math.IsNaN(hi-lo) {
+		return []float64{lo}
+	}
+	raw := (hi - lo) / 5
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	step := 10 * mag
+	for _, m := range []float64{1, 2, 5} {
+		if m*mag >= raw {
+			step = m * mag
+			break
+		}
+	}
+	if whole && step < 1 {
+		step = 1
+	}
+	var out []float64
+	// Multiply rather than accumulate, so rounding errors do not add up.
+	for k := math.Ceil(lo / step); k*step <= hi+step*1e-9 && len(out) < 12; k++ {
+		v := k * step
+		if k == 0 {
+			v = 0 // avoid printing -0
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// wholeX reports whether every x value of the plot is an integer.
+func wholeX(p Plot) bool {
+	for _, s := range p.Series {
+		for _, x := range s.X {
+			if x != math.Trunc(x) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// num formats an axis label without trailing zeros: 5, 0.6, 12.5.
 func num(x float64) string {
+	var s string
 	switch ax := math.Abs(x); {
 	case ax == 0:
 		return "0"
 	case ax >= 1000:
 		return fmt.Sprintf("%.0f", x)
 	case ax >= 10:
-		return fmt.Sprintf("%.1f", x)
+		s = fmt.Sprintf("%.1f", x)
 	case ax >= 0.01:
-		return fmt.Sprintf("%.3f", x)
+		s = fmt.Sprintf("%.3f", x)
+	default:
+		return fmt.Sprintf("%.2g", x)
 	}
-	return fmt.Sprintf("%.2g", x)
+	return strings.TrimSuffix(strings.TrimRight(s, "0"), ".")
 }
 
 var palette = []string{"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"}
