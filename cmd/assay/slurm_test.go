@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -48,6 +49,9 @@ func TestSlurmQuickstartArrays(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// extends is relative to the testdata file; the copy needs it absolute.
+	specSrc = []byte(strings.Replace(string(specSrc), `"../../../../specs/quickstart-slurm.hcl"`,
+		strconv.Quote(filepath.Join(root, "specs", "quickstart-slurm.hcl")), 1))
 	spec := filepath.Join(tmp, "quickstart-slurm.hcl")
 	if err := os.WriteFile(spec, specSrc, 0o644); err != nil {
 		t.Fatal(err)
