@@ -35,6 +35,8 @@ const (
 	CodeCalibrationSkips = "W_CALIBRATION_UNUSED"
 	CodeSweepRouted      = "W_SWEEP_ROUTED"
 	CodeExtendsUnloaded  = "E_EXTENDS_UNLOADED"
+	CodeNotApplicable    = "E_NOT_APPLICABLE"
+	CodeRoleAmbiguous    = "E_ROLE_AMBIGUOUS"
 )
 
 // Code documents one diagnostic code.
@@ -73,6 +75,8 @@ var Codes = []Code{
 	{CodeSweepShape, "zip axes have different lengths, or a sweep has no axes"},
 	{CodeFormula, "a formula does not parse or type-check"},
 	{CodeExtendsUnloaded, "a spec with extends reached the compiler without its base merged in (it was not loaded through lang/load)"},
+	{CodeNotApplicable, "a field is set where it has no effect; remove it, or change what makes it apply"},
+	{CodeRoleAmbiguous, "a block calls a role of a kind the spec declares several of, without naming which"},
 	{CodeLLMUnpriced, "warning: a role has no tokens or price, so its dollars are not estimated"},
 	{CodeCalibrationSkips, "warning: a calibration round falls after the last policy step and never runs"},
 	{CodeSweepRouted, "warning: a sweep varies a critic's votes or threshold but not its expected_routed, so every variant assumes the same routed share"},

@@ -37,6 +37,9 @@ var passes = []pass{
 	// resolve checks every reference once, on the unswept spec: references
 	// cannot be swept, so every variant shares the result.
 	{name: "resolve", fn: resolve},
+	// bind settles which role, critic and reward every block calls, once,
+	// before sweep copies the spec, so every variant shares the bindings.
+	{name: "bind", fn: bind},
 	// sweep expansion comes before check and domain so that every variant's
 	// values are checked, and a bad swept value is reported at the axis.
 	{name: "sweep", fn: expandSweep},

@@ -14,7 +14,7 @@ import (
 
 func TestPassOrder(t *testing.T) {
 	got := strings.Join(PassNames(), ",")
-	if got != "presets,defaults,resolve,sweep,check,domain,formulas,lower,hash" {
+	if got != "presets,defaults,resolve,bind,sweep,check,domain,formulas,lower,hash" {
 		t.Fatalf("passes = %s", got)
 	}
 }
@@ -55,7 +55,7 @@ func TestDefaultsApplied(t *testing.T) {
 		t.Errorf("loop defaults = %+v", l)
 	}
 	c := v.Critics[0]
-	if c.Labels != "3way" || c.Aggregate != "majority" || c.Route != "uncertainty >= threshold" {
+	if c.Labels != "3way" || c.Aggregate != "majority" || c.Route == nil || c.Route.Source != "uncertainty >= threshold" {
 		t.Errorf("critic defaults = %+v", c)
 	}
 	if c.Routed != (plan.Count{Low: 0.363, Expected: 0.363, High: 1}) {

@@ -42,6 +42,28 @@ var Defaults = []Default{
 			setDefault(&r.Normalize, "scale")
 		}
 	}},
+	{"reward.*.value", "\"clip(gain / scale, -c, c) + diversity_bonus\" (source predicted or real), \"label_score\" (source critic)", "LM2LM's reward of a valid proposal; the critic papers reward +1 for Improve and -1 otherwise", func(s *spec.Spec) {
+		for _, r := range s.Rewards {
+			if !r.Value.Set {
+				v := "clip(gain / scale, -c, c) + diversity_bonus"
+				if r.Source.V == "critic" {
+					v = "label_score"
+				}
+				r.Value = spec.Formula{V: v, Set: true}
+			}
+		}
+	}},
+	{"reward.*.infeasible", "\"-c\" when clip is set, else \"-1\"", "an infeasible proposal gets the lowest reward a valid one can", func(s *spec.Spec) {
+		for _, r := range s.Rewards {
+			if !r.Infeasible.Set {
+				v := "-1"
+				if r.Clip.Set {
+					v = "-c"
+				}
+				r.Infeasible = spec.Formula{V: v, Set: true}
+			}
+		}
+	}},
 	{"critic.*.labels", "\"3way\"", "improve / tie / lose", func(s *spec.Spec) {
 		for _, c := range s.Critics {
 			setDefault(&c.Labels, "3way")
@@ -52,6 +74,9 @@ var Defaults = []Default{
 			setDefault(&c.Aggregate, "majority")
 		}
 	}},
+	// Lowered, not filled: E_TIE_RULE still asks for a rule where an even k
+	// can tie under majority aggregation.
+	{"critic.*.tie", "\"route\" when the critic has a route formula, else \"lose\"", "a tied vote is the most uncertain verdict: a critic that routes sends it to a real run; one that does not counts it as the worse label", nil},
 	{"critic.*.route", "\"uncertainty >= threshold\"", "route uncertain candidates to a real run; only when threshold is set", func(s *spec.Spec) {
 		for _, c := range s.Critics {
 			if c.Threshold.Set {
@@ -74,10 +99,14 @@ var Defaults = []Default{
 			}
 		}
 	}},
-	{"loop.*.select", "\"best_mean_rank\"", "evolution verifies the idea with the best average label rank", func(s *spec.Spec) {
+	{"loop.*.select", "\"best_mean_rank\" with a screen, \"random\" without", "a critic ranks ideas and evolution verifies the best-ranked; without one, nothing ranks them", func(s *spec.Spec) {
 		for _, l := range s.Loops {
 			if l.Kind.V == "evolution" {
-				setDefault(&l.Select, "best_mean_rank")
+				if l.Screen.Set {
+					setDefault(&l.Select, "best_mean_rank")
+				} else {
+					setDefault(&l.Select, "random")
+				}
 			}
 		}
 	}},

@@ -56,7 +56,7 @@ func TestDomainChecks(t *testing.T) {
 		{"rl needs steps", "  steps               = 24\n", "", "E_LOOP_FIELD", 0, 6, "loop \"policy\""},
 		{"evolution field on rl", "  states              = 16\n", "  states              = 16\n  islands = 3\n", "E_LOOP_FIELD", 1, 0, ""},
 		{"until_budget without cap", "budget {\n  real_runs = 40\n}", "", "E_BUDGET_FIT_NONE", 0, 0, ""},
-		{"expected_routed zero", "expected_routed = 0.363", "expected_routed = 0", "E_EXPECTED_ROUTED", 0, 21, ""},
+		{"expected_routed negative", "expected_routed = 0.363", "expected_routed = -0.1", "E_EXPECTED_ROUTED", 0, 21, ""},
 		{"expected_routed above one", "expected_routed = 0.363", "expected_routed = 1.5", "E_EXPECTED_ROUTED", 0, 0, ""},
 		{"critic role not a critic", "role            = role.judge", "role            = role.builder", "E_SCREEN_ROLE", 0, 21, ""},
 		{"predictor not an rwm", "predictor  = role.rwm", "predictor  = role.builder", "E_PREDICTOR_ROLE", 0, 16, ""},

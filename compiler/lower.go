@@ -8,6 +8,7 @@ import (
 
 	"assay/compiler/plan"
 	"assay/lang/diag"
+	"assay/lang/formula"
 	"assay/lang/spec"
 )
 
@@ -129,15 +130,20 @@ func (lv *lowering) variant() *plan.Variant {
 	}
 	for _, r := range s.Rewards {
 		pr := &plan.Reward{Name: r.Name, GainFrom: r.Source.V, Predictor: r.Predictor.Name, Normalize: r.Normalize.V,
-			Clip: r.Clip.V, Value: r.Value.V, RepeatPenalty: r.Repeat.V, Infeasible: r.Infeasible.V, Source: r.NameRange}
+			Clip: r.Clip.V, Value: planFormula(r.Value.V), RepeatPenalty: r.Repeat.V, Infeasible: planFormula(r.Infeasible.V), Source: r.NameRange}
 		if r.Diversity != nil {
 			pr.DiversityBy, pr.DiversityWeight = r.Diversity.By.V, r.Diversity.Weight.V
 		}
 		out.Rewards = append(out.Rewards, pr)
 	}
 	for _, cr := range s.Critics {
-		out.Critics = append(out.Critics, &plan.Critic{Name: cr.Name, Role: cr.Role.Name, Votes: cr.Votes.V, Labels: cr.Labels.V,
-			Aggregate: cr.Aggregate.V, Tie: cr.Tie.V, Threshold: cr.Threshold.V, Route: cr.Route.V, Routed: routed(cr).count(), Source: cr.NameRange})
+		pc := &plan.Critic{Name: cr.Name, Role: cr.Role.Name, Votes: cr.Votes.V, Labels: cr.Labels.V,
+			Aggregate: cr.Aggregate.V, Tie: tieRule(cr), Threshold: cr.Threshold.V, Routed: routed(cr).count(), Source: cr.NameRange}
+		if cr.Route.Set {
+			f := planFormula(cr.Route.V)
+			pc.Route = &f
+		}
+		out.Critics = append(out.Critics, pc)
 	}
 	if r := s.Records; r != nil {
 		out.Records = &plan.Records{SeedRuns: r.SeedRuns.V, Select: r.Select.V}
@@ -230,14 +236,53 @@ func routed(cr *spec.Critic) vec {
 	return vec{lo, e, hi}
 }
 
-func (lv *lowering) rolesOf(kinds ...string) []string {
-	var out []string
-	for _, r := range lv.s.Roles {
-		for _, k := range kinds {
-			if r.Kind.V == k {
-				out = append(out, r.Name)
-			}
-		}
+// judge is the critic that judges a loop's candidates: its screen, or the
+// critic that labels its critic-sourced reward; nil when none does.
+func (lv *lowering) judge(l *spec.Loop) *spec.Critic {
+	if l.Screen.Set {
+		return lv.x.critics[l.Screen.Name]
+	}
+	if rw := lv.x.rewards[l.Reward.Name]; l.Kind.V == "rl" && rw != nil && rw.Source.V == "critic" && rw.Predictor.Set {
+		return lv.x.critics[rw.Predictor.Name]
+	}
+	return nil
+}
+
+// critRoutes reports whether a critic can send a candidate to a real run:
+// it has a route formula, or its tie rule routes ties.
+func critRoutes(cr *spec.Critic) bool {
+	return cr != nil && (cr.Route.Set || tieRule(cr) == "route")
+}
+
+// tieRule is a critic's tie rule, defaulted as Defaults documents.
+func tieRule(cr *spec.Critic) string {
+	switch {
+	case cr.Tie.Set:
+		return cr.Tie.V
+	case cr.Route.Set:
+		return "route"
+	}
+	return "lose"
+}
+
+// planFormula carries a checked formula into the plan: its text and its
+// tree. The formulas pass has parsed and type-checked it already, so a
+// failure here is a compiler bug.
+func planFormula(src string) plan.Formula {
+	e, ds := formula.Parse(src, diag.Range{})
+	if ds.HasErrors() {
+		panic("compiler: lowering a formula the formulas pass did not check: " + ds.Error())
+	}
+	return plan.Formula{Source: src, Tree: planNode(e.Tree())}
+}
+
+func planNode(n *formula.Node) *plan.Node {
+	if n == nil {
+		return nil
+	}
+	out := &plan.Node{Op: n.Op, Num: n.Num, Name: n.Name, Start: n.Start, End: n.End}
+	for _, a := range n.Args {
+		out.Args = append(out.Args, planNode(a))
 	}
 	return out
 }
@@ -294,9 +339,6 @@ type loopPlan struct {
 // phases computes the loops and phases of a variant.
 func (lv *lowering) phases() ([]*plan.Loop, []*plan.Phase) {
 	s, x := lv.s, lv.x
-	proposers := lv.rolesOf("proposer")
-	builders := lv.rolesOf("builder", "implementer")
-	summarizers := lv.rolesOf("summarizer")
 	var raws []*rawPhase
 	newPhase := func(name, kind, loop string, src diag.Range) *rawPhase {
 		r := &rawPhase{ph: &plan.Phase{Name: name, Kind: kind, Loop: loop, Source: src}, runs: map[string]*vec{}, llm: map[string]*vec{}}
@@ -315,12 +357,12 @@ func (lv *lowering) phases() ([]*plan.Loop, []*plan.Phase) {
 			r.addRuns(names[i], sc, float64(n))
 		}
 	}
-	perRun := func(r *rawPhase, sc int, runs float64) {
-		for _, p := range proposers {
-			r.addLLM(p, sc, runs)
-		}
-		for _, b := range builders {
-			r.addLLM(b, sc, runs)
+	// perRun counts a proposal and its build per real run of a seed or
+	// evaluation phase, on the roles the phase is bound to.
+	perRun := func(r *rawPhase, sc int, runs float64, proposer, builder spec.Ref) {
+		r.addLLM(proposer.Name, sc, runs)
+		if builder.Set {
+			r.addLLM(builder.Name, sc, runs)
 		}
 	}
 
@@ -342,9 +384,10 @@ func (lv *lowering) phases() ([]*plan.Loop, []*plan.Phase) {
 	if s.Records != nil {
 		r := newPhase(plan.PhaseSeedRecords, plan.PhaseSeedRecords, "", s.Records.Range)
 		r.ph.Select = s.Records.Select.V
+		r.ph.Proposer, r.ph.Builder = s.Records.Proposer.Name, s.Records.Builder.Name
 		allScen(func(sc int) {
 			spreadRuns(r, seed, "train", sc)
-			perRun(r, sc, float64(seed))
+			perRun(r, sc, float64(seed), s.Records.Proposer, s.Records.Builder)
 			r.cand[sc] = float64(seed)
 		})
 	}
@@ -372,7 +415,7 @@ func (lv *lowering) phases() ([]*plan.Loop, []*plan.Phase) {
 				switch {
 				case rw.Source.V == "real" && !l.Screen.Set:
 					lp.runsPerCan[sc] = 1
-				case l.Screen.Set && rw.Source.V != "predicted":
+				case l.Screen.Set && rw.Source.V != "predicted" && critRoutes(x.critics[l.Screen.Name]):
 					lp.runsPerCan[sc] = frac[sc]
 				}
 			})
@@ -430,37 +473,46 @@ func (lv *lowering) phases() ([]*plan.Loop, []*plan.Phase) {
 		pl := &plan.Loop{Name: l.Name, Kind: l.Kind.V, Algorithm: l.Algorithm.V, Steps: lp.steps.count(), UntilBudget: l.UntilBudget.V,
 			StatesPerStep: l.StatesPerStep.V, ProposalsPerState: l.ProposalsPerState.V, RolloutEvery: l.RolloutEvery.V,
 			ZeroVariance: l.ZeroVariance.V, Reward: l.Reward.Name, Screen: l.Screen.Name, LearningRate: l.LearningRate.V,
+			Proposer: l.Proposer.Name, Builder: l.Builder.Name, Summarizer: l.Summarizer.Name,
 			Islands: l.Islands.V, Rounds: l.Rounds.V, MigrationEvery: l.MigrationEvery.V, Ideas: l.Ideas.V,
 			Verifications: l.Verifications.V, Select: l.Select.V, Split: l.Split.V, Source: l.NameRange}
+		if cr := lv.judge(l); cr != nil {
+			pl.Critic = cr.Name
+			pl.Routes = l.Kind.V == "rl" && l.Screen.Set && critRoutes(cr)
+		}
+		if rw := x.rewards[l.Reward.Name]; l.Kind.V == "rl" && rw != nil {
+			pl.RewardSource = rw.Source.V
+			if rw.Source.V == "predicted" {
+				pl.Predictor = rw.Predictor.Name
+			}
+			var per vec
+			allScen(func(sc int) { per[sc] = lp.perRefresh * lp.runsPerCan[sc] })
+			c := per.count()
+			pl.RunsPerRefresh = &c
+		}
 		loops = append(loops, pl)
 		switch l.Kind.V {
 		case "rl":
-			lv.rlPhases(lp, newPhase, proposers, builders, summarizers, calRuns)
+			lv.rlPhases(lp, newPhase, calRuns)
 		case "evolution":
 			r := newPhase(plan.PhaseEvolution+"."+l.Name, plan.PhaseEvolution, l.Name, l.NameRange)
 			r.ph.Select = l.Select.V
-			votes, critic := 0, ""
-			if l.Screen.Set {
-				cr := x.critics[l.Screen.Name]
-				votes, critic = cr.Votes.V, cr.Role.Name
-			}
+			cr := lv.judge(l)
 			allScen(func(sc int) {
 				for _, e := range s.Environments {
 					ir := float64(len(envTasks(e, l.Split.V)) * l.Islands.V * l.Rounds.V)
 					ideas := ir * float64(l.Ideas.V)
 					r.addRuns(e.Name, sc, ir*float64(l.Verifications.V))
 					r.cand[sc] += ideas
-					for _, p := range proposers {
-						r.addLLM(p, sc, ideas)
+					r.addLLM(l.Proposer.Name, sc, ideas)
+					if l.Builder.Set {
+						r.addLLM(l.Builder.Name, sc, ideas)
 					}
-					for _, b := range builders {
-						r.addLLM(b, sc, ideas)
-					}
-					for _, m := range summarizers {
-						r.addLLM(m, sc, ideas)
-					}
-					if critic != "" {
-						r.addLLM(critic, sc, ideas*float64(votes))
+					if cr != nil {
+						if l.Summarizer.Set {
+							r.addLLM(l.Summarizer.Name, sc, ideas)
+						}
+						r.addLLM(cr.Role.Name, sc, ideas*float64(cr.Votes.V))
 					}
 				}
 			})
@@ -468,6 +520,7 @@ func (lv *lowering) phases() ([]*plan.Loop, []*plan.Phase) {
 	}
 	if ev := s.Evaluation; ev != nil {
 		r := newPhase(plan.PhaseEvaluation, plan.PhaseEvaluation, "", ev.Range)
+		r.ph.Proposer, r.ph.Builder = ev.Proposer.Name, ev.Builder.Name
 		k := max(ev.AvgAt.V, ev.BestAt.V)
 		allScen(func(sc int) {
 			for _, e := range s.Environments {
@@ -475,7 +528,7 @@ func (lv *lowering) phases() ([]*plan.Loop, []*plan.Phase) {
 				r.addRuns(e.Name, sc, n)
 				r.cand[sc] += n
 			}
-			perRun(r, sc, r.cand[sc])
+			perRun(r, sc, r.cand[sc], ev.Proposer, ev.Builder)
 		})
 	}
 
@@ -540,7 +593,7 @@ func solveSteps(lp *loopPlan, sc int, room float64, cal func(float64) float64) f
 	return lo
 }
 
-func (lv *lowering) rlPhases(lp *loopPlan, newPhase func(name, kind, loop string, src diag.Range) *rawPhase, proposers, builders, summarizers []string, calRuns []int) {
+func (lv *lowering) rlPhases(lp *loopPlan, newPhase func(name, kind, loop string, src diag.Range) *rawPhase, calRuns []int) {
 	s, x, l := lv.s, lv.x, lp.l
 	r := newPhase(plan.PhaseRL+"."+l.Name, plan.PhaseRL, l.Name, l.NameRange)
 	rw := x.rewards[l.Reward.Name]
@@ -549,14 +602,8 @@ func (lv *lowering) rlPhases(lp *loopPlan, newPhase func(name, kind, loop string
 	for _, n := range w {
 		tot += n
 	}
-	// Critics called per candidate: the screen, and a labelling predictor.
-	var critics []*spec.Critic
-	if l.Screen.Set {
-		critics = append(critics, x.critics[l.Screen.Name])
-	}
-	if rw.Source.V == "critic" && rw.Predictor.Set && rw.Predictor.Name != l.Screen.Name {
-		critics = append(critics, x.critics[rw.Predictor.Name])
-	}
+	// One critic judges a candidate: the screen, or a labelling predictor.
+	judge := lv.judge(l)
 	frac := vec{1, 1, 1}
 	if l.Screen.Set {
 		frac = routed(x.critics[l.Screen.Name])
@@ -566,28 +613,26 @@ func (lv *lowering) rlPhases(lp *loopPlan, newPhase func(name, kind, loop string
 		ref := lp.refreshes(st)
 		cand := ref * lp.perRefresh
 		r.steps[sc], r.refreshes[sc], r.cand[sc] = st, ref, cand
-		for _, p := range proposers {
-			r.addLLM(p, sc, cand)
-		}
+		r.addLLM(l.Proposer.Name, sc, cand)
 		switch {
 		case rw.Source.V == "predicted":
 			r.addLLM(rw.Predictor.Name, sc, cand)
 		case rw.Source.V == "real" && !l.Screen.Set:
-			for _, b := range builders {
-				r.addLLM(b, sc, cand)
+			if l.Builder.Set {
+				r.addLLM(l.Builder.Name, sc, cand)
 			}
 			lv.spreadFloat(r, sc, cand, names, w, tot)
-		default: // screened, or labelled by a critic
-			for _, b := range builders {
-				r.addLLM(b, sc, cand)
+		default: // judged by a critic
+			if l.Builder.Set {
+				r.addLLM(l.Builder.Name, sc, cand)
 			}
-			for _, m := range summarizers {
-				r.addLLM(m, sc, cand)
+			if l.Summarizer.Set {
+				r.addLLM(l.Summarizer.Name, sc, cand)
 			}
-			for _, cr := range critics {
-				r.addLLM(cr.Role.Name, sc, cand*float64(cr.Votes.V))
+			if judge != nil {
+				r.addLLM(judge.Role.Name, sc, cand*float64(judge.Votes.V))
 			}
-			if l.Screen.Set {
+			if l.Screen.Set && critRoutes(x.critics[l.Screen.Name]) {
 				lv.spreadFloat(r, sc, cand*frac[sc], names, w, tot)
 			}
 		}
@@ -610,8 +655,8 @@ func (lv *lowering) rlPhases(lp *loopPlan, newPhase func(name, kind, loop string
 			for j, k := range spread(n, ws) {
 				cr.addRuns(ns[j], sc, float64(k))
 			}
-			for _, b := range builders {
-				cr.addLLM(b, sc, float64(n))
+			if l.Builder.Set {
+				cr.addLLM(l.Builder.Name, sc, float64(n))
 			}
 			cr.cand[sc] = float64(n)
 		}

@@ -86,6 +86,8 @@ type Totals struct {
 	PolicyUpdates int     `json:"policy_updates"`
 	Records       int     `json:"records"`
 	BestGain      float64 `json:"best_real_gain"`
+	// Measured is the same run in the estimate's terms.
+	Measured *Measured `json:"measured,omitempty"`
 }
 
 // Run states.

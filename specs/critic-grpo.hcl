@@ -154,6 +154,7 @@ loop "policy" {
   states              = 16 # parents
   proposals_per_state = 16 # rollouts per parent
   reward              = reward.improve
+  learning_rate       = 1e-6
   screen              = critic.screen
 }
 

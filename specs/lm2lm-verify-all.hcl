@@ -118,6 +118,7 @@ loop "policy" {
   states              = 32
   proposals_per_state = 8
   reward              = reward.real_gain
+  learning_rate       = 1e-6
 }
 
 executor {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"assay/compiler/estimate"
 	"assay/compiler/plan"
 	"assay/plugins/host"
 	"assay/runtime"
@@ -69,9 +70,13 @@ Exit codes: 0 finished, 1 invalid spec or a failed run, 64 usage error.`,
   assay run --id try1 -var steps=4 specs/small-local.hcl`,
 		Args: usageArgs(1, 1),
 		RunE: func(c *cobra.Command, args []string) error {
-			p, _, err := mustCompile(c, args[0], flags)
+			p, src, err := mustCompile(c, args[0], flags)
 			if err != nil {
 				return err
+			}
+			if ds := capDiags(p); ds.HasErrors() {
+				printDiags(c.ErrOrStderr(), ds, src)
+				return userErrorf("%s", capBroken)
 			}
 			if len(p.Variants) > 1 && rf.variant == "" {
 				fmt.Fprintf(c.ErrOrStderr(), "assay: the spec sweeps %d variants; running %q (choose one with --variant)\n", len(p.Variants), p.Variants[0].Name)
@@ -148,8 +153,8 @@ func execRun(c *cobra.Command, ctx context.Context, p *plan.Plan, lock *host.Loc
 	}
 	res, err := runtime.Run(ctx, p, opts)
 	if res != nil {
-		fmt.Fprintf(c.OutOrStdout(), "run %s %s: %d real runs, %.2f GPU-hours, $%.2f; report: assay report %s\n",
-			res.ID, res.State, res.Totals.RealRuns, res.Totals.GPUHours, res.Totals.USD, res.ID)
+		fmt.Fprintf(c.OutOrStdout(), "run %s %s: %d real runs, %s GPU-hours, %s; report: assay report %s\n",
+			res.ID, res.State, res.Totals.RealRuns, estimate.FormatNumber(res.Totals.GPUHours), estimate.FormatUSD(res.Totals.USD), res.ID)
 	}
 	if err != nil {
 		if errors.Is(err, context.Canceled) {

@@ -130,6 +130,7 @@ loop "policy" {
   states              = 16
   proposals_per_state = 8
   reward              = reward.rwm_gain
+  learning_rate       = 1e-6
 }
 
 records {

@@ -55,6 +55,8 @@ type Reservation struct {
 	Proposal *plugins.Proposal `json:"proposal,omitempty"`
 	Baseline *float64          `json:"baseline,omitempty"`
 	Minimize bool              `json:"minimize,omitempty"`
+	// Phase is the plan phase whose count the run belongs to.
+	Phase string `json:"phase,omitempty"`
 }
 
 // Run is the bookkeeping of one real run, rebuilt from the journal.
