@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"assay/compiler/estimate"
 	"fmt"
 	"strings"
 	"testing"
@@ -149,14 +150,19 @@ func TestUntilBudgetCountsBaselines(t *testing.T) {
 		if got := baselinesOf(t, p); got != c.base {
 			t.Errorf("%s: baseline tasks = %q, want %q", c.name, got, c.base)
 		}
+		// In the expected scenario the plan fits the cap, and no figure of
+		// the estimate goes past it.
 		total := 0.0
 		for _, ph := range p.Variants[0].Phases {
 			for _, n := range ph.Calls.RealRuns {
-				total += n.High
+				total += n.Expected
 			}
 		}
 		if total > 999 {
-			t.Errorf("%s: plans up to %v real runs, over the cap of 999", c.name, total)
+			t.Errorf("%s: plans %v real runs, over the cap of 999", c.name, total)
+		}
+		if hi := estimate.Estimate(p).Totals.RealRuns.High; hi > 999 {
+			t.Errorf("%s: estimates up to %v real runs, over the cap of 999", c.name, hi)
 		}
 	}
 }

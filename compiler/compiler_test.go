@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"assay/compiler/estimate"
 	"fmt"
 	"os"
 	"regexp"
@@ -151,11 +152,14 @@ func TestUntilBudgetSolve(t *testing.T) {
 	total := 0.0
 	for _, ph := range p.Variants[0].Phases {
 		for _, c := range ph.Calls.RealRuns {
-			total += c.High
+			total += c.Expected
 		}
 	}
 	if total > 1000 {
-		t.Fatalf("plans up to %v real runs, over the budget of 1000", total)
+		t.Fatalf("plans %v real runs, over the budget of 1000", total)
+	}
+	if hi := estimate.Estimate(p).Totals.RealRuns.High; hi > 1000 {
+		t.Fatalf("estimates up to %v real runs, over the budget of 1000", hi)
 	}
 }
 

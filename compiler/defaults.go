@@ -42,28 +42,11 @@ var Defaults = []Default{
 			setDefault(&r.Normalize, "scale")
 		}
 	}},
-	{"reward.*.value", "\"clip(gain / scale, -c, c) + diversity_bonus\" (source predicted or real), \"label_score\" (source critic)", "LM2LM's reward of a valid proposal; the critic papers reward +1 for Improve and -1 otherwise", func(s *spec.Spec) {
-		for _, r := range s.Rewards {
-			if !r.Value.Set {
-				v := "clip(gain / scale, -c, c) + diversity_bonus"
-				if r.Source.V == "critic" {
-					v = "label_score"
-				}
-				r.Value = spec.Formula{V: v, Set: true}
-			}
-		}
-	}},
-	{"reward.*.infeasible", "\"-c\" when clip is set, else \"-1\"", "an infeasible proposal gets the lowest reward a valid one can", func(s *spec.Spec) {
-		for _, r := range s.Rewards {
-			if !r.Infeasible.Set {
-				v := "-1"
-				if r.Clip.Set {
-					v = "-c"
-				}
-				r.Infeasible = spec.Formula{V: v, Set: true}
-			}
-		}
-	}},
+	// Filled by bind, which knows the roles and loops.
+	{"loop.*.proposer, records.proposer, evaluation.proposer", "the only role of kind proposer", "a spec with one proposer need not name it; with several, each block names its own", nil},
+	{"loop.*.builder, loop.*.summarizer, records.builder, evaluation.builder", "the only role of that kind, if any", "a spec with one builder (or summarizer) need not name it", nil},
+	{"reward.*.predictor (source predicted)", "the only role of kind rwm", "a spec with one world model need not name it", nil},
+	{"reward.*.predictor (source critic)", "the critic that screens the loop", "one critic judges a candidate: the screen labels it", nil},
 	{"critic.*.labels", "\"3way\"", "improve / tie / lose", func(s *spec.Spec) {
 		for _, c := range s.Critics {
 			setDefault(&c.Labels, "3way")

@@ -62,6 +62,33 @@ func (k *checker) domain() {
 			}
 		}
 	}
+	for _, r := range s.Roles {
+		builder := contains(builderKinds, r.Kind.V)
+		for _, f := range []struct {
+			set bool
+			at  diag.Range
+			n   string
+		}{{r.BuildFailures.Set, r.BuildFailures.Range, "build_failures"}, {r.BuildFailureRange.Set, r.BuildFailureRange.Range, "build_failure_range"}} {
+			if f.set && !builder {
+				k.add(diag.Errorf(CodeNotApplicable, f.at, "%s applies to builder roles; role %q is a %s", f.n, r.Name, r.Kind.V).
+					WithDetail("remove %s, or set it on the role that builds proposals", f.n))
+			}
+		}
+		if r.BuildFailures.Set && (r.BuildFailures.V < 0 || r.BuildFailures.V >= 1) {
+			k.add(diag.Errorf(CodeRange, r.BuildFailures.Range, "build_failures must lie in [0, 1), got %g", r.BuildFailures.V))
+		}
+		if rr := r.BuildFailureRange; rr.Set {
+			e := r.BuildFailures.V
+			switch {
+			case len(rr.V) != 2:
+				k.add(diag.Errorf(CodeRange, rr.Range, "build_failure_range must be [low, high], got %d numbers", len(rr.V)))
+			case rr.V[0] < 0 || rr.V[1] > 1 || rr.V[0] > rr.V[1]:
+				k.add(diag.Errorf(CodeRange, rr.Range, "build_failure_range must satisfy 0 <= low <= high <= 1, got [%g, %g]", rr.V[0], rr.V[1]))
+			case e < rr.V[0] || e > rr.V[1]:
+				k.add(diag.Errorf(CodeRange, k.at(r.BuildFailures.Range, rr.Range), "build_failures %g lies outside build_failure_range [%g, %g]", e, rr.V[0], rr.V[1]))
+			}
+		}
+	}
 	k.loopsDomain()
 	k.tasksDomain()
 	k.pricesDomain()

@@ -360,7 +360,7 @@ func (r *runner) seedPhase(ph *plan.Phase) error {
 	}
 	var items []item
 	for _, e := range r.v.Envs {
-		n := int(math.Round(ph.Calls.RealRuns[e.Name].Expected))
+		n := ph.Proposals[e.Name]
 		tasks := r.tasksOf(e.Name, "train")
 		if len(tasks) == 0 {
 			continue

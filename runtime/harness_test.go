@@ -237,7 +237,7 @@ func lm2lmPlan() *plan.Plan {
 	v.Calibration = &plan.Calibration{Loop: "policy", AfterSteps: []int{4, 8}, Budget: []int{3, 3}, Select: "top_rated"}
 	v.Evaluation = &plan.Evaluation{Split: "holdout", AvgAt: 2, BestAt: 2}
 	v.Phases = []*plan.Phase{
-		{Name: "seed_records", Kind: plan.PhaseSeedRecords, Select: "random", Proposer: "proposer", Builder: "builder", Calls: plan.Calls{RealRuns: runs(6)}},
+		{Name: "seed_records", Kind: plan.PhaseSeedRecords, Select: "random", Proposer: "proposer", Builder: "builder", Proposals: map[string]int{"tiny": 6}, Calls: plan.Calls{RealRuns: runs(6)}},
 		{Name: "policy", Kind: plan.PhaseRL, Loop: "policy", Steps: plan.Exact(8)},
 		{Name: "calibration_1", Kind: plan.PhaseCalibration, Loop: "policy", AfterStep: 4, Select: "top_rated", Calls: plan.Calls{RealRuns: runs(3)}},
 		{Name: "calibration_2", Kind: plan.PhaseCalibration, Loop: "policy", AfterStep: 8, Select: "top_rated", Calls: plan.Calls{RealRuns: runs(3)}},
@@ -267,10 +267,10 @@ func evolvePlan() *plan.Plan {
 func criticGRPOPlan() *plan.Plan {
 	v := evolvePlan().Variants[0]
 	v.Rewards = []*plan.Reward{{Name: "label", GainFrom: "critic", Value: pf("label_score"), Clip: 1, Infeasible: pf("-c")}}
-	v.Loops = []*plan.Loop{{Name: "policy", Kind: "rl", Algorithm: "grpo", UntilBudget: true, Steps: plan.Count{Low: 1, Expected: 3, High: 3},
+	v.Loops = []*plan.Loop{{Name: "policy", Kind: "rl", Algorithm: "grpo", UntilBudget: true, Steps: plan.Count{Low: 1, Expected: 3, High: 40},
 		StatesPerStep: 2, ProposalsPerState: 4, RolloutEvery: 1, ZeroVariance: "drop", Reward: "label", RewardSource: "critic", Screen: "screen",
 		Critic: "screen", Routes: true, Proposer: "proposer", Builder: "builder", Summarizer: "summarizer", LearningRate: 0.5, Split: "train"}}
-	v.Phases = []*plan.Phase{{Name: "policy", Kind: plan.PhaseRL, Loop: "policy", Steps: plan.Count{Low: 1, Expected: 3, High: 3}}}
+	v.Phases = []*plan.Phase{{Name: "policy", Kind: plan.PhaseRL, Loop: "policy", Steps: plan.Count{Low: 1, Expected: 3, High: 40}}}
 	v.Budget = plan.Budget{RealRuns: 10}
 	return &plan.Plan{FormatVersion: plan.FormatVersion, Name: "mini-critic-grpo", Variants: []*plan.Variant{v}}
 }

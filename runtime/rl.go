@@ -93,6 +93,7 @@ func (r *runner) rlPhase(idx int, ph *plan.Phase) error {
 		return err
 	}
 	r.shaper = sh
+	r.rollouts, r.lastRollout = nil, nil
 	// The critic the plan binds judges every candidate; it routes some to
 	// real runs only where the plan says it does.
 	var judge *plan.Critic
@@ -117,9 +118,9 @@ func (r *runner) rlPhase(idx int, ph *plan.Phase) error {
 	}
 	steps := int(math.Round(l.Steps.Expected))
 	if l.UntilBudget {
-		// Until the budget is spent, bounded so a critic that routes
-		// nothing cannot loop for ever.
-		steps = 4*int(math.Max(ph.Steps.High, l.Steps.High)) + 16
+		// Until the budget is spent, and never past the most steps the
+		// plan counts: the estimate's high is a bound the run keeps.
+		steps = int(math.Floor(l.Steps.High + 1e-9))
 	}
 	every := max(l.RolloutEvery, 1)
 	r.progress.start(ph.Name, steps, "steps")
@@ -138,6 +139,7 @@ func (r *runner) rlPhase(idx int, ph *plan.Phase) error {
 				return err
 			}
 			r.lastRollout = rollout
+			r.rollouts = append(r.rollouts, rollout)
 		}
 		per := (len(rollout) + every - 1) / every
 		lo, hi := min((t%every)*per, len(rollout)), min((t%every+1)*per, len(rollout))
@@ -545,22 +547,29 @@ func (r *runner) calibrate(l *plan.Loop, round int, ph *plan.Phase) error {
 		c  *candidate
 		i  int
 	}
+	// The current policy's rollout first; when it has fewer distinct
+	// proposals left than the round's budget, the loop's earlier rollouts,
+	// newest first, fill it, so a round runs what the plan counted.
 	var cands []pick
-	for _, gr := range r.lastRollout {
-		for i := range gr.Cands {
-			c := &gr.Cands[i]
-			k := gr.TaskKey + "|" + proposalKey(c.Proposal)
-			if c.Infeasible || c.Repeat || c.Skipped || c.HasReal || r.calibrated[k] {
-				continue
+	for ro := len(r.rollouts) - 1; ro >= 0; ro-- {
+		var these []pick
+		for _, gr := range r.rollouts[ro] {
+			for i := range gr.Cands {
+				c := &gr.Cands[i]
+				k := gr.TaskKey + "|" + proposalKey(c.Proposal)
+				if c.Infeasible || c.Repeat || c.Skipped || c.HasReal || r.calibrated[k] {
+					continue
+				}
+				these = append(these, pick{gr, c, len(cands) + len(these)})
 			}
-			cands = append(cands, pick{gr, c, len(cands)})
 		}
-	}
-	if sel == "random" {
-		g := rng(r.v.Seed, fmt.Sprintf("calibration/%d", round))
-		g.Shuffle(len(cands), func(a, b int) { cands[a], cands[b] = cands[b], cands[a] })
-	} else {
-		sort.SliceStable(cands, func(a, b int) bool { return cands[a].c.Reward > cands[b].c.Reward })
+		if sel == "random" {
+			g := rng(r.v.Seed, fmt.Sprintf("calibration/%d/%d", round, ro))
+			g.Shuffle(len(these), func(a, b int) { these[a], these[b] = these[b], these[a] })
+		} else {
+			sort.SliceStable(these, func(a, b int) bool { return these[a].c.Reward > these[b].c.Reward })
+		}
+		cands = append(cands, these...)
 	}
 	// One run per distinct (task, proposal).
 	var chosen []pick

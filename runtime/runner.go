@@ -86,9 +86,10 @@ type runner struct {
 	infeasible  int
 	bestGain    float64
 	hasBest     bool
-	lastRollout []*group // latest rollout of the current RL loop
-	floor       int      // real runs held back for later phases
-	phase       string   // the plan phase whose runs are being reserved
+	lastRollout []*group   // latest rollout of the current RL loop
+	rollouts    [][]*group // every rollout of the current RL loop, oldest first
+	floor       int        // real runs held back for later phases
+	phase       string     // the plan phase whose runs are being reserved
 	// While batching, reservations are collected and journaled in one
 	// transaction before any of their runs starts.
 	batching   bool

@@ -258,6 +258,9 @@ type Phase struct {
 	// phase calls, by name (Builder may be empty).
 	Proposer string `json:"proposer,omitempty"`
 	Builder  string `json:"builder,omitempty"`
+	// Proposals is how many proposals a seed-records phase makes per
+	// environment (each built and, when it builds, run once).
+	Proposals map[string]int `json:"proposals,omitempty"`
 	// Tasks lists the tasks a baselines phase measures, one real run each;
 	// the runtime runs no baseline that is not listed here.
 	Tasks  []TaskRef  `json:"tasks,omitempty"`

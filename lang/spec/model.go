@@ -121,7 +121,11 @@ type Role struct {
 	Price       *TokenPrice  `assay:"price,block" doc:"price per million tokens"`
 	Concurrency Val[int]     `assay:"concurrency" doc:"calls in flight at once"`
 	Seconds     Val[float64] `assay:"seconds" unit:"seconds" doc:"expected latency of one call, for wall-time estimates"`
-	Range       diag.Range   `json:"-"`
+	// Builds that fail are the estimate's assumption about a builder role:
+	// a failed build makes no real run and reaches no critic.
+	BuildFailures     Val[float64]   `assay:"build_failures" doc:"builder roles: expected share of builds that fail, for estimates (default 0)"`
+	BuildFailureRange Val[[]float64] `assay:"build_failure_range" doc:"builder roles: [low, high] share of builds that fail, for low/high estimates; defaults to [build_failures, build_failures]"`
+	Range             diag.Range     `json:"-"`
 }
 
 // Tokens is the expected token use of one call.
