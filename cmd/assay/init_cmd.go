@@ -51,7 +51,7 @@ one of its plugins; it never upgrades.`,
 		Example: `  assay init specs/quickstart.hcl
   assay init --upgrade=trainer specs/quickstart.hcl
   assay init --upgrade specs/quickstart.hcl`,
-		Args:    usageArgs(1, 1),
+		Args: usageArgs(1, 1),
 		RunE: func(c *cobra.Command, args []string) error {
 			p, _, err := mustCompile(c, args[0], flags)
 			if err != nil {
