@@ -48,9 +48,9 @@ type Status struct {
 	InFlight   int             `json:"in_flight_runs"`
 	Failed     int             `json:"failed_runs"`
 	GPUHours   float64         `json:"gpu_hours"`
-	RunUSD   float64     `json:"run_usd"`
-	Budget   plan.Budget `json:"budget"`
-	Totals   *Totals     `json:"totals,omitempty"`
+	RunUSD     float64         `json:"run_usd"`
+	Budget     plan.Budget     `json:"budget"`
+	Totals     *Totals         `json:"totals,omitempty"`
 	// Meta is what the command recorded at the start (spec and lock paths).
 	Meta    map[string]string `json:"meta,omitempty"`
 	Updated time.Time         `json:"updated"`
