@@ -14,6 +14,11 @@ const (
 // is submitted) so the runtime can journal the handle before waiting; after a
 // crash the runtime calls Wait (or Cancel) with a journaled handle instead of
 // starting the run again.
+//
+// Errors: Wait on a run or handle the trainer does not know (its process
+// restarted and lost it) returns ErrUnknownRun, not a failed RunResult:
+// nothing ran, so the runtime starts the run again under the same id
+// without spending an attempt. An invalid config is ErrConfig (permanent).
 type Trainer interface {
 	Describe(ctx context.Context, req *DescribeRequest) (*DescribeResponse, error)
 	Start(ctx context.Context, req *RunRequest) (*RunHandle, error)

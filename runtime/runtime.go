@@ -190,6 +190,7 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
 		}
 	}
 	_ = j.SetMeta("state", StateRunning)
+	_ = j.SetMeta("reason", "") // an earlier interruption's reason no longer applies
 	runErr := r.execute()
 	res := &Result{ID: opts.ID, Dir: dir, State: StateFinished, Totals: r.totals()}
 	if runErr != nil {
@@ -200,9 +201,7 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
 	}
 	_ = j.SetMeta("totals", res.Totals)
 	_ = j.SetMeta("state", res.State)
-	if res.Reason != "" {
-		_ = j.SetMeta("reason", res.Reason)
-	}
+	_ = j.SetMeta("reason", res.Reason)
 	r.progress.done(res)
 	return res, runErr
 }

@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -108,7 +109,13 @@ func newResumeCmd() *cobra.Command {
 began (editing the spec afterwards does not change it). Calls whose results
 are journaled are not made again; real runs that finished are never run
 again; runs that were started but not finished are waited on through their
-journaled handle, or started again when the trainer no longer knows them.`,
+journaled handle, or started again when the trainer no longer knows them.
+
+One process at a time runs a run: it holds the run's lock
+(.assay/runs/ID/journal.db.lock) from start to end, so a second resume of
+the same run is refused with the pid, host and start time of the one that
+holds it. The lock goes with its process, so a killed run can be resumed at
+once. An empty journal (the run stopped before it began) cannot be resumed.`,
 		Example: `  assay resume 20261130-021500-a1b2c3`,
 		Args:    usageArgs(1, 1),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -116,8 +123,15 @@ journaled handle, or started again when the trainer no longer knows them.`,
 			if err != nil {
 				return userErrorf("%v", err)
 			}
-			if st.State == runtime.StateRunning {
+			switch st.State {
+			case runtime.StateRunning:
+				if h := st.Holder; h != nil {
+					return userErrorf("run %s is still running: pid %d on host %s holds it since %s; wait for it to end or stop that process",
+						args[0], h.PID, h.Host, h.Since.UTC().Format(time.RFC3339))
+				}
 				return userErrorf("run %s is still running (its process is alive)", args[0])
+			case runtime.StateEmpty:
+				return userErrorf("run %s cannot be resumed: %s", args[0], st.Reason)
 			}
 			lockPath := st.Meta["lock"]
 			if lockPath == "" {

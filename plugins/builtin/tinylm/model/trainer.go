@@ -41,7 +41,7 @@ func NewTrainer() *Trainer { return &Trainer{runs: map[string]*run{}} }
 // Describe lists the knobs.
 func (t *Trainer) Describe(ctx context.Context, req *plugins.DescribeRequest) (*plugins.DescribeResponse, error) {
 	if _, _, err := parseConfig(req.Config, ""); err != nil {
-		return nil, err
+		return nil, plugins.WithKind(plugins.ErrConfig, err)
 	}
 	return &plugins.DescribeResponse{Knobs: Knobs()}, nil
 }
@@ -105,7 +105,7 @@ func (t *Trainer) Start(ctx context.Context, req *plugins.RunRequest) (*plugins.
 	}
 	steps, corpusName, err := parseConfig(req.Config, req.Task)
 	if err != nil {
-		return nil, err
+		return nil, plugins.WithKind(plugins.ErrConfig, err)
 	}
 	h := &plugins.RunHandle{RunID: req.RunID, Handle: req.RunID}
 	t.mu.Lock()
@@ -176,13 +176,14 @@ func loadCorpusCached(name string) (*Corpus, error) {
 }
 
 // Wait blocks until the run ends or ctx is done. A RunID this process never
-// started (the plugin restarted) is a failed run, which the runtime retries.
+// started (the plugin restarted) is plugins.ErrUnknownRun, not a failed run:
+// nothing ran, so the runtime starts it again without spending an attempt.
 func (t *Trainer) Wait(ctx context.Context, h *plugins.RunHandle) (*plugins.RunResult, error) {
 	t.mu.Lock()
 	r, ok := t.runs[h.RunID]
 	t.mu.Unlock()
 	if !ok {
-		return &plugins.RunResult{RunID: h.RunID, Status: plugins.StatusFailed, Reason: "unknown run (the trainer restarted); start it again"}, nil
+		return nil, fmt.Errorf("tinylm: run %s: %w (this trainer process did not start it; it restarted since): start it again", h.RunID, plugins.ErrUnknownRun)
 	}
 	select {
 	case <-r.done:
