@@ -264,7 +264,7 @@ var errPermanent = errors.New("permanent")
 // protocol. Such an error stops the run instead of failing one call or run
 // and going on.
 func isPermanent(err error) bool {
-	return errors.Is(err, errPermanent)
+	return errors.Is(err, errPermanent) || plugins.IsPermanent(err)
 }
 
 // errCallFailed is an LLM call that failed after its retries and plugin
@@ -766,12 +766,12 @@ func (r *runner) attempt(rr realRun, key string) (*plugins.RunResult, error) {
 				res = got
 				return nil
 			}
-			if r.ctx.Err() != nil {
-				return err
+			if r.ctx.Err() != nil || !errors.Is(err, plugins.ErrUnknownRun) {
+				return err // retried by call, which waits on the handle again
 			}
 			// The trainer does not know the handle (it was restarted): start
-			// the run again under the same id.
-			r.progress.logf("run %s: wait on handle %s: %v; starting it again", key, h.Handle, err)
+			// the run again under the same id, which it treats as idempotent.
+			r.progress.logf("run %s: the trainer does not know handle %s; starting it again", key, h.Handle)
 		}
 		nh, err := t.Start(r.ctx, req)
 		if err != nil {
