@@ -35,6 +35,9 @@ const (
 	CodeCalibrationSkips = "W_CALIBRATION_UNUSED"
 	CodeSweepRouted      = "W_SWEEP_ROUTED"
 	CodeExtendsUnloaded  = "E_EXTENDS_UNLOADED"
+	// CodePluginConfig: a built-in plugin's config does not fit its schema
+	// in package stdlib/pluginconfig.
+	CodePluginConfig = "E_PLUGIN_CONFIG"
 )
 
 // Code documents one diagnostic code.
@@ -73,6 +76,7 @@ var Codes = []Code{
 	{CodeSweepShape, "zip axes have different lengths, or a sweep has no axes"},
 	{CodeFormula, "a formula does not parse or type-check"},
 	{CodeExtendsUnloaded, "a spec with extends reached the compiler without its base merged in (it was not loaded through lang/load)"},
+	{CodePluginConfig, "a built-in plugin's config has a key its schema does not declare, a value of the wrong type or range, or keys that exclude each other"},
 	{CodeLLMUnpriced, "warning: a role has no tokens or price, so its dollars are not estimated"},
 	{CodeCalibrationSkips, "warning: a calibration round falls after the last policy step and never runs"},
 	{CodeSweepRouted, "warning: a sweep varies a critic's votes or threshold but not its expected_routed, so every variant assumes the same routed share"},

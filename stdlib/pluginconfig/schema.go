@@ -123,7 +123,10 @@ type Problem struct {
 	Kind ProblemKind
 	// Msg says what is wrong and what to write, without the path.
 	Msg string
-	// Known lists the keys allowed where an Unknown key was found.
+	// Got is the unknown key, or the word that is not in an enum.
+	Got string
+	// Known lists the keys allowed where an Unknown key was found, or the
+	// words of an enum.
 	Known []string
 }
 
@@ -272,7 +275,7 @@ func checkObject(fields []*Field, path string, m map[string]any, forbidden map[s
 			if len(known) == 0 {
 				msg = "unknown setting; this plugin takes no config"
 			}
-			ps = append(ps, Problem{Path: join(path, k), Kind: Unknown, Msg: msg, Known: known})
+			ps = append(ps, Problem{Path: join(path, k), Kind: Unknown, Msg: msg, Got: k, Known: known})
 			continue
 		}
 		if m[k] == nil {
@@ -384,7 +387,7 @@ func checkValue(f *Field, path string, v any) []Problem {
 			return valueErr(path, "must not be blank")
 		}
 		if len(f.Enum) > 0 && !contains(f.Enum, s) {
-			return []Problem{{Path: path, Kind: EnumErr, Msg: fmt.Sprintf("%q is not one of %s", s, quoteAll(f.Enum)), Known: f.Enum}}
+			return []Problem{{Path: path, Kind: EnumErr, Msg: fmt.Sprintf("%q is not one of %s", s, quoteAll(f.Enum)), Got: s, Known: f.Enum}}
 		}
 		switch f.Type {
 		case URL:
