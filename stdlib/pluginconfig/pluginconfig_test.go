@@ -43,6 +43,7 @@ func TestCheckOpenAI(t *testing.T) {
 		{"no base_url", map[string]any{"model": "m"}, "base_url: missing"},
 		{"empty base_url", map[string]any{"base_url": ""}, "base_url: missing"},
 		{"not a URL", map[string]any{"base_url": "localhost:8000"}, "base_url: value"},
+		{"credentials in URL", map[string]any{"base_url": "https://u:sk-pass@h/v1"}, "base_url: value"},
 		{"typo", map[string]any{"base_url": "http://h/v1", "modle": "m"}, "modle: unknown"},
 		{"key in spec", map[string]any{"base_url": "http://h/v1", "api_key": "sk-123"}, "api_key: forbidden"},
 		{"wrong type", map[string]any{"base_url": "http://h/v1", "json_mode": "yes"}, "json_mode: type"},

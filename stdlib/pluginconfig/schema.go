@@ -394,7 +394,12 @@ func checkValue(f *Field, path string, v any) []Problem {
 			if s == "" {
 				return nil // a blank required one is reported as missing
 			}
-			if u, err := url.Parse(s); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			u, err := url.Parse(s)
+			if err == nil && u.User != nil {
+				// Quoting the value would repeat the secret.
+				return valueErr(path, "carries user info (user:password@); a credential never belongs in the spec: drop it and pass the key through the environment")
+			}
+			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 				return valueErr(path, "%q is not an http(s) URL such as \"http://127.0.0.1:8000/v1\"", s)
 			}
 		case Regex:
