@@ -139,11 +139,16 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	ps := make([]string, len(e.Problems))
-	for i, p := range e.Problems {
-		ps[i] = p.String()
+	return fmt.Sprintf("%s plugin config: %s", e.Builtin, Join(e.Problems))
+}
+
+// Join renders problems as one line, "config.a: ...; config.b: ...".
+func Join(ps []Problem) string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = p.String()
 	}
-	return fmt.Sprintf("%s plugin config: %s", e.Builtin, strings.Join(ps, "; "))
+	return strings.Join(out, "; ")
 }
 
 // Check reports every problem of cfg, sorted by path; nil when it fits.

@@ -37,11 +37,7 @@ func parseConfig(m map[string]any) (Config, error) {
 	if err != nil {
 		var ce *pluginconfig.Error
 		if errors.As(err, &ce) {
-			ps := make([]string, len(ce.Problems))
-			for i, p := range ce.Problems {
-				ps[i] = p.String()
-			}
-			return Config{}, fmt.Errorf("%w: %s; fix the plugin block's config in the spec", errConfig, strings.Join(ps, "; "))
+			return Config{}, fmt.Errorf("%w: %s; fix the plugin block's config in the spec", errConfig, pluginconfig.Join(ce.Problems))
 		}
 		return Config{}, fmt.Errorf("%w: %v", errConfig, err)
 	}
