@@ -39,7 +39,7 @@ var OpenAI = &Schema{
 		"Requests go only to base_url: there is no default endpoint. The API key is read from the environment variable api_key_env names, never from the spec.",
 	Fields: []*Field{
 		{Name: "base_url", Type: URL, Required: true,
-			Doc: "API root every request goes to, e.g. \"http://127.0.0.1:8000/v1\" for a local server or your provider's API root; there is no default"},
+			Doc: "API root every request goes to, e.g. \"http://127.0.0.1:8000/v1\" for a local server or your provider's API root; there is no default, and it may not carry user:password@"},
 		{Name: "model", Type: String, NonBlank: true, Doc: "model id for roles that set none"},
 		{Name: "api_key_env", Type: String, NonBlank: true, Default: "OPENAI_API_KEY",
 			Doc: "environment variable holding the API key; when it is unset or empty no key is sent"},
@@ -67,7 +67,7 @@ func forbidKeys(msg string, keys ...string) map[string]string {
 var Offline = &Schema{
 	Builtin: "offline",
 	Kind:    "llm",
-	Doc:     "embedded model for every LLM role, for experiments without network or API key; it takes no config",
+	Doc:     "embedded model for every LLM role, for experiments without network or API key",
 }
 
 // TinyLM is builtin:tinylm, the CPU trainer of a tiny character-level
