@@ -1,9 +1,11 @@
 package compiler
 
 import (
+	"os"
 	"strings"
 	"testing"
 
+	"assay/lang/cue"
 	"assay/lang/diag"
 )
 
@@ -129,5 +131,33 @@ func TestPluginConfigMissingPointsAtBlock(t *testing.T) {
 	}
 	if n != 2 { // command and the metric
 		t.Errorf("%d diagnostics about plugin c, want 2:\n%s", n, ds.Format(0))
+	}
+}
+
+// The CUE front end gives the same diagnostics, pointing into the .cue file.
+func TestPluginConfigCUE(t *testing.T) {
+	src, err := os.ReadFile("../specs/lm2lm.cue")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const line = `config: base_url: "http://127.0.0.1:8000/v1"`
+	if !strings.Contains(string(src), line) {
+		t.Fatalf("specs/lm2lm.cue no longer has %s", line)
+	}
+	bad := strings.Replace(string(src), line, `config: {model: "m", bse_url: "http://127.0.0.1:8000/v1"}`, 1)
+	s, ds := cue.Load([]cue.Source{{Name: "lm2lm.cue", Src: []byte(bad)}}, cue.Options{})
+	if ds.HasErrors() {
+		t.Fatalf("does not load:\n%s", ds.Format(0))
+	}
+	_, ds = Compile(s, Options{})
+	var codes []string
+	for _, d := range ds {
+		codes = append(codes, d.Code)
+		if d.Range.Filename != "lm2lm.cue" || d.Range.Start.Line == 0 {
+			t.Errorf("%v: not positioned in lm2lm.cue", d)
+		}
+	}
+	if strings.Join(codes, ",") != CodeMissing+","+CodePluginConfig || !strings.Contains(ds[1].Detail, `did you mean "base_url"?`) {
+		t.Errorf("diagnostics:\n%s", ds.Format(0))
 	}
 }
