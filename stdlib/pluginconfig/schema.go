@@ -229,10 +229,10 @@ func (r Rule) check(s *Schema, cfg map[string]any) []Problem {
 	return ps
 }
 
-// conflicting reports whether key if is the one that should not be there
-// when need is absent: a OneOf rule already demands need's alternative, so
-// the "if" key is out of place rather than need missing. For example
-// metric_field without metric_file, when metric_regex is used instead.
+// conflicting reports whether need is one of a OneOf rule's keys. Then its
+// absence may be the user's choice of the alternative, and the key that
+// needs it is what is out of place rather than need missing: metric_field
+// without metric_file, when metric_regex is used instead.
 func conflicting(s *Schema, need string) bool {
 	for _, r := range s.Rules {
 		for _, k := range r.OneOf {
