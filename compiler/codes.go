@@ -37,6 +37,9 @@ const (
 	CodeExtendsUnloaded  = "E_EXTENDS_UNLOADED"
 	CodeNotApplicable    = "E_NOT_APPLICABLE"
 	CodeRoleAmbiguous    = "E_ROLE_AMBIGUOUS"
+	// CodePluginConfig: a built-in plugin's config does not fit its schema
+	// in package stdlib/pluginconfig.
+	CodePluginConfig = "E_PLUGIN_CONFIG"
 )
 
 // Code documents one diagnostic code.
@@ -77,6 +80,7 @@ var Codes = []Code{
 	{CodeExtendsUnloaded, "a spec with extends reached the compiler without its base merged in (it was not loaded through lang/load)"},
 	{CodeNotApplicable, "a field is set where it has no effect; remove it, or change what makes it apply"},
 	{CodeRoleAmbiguous, "a block calls a role of a kind the spec declares several of, without naming which"},
+	{CodePluginConfig, "a built-in plugin's config has a key its schema does not declare, a value of the wrong type or range, or keys that exclude each other"},
 	{CodeLLMUnpriced, "warning: a role has no tokens or price, so its dollars are not estimated"},
 	{CodeCalibrationSkips, "warning: a calibration round falls after the last policy step and never runs"},
 	{CodeSweepRouted, "warning: a sweep varies a critic's votes or threshold but not its expected_routed, so every variant assumes the same routed share"},

@@ -45,6 +45,9 @@ var passes = []pass{
 	{name: "sweep", fn: expandSweep},
 	// check: required fields, enums and plain ranges, per variant.
 	{name: "check", fn: check},
+	// plugin configs are checked against the built-ins' schemas per
+	// variant, like every other field.
+	{name: "pluginconfig", fn: checkPluginConfigs},
 	// domain checks need sound fields and resolved references.
 	{name: "domain", fn: domain},
 	// formulas need defaults (the route formula) and run per variant since

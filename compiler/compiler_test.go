@@ -15,7 +15,7 @@ import (
 
 func TestPassOrder(t *testing.T) {
 	got := strings.Join(PassNames(), ",")
-	if got != "presets,defaults,resolve,bind,sweep,check,domain,formulas,lower,hash" {
+	if got != "presets,defaults,resolve,bind,sweep,check,pluginconfig,domain,formulas,lower,hash" {
 		t.Fatalf("passes = %s", got)
 	}
 }

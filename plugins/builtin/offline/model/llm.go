@@ -20,6 +20,9 @@ func (Model) Complete(ctx context.Context, req *plugins.CompleteRequest) (*plugi
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if err := checkConfig(req.Config); err != nil {
+		return nil, err
+	}
 	var out any
 	var text string
 	switch req.Role {
@@ -101,6 +104,9 @@ func usage(req *plugins.CompleteRequest, text string, out []byte) plugins.Usage 
 // Update applies one GRPO step to the proposer policy in req.State.
 func (Model) Update(ctx context.Context, req *plugins.UpdateRequest) (*plugins.UpdateResponse, error) {
 	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := checkConfig(req.Config); err != nil {
 		return nil, err
 	}
 	pol, err := LoadPolicy(req.State)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"assay/plugins"
+	"assay/stdlib/pluginconfig"
 )
 
 // Config keys a plugin block may set.
@@ -46,9 +47,18 @@ func (t *Trainer) Describe(ctx context.Context, req *plugins.DescribeRequest) (*
 	return &plugins.DescribeResponse{Knobs: Knobs()}, nil
 }
 
+// errConfig marks a request whose plugin config is unusable; no retry can
+// fix it.
+var errConfig = fmt.Errorf("bad tinylm plugin config: %w", plugins.ErrConfig)
+
 // parseConfig reads the plugin block's config; an unknown key is an error
-// so a typo does not silently train the default.
+// so a typo does not silently train the default. The config is first
+// checked against the declaration `assay validate` uses
+// (pluginconfig.TinyLM), so both accept the same configs.
 func parseConfig(cfg map[string]any, task string) (steps int, corpus string, err error) {
+	if ps := pluginconfig.TinyLM.Check(cfg); len(ps) > 0 {
+		return 0, "", fmt.Errorf("%w: %s", errConfig, pluginconfig.Join(ps))
+	}
 	steps, corpus = DefaultSteps, CorpusGrammar
 	if _, ok := corpora[task]; ok {
 		corpus = task
