@@ -42,6 +42,14 @@ var Defaults = []Default{
 			setDefault(&r.Normalize, "scale")
 		}
 	}},
+	{"reward.*.repeat_penalty", "0", "a repeated proposal gets its group's lowest valid reward", nil}, // lowered as 0 when unset
+	{"reward.*.diversity.by", "\"mechanism\"", "proposals are alike when they share a mechanism direction, the only grouping there is", func(s *spec.Spec) {
+		for _, r := range s.Rewards {
+			if r.Diversity != nil {
+				setDefault(&r.Diversity.By, "mechanism")
+			}
+		}
+	}},
 	{"critic.*.labels", "\"3way\"", "improve / tie / lose", func(s *spec.Spec) {
 		for _, c := range s.Critics {
 			setDefault(&c.Labels, "3way")
