@@ -31,9 +31,35 @@ func (k *checker) applies() {
 	for _, cr := range k.s.Critics {
 		k.criticApplies(cr)
 	}
+	for _, e := range k.s.Environments {
+		k.envApplies(e)
+	}
 	if ex := k.s.Executor; ex != nil && ex.Slurm != nil && ex.Kind.V == "local" {
 		k.add(diag.Errorf(CodeSlurmLocal, k.at(ex.Slurm.Range, ex.Kind.Range, ex.Range), "a slurm block is set, but executor.kind is \"local\", so no job is submitted").
 			WithDetail("set kind = \"slurm\", or remove the slurm block"))
+	}
+}
+
+// envApplies refuses an environment's scale or baseline when every task it
+// lists sets its own: the environment's value is then no task's.
+func (k *checker) envApplies(e *spec.Environment) {
+	if len(e.TaskList) == 0 {
+		return
+	}
+	allScale, allBase := true, true
+	for _, t := range e.TaskList {
+		allScale = allScale && t.Scale.Set
+		allBase = allBase && t.Baseline.Set
+	}
+	for _, f := range []struct {
+		field string
+		all   bool
+		v     spec.Val[float64]
+	}{{"scale", allScale, e.Scale}, {"baseline", allBase, e.Baseline}} {
+		if f.all && f.v.Set && f.v.Range.Valid() {
+			k.add(diag.Errorf(CodeShadowed, f.v.Range, "environment %q sets %s, but every task it lists sets its own", e.Name, f.field).
+				WithDetail("remove %s here, or from the tasks that should use this one", f.field))
+		}
 	}
 }
 

@@ -45,6 +45,7 @@ const (
 	CodeTieUnused       = "E_TIE_UNUSED"
 	CodeThresholdUnused = "E_THRESHOLD_UNUSED"
 	CodeSlurmLocal      = "E_SLURM_LOCAL"
+	CodeShadowed        = "E_SHADOWED"
 	CodeUnusedBlock     = "E_UNUSED_BLOCK"
 )
 
@@ -92,6 +93,7 @@ var Codes = []Code{
 	{CodeTieUnused, "a critic's tie rule is set, but one vote cannot tie"},
 	{CodeThresholdUnused, "a critic's threshold is set, but its route formula does not read threshold"},
 	{CodeSlurmLocal, "a slurm block is set, but the executor is local"},
+	{CodeShadowed, "an environment's scale or baseline is set, but every task it lists sets its own"},
 	{CodeUnusedBlock, "a reward or critic block is used by no loop (nor, for a critic, by any reward)"},
 	{CodeLLMUnpriced, "warning: a role has no tokens or price, so its dollars are not estimated"},
 	{CodeCalibrationSkips, "warning: a calibration round falls after the last policy step and never runs"},

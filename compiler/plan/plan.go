@@ -280,7 +280,11 @@ func (p *Plan) ComputeHash() {
 func stripSources(x any) {
 	switch v := x.(type) {
 	case map[string]any:
-		delete(v, "source")
+		// Only source ranges (objects) go; a plugin's "source" is its
+		// executable, which is meaning.
+		if _, ok := v["source"].(map[string]any); ok {
+			delete(v, "source")
+		}
 		for _, e := range v {
 			stripSources(e)
 		}
