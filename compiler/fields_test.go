@@ -745,3 +745,20 @@ func proveSweepMode(t *testing.T) {
 		t.Error("zip and grid sweeps of the same axes gave the same plan hash")
 	}
 }
+
+// Every algorithm a loop may name has its policy update, so lowering can
+// fill the plan's loop from plan.Algorithms without a silent zero.
+func TestEveryAlgorithmHasUpdate(t *testing.T) {
+	f := spec.Describe().Field("loop").Block.Field("algorithm")
+	for _, a := range f.Enum {
+		if u, ok := plan.Algorithms[a]; !ok || u == (plan.Update{}) {
+			t.Errorf("algorithm %q has no update in plan.Algorithms", a)
+		}
+	}
+	if len(plan.Algorithms) != len(f.Enum) {
+		t.Errorf("plan.Algorithms has %d entries for %d algorithms %v", len(plan.Algorithms), len(f.Enum), f.Enum)
+	}
+	if plan.Algorithms["grpo"] == plan.Algorithms["dapo"] {
+		t.Error("grpo and dapo have the same update")
+	}
+}

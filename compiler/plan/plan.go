@@ -189,6 +189,15 @@ type Loop struct {
 	Select            string     `json:"select,omitempty"`
 	Split             string     `json:"split"`
 	Source            diag.Range `json:"source"`
+
+	// The policy update of an RL loop, from its algorithm (Algorithms has
+	// each one's values): the runtime sends them, with Algorithm, in every
+	// plugins.UpdateRequest of the loop.
+	ClipLow    float64 `json:"clip_low,omitempty"`
+	ClipHigh   float64 `json:"clip_high,omitempty"`
+	KLCoef     float64 `json:"kl_coef,omitempty"`
+	TokenLevel bool    `json:"token_level,omitempty"`
+	Epochs     int     `json:"epochs,omitempty"`
 }
 
 // Phase kinds, in the order they run.
