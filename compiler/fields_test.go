@@ -573,6 +573,7 @@ func TestEveryFieldIsLive(t *testing.T) {
 					}
 				}
 			}
+			t.Logf("%d changes: %d live, %d refused %v", tried, live, len(refused), codesOf(refused))
 			switch {
 			case tried == 0:
 				t.Errorf("no spec in specs/ (nor base.hcl) has a block with %s; add one, or a proof to specialFields", p)
@@ -583,6 +584,15 @@ func TestEveryFieldIsLive(t *testing.T) {
 			}
 		})
 	}
+}
+
+// codesOf counts the codes of "spec:CODE" refusals.
+func codesOf(refused []string) map[string]int {
+	out := map[string]int{}
+	for _, r := range refused {
+		out[r[strings.LastIndex(r, ":")+1:]]++
+	}
+	return out
 }
 
 // hashOfFile loads and compiles one spec file.
