@@ -213,14 +213,7 @@ func (k *checker) criticUse(cr *spec.Critic) (rl, evolution int, labels bool) {
 
 // screensRL reports whether an RL loop screens with critic name: only there
 // does its routed share decide real runs.
-func (k *checker) screensRL(name string) bool {
-	for _, l := range k.s.Loops {
-		if l.Kind.V == "rl" && l.Screen.Set && l.Screen.Name == name {
-			return true
-		}
-	}
-	return false
-}
+func (k *checker) screensRL(name string) bool { return screensRL(k.s, name) }
 
 func (k *checker) criticApplies(cr *spec.Critic) {
 	name := fmt.Sprintf("critic %q", cr.Name)
