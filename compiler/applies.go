@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"fmt"
+	"reflect"
 
 	"assay/lang/diag"
 	"assay/lang/formula"
@@ -34,6 +35,9 @@ func (k *checker) applies() {
 	for _, e := range k.s.Environments {
 		k.envApplies(e)
 	}
+	for _, l := range k.s.Loops {
+		k.presetApplies(l)
+	}
 	if ex := k.s.Executor; ex != nil && ex.Slurm != nil && ex.Kind.V == "local" {
 		k.add(diag.Errorf(CodeSlurmLocal, k.at(ex.Slurm.Range, ex.Kind.Range, ex.Range), "a slurm block is set, but executor.kind is \"local\", so no job is submitted").
 			WithDetail("set kind = \"slurm\", or remove the slurm block"))
@@ -61,6 +65,28 @@ func (k *checker) envApplies(e *spec.Environment) {
 				WithDetail("remove %s here, or from the tasks that should use this one", f.field))
 		}
 	}
+}
+
+// presetApplies refuses a loop preset that fills no field: the loop sets
+// every field the preset would. Presets give the values they fill the range
+// of the preset attribute (see stdlib.ApplyPresets), which tells them apart.
+func (k *checker) presetApplies(l *spec.Loop) {
+	p := l.Preset
+	if !p.Set || !p.Range.Valid() {
+		return
+	}
+	v := reflect.ValueOf(l).Elem()
+	for _, f := range spec.Describe().Field("loop").Block.Fields {
+		if f.Kind != spec.Attr || f.Name == "preset" {
+			continue
+		}
+		fv := spec.FieldValue(v, f)
+		if r, ok := fv.FieldByName("Range").Interface().(diag.Range); ok && fv.FieldByName("Set").Bool() && r == p.Range {
+			return
+		}
+	}
+	k.add(diag.Errorf(CodePresetUnused, p.Range, "loop %q sets every field preset %q would fill, so the preset does nothing", l.Name, p.V).
+		WithDetail("remove preset, or the fields that should come from it"))
 }
 
 // reads reports whether formula f reads name; ok is false when f is unset or

@@ -33,6 +33,7 @@ func TestAppliesRefusals(t *testing.T) {
 		{"reward of no loop", [][2]string{{"records {", "reward \"spare\" { <-\n  source     = \"real\"\n  value      = \"gain\"\n  infeasible = \"-1\"\n}\n\nrecords {"}}, CodeUnusedBlock},
 		{"critic of no loop", [][2]string{{"  screen              = critic.screen\n", ""}, {`critic "screen" {`, `critic "screen" { <-`}}, CodeUnusedBlock},
 		{"environment scale every task overrides", [][2]string{{"  family  = \"diffusion\"\n", "  family  = \"diffusion\"\n  scale   = 0.05 <-\n"}}, CodeShadowed},
+		{"preset that fills nothing", [][2]string{{"  preset              = \"grpo\"\n", "  preset              = \"grpo\" <-\n  kind = \"rl\"\n  algorithm = \"grpo\"\n  rollout_every = 1\n  zero_variance = \"keep\"\n  split = \"train\"\n"}}, CodePresetUnused},
 		// The critic-only ablation labels rewards and routes nothing.
 		{"threshold on a labelling critic", [][2]string{
 			{"  screen              = critic.screen\n", ""},

@@ -46,6 +46,7 @@ const (
 	CodeThresholdUnused = "E_THRESHOLD_UNUSED"
 	CodeSlurmLocal      = "E_SLURM_LOCAL"
 	CodeShadowed        = "E_SHADOWED"
+	CodePresetUnused    = "E_PRESET_UNUSED"
 	CodeUnusedBlock     = "E_UNUSED_BLOCK"
 )
 
@@ -94,6 +95,7 @@ var Codes = []Code{
 	{CodeThresholdUnused, "a critic's threshold is set, but its route formula does not read threshold"},
 	{CodeSlurmLocal, "a slurm block is set, but the executor is local"},
 	{CodeShadowed, "an environment's scale or baseline is set, but every task it lists sets its own"},
+	{CodePresetUnused, "a loop preset is set, but the loop sets every field the preset would fill"},
 	{CodeUnusedBlock, "a reward or critic block is used by no loop (nor, for a critic, by any reward)"},
 	{CodeLLMUnpriced, "warning: a role has no tokens or price, so its dollars are not estimated"},
 	{CodeCalibrationSkips, "warning: a calibration round falls after the last policy step and never runs"},
