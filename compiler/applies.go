@@ -37,6 +37,10 @@ func (k *checker) applies() {
 	}
 	for _, l := range k.s.Loops {
 		k.presetApplies(l)
+		if l.Kind.V == "evolution" && l.Screen.Set && l.Select.V == "random" {
+			k.add(diag.Errorf(CodeConflict, k.at(l.Select.Range, l.Screen.Range), "loop %q verifies ideas at random, so the verdicts of its screen critic.%s pick nothing (and its votes are paid for)", l.Name, l.Screen.Name).
+				WithDetail("remove screen for a random-verification baseline, or select = \"best_mean_rank\" (or \"majority\")"))
+		}
 	}
 	if ex := k.s.Executor; ex != nil && ex.Slurm != nil && ex.Kind.V == "local" {
 		k.add(diag.Errorf(CodeSlurmLocal, k.at(ex.Slurm.Range, ex.Kind.Range, ex.Range), "a slurm block is set, but executor.kind is \"local\", so no job is submitted").

@@ -86,11 +86,18 @@ func TestAppliesAllows(t *testing.T) {
 	if _, ds := compileSource(t, "evolve.hcl", []byte(evo)); ds.HasErrors() {
 		t.Errorf("evolution without a critic refused:\n%s", ds.Format(0))
 	}
+	// Random verification ignores a screen's verdicts.
+	evo = specSource(t, "quickstart-critic.hcl")
+	evo, line := mutate(t, evo, "  screen                  = critic.screen\n", "  screen                  = critic.screen\n  select = \"random\"\n")
+	_, ds := compileSource(t, "evolve.hcl", []byte(evo))
+	if len(ds) == 0 || ds[0].Code != CodeConflict || ds[0].Range.Start.Line != line+1 {
+		t.Errorf("want %s at select = \"random\" (line %d) of a screened evolution loop, got:\n%s", CodeConflict, line+1, ds.Format(0))
+	}
 	// An evolution screen keeps its threshold, which decides ties and the
 	// routed count, but not expected_routed, which nothing reads there.
 	evo = specSource(t, "quickstart-critic.hcl")
-	evo, line := mutate(t, evo, "  threshold = 0.25\n", "  threshold = 0.25\n  expected_routed = 0.3\n")
-	_, ds := compileSource(t, "evolve.hcl", []byte(evo))
+	evo, line = mutate(t, evo, "  threshold = 0.25\n", "  threshold = 0.25\n  expected_routed = 0.3\n")
+	_, ds = compileSource(t, "evolve.hcl", []byte(evo))
 	if len(ds) == 0 || ds[0].Code != CodeUnscreened || ds[0].Range.Start.Line != line+1 {
 		t.Errorf("want %s at expected_routed (line %d) of an evolution screen, got:\n%s", CodeUnscreened, line+1, ds.Format(0))
 	}
