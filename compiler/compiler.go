@@ -53,6 +53,9 @@ var passes = []pass{
 	// formulas need defaults (the route formula) and run per variant since
 	// a formula's variables depend on nothing swept; dedup removes repeats.
 	{name: "formulas", fn: checkFormulas},
+	// applies refuses fields set where nothing reads them; it asks which
+	// names formulas read, so it follows the formulas pass.
+	{name: "applies", fn: applies},
 	// lower builds the plan; it assumes a spec without errors.
 	{name: "lower", fn: lower, needsClean: true},
 	// hash is last: it covers the whole lowered plan.

@@ -15,7 +15,7 @@ import (
 
 func TestPassOrder(t *testing.T) {
 	got := strings.Join(PassNames(), ",")
-	if got != "presets,defaults,resolve,bind,sweep,check,pluginconfig,domain,formulas,lower,hash" {
+	if got != "presets,defaults,resolve,bind,sweep,check,pluginconfig,domain,formulas,applies,lower,hash" {
 		t.Fatalf("passes = %s", got)
 	}
 }
@@ -95,7 +95,7 @@ func TestLowerBase(t *testing.T) {
 		byName[ph.Name] = ph
 		names = append(names, ph.Name)
 	}
-	if got := strings.Join(names, ","); got != "baselines,seed_records,rl.policy,calibration.policy.8,calibration.policy.16,evaluation" {
+	if got := strings.Join(names, ","); got != "baselines,seed_records,rl.policy,calibration.policy.8,calibration.policy.16,rl.screened,evaluation" {
 		t.Fatalf("phases = %s", got)
 	}
 	if b := byName["baselines"]; b.Kind != plan.PhaseBaselines || len(b.Calls.RealRuns) != 1 || b.Calls.RealRuns["mdm"] != plan.Exact(2) ||
@@ -125,11 +125,12 @@ func TestLowerBase(t *testing.T) {
 func TestUntilBudgetSolve(t *testing.T) {
 	src := readBase(t)
 	for _, r := range [][2]string{
+		{screenedLoop, ""},
 		{"steps               = 24", "until_budget        = true"},
 		{"rollout_every       = 8", "rollout_every       = 2"},
 		{"reward              = reward.rwm_gain", "reward              = reward.rwm_gain\n  screen              = critic.screen"},
 		{"source     = \"predicted\"\n  predictor  = role.rwm", "source     = \"real\""},
-		{"calibration {\n  after_steps = [8, 16]\n  budget      = [5, 5]\n}\n", ""},
+		{"calibration {\n  loop        = loop.policy\n  after_steps = [8, 16]\n  budget      = [5, 5]\n}\n", ""},
 		{"votes           = 15", "votes           = 15\n  routed_range    = [0.25, 0.5]"},
 		{"real_runs = 40", "real_runs = 1000"},
 	} {

@@ -47,6 +47,14 @@ var Defaults = []Default{
 	{"loop.*.builder, loop.*.summarizer, records.builder, evaluation.builder", "the only role of that kind, if any", "a spec with one builder (or summarizer) need not name it", nil},
 	{"reward.*.predictor (source predicted)", "the only role of kind rwm", "a spec with one world model need not name it", nil},
 	{"reward.*.predictor (source critic)", "the critic that screens the loop", "one critic judges a candidate: the screen labels it", nil},
+	{"reward.*.repeat_penalty", "0", "a repeated proposal gets its group's lowest valid reward", nil}, // lowered as 0 when unset
+	{"reward.*.diversity.by", "\"mechanism\"", "proposals are alike when they share a mechanism direction, the only grouping there is", func(s *spec.Spec) {
+		for _, r := range s.Rewards {
+			if r.Diversity != nil {
+				setDefault(&r.Diversity.By, "mechanism")
+			}
+		}
+	}},
 	{"critic.*.labels", "\"3way\"", "improve / tie / lose", func(s *spec.Spec) {
 		for _, c := range s.Critics {
 			setDefault(&c.Labels, "3way")

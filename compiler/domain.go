@@ -48,8 +48,11 @@ func (k *checker) domain() {
 					WithDetail("point role at a role with kind = \"critic\""))
 			}
 		}
-		if cr.ExpectedRouted.Set && (cr.ExpectedRouted.V < 0 || cr.ExpectedRouted.V > 1) {
-			k.add(diag.Errorf(CodeExpectedRouted, cr.ExpectedRouted.Range, "expected_routed must lie in [0, 1], got %g", cr.ExpectedRouted.V))
+		// A critic that routes in a screened RL loop sends some candidates
+		// to real runs, so 0 is refused there; elsewhere expected_routed = 0
+		// says the critic routes nothing (the critic-only ablation).
+		if er := cr.ExpectedRouted; er.Set && (er.V < 0 || er.V > 1 || (er.V == 0 && k.screensRL(cr.Name) && critRoutes(cr))) {
+			k.add(diag.Errorf(CodeExpectedRouted, er.Range, "expected_routed must lie in [0, 1] (above 0 for a critic that routes), got %g", er.V))
 		}
 		if rr := cr.RoutedRange; rr.Set {
 			switch {
@@ -218,7 +221,7 @@ func (k *checker) tasksDomain() {
 			continue
 		}
 		rw := x.rewards[l.Reward.Name]
-		if rw == nil || rw.Normalize.V != "scale" || rw.Source.V == "critic" {
+		if rw == nil || rw.Normalize.V != "scale" || rw.Source.V == "critic" || !k.readsScale(rw) {
 			continue
 		}
 		for _, e := range s.Environments {

@@ -604,6 +604,9 @@ func (lv *lowering) phases() ([]*plan.Loop, []*plan.Phase) {
 			Proposer: l.Proposer.Name, Builder: l.Builder.Name, Summarizer: l.Summarizer.Name,
 			Islands: l.Islands.V, Rounds: l.Rounds.V, MigrationEvery: l.MigrationEvery.V, Ideas: l.Ideas.V,
 			Verifications: l.Verifications.V, Select: l.Select.V, Split: l.Split.V, Source: l.NameRange}
+		if a, ok := plan.Algorithms[l.Algorithm.V]; ok && l.Kind.V == "rl" {
+			pl.ClipLow, pl.ClipHigh, pl.KLCoef, pl.TokenLevel, pl.Epochs = a.ClipLow, a.ClipHigh, a.KLCoef, a.TokenLevel, a.Epochs
+		}
 		if cr := lv.judge(l); cr != nil {
 			pl.Critic = cr.Name
 			pl.Routes = l.Kind.V == "rl" && l.Screen.Set && critRoutes(cr)

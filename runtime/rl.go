@@ -494,7 +494,8 @@ func (r *runner) update(l *plan.Loop, t int, groups []*group) error {
 	} else if len(samples) > 0 && !r.warned["update/"+l.Proposer] {
 		ro := r.roles[l.Proposer]
 		var resp *plugins.UpdateResponse
-		req := &plugins.UpdateRequest{Model: ro.Model, LearningRate: l.LearningRate, Samples: samples, State: r.policyOf(ro.Name), Config: r.config[ro.Plugin]}
+		req := &plugins.UpdateRequest{Model: ro.Model, LearningRate: l.LearningRate, Samples: samples, State: r.policyOf(ro.Name), Config: r.config[ro.Plugin],
+			Algorithm: l.Algorithm, ClipLow: l.ClipLow, ClipHigh: l.ClipHigh, KLCoef: l.KLCoef, TokenLevel: l.TokenLevel, Epochs: l.Epochs}
 		err := r.call(ro.Plugin, func(inst Instance) error {
 			m := inst.LLM()
 			if m == nil {

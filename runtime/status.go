@@ -223,6 +223,21 @@ type Report struct {
 	Evaluation  []EvalFigures        `json:"evaluation,omitempty"`
 	Burn        []BurnPoint          `json:"budget_burn"`
 	Best        []BestProposal       `json:"best_proposals"`
+	// Compare sets the run's figures beside the estimate of its plan; the
+	// command that loads the report fills it.
+	Compare []Comparison `json:"estimate_vs_run,omitempty"`
+}
+
+// Comparison is one figure of the estimate beside what the run measured.
+type Comparison struct {
+	Figure   string  `json:"figure"`
+	Low      float64 `json:"low"`
+	Expected float64 `json:"expected"`
+	High     float64 `json:"high"`
+	Measured float64 `json:"measured"`
+	// Within: low <= measured <= high. A figure outside says an assumption
+	// of the estimate did not hold (or a run was cut short).
+	Within bool `json:"within"`
 }
 
 // BurnPoint is the budget used after the n-th real-run reservation.

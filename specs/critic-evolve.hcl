@@ -132,13 +132,12 @@ role "critic" {
 }
 
 critic "screen" {
-  role            = role.critic
-  votes           = var.votes
-  labels          = "5way"
-  aggregate       = "mean_rank"
-  tie             = "route"
-  threshold       = 0.25
-  expected_routed = 0.30
+  role      = role.critic
+  votes     = var.votes
+  labels    = "5way"
+  aggregate = "mean_rank"
+  tie       = "route"
+  threshold = 0.25
 }
 
 loop "evolve" {

@@ -100,7 +100,6 @@ role "implementer" {
 
 reward "improve" {
   source     = "real"
-  normalize  = "none"
   value      = "gain > 0 ? 1 : -1"
   infeasible = "-1"
 }

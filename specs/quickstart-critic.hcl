@@ -118,13 +118,12 @@ role "critic" {
 }
 
 critic "screen" {
-  role            = role.critic
-  votes           = 8
-  labels          = "3way"
-  aggregate       = "majority"
-  tie             = "route"
-  threshold       = 0.25
-  expected_routed = 0.3
+  role      = role.critic
+  votes     = 8
+  labels    = "3way"
+  aggregate = "majority"
+  tie       = "route"
+  threshold = 0.25
 }
 
 loop "evolve" {

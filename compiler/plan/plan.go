@@ -226,6 +226,15 @@ type Loop struct {
 	Select         string     `json:"select,omitempty"`
 	Split          string     `json:"split"`
 	Source         diag.Range `json:"source"`
+
+	// The policy update of an RL loop, from its algorithm (Algorithms has
+	// each one's values): the runtime sends them, with Algorithm, in every
+	// plugins.UpdateRequest of the loop.
+	ClipLow    float64 `json:"clip_low,omitempty"`
+	ClipHigh   float64 `json:"clip_high,omitempty"`
+	KLCoef     float64 `json:"kl_coef,omitempty"`
+	TokenLevel bool    `json:"token_level,omitempty"`
+	Epochs     int     `json:"epochs,omitempty"`
 }
 
 // Phase kinds, in the order they run.
@@ -324,7 +333,11 @@ func (p *Plan) ComputeHash() {
 func stripSources(x any) {
 	switch v := x.(type) {
 	case map[string]any:
-		delete(v, "source")
+		// Only source ranges (objects) go; a plugin's "source" is its
+		// executable, which is meaning.
+		if _, ok := v["source"].(map[string]any); ok {
+			delete(v, "source")
+		}
 		for _, e := range v {
 			stripSources(e)
 		}

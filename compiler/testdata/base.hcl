@@ -111,7 +111,7 @@ reward "rwm_gain" {
   predictor  = role.rwm
   normalize  = "scale"
   clip       = 6
-  value      = "clip(predicted_gain / scale, -c, c) + diversity_bonus"
+  value      = "clip(predicted_gain / scale, -c, c)"
   infeasible = "-c"
 }
 
@@ -133,11 +133,30 @@ loop "policy" {
   learning_rate       = 1e-6
 }
 
+# A second, small loop whose candidates the critic screens: uncertain ones
+# are routed to a real run.
+reward "verified" {
+  source     = "real"
+  value      = "gain > 0 ? 1 : -1"
+  infeasible = "-1"
+}
+
+loop "screened" {
+  preset              = "grpo"
+  steps               = 1
+  states              = 1
+  proposals_per_state = 2
+  learning_rate       = 0.5
+  reward              = reward.verified
+  screen              = critic.screen
+}
+
 records {
   seed_runs = 10
 }
 
 calibration {
+  loop        = loop.policy
   after_steps = [8, 16]
   budget      = [5, 5]
 }

@@ -140,6 +140,7 @@ func TestRoundTripEveryField(t *testing.T) {
 		t.Errorf("CompleteResponse %+v", cr)
 	}
 	upd := &plugins.UpdateRequest{Model: "m", LearningRate: 1e-5, State: []byte{1},
+		Algorithm: "dapo", ClipLow: 0.2, ClipHigh: 0.28, KLCoef: 0.01, TokenLevel: true, Epochs: 4,
 		Samples: []plugins.Sample{{State: "s", Proposal: plugins.Proposal{ID: "p", Edits: map[string]string{"a": "b"}}, Advantage: -0.5}}}
 	ur, err := l.Update(ctx, upd)
 	if err != nil {

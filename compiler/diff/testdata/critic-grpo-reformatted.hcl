@@ -131,7 +131,6 @@ critic "screen" {
 reward "improve" {
   source = "critic"
   predictor = critic.screen
-  normalize = "none"
   value = "label_score > 0 ? 1 : -1"
   infeasible = "-1"
 }

@@ -64,7 +64,7 @@ reward "gain" {
   infeasible = "-c * min_vaild" # ERROR: E_FORMULA_NAME unknown name
 }
 
-critic "screen" {
+critic "screen" { # ERROR: E_UNUSED_BLOCK screens no loop
   role            = role.critic
   votes           = 8 # ERROR: E_TIE_RULE can tie
   threshold       = 1.25 # ERROR: E_THRESHOLD [0, 1)

@@ -163,15 +163,8 @@ reward "rwm_gain" {
   predictor  = role.rwm
   normalize  = "scale"
   clip       = 6
-  value      = "clip(predicted_gain / scale, -c, c) + diversity_bonus"
+  value      = "clip(predicted_gain / scale, -c, c)"
   infeasible = "-c"
-}
-
-critic "screen" {
-  role            = role.judge
-  votes           = 15
-  threshold       = 0.25
-  expected_routed = 0.363
 }
 
 loop "policy" {

@@ -101,7 +101,8 @@ func usage(req *plugins.CompleteRequest, text string, out []byte) plugins.Usage 
 	return plugins.Usage{In: in, Out: payload.Tokens(text) + payload.Tokens(string(out))}
 }
 
-// Update applies one GRPO step to the proposer policy in req.State.
+// Update applies one policy-gradient update (GRPO's or DAPO's, as the
+// request's hyperparameters say) to the proposer policy in req.State.
 func (Model) Update(ctx context.Context, req *plugins.UpdateRequest) (*plugins.UpdateResponse, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
