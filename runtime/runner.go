@@ -234,7 +234,7 @@ func (r *runner) call(name string, fn func(Instance) error) error {
 			if isPermanent(err) || attempt == r.opts.Retries {
 				// A plugin that cannot start fails every call and run after
 				// it: stop, rather than spend the budget on failures.
-				return fmt.Errorf("%w: plugin %s cannot start: %v", errPermanent, name, err)
+				return fmt.Errorf("%w: plugin %s cannot start: %w", errPermanent, name, err)
 			}
 			last = err
 			continue
