@@ -1,0 +1,126 @@
+package trainer
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"assay/plugins"
+)
+
+// hostileValues each try to run `touch CANARY` when pasted into a script.
+func hostileValues(canary string) []string {
+	c := canary
+	return []string{
+		"$(touch " + c + ")",
+		"`touch " + c + "`",
+		"'; touch " + c + "; '",
+		`"; touch ` + c + `; "`,
+		"x\ntouch " + c + "\n",
+		"x'\ntouch " + c + "\n'",
+		`\"; touch ` + c + `; #`,
+		`'"$(touch ` + c + `)"'`,
+		"a[$(touch " + c + ")]",
+		"}; touch " + c + "; {",
+		"$'\\n'; touch " + c,
+		"-x; touch " + c,
+	}
+}
+
+// pwned reports whether anything created a file in dir (a value may end
+// the canary's path with more text, e.g. "PWNED:").
+func pwned(dir string) bool {
+	es, _ := os.ReadDir(dir)
+	return len(es) > 0
+}
+
+// Values from a proposal never run as shell code, wherever the template
+// puts them; each reaches the command intact.
+func TestHostileValuesNeverRun(t *testing.T) {
+	contexts := []struct {
+		name, command, file string
+		// want is what the command writes to out for value v.
+		want func(v string) string
+		cfg  map[string]any
+	}{
+		{"bare", `printf '%s' {{v}} > out`, "", func(v string) string { return v }, nil},
+		{"double-quoted", `printf '%s' "lr={{v}}!" > out`, "", func(v string) string { return "lr=" + v + "!" }, nil},
+		{"single-quoted", `printf '%s' 'lr={{v}}!' > out`, "", func(v string) string { return "lr=" + v + "!" }, nil},
+		{"ansi-c-quoted", `printf '%s' $'lr={{v}}\t' > out`, "", func(v string) string { return "lr=" + v + "\t" }, nil},
+		{"assignment", `X={{v}}; printf '%s' "$X" > out`, "", func(v string) string { return v }, nil},
+		{"export", `export X={{v}}; printf '%s' "$X" > out`, "", func(v string) string { return v }, nil},
+		{"command substitution", `printf '%s' "$(printf '%s' {{v}})" > out`, "", func(v string) string { return strings.TrimRight(v, "\n") }, nil},
+		{"edits index", `printf '%s' {{index .edits "v"}} > out`, "", func(v string) string { return v }, nil},
+		{"sourced overrides", `. {{config}} && printf '%s' "$v" > out`, "o.env", func(v string) string { return v }, nil},
+		{"time limit", `printf '%s' "{{v}}" > out`, "", func(v string) string { return v }, map[string]any{"time_limit": "30s"}},
+	}
+	canaryDir := t.TempDir()
+	canary := filepath.Join(canaryDir, "PWNED")
+	tr := newTrainer()
+	for _, c := range contexts {
+		for i, v := range hostileValues(canary) {
+			cfg := map[string]any{"command": c.command + "; echo m=1", "metric_regex": "m=(1)"}
+			if c.file != "" {
+				cfg["overrides_file"] = c.file
+			}
+			for k, x := range c.cfg {
+				cfg[k] = x
+			}
+			req := request(t, "h", cfg, map[string]string{"v": v})
+			r := run(t, tr, req)
+			if pwned(canaryDir) {
+				script, _ := os.ReadFile(filepath.Join(req.WorkDir, ScriptFile))
+				t.Fatalf("%s, value %d %q ran code:\n%s", c.name, i, v, script)
+			}
+			if r.Status != plugins.StatusFinished {
+				t.Errorf("%s, value %q: %s %s\n%s", c.name, v, r.Status, r.Reason, r.Logs)
+				continue
+			}
+			out, _ := os.ReadFile(filepath.Join(req.WorkDir, "out"))
+			if string(out) != c.want(v) {
+				t.Errorf("%s: the command saw %q, want %q", c.name, out, c.want(v))
+			}
+		}
+	}
+}
+
+// Hostile environment and task names stay inside run.sh's header comment.
+func TestHostileNamesInHeader(t *testing.T) {
+	canaryDir := t.TempDir()
+	canary := filepath.Join(canaryDir, "PWNED")
+	for _, name := range []string{"toy\ntouch " + canary, "toy\rtouch " + canary, "toy\x1b[2J\u202etouch " + canary} {
+		req := request(t, "hn", map[string]any{"command": "echo m=1", "metric_regex": "m=(1)"}, nil)
+		req.Env, req.Task, req.RunID = name, name, name
+		r := run(t, newTrainer(), req)
+		if pwned(canaryDir) {
+			t.Fatalf("name %q ran code", name)
+		}
+		if r.Status != plugins.StatusFinished {
+			t.Fatalf("name %q: %+v", name, r)
+		}
+		script, _ := os.ReadFile(filepath.Join(req.WorkDir, ScriptFile))
+		header := strings.SplitN(string(script), "\n", 3)[1]
+		if !strings.HasPrefix(header, "# Assay run ") || strings.ContainsAny(header, "\r\x1b\u202e") {
+			t.Errorf("header line %q", header)
+		}
+	}
+}
+
+// A NUL byte in an edit cannot be carried by a shell: the run is infeasible.
+func TestNulValueIsInfeasible(t *testing.T) {
+	req := request(t, "nul", map[string]any{"command": "echo {{v}}; echo m=1", "metric_regex": "m=(1)"}, map[string]string{"v": "a\x00b"})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	tr := newTrainer()
+	h, err := tr.Start(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := tr.Wait(ctx, h)
+	if err != nil || r.Status != plugins.StatusInfeasible || !strings.Contains(r.Reason, "NUL") {
+		t.Fatalf("%+v %v", r, err)
+	}
+}
