@@ -2,6 +2,7 @@ package trainer
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -122,5 +123,50 @@ func TestNulValueIsInfeasible(t *testing.T) {
 	r, err := tr.Wait(ctx, h)
 	if err != nil || r.Status != plugins.StatusInfeasible || !strings.Contains(r.Reason, "NUL") {
 		t.Fatalf("%+v %v", r, err)
+	}
+}
+
+// JSON and YAML overrides encode any value: it reads back unchanged, and
+// YAML gets no character it does not allow raw.
+func TestOverridesEncodeHostileValues(t *testing.T) {
+	values := map[string]string{"a": "x\"y\\z\n", "b": "\x01\x1b[2J\x7f\u0085", "c": "\u2028\ufeff'#: - [", "d": "NaN", "e": "Inf"}
+	dir := t.TempDir()
+	for _, format := range []string{"json", "yaml"} {
+		path := filepath.Join(dir, "o."+format)
+		if err := writeOverrides(path, format, values); err != nil {
+			t.Fatalf("%s: %v", format, err)
+		}
+		b, _ := os.ReadFile(path)
+		for _, r := range string(b) {
+			// JSON allows DEL, C1 and the rest raw; YAML does not.
+			if format == "yaml" && r != '\n' && (r < 0x20 || r >= 0x7f && r <= 0x9f || r == 0x2028 || r == 0xfeff) {
+				t.Errorf("%s: raw %U in %q", format, r, b)
+			}
+		}
+		got := map[string]string{}
+		if format == "json" {
+			if err := json.Unmarshal(b, &got); err != nil {
+				t.Fatalf("json: %v\n%s", err, b)
+			}
+		} else {
+			// The YAML written is one double-quoted key and scalar a line,
+			// whose escapes JSON shares.
+			for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+				k, v, _ := strings.Cut(line, ": ")
+				var ks, vs string
+				if err := json.Unmarshal([]byte(k), &ks); err != nil {
+					t.Fatalf("yaml key %s: %v", k, err)
+				}
+				if err := json.Unmarshal([]byte(v), &vs); err != nil {
+					t.Fatalf("yaml value %s: %v", v, err)
+				}
+				got[ks] = vs
+			}
+		}
+		for k, v := range values {
+			if got[k] != v {
+				t.Errorf("%s: %s read back as %q, want %q", format, k, got[k], v)
+			}
+		}
 	}
 }
