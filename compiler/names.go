@@ -33,11 +33,11 @@ func badNameRune(r rune) (string, bool) {
 	case r == '\t':
 		return "a tab", true
 	case r == 0x1b:
-		return "an escape (ESC, which starts terminal control sequences)", true
+		return "an escape (ESC: it starts terminal control sequences)", true
 	case r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f:
 		return fmt.Sprintf("the control character %U", r), true
 	case r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 || r == 0x200e || r == 0x200f || r == 0x061c:
-		return fmt.Sprintf("the bidirectional control %U, which reorders how text is shown", r), true
+		return fmt.Sprintf("the bidirectional control %U (it reorders how text is shown)", r), true
 	case r == 0x2028 || r == 0x2029:
 		return fmt.Sprintf("the line separator %U", r), true
 	case unicode.Is(unicode.Cf, r):
