@@ -201,7 +201,7 @@ func (r *runner) call(name string, fn func(Instance) error) error {
 			continue
 		}
 		err = fn(inst)
-		if err == nil || errors.Is(err, plugins.ErrUnsupported) || errors.Is(err, errPermanent) {
+		if err == nil || errors.Is(err, plugins.ErrUnsupported) || errors.Is(err, errPermanent) || errors.Is(err, plugins.ErrInvalidConfig) {
 			return err
 		}
 		if r.ctx.Err() != nil {

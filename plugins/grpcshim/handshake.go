@@ -76,6 +76,8 @@ func toStatus(err error) error {
 	switch {
 	case errors.Is(err, plugins.ErrUnsupported):
 		return status.Error(codes.Unimplemented, err.Error())
+	case errors.Is(err, plugins.ErrInvalidConfig):
+		return status.Error(codes.InvalidArgument, err.Error())
 	case errors.Is(err, context.Canceled):
 		return status.Error(codes.Canceled, err.Error())
 	case errors.Is(err, context.DeadlineExceeded):
@@ -103,6 +105,8 @@ func fromStatus(err error) error {
 		// Also what gRPC answers for a service the plugin does not register,
 		// so asking a trainer-only binary for an LLM call lands here too.
 		re.wrapped = plugins.ErrUnsupported
+	case codes.InvalidArgument:
+		re.wrapped = plugins.ErrInvalidConfig
 	case codes.Canceled:
 		re.wrapped = context.Canceled
 	case codes.DeadlineExceeded:

@@ -59,6 +59,23 @@ var configKeys = []string{"command", "apply", "overrides_file", "overrides_forma
 	"metric_file", "metric_field", "metric_regex", "time_limit", "infeasible_exit_codes",
 	"infeasible_patterns", "timeout_infeasible", "run_dir", "env", "knobs"}
 
+// configError is a fault of the plugin block's config (plugins.ErrInvalidConfig):
+// the runtime stops on it instead of retrying.
+type configError struct{ err error }
+
+func (e *configError) Error() string        { return e.err.Error() }
+func (e *configError) Unwrap() error        { return e.err }
+func (e *configError) Is(target error) bool { return target == plugins.ErrInvalidConfig }
+
+// parseConfig is ParseConfig with its errors marked as the config's.
+func parseConfig(m map[string]any) (*Config, error) {
+	c, err := ParseConfig(m)
+	if err != nil {
+		return nil, &configError{err}
+	}
+	return c, nil
+}
+
 // ParseConfig reads the plugin block's config. Every error names the field.
 func ParseConfig(m map[string]any) (*Config, error) {
 	c := &Config{Apply: ApplyOverrides, RunDir: "assay-runs"}

@@ -1,11 +1,15 @@
 package trainer
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"assay/plugins"
 )
 
 func TestCommandTemplateRefusals(t *testing.T) {
@@ -201,4 +205,24 @@ func FuzzCommandTemplate(f *testing.F) {
 			t.Fatalf("no reference in the command:\n%s", script)
 		}
 	})
+}
+
+// A template the trainer refuses is the config's fault: Describe and Start
+// say so (plugins.ErrInvalidConfig), so the runtime does not retry it.
+func TestTemplateErrorsAreConfigErrors(t *testing.T) {
+	cfg := map[string]any{"command": "train --steps $(( {{steps}} * 2 ))", "metric_regex": "x(1)"}
+	tr := newTrainer()
+	_, err := tr.Describe(context.Background(), &plugins.DescribeRequest{Config: cfg})
+	if !errors.Is(err, plugins.ErrInvalidConfig) || !strings.Contains(err.Error(), "config.command: line 1, column 19: {{steps}}: bash evaluates arithmetic") {
+		t.Errorf("Describe: %v", err)
+	}
+	_, err = tr.Start(context.Background(), request(t, "bad", cfg, map[string]string{"steps": "1"}))
+	if !errors.Is(err, plugins.ErrInvalidConfig) {
+		t.Errorf("Start: %v", err)
+	}
+	// So is a placeholder that names nothing this run defines.
+	_, err = tr.Start(context.Background(), request(t, "ph", map[string]any{"command": "train {{lr}}", "metric_regex": "x(1)"}, nil))
+	if !errors.Is(err, plugins.ErrInvalidConfig) || !strings.Contains(err.Error(), "unknown placeholder {{lr}}") {
+		t.Errorf("Start: %v", err)
+	}
 }

@@ -90,7 +90,7 @@ type record struct {
 
 // Describe lists the knobs the config declares.
 func (t *Trainer) Describe(ctx context.Context, req *plugins.DescribeRequest) (*plugins.DescribeResponse, error) {
-	c, err := ParseConfig(req.Config)
+	c, err := parseConfig(req.Config)
 	if err != nil {
 		return nil, err
 	}
@@ -292,7 +292,7 @@ func (t *Trainer) prepare(ctx context.Context, req *plugins.RunRequest) (*prepar
 	if req.RunID == "" {
 		return nil, fmt.Errorf("RunRequest.RunID is empty")
 	}
-	cfg, err := ParseConfig(req.Config)
+	cfg, err := parseConfig(req.Config)
 	if err != nil {
 		return nil, err
 	}
@@ -410,7 +410,7 @@ func (t *Trainer) prepare(ctx context.Context, req *plugins.RunRequest) (*prepar
 	}
 	defs, err := commandValues(cfg.command, vars, values)
 	if err != nil {
-		return nil, fmt.Errorf("config.command: %w", err)
+		return nil, &configError{fmt.Errorf("config.command: %w", err)}
 	}
 	script, err := runScript(rec, cfg, cwd, dir, overrides, defs, limit)
 	if err != nil {
@@ -679,7 +679,7 @@ func (t *Trainer) Wait(ctx context.Context, h *plugins.RunHandle) (*plugins.RunR
 		}
 		return rec.Decided, nil
 	}
-	cfg, err := ParseConfig(rec.Config)
+	cfg, err := parseConfig(rec.Config)
 	if err != nil {
 		return nil, err
 	}
