@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -166,6 +167,57 @@ func TestOverridesEncodeHostileValues(t *testing.T) {
 		for k, v := range values {
 			if got[k] != v {
 				t.Errorf("%s: %s read back as %q, want %q", format, k, got[k], v)
+			}
+		}
+	}
+}
+
+// Every template of many shapes that compiles is run by bash with each
+// hostile value; none may run code. The templates listed all compile, so
+// the test cannot pass by refusing them.
+func TestTemplatesNeverRunValues(t *testing.T) {
+	dir := t.TempDir()
+	canaryDir := filepath.Join(dir, "canary")
+	if err := os.Mkdir(canaryDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	templates := []string{
+		"echo {{x}}", `echo "{{x}}"`, "echo '{{x}}'", "echo $'{{x}}'", `echo $"{{x}}"`,
+		"X={{x}}; echo $X", "X={{x}} true", "echo ${X:-a}{{x}}", "case {{x}} in a) ;; esac", "case a in {{x}}) ;; esac",
+		"for i in {{x}}; do echo $i; done", "echo {{x}} > /dev/null", "cat <<< {{x}}", "echo &>{{x}}", "echo >|{{x}}", "cat <>{{x}}",
+		"[[ {{x}} == a ]]", "[[ a == {{x}} ]]", "[[ {{x}} =~ a ]]", "[[ a =~ {{x}} ]]", "[ {{x}} -eq 1 ]", "test {{x}} -gt 1",
+		"echo $(echo {{x}})", `echo "$(echo "{{x}}")"`, "echo <(echo {{x}})", "f() { echo {{x}}; }; f",
+		"echo {{x}}{a,b}", "echo ~{{x}}", "echo {{x}}*", `export A={{x}}; bash -c 'echo "$A"'`,
+		"declare -x A={{x}}; echo $A", "declare -a A=({{x}}); echo ${A[@]}", "declare A; A+={{x}}",
+		"printf {{x}}", "printf '%b' {{x}}", `echo {{raw "x"}}`, `echo "{{raw "x"}}"`, `arr=({{raw "x"}})`,
+		"echo 'a'{{x}}'b'", `echo "a"{{x}}"b"`, `echo a\ {{x}}`, `echo \\{{x}}`, "# {{x}}\necho ok",
+		"echo {{x}}# comment", "echo $((1)){{x}}", "echo ${#X}{{x}}", ". /dev/null {{x}}",
+		"echo {{x}} 2>&1", "time echo {{x}}", "select y in {{x}}; do break; done < /dev/null",
+		"cd {{x}} 2>/dev/null; true", "shift {{x}} 2>/dev/null", "kill -0 {{x}} 2>/dev/null", "ulimit -t {{x}} 2>/dev/null",
+		`bash -c 'echo "$1"' _ {{x}}`, "bash -x -c 'true' {{x}}", "sh -c 'echo $0' {{x}}", "env A={{x}} true",
+		"nohup echo {{x}} >/dev/null 2>&1", "command echo {{x}}", "builtin echo {{x}}", "exec echo {{x}}",
+		"if [ -n {{x}} ]; then echo; fi", "{ echo {{x}}; }", "( echo {{x}} )", "echo {{x}} | cat",
+		"echo {{x}} && echo {{x}} || echo {{x}}", `echo "${X}{{x}}"`, `echo "$1{{x}}"`, "echo $1{{x}}", "echo $@{{x}}",
+		"echo {{x}}=1", "echo a={{x}}", "mkdir -p {{x}} 2>/dev/null; true", "echo @{{x}}", "echo {{x}}[0]",
+	}
+	values := append(hostileValues(filepath.Join(canaryDir, "PWNED")), "*", "-e", "$IFS", "${PATH}", "a b\tc", "'", `"`, `\`, "$", "!!", "\\\n")
+	for _, tmpl := range templates {
+		ct, err := compileCommand(tmpl)
+		if err != nil {
+			t.Errorf("%q: %v", tmpl, err)
+			continue
+		}
+		for _, v := range values {
+			var b strings.Builder
+			for _, r := range ct.refs {
+				b.WriteString("export " + r.v + "=" + shellQuote(v) + "\n")
+			}
+			b.WriteString(ct.body + "\n")
+			cmd := exec.Command("bash", "-c", b.String())
+			cmd.Dir = dir
+			_ = cmd.Run() // many of these fail on odd values; only the canary matters
+			if pwned(canaryDir) {
+				t.Fatalf("template %q, value %q ran code:\n%s", tmpl, v, b.String())
 			}
 		}
 	}

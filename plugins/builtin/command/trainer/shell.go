@@ -464,6 +464,9 @@ func (c *classifier) wordRole(s *site, w *syntax.Word, up syntax.Node) error {
 		if up.Hdoc == w || up.Op == syntax.Hdoc || up.Op == syntax.DashHdoc {
 			return c.refuse(s, "placeholders in here-documents are not supported (the text often feeds another interpreter); pass the value as an argument, an environment variable or through {{config}}")
 		}
+		if up.Op == syntax.DplOut || up.Op == syntax.DplIn {
+			return c.refuse(s, "%s takes a file descriptor, which bash evaluates as arithmetic; redirect to a file name with > or < instead", up.Op)
+		}
 		return nil
 	case *syntax.CaseClause, *syntax.CaseItem, *syntax.WordIter, *syntax.TestClause, *syntax.ParenTest:
 		return nil

@@ -29,6 +29,8 @@ func TestCommandTemplateRefusals(t *testing.T) {
 		{"command -p {{x}}", "cannot choose the command"},
 		{"cat <<EOF\n{{x}}\nEOF", "here-documents"},
 		{"cat <<'EOF'\n{{x}}\nEOF", "here-documents"},
+		{"echo hi >&{{x}}", "file descriptor"},
+		{"cat <&{{x}}", "file descriptor"},
 		{"bash -c {{x}}", "code for another shell"},
 		{"bash -ec 'echo {{x}}'", "code for another shell"},
 		{"sh -c \"run {{x}}\"", "code for another shell"},
