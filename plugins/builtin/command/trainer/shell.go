@@ -277,9 +277,11 @@ func placeholder(text string, n *parse.ActionNode) (*site, error) {
 }
 
 // Variables bash reads as code (prompts expand $(...), BASH_ENV is
-// sourced): a value assigned to one would run.
+// sourced) or evaluates as arithmetic when assigned: a value assigned to
+// one would run.
 var codeVars = map[string]bool{"PS0": true, "PS1": true, "PS2": true, "PS3": true, "PS4": true,
-	"PROMPT_COMMAND": true, "BASH_ENV": true, "ENV": true, "SHELLOPTS": true, "BASHOPTS": true}
+	"PROMPT_COMMAND": true, "BASH_ENV": true, "ENV": true, "SHELLOPTS": true, "BASHOPTS": true,
+	"RANDOM": true, "SRANDOM": true, "OPTIND": true, "HISTCMD": true, "SECONDS": true, "LINENO": true}
 
 // Commands that read their operands as shell code or as variable names
 // (a name such as a[$(cmd)] runs cmd when bash evaluates its subscript).
@@ -291,6 +293,9 @@ var codeOperands = map[string]string{
 	"declare": "variable names", "typeset": "variable names", "local": "variable names",
 	"export": "variable names", "readonly": "variable names", "nameref": "variable names",
 }
+
+// Builtins that declare variables with attributes.
+var declarers = map[string]bool{"declare": true, "typeset": true, "local": true, "export": true, "readonly": true}
 
 // Shells, whose -c operand is a script.
 var shells = map[string]bool{"bash": true, "sh": true, "dash": true, "zsh": true, "ksh": true, "mksh": true, "ash": true}
@@ -449,7 +454,7 @@ func (c *classifier) wordRole(s *site, w *syntax.Word, up syntax.Node) error {
 			return c.refuse(s, "a value cannot name a variable; put the placeholder after the '=' of an assignment")
 		}
 		if codeVars[up.Name.Value] {
-			return c.refuse(s, "bash reads %s as code; a value cannot be assigned to it", up.Name.Value)
+			return c.refuse(s, "bash reads %s as code or arithmetic; a value cannot be assigned to it", up.Name.Value)
 		}
 		if c.attrs[up.Name.Value] {
 			return c.refuse(s, "%s is declared as an integer or a name reference, so bash evaluates what is assigned to it; assign the value to a plain variable", up.Name.Value)
@@ -536,7 +541,7 @@ func (c *classifier) callRole(s *site, w *syntax.Word, call *syntax.CallExpr) er
 		// An option of a prefix, or env's NAME=VALUE.
 		if pre, ok := prefixLit(w); ok {
 			if name, _, isAssign := strings.Cut(pre, "="); isAssign && codeVars[name] {
-				return c.refuse(s, "bash reads %s as code; a value cannot be assigned to it", name)
+				return c.refuse(s, "bash reads %s as code or arithmetic; a value cannot be assigned to it", name)
 			}
 		}
 		return nil
@@ -616,6 +621,28 @@ func shellScriptArg(args []*syntax.Word) int {
 func declaredAttrs(f *syntax.File) map[string]bool {
 	out := map[string]bool{}
 	syntax.Walk(f, func(n syntax.Node) bool {
+		if call, ok := n.(*syntax.CallExpr); ok {
+			// builtin declare -i n, command typeset -n r: plain words.
+			flags, names := "", []string{}
+			for _, w := range call.Args {
+				a, ok := lit(w)
+				switch {
+				case !ok:
+					flags += "?"
+				case strings.HasPrefix(a, "-") || strings.HasPrefix(a, "+"):
+					flags += a[1:]
+				default:
+					name, _, _ := strings.Cut(a, "=")
+					names = append(names, name)
+				}
+			}
+			if len(names) > 1 && (names[0] == "builtin" || names[0] == "command") && declarers[names[1]] && strings.ContainsAny(flags, "in") {
+				for _, name := range names[2:] {
+					out[name] = true
+				}
+			}
+			return true
+		}
 		d, ok := n.(*syntax.DeclClause)
 		if !ok {
 			return true
