@@ -53,6 +53,7 @@ const (
 	CodeShadowed        = "E_SHADOWED"
 	CodePresetUnused    = "E_PRESET_UNUSED"
 	CodeUnusedBlock     = "E_UNUSED_BLOCK"
+	CodeNameChars       = "E_NAME_CHARS"
 )
 
 // Code documents one diagnostic code.
@@ -105,6 +106,7 @@ var Codes = []Code{
 	{CodeShadowed, "an environment's scale or baseline is set, but every task it lists sets its own"},
 	{CodePresetUnused, "a loop preset is set, but the loop sets every field the preset would fill"},
 	{CodeUnusedBlock, "a reward or critic block is used by no loop (nor, for a critic, by any reward)"},
+	{CodeNameChars, "a name holds a control character (newline, escape, NUL, DEL...) or an invisible or bidirectional format character; rename it with visible characters"},
 	{CodeLLMUnpriced, "warning: a role has no tokens or price, so its dollars are not estimated"},
 	{CodeCalibrationSkips, "warning: a calibration round falls after the last policy step and never runs"},
 	{CodeSweepRouted, "warning: a sweep varies a critic's votes or threshold but not its expected_routed, so every variant assumes the same routed share"},
