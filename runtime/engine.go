@@ -247,9 +247,6 @@ func (r *runner) task(env, name string) *taskInfo {
 }
 
 func (r *runner) tasksOf(env, split string) []*taskInfo {
-	if split == "" {
-		split = "train"
-	}
 	var out []*taskInfo
 	for _, t := range r.tasks {
 		if (env == "" || t.Env == env) && t.Split == split {
@@ -361,7 +358,7 @@ func (r *runner) seedPhase(ph *plan.Phase) error {
 	var items []item
 	for _, e := range r.v.Envs {
 		n := ph.Proposals[e.Name]
-		tasks := r.tasksOf(e.Name, "train")
+		tasks := r.tasksOf(e.Name, "train") // seed records are train runs, by definition
 		if len(tasks) == 0 {
 			continue
 		}

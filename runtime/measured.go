@@ -50,13 +50,16 @@ type MeasuredEnv struct {
 }
 
 // measured collects Measured under a lock; calls come from many goroutines.
+// Dollars are summed in integer nanodollars, so a resumed run, whose calls
+// are counted again in another order, ends with the same figures.
 type measured struct {
-	mu sync.Mutex
-	m  Measured
+	mu  sync.Mutex
+	m   Measured
+	usd map[string]int64
 }
 
 func newMeasured() *measured {
-	return &measured{m: Measured{Roles: map[string]*MeasuredRole{}, Loops: map[string]*MeasuredLoop{},
+	return &measured{usd: map[string]int64{}, m: Measured{Roles: map[string]*MeasuredRole{}, Loops: map[string]*MeasuredLoop{},
 		Phases: map[string]*MeasuredPhase{}, Environments: map[string]*MeasuredEnv{}}}
 }
 
@@ -71,7 +74,7 @@ func (m *measured) call(role string, in, out int, usd float64) {
 	r.Calls++
 	r.TokensIn += in
 	r.TokensOut += out
-	r.USD += usd
+	m.usd[role] += nano(usd)
 }
 
 func (m *measured) realRun(phase, env string) {
@@ -109,7 +112,7 @@ func (m *measured) snapshot() *Measured {
 		Phases: map[string]*MeasuredPhase{}, Environments: map[string]*MeasuredEnv{}}
 	for k, v := range m.m.Roles {
 		c := *v
-		c.USD = round6(c.USD)
+		c.USD = round6(float64(m.usd[k]) / 1e9)
 		out.Roles[k] = &c
 	}
 	for k, v := range m.m.Loops {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"sync"
 	"time"
 
@@ -39,7 +40,11 @@ func (p *progress) budgetLine() string {
 	if c.RealRuns > 0 {
 		runs = fmt.Sprintf("%d/%d", s.RealRuns, c.RealRuns)
 	}
-	return fmt.Sprintf("real runs %s, $%.2f", runs, s.USD)
+	usd := dollars(s.USD)
+	if c.USD > 0 {
+		usd += " of " + dollars(c.USD)
+	}
+	return fmt.Sprintf("real runs %s, %s", runs, usd)
 }
 
 // start begins a phase of total units (steps, runs or rounds).
@@ -123,8 +128,8 @@ func (p *progress) done(res *Result) {
 	defer p.mu.Unlock()
 	p.finishBar()
 	t := res.Totals
-	fmt.Fprintf(p.w, "assay: run %s %s: %d real runs (%d finished, %d infeasible), %.1f GPU-hours, $%.2f (LLM $%.2f), %d LLM calls, %d steps, best real gain %.4g\n",
-		res.ID, res.State, t.RealRuns, t.Finished, t.Infeasible, t.GPUHours, t.USD, t.LLMUSD, t.LLMCalls, t.Steps, t.BestGain)
+	fmt.Fprintf(p.w, "assay: run %s %s: %d real runs (%d finished, %d infeasible), %s GPU-hours, %s (LLM %s), %d LLM calls, %d steps, best real gain %.4g\n",
+		res.ID, res.State, t.RealRuns, t.Finished, t.Infeasible, strconv.FormatFloat(t.GPUHours, 'g', 4, 64), dollars(t.USD), dollars(t.LLMUSD), t.LLMCalls, t.Steps, t.BestGain)
 	if res.Reason != "" {
 		fmt.Fprintf(p.w, "assay: %s\n", res.Reason)
 	}

@@ -122,7 +122,7 @@ func (r *runner) rlPhase(idx int, ph *plan.Phase) error {
 		// plan counts: the estimate's high is a bound the run keeps.
 		steps = int(math.Floor(l.Steps.High + 1e-9))
 	}
-	every := max(l.RolloutEvery, 1)
+	every := l.RolloutEvery
 	r.progress.start(ph.Name, steps, "steps")
 	var rollout []*group
 	calRound := 0
@@ -188,7 +188,7 @@ func (r *runner) rollout(l *plan.Loop, refresh int, sh *shaper, judge *plan.Crit
 	states, G := l.StatesPerStep, l.ProposalsPerState
 	train := r.tasksOf("", l.Split)
 	if len(train) == 0 {
-		return nil, fmt.Errorf("loop %s: no %s tasks", l.Name, splitName(l.Split))
+		return nil, fmt.Errorf("loop %s: no %s tasks", l.Name, l.Split)
 	}
 	groups := make([]*group, states)
 	for s := range groups {
@@ -256,12 +256,6 @@ func (r *runner) rollout(l *plan.Loop, refresh int, sh *shaper, judge *plan.Crit
 	return groups, nil
 }
 
-func splitName(s string) string {
-	if s == "" {
-		return "train"
-	}
-	return s
-}
 
 type pos struct{ s, g int }
 

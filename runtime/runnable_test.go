@@ -8,7 +8,8 @@ import (
 )
 
 func TestRunnableNeedsLearningRate(t *testing.T) {
-	p := &plan.Plan{Variants: []*plan.Variant{{Loops: []*plan.Loop{{Name: "policy", Kind: "rl"}}}}}
+	p := &plan.Plan{Variants: []*plan.Variant{{Executor: plan.Executor{Concurrency: 1},
+		Loops: []*plan.Loop{{Name: "policy", Kind: "rl", Split: "train", Proposer: "p", RolloutEvery: 1, StatesPerStep: 1, ProposalsPerState: 2}}}}}
 	err := runnable(p)
 	if err == nil || !strings.Contains(err.Error(), `loop "policy" has no learning_rate`) {
 		t.Fatalf("runnable = %v, want a learning_rate error", err)
@@ -17,8 +18,30 @@ func TestRunnableNeedsLearningRate(t *testing.T) {
 	if err := runnable(p); err != nil {
 		t.Fatalf("runnable = %v, want nil", err)
 	}
-	evo := &plan.Plan{Variants: []*plan.Variant{{Loops: []*plan.Loop{{Name: "evolve", Kind: "evolution"}}}}}
+	evo := &plan.Plan{Variants: []*plan.Variant{{Executor: plan.Executor{Concurrency: 1},
+		Loops: []*plan.Loop{{Name: "evolve", Kind: "evolution", Split: "train", Proposer: "p", Islands: 1, Rounds: 1, Ideas: 1, Verifications: 1}}}}}
 	if err := runnable(evo); err != nil {
 		t.Fatalf("evolution loop needs no learning rate: %v", err)
+	}
+}
+
+// A plan whose defaults are missing is refused, not run with defaults the
+// runtime would make up.
+func TestRunnableRefusesMissingDefaults(t *testing.T) {
+	for name, mut := range map[string]func(v *plan.Variant){
+		"executor concurrency": func(v *plan.Variant) { v.Executor.Concurrency = 0 },
+		"rollout_every":        func(v *plan.Variant) { v.Loops[0].RolloutEvery = 0 },
+		"split":                func(v *plan.Variant) { v.Loops[0].Split = "" },
+		"proposer":             func(v *plan.Variant) { v.Loops[0].Proposer = "" },
+		"role concurrency":     func(v *plan.Variant) { v.Roles[0].Concurrency = 0 },
+	} {
+		p := lm2lmPlan()
+		mut(p.Variants[0])
+		if err := runnable(p); err == nil || !strings.Contains(err.Error(), "compile the spec again") {
+			t.Errorf("%s: runnable = %v, want a refusal", name, err)
+		}
+	}
+	if err := runnable(lm2lmPlan()); err != nil {
+		t.Errorf("a compiled plan: %v", err)
 	}
 }

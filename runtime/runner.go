@@ -520,11 +520,7 @@ func (r *runner) runReal(runs []realRun) ([]outcome, error) {
 	if err := r.startBatch(runs, keys, todo); err != nil {
 		return nil, err
 	}
-	conc := r.v.Executor.Concurrency
-	if conc < 1 {
-		conc = 1
-	}
-	err := parallel(len(todo), conc, func(n int) error {
+	err := parallel(len(todo), r.v.Executor.Concurrency, func(n int) error {
 		i := todo[n]
 		res, err := r.execute1(runs[i], keys[i])
 		if err != nil {

@@ -150,9 +150,6 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
 		if p == nil {
 			return nil, errors.New("runtime: nil plan")
 		}
-		if err := runnable(p); err != nil {
-			return nil, err
-		}
 		if _, err := os.Stat(planPath); err == nil {
 			return nil, fmt.Errorf("run %s already exists in %s; resume it with `assay resume %s` or choose another --id", opts.ID, opts.Dir, opts.ID)
 		}
@@ -166,6 +163,9 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
 		if err := writeFileAtomic(planPath, b); err != nil {
 			return nil, err
 		}
+	}
+	if err := runnable(p); err != nil {
+		return nil, err
 	}
 	v, err := pickVariant(p, opts.Variant)
 	if err != nil {
@@ -217,14 +217,39 @@ type runMeta struct {
 	Budget  plan.Budget       `json:"budget"`
 }
 
-// runnable refuses, before any run starts, a plan that estimates fine but
-// cannot execute: an RL loop without a learning rate would fail at its first
-// policy update, after real runs were already spent.
+// runnable refuses, before any run starts, a plan the runtime cannot run
+// as written: the compiler fills every default and refuses these, so a
+// plan that breaks one was edited by hand or comes from another version,
+// and the runtime refuses it rather than guess a value of its own.
 func runnable(p *plan.Plan) error {
 	for _, v := range p.Variants {
+		bad := func(format string, args ...any) error {
+			return fmt.Errorf("plan variant %s: "+format+"; compile the spec again with this version of assay", append([]any{v.Name}, args...)...)
+		}
+		if v.Executor.Concurrency < 1 {
+			return bad("executor concurrency %d", v.Executor.Concurrency)
+		}
 		for _, l := range v.Loops {
-			if l.Kind == "rl" && !(l.LearningRate > 0) {
-				return fmt.Errorf("loop %q has no learning_rate, so its proposer policy cannot be updated; set learning_rate in the loop block (e.g. 0.5 for the offline proposer)", l.Name)
+			if l.Split == "" || l.Proposer == "" {
+				return bad("loop %q has no split or no proposer", l.Name)
+			}
+			switch l.Kind {
+			case "rl":
+				if !(l.LearningRate > 0) {
+					return fmt.Errorf("loop %q has no learning_rate, so its proposer policy cannot be updated; set learning_rate in the loop block (e.g. 0.5 for the offline proposer)", l.Name)
+				}
+				if l.RolloutEvery < 1 || l.StatesPerStep < 1 || l.ProposalsPerState < 1 {
+					return bad("loop %q has rollout_every %d, states %d, proposals_per_state %d", l.Name, l.RolloutEvery, l.StatesPerStep, l.ProposalsPerState)
+				}
+			case "evolution":
+				if l.Islands < 1 || l.Rounds < 1 || l.Ideas < 1 || l.Verifications < 1 {
+					return bad("loop %q has islands %d, rounds %d, ideas_per_round %d, verifications_per_round %d", l.Name, l.Islands, l.Rounds, l.Ideas, l.Verifications)
+				}
+			}
+		}
+		for _, ro := range v.Roles {
+			if ro.Concurrency < 1 {
+				return bad("role %q has concurrency %d", ro.Name, ro.Concurrency)
 			}
 		}
 	}
