@@ -256,7 +256,6 @@ func (r *runner) rollout(l *plan.Loop, refresh int, sh *shaper, judge *plan.Crit
 	return groups, nil
 }
 
-
 type pos struct{ s, g int }
 
 func all2(states, G int) []pos {
