@@ -35,6 +35,8 @@ const (
 	CodeCalibrationSkips = "W_CALIBRATION_UNUSED"
 	CodeSweepRouted      = "W_SWEEP_ROUTED"
 	CodeExtendsUnloaded  = "E_EXTENDS_UNLOADED"
+	CodeTooLarge         = "E_TOO_LARGE"
+	CodeNothingToDo      = "E_NOTHING_TO_DO"
 )
 
 // Code documents one diagnostic code.
@@ -72,6 +74,8 @@ var Codes = []Code{
 	{CodeSweepValue, "a sweep value does not fit its field"},
 	{CodeSweepShape, "zip axes have different lengths, or a sweep has no axes"},
 	{CodeFormula, "a formula does not parse or type-check"},
+	{CodeTooLarge, "a spec asks for more than any run can do: more tasks than a plan holds, or a count past a billion"},
+	{CodeNothingToDo, "the spec declares no loop and no evaluation, so a run would make no call"},
 	{CodeExtendsUnloaded, "a spec with extends reached the compiler without its base merged in (it was not loaded through lang/load)"},
 	{CodeLLMUnpriced, "warning: a role has no tokens or price, so its dollars are not estimated"},
 	{CodeCalibrationSkips, "warning: a calibration round falls after the last policy step and never runs"},

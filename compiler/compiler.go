@@ -37,11 +37,18 @@ var passes = []pass{
 	// resolve checks every reference once, on the unswept spec: references
 	// cannot be swept, so every variant shares the result.
 	{name: "resolve", fn: resolve},
+	// purpose needs only the block lists; a spec that does nothing is
+	// reported once, whatever else it lacks.
+	{name: "purpose", fn: purpose},
 	// sweep expansion comes before check and domain so that every variant's
 	// values are checked, and a bad swept value is reported at the axis.
 	{name: "sweep", fn: expandSweep},
 	// check: required fields, enums and plain ranges, per variant.
 	{name: "check", fn: check},
+	// limits come before domain: domain counts tasks and multiplies counts,
+	// which only means something within the limits; a variant past them
+	// skips domain.
+	{name: "limits", fn: limits},
 	// domain checks need sound fields and resolved references.
 	{name: "domain", fn: domain},
 	// formulas need defaults (the route formula) and run per variant since
@@ -70,6 +77,8 @@ type variant struct {
 	overrides map[string]any
 	spec      *spec.Spec
 	idx       *index
+	// tooLarge marks a variant the limits pass refused.
+	tooLarge bool
 }
 
 func (c *compilation) add(items ...any) { c.diags = c.diags.Append(items...) }

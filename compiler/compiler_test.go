@@ -14,7 +14,7 @@ import (
 
 func TestPassOrder(t *testing.T) {
 	got := strings.Join(PassNames(), ",")
-	if got != "presets,defaults,resolve,sweep,check,domain,formulas,lower,hash" {
+	if got != "presets,defaults,resolve,purpose,sweep,check,limits,domain,formulas,lower,hash" {
 		t.Fatalf("passes = %s", got)
 	}
 }

@@ -248,7 +248,7 @@ func (lv *lowering) splitWeights(split string) ([]string, []int) {
 	var w []int
 	for _, e := range lv.s.Environments {
 		names = append(names, e.Name)
-		w = append(w, len(envTasks(e, split)))
+		w = append(w, envTaskCount(e, split))
 	}
 	return names, w
 }
@@ -389,7 +389,7 @@ func (lv *lowering) phases() ([]*plan.Loop, []*plan.Phase) {
 			allScen(func(sc int) { lp.steps[sc] = float64(l.Rounds.V) })
 			tasks := countSplit(s, l.Split.V)
 			allScen(func(sc int) {
-				fixed[sc] += float64(tasks * l.Islands.V * l.Rounds.V * l.Verifications.V)
+				fixed[sc] += float64(tasks) * float64(l.Islands.V) * float64(l.Rounds.V) * float64(l.Verifications.V)
 			})
 		}
 	}
@@ -446,7 +446,7 @@ func (lv *lowering) phases() ([]*plan.Loop, []*plan.Phase) {
 			}
 			allScen(func(sc int) {
 				for _, e := range s.Environments {
-					ir := float64(len(envTasks(e, l.Split.V)) * l.Islands.V * l.Rounds.V)
+					ir := float64(envTaskCount(e, l.Split.V)) * float64(l.Islands.V) * float64(l.Rounds.V)
 					ideas := ir * float64(l.Ideas.V)
 					r.addRuns(e.Name, sc, ir*float64(l.Verifications.V))
 					r.cand[sc] += ideas
@@ -471,7 +471,7 @@ func (lv *lowering) phases() ([]*plan.Loop, []*plan.Phase) {
 		k := max(ev.AvgAt.V, ev.BestAt.V)
 		allScen(func(sc int) {
 			for _, e := range s.Environments {
-				n := float64(len(envTasks(e, ev.Split.V)) * k)
+				n := float64(envTaskCount(e, ev.Split.V)) * float64(k)
 				r.addRuns(e.Name, sc, n)
 				r.cand[sc] += n
 			}
