@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"assay/compiler/estimate"
 	"fmt"
 	"strings"
 	"testing"
@@ -60,20 +61,21 @@ func TestBaselineTasks(t *testing.T) {
 		// A predicted reward, no seed, no calibration, no evaluation: no
 		// real run, so no baseline is read.
 		{"nothing runs for real", [][2]string{{noEval, ""}, {"records {\n  seed_runs = 10\n}\n", ""},
-			{"calibration {\n  after_steps = [8, 16]\n  budget      = [5, 5]\n}\n", ""}}, ""},
+			{"calibration {\n  loop        = loop.policy\n  after_steps = [8, 16]\n  budget      = [5, 5]\n}\n", ""}}, ""},
 		// ... unless the reward formula reads baseline.
 		{"reward reads baseline", [][2]string{{noEval, ""}, {"records {\n  seed_runs = 10\n}\n", ""},
-			{"calibration {\n  after_steps = [8, 16]\n  budget      = [5, 5]\n}\n", ""},
-			{"clip(predicted_gain / scale, -c, c) + diversity_bonus", "clip(predicted_gain / baseline, -c, c)"}}, "mdm/t1"},
+			{"calibration {\n  loop        = loop.policy\n  after_steps = [8, 16]\n  budget      = [5, 5]\n}\n", ""},
+			{"clip(predicted_gain / scale, -c, c)", "clip(predicted_gain / baseline, -c, c)"}, {"  normalize  = \"scale\"\n", ""}}, "mdm/t1"},
 		// Calibration alone runs train tasks for real.
 		{"calibration only", [][2]string{{noEval, ""}, {"records {\n  seed_runs = 10\n}\n", ""}}, "mdm/t1"},
 		// An evaluation on train.
 		{"evaluation on train", [][2]string{{"  best_at = 4\n", "  best_at = 4\n  split   = \"train\"\n"}, {"records {\n  seed_runs = 10\n}\n", ""},
-			{"calibration {\n  after_steps = [8, 16]\n  budget      = [5, 5]\n}\n", ""}}, "mdm/t1"},
+			{"calibration {\n  loop        = loop.policy\n  after_steps = [8, 16]\n  budget      = [5, 5]\n}\n", ""}}, "mdm/t1"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			src := readBase(t)
+			src, _ := mutate(t, readBase(t), screenedLoop, "")
+			src, _ = mutate(t, src, baseCritic, "")
 			for _, m := range c.muts {
 				src, _ = mutate(t, src, m[0], m[1])
 			}
@@ -119,11 +121,12 @@ func TestBudgetFitCountsBaselines(t *testing.T) {
 func TestUntilBudgetCountsBaselines(t *testing.T) {
 	src := readBase(t)
 	for _, r := range [][2]string{
+		{screenedLoop, ""},
 		{"steps               = 24", "until_budget        = true"},
 		{"rollout_every       = 8", "rollout_every       = 2"},
 		{"reward              = reward.rwm_gain", "reward              = reward.rwm_gain\n  screen              = critic.screen"},
 		{"source     = \"predicted\"\n  predictor  = role.rwm", "source     = \"real\""},
-		{"calibration {\n  after_steps = [8, 16]\n  budget      = [5, 5]\n}\n", ""},
+		{"calibration {\n  loop        = loop.policy\n  after_steps = [8, 16]\n  budget      = [5, 5]\n}\n", ""},
 		{"votes           = 15", "votes           = 15\n  routed_range    = [0.25, 0.5]"},
 		{"real_runs = 40", "real_runs = 999"},
 	} {
@@ -149,14 +152,19 @@ func TestUntilBudgetCountsBaselines(t *testing.T) {
 		if got := baselinesOf(t, p); got != c.base {
 			t.Errorf("%s: baseline tasks = %q, want %q", c.name, got, c.base)
 		}
+		// In the expected scenario the plan fits the cap, and no figure of
+		// the estimate goes past it.
 		total := 0.0
 		for _, ph := range p.Variants[0].Phases {
 			for _, n := range ph.Calls.RealRuns {
-				total += n.High
+				total += n.Expected
 			}
 		}
 		if total > 999 {
-			t.Errorf("%s: plans up to %v real runs, over the cap of 999", c.name, total)
+			t.Errorf("%s: plans %v real runs, over the cap of 999", c.name, total)
+		}
+		if hi := estimate.Estimate(p).Totals.RealRuns.High; hi > 999 {
+			t.Errorf("%s: estimates up to %v real runs, over the cap of 999", c.name, hi)
 		}
 	}
 }

@@ -154,9 +154,9 @@ func (k *checker) fields() {
 		switch r.Source.V {
 		case "predicted":
 			k.need(r.Predictor.Set, at, fmt.Sprintf("reward %q: predictor", r.Name), "predictor = role.NAME, naming a role of kind rwm")
-		case "critic":
-			k.need(r.Predictor.Set, at, fmt.Sprintf("reward %q: predictor", r.Name), "predictor = critic.NAME")
 		}
+		// A critic-sourced reward is labelled by its predictor or by the
+		// screen of the loop that uses it; bind reports one with neither.
 		k.numMin(r.Repeat, 0, false, "repeat_penalty")
 		if r.Diversity != nil {
 			k.numMin(r.Diversity.Weight, 0, false, "diversity.weight")

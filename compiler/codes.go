@@ -35,6 +35,24 @@ const (
 	CodeCalibrationSkips = "W_CALIBRATION_UNUSED"
 	CodeSweepRouted      = "W_SWEEP_ROUTED"
 	CodeExtendsUnloaded  = "E_EXTENDS_UNLOADED"
+	CodeNotApplicable    = "E_NOT_APPLICABLE"
+	CodeRoleAmbiguous    = "E_ROLE_AMBIGUOUS"
+	// CodePluginConfig: a built-in plugin's config does not fit its schema
+	// in package stdlib/pluginconfig.
+	CodePluginConfig = "E_PLUGIN_CONFIG"
+
+	// Fields set where they have no effect (see applies.go).
+	CodeUnscreened      = "E_UNSCREENED"
+	CodeClipUnused      = "E_CLIP_UNUSED"
+	CodeNormalizeUnused = "E_NORMALIZE_UNUSED"
+	CodeRepeatUnused    = "E_REPEAT_UNUSED"
+	CodeDiversityUnused = "E_DIVERSITY_UNUSED"
+	CodeTieUnused       = "E_TIE_UNUSED"
+	CodeThresholdUnused = "E_THRESHOLD_UNUSED"
+	CodeSlurmLocal      = "E_SLURM_LOCAL"
+	CodeShadowed        = "E_SHADOWED"
+	CodePresetUnused    = "E_PRESET_UNUSED"
+	CodeUnusedBlock     = "E_UNUSED_BLOCK"
 	CodeTooLarge         = "E_TOO_LARGE"
 	CodeNothingToDo      = "E_NOTHING_TO_DO"
 )
@@ -66,7 +84,7 @@ var Codes = []Code{
 	{CodePriceMissing, "a GPU type has no price"},
 	{CodeLoopField, "a loop lacks a field its kind needs, or sets one of the other kind"},
 	{CodeUntilBudget, "until_budget cannot be solved: no real-run cap, no real runs per step, or no step fits"},
-	{CodeExpectedRouted, "expected_routed or routed_range outside (0, 1]"},
+	{CodeExpectedRouted, "expected_routed or routed_range outside (0, 1] (expected_routed = 0 is allowed on a critic no RL loop screens with)"},
 	{CodeScreenRole, "a critic's role is not of kind critic"},
 	{CodePredictorRole, "a predicted reward's predictor is not a role of kind rwm"},
 	{CodeExecutorGPUs, "the executor has fewer GPUs than one run needs"},
@@ -77,6 +95,20 @@ var Codes = []Code{
 	{CodeTooLarge, "a spec asks for more than any run can do: more tasks than a plan holds, or a count past a billion"},
 	{CodeNothingToDo, "the spec declares no loop and no evaluation, so a run would make no call"},
 	{CodeExtendsUnloaded, "a spec with extends reached the compiler without its base merged in (it was not loaded through lang/load)"},
+	{CodeNotApplicable, "a field is set where it has no effect; remove it, or change what makes it apply"},
+	{CodeRoleAmbiguous, "a block calls a role of a kind the spec declares several of, without naming which"},
+	{CodePluginConfig, "a built-in plugin's config has a key its schema does not declare, a value of the wrong type or range, or keys that exclude each other"},
+	{CodeUnscreened, "a critic's routing field (threshold, route, expected_routed, routed_range) is set, but no loop routes with the critic"},
+	{CodeClipUnused, "reward clip is set, but neither formula reads c and no calibration compares clipped rewards"},
+	{CodeNormalizeUnused, "reward normalize is set, but the value formula does not read scale and no calibration compares normalised rewards"},
+	{CodeRepeatUnused, "repeat_penalty is set, but no group of the reward's loops can hold a repeat and the infeasible formula does not read delta"},
+	{CodeDiversityUnused, "a diversity block is set, but the value formula does not read diversity_bonus"},
+	{CodeTieUnused, "a critic's tie rule is set, but one vote cannot tie"},
+	{CodeThresholdUnused, "a critic's threshold is set, but its route formula does not read threshold"},
+	{CodeSlurmLocal, "a slurm block is set, but the executor is local"},
+	{CodeShadowed, "an environment's scale or baseline is set, but every task it lists sets its own"},
+	{CodePresetUnused, "a loop preset is set, but the loop sets every field the preset would fill"},
+	{CodeUnusedBlock, "a reward or critic block is used by no loop (nor, for a critic, by any reward)"},
 	{CodeLLMUnpriced, "warning: a role has no tokens or price, so its dollars are not estimated"},
 	{CodeCalibrationSkips, "warning: a calibration round falls after the last policy step and never runs"},
 	{CodeSweepRouted, "warning: a sweep varies a critic's votes or threshold but not its expected_routed, so every variant assumes the same routed share"},

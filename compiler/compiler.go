@@ -37,6 +37,9 @@ var passes = []pass{
 	// resolve checks every reference once, on the unswept spec: references
 	// cannot be swept, so every variant shares the result.
 	{name: "resolve", fn: resolve},
+	// bind settles which role, critic and reward every block calls, once,
+	// before sweep copies the spec, so every variant shares the bindings.
+	{name: "bind", fn: bind},
 	// purpose needs only the block lists; a spec that does nothing is
 	// reported once, whatever else it lacks.
 	{name: "purpose", fn: purpose},
@@ -45,6 +48,9 @@ var passes = []pass{
 	{name: "sweep", fn: expandSweep},
 	// check: required fields, enums and plain ranges, per variant.
 	{name: "check", fn: check},
+	// plugin configs are checked against the built-ins' schemas per
+	// variant, like every other field.
+	{name: "pluginconfig", fn: checkPluginConfigs},
 	// limits come before domain: domain counts tasks and multiplies counts,
 	// which only means something within the limits; a variant past them
 	// skips domain.
@@ -54,6 +60,9 @@ var passes = []pass{
 	// formulas need defaults (the route formula) and run per variant since
 	// a formula's variables depend on nothing swept; dedup removes repeats.
 	{name: "formulas", fn: checkFormulas},
+	// applies refuses fields set where nothing reads them; it asks which
+	// names formulas read, so it follows the formulas pass.
+	{name: "applies", fn: applies},
 	// lower builds the plan; it assumes a spec without errors.
 	{name: "lower", fn: lower, needsClean: true},
 	// hash is last: it covers the whole lowered plan.

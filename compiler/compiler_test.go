@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"assay/compiler/estimate"
 	"fmt"
 	"os"
 	"regexp"
@@ -14,7 +15,7 @@ import (
 
 func TestPassOrder(t *testing.T) {
 	got := strings.Join(PassNames(), ",")
-	if got != "presets,defaults,resolve,purpose,sweep,check,limits,domain,formulas,lower,hash" {
+	if got != "presets,defaults,resolve,bind,purpose,sweep,check,pluginconfig,limits,domain,formulas,applies,lower,hash" {
 		t.Fatalf("passes = %s", got)
 	}
 }
@@ -55,7 +56,7 @@ func TestDefaultsApplied(t *testing.T) {
 		t.Errorf("loop defaults = %+v", l)
 	}
 	c := v.Critics[0]
-	if c.Labels != "3way" || c.Aggregate != "majority" || c.Route != "uncertainty >= threshold" {
+	if c.Labels != "3way" || c.Aggregate != "majority" || c.Route == nil || c.Route.Source != "uncertainty >= threshold" {
 		t.Errorf("critic defaults = %+v", c)
 	}
 	if c.Routed != (plan.Count{Low: 0.363, Expected: 0.363, High: 1}) {
@@ -94,7 +95,7 @@ func TestLowerBase(t *testing.T) {
 		byName[ph.Name] = ph
 		names = append(names, ph.Name)
 	}
-	if got := strings.Join(names, ","); got != "baselines,seed_records,rl.policy,calibration.policy.8,calibration.policy.16,evaluation" {
+	if got := strings.Join(names, ","); got != "baselines,seed_records,rl.policy,calibration.policy.8,calibration.policy.16,rl.screened,evaluation" {
 		t.Fatalf("phases = %s", got)
 	}
 	if b := byName["baselines"]; b.Kind != plan.PhaseBaselines || len(b.Calls.RealRuns) != 1 || b.Calls.RealRuns["mdm"] != plan.Exact(2) ||
@@ -124,11 +125,12 @@ func TestLowerBase(t *testing.T) {
 func TestUntilBudgetSolve(t *testing.T) {
 	src := readBase(t)
 	for _, r := range [][2]string{
+		{screenedLoop, ""},
 		{"steps               = 24", "until_budget        = true"},
 		{"rollout_every       = 8", "rollout_every       = 2"},
 		{"reward              = reward.rwm_gain", "reward              = reward.rwm_gain\n  screen              = critic.screen"},
 		{"source     = \"predicted\"\n  predictor  = role.rwm", "source     = \"real\""},
-		{"calibration {\n  after_steps = [8, 16]\n  budget      = [5, 5]\n}\n", ""},
+		{"calibration {\n  loop        = loop.policy\n  after_steps = [8, 16]\n  budget      = [5, 5]\n}\n", ""},
 		{"votes           = 15", "votes           = 15\n  routed_range    = [0.25, 0.5]"},
 		{"real_runs = 40", "real_runs = 1000"},
 	} {
@@ -151,11 +153,14 @@ func TestUntilBudgetSolve(t *testing.T) {
 	total := 0.0
 	for _, ph := range p.Variants[0].Phases {
 		for _, c := range ph.Calls.RealRuns {
-			total += c.High
+			total += c.Expected
 		}
 	}
 	if total > 1000 {
-		t.Fatalf("plans up to %v real runs, over the budget of 1000", total)
+		t.Fatalf("plans %v real runs, over the budget of 1000", total)
+	}
+	if hi := estimate.Estimate(p).Totals.RealRuns.High; hi > 1000 {
+		t.Fatalf("estimates up to %v real runs, over the budget of 1000", hi)
 	}
 }
 

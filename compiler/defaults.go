@@ -42,6 +42,19 @@ var Defaults = []Default{
 			setDefault(&r.Normalize, "scale")
 		}
 	}},
+	// Filled by bind, which knows the roles and loops.
+	{"loop.*.proposer, records.proposer, evaluation.proposer", "the only role of kind proposer", "a spec with one proposer need not name it; with several, each block names its own", nil},
+	{"loop.*.builder, loop.*.summarizer, records.builder, evaluation.builder", "the only role of that kind, if any", "a spec with one builder (or summarizer) need not name it", nil},
+	{"reward.*.predictor (source predicted)", "the only role of kind rwm", "a spec with one world model need not name it", nil},
+	{"reward.*.predictor (source critic)", "the critic that screens the loop", "one critic judges a candidate: the screen labels it", nil},
+	{"reward.*.repeat_penalty", "0", "a repeated proposal gets its group's lowest valid reward", nil}, // lowered as 0 when unset
+	{"reward.*.diversity.by", "\"mechanism\"", "proposals are alike when they share a mechanism direction, the only grouping there is", func(s *spec.Spec) {
+		for _, r := range s.Rewards {
+			if r.Diversity != nil {
+				setDefault(&r.Diversity.By, "mechanism")
+			}
+		}
+	}},
 	{"critic.*.labels", "\"3way\"", "improve / tie / lose", func(s *spec.Spec) {
 		for _, c := range s.Critics {
 			setDefault(&c.Labels, "3way")
@@ -52,6 +65,9 @@ var Defaults = []Default{
 			setDefault(&c.Aggregate, "majority")
 		}
 	}},
+	// Lowered, not filled: E_TIE_RULE still asks for a rule where an even k
+	// can tie under majority aggregation.
+	{"critic.*.tie", "\"route\" when the critic has a route formula, else \"lose\"", "a tied vote is the most uncertain verdict: a critic that routes sends it to a real run; one that does not counts it as the worse label", nil},
 	{"critic.*.route", "\"uncertainty >= threshold\"", "route uncertain candidates to a real run; only when threshold is set", func(s *spec.Spec) {
 		for _, c := range s.Critics {
 			if c.Threshold.Set {
@@ -74,10 +90,14 @@ var Defaults = []Default{
 			}
 		}
 	}},
-	{"loop.*.select", "\"best_mean_rank\"", "evolution verifies the idea with the best average label rank", func(s *spec.Spec) {
+	{"loop.*.select", "\"best_mean_rank\" with a screen, \"random\" without", "a critic ranks ideas and evolution verifies the best-ranked; without one, nothing ranks them", func(s *spec.Spec) {
 		for _, l := range s.Loops {
 			if l.Kind.V == "evolution" {
-				setDefault(&l.Select, "best_mean_rank")
+				if l.Screen.Set {
+					setDefault(&l.Select, "best_mean_rank")
+				} else {
+					setDefault(&l.Select, "random")
+				}
 			}
 		}
 	}},

@@ -51,17 +51,47 @@ func (k *checker) domain() {
 					WithDetail("point role at a role with kind = \"critic\""))
 			}
 		}
-		if cr.ExpectedRouted.Set && (cr.ExpectedRouted.V <= 0 || cr.ExpectedRouted.V > 1) {
-			k.add(diag.Errorf(CodeExpectedRouted, cr.ExpectedRouted.Range, "expected_routed must lie in (0, 1], got %g", cr.ExpectedRouted.V))
+		// A critic that routes in a screened RL loop sends some candidates
+		// to real runs, so 0 is refused there; elsewhere expected_routed = 0
+		// says the critic routes nothing (the critic-only ablation).
+		if er := cr.ExpectedRouted; er.Set && (er.V < 0 || er.V > 1 || (er.V == 0 && k.screensRL(cr.Name) && critRoutes(cr))) {
+			k.add(diag.Errorf(CodeExpectedRouted, er.Range, "expected_routed must lie in [0, 1] (above 0 for a critic that routes), got %g", er.V))
 		}
 		if rr := cr.RoutedRange; rr.Set {
 			switch {
 			case len(rr.V) != 2:
 				k.add(diag.Errorf(CodeExpectedRouted, rr.Range, "routed_range must be [low, high], got %d numbers", len(rr.V)))
-			case rr.V[0] <= 0 || rr.V[1] > 1 || rr.V[0] > rr.V[1]:
-				k.add(diag.Errorf(CodeExpectedRouted, rr.Range, "routed_range must satisfy 0 < low <= high <= 1, got [%g, %g]", rr.V[0], rr.V[1]))
+			case rr.V[0] < 0 || rr.V[1] > 1 || rr.V[0] > rr.V[1]:
+				k.add(diag.Errorf(CodeExpectedRouted, rr.Range, "routed_range must satisfy 0 <= low <= high <= 1, got [%g, %g]", rr.V[0], rr.V[1]))
 			case cr.ExpectedRouted.Set && (cr.ExpectedRouted.V < rr.V[0] || cr.ExpectedRouted.V > rr.V[1]):
 				k.add(diag.Errorf(CodeExpectedRouted, cr.ExpectedRouted.Range, "expected_routed %g lies outside routed_range [%g, %g]", cr.ExpectedRouted.V, rr.V[0], rr.V[1]))
+			}
+		}
+	}
+	for _, r := range s.Roles {
+		builder := contains(builderKinds, r.Kind.V)
+		for _, f := range []struct {
+			set bool
+			at  diag.Range
+			n   string
+		}{{r.BuildFailures.Set, r.BuildFailures.Range, "build_failures"}, {r.BuildFailureRange.Set, r.BuildFailureRange.Range, "build_failure_range"}} {
+			if f.set && !builder {
+				k.add(diag.Errorf(CodeNotApplicable, f.at, "%s applies to builder roles; role %q is a %s", f.n, r.Name, r.Kind.V).
+					WithDetail("remove %s, or set it on the role that builds proposals", f.n))
+			}
+		}
+		if r.BuildFailures.Set && (r.BuildFailures.V < 0 || r.BuildFailures.V >= 1) {
+			k.add(diag.Errorf(CodeRange, r.BuildFailures.Range, "build_failures must lie in [0, 1), got %g", r.BuildFailures.V))
+		}
+		if rr := r.BuildFailureRange; rr.Set {
+			e := r.BuildFailures.V
+			switch {
+			case len(rr.V) != 2:
+				k.add(diag.Errorf(CodeRange, rr.Range, "build_failure_range must be [low, high], got %d numbers", len(rr.V)))
+			case rr.V[0] < 0 || rr.V[1] > 1 || rr.V[0] > rr.V[1]:
+				k.add(diag.Errorf(CodeRange, rr.Range, "build_failure_range must satisfy 0 <= low <= high <= 1, got [%g, %g]", rr.V[0], rr.V[1]))
+			case e < rr.V[0] || e > rr.V[1]:
+				k.add(diag.Errorf(CodeRange, k.at(r.BuildFailures.Range, rr.Range), "build_failures %g lies outside build_failure_range [%g, %g]", e, rr.V[0], rr.V[1]))
 			}
 		}
 	}
@@ -83,11 +113,23 @@ func (k *checker) loopsDomain() {
 				if rw != nil && rw.Source.V == "predicted" {
 					k.add(diag.Errorf(CodeConflict, l.Screen.Range, "a screen routes candidates to real runs, but reward %q takes its gain from a world model's prediction", rw.Name).
 						WithDetail("set the reward's source = \"real\" (or \"critic\"), or remove screen"))
-				} else if !cr.ExpectedRouted.Set {
+				} else if !cr.ExpectedRouted.Set && critRoutes(cr) {
 					k.add(diag.Errorf(CodeMissing, k.at(cr.NameRange, cr.Range), "critic %q screens loop %q but has no expected_routed", cr.Name, l.Name).
 						WithDetail("write expected_routed = 0.363 (the share of candidates routed to a real run), for the estimate"))
 				}
 			}
+		}
+		if l.Kind.V == "rl" && !(l.LearningRate.Set && l.LearningRate.V > 0) {
+			at := l.LearningRate.Range
+			if !l.LearningRate.Set {
+				at = k.at(l.NameRange, l.Range)
+			}
+			k.add(diag.Errorf(CodeMissing, at, "loop %q trains its proposer policy, and has no learning_rate above 0", l.Name).
+				WithDetail("write learning_rate = 0.5 (the offline proposer), or the rate your RL trainer takes"))
+		}
+		if l.Kind.V == "evolution" && !l.Screen.Set && l.Select.V != "random" {
+			k.add(diag.Errorf(CodeConflict, k.at(l.Select.Range, l.NameRange), "select = %q ranks ideas by a critic's verdict, and loop %q screens with no critic", l.Select.V, l.Name).
+				WithDetail("write select = \"random\" (verify ideas without a critic), or screen = critic.NAME"))
 		}
 		if l.Kind.V == "rl" && l.UntilBudget.V {
 			untilBudget = append(untilBudget, l)
@@ -95,7 +137,7 @@ func (k *checker) loopsDomain() {
 				k.add(diag.Errorf(CodeUntilBudget, l.UntilBudget.Range, "until_budget = true needs budget.real_runs").
 					WithDetail("write budget { real_runs = 10000 }, or give steps instead"))
 			}
-			if rw := x.rewards[l.Reward.Name]; rw != nil && (rw.Source.V == "predicted" || (rw.Source.V == "critic" && !l.Screen.Set)) {
+			if rw := x.rewards[l.Reward.Name]; rw != nil && (rw.Source.V == "predicted" || (rw.Source.V == "critic" && !(l.Screen.Set && critRoutes(x.critics[l.Screen.Name])))) {
 				k.add(diag.Errorf(CodeUntilBudget, l.UntilBudget.Range, "until_budget = true spends real runs, but loop %q with reward %q (source %q) makes none", l.Name, rw.Name, rw.Source.V).
 					WithDetail("give steps instead, or screen candidates with a critic that routes some to real runs"))
 			}
@@ -226,7 +268,7 @@ func (k *checker) tasksDomain() {
 			continue
 		}
 		rw := x.rewards[l.Reward.Name]
-		if rw == nil || rw.Normalize.V != "scale" || rw.Source.V == "critic" {
+		if rw == nil || rw.Normalize.V != "scale" || rw.Source.V == "critic" || !k.readsScale(rw) {
 			continue
 		}
 		for _, e := range s.Environments {

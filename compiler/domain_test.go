@@ -56,11 +56,11 @@ func TestDomainChecks(t *testing.T) {
 		{"rl needs steps", "  steps               = 24\n", "", "E_LOOP_FIELD", 0, 6, "loop \"policy\""},
 		{"evolution field on rl", "  states              = 16\n", "  states              = 16\n  islands = 3\n", "E_LOOP_FIELD", 1, 0, ""},
 		{"until_budget without cap", "budget {\n  real_runs = 40\n}", "", "E_BUDGET_FIT_NONE", 0, 0, ""},
-		{"expected_routed zero", "expected_routed = 0.363", "expected_routed = 0", "E_EXPECTED_ROUTED", 0, 21, ""},
+		{"expected_routed negative", "expected_routed = 0.363", "expected_routed = -0.1", "E_EXPECTED_ROUTED", 0, 21, ""},
 		{"expected_routed above one", "expected_routed = 0.363", "expected_routed = 1.5", "E_EXPECTED_ROUTED", 0, 0, ""},
 		{"critic role not a critic", "role            = role.judge", "role            = role.builder", "E_SCREEN_ROLE", 0, 21, ""},
 		{"predictor not an rwm", "predictor  = role.rwm", "predictor  = role.builder", "E_PREDICTOR_ROLE", 0, 16, ""},
-		{"reward formula unknown name", "value      = \"clip(predicted_gain / scale, -c, c) + diversity_bonus\"", "value      = \"clip(predicted_gian / scale, -c, c)\"", "E_FORMULA_NAME", 0, 22, ""},
+		{"reward formula unknown name", "value      = \"clip(predicted_gain / scale, -c, c)\"", "value      = \"clip(predicted_gian / scale, -c, c)\"", "E_FORMULA_NAME", 0, 22, ""},
 		{"route formula not bool", "expected_routed = 0.363", "expected_routed = 0.363\n  route = \"uncertainty + 1\"", "E_FORMULA_TYPE", 1, 0, ""},
 		{"missing tasks", "  tasks {\n    train   = 5\n    holdout = 2\n  }\n", "", "E_MISSING", 0, 13, "environment \"olmo3\""},
 		{"run_cost both", "hours = 1.5\n  }\n  tasks", "hours = 1.5\n    gpu_hours = 12\n  }\n  tasks", "E_CONFLICT", 1, 0, ""},
@@ -75,7 +75,7 @@ func TestDomainChecks(t *testing.T) {
 				src = strings.Replace(src, "  rollout_every_     = 1\n", "", 1)
 				src = strings.Replace(src, "reward              = reward.rwm_gain", "reward              = reward.rwm_gain\n  screen = critic.screen", 1)
 				src = strings.Replace(src, "source     = \"predicted\"\n  predictor  = role.rwm", "source     = \"real\"", 1)
-				src = strings.Replace(src, "calibration {\n  after_steps = [8, 16]\n  budget      = [5, 5]\n}", "", 1)
+				src = strings.Replace(src, "calibration {\n  loop        = loop.policy\n  after_steps = [8, 16]\n  budget      = [5, 5]\n}", "", 1)
 				line = strings.Count(src[:strings.Index(src, "until_budget")], "\n") + 1
 				c.code = "E_UNTIL_BUDGET"
 			}

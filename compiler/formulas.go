@@ -1,6 +1,8 @@
 package compiler
 
 import (
+	"slices"
+
 	"assay/lang/diag"
 	"assay/lang/formula"
 	"assay/lang/spec"
@@ -12,8 +14,21 @@ import (
 func checkFormulas(c *compilation) {
 	for _, v := range c.variants {
 		for _, r := range v.spec.Rewards {
-			checkFormula(c, r.Value, formula.RewardVars, formula.Number)
-			checkFormula(c, r.Infeasible, formula.InfeasibleVars, formula.Number)
+			for _, f := range []struct {
+				f    spec.Formula
+				vars map[string]formula.Type
+				name string
+			}{{r.Value, formula.RewardVars, "value"}, {r.Infeasible, formula.InfeasibleVars, "infeasible"}} {
+				e := checkFormula(c, f.f, f.vars, formula.Number)
+				if e != nil && !r.Clip.Set && slices.Contains(e.Vars(), "c") {
+					at := f.f.Range
+					if !at.Valid() {
+						at = r.NameRange // a default formula has no text of its own
+					}
+					c.add(diag.Errorf(CodeMissing, at, "reward %q: %s formula %q reads c, and the reward sets no clip", r.Name, f.name, f.f.V).
+						WithDetail("write clip = 6 (normalised gain is clipped to [-c, c]), or write a formula without c"))
+				}
+			}
 		}
 		for _, cr := range v.spec.Critics {
 			checkFormula(c, cr.Route, formula.RouteVars, formula.Bool)
@@ -21,16 +36,21 @@ func checkFormulas(c *compilation) {
 	}
 }
 
-func checkFormula(c *compilation, f spec.Formula, vars map[string]formula.Type, want formula.Type) {
+func checkFormula(c *compilation, f spec.Formula, vars map[string]formula.Type, want formula.Type) *formula.Expr {
 	if !f.Set {
-		return
+		return nil
 	}
 	e, ds := formula.Parse(f.V, quoteRange(f.Range))
 	c.add(ds)
 	if e == nil {
-		return
+		return nil
 	}
-	c.add(e.Check(vars, want))
+	ds = e.Check(vars, want)
+	c.add(ds)
+	if ds.HasErrors() {
+		return nil
+	}
+	return e
 }
 
 // quoteRange converts a formula's range as the spec model defines it (the

@@ -44,3 +44,36 @@ func mutate(t *testing.T, src, old, new string) (string, int) {
 	i := strings.Index(src, old)
 	return src[:i] + new + src[i+len(old):], strings.Count(src[:i], "\n") + 1
 }
+
+// screenedLoop is base.hcl's second loop with its reward: it keeps the
+// critic in use (a critic no loop screens with is refused). Tests that count
+// real runs of the first loop alone remove it.
+const screenedLoop = `# A second, small loop whose candidates the critic screens: uncertain ones
+# are routed to a real run.
+reward "verified" {
+  source     = "real"
+  value      = "gain > 0 ? 1 : -1"
+  infeasible = "-1"
+}
+
+loop "screened" {
+  preset              = "grpo"
+  steps               = 1
+  states              = 1
+  proposals_per_state = 2
+  learning_rate       = 0.5
+  reward              = reward.verified
+  screen              = critic.screen
+}
+
+`
+
+// baseCritic is base.hcl's critic block, removed with screenedLoop when no
+// loop is left to screen with it.
+const baseCritic = `critic "screen" {
+  role            = role.judge
+  votes           = 15
+  threshold       = 0.25
+  expected_routed = 0.363
+}
+`

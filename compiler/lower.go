@@ -8,6 +8,7 @@ import (
 
 	"assay/compiler/plan"
 	"assay/lang/diag"
+	"assay/lang/formula"
 	"assay/lang/spec"
 )
 
@@ -38,14 +39,16 @@ func planName(s *spec.Spec) string {
 	return "experiment"
 }
 
-// Scenarios of a routed fraction: a critic's low, expected and high share of
-// candidates routed to real runs. Every count is computed once per scenario;
-// a plan.Count takes the minimum, the expected scenario and the maximum.
+// Scenarios of the estimate's assumptions: a critic's low, expected and
+// high share of candidates routed to real runs, crossed with a builder's
+// low, expected and high share of builds that succeed. Scenario sc takes
+// routed level sc/3 and build level sc%3. Every count is computed once per
+// scenario; a plan.Count takes the minimum, the expected scenario and the
+// maximum, so a bound holds at every corner of the assumptions' ranges.
 const (
-	scLow = iota
-	scExpected
-	scHigh
-	nScenarios
+	scExpected = 4
+	scHigh     = 8 // most routed, most builds succeed
+	nScenarios = 9
 )
 
 type vec [nScenarios]float64
@@ -66,6 +69,36 @@ type rawPhase struct {
 	cand      vec
 	steps     vec
 	refreshes vec
+	// untilBudget marks the phase of a loop that runs until the budget is
+	// spent: its figures are bounded by its refresh count's range times the
+	// range of a refresh's figures (see count).
+	untilBudget bool
+}
+
+// count turns a phase figure into a Count. For an until_budget loop the
+// runtime stops at the high step count and spends the budget, whatever the
+// routed and build shares turn out to be, so a figure lies between the
+// fewest refreshes times the least a refresh makes and the most refreshes
+// times the most a refresh makes; the scenarios alone would not bound a mix
+// of them (many steps because few candidates are routed, and many critic
+// calls because every build succeeds).
+func (r *rawPhase) count(v vec) plan.Count {
+	c := v.count()
+	if !r.untilBudget {
+		return c
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for sc := range v {
+		if r.refreshes[sc] > 0 {
+			per := v[sc] / r.refreshes[sc]
+			lo, hi = math.Min(lo, per), math.Max(hi, per)
+		}
+	}
+	rc := r.refreshes.count()
+	if math.IsInf(lo, 1) {
+		return c
+	}
+	return plan.Count{Low: math.Min(c.Low, rc.Low*lo), Expected: c.Expected, High: math.Max(c.High, rc.High*hi)}
 }
 
 func (r *rawPhase) addRuns(env string, sc int, n float64) {
@@ -129,15 +162,20 @@ func (lv *lowering) variant() *plan.Variant {
 	}
 	for _, r := range s.Rewards {
 		pr := &plan.Reward{Name: r.Name, GainFrom: r.Source.V, Predictor: r.Predictor.Name, Normalize: r.Normalize.V,
-			Clip: r.Clip.V, Value: r.Value.V, RepeatPenalty: r.Repeat.V, Infeasible: r.Infeasible.V, Source: r.NameRange}
+			Clip: r.Clip.V, Value: planFormula(r.Value.V), RepeatPenalty: r.Repeat.V, Infeasible: planFormula(r.Infeasible.V), Source: r.NameRange}
 		if r.Diversity != nil {
 			pr.DiversityBy, pr.DiversityWeight = r.Diversity.By.V, r.Diversity.Weight.V
 		}
 		out.Rewards = append(out.Rewards, pr)
 	}
 	for _, cr := range s.Critics {
-		out.Critics = append(out.Critics, &plan.Critic{Name: cr.Name, Role: cr.Role.Name, Votes: cr.Votes.V, Labels: cr.Labels.V,
-			Aggregate: cr.Aggregate.V, Tie: cr.Tie.V, Threshold: cr.Threshold.V, Route: cr.Route.V, Routed: routed(cr).count(), Source: cr.NameRange})
+		pc := &plan.Critic{Name: cr.Name, Role: cr.Role.Name, Votes: cr.Votes.V, Labels: cr.Labels.V,
+			Aggregate: cr.Aggregate.V, Tie: tieRule(cr), Threshold: cr.Threshold.V, Routed: routed(cr).count(), Source: cr.NameRange}
+		if cr.Route.Set {
+			f := planFormula(cr.Route.V)
+			pc.Route = &f
+		}
+		out.Critics = append(out.Critics, pc)
 	}
 	if r := s.Records; r != nil {
 		out.Records = &plan.Records{SeedRuns: r.SeedRuns.V, Select: r.Select.V}
@@ -216,6 +254,21 @@ func lowerEnv(e *spec.Environment) *plan.Environment {
 
 func ptr[T any](v T) *T { return &v }
 
+// levels spreads three levels (low, expected, high) over the scenarios of
+// one assumption: routed (sc/3) or built (sc%3).
+func levels(lo, e, hi float64, routedAxis bool) vec {
+	var v vec
+	l := [3]float64{lo, e, hi}
+	for sc := range v {
+		if routedAxis {
+			v[sc] = l[sc/3]
+		} else {
+			v[sc] = l[sc%3]
+		}
+	}
+	return v
+}
+
 // routed returns a critic's routed fraction per scenario: expected
 // expected_routed, range routed_range (default [expected_routed, 1]).
 func routed(cr *spec.Critic) vec {
@@ -227,17 +280,106 @@ func routed(cr *spec.Critic) vec {
 	if cr.RoutedRange.Set && len(cr.RoutedRange.V) == 2 {
 		lo, hi = cr.RoutedRange.V[0], cr.RoutedRange.V[1]
 	}
-	return vec{lo, e, hi}
+	return levels(lo, e, hi, true)
 }
 
-func (lv *lowering) rolesOf(kinds ...string) []string {
-	var out []string
-	for _, r := range lv.s.Roles {
-		for _, k := range kinds {
-			if r.Kind.V == k {
-				out = append(out, r.Name)
-			}
+// built returns the share of builds that succeed per scenario for the
+// builder a block binds: 1 without a builder; else 1 - build_failures,
+// over 1 - build_failure_range.
+func (lv *lowering) built(builder spec.Ref) vec {
+	if !builder.Set {
+		return levels(1, 1, 1, false)
+	}
+	r := lv.x.roles[builder.Name]
+	if r == nil {
+		return levels(1, 1, 1, false)
+	}
+	e := r.BuildFailures.V
+	lo, hi := e, e
+	if rr := r.BuildFailureRange; rr.Set && len(rr.V) == 2 {
+		lo, hi = rr.V[0], rr.V[1]
+	}
+	return levels(1-hi, 1-e, 1-lo, false)
+}
+
+// judge is the critic that judges a loop's candidates: its screen, or the
+// critic that labels its critic-sourced reward; nil when none does.
+func (lv *lowering) judge(l *spec.Loop) *spec.Critic {
+	if l.Screen.Set {
+		return lv.x.critics[l.Screen.Name]
+	}
+	if rw := lv.x.rewards[l.Reward.Name]; l.Kind.V == "rl" && rw != nil && rw.Source.V == "critic" && rw.Predictor.Set {
+		return lv.x.critics[rw.Predictor.Name]
+	}
+	return nil
+}
+
+// critRoutes reports whether a critic can send a candidate to a real run:
+// it has a route formula, or its tie rule routes ties.
+func critRoutes(cr *spec.Critic) bool {
+	return cr != nil && (cr.Route.Set || tieRule(cr) == "route")
+}
+
+// tieRule is a critic's tie rule, defaulted as Defaults documents.
+func tieRule(cr *spec.Critic) string {
+	switch {
+	case cr.Tie.Set:
+		return cr.Tie.V
+	case cr.Route.Set:
+		return "route"
+	}
+	return "lose"
+}
+
+// maxPerRefresh is the most one refresh adds to a figure, over scenarios.
+func (r *rawPhase) maxPerRefresh(v vec) float64 {
+	hi := 0.0
+	for sc := range v {
+		if r.refreshes[sc] > 0 {
+			hi = math.Max(hi, v[sc]/r.refreshes[sc])
 		}
+	}
+	return hi
+}
+
+// othersLow is the fewest real runs every phase but r makes.
+func othersLow(raws []*rawPhase, r *rawPhase) float64 {
+	t := 0.0
+	for _, o := range raws {
+		if o == r {
+			continue
+		}
+		for _, v := range o.runs {
+			t += o.count(*v).Low
+		}
+	}
+	return t
+}
+
+// verified is the real runs of one island-round: verifications_per_round,
+// or fewer when fewer ideas build (a share ok of them).
+func verified(l *spec.Loop, ok float64) float64 {
+	return math.Min(float64(l.Verifications.V), float64(l.Ideas.V)*ok)
+}
+
+// planFormula carries a checked formula into the plan: its text and its
+// tree. The formulas pass has parsed and type-checked it already, so a
+// failure here is a compiler bug.
+func planFormula(src string) plan.Formula {
+	e, ds := formula.Parse(src, diag.Range{})
+	if ds.HasErrors() {
+		panic("compiler: lowering a formula the formulas pass did not check: " + ds.Error())
+	}
+	return plan.Formula{Source: src, Tree: planNode(e.Tree())}
+}
+
+func planNode(n *formula.Node) *plan.Node {
+	if n == nil {
+		return nil
+	}
+	out := &plan.Node{Op: n.Op, Num: n.Num, Name: n.Name, Start: n.Start, End: n.End}
+	for _, a := range n.Args {
+		out.Args = append(out.Args, planNode(a))
 	}
 	return out
 }
@@ -294,9 +436,6 @@ type loopPlan struct {
 // phases computes the loops and phases of a variant.
 func (lv *lowering) phases() ([]*plan.Loop, []*plan.Phase) {
 	s, x := lv.s, lv.x
-	proposers := lv.rolesOf("proposer")
-	builders := lv.rolesOf("builder", "implementer")
-	summarizers := lv.rolesOf("summarizer")
 	var raws []*rawPhase
 	newPhase := func(name, kind, loop string, src diag.Range) *rawPhase {
 		r := &rawPhase{ph: &plan.Phase{Name: name, Kind: kind, Loop: loop, Source: src}, runs: map[string]*vec{}, llm: map[string]*vec{}}
@@ -309,18 +448,29 @@ func (lv *lowering) phases() ([]*plan.Loop, []*plan.Phase) {
 			f(sc)
 		}
 	}
-	spreadRuns := func(r *rawPhase, total int, split string, sc int) {
+	// spreadRunsF spreads real runs over environments by their tasks of
+	// split: whole runs by largest remainder when the total is whole, else
+	// in proportion.
+	spreadRunsF := func(r *rawPhase, total float64, split string, sc int) {
 		names, w := lv.splitWeights(split)
-		for i, n := range spread(total, w) {
-			r.addRuns(names[i], sc, float64(n))
+		if total == math.Trunc(total) {
+			for i, n := range spread(int(total), w) {
+				r.addRuns(names[i], sc, float64(n))
+			}
+			return
 		}
+		tot := 0
+		for _, n := range w {
+			tot += n
+		}
+		lv.spreadFloat(r, sc, total, names, w, tot)
 	}
-	perRun := func(r *rawPhase, sc int, runs float64) {
-		for _, p := range proposers {
-			r.addLLM(p, sc, runs)
-		}
-		for _, b := range builders {
-			r.addLLM(b, sc, runs)
+	// perRun counts a proposal and its build per real run of a seed or
+	// evaluation phase, on the roles the phase is bound to.
+	perRun := func(r *rawPhase, sc int, runs float64, proposer, builder spec.Ref) {
+		r.addLLM(proposer.Name, sc, runs)
+		if builder.Set {
+			r.addLLM(builder.Name, sc, runs)
 		}
 	}
 
@@ -342,9 +492,18 @@ func (lv *lowering) phases() ([]*plan.Loop, []*plan.Phase) {
 	if s.Records != nil {
 		r := newPhase(plan.PhaseSeedRecords, plan.PhaseSeedRecords, "", s.Records.Range)
 		r.ph.Select = s.Records.Select.V
+		r.ph.Proposer, r.ph.Builder = s.Records.Proposer.Name, s.Records.Builder.Name
+		ok := lv.built(s.Records.Builder)
+		names, w := lv.splitWeights("train")
+		r.ph.Proposals = map[string]int{}
+		for i, n := range spread(seed, w) {
+			if n > 0 {
+				r.ph.Proposals[names[i]] = n
+			}
+		}
 		allScen(func(sc int) {
-			spreadRuns(r, seed, "train", sc)
-			perRun(r, sc, float64(seed))
+			spreadRunsF(r, float64(seed)*ok[sc], "train", sc)
+			perRun(r, sc, float64(seed), s.Records.Proposer, s.Records.Builder)
 			r.cand[sc] = float64(seed)
 		})
 	}
@@ -353,7 +512,14 @@ func (lv *lowering) phases() ([]*plan.Loop, []*plan.Phase) {
 	// seed, evaluation, evolution and fixed-step RL loops.
 	eval := evaluationRuns(s)
 	var fixed vec
-	allScen(func(sc int) { fixed[sc] = float64(len(bts) + seed + eval) })
+	var seedOK, evalOK vec = levels(1, 1, 1, false), levels(1, 1, 1, false)
+	if s.Records != nil {
+		seedOK = lv.built(s.Records.Builder)
+	}
+	if s.Evaluation != nil {
+		evalOK = lv.built(s.Evaluation.Builder)
+	}
+	allScen(func(sc int) { fixed[sc] = float64(len(bts)) + float64(seed)*seedOK[sc] + float64(eval)*evalOK[sc] })
 
 	lps := map[string]*loopPlan{}
 	var budgetLoop *loopPlan
@@ -368,12 +534,13 @@ func (lv *lowering) phases() ([]*plan.Loop, []*plan.Phase) {
 			if l.Screen.Set {
 				frac = routed(x.critics[l.Screen.Name])
 			}
+			ok := lv.built(l.Builder)
 			allScen(func(sc int) {
 				switch {
 				case rw.Source.V == "real" && !l.Screen.Set:
-					lp.runsPerCan[sc] = 1
-				case l.Screen.Set && rw.Source.V != "predicted":
-					lp.runsPerCan[sc] = frac[sc]
+					lp.runsPerCan[sc] = ok[sc]
+				case l.Screen.Set && rw.Source.V != "predicted" && critRoutes(x.critics[l.Screen.Name]):
+					lp.runsPerCan[sc] = ok[sc] * frac[sc]
 				}
 			})
 			if l.UntilBudget.V {
@@ -388,8 +555,9 @@ func (lv *lowering) phases() ([]*plan.Loop, []*plan.Phase) {
 			// An evolution loop's steps are its rounds.
 			allScen(func(sc int) { lp.steps[sc] = float64(l.Rounds.V) })
 			tasks := countSplit(s, l.Split.V)
+			ok := lv.built(l.Builder)
 			allScen(func(sc int) {
-				fixed[sc] += float64(tasks) * float64(l.Islands.V) * float64(l.Rounds.V) * float64(l.Verifications.V)
+				fixed[sc] += float64(tasks) * float64(l.Islands.V) * float64(l.Rounds.V) * verified(l, ok[sc])
 			})
 		}
 	}
@@ -417,7 +585,10 @@ func (lv *lowering) phases() ([]*plan.Loop, []*plan.Phase) {
 		for sc := 0; sc < nScenarios; sc++ {
 			bl.steps[sc] = solveSteps(bl, sc, cap-fixed[sc], func(st float64) float64 { return calOf(bl.l.Name, st) })
 		}
-		if bl.steps[scExpected] < 1 || bl.steps.count().Low < 1 {
+		if math.IsInf(bl.steps.count().High, 1) {
+			lv.c.add(diag.Errorf(CodeUntilBudget, bl.l.UntilBudget.Range, "nothing bounds the steps of loop %q: at the low end of its assumptions a step makes no real run, so the budget is never spent", bl.l.Name).
+				WithDetail("give steps instead, or narrow the assumptions: a routed_range and a build_failure_range whose worst case still makes real runs"))
+		} else if bl.steps[scExpected] < 1 || bl.steps.count().Low < 1 {
 			lv.c.add(diag.Errorf(CodeUntilBudget, bl.l.UntilBudget.Range, "budget.real_runs = %d buys no step of loop %q: fixed runs take %g and one step needs %g more",
 				s.Budget.RealRuns.V, bl.l.Name, fixed[scHigh], bl.runs(1, scHigh)).
 				WithDetail("raise budget.real_runs, or lower baseline (declare baselines), seed, calibration or evaluation runs"))
@@ -430,37 +601,51 @@ func (lv *lowering) phases() ([]*plan.Loop, []*plan.Phase) {
 		pl := &plan.Loop{Name: l.Name, Kind: l.Kind.V, Algorithm: l.Algorithm.V, Steps: lp.steps.count(), UntilBudget: l.UntilBudget.V,
 			StatesPerStep: l.StatesPerStep.V, ProposalsPerState: l.ProposalsPerState.V, RolloutEvery: l.RolloutEvery.V,
 			ZeroVariance: l.ZeroVariance.V, Reward: l.Reward.Name, Screen: l.Screen.Name, LearningRate: l.LearningRate.V,
+			Proposer: l.Proposer.Name, Builder: l.Builder.Name, Summarizer: l.Summarizer.Name,
 			Islands: l.Islands.V, Rounds: l.Rounds.V, MigrationEvery: l.MigrationEvery.V, Ideas: l.Ideas.V,
 			Verifications: l.Verifications.V, Select: l.Select.V, Split: l.Split.V, Source: l.NameRange}
+		if a, ok := plan.Algorithms[l.Algorithm.V]; ok && l.Kind.V == "rl" {
+			pl.ClipLow, pl.ClipHigh, pl.KLCoef, pl.TokenLevel, pl.Epochs = a.ClipLow, a.ClipHigh, a.KLCoef, a.TokenLevel, a.Epochs
+		}
+		if cr := lv.judge(l); cr != nil {
+			pl.Critic = cr.Name
+			pl.Routes = l.Kind.V == "rl" && l.Screen.Set && critRoutes(cr)
+		}
+		if rw := x.rewards[l.Reward.Name]; l.Kind.V == "rl" && rw != nil {
+			pl.RewardSource = rw.Source.V
+			if rw.Source.V == "predicted" {
+				pl.Predictor = rw.Predictor.Name
+			}
+			var per vec
+			allScen(func(sc int) { per[sc] = lp.perRefresh * lp.runsPerCan[sc] })
+			c := per.count()
+			pl.RunsPerRefresh = &c
+		}
 		loops = append(loops, pl)
 		switch l.Kind.V {
 		case "rl":
-			lv.rlPhases(lp, newPhase, proposers, builders, summarizers, calRuns)
+			lv.rlPhases(lp, newPhase, calRuns)
 		case "evolution":
 			r := newPhase(plan.PhaseEvolution+"."+l.Name, plan.PhaseEvolution, l.Name, l.NameRange)
 			r.ph.Select = l.Select.V
-			votes, critic := 0, ""
-			if l.Screen.Set {
-				cr := x.critics[l.Screen.Name]
-				votes, critic = cr.Votes.V, cr.Role.Name
-			}
+			cr := lv.judge(l)
+			ok := lv.built(l.Builder)
 			allScen(func(sc int) {
 				for _, e := range s.Environments {
 					ir := float64(envTaskCount(e, l.Split.V)) * float64(l.Islands.V) * float64(l.Rounds.V)
 					ideas := ir * float64(l.Ideas.V)
-					r.addRuns(e.Name, sc, ir*float64(l.Verifications.V))
+					r.addRuns(e.Name, sc, ir*verified(l, ok[sc]))
 					r.cand[sc] += ideas
-					for _, p := range proposers {
-						r.addLLM(p, sc, ideas)
+					r.addLLM(l.Proposer.Name, sc, ideas)
+					if l.Builder.Set {
+						r.addLLM(l.Builder.Name, sc, ideas)
 					}
-					for _, b := range builders {
-						r.addLLM(b, sc, ideas)
-					}
-					for _, m := range summarizers {
-						r.addLLM(m, sc, ideas)
-					}
-					if critic != "" {
-						r.addLLM(critic, sc, ideas*float64(votes))
+					if cr != nil {
+						// Only ideas that build are summarized and judged.
+						if l.Summarizer.Set {
+							r.addLLM(l.Summarizer.Name, sc, ideas*ok[sc])
+						}
+						r.addLLM(cr.Role.Name, sc, ideas*ok[sc]*float64(cr.Votes.V))
 					}
 				}
 			})
@@ -468,31 +653,44 @@ func (lv *lowering) phases() ([]*plan.Loop, []*plan.Phase) {
 	}
 	if ev := s.Evaluation; ev != nil {
 		r := newPhase(plan.PhaseEvaluation, plan.PhaseEvaluation, "", ev.Range)
+		r.ph.Proposer, r.ph.Builder = ev.Proposer.Name, ev.Builder.Name
 		k := max(ev.AvgAt.V, ev.BestAt.V)
+		ok := lv.built(ev.Builder)
 		allScen(func(sc int) {
 			for _, e := range s.Environments {
 				n := float64(envTaskCount(e, ev.Split.V)) * float64(k)
-				r.addRuns(e.Name, sc, n)
+				r.addRuns(e.Name, sc, n*ok[sc])
 				r.cand[sc] += n
 			}
-			perRun(r, sc, r.cand[sc])
+			perRun(r, sc, r.cand[sc], ev.Proposer, ev.Builder)
 		})
 	}
 
 	var phases []*plan.Phase
 	for _, r := range raws {
 		ph := r.ph
-		ph.Calls.Candidates = r.cand.count()
+		ph.Calls.Candidates = r.count(r.cand)
 		if len(r.runs) > 0 {
 			ph.Calls.RealRuns = map[string]plan.Count{}
 			for k, v := range r.runs {
-				ph.Calls.RealRuns[k] = v.count()
+				c := r.count(*v)
+				if r.untilBudget {
+					// The loop spends its room; at the end it may stop one
+					// refresh short, when the next one does not fit.
+					c.Low = math.Max(c.Low, v.count().Low-r.maxPerRefresh(*v))
+				}
+				if r.untilBudget && s.Budget != nil && s.Budget.RealRuns.V > 0 {
+					// The cap bounds the loop's runs whatever the shares:
+					// what the other phases make at least is not the loop's.
+					c.High = math.Max(c.Low, math.Min(c.High, float64(s.Budget.RealRuns.V)-othersLow(raws, r)))
+				}
+				ph.Calls.RealRuns[k] = c
 			}
 		}
 		if len(r.llm) > 0 {
 			ph.Calls.LLM = map[string]plan.Count{}
 			for k, v := range r.llm {
-				ph.Calls.LLM[k] = v.count()
+				ph.Calls.LLM[k] = r.count(*v)
 			}
 		}
 		if ph.Kind == plan.PhaseRL {
@@ -525,7 +723,7 @@ func solveSteps(lp *loopPlan, sc int, room float64, cal func(float64) float64) f
 	for fits(hi) {
 		hi *= 2
 		if hi > 1e9 {
-			return 0 // no real runs per step: rejected by the domain pass
+			return math.Inf(1) // no real runs per step: nothing bounds the steps
 		}
 	}
 	lo := 0.0
@@ -540,55 +738,50 @@ func solveSteps(lp *loopPlan, sc int, room float64, cal func(float64) float64) f
 	return lo
 }
 
-func (lv *lowering) rlPhases(lp *loopPlan, newPhase func(name, kind, loop string, src diag.Range) *rawPhase, proposers, builders, summarizers []string, calRuns []int) {
+func (lv *lowering) rlPhases(lp *loopPlan, newPhase func(name, kind, loop string, src diag.Range) *rawPhase, calRuns []int) {
 	s, x, l := lv.s, lv.x, lp.l
 	r := newPhase(plan.PhaseRL+"."+l.Name, plan.PhaseRL, l.Name, l.NameRange)
+	r.untilBudget = l.UntilBudget.V
 	rw := x.rewards[l.Reward.Name]
 	names, w := lv.splitWeights(l.Split.V)
 	tot := 0
 	for _, n := range w {
 		tot += n
 	}
-	// Critics called per candidate: the screen, and a labelling predictor.
-	var critics []*spec.Critic
-	if l.Screen.Set {
-		critics = append(critics, x.critics[l.Screen.Name])
-	}
-	if rw.Source.V == "critic" && rw.Predictor.Set && rw.Predictor.Name != l.Screen.Name {
-		critics = append(critics, x.critics[rw.Predictor.Name])
-	}
-	frac := vec{1, 1, 1}
+	// One critic judges a candidate: the screen, or a labelling predictor.
+	judge := lv.judge(l)
+	frac := levels(1, 1, 1, true)
 	if l.Screen.Set {
 		frac = routed(x.critics[l.Screen.Name])
 	}
+	ok := lv.built(l.Builder)
 	for sc := 0; sc < nScenarios; sc++ {
 		st := lp.steps[sc]
 		ref := lp.refreshes(st)
 		cand := ref * lp.perRefresh
 		r.steps[sc], r.refreshes[sc], r.cand[sc] = st, ref, cand
-		for _, p := range proposers {
-			r.addLLM(p, sc, cand)
-		}
+		r.addLLM(l.Proposer.Name, sc, cand)
 		switch {
 		case rw.Source.V == "predicted":
 			r.addLLM(rw.Predictor.Name, sc, cand)
 		case rw.Source.V == "real" && !l.Screen.Set:
-			for _, b := range builders {
-				r.addLLM(b, sc, cand)
+			if l.Builder.Set {
+				r.addLLM(l.Builder.Name, sc, cand)
 			}
-			lv.spreadFloat(r, sc, cand, names, w, tot)
-		default: // screened, or labelled by a critic
-			for _, b := range builders {
-				r.addLLM(b, sc, cand)
+			lv.spreadFloat(r, sc, cand*ok[sc], names, w, tot)
+		default: // judged by a critic
+			if l.Builder.Set {
+				r.addLLM(l.Builder.Name, sc, cand)
 			}
-			for _, m := range summarizers {
-				r.addLLM(m, sc, cand)
+			// Only candidates that build are summarized, judged and routed.
+			if l.Summarizer.Set {
+				r.addLLM(l.Summarizer.Name, sc, cand*ok[sc])
 			}
-			for _, cr := range critics {
-				r.addLLM(cr.Role.Name, sc, cand*float64(cr.Votes.V))
+			if judge != nil {
+				r.addLLM(judge.Role.Name, sc, cand*ok[sc]*float64(judge.Votes.V))
 			}
-			if l.Screen.Set {
-				lv.spreadFloat(r, sc, cand*frac[sc], names, w, tot)
+			if l.Screen.Set && critRoutes(x.critics[l.Screen.Name]) {
+				lv.spreadFloat(r, sc, cand*ok[sc]*frac[sc], names, w, tot)
 			}
 		}
 	}
@@ -607,11 +800,19 @@ func (lv *lowering) rlPhases(lp *loopPlan, newPhase func(name, kind, loop string
 			ran = true
 			n := calRuns[i]
 			ns, ws := lv.splitWeights(l.Split.V)
-			for j, k := range spread(n, ws) {
-				cr.addRuns(ns[j], sc, float64(k))
+			if okc := ok[sc]; okc == 1 {
+				for j, k := range spread(n, ws) {
+					cr.addRuns(ns[j], sc, float64(k))
+				}
+			} else {
+				tw := 0
+				for _, x := range ws {
+					tw += x
+				}
+				lv.spreadFloat(cr, sc, float64(n)*okc, ns, ws, tw)
 			}
-			for _, b := range builders {
-				cr.addLLM(b, sc, float64(n))
+			if l.Builder.Set {
+				cr.addLLM(l.Builder.Name, sc, float64(n))
 			}
 			cr.cand[sc] = float64(n)
 		}

@@ -162,6 +162,16 @@ func probeLiteral(ax *spec.Axis) spec.Literal {
 	return spec.Literal{}
 }
 
+// screensRL reports whether an RL loop of s screens with critic name.
+func screensRL(s *spec.Spec, name string) bool {
+	for _, l := range s.Loops {
+		if l.Kind.V == "rl" && l.Screen.Set && l.Screen.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
 // isValueError tells a bad value (reported per value) from a bad path.
 func isValueError(err error) bool {
 	m := err.Error()
@@ -182,8 +192,8 @@ func warnRoutedShare(c *compilation, axes []*spec.Axis) {
 		if len(parts) != 3 || parts[0] != "critic" || (parts[2] != "votes" && parts[2] != "threshold") {
 			continue
 		}
-		if swept["critic."+parts[1]+".expected_routed"] {
-			continue
+		if swept["critic."+parts[1]+".expected_routed"] || !screensRL(c.spec, parts[1]) {
+			continue // only an RL screen's routed share decides real runs
 		}
 		c.add(diag.Warnf(CodeSweepRouted, ax.NameRange, "sweeping %s leaves critic %q's expected_routed fixed, so every variant estimates the same real runs", ax.Name, parts[1]).
 			WithDetail("sweep \"critic.%s.expected_routed\" too (mode = \"zip\", one routed share per variant), or read the variants' real runs as equal by assumption", parts[1]))

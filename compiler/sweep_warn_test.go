@@ -19,10 +19,15 @@ func TestWarnRoutedShare(t *testing.T) {
 		{"with expected_routed", []*spec.Axis{axis("critic.screen.threshold"), axis("critic.screen.expected_routed")}, 0},
 		{"other critic's share", []*spec.Axis{axis("critic.a.votes"), axis("critic.b.expected_routed")}, 1},
 		{"not a critic field", []*spec.Axis{axis("loop.policy.steps")}, 0},
+		{"evolution screen", []*spec.Axis{axis("critic.evo.votes")}, 0},
 	}
+	screen := func(loop, kind, critic string) *spec.Loop {
+		return &spec.Loop{Name: loop, Kind: spec.Val[string]{V: kind, Set: true}, Screen: spec.Ref{Kind: "critic", Name: critic, Set: true}}
+	}
+	s := &spec.Spec{Loops: []*spec.Loop{screen("p", "rl", "screen"), screen("q", "rl", "a"), screen("r", "rl", "b"), screen("e", "evolution", "evo")}}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			c := &compilation{}
+			c := &compilation{spec: s}
 			warnRoutedShare(c, tc.axes)
 			n := 0
 			for _, d := range c.diags {

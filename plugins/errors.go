@@ -4,3 +4,51 @@ import "errors"
 
 // ErrUnsupported is returned by a plugin for a call its kind does not serve.
 var ErrUnsupported = errors.New("not supported by this plugin")
+
+// Error kinds a caller can act on with errors.Is. They cross the gRPC
+// boundary as status codes (see plugins/grpcshim), so a plugin process and
+// the host agree on them.
+var (
+	// ErrUnknownRun: a trainer was asked to Wait on (or Cancel) a run or
+	// handle it does not know, typically because its process restarted and
+	// lost the run. The run did not fail; nothing was measured. The caller
+	// should start it again under the same run id, without counting a new
+	// attempt. gRPC code NotFound.
+	ErrUnknownRun = errors.New("unknown run")
+
+	// ErrConfig: a plugin's configuration (its plugin block's config, or a
+	// request's settings) is invalid. Permanent: the same call fails the
+	// same way, so it is never retried. gRPC code InvalidArgument.
+	ErrConfig = errors.New("invalid plugin configuration")
+
+	// ErrPluginStart: a plugin cannot start (missing binary, failed
+	// handshake, lock mismatch). Permanent: the run must stop before it
+	// reserves anything. gRPC code FailedPrecondition.
+	ErrPluginStart = errors.New("plugin cannot start")
+
+	// ErrChecksum: a plugin binary differs from the checksum its lock
+	// records. Errors of this kind are also ErrPluginStart.
+	ErrChecksum = errors.New("plugin binary does not match its lock")
+)
+
+// IsPermanent reports whether err is of a kind that retrying, or restarting
+// the plugin, cannot fix: ErrConfig or ErrPluginStart (which includes
+// ErrChecksum).
+func IsPermanent(err error) bool {
+	return errors.Is(err, ErrConfig) || errors.Is(err, ErrPluginStart)
+}
+
+// WithKind marks err as being of kind (one of the Err values above) while
+// keeping err's message: errors.Is(WithKind(ErrConfig, err), ErrConfig)
+// holds, and errors.Is and errors.As still see err. A nil err stays nil.
+func WithKind(kind, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &kindError{kind: kind, err: err}
+}
+
+type kindError struct{ kind, err error }
+
+func (e *kindError) Error() string   { return e.err.Error() }
+func (e *kindError) Unwrap() []error { return []error{e.kind, e.err} }

@@ -14,6 +14,11 @@ const (
 // is submitted) so the runtime can journal the handle before waiting; after a
 // crash the runtime calls Wait (or Cancel) with a journaled handle instead of
 // starting the run again.
+//
+// Errors: Wait on a run or handle the trainer does not know (its process
+// restarted and lost it) returns ErrUnknownRun, not a failed RunResult:
+// nothing ran, so the runtime starts the run again under the same id
+// without spending an attempt. An invalid config is ErrConfig (permanent).
 type Trainer interface {
 	Describe(ctx context.Context, req *DescribeRequest) (*DescribeResponse, error)
 	Start(ctx context.Context, req *RunRequest) (*RunHandle, error)
@@ -205,8 +210,31 @@ type Sample struct {
 type UpdateRequest struct {
 	Model        string
 	LearningRate float64
-	Samples      []Sample
-	State        []byte
+	// Algorithm names the loop's policy-gradient algorithm ("grpo",
+	// "dapo"), for the plugin's records; "" is a plain policy-gradient
+	// step. What the update does is set by the hyperparameters below, which
+	// the plan carries per loop.
+	Algorithm string
+	// ClipLow and ClipHigh bound the ratio pi/pi_old of a sampled proposal
+	// to [1 - ClipLow, 1 + ClipHigh] (PPO clipping): past the bound on the
+	// side its advantage pushes, a sample stops pushing. GRPO clips
+	// symmetrically (0.2, 0.2); DAPO decouples the bounds (0.2, 0.28:
+	// clip-higher), so a low-probability good proposal can grow further.
+	// 0 leaves that side unbounded.
+	ClipLow, ClipHigh float64
+	// KLCoef is beta of the penalty KL(pi || pi_ref) toward the reference
+	// (initial) policy: GRPO 0.04; DAPO drops it (0).
+	KLCoef float64
+	// TokenLevel averages the loss over every token of the batch (DAPO), so
+	// a longer proposal weighs more; otherwise each sample weighs the same
+	// (GRPO's per-sample mean).
+	TokenLevel bool
+	// Epochs is how many gradient passes the update makes over its samples
+	// (the papers' inner iterations mu); pi/pi_old departs from 1, and
+	// clipping takes hold, only after the first. 0 means 1.
+	Epochs  int
+	Samples []Sample
+	State   []byte
 	// Config is the plugin block's config, verbatim.
 	Config map[string]any
 }

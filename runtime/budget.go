@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"sync"
 
 	"assay/compiler/plan"
@@ -25,6 +26,10 @@ type Budget struct {
 	// with exactly the same figures).
 	usdNano, llmNano int64
 	gpuNano          int64
+	// heldNano is the worst-case dollars of LLM calls in flight: reserved
+	// before a call is made, settled when it returns, so calls in flight
+	// together can never spend past the dollar cap.
+	heldNano int64
 }
 
 func nano(x float64) int64 { return int64(math.Round(x * 1e9)) }
@@ -51,12 +56,44 @@ func (b *Budget) Reserve(gpuHours, usd float64) error {
 	case c.RealRuns > 0 && b.used.RealRuns+1 > c.RealRuns:
 		return fmt.Errorf("%w: real runs %d of %d", ErrBudget, b.used.RealRuns, c.RealRuns)
 	case c.GPUHours > 0 && b.gpuNano+nano(gpuHours) > nano(c.GPUHours):
-		return fmt.Errorf("%w: GPU-hours %.2f + %.2f > %.2f", ErrBudget, b.used.GPUHours, gpuHours, c.GPUHours)
-	case c.USD > 0 && b.usdNano+nano(usd) > nano(c.USD):
-		return fmt.Errorf("%w: dollars %.2f + %.2f > %.2f", ErrBudget, b.used.USD, usd, c.USD)
+		return fmt.Errorf("%w: GPU-hours %g + %g > %g", ErrBudget, b.used.GPUHours, gpuHours, c.GPUHours)
+	case c.USD > 0 && b.usdNano+b.heldNano+nano(usd) > nano(c.USD):
+		return fmt.Errorf("%w: dollars %s + %s > %s", ErrBudget, dollars(b.used.USD+float64(b.heldNano)/1e9), dollars(usd), dollars(c.USD))
 	}
 	b.add(gpuHours, usd)
 	return nil
+}
+
+// dollars prints an amount at the precision it needs: cents for amounts of
+// a dollar or more, else enough digits that a $0.001 cap does not read
+// "0.00".
+func dollars(x float64) string {
+	if x == 0 || math.Abs(x) >= 1 {
+		return fmt.Sprintf("$%.2f", x)
+	}
+	return "$" + strconv.FormatFloat(x, 'g', 4, 64)
+}
+
+// ReserveLLM holds the worst-case dollars of one LLM call before it is
+// made, or returns an error wrapping ErrBudget and holds nothing.
+func (b *Budget) ReserveLLM(usd float64) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if c := b.caps.USD; c > 0 && b.usdNano+b.heldNano+nano(usd) > nano(c) {
+		return fmt.Errorf("%w: dollars %s spent or held + %s for an LLM call > %s", ErrBudget, dollars(b.used.USD+float64(b.heldNano)/1e9), dollars(usd), dollars(c))
+	}
+	b.heldNano += nano(usd)
+	return nil
+}
+
+// SettleLLM releases a call's reservation and charges what it cost.
+func (b *Budget) SettleLLM(reserved, spent float64) {
+	b.mu.Lock()
+	b.heldNano -= nano(reserved)
+	b.usdNano += nano(spent)
+	b.llmNano += nano(spent)
+	b.sync()
+	b.mu.Unlock()
 }
 
 // restore counts a reservation read back from the journal.
@@ -92,8 +129,8 @@ func (b *Budget) ChargeLLM(usd float64) {
 func (b *Budget) CheckLLM() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.caps.USD > 0 && b.usdNano >= nano(b.caps.USD) {
-		return fmt.Errorf("%w: dollars %.2f of %.2f", ErrBudget, b.used.USD, b.caps.USD)
+	if b.caps.USD > 0 && b.usdNano+b.heldNano >= nano(b.caps.USD) {
+		return fmt.Errorf("%w: dollars %s of %s", ErrBudget, dollars(b.used.USD), dollars(b.caps.USD))
 	}
 	return nil
 }

@@ -4,7 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"math/rand/v2"
+	"slices"
 
 	"assay/compiler/plan"
 	"assay/plugins"
@@ -18,6 +21,9 @@ const historyLen = 8
 // execute runs the variant's phases in order. An RL phase runs the
 // calibration rounds of its loop between its steps.
 func (r *runner) execute() error {
+	if err := r.preflight(); err != nil {
+		return err
+	}
 	if err := r.resolveTasks(); err != nil {
 		return err
 	}
@@ -28,6 +34,7 @@ func (r *runner) execute() error {
 			return err
 		}
 		r.floor = 0
+		r.phase = ph.Name
 		for _, later := range r.v.Phases[i+1:] {
 			r.floor += int(math.Ceil(sumRuns(later.Calls.RealRuns)))
 		}
@@ -59,6 +66,18 @@ func (r *runner) execute() error {
 			}
 		}
 		if err := r.j.Commit(journal.KindPhaseEnd, ph.Name, r.totals()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// preflight starts every plugin the plan uses before anything is reserved:
+// a plugin that cannot start (a checksum or lock mismatch, a missing
+// binary) stops the run here, with nothing spent.
+func (r *runner) preflight() error {
+	for _, p := range r.v.Plugins {
+		if err := r.call(p.Name, func(Instance) error { return nil }); err != nil {
 			return err
 		}
 	}
@@ -117,12 +136,7 @@ func (r *runner) benchmarkTasks(e *plan.Environment) (map[string]plugins.TaskInf
 	var resp plugins.TasksResponse
 	if d, ok := r.j.Call(journal.KindCall, key); ok && json.Unmarshal(d, &resp) == nil {
 	} else {
-		var cfg map[string]any
-		for _, p := range r.v.Plugins {
-			if p.Name == e.Benchmark {
-				cfg = p.Config
-			}
-		}
+		cfg := r.config[e.Benchmark]
 		err := r.call(e.Benchmark, func(inst Instance) error {
 			b := inst.Benchmark()
 			if b == nil {
@@ -155,12 +169,7 @@ func (r *runner) describe(e *plan.Environment) error {
 		r.knobs[e.Name] = resp.Knobs
 		return nil
 	}
-	var cfg map[string]any
-	for _, p := range r.v.Plugins {
-		if p.Name == e.Trainer {
-			cfg = p.Config
-		}
-	}
+	cfg := r.config[e.Trainer]
 	err := r.call(e.Trainer, func(inst Instance) error {
 		t := inst.Trainer()
 		if t == nil {
@@ -250,27 +259,13 @@ func (r *runner) tasksOf(env, split string) []*taskInfo {
 	return out
 }
 
-func (r *runner) builder() *plan.Role {
-	if ro := r.roles[plugins.RoleBuild]; ro != nil {
-		return ro
+// concurrency is how many calls of a role the runtime keeps in flight: the
+// role's concurrency, which the compiler always sets.
+func (r *runner) concurrency(role string) int {
+	if ro := r.roles[role]; ro != nil && ro.Concurrency > 0 {
+		return ro.Concurrency
 	}
-	return r.roles[plugins.RoleImplement]
-}
-
-func (r *runner) roleByName(name string) *plan.Role {
-	for _, ro := range r.v.Roles {
-		if ro.Name == name {
-			return ro
-		}
-	}
-	return nil
-}
-
-func (r *runner) concurrency(ro *plan.Role) int {
-	if ro == nil || ro.Concurrency < 1 {
-		return 4
-	}
-	return ro.Concurrency
+	return 1
 }
 
 // history returns the last records of a task from the state pool.
@@ -292,17 +287,17 @@ func (r *runner) context() []record {
 	return append([]record(nil), r.rwm...)
 }
 
-// propose asks the proposer for one proposal. It also returns the request,
-// encoded: a policy update names each sample's state by the request its
-// proposal was sampled from.
-func (r *runner) propose(key string, t *taskInfo, state string, parent *plugins.Proposal) (plugins.Proposal, []byte, bool, error) {
+// propose asks the proposer role for one proposal. It also returns the
+// request, encoded: a policy update names each sample's state by the
+// request its proposal was sampled from.
+func (r *runner) propose(proposer, key string, t *taskInfo, state string, parent *plugins.Proposal) (plugins.Proposal, []byte, bool, error) {
 	req := payload.ProposeRequest{Task: t.Name, Env: t.Env, State: state, Parent: parent, History: r.history(t), Knobs: r.knobs[t.Env], N: 1}
 	enc, err := payload.Encode(req)
 	if err != nil {
 		return plugins.Proposal{}, nil, false, err
 	}
 	var resp payload.ProposeResponse
-	if err := r.complete(r.roles[plugins.RolePropose], key, req, &resp); errors.Is(err, errCallFailed) {
+	if err := r.complete(proposer, key, req, &resp); errors.Is(err, errCallFailed) {
 		return plugins.Proposal{}, enc, false, nil
 	} else if err != nil {
 		return plugins.Proposal{}, enc, false, err
@@ -313,21 +308,29 @@ func (r *runner) propose(key string, t *taskInfo, state string, parent *plugins.
 	return resp.Proposals[0], enc, true, nil
 }
 
-// implement turns a proposal into a runnable one through the builder role,
-// when the plan declares one.
-func (r *runner) implement(key string, t *taskInfo, p plugins.Proposal) (plugins.Proposal, bool, error) {
-	b := r.builder()
-	if b == nil {
+// implement turns a proposal into a runnable one through the builder role
+// the plan binds (none: the proposal runs as it is). loop, when set, is
+// the loop whose build-failure rate the build counts towards.
+func (r *runner) implement(builder, loop, key string, t *taskInfo, p plugins.Proposal) (plugins.Proposal, bool, error) {
+	if builder == "" {
 		return p, true, nil
 	}
 	var resp payload.ImplementResponse
-	if err := r.complete(b, key, payload.ImplementRequest{Task: t.Name, Env: t.Env, Proposal: p, Knobs: r.knobs[t.Env]}, &resp); errors.Is(err, errCallFailed) {
-		return p, false, nil // a build that failed is an infeasible candidate
-	} else if err != nil {
+	err := r.complete(builder, key, payload.ImplementRequest{Task: t.Name, Env: t.Env, Proposal: p, Knobs: r.knobs[t.Env]}, &resp)
+	if err != nil && !errors.Is(err, errCallFailed) {
 		return p, false, err
 	}
-	if resp.Infeasible {
-		return p, false, nil
+	failed := err != nil || resp.Infeasible
+	if loop != "" {
+		r.measured.loop(loop, func(m *MeasuredLoop) {
+			m.Built++
+			if failed {
+				m.BuildFailed++
+			}
+		})
+	}
+	if failed {
+		return p, false, nil // a build that failed is an infeasible candidate
 	}
 	if resp.Proposal.ID == "" {
 		resp.Proposal.ID = p.ID
@@ -357,7 +360,7 @@ func (r *runner) seedPhase(ph *plan.Phase) error {
 	}
 	var items []item
 	for _, e := range r.v.Envs {
-		n := int(math.Round(ph.Calls.RealRuns[e.Name].Expected))
+		n := ph.Proposals[e.Name]
 		tasks := r.tasksOf(e.Name, "train")
 		if len(tasks) == 0 {
 			continue
@@ -369,13 +372,16 @@ func (r *runner) seedPhase(ph *plan.Phase) error {
 	r.progress.start(ph.Name, len(items), "runs")
 	runs := make([]realRun, len(items))
 	feasible := make([]bool, len(items))
-	err := parallel(len(items), r.concurrency(r.roles[plugins.RolePropose]), func(i int) error {
+	err := parallel(len(items), r.concurrency(ph.Proposer), func(i int) error {
 		it := items[i]
-		p, _, ok, err := r.propose(it.key+"/propose", it.task, "seed", nil)
+		p, _, ok, err := r.propose(ph.Proposer, it.key+"/propose", it.task, "seed", nil)
 		if err != nil || !ok {
 			return err
 		}
-		p, ok, err = r.implement(it.key+"/implement", it.task, p)
+		if ph.Select == "baseline_neighbours" {
+			p = neighbour(p, rng(r.v.Seed, it.key+"/neighbour"))
+		}
+		p, ok, err = r.implement(ph.Builder, "", it.key+"/implement", it.task, p)
 		runs[i] = realRun{Key: it.key, Task: it.task, Proposal: p}
 		feasible[i] = ok
 		return err
@@ -409,4 +415,20 @@ func (r *runner) seedPhase(ph *plan.Phase) error {
 		r.progress.step("")
 	}
 	return nil
+}
+
+// neighbour keeps one of a proposal's edits, picked at random: with
+// records.select = "baseline_neighbours" every seed record differs from the
+// task's reference configuration in a single knob, so the world model's
+// first context maps the neighbourhood of the baseline one knob at a time.
+// A proposal without edits (free text) is kept as it is.
+func neighbour(p plugins.Proposal, g *rand.Rand) plugins.Proposal {
+	if len(p.Edits) <= 1 {
+		return p
+	}
+	keys := slices.Sorted(maps.Keys(p.Edits))
+	k := keys[g.IntN(len(keys))]
+	p.Edits = map[string]string{k: p.Edits[k]}
+	p.ID += "/" + k
+	return p
 }

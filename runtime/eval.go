@@ -30,22 +30,17 @@ type TaskEvalFigs struct {
 }
 
 func (r *runner) evaluationPhase(ph *plan.Phase) error {
-	split, avgAt, bestAt := "holdout", 0, 0
-	if e := r.v.Evaluation; e != nil {
-		if e.Split != "" {
-			split = e.Split
-		}
-		avgAt, bestAt = e.AvgAt, e.BestAt
+	e := r.v.Evaluation
+	if e == nil {
+		return fmt.Errorf("%w: the plan has an evaluation phase but no evaluation protocol", errPermanent)
 	}
+	split, avgAt, bestAt := e.Split, e.AvgAt, e.BestAt
 	tasks := r.tasksOf("", split)
 	if len(tasks) == 0 {
 		return fmt.Errorf("evaluation: no %s tasks", split)
 	}
+	// k proposals per state, as the plan counted: max(avg_at, best_at).
 	k := max(avgAt, bestAt)
-	if k == 0 {
-		k = max(1, int(math.Round(sumRuns(ph.Calls.RealRuns)))/len(tasks))
-	}
-	avgAt, bestAt = max(avgAt, min(k, 1)), max(bestAt, min(k, 1))
 	r.progress.start(ph.Name, len(tasks)*k, "runs")
 	type item struct {
 		t *taskInfo
@@ -59,14 +54,14 @@ func (r *runner) evaluationPhase(ph *plan.Phase) error {
 	}
 	runs := make([]realRun, len(items))
 	ok := make([]bool, len(items))
-	err := parallel(len(items), r.concurrency(r.roles["proposer"]), func(n int) error {
+	err := parallel(len(items), r.concurrency(ph.Proposer), func(n int) error {
 		it := items[n]
 		key := fmt.Sprintf("eval/%s/%s/%d", it.t.Env, it.t.Name, it.i)
-		p, _, got, err := r.propose(key+"/propose", it.t, "eval/"+it.t.Env+"/"+it.t.Name, nil)
+		p, _, got, err := r.propose(ph.Proposer, key+"/propose", it.t, "eval/"+it.t.Env+"/"+it.t.Name, nil)
 		if err != nil || !got {
 			return err
 		}
-		p, feasible, err := r.implement(key+"/implement", it.t, p)
+		p, feasible, err := r.implement(ph.Builder, "", key+"/implement", it.t, p)
 		runs[n], ok[n] = realRun{Key: key, Task: it.t, Proposal: p}, feasible
 		return err
 	})

@@ -39,25 +39,25 @@ type RoundFigures struct {
 // whose real gain is higher. Every migration_every rounds the best parent
 // is copied to the islands whose parent is worse.
 func (r *runner) evolutionPhase(ph *plan.Phase) error {
-	l := r.loop(ph.Loop)
+	l := r.loops[ph.Loop]
 	if l == nil {
-		return fmt.Errorf("no loop %q", ph.Loop)
+		return fmt.Errorf("%w: the plan has no loop %q", errPermanent, ph.Loop)
 	}
+	// The critic the plan binds ranks the ideas; without one (the papers'
+	// "None" setting) ideas are verified by the select rule alone.
 	var c *plan.Critic
-	if l.Screen != "" {
-		c = r.critic(l.Screen)
-	} else if len(r.v.Critics) > 0 {
-		c = r.v.Critics[0]
-	}
-	if c == nil {
-		return fmt.Errorf("loop %s: evolution needs a critic", l.Name)
-	}
-	rt, err := newRouter(c)
-	if err != nil {
-		return err
+	var rt *router
+	if l.Critic != "" {
+		if c = r.critics[l.Critic]; c == nil {
+			return fmt.Errorf("%w: loop %s: the plan has no critic %q", errPermanent, l.Name, l.Critic)
+		}
+		var err error
+		if rt, err = newRouter(c); err != nil {
+			return err
+		}
 	}
 	tasks := r.tasksOf("", l.Split)
-	I, R := max(l.Islands, 1), max(l.Rounds, 1)
+	I, R := l.Islands, l.Rounds
 	r.progress.start(ph.Name, len(tasks)*R, "rounds")
 	for _, t := range tasks {
 		isl := make([]island, I)
@@ -94,7 +94,12 @@ func (r *runner) evolutionPhase(ph *plan.Phase) error {
 			}
 			s := r.budget.Spent()
 			fig.RealRuns, fig.USD = s.RealRuns, round6(s.USD)
-			r.steps++
+			// A step of an evolution loop is a round, as the plan counts
+			// it: round k is done once every task has run it.
+			if round+1 > r.steps {
+				r.steps = round + 1
+			}
+			r.measured.loop(l.Name, func(m *MeasuredLoop) { m.Steps = max(m.Steps, round+1) })
 			if err := r.j.Append(journal.KindStep, fmt.Sprintf("%s/%s/%d", l.Name, fig.Task, round+1), fig); err != nil {
 				return err
 			}
@@ -124,7 +129,7 @@ func merge(parent, idea plugins.Proposal) plugins.Proposal {
 }
 
 func (r *runner) islandRound(l *plan.Loop, c *plan.Critic, rt *router, t *taskInfo, i, round int, is *island, fig *RoundFigures) error {
-	n := max(l.Ideas, 1)
+	n := l.Ideas
 	type idea struct {
 		p        plugins.Proposal
 		v        verdict
@@ -133,13 +138,19 @@ func (r *runner) islandRound(l *plan.Loop, c *plan.Critic, rt *router, t *taskIn
 	ideas := make([]idea, n)
 	base := fmt.Sprintf("%s/%s/%s/i%d/r%d", l.Name, t.Env, t.Name, i, round)
 	parent := is.Parent
-	err := parallel(n, r.concurrency(r.roles[plugins.RolePropose]), func(k int) error {
+	err := parallel(n, r.concurrency(l.Proposer), func(k int) error {
 		key := fmt.Sprintf("%s/%d", base, k)
-		p, _, ok, err := r.propose(key+"/propose", t, base, &parent)
+		p, _, ok, err := r.propose(l.Proposer, key+"/propose", t, base, &parent)
+		r.measured.loop(l.Name, func(m *MeasuredLoop) { m.Candidates++ })
 		if err != nil || !ok {
 			return err
 		}
-		v, child, ok, err := r.screen(key, t, parent, merge(parent, p), c, rt)
+		if c == nil {
+			child, ok, err := r.implement(l.Builder, l.Name, key+"/implement", t, merge(parent, p))
+			ideas[k] = idea{child, verdict{}, ok}
+			return err
+		}
+		v, child, ok, err := r.screen(l, key, t, parent, merge(parent, p), c, rt)
 		ideas[k] = idea{child, v, ok}
 		return err
 	})
@@ -171,7 +182,7 @@ func (r *runner) islandRound(l *plan.Loop, c *plan.Critic, rt *router, t *taskIn
 	default: // best_mean_rank
 		sort.SliceStable(order, func(a, b int) bool { return ideas[order[a]].v.MeanRank < ideas[order[b]].v.MeanRank })
 	}
-	V := max(l.Verifications, 1)
+	V := l.Verifications
 	if len(order) > V {
 		order = order[:V]
 	}

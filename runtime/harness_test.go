@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"assay/lang/formula"
 	"assay/runtime/journal"
 	"context"
 	"encoding/json"
@@ -228,18 +229,19 @@ func runs(n float64) map[string]plan.Count { return map[string]plan.Count{"tiny"
 func lm2lmPlan() *plan.Plan {
 	v := baseVariant()
 	v.Rewards = []*plan.Reward{{Name: "rwm_gain", GainFrom: "predicted", Predictor: "rwm", Normalize: "scale", Clip: 6,
-		Value: "clip(predicted_gain / scale, -c, c) + diversity_bonus", RepeatPenalty: 0.5, Infeasible: "-c", DiversityBy: "mechanism", DiversityWeight: 0.2}}
+		Value: pf("clip(predicted_gain / scale, -c, c) + diversity_bonus"), RepeatPenalty: 0.5, Infeasible: pf("-c"), DiversityBy: "mechanism", DiversityWeight: 0.2}}
 	v.Loops = []*plan.Loop{{Name: "policy", Kind: "rl", Algorithm: "dapo", Steps: plan.Exact(8), StatesPerStep: 4, ProposalsPerState: 4,
-		RolloutEvery: 2, ZeroVariance: "drop", Reward: "rwm_gain", LearningRate: 0.5, Split: "train"}}
+		RolloutEvery: 2, ZeroVariance: "drop", Reward: "rwm_gain", RewardSource: "predicted", Predictor: "rwm", Proposer: "proposer", Builder: "builder",
+		LearningRate: 0.5, Split: "train"}}
 	v.Records = &plan.Records{SeedRuns: 6, Select: "random"}
 	v.Calibration = &plan.Calibration{Loop: "policy", AfterSteps: []int{4, 8}, Budget: []int{3, 3}, Select: "top_rated"}
 	v.Evaluation = &plan.Evaluation{Split: "holdout", AvgAt: 2, BestAt: 2}
 	v.Phases = []*plan.Phase{
-		{Name: "seed_records", Kind: plan.PhaseSeedRecords, Calls: plan.Calls{RealRuns: runs(6)}},
+		{Name: "seed_records", Kind: plan.PhaseSeedRecords, Select: "random", Proposer: "proposer", Builder: "builder", Proposals: map[string]int{"tiny": 6}, Calls: plan.Calls{RealRuns: runs(6)}},
 		{Name: "policy", Kind: plan.PhaseRL, Loop: "policy", Steps: plan.Exact(8)},
 		{Name: "calibration_1", Kind: plan.PhaseCalibration, Loop: "policy", AfterStep: 4, Select: "top_rated", Calls: plan.Calls{RealRuns: runs(3)}},
 		{Name: "calibration_2", Kind: plan.PhaseCalibration, Loop: "policy", AfterStep: 8, Select: "top_rated", Calls: plan.Calls{RealRuns: runs(3)}},
-		{Name: "evaluation", Kind: plan.PhaseEvaluation, Calls: plan.Calls{RealRuns: runs(2)}},
+		{Name: "evaluation", Kind: plan.PhaseEvaluation, Proposer: "proposer", Builder: "builder", Calls: plan.Calls{RealRuns: runs(2)}},
 	}
 	v.Budget = plan.Budget{RealRuns: 14}
 	return &plan.Plan{FormatVersion: plan.FormatVersion, Name: "mini-lm2lm", Variants: []*plan.Variant{v}}
@@ -252,9 +254,10 @@ func evolvePlan() *plan.Plan {
 	v := baseVariant()
 	v.Roles = append(v.Roles, &plan.Role{Name: "summarizer", Kind: "summarizer", Plugin: "llm", Temperature: 0.4, Concurrency: 4},
 		&plan.Role{Name: "critic", Kind: "critic", Plugin: "llm", Temperature: 0.7, Concurrency: 4})
-	v.Critics = []*plan.Critic{{Name: "screen", Role: "critic", Votes: 5, Labels: "3way", Aggregate: "majority", Tie: "route", Threshold: 0.25}}
+	route := pf("uncertainty >= threshold")
+	v.Critics = []*plan.Critic{{Name: "screen", Role: "critic", Votes: 5, Labels: "3way", Aggregate: "majority", Tie: "route", Threshold: 0.25, Route: &route}}
 	v.Loops = []*plan.Loop{{Name: "evolve", Kind: "evolution", Islands: 2, Rounds: 3, MigrationEvery: 2, Ideas: 4, Verifications: 1,
-		Select: "best_mean_rank", Screen: "screen", Split: "train"}}
+		Select: "best_mean_rank", Screen: "screen", Critic: "screen", Proposer: "proposer", Builder: "builder", Summarizer: "summarizer", Split: "train"}}
 	v.Phases = []*plan.Phase{{Name: "evolve", Kind: plan.PhaseEvolution, Loop: "evolve", Calls: plan.Calls{RealRuns: runs(18)}}}
 	v.Budget = plan.Budget{RealRuns: 18}
 	return &plan.Plan{FormatVersion: plan.FormatVersion, Name: "mini-evolve", Variants: []*plan.Variant{v}}
@@ -263,15 +266,31 @@ func evolvePlan() *plan.Plan {
 // criticGRPOPlan is critic-screened GRPO until a budget of 10 real runs.
 func criticGRPOPlan() *plan.Plan {
 	v := evolvePlan().Variants[0]
-	v.Rewards = []*plan.Reward{{Name: "label", GainFrom: "critic", Value: "label_score", Clip: 1, Infeasible: "-c"}}
-	v.Loops = []*plan.Loop{{Name: "policy", Kind: "rl", Algorithm: "grpo", UntilBudget: true, Steps: plan.Count{Low: 1, Expected: 3, High: 3},
-		StatesPerStep: 2, ProposalsPerState: 4, RolloutEvery: 1, ZeroVariance: "drop", Reward: "label", Screen: "screen", LearningRate: 0.5, Split: "train"}}
-	v.Phases = []*plan.Phase{{Name: "policy", Kind: plan.PhaseRL, Loop: "policy", Steps: plan.Count{Low: 1, Expected: 3, High: 3}}}
+	v.Rewards = []*plan.Reward{{Name: "label", GainFrom: "critic", Value: pf("label_score"), Clip: 1, Infeasible: pf("-c")}}
+	v.Loops = []*plan.Loop{{Name: "policy", Kind: "rl", Algorithm: "grpo", UntilBudget: true, Steps: plan.Count{Low: 1, Expected: 3, High: 40},
+		StatesPerStep: 2, ProposalsPerState: 4, RolloutEvery: 1, ZeroVariance: "drop", Reward: "label", RewardSource: "critic", Screen: "screen",
+		Critic: "screen", Routes: true, Proposer: "proposer", Builder: "builder", Summarizer: "summarizer", LearningRate: 0.5, Split: "train"}}
+	v.Phases = []*plan.Phase{{Name: "policy", Kind: plan.PhaseRL, Loop: "policy", Steps: plan.Count{Low: 1, Expected: 3, High: 40}}}
 	v.Budget = plan.Budget{RealRuns: 10}
 	return &plan.Plan{FormatVersion: plan.FormatVersion, Name: "mini-critic-grpo", Variants: []*plan.Variant{v}}
 }
 
 var _ = math.Abs
+
+// pf is a formula as the compiler puts it into a plan: its text and its
+// checked tree.
+func pf(src string) plan.Formula {
+	e := formula.MustParse(src)
+	var conv func(n *formula.Node) *plan.Node
+	conv = func(n *formula.Node) *plan.Node {
+		out := &plan.Node{Op: n.Op, Num: n.Num, Name: n.Name, Start: n.Start, End: n.End}
+		for _, a := range n.Args {
+			out.Args = append(out.Args, conv(a))
+		}
+		return out
+	}
+	return plan.Formula{Source: src, Tree: conv(e.Tree())}
+}
 
 func newTestRunner(t testingT) *runner {
 	p := lm2lmPlan()

@@ -188,9 +188,10 @@ func (c *cli) run(args ...string) string {
 	return string(out)
 }
 
-// killAfter starts the command and kills its process group with SIGKILL
-// after d; it reports whether the command was still running.
-func (c *cli) killAfter(d time.Duration, args ...string) bool {
+// killAfter starts the command and sends its process group sig after d
+// (SIGINT as Ctrl-C does, SIGTERM as a scheduler does, SIGKILL as a crash
+// of the machine would); it reports whether the command was still running.
+func (c *cli) killAfter(sig syscall.Signal, d time.Duration, args ...string) bool {
 	cmd := c.cmd(args...)
 	if err := cmd.Start(); err != nil {
 		c.t.Fatal(err)
@@ -201,8 +202,14 @@ func (c *cli) killAfter(d time.Duration, args ...string) bool {
 	case <-done:
 		return false
 	case <-time.After(d):
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		<-done
+		syscall.Kill(-cmd.Process.Pid, sig)
+		select {
+		case <-done:
+		case <-time.After(60 * time.Second):
+			c.t.Errorf("assay did not stop within a minute of %v", sig)
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			<-done
+		}
 		return true
 	}
 }
@@ -216,10 +223,11 @@ func (c *cli) status(id string) *runtime.Status {
 }
 
 // TestKill9Resume builds assay and the test trainer, runs a small spec
-// uninterrupted, then runs it again killing the process group with
-// SIGKILL at random points several times, resuming each time. The totals
-// must equal the uninterrupted run's, and no real run may have finished
-// twice on the trainer's side (its run directories).
+// uninterrupted, then runs it again, interrupting it at random points
+// several times and resuming it each time: with SIGKILL to its process
+// group (a crash), SIGINT (Ctrl-C) and SIGTERM (a scheduler's stop). The
+// totals must equal the uninterrupted run's, and no real run may have
+// finished twice on the trainer's side (its run directories).
 func TestKill9Resume(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds binaries and runs plugins")
@@ -240,21 +248,35 @@ func TestKill9Resume(t *testing.T) {
 		t.Fatalf("reference run: %+v", want)
 	}
 
+	for _, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			c := &cli{t: t, bin: c.bin, dir: c.dir, env: c.env}
+			interruptAndResume(t, c, sig, want)
+		})
+	}
+}
+
+// interruptAndResume runs the kill spec as run "k-SIG", interrupting it
+// with sig at random points and resuming it, until it finishes; its totals
+// must equal want's.
+func interruptAndResume(t *testing.T, c *cli, sig syscall.Signal, want *runtime.Status) {
+	dir := c.dir
+	id := fmt.Sprintf("k-%d", int(sig))
 	seed := uint64(time.Now().UnixNano())
 	rng := rand.New(rand.NewPCG(seed, 1))
-	t.Logf("kill points drawn with seed %d", seed)
-	args := []string{"run", "-q", "--id", "k", "kill.hcl"}
+	t.Logf("interruptions drawn with seed %d", seed)
+	args := []string{"run", "-q", "--id", id, "kill.hcl"}
 	kills := 0
 	for i := 0; i < 6; i++ {
 		d := time.Duration(200+rng.IntN(2000)) * time.Millisecond
-		if !c.killAfter(d, args...) {
+		if !c.killAfter(sig, d, args...) {
 			break // it finished before the kill
 		}
 		kills++
-		if st := c.status("k"); st.State != runtime.StateInterrupted {
-			t.Fatalf("after kill %d the run is %q, want interrupted", kills, st.State)
+		if st := c.status(id); st.State != runtime.StateInterrupted {
+			t.Fatalf("after %v %d the run is %q, want interrupted", sig, kills, st.State)
 		}
-		args = []string{"resume", "-q", "k"}
+		args = []string{"resume", "-q", id}
 	}
 	if kills == 0 {
 		t.Fatal("the run was never killed")
@@ -262,7 +284,7 @@ func TestKill9Resume(t *testing.T) {
 	if args[0] == "resume" {
 		c.run(args...)
 	}
-	got := c.status("k")
+	got := c.status(id)
 	if got.State != runtime.StateFinished {
 		t.Fatalf("after %d kills and resumes the run is %q: %s", kills, got.State, got.Reason)
 	}
@@ -273,7 +295,7 @@ func TestKill9Resume(t *testing.T) {
 		t.Errorf("real runs %d (finished %d), want %d (%d)", got.RealRuns, got.Finished, want.RealRuns, want.Finished)
 	}
 	// The trainer's side: every finished run completed exactly once.
-	work := filepath.Join(dir, runtime.DefaultDir, "k", "work")
+	work := filepath.Join(dir, runtime.DefaultDir, id, "work")
 	runs, err := os.ReadDir(work)
 	if err != nil {
 		t.Fatal(err)

@@ -82,51 +82,27 @@ type policyRecord struct {
 	Failed  string             `json:"failed,omitempty"`
 }
 
-func (r *runner) loop(name string) *plan.Loop {
-	for _, l := range r.v.Loops {
-		if l.Name == name {
-			return l
-		}
-	}
-	return nil
-}
-
-func (r *runner) reward(name string) *plan.Reward {
-	for _, w := range r.v.Rewards {
-		if w.Name == name {
-			return w
-		}
-	}
-	return nil
-}
-
-func (r *runner) critic(name string) *plan.Critic {
-	for _, c := range r.v.Critics {
-		if c.Name == name {
-			return c
-		}
-	}
-	return nil
-}
-
 // rlPhase runs an RL loop's steps with its calibration rounds.
 func (r *runner) rlPhase(idx int, ph *plan.Phase) error {
-	l := r.loop(ph.Loop)
+	l := r.loops[ph.Loop]
 	if l == nil {
-		return fmt.Errorf("no loop %q", ph.Loop)
+		return fmt.Errorf("%w: the plan has no loop %q", errPermanent, ph.Loop)
 	}
-	sh, err := newShaper(r.reward(l.Reward))
+	sh, err := newShaper(r.rewards[l.Reward])
 	if err != nil {
 		return err
 	}
 	r.shaper = sh
-	var screen *plan.Critic
+	r.rollouts, r.lastRollout = nil, nil
+	// The critic the plan binds judges every candidate; it routes some to
+	// real runs only where the plan says it does.
+	var judge *plan.Critic
 	var rt *router
-	if l.Screen != "" {
-		if screen = r.critic(l.Screen); screen == nil {
-			return fmt.Errorf("loop %s: no critic %q", l.Name, l.Screen)
+	if l.Critic != "" {
+		if judge = r.critics[l.Critic]; judge == nil {
+			return fmt.Errorf("%w: loop %s: the plan has no critic %q", errPermanent, l.Name, l.Critic)
 		}
-		if rt, err = newRouter(screen); err != nil {
+		if rt, err = newRouter(judge); err != nil {
 			return err
 		}
 	}
@@ -140,14 +116,11 @@ func (r *runner) rlPhase(idx int, ph *plan.Phase) error {
 	for _, c := range cals {
 		r.floor -= int(math.Ceil(sumRuns(c.Calls.RealRuns)))
 	}
-	steps := int(math.Round(ph.Steps.Expected))
-	if steps == 0 {
-		steps = int(math.Round(l.Steps.Expected))
-	}
+	steps := int(math.Round(l.Steps.Expected))
 	if l.UntilBudget {
-		// Until the budget is spent, bounded so a critic that routes
-		// nothing cannot loop for ever.
-		steps = 4*int(math.Max(ph.Steps.High, l.Steps.High)) + 16
+		// Until the budget is spent, and never past the most steps the
+		// plan counts: the estimate's high is a bound the run keeps.
+		steps = int(math.Floor(l.Steps.High + 1e-9))
 	}
 	every := max(l.RolloutEvery, 1)
 	r.progress.start(ph.Name, steps, "steps")
@@ -158,14 +131,15 @@ func (r *runner) rlPhase(idx int, ph *plan.Phase) error {
 			return err
 		}
 		if t%every == 0 {
-			if l.UntilBudget && !r.canAffordStep(l, screen) {
+			if l.UntilBudget && !r.canAffordRefresh(l) {
 				r.progress.logf("loop %s: budget spent after %d steps", l.Name, t)
 				break
 			}
-			if rollout, err = r.rollout(l, t/every, sh, screen, rt); err != nil {
+			if rollout, err = r.rollout(l, t/every, sh, judge, rt); err != nil {
 				return err
 			}
 			r.lastRollout = rollout
+			r.rollouts = append(r.rollouts, rollout)
 		}
 		per := (len(rollout) + every - 1) / every
 		lo, hi := min((t%every)*per, len(rollout)), min((t%every+1)*per, len(rollout))
@@ -173,9 +147,13 @@ func (r *runner) rlPhase(idx int, ph *plan.Phase) error {
 			return err
 		}
 		r.steps++
+		r.measured.loop(l.Name, func(m *MeasuredLoop) { m.Steps++ })
 		r.progress.step(fmt.Sprintf("step %d", t+1))
 		for calRound < len(cals) && cals[calRound].AfterStep == t+1 {
-			if err := r.calibrate(calRound, cals[calRound]); err != nil {
+			r.phase = cals[calRound].Name
+			err := r.calibrate(l, calRound, cals[calRound])
+			r.phase = ph.Name
+			if err != nil {
 				return err
 			}
 			calRound++
@@ -186,33 +164,28 @@ func (r *runner) rlPhase(idx int, ph *plan.Phase) error {
 	return nil
 }
 
-// canAffordStep reports whether the budget, less what later phases hold
-// back, still pays for a rollout's real runs.
-func (r *runner) canAffordStep(l *plan.Loop, screen *plan.Critic) bool {
+// canAffordRefresh reports whether the budget, less what later phases
+// hold back, still pays for a rollout refresh: the low figure of the real
+// runs per refresh that the plan's cost model counts (at least one, since
+// an until_budget loop always makes some), and some dollars.
+func (r *runner) canAffordRefresh(l *plan.Loop) bool {
+	if r.budget.CheckLLM() != nil {
+		return false
+	}
 	left := r.budget.RunsLeft()
 	if left < 0 {
-		return r.budget.CheckLLM() == nil
+		return true
 	}
-	need := 1
-	if screen == nil && r.rewardSource(l) == "real" {
-		need = l.StatesPerStep * l.ProposalsPerState
+	need := 1.0
+	if c := l.RunsPerRefresh; c != nil {
+		need = max(need, math.Ceil(c.Low-1e-9))
 	}
-	return left-r.floor >= need && r.budget.CheckLLM() == nil
-}
-
-func (r *runner) rewardSource(l *plan.Loop) string {
-	if w := r.reward(l.Reward); w != nil && w.GainFrom != "" {
-		return w.GainFrom
-	}
-	if l.Screen != "" {
-		return "critic"
-	}
-	return "real"
+	return float64(left-r.floor) >= need
 }
 
 // rollout samples G proposals for each of the loop's states and scores them.
-func (r *runner) rollout(l *plan.Loop, refresh int, sh *shaper, screen *plan.Critic, rt *router) ([]*group, error) {
-	states, G := max(l.StatesPerStep, 1), max(l.ProposalsPerState, 1)
+func (r *runner) rollout(l *plan.Loop, refresh int, sh *shaper, judge *plan.Critic, rt *router) ([]*group, error) {
+	states, G := l.StatesPerStep, l.ProposalsPerState
 	train := r.tasksOf("", l.Split)
 	if len(train) == 0 {
 		return nil, fmt.Errorf("loop %s: no %s tasks", l.Name, splitName(l.Split))
@@ -230,9 +203,9 @@ func (r *runner) rollout(l *plan.Loop, refresh int, sh *shaper, screen *plan.Cri
 			all = append(all, at{s, g})
 		}
 	}
-	err := parallel(len(all), r.concurrency(r.roles[plugins.RolePropose]), func(i int) error {
+	err := parallel(len(all), r.concurrency(l.Proposer), func(i int) error {
 		gr, g := groups[all[i].s], all[i].g
-		p, st, ok, err := r.propose(fmt.Sprintf("%s/%d/propose", gr.State, g), gr.Task, gr.State, nil)
+		p, st, ok, err := r.propose(l.Proposer, fmt.Sprintf("%s/%d/propose", gr.State, g), gr.Task, gr.State, nil)
 		gr.Cands[g].Proposal, gr.Cands[g].state = p, st
 		gr.Cands[g].Infeasible = !ok
 		return err
@@ -240,14 +213,16 @@ func (r *runner) rollout(l *plan.Loop, refresh int, sh *shaper, screen *plan.Cri
 	if err != nil {
 		return nil, err
 	}
-	source := r.rewardSource(l)
+	source := l.RewardSource
 	switch {
-	case screen != nil:
-		err = r.screenCandidates(groups, all2(states, G), screen, rt)
+	case judge != nil:
+		err = r.screenCandidates(l, groups, all2(states, G), judge, rt)
 	case source == "predicted":
 		err = r.predictCandidates(l, groups, all2(states, G))
+	case source == "real":
+		err = r.verifyCandidates(l, groups, all2(states, G))
 	default:
-		err = r.verifyCandidates(groups, all2(states, G))
+		err = fmt.Errorf("%w: loop %s: reward source %q with no critic to judge it", errPermanent, l.Name, source)
 	}
 	if err != nil {
 		return nil, err
@@ -258,6 +233,7 @@ func (r *runner) rollout(l *plan.Loop, refresh int, sh *shaper, screen *plan.Cri
 			return nil, err
 		}
 		r.candidates += len(gr.Cands)
+		r.measured.loop(l.Name, func(m *MeasuredLoop) { m.Candidates += len(gr.Cands) })
 		if err := r.j.Append(journal.KindReward, gr.State, gr); err != nil {
 			return nil, err
 		}
@@ -301,13 +277,7 @@ func all2(states, G int) []pos {
 
 // predictCandidates scores candidates with the world model.
 func (r *runner) predictCandidates(l *plan.Loop, groups []*group, all []pos) error {
-	w := r.reward(l.Reward)
-	ro := r.roles[plugins.RolePredict]
-	if w != nil && w.Predictor != "" {
-		if named := r.roleByName(w.Predictor); named != nil {
-			ro = named
-		}
-	}
+	ro := l.Predictor
 	ctx := r.context()
 	return parallel(len(all), r.concurrency(ro), func(i int) error {
 		gr := groups[all[i].s]
@@ -329,17 +299,17 @@ func (r *runner) predictCandidates(l *plan.Loop, groups []*group, all []pos) err
 }
 
 // verifyCandidates runs every candidate for real (verify-all).
-func (r *runner) verifyCandidates(groups []*group, all []pos) error {
+func (r *runner) verifyCandidates(l *plan.Loop, groups []*group, all []pos) error {
 	runs := make([]realRun, len(all))
 	ok := make([]bool, len(all))
-	err := parallel(len(all), r.concurrency(r.builder()), func(i int) error {
+	err := parallel(len(all), r.concurrency(l.Builder), func(i int) error {
 		gr := groups[all[i].s]
 		c := &gr.Cands[all[i].g]
 		if c.Infeasible {
 			return nil
 		}
 		key := fmt.Sprintf("%s/%d", gr.State, all[i].g)
-		p, feasible, err := r.implement(key+"/implement", gr.Task, c.Proposal)
+		p, feasible, err := r.implement(l.Builder, l.Name, key+"/implement", gr.Task, c.Proposal)
 		c.Proposal, c.Infeasible = p, !feasible
 		runs[i], ok[i] = realRun{Key: key, Task: gr.Task, Proposal: p}, feasible
 		return err
@@ -380,13 +350,14 @@ func (r *runner) runInto(groups []*group, all []pos, runs []realRun, sel []bool)
 }
 
 // screenCandidates implements, summarizes and critiques each candidate
-// (k votes), routes the uncertain ones to real runs, and sets the label
-// score: the real outcome when routed, else the critic's verdict.
-func (r *runner) screenCandidates(groups []*group, all []pos, c *plan.Critic, rt *router) error {
+// (k votes), routes the uncertain ones to real runs when the plan says the
+// critic routes, and sets the label score: the real outcome when routed,
+// else the critic's verdict.
+func (r *runner) screenCandidates(l *plan.Loop, groups []*group, all []pos, c *plan.Critic, rt *router) error {
 	runs := make([]realRun, len(all))
 	verdicts := make([]verdict, len(all))
 	feasible := make([]bool, len(all))
-	err := parallel(len(all), r.concurrency(r.builder()), func(i int) error {
+	err := parallel(len(all), r.concurrency(l.Builder), func(i int) error {
 		gr := groups[all[i].s]
 		cand := &gr.Cands[all[i].g]
 		if cand.Infeasible {
@@ -394,7 +365,7 @@ func (r *runner) screenCandidates(groups []*group, all []pos, c *plan.Critic, rt
 		}
 		key := fmt.Sprintf("%s/%d", gr.State, all[i].g)
 		base := plugins.Proposal{ID: "base", Text: "the task's reference configuration"}
-		v, p, ok, err := r.screen(key, gr.Task, base, cand.Proposal, c, rt)
+		v, p, ok, err := r.screen(l, key, gr.Task, base, cand.Proposal, c, rt)
 		if err != nil {
 			return err
 		}
@@ -407,9 +378,17 @@ func (r *runner) screenCandidates(groups []*group, all []pos, c *plan.Critic, rt
 		return err
 	}
 	sel := make([]bool, len(all))
+	judged, routed := 0, 0
 	for i := range all {
-		sel[i] = feasible[i] && verdicts[i].Routed
+		sel[i] = l.Routes && feasible[i] && verdicts[i].Routed
+		if feasible[i] {
+			judged++
+			if sel[i] {
+				routed++
+			}
+		}
 	}
+	r.measured.loop(l.Name, func(m *MeasuredLoop) { m.Judged += judged; m.Routed += routed })
 	if err := r.runInto(groups, all, runs, sel); err != nil {
 		return err
 	}
@@ -433,24 +412,21 @@ func (r *runner) screenCandidates(groups []*group, all []pos, c *plan.Critic, rt
 
 // screen runs one candidate through implement, summarize and k critic
 // votes and returns the routed verdict.
-func (r *runner) screen(key string, t *taskInfo, parent, child plugins.Proposal, c *plan.Critic, rt *router) (verdict, plugins.Proposal, bool, error) {
-	p, ok, err := r.implement(key+"/implement", t, child)
+func (r *runner) screen(l *plan.Loop, key string, t *taskInfo, parent, child plugins.Proposal, c *plan.Critic, rt *router) (verdict, plugins.Proposal, bool, error) {
+	p, ok, err := r.implement(l.Builder, l.Name, key+"/implement", t, child)
 	if err != nil || !ok {
 		return verdict{}, p, false, err
 	}
 	var summary string
-	if ro := r.roles[plugins.RoleSummarize]; ro != nil {
+	if l.Summarizer != "" {
 		var resp payload.SummarizeResponse
-		if err := r.complete(ro, key+"/summarize", payload.SummarizeRequest{Task: t.Name, Proposal: p}, &resp); err != nil && !errors.Is(err, errCallFailed) {
+		if err := r.complete(l.Summarizer, key+"/summarize", payload.SummarizeRequest{Task: t.Name, Proposal: p}, &resp); err != nil && !errors.Is(err, errCallFailed) {
 			return verdict{}, p, false, err
 		}
 		summary = resp.Summary
 	}
-	ro := r.roleByName(c.Role)
-	if ro == nil {
-		ro = r.roles[plugins.RoleCritic]
-	}
-	k := max(c.Votes, 1)
+	ro := c.Role
+	k := c.Votes
 	votes := make([]string, k)
 	req := payload.CritiqueRequest{Task: t.Name, Env: t.Env, Parent: parent, Child: p, Summary: summary, Labels: labelsOf(c)}
 	for v := 0; v < k; v++ {
@@ -468,12 +444,7 @@ func (r *runner) screen(key string, t *taskInfo, parent, child plugins.Proposal,
 	return vd, p, true, nil
 }
 
-func labelsOf(c *plan.Critic) string {
-	if c.Labels == "" {
-		return payload.Labels3
-	}
-	return c.Labels
-}
+func labelsOf(c *plan.Critic) string { return c.Labels }
 
 // update makes one policy-gradient step on a slice of the rollout's groups:
 // group-relative advantages, zero-variance groups dropped (or kept with
@@ -517,13 +488,14 @@ func (r *runner) update(l *plan.Loop, t int, groups []*group) error {
 	if d, ok := r.j.Call(journal.KindPolicy, key); ok {
 		var pr policyRecord
 		if err := json.Unmarshal(d, &pr); err == nil && pr.Failed == "" {
-			r.policy = pr.State
+			r.setPolicy(l.Proposer, pr.State)
 			r.updates++
 		}
-	} else if len(samples) > 0 && !r.warned["update"] {
-		ro := r.roles[plugins.RolePropose]
+	} else if len(samples) > 0 && !r.warned["update/"+l.Proposer] {
+		ro := r.roles[l.Proposer]
 		var resp *plugins.UpdateResponse
-		req := &plugins.UpdateRequest{Model: ro.Model, LearningRate: l.LearningRate, Samples: samples, State: r.policy}
+		req := &plugins.UpdateRequest{Model: ro.Model, LearningRate: l.LearningRate, Samples: samples, State: r.policyOf(ro.Name), Config: r.config[ro.Plugin],
+			Algorithm: l.Algorithm, ClipLow: l.ClipLow, ClipHigh: l.ClipHigh, KLCoef: l.KLCoef, TokenLevel: l.TokenLevel, Epochs: l.Epochs}
 		err := r.call(ro.Plugin, func(inst Instance) error {
 			m := inst.LLM()
 			if m == nil {
@@ -535,7 +507,7 @@ func (r *runner) update(l *plan.Loop, t int, groups []*group) error {
 		})
 		switch {
 		case errors.Is(err, plugins.ErrUnsupported):
-			r.warned["update"] = true
+			r.warned["update/"+l.Proposer] = true
 			r.progress.logf("proposer %s cannot be trained through its plugin; the policy stays fixed", ro.Name)
 		case err != nil && r.ctx.Err() != nil:
 			return err
@@ -543,11 +515,11 @@ func (r *runner) update(l *plan.Loop, t int, groups []*group) error {
 			// The policy stays as it was; journaled so a resumed run does
 			// the same.
 			r.progress.logf("policy update at step %d failed; the policy stays: %v", t+1, err)
-			if err := r.j.Append(journal.KindPolicy, key, policyRecord{Step: t + 1, State: r.policy, Samples: len(samples), Failed: err.Error()}); err != nil {
+			if err := r.j.Append(journal.KindPolicy, key, policyRecord{Step: t + 1, State: r.policyOf(ro.Name), Samples: len(samples), Failed: err.Error()}); err != nil {
 				return err
 			}
 		default:
-			r.policy = resp.State
+			r.setPolicy(ro.Name, resp.State)
 			r.updates++
 			if err := r.j.Append(journal.KindPolicy, key, policyRecord{Step: t + 1, State: resp.State, Stats: resp.Stats, Samples: len(samples)}); err != nil {
 				return err
@@ -565,40 +537,40 @@ func (r *runner) update(l *plan.Loop, t int, groups []*group) error {
 // calibrate runs one calibration round: the top-rated (or random) proposals
 // of the current rollout are run for real and join the world model's
 // context; the error of its predictions on them is recorded first.
-func (r *runner) calibrate(round int, ph *plan.Phase) error {
-	budget := int(math.Round(sumRuns(ph.Calls.RealRuns)))
-	if c := r.v.Calibration; c != nil && budget == 0 {
-		if round < len(c.Budget) {
-			budget = c.Budget[round]
-		} else if len(c.Budget) == 1 {
-			budget = c.Budget[0]
-		}
+func (r *runner) calibrate(l *plan.Loop, round int, ph *plan.Phase) error {
+	c := r.v.Calibration
+	if c == nil || round >= len(c.Budget) {
+		return fmt.Errorf("%w: calibration round %d has no budget in the plan", errPermanent, round+1)
 	}
-	sel := ph.Select
-	if sel == "" && r.v.Calibration != nil {
-		sel = r.v.Calibration.Select
-	}
+	budget, sel := c.Budget[round], ph.Select
 	type pick struct {
 		gr *group
 		c  *candidate
 		i  int
 	}
+	// The current policy's rollout first; when it has fewer distinct
+	// proposals left than the round's budget, the loop's earlier rollouts,
+	// newest first, fill it, so a round runs what the plan counted.
 	var cands []pick
-	for _, gr := range r.lastRollout {
-		for i := range gr.Cands {
-			c := &gr.Cands[i]
-			k := gr.TaskKey + "|" + proposalKey(c.Proposal)
-			if c.Infeasible || c.Repeat || c.Skipped || c.HasReal || r.calibrated[k] {
-				continue
+	for ro := len(r.rollouts) - 1; ro >= 0; ro-- {
+		var these []pick
+		for _, gr := range r.rollouts[ro] {
+			for i := range gr.Cands {
+				c := &gr.Cands[i]
+				k := gr.TaskKey + "|" + proposalKey(c.Proposal)
+				if c.Infeasible || c.Repeat || c.Skipped || c.HasReal || r.calibrated[k] {
+					continue
+				}
+				these = append(these, pick{gr, c, len(cands) + len(these)})
 			}
-			cands = append(cands, pick{gr, c, len(cands)})
 		}
-	}
-	if sel == "random" {
-		g := rng(r.v.Seed, fmt.Sprintf("calibration/%d", round))
-		g.Shuffle(len(cands), func(a, b int) { cands[a], cands[b] = cands[b], cands[a] })
-	} else {
-		sort.SliceStable(cands, func(a, b int) bool { return cands[a].c.Reward > cands[b].c.Reward })
+		if sel == "random" {
+			g := rng(r.v.Seed, fmt.Sprintf("calibration/%d/%d", round, ro))
+			g.Shuffle(len(these), func(a, b int) { these[a], these[b] = these[b], these[a] })
+		} else {
+			sort.SliceStable(these, func(a, b int) bool { return these[a].c.Reward > these[b].c.Reward })
+		}
+		cands = append(cands, these...)
 	}
 	// One run per distinct (task, proposal).
 	var chosen []pick
@@ -616,9 +588,9 @@ func (r *runner) calibrate(round int, ph *plan.Phase) error {
 	r.progress.logf("calibration round %d after step %d: %d real runs", round+1, ph.AfterStep, len(chosen))
 	runs := make([]realRun, len(chosen))
 	ok := make([]bool, len(chosen))
-	err := parallel(len(chosen), r.concurrency(r.builder()), func(i int) error {
+	err := parallel(len(chosen), r.concurrency(l.Builder), func(i int) error {
 		key := fmt.Sprintf("calibration/%d/%d", round, i)
-		p, feasible, err := r.implement(key+"/implement", chosen[i].gr.Task, chosen[i].c.Proposal)
+		p, feasible, err := r.implement(l.Builder, l.Name, key+"/implement", chosen[i].gr.Task, chosen[i].c.Proposal)
 		runs[i], ok[i] = realRun{Key: key, Task: chosen[i].gr.Task, Proposal: p}, feasible
 		return err
 	})

@@ -53,11 +53,24 @@ type runner struct {
 	pmu     sync.Mutex
 	plugins map[string]*supervised
 
-	envs   map[string]*plan.Environment
-	roles  map[string]*plan.Role // by kind
-	tasks  []*taskInfo
-	knobs  map[string][]plugins.Knob
-	policy []byte // the proposer's current checkpoint
+	// The plan's blocks by name: the runtime looks nothing up by kind.
+	envs    map[string]*plan.Environment
+	roles   map[string]*plan.Role
+	rewards map[string]*plan.Reward
+	critics map[string]*plan.Critic
+	loops   map[string]*plan.Loop
+	config  map[string]map[string]any // plugin config by plugin name
+	tasks   []*taskInfo
+	knobs   map[string][]plugins.Knob
+	// policy is each proposer role's current checkpoint.
+	pomu   sync.Mutex
+	policy map[string][]byte
+
+	// maxCallUSD is the most one call of a role has cost so far; a call
+	// reserves at least that much against the dollar cap.
+	cmu        sync.Mutex
+	maxCallUSD map[string]float64
+	measured   *measured
 
 	// rwm is the world model's record context; pool the state pool.
 	rmu  sync.Mutex
@@ -73,8 +86,10 @@ type runner struct {
 	infeasible  int
 	bestGain    float64
 	hasBest     bool
-	lastRollout []*group // latest rollout of the current RL loop
-	floor       int      // real runs held back for later phases
+	lastRollout []*group   // latest rollout of the current RL loop
+	rollouts    [][]*group // every rollout of the current RL loop, oldest first
+	floor       int        // real runs held back for later phases
+	phase       string     // the plan phase whose runs are being reserved
 	// While batching, reservations are collected and journaled in one
 	// transaction before any of their runs starts.
 	batching   bool
@@ -88,22 +103,40 @@ type runner struct {
 
 func newRunner(ctx context.Context, v *plan.Variant, j *journal.Journal, dir string, opts Options) *runner {
 	r := &runner{ctx: ctx, v: v, j: j, dir: dir, opts: opts,
-		budget:  NewBudget(v.Budget),
-		plugins: map[string]*supervised{},
-		envs:    map[string]*plan.Environment{},
-		roles:   map[string]*plan.Role{},
-		knobs:   map[string][]plugins.Knob{},
+		budget:     NewBudget(v.Budget),
+		plugins:    map[string]*supervised{},
+		envs:       map[string]*plan.Environment{},
+		roles:      map[string]*plan.Role{},
+		rewards:    map[string]*plan.Reward{},
+		critics:    map[string]*plan.Critic{},
+		loops:      map[string]*plan.Loop{},
+		config:     map[string]map[string]any{},
+		knobs:      map[string][]plugins.Knob{},
+		policy:     map[string][]byte{},
+		maxCallUSD: map[string]float64{},
+		measured:   newMeasured(),
 	}
 	for _, run := range j.Runs() {
 		r.budget.restore(run.Reservation.GPUHours, run.Reservation.USD)
+		r.measured.realRun(run.Reservation.Phase, run.Reservation.Env)
 	}
 	for _, e := range v.Envs {
 		r.envs[e.Name] = e
 	}
 	for _, ro := range v.Roles {
-		if _, ok := r.roles[ro.Kind]; !ok {
-			r.roles[ro.Kind] = ro
-		}
+		r.roles[ro.Name] = ro
+	}
+	for _, w := range v.Rewards {
+		r.rewards[w.Name] = w
+	}
+	for _, c := range v.Critics {
+		r.critics[c.Name] = c
+	}
+	for _, l := range v.Loops {
+		r.loops[l.Name] = l
+	}
+	for _, p := range v.Plugins {
+		r.config[p.Name] = p.Config
 	}
 	r.progress = newProgress(opts.Progress, r)
 	return r
@@ -114,7 +147,8 @@ func (r *runner) totals() Totals {
 	return Totals{RealRuns: s.RealRuns, Finished: r.finished, Infeasible: r.infeasible,
 		GPUHours: round6(s.GPUHours), USD: round6(s.USD), LLMUSD: round6(s.LLMUSD),
 		LLMCalls: int(r.llmCalls.Load()), Steps: r.steps, Candidates: r.candidates,
-		PolicyUpdates: r.updates, Records: len(r.rwm), BestGain: round6(r.bestGain)}
+		PolicyUpdates: r.updates, Records: len(r.rwm), BestGain: round6(r.bestGain),
+		Measured: r.measured.snapshot()}
 }
 
 func round6(x float64) float64 { return math.Round(x*1e6) / 1e6 }
@@ -197,19 +231,26 @@ func (r *runner) call(name string, fn func(Instance) error) error {
 		}
 		inst, gen, err := s.get(r.ctx, r.opts.Plugins)
 		if err != nil {
+			if isPermanent(err) || attempt == r.opts.Retries {
+				// A plugin that cannot start fails every call and run after
+				// it: stop, rather than spend the budget on failures.
+				return fmt.Errorf("%w: plugin %s cannot start: %w", errPermanent, name, err)
+			}
 			last = err
 			continue
 		}
 		err = fn(inst)
-		if err == nil || errors.Is(err, plugins.ErrUnsupported) || errors.Is(err, errPermanent) {
+		if err == nil || errors.Is(err, plugins.ErrUnsupported) || isPermanent(err) {
 			return err
 		}
 		if r.ctx.Err() != nil {
 			return r.ctx.Err()
 		}
 		last = err
-		r.progress.logf("plugin %s: %v; restarting it (attempt %d of %d)", name, err, attempt+1, r.opts.Retries)
 		s.restart(gen)
+		if attempt < r.opts.Retries {
+			r.progress.logf("plugin %s: %v; restarted it (retry %d of %d)", name, err, attempt+1, r.opts.Retries)
+		}
 	}
 	return fmt.Errorf("plugin %s: %w", name, last)
 }
@@ -217,6 +258,14 @@ func (r *runner) call(name string, fn func(Instance) error) error {
 // errPermanent marks an answer that retrying cannot fix (a malformed
 // payload).
 var errPermanent = errors.New("permanent")
+
+// isPermanent reports whether retrying cannot fix err: the plugin is
+// misconfigured, cannot start, or answered with something that breaks the
+// protocol. Such an error stops the run instead of failing one call or run
+// and going on.
+func isPermanent(err error) bool {
+	return errors.Is(err, errPermanent) || plugins.IsPermanent(err)
+}
 
 // errCallFailed is an LLM call that failed after its retries and plugin
 // restarts. It is journaled, so a resumed run sees the same failure, and
@@ -227,11 +276,14 @@ var errCallFailed = errors.New("call failed")
 // stops: a plugin that fails every call is broken, not unlucky.
 const maxFailedCalls = 5
 
-// complete makes one journaled LLM call of a role kind: a call whose result
-// is in the journal is not made again. key must be unique in the run.
-func (r *runner) complete(role *plan.Role, key string, in, out any) error {
+// complete makes one journaled LLM call of the role the plan names: a call
+// whose result is in the journal is not made again. key must be unique in
+// the run. Before the call its worst-case dollars are held against the
+// dollar cap; after it, what it cost is charged.
+func (r *runner) complete(roleName, key string, in, out any) error {
+	role := r.roles[roleName]
 	if role == nil {
-		return fmt.Errorf("call %s: the plan has no such role", key)
+		return fmt.Errorf("%w: call %s: the plan has no role %q", errPermanent, key, roleName)
 	}
 	kind := role.Kind
 	if d, ok := r.j.Call(journal.KindCall, key); ok {
@@ -239,22 +291,32 @@ func (r *runner) complete(role *plan.Role, key string, in, out any) error {
 		if err := json.Unmarshal(d, &c); err == nil {
 			r.chargeLLM(role, c.In, c.Out)
 			if c.Failed != "" {
-				return fmt.Errorf("%s call %s: %w: %s", kind, key, errCallFailed, c.Failed)
+				return fmt.Errorf("%s call %s: %w: %s", role.Name, key, errCallFailed, c.Failed)
 			}
 			return payload.Decode(c.Payload, out)
 		}
-	}
-	if err := r.budget.CheckLLM(); err != nil {
-		return err
 	}
 	body, err := payload.Encode(in)
 	if err != nil {
 		return err
 	}
+	hold := r.callReserve(role)
+	if err := r.budget.ReserveLLM(hold); err != nil {
+		return err
+	}
+	settled := false
+	defer func() {
+		if !settled {
+			r.budget.SettleLLM(hold, 0)
+		}
+	}()
 	req := &plugins.CompleteRequest{Role: kind, Model: role.Model, Temperature: role.Temperature,
-		Seed: int64(derive(r.v.Seed, key) >> 1), Payload: body}
+		Seed: int64(derive(r.v.Seed, key) >> 1), Payload: body, Config: r.config[role.Plugin]}
+	if role.TokensOut > 0 {
+		req.MaxTokens = int(math.Ceil(role.TokensOut))
+	}
 	if kind == plugins.RolePropose {
-		req.State = r.policy
+		req.State = r.policyOf(role.Name)
 	}
 	var resp *plugins.CompleteResponse
 	err = r.call(role.Plugin, func(inst Instance) error {
@@ -271,23 +333,56 @@ func (r *runner) complete(role *plan.Role, key string, in, out any) error {
 		return err
 	})
 	if err != nil {
-		if r.ctx.Err() != nil || errors.Is(err, ErrBudget) || r.failedCalls.Add(1) >= maxFailedCalls {
-			return fmt.Errorf("%s call %s: %w", kind, key, err)
+		if r.ctx.Err() != nil || errors.Is(err, ErrBudget) || isPermanent(err) || r.failedCalls.Add(1) >= maxFailedCalls {
+			return fmt.Errorf("%s call %s: %w", role.Name, key, err)
 		}
-		r.progress.logf("%s call %s failed; marking it failed and going on: %v", kind, key, err)
-		r.chargeLLM(role, 0, 0)
-		if jerr := r.j.Append(journal.KindCall, key, callRecord{Role: kind, Failed: err.Error()}); jerr != nil {
+		r.progress.logf("%s call %s failed; marking it failed and going on: %v", role.Name, key, err)
+		settled = true
+		r.budget.SettleLLM(hold, 0)
+		r.countCall(role, 0, 0)
+		if jerr := r.j.Append(journal.KindCall, key, callRecord{Role: role.Name, Failed: err.Error()}); jerr != nil {
 			return jerr
 		}
-		return fmt.Errorf("%s call %s: %w: %v", kind, key, errCallFailed, err)
+		return fmt.Errorf("%s call %s: %w: %v", role.Name, key, errCallFailed, err)
 	}
 	r.failedCalls.Store(0)
 	in_, out_ := resp.Usage.In, resp.Usage.Out
 	if in_ == 0 && out_ == 0 {
 		in_, out_ = int(role.TokensIn), int(role.TokensOut)
 	}
-	r.chargeLLM(role, in_, out_)
-	return r.j.Append(journal.KindCall, key, callRecord{Role: kind, Payload: resp.Payload, In: in_, Out: out_})
+	cost := callUSD(role, in_, out_)
+	settled = true
+	r.budget.SettleLLM(hold, cost)
+	r.countCall(role, in_, out_)
+	r.cmu.Lock()
+	r.maxCallUSD[role.Name] = max(r.maxCallUSD[role.Name], cost)
+	r.cmu.Unlock()
+	return r.j.Append(journal.KindCall, key, callRecord{Role: role.Name, Payload: resp.Payload, In: in_, Out: out_})
+}
+
+// callReserve is what one call of a role holds against the dollar cap: its
+// declared tokens at its prices (the completion is capped at tokens.out by
+// MaxTokens), or the most a call of the role has cost so far, if more.
+func (r *runner) callReserve(role *plan.Role) float64 {
+	r.cmu.Lock()
+	defer r.cmu.Unlock()
+	return max(callUSD(role, int(role.TokensIn), int(role.TokensOut)), r.maxCallUSD[role.Name])
+}
+
+func callUSD(role *plan.Role, in, out int) float64 {
+	return (float64(in)*role.PriceIn + float64(out)*role.PriceOut) / 1e6
+}
+
+func (r *runner) policyOf(role string) []byte {
+	r.pomu.Lock()
+	defer r.pomu.Unlock()
+	return r.policy[role]
+}
+
+func (r *runner) setPolicy(role string, st []byte) {
+	r.pomu.Lock()
+	r.policy[role] = st
+	r.pomu.Unlock()
 }
 
 type callRecord struct {
@@ -298,9 +393,19 @@ type callRecord struct {
 	Failed  string          `json:"failed,omitempty"`
 }
 
+// chargeLLM counts a journaled call again on resume, at what it cost.
 func (r *runner) chargeLLM(role *plan.Role, in, out int) {
+	cost := callUSD(role, in, out)
+	r.budget.ChargeLLM(cost)
+	r.countCall(role, in, out)
+	r.cmu.Lock()
+	r.maxCallUSD[role.Name] = max(r.maxCallUSD[role.Name], cost)
+	r.cmu.Unlock()
+}
+
+func (r *runner) countCall(role *plan.Role, in, out int) {
 	r.llmCalls.Add(1)
-	r.budget.ChargeLLM((float64(in)*role.PriceIn + float64(out)*role.PriceOut) / 1e6)
+	r.measured.call(role.Name, in, out, callUSD(role, in, out))
 }
 
 // realRun is one real run to execute.
@@ -359,7 +464,8 @@ func (r *runner) reserve(key string, rr realRun) (bool, error) {
 		}
 		return false, err
 	}
-	res := journal.Reservation{Env: env, Task: task, GPUHours: gpuh, USD: usd, Proposal: &rr.Proposal, Minimize: rr.Task.Minimize}
+	res := journal.Reservation{Env: env, Task: task, GPUHours: gpuh, USD: usd, Proposal: &rr.Proposal, Minimize: rr.Task.Minimize, Phase: r.phase}
+	r.measured.realRun(r.phase, env)
 	if b := rr.Task.Baseline; !math.IsNaN(b) {
 		res.Baseline = &b
 	}
@@ -629,12 +735,7 @@ func (r *runner) execute1(rr realRun, key string) (*plugins.RunResult, error) {
 // runRequest is the trainer's request for attempt key of a run.
 func (r *runner) runRequest(rr realRun, key string) *plugins.RunRequest {
 	env := r.envs[rr.Task.Env]
-	var cfg map[string]any
-	for _, p := range r.v.Plugins {
-		if p.Name == env.Trainer {
-			cfg = p.Config
-		}
-	}
+	cfg := r.config[env.Trainer]
 	return &plugins.RunRequest{RunID: key, Env: env.Name, Task: rr.Task.Name,
 		// One training seed per task (common random numbers): a proposal's
 		// gain over the baseline measures its edits, not seed noise.
@@ -665,12 +766,12 @@ func (r *runner) attempt(rr realRun, key string) (*plugins.RunResult, error) {
 				res = got
 				return nil
 			}
-			if r.ctx.Err() != nil {
-				return err
+			if r.ctx.Err() != nil || !errors.Is(err, plugins.ErrUnknownRun) {
+				return err // retried by call, which waits on the handle again
 			}
 			// The trainer does not know the handle (it was restarted): start
-			// the run again under the same id.
-			r.progress.logf("run %s: wait on handle %s: %v; starting it again", key, h.Handle, err)
+			// the run again under the same id, which it treats as idempotent.
+			r.progress.logf("run %s: the trainer does not know handle %s; starting it again", key, h.Handle)
 		}
 		nh, err := t.Start(r.ctx, req)
 		if err != nil {
@@ -691,7 +792,18 @@ func (r *runner) attempt(rr realRun, key string) (*plugins.RunResult, error) {
 		if r.ctx.Err() != nil {
 			return nil, r.ctx.Err()
 		}
+		if isPermanent(err) {
+			// Retrying cannot fix it: the run stops, and no further attempt
+			// is reserved.
+			return nil, fmt.Errorf("run %s: %w", key, err)
+		}
 		res = &plugins.RunResult{RunID: key, Status: plugins.StatusFailed, Reason: err.Error()}
+	}
+	if r.ctx.Err() != nil && (res.Status == plugins.StatusFailed || res.Status == plugins.StatusPreempted) {
+		// The trainer stopped the run because this process is being
+		// interrupted: not a failure of the run, so nothing is journaled and
+		// a resume waits on (or restarts) the same attempt.
+		return nil, r.ctx.Err()
 	}
 	if res.RunID == "" {
 		res.RunID = key

@@ -86,6 +86,8 @@ type Totals struct {
 	PolicyUpdates int     `json:"policy_updates"`
 	Records       int     `json:"records"`
 	BestGain      float64 `json:"best_real_gain"`
+	// Measured is the same run in the estimate's terms.
+	Measured *Measured `json:"measured,omitempty"`
 }
 
 // Run states.
@@ -188,6 +190,7 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
 		}
 	}
 	_ = j.SetMeta("state", StateRunning)
+	_ = j.SetMeta("reason", "") // an earlier interruption's reason no longer applies
 	runErr := r.execute()
 	res := &Result{ID: opts.ID, Dir: dir, State: StateFinished, Totals: r.totals()}
 	if runErr != nil {
@@ -198,9 +201,7 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
 	}
 	_ = j.SetMeta("totals", res.Totals)
 	_ = j.SetMeta("state", res.State)
-	if res.Reason != "" {
-		_ = j.SetMeta("reason", res.Reason)
-	}
+	_ = j.SetMeta("reason", res.Reason)
 	r.progress.done(res)
 	return res, runErr
 }

@@ -194,7 +194,7 @@ func TestRealRunsNeverExceedCap(t *testing.T) {
 		p := lm2lmPlan()
 		v := p.Variants[0]
 		v.Executor.Concurrency = 32
-		v.Phases = []*plan.Phase{{Name: "seed_records", Kind: plan.PhaseSeedRecords, Calls: plan.Calls{RealRuns: runs(200)}}}
+		v.Phases = []*plan.Phase{{Name: "seed_records", Kind: plan.PhaseSeedRecords, Proposer: "proposer", Builder: "builder", Proposals: map[string]int{"tiny": 200}, Calls: plan.Calls{RealRuns: runs(200)}}}
 		v.Budget = caps
 		v.Roles[0].PriceIn, v.Roles[0].PriceOut = 0, 0
 		v.Roles[2].PriceIn, v.Roles[2].PriceOut = 0, 0

@@ -8,75 +8,64 @@ import (
 	"strings"
 
 	"assay/compiler/plan"
-	"assay/lang/diag"
 	"assay/lang/formula"
 	"assay/plugins"
 	"assay/plugins/payload"
 )
 
-// Default formulas, used when a reward leaves one out.
-const (
-	defaultValue      = "clip(gain / scale, -c, c) + diversity_bonus"
-	defaultCritic     = "label_score"
-	defaultInfeasible = "-c"
-	defaultRoute      = "uncertainty >= threshold"
-	noClip            = 1e9
-)
-
-// shaper computes the rewards of a group of candidates from a reward block.
+// shaper computes the rewards of a group of candidates from a reward as the
+// plan resolved it: every default filled and every formula checked by the
+// compiler, so the runtime only evaluates.
 type shaper struct {
 	r          *plan.Reward
 	value      *formula.Expr
 	infeasible *formula.Expr
-	c          float64
+	// c is the clip; 0 means no clip (no formula of the reward reads c).
+	c float64
 }
 
 func newShaper(r *plan.Reward) (*shaper, error) {
 	if r == nil {
-		r = &plan.Reward{Name: "default", GainFrom: "critic", Clip: 1}
+		return nil, fmt.Errorf("%w: the plan names no reward for this loop", errPermanent)
 	}
 	s := &shaper{r: r, c: r.Clip}
-	if s.c <= 0 {
-		s.c = noClip
-	}
-	val := r.Value
-	if val == "" {
-		val = defaultValue
-		if r.GainFrom == "critic" {
-			val = defaultCritic
-		}
-	}
-	inf := r.Infeasible
-	if inf == "" {
-		inf = defaultInfeasible
-	}
 	var err error
-	if s.value, err = parseFormula(val, formula.RewardVars, "reward."+r.Name+".value"); err != nil {
+	if s.value, err = planExpr(r.Value, "reward."+r.Name+".value"); err != nil {
 		return nil, err
 	}
-	if s.infeasible, err = parseFormula(inf, formula.InfeasibleVars, "reward."+r.Name+".infeasible"); err != nil {
+	if s.infeasible, err = planExpr(r.Infeasible, "reward."+r.Name+".infeasible"); err != nil {
 		return nil, err
 	}
 	return s, nil
 }
 
-func parseFormula(src string, vars map[string]formula.Type, what string) (*formula.Expr, error) {
-	e, diags := formula.Parse(src, diag.Range{})
-	if diags.HasErrors() {
-		return nil, fmt.Errorf("%s: %q: %s", what, src, diags.Error())
-	}
-	if d := e.Check(vars, typeFor(vars, src)); d.HasErrors() {
-		return nil, fmt.Errorf("%s: %q: %s", what, src, d.Error())
+// planExpr rebuilds a formula from the tree the compiler checked; it does
+// not parse the text.
+func planExpr(f plan.Formula, what string) (*formula.Expr, error) {
+	e, err := formula.FromTree(f.Source, formulaNode(f.Tree))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v (compile the spec again with this version of assay)", errPermanent, what, err)
 	}
 	return e, nil
 }
 
-// typeFor: route formulas are booleans, the others numbers.
-func typeFor(vars map[string]formula.Type, _ string) formula.Type {
-	if _, ok := vars["uncertainty"]; ok {
-		return formula.Bool
+func formulaNode(n *plan.Node) *formula.Node {
+	if n == nil {
+		return nil
 	}
-	return formula.Number
+	out := &formula.Node{Op: n.Op, Num: n.Num, Name: n.Name, Start: n.Start, End: n.End}
+	for _, a := range n.Args {
+		out.Args = append(out.Args, formulaNode(a))
+	}
+	return out
+}
+
+// clip limits x to [-c, c], or leaves it when the reward has no clip.
+func (s *shaper) clip(x float64) float64 {
+	if s.c <= 0 {
+		return x
+	}
+	return math.Max(-s.c, math.Min(s.c, x))
 }
 
 // candidate is one scored proposal of a group.
@@ -103,7 +92,7 @@ func (s *shaper) normalised(gain float64, t taskInfo) float64 {
 	if s.r.Normalize == "none" || scale == 0 {
 		scale = 1
 	}
-	return math.Max(-s.c, math.Min(s.c, gain/scale))
+	return s.clip(gain / scale)
 }
 
 // proposalKey identifies a proposal's content, for repeat detection.
@@ -170,7 +159,12 @@ func (s *shaper) shape(g []candidate, task taskInfo) error {
 			continue
 		}
 		gain := c.Predicted
-		if s.r.GainFrom == "real" {
+		switch s.r.GainFrom {
+		case "real":
+			gain = c.RealGain
+		case "critic":
+			// A critic's label is the signal; gain is the real one where a
+			// candidate was routed to a real run, else unknown (zero).
 			gain = c.RealGain
 		}
 		if bonus != nil {
@@ -192,7 +186,11 @@ func (s *shaper) shape(g []candidate, task taskInfo) error {
 		minValid = min(minValid, c.Reward)
 	}
 	if math.IsInf(minValid, 1) {
-		minValid = -s.c
+		// No valid candidate: the lowest reward the infeasible rule gives.
+		minValid = 0
+		if v, err := s.infeasible.Eval(formula.Env{"c": formula.Num(s.c), "min_valid": formula.Num(0), "delta": formula.Num(s.r.RepeatPenalty)}); err == nil {
+			minValid = v.Num
+		}
 	}
 	ienv := formula.Env{"c": formula.Num(s.c), "min_valid": formula.Num(minValid), "delta": formula.Num(s.r.RepeatPenalty)}
 	for i := range g {
@@ -270,9 +268,6 @@ func tieRank(space string) int {
 // the worst label.
 func aggregate(c *plan.Critic, votes []string) verdict {
 	space := c.Labels
-	if space == "" {
-		space = payload.Labels3
-	}
 	labels := payload.LabelSet(space)
 	worst := len(labels) - 1
 	counts := make([]int, len(labels))
@@ -335,37 +330,42 @@ func aggregate(c *plan.Critic, votes []string) verdict {
 	return out
 }
 
-// router decides from a verdict whether a candidate goes to a real run.
+// router decides from a verdict whether a candidate goes to a real run, by
+// the critic's route formula as the plan carries it, and by its tie rule.
 type router struct {
 	c    *plan.Critic
-	expr *formula.Expr
+	expr *formula.Expr // nil: no route formula
 }
 
 func newRouter(c *plan.Critic) (*router, error) {
-	src := c.Route
-	if src == "" {
-		src = defaultRoute
+	rt := &router{c: c}
+	if c.Route != nil {
+		e, err := planExpr(*c.Route, "critic."+c.Name+".route")
+		if err != nil {
+			return nil, err
+		}
+		rt.expr = e
 	}
-	e, err := parseFormula(src, formula.RouteVars, "critic."+c.Name+".route")
-	if err != nil {
-		return nil, err
-	}
-	return &router{c: c, expr: e}, nil
+	return rt, nil
 }
 
 // route sets v.Routed: the route formula, or a tie under the "route" rule.
 func (r *router) route(v *verdict, votes int) error {
-	val, err := r.expr.Eval(formula.Env{
-		"uncertainty":   formula.Num(v.Uncertainty),
-		"threshold":     formula.Num(r.c.Threshold),
-		"votes":         formula.Num(float64(votes)),
-		"agreement":     formula.Num(1 - v.Uncertainty),
-		"mean_rank":     formula.Num(v.MeanRank),
-		"improve_share": formula.Num(v.ImproveShare),
-	})
-	if err != nil {
-		return err
+	routed := false
+	if r.expr != nil {
+		val, err := r.expr.Eval(formula.Env{
+			"uncertainty":   formula.Num(v.Uncertainty),
+			"threshold":     formula.Num(r.c.Threshold),
+			"votes":         formula.Num(float64(votes)),
+			"agreement":     formula.Num(1 - v.Uncertainty),
+			"mean_rank":     formula.Num(v.MeanRank),
+			"improve_share": formula.Num(v.ImproveShare),
+		})
+		if err != nil {
+			return err
+		}
+		routed = val.Bool
 	}
-	v.Routed = val.Bool || (v.Tied && (r.c.Tie == "" || r.c.Tie == "route"))
+	v.Routed = routed || (v.Tied && r.c.Tie == "route")
 	return nil
 }

@@ -54,7 +54,7 @@ func TestUpdateDropsZeroVarianceGroups(t *testing.T) {
 		samples int
 	}{{"drop", 2}, {"keep", 5}} {
 		r := newTestRunner(t)
-		l := &plan.Loop{Name: "l", ZeroVariance: tc.zv, LearningRate: 0.1}
+		l := &plan.Loop{Name: "l", ZeroVariance: tc.zv, LearningRate: 0.1, Proposer: "proposer"}
 		groups := []*group{mk(1, 2), mk(3, 3, 3)}
 		if err := r.update(l, 0, groups); err != nil {
 			t.Fatal(err)
@@ -78,7 +78,7 @@ func TestUpdateDropsZeroVarianceGroups(t *testing.T) {
 
 func TestShape(t *testing.T) {
 	rw := &plan.Reward{Name: "r", GainFrom: "predicted", Normalize: "scale", Clip: 6,
-		Value: "clip(predicted_gain / scale, -c, c) + diversity_bonus", RepeatPenalty: 0.5, Infeasible: "-c", DiversityBy: "mechanism", DiversityWeight: 0.3}
+		Value: pf("clip(predicted_gain / scale, -c, c) + diversity_bonus"), RepeatPenalty: 0.5, Infeasible: pf("-c"), DiversityBy: "mechanism", DiversityWeight: 0.3}
 	sh, err := newShaper(rw)
 	if err != nil {
 		t.Fatal(err)
@@ -120,14 +120,15 @@ func TestShape(t *testing.T) {
 	if !near(g3[0].Reward, -6) {
 		t.Errorf("all infeasible: %v", g3[0].Reward)
 	}
-	if _, err := newShaper(&plan.Reward{Value: "clip(predicted_gain"}); err == nil {
-		t.Error("bad formula accepted")
+	if _, err := newShaper(&plan.Reward{Value: plan.Formula{Source: "clip(predicted_gain", Tree: &plan.Node{Op: "call", Name: "clip", End: 19}}, Infeasible: pf("-c")}); err == nil {
+		t.Error("malformed formula tree accepted")
 	}
 }
 
 func TestAggregateAndRoute(t *testing.T) {
 	c3 := func(agg, tie string) *plan.Critic {
-		return &plan.Critic{Name: "c", Labels: "3way", Aggregate: agg, Tie: tie, Threshold: 0.25}
+		route := pf("uncertainty >= threshold")
+		return &plan.Critic{Name: "c", Labels: "3way", Aggregate: agg, Tie: tie, Threshold: 0.25, Route: &route}
 	}
 	rep := func(label string, n int) []string {
 		out := make([]string, n)
@@ -184,7 +185,8 @@ func TestAggregateAndRoute(t *testing.T) {
 	}
 	// A custom route formula.
 	c := c3("majority", "lose")
-	c.Route = "improve_share > 0.5 && agreement < 0.9"
+	route := pf("improve_share > 0.5 && agreement < 0.9")
+	c.Route = &route
 	rt, err := newRouter(c)
 	if err != nil {
 		t.Fatal(err)

@@ -15,23 +15,42 @@ import (
 	"assay/runtime/journal"
 )
 
-// Status is a run's state read from its journal.
+// States only status reports, besides the run states: the journal says
+// nothing about the run.
+const (
+	// StateUnreadable: the journal is corrupt or not a journal; Reason
+	// says why.
+	StateUnreadable = "unreadable"
+	// StateEmpty: the journal holds no run record (the run stopped before
+	// it began, or its write-ahead log was lost).
+	StateEmpty = "empty"
+)
+
+// Status is a run's state read from its journal. The real-run counts split
+// RealRuns by outcome, each with one meaning (the same as in Totals):
+// Finished ran to a metric, Infeasible was judged infeasible, Failed failed
+// or was preempted, InFlight has no result yet.
 type Status struct {
-	ID       string      `json:"id"`
-	Plan     string      `json:"plan"`
-	Variant  string      `json:"variant"`
-	Seed     int64       `json:"seed"`
-	State    string      `json:"state"`
-	Reason   string      `json:"reason,omitempty"`
-	Phase    string      `json:"phase,omitempty"`
-	RealRuns int         `json:"real_runs"` // reserved, counted against the budget
-	Finished int         `json:"finished_runs"`
-	InFlight int         `json:"in_flight_runs"`
-	Failed   int         `json:"failed_runs"`
-	GPUHours float64     `json:"gpu_hours"`
-	RunUSD   float64     `json:"run_usd"`
-	Budget   plan.Budget `json:"budget"`
-	Totals   *Totals     `json:"totals,omitempty"`
+	ID      string `json:"id"`
+	Plan    string `json:"plan"`
+	Variant string `json:"variant"`
+	Seed    int64  `json:"seed"`
+	State   string `json:"state"`
+	// Reason says why a run failed, was interrupted, or cannot be read;
+	// empty for a running or finished run.
+	Reason string `json:"reason,omitempty"`
+	// Holder is the process holding the run lock while one does.
+	Holder     *journal.Holder `json:"holder,omitempty"`
+	Phase      string          `json:"phase,omitempty"`
+	RealRuns   int             `json:"real_runs"` // reserved, counted against the budget
+	Finished   int             `json:"finished_runs"`
+	Infeasible int             `json:"infeasible_runs"`
+	InFlight   int             `json:"in_flight_runs"`
+	Failed     int             `json:"failed_runs"`
+	GPUHours   float64         `json:"gpu_hours"`
+	RunUSD     float64         `json:"run_usd"`
+	Budget     plan.Budget     `json:"budget"`
+	Totals     *Totals         `json:"totals,omitempty"`
 	// Meta is what the command recorded at the start (spec and lock paths).
 	Meta    map[string]string `json:"meta,omitempty"`
 	Updated time.Time         `json:"updated"`
@@ -45,9 +64,14 @@ func RunDir(dir, id string) string {
 	return filepath.Join(dir, id)
 }
 
-// ReadStatus reads the status of run id in dir.
+// ReadStatus reads the status of run id in dir. A journal that holds no
+// run gives state StateEmpty; one that cannot be read is an error
+// (ListRuns lists it as StateUnreadable).
 func ReadStatus(dir, id string) (*Status, error) {
 	j, err := openRun(dir, id)
+	if errors.Is(err, journal.ErrEmpty) {
+		return &Status{ID: id, State: StateEmpty, Reason: emptyReason(err)}, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -55,6 +79,12 @@ func ReadStatus(dir, id string) (*Status, error) {
 	return statusOf(j, id)
 }
 
+func emptyReason(err error) string {
+	return err.Error() + "; nothing to resume: start the run again with `assay run`"
+}
+
+// openRun opens run id's journal read-only: status and report never take
+// the run lock, so they work while the run goes on.
 func openRun(dir, id string) (*journal.Journal, error) {
 	if !idRE.MatchString(id) {
 		return nil, fmt.Errorf("run id %q: use letters, digits, '.', '_' and '-'", id)
@@ -63,7 +93,7 @@ func openRun(dir, id string) (*journal.Journal, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("no run %q in %s", id, dirOr(dir))
 	}
-	return journal.Open(path)
+	return journal.OpenReadOnly(path)
 }
 
 func dirOr(dir string) string {
@@ -75,12 +105,33 @@ func dirOr(dir string) string {
 
 func statusOf(j *journal.Journal, id string) (*Status, error) {
 	var m runMeta
-	j.Meta("run", &m)
+	if !j.Meta("run", &m) {
+		return &Status{ID: id, State: StateEmpty,
+			Reason: fmt.Sprintf("journal %s holds no run record (the run stopped before it began, or its write-ahead log %s-wal was lost); nothing to resume: start the run again with `assay run`", j.Path(), j.Path())}, nil
+	}
 	st := &Status{ID: id, Plan: m.Plan, Variant: m.Variant, Seed: m.Seed, Budget: m.Budget, Meta: m.Meta}
 	j.Meta("state", &st.State)
 	j.Meta("reason", &st.Reason)
-	if st.State == StateRunning && !alive(m.PID) {
+	// Who runs it: the run lock when the run took one (it also covers a
+	// process on another host), else whether the recorded pid lives.
+	running := alive(m.PID)
+	if journal.HasLockFile(j.Path()) {
+		h, held, err := journal.HeldBy(j.Path())
+		running = held && err == nil
+		if running {
+			st.Holder = h
+		}
+	}
+	switch {
+	case running:
+		st.State = StateRunning
+	case st.State == StateRunning || st.State == "":
+		// Gone without recording an end (or before recording a start).
 		st.State = StateInterrupted
+	}
+	if st.State == StateRunning || st.State == StateFinished {
+		// A reason left by an earlier interruption no longer applies.
+		st.Reason = ""
 	}
 	var tot Totals
 	if j.Meta("totals", &tot) && st.State != StateRunning {
@@ -93,8 +144,10 @@ func statusOf(j *journal.Journal, id string) (*Status, error) {
 		switch {
 		case r.Result == nil:
 			st.InFlight++
-		case r.Result.Status == plugins.StatusFinished || r.Result.Status == plugins.StatusInfeasible:
+		case r.Result.Status == plugins.StatusFinished:
 			st.Finished++
+		case r.Result.Status == plugins.StatusInfeasible:
+			st.Infeasible++
 		default:
 			st.Failed++
 		}
@@ -143,12 +196,17 @@ func ListRuns(dir string) ([]*Status, error) {
 		if !e.IsDir() {
 			continue
 		}
-		if _, err := os.Stat(filepath.Join(dirOr(dir), e.Name(), JournalFile)); err != nil {
+		fi, err := os.Stat(filepath.Join(dirOr(dir), e.Name(), JournalFile))
+		if err != nil {
 			continue
 		}
 		st, err := ReadStatus(dir, e.Name())
 		if err != nil {
-			return nil, err
+			// One bad journal must not hide the other runs.
+			st = &Status{ID: e.Name(), State: StateUnreadable, Reason: err.Error(), Updated: fi.ModTime().UTC()}
+		}
+		if st.Updated.IsZero() {
+			st.Updated = fi.ModTime().UTC()
 		}
 		out = append(out, st)
 	}
@@ -165,6 +223,21 @@ type Report struct {
 	Evaluation  []EvalFigures        `json:"evaluation,omitempty"`
 	Burn        []BurnPoint          `json:"budget_burn"`
 	Best        []BestProposal       `json:"best_proposals"`
+	// Compare sets the run's figures beside the estimate of its plan; the
+	// command that loads the report fills it.
+	Compare []Comparison `json:"estimate_vs_run,omitempty"`
+}
+
+// Comparison is one figure of the estimate beside what the run measured.
+type Comparison struct {
+	Figure   string  `json:"figure"`
+	Low      float64 `json:"low"`
+	Expected float64 `json:"expected"`
+	High     float64 `json:"high"`
+	Measured float64 `json:"measured"`
+	// Within: low <= measured <= high. A figure outside says an assumption
+	// of the estimate did not hold (or a run was cut short).
+	Within bool `json:"within"`
 }
 
 // BurnPoint is the budget used after the n-th real-run reservation.

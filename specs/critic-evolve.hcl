@@ -19,21 +19,29 @@ variable "votes" {
   description = "critic samples per idea (AUROC saturates past 16)"
 }
 
+# The benchmark's own plugin executable: builtin:command serves trainers only.
 plugin "mls_lite" {
   kind   = "benchmark"
-  source = "builtin:command"
-  config = { command = ["mls-lite-bench", "--scored-only"] }
+  source = "./bin/mls-lite-bench"
+  config = { args = ["--scored-only"] }
 }
 
 plugin "runner" {
   kind   = "trainer"
   source = "builtin:command"
-  config = { command = ["mls-lite-bench", "run"] }
+  config = {
+    command      = "mls-lite-bench run --task {{task}} --config {{config}} --seed {{seed}}"
+    metric_regex = "score=([0-9.eE+-]+)"
+  }
 }
 
 plugin "openai" {
   kind   = "llm"
   source = "builtin:openai"
+  # Requests go only here: a local OpenAI-compatible server (vLLM, Ollama,
+  # llama.cpp) on this placeholder address; put your own endpoint in. The
+  # API key, if any, is read from $OPENAI_API_KEY.
+  config = { base_url = "http://127.0.0.1:8000/v1" }
 }
 
 prices {
@@ -124,13 +132,12 @@ role "critic" {
 }
 
 critic "screen" {
-  role            = role.critic
-  votes           = var.votes
-  labels          = "5way"
-  aggregate       = "mean_rank"
-  tie             = "route"
-  threshold       = 0.25
-  expected_routed = 0.30
+  role      = role.critic
+  votes     = var.votes
+  labels    = "5way"
+  aggregate = "mean_rank"
+  tie       = "route"
+  threshold = 0.25
 }
 
 loop "evolve" {

@@ -18,21 +18,29 @@ variable "verifications" {
   description = "real verifications the whole run may spend"
 }
 
+# The benchmark's own plugin executable: builtin:command serves trainers only.
 plugin "mls_lite" {
   kind   = "benchmark"
-  source = "builtin:command"
-  config = { command = ["mls-lite-bench", "--scored-only"] }
+  source = "./bin/mls-lite-bench"
+  config = { args = ["--scored-only"] }
 }
 
 plugin "runner" {
   kind   = "trainer"
   source = "builtin:command"
-  config = { command = ["mls-lite-bench", "run"] }
+  config = {
+    command      = "mls-lite-bench run --task {{task}} --config {{config}} --seed {{seed}}"
+    metric_regex = "score=([0-9.eE+-]+)"
+  }
 }
 
 plugin "openai" {
   kind   = "llm"
   source = "builtin:openai"
+  # Requests go only here: a local OpenAI-compatible server (vLLM, Ollama,
+  # llama.cpp) on this placeholder address; put your own endpoint in. The
+  # API key, if any, is read from $OPENAI_API_KEY.
+  config = { base_url = "http://127.0.0.1:8000/v1" }
 }
 
 prices {
@@ -92,7 +100,6 @@ role "implementer" {
 
 reward "improve" {
   source     = "real"
-  normalize  = "none"
   value      = "gain > 0 ? 1 : -1"
   infeasible = "-1"
 }
@@ -103,6 +110,7 @@ loop "policy" {
   states              = 16 # parents
   proposals_per_state = 16 # rollouts per parent
   reward              = reward.improve
+  learning_rate       = 1e-6
 }
 
 budget {

@@ -26,21 +26,29 @@ locals {
   threshold = 0.25 # u < 0.25: at most 3 of 16 votes disagree
 }
 
+# The benchmark's own plugin executable: builtin:command serves trainers only.
 plugin "mls_lite" {
   kind   = "benchmark"
-  source = "builtin:command"
-  config = { command = ["mls-lite-bench", "--scored-only"] }
+  source = "./bin/mls-lite-bench"
+  config = { args = ["--scored-only"] }
 }
 
 plugin "runner" {
   kind   = "trainer"
   source = "builtin:command"
-  config = { command = ["mls-lite-bench", "run"] }
+  config = {
+    command      = "mls-lite-bench run --task {{task}} --config {{config}} --seed {{seed}}"
+    metric_regex = "score=([0-9.eE+-]+)"
+  }
 }
 
 plugin "openai" {
   kind   = "llm"
   source = "builtin:openai"
+  # Requests go only here: a local OpenAI-compatible server (vLLM, Ollama,
+  # llama.cpp) on this placeholder address; put your own endpoint in. The
+  # API key, if any, is read from $OPENAI_API_KEY.
+  config = { base_url = "http://127.0.0.1:8000/v1" }
 }
 
 prices {
@@ -143,7 +151,6 @@ critic "screen" {
 reward "improve" {
   source     = "critic"
   predictor  = critic.screen
-  normalize  = "none"
   value      = "label_score > 0 ? 1 : -1"
   infeasible = "-1"
 }
@@ -154,6 +161,7 @@ loop "policy" {
   states              = 16 # parents
   proposals_per_state = 16 # rollouts per parent
   reward              = reward.improve
+  learning_rate       = 1e-6
   screen              = critic.screen
 }
 

@@ -55,11 +55,22 @@ locals {
 plugin "command" {
   kind   = "trainer"
   source = "builtin:command"
+  # Each environment's codebase is behind one entry point that writes the
+  # environment's metric (val_bpb or val_nll) to metrics.json as "metric".
+  config = {
+    command      = "./train.sh --env {{env}} --task {{task}} --config {{config}} --seed {{seed}} --out {{workdir}}/metrics.json"
+    metric_file  = "{{workdir}}/metrics.json"
+    metric_field = "metric"
+  }
 }
 
 plugin "openai" {
   kind   = "llm"
   source = "builtin:openai"
+  # Requests go only here: a local OpenAI-compatible server (vLLM, Ollama,
+  # llama.cpp) on this placeholder address; put your own endpoint in. The
+  # API key, if any, is read from $OPENAI_API_KEY.
+  config = { base_url = "http://127.0.0.1:8000/v1" }
 }
 
 prices {
@@ -159,6 +170,7 @@ loop "policy" {
   states              = 256
   proposals_per_state = 8
   reward              = reward.rwm_gain
+  learning_rate       = 1e-6
 }
 
 records {

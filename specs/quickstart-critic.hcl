@@ -69,9 +69,14 @@ role "proposer" {
 }
 
 role "implementer" {
-  llm         = plugin.offline
-  concurrency = 4
-  seconds     = 0.001
+  # The offline builder fails a few builds (more for ideas with more
+  # edits); a failed build makes no real run. The estimate's low end
+  # assumes up to half fail.
+  build_failures      = 0.05
+  build_failure_range = [0, 0.5]
+  llm                 = plugin.offline
+  concurrency         = 4
+  seconds             = 0.001
   tokens {
     in  = 500
     out = 200
@@ -113,13 +118,12 @@ role "critic" {
 }
 
 critic "screen" {
-  role            = role.critic
-  votes           = 8
-  labels          = "3way"
-  aggregate       = "majority"
-  tie             = "route"
-  threshold       = 0.25
-  expected_routed = 0.3
+  role      = role.critic
+  votes     = 8
+  labels    = "3way"
+  aggregate = "majority"
+  tie       = "route"
+  threshold = 0.25
 }
 
 loop "evolve" {

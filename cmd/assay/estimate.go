@@ -7,6 +7,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"assay/compiler/estimate"
+	"assay/compiler/plan"
+	"assay/lang/diag"
 )
 
 func init() { rootCmd.AddCommand(newEstimateCmd()) }
@@ -62,7 +64,7 @@ Exit codes: 0 within every cap, 1 invalid spec or a hard cap broken,
 			diags := r.CheckCaps(p.Variants[0].Budget)
 			printDiags(c.ErrOrStderr(), diags, src)
 			if diags.HasErrors() {
-				return userErrorf("the estimate breaks a hard budget cap; lower the spec's cost or raise the cap in its budget block")
+				return userErrorf("%s", capBroken)
 			}
 			return nil
 		},
@@ -70,4 +72,18 @@ Exit codes: 0 within every cap, 1 invalid spec or a hard cap broken,
 	flags = addSpecFlags(c)
 	c.Flags().StringVar(&format, "format", "table", "output format: table, json or markdown")
 	return c
+}
+
+// capBroken is what estimate, validate and run say when an estimate breaks
+// a hard cap.
+const capBroken = "the estimate breaks a hard budget cap; lower the spec's cost or raise the cap in its budget block"
+
+// capDiags checks a plan's estimate against its hard caps: one check that
+// validate, estimate and run share, so run refuses before its first real
+// run exactly what estimate refuses.
+func capDiags(p *plan.Plan) diag.Diagnostics {
+	if p == nil || len(p.Variants) == 0 {
+		return nil
+	}
+	return estimate.Estimate(p).CheckCaps(p.Variants[0].Budget)
 }

@@ -17,8 +17,9 @@ func init() { rootCmd.AddCommand(newInitCmd()) }
 func newInitCmd() *cobra.Command {
 	var flags *specFlags
 	var rebuild bool
+	var upgrade []string
 	c := &cobra.Command{
-		Use:   "init SPEC",
+		Use:   "init [--upgrade[=PLUGIN,...]] SPEC",
 		Short: "Resolve a spec's plugins and write the lock file",
 		Long: `Init resolves every plugin SPEC declares: a built-in plugin
 ("builtin:NAME") is built from this source tree and cached under .assay/plugins
@@ -26,15 +27,45 @@ next to the spec; any other source is a path to an executable. It writes the
 lock file (assay.lock.json next to the spec) with each plugin's binary and
 SHA-256, so a run starts exactly the binaries that were locked.
 
-assay run does this by itself when the spec has no lock file yet.`,
-		Example: `  assay init specs/quickstart.hcl`,
-		Args:    usageArgs(1, 1),
+The lock is trusted, not refreshed:
+
+  - A locked entry never changes by itself. When a plugin's binary no longer
+    has its locked SHA-256 (it was patched, rebuilt from changed source, or
+    built by another Go toolchain), init and run refuse and print both
+    checksums. Restore the binary, or, if the change is deliberate, accept
+    it with --upgrade=PLUGIN.
+  - A built-in is always built afresh into a temporary file, hashed, and only
+    then moved over the cached binary, so a changed cached binary is replaced
+    rather than locked.
+  - All specs in one directory share assay.lock.json, keyed by plugin name.
+    Init adds the spec's new plugins and leaves other specs' entries alone.
+    A plugin that another spec (or an earlier version of this one) locked
+    with another kind, source or version is a conflict: rename it in one
+    spec, or replace the entry with --upgrade=PLUGIN.
+  - --upgrade alone re-locks every plugin of SPEC; --upgrade=a,b only those.
+    A lock file that cannot be read is rewritten only with --upgrade (it may
+    hold other specs' plugins, which are then dropped).
+
+assay run does this by itself when the spec has no lock file yet or lacks
+one of its plugins; it never upgrades.`,
+		Example: `  assay init specs/quickstart.hcl
+  assay init --upgrade=trainer specs/quickstart.hcl
+  assay init --upgrade specs/quickstart.hcl`,
+		Args: usageArgs(1, 1),
 		RunE: func(c *cobra.Command, args []string) error {
 			p, _, err := mustCompile(c, args[0], flags)
 			if err != nil {
 				return err
 			}
-			lock, err := initLock(c.Context(), args[0], p, rebuild, c.ErrOrStderr())
+			opts := host.Options{Rebuild: rebuild}
+			for _, u := range upgrade {
+				if u == upgradeAll {
+					opts.UpgradeAll = true
+				} else {
+					opts.Upgrade = append(opts.Upgrade, u)
+				}
+			}
+			lock, err := initLock(c.Context(), args[0], p, opts, c.ErrOrStderr())
 			if err != nil {
 				return err
 			}
@@ -46,9 +77,14 @@ assay run does this by itself when the spec has no lock file yet.`,
 		},
 	}
 	flags = addSpecFlags(c)
-	c.Flags().BoolVar(&rebuild, "rebuild", false, "rebuild built-in plugins even when cached")
+	c.Flags().BoolVar(&rebuild, "rebuild", false, "build built-in plugins ignoring Go's build cache (go build -a)")
+	c.Flags().StringSliceVar(&upgrade, "upgrade", nil, "let the lock entries of these plugins change (all of SPEC's plugins when given without a value)")
+	c.Flags().Lookup("upgrade").NoOptDefVal = upgradeAll
 	return c
 }
+
+// upgradeAll is --upgrade's value when given without one.
+const upgradeAll = "*"
 
 // pluginSpecs lists the plugins of every variant of a plan, once each.
 func pluginSpecs(p *plan.Plan) []host.Spec {
@@ -67,12 +103,12 @@ func pluginSpecs(p *plan.Plan) []host.Spec {
 }
 
 // initLock builds and locks the plan's plugins for the spec at specPath.
-func initLock(ctx context.Context, specPath string, p *plan.Plan, rebuild bool, log io.Writer) (*host.Lock, error) {
+func initLock(ctx context.Context, specPath string, p *plan.Plan, opts host.Options, log io.Writer) (*host.Lock, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
 	fmt.Fprintf(log, "assay: resolving plugins of %s (built-in plugins are compiled on first use)\n", specPath)
-	lock, err := host.Init(ctx, pluginSpecs(p), host.LockPathFor(specPath), host.Options{Rebuild: rebuild})
+	lock, err := host.Init(ctx, pluginSpecs(p), host.LockPathFor(specPath), opts)
 	if err != nil {
 		return nil, userErrorf("init: %v", err)
 	}
@@ -99,5 +135,5 @@ func lockFor(ctx context.Context, specPath string, p *plan.Plan, log io.Writer) 
 			return lock, nil
 		}
 	}
-	return initLock(ctx, specPath, p, false, log)
+	return initLock(ctx, specPath, p, host.Options{}, log)
 }

@@ -1,12 +1,16 @@
 package main
 
 import (
+	"encoding/json"
 	"flag"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -32,10 +36,12 @@ func TestScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("SPECS", specs)
 			env.Setenv("NO_COLOR", "1")
+			env.Values["openai"] = &fakeOpenAI{}
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"exitcode": cmdExitCode,
+			"exitcode":      cmdExitCode,
+			"openai-server": cmdOpenAIServer,
 		},
 	})
 }
@@ -71,4 +77,61 @@ func TestNormalizeArgs(t *testing.T) {
 	if got != want {
 		t.Errorf("normalizeArgs = %q, want %q", got, want)
 	}
+}
+
+// cmdOpenAIServer starts a local OpenAI-compatible server for the rest of
+// the script: "openai-server CONTENT" answers every chat completion with
+// CONTENT, sets $OPENAI_URL to its /v1 endpoint, and when the script ends
+// writes nothing; "openai-server -check N" fails unless exactly N requests
+// arrived, each at /v1/chat/completions with the script's bearer key.
+func cmdOpenAIServer(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) == 2 && args[0] == "-check" {
+		want, err := strconv.Atoi(args[1])
+		if err != nil {
+			ts.Fatalf("openai-server -check: %v", err)
+		}
+		v, _ := ts.Value("openai").(*fakeOpenAI)
+		if v == nil {
+			ts.Fatalf("openai-server -check: no server started")
+		}
+		v.mu.Lock()
+		defer v.mu.Unlock()
+		if (v.calls == want) == neg {
+			ts.Fatalf("the server received %d requests (%d malformed), want %d", v.calls, v.bad, want)
+		}
+		if v.bad > 0 {
+			ts.Fatalf("%d requests were not chat completions with the key", v.bad)
+		}
+		return
+	}
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: openai-server CONTENT | openai-server -check N")
+	}
+	f, _ := ts.Value("openai").(*fakeOpenAI)
+	if f == nil {
+		ts.Fatalf("openai-server: no holder for the server")
+	}
+	f.key = "Bearer " + ts.Getenv("OPENAI_API_KEY")
+	body, _ := json.Marshal(map[string]any{
+		"choices": []any{map[string]any{"message": map[string]any{"role": "assistant", "content": args[0]}, "finish_reason": "stop"}},
+		"usage":   map[string]any{"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110},
+	})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f.mu.Lock()
+		f.calls++
+		if r.URL.Path != "/v1/chat/completions" || r.Header.Get("Authorization") != f.key {
+			f.bad++
+		}
+		f.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(body)
+	}))
+	ts.Defer(srv.Close)
+	ts.Setenv("OPENAI_URL", srv.URL+"/v1")
+}
+
+type fakeOpenAI struct {
+	mu         sync.Mutex
+	key        string
+	calls, bad int
 }

@@ -1,6 +1,10 @@
 package main
 
 import (
+	"encoding/json"
+
+	"assay/compiler/plan"
+	"assay/internal/runcompare"
 	"bytes"
 	"fmt"
 	"os"
@@ -34,6 +38,13 @@ figures are written as JSON (to standard output without -o).`,
 			rep, err := runtime.LoadReport(dir, args[0])
 			if err != nil {
 				return userErrorf("%v", err)
+			}
+			// The estimate of the plan the run saved, beside what it did.
+			if b, err := os.ReadFile(filepath.Join(runtime.RunDir(dir, args[0]), runtime.PlanFile)); err == nil {
+				var p plan.Plan
+				if json.Unmarshal(b, &p) == nil {
+					rep.Compare = runcompare.Rows(&p, rep.Status.Variant, rep.Status.Totals)
+				}
 			}
 			var b bytes.Buffer
 			if asJSON {

@@ -8,9 +8,11 @@ import (
 	"os/signal"
 	"path/filepath"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"assay/compiler/estimate"
 	"assay/compiler/plan"
 	"assay/plugins/host"
 	"assay/runtime"
@@ -69,9 +71,13 @@ Exit codes: 0 finished, 1 invalid spec or a failed run, 64 usage error.`,
   assay run --id try1 -var steps=4 specs/small-local.hcl`,
 		Args: usageArgs(1, 1),
 		RunE: func(c *cobra.Command, args []string) error {
-			p, _, err := mustCompile(c, args[0], flags)
+			p, src, err := mustCompile(c, args[0], flags)
 			if err != nil {
 				return err
+			}
+			if ds := capDiags(p); ds.HasErrors() {
+				printDiags(c.ErrOrStderr(), ds, src)
+				return userErrorf("%s", capBroken)
 			}
 			if len(p.Variants) > 1 && rf.variant == "" {
 				fmt.Fprintf(c.ErrOrStderr(), "assay: the spec sweeps %d variants; running %q (choose one with --variant)\n", len(p.Variants), p.Variants[0].Name)
@@ -103,7 +109,13 @@ func newResumeCmd() *cobra.Command {
 began (editing the spec afterwards does not change it). Calls whose results
 are journaled are not made again; real runs that finished are never run
 again; runs that were started but not finished are waited on through their
-journaled handle, or started again when the trainer no longer knows them.`,
+journaled handle, or started again when the trainer no longer knows them.
+
+One process at a time runs a run: it holds the run's lock
+(.assay/runs/ID/journal.db.lock) from start to end, so a second resume of
+the same run is refused with the pid, host and start time of the one that
+holds it. The lock goes with its process, so a killed run can be resumed at
+once. An empty journal (the run stopped before it began) cannot be resumed.`,
 		Example: `  assay resume 20261130-021500-a1b2c3`,
 		Args:    usageArgs(1, 1),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -111,8 +123,15 @@ journaled handle, or started again when the trainer no longer knows them.`,
 			if err != nil {
 				return userErrorf("%v", err)
 			}
-			if st.State == runtime.StateRunning {
+			switch st.State {
+			case runtime.StateRunning:
+				if h := st.Holder; h != nil {
+					return userErrorf("run %s is still running: pid %d on host %s holds it since %s; wait for it to end or stop that process",
+						args[0], h.PID, h.Host, h.Since.UTC().Format(time.RFC3339))
+				}
 				return userErrorf("run %s is still running (its process is alive)", args[0])
+			case runtime.StateEmpty:
+				return userErrorf("run %s cannot be resumed: %s", args[0], st.Reason)
 			}
 			lockPath := st.Meta["lock"]
 			if lockPath == "" {
@@ -148,8 +167,8 @@ func execRun(c *cobra.Command, ctx context.Context, p *plan.Plan, lock *host.Loc
 	}
 	res, err := runtime.Run(ctx, p, opts)
 	if res != nil {
-		fmt.Fprintf(c.OutOrStdout(), "run %s %s: %d real runs, %.2f GPU-hours, $%.2f; report: assay report %s\n",
-			res.ID, res.State, res.Totals.RealRuns, res.Totals.GPUHours, res.Totals.USD, res.ID)
+		fmt.Fprintf(c.OutOrStdout(), "run %s %s: %d real runs, %s GPU-hours, %s; report: assay report %s\n",
+			res.ID, res.State, res.Totals.RealRuns, estimate.FormatNumber(res.Totals.GPUHours), estimate.FormatUSD(res.Totals.USD), res.ID)
 	}
 	if err != nil {
 		if errors.Is(err, context.Canceled) {

@@ -19,13 +19,42 @@ func newStatusCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "status [ID] [--json]",
 		Short: "Show a run's state, or list runs",
-		Long: `Status reads run ID's journal and shows its state (running, finished,
-failed, or interrupted when its process is gone), the current phase, real
-runs reserved against the budget (finished, failed, in flight), GPU-hours
-and dollars. Without ID it lists every run, newest first.
+		Long: `Status reads run ID's journal and shows its state, the current phase,
+real runs reserved against the budget (finished, infeasible, failed, in
+flight), GPU-hours and dollars. Without ID it lists every run, newest first;
+a journal that cannot be read is listed as unreadable with the reason, and
+the other runs are still listed.
 
-With --json it prints the same as JSON: an object with at least "state" and
-"real_runs" for one run, an array of them for the list.`,
+States: running (a process holds the run's lock; status names its pid, host
+and start), finished, failed, interrupted (its process is gone without
+finishing: continue it with assay resume), empty (the journal holds no run
+record: the run stopped before it began, or its write-ahead log was lost),
+unreadable (the journal is corrupt; only in the list).
+
+With --json it prints the same as JSON: an object for one run, an array of
+them for the list. Each field has one meaning:
+
+  id, plan, variant, seed   the run and what it runs
+  state                     one of the states above
+  reason                    why it failed, was interrupted, is empty or
+                            unreadable; absent for running and finished runs
+  holder                    {pid, host, since} of the process running it,
+                            while one does
+  phase                     the phase last started
+  real_runs                 real runs reserved against the budget; the sum of
+                            the four counts below
+  finished_runs             real runs that finished with a measured metric
+  infeasible_runs           real runs the trainer judged infeasible
+  failed_runs               real runs that failed or were preempted
+  in_flight_runs            real runs reserved but without a result yet
+  gpu_hours, run_usd        reserved GPU-hours and their dollars
+  budget                    the plan's budget caps
+  totals                    the run's figures when it ended (absent while it
+                            runs); totals.finished_runs and
+                            totals.infeasible_runs mean the same as above,
+                            totals.usd includes LLM dollars (llm_usd)
+  meta                      what the command recorded (spec and lock paths)
+  updated                   the time of the journal's last event`,
 		Example: `  assay status
   assay status --json 20261130-021500-a1b2c3`,
 		Args: usageArgs(0, 1),
@@ -48,10 +77,20 @@ With --json it prints the same as JSON: an object with at least "state" and
 				}
 				tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 				fmt.Fprintln(tw, "ID\tPLAN\tSTATE\tPHASE\tREAL RUNS\tGPU-HOURS\tUPDATED")
+				var bad []*runtime.Status
 				for _, s := range list {
 					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.2f\t%s\n", s.ID, s.Plan, s.State, s.Phase, runsOf(s), s.GPUHours, s.Updated.Format("2006-01-02 15:04:05"))
+					if s.State == runtime.StateUnreadable || s.State == runtime.StateEmpty {
+						bad = append(bad, s)
+					}
 				}
-				return tw.Flush()
+				if err := tw.Flush(); err != nil {
+					return err
+				}
+				for _, s := range bad {
+					fmt.Fprintf(out, "%s: %s\n", s.ID, s.Reason)
+				}
+				return nil
 			}
 			st, err := runtime.ReadStatus(dir, args[0])
 			if err != nil {
@@ -81,10 +120,13 @@ func writeStatus(w io.Writer, s *runtime.Status) {
 	if s.Reason != "" {
 		fmt.Fprintf(w, "reason     %s\n", s.Reason)
 	}
+	if h := s.Holder; h != nil {
+		fmt.Fprintf(w, "held by    pid %d on %s since %s\n", h.PID, h.Host, h.Since.Format("2006-01-02 15:04:05 MST"))
+	}
 	if s.Phase != "" {
 		fmt.Fprintf(w, "phase      %s\n", s.Phase)
 	}
-	fmt.Fprintf(w, "real runs  %s (%d finished, %d failed, %d in flight)\n", runsOf(s), s.Finished, s.Failed, s.InFlight)
+	fmt.Fprintf(w, "real runs  %s (%d finished, %d infeasible, %d failed, %d in flight)\n", runsOf(s), s.Finished, s.Infeasible, s.Failed, s.InFlight)
 	fmt.Fprintf(w, "GPU-hours  %.2f\nrun $      %.2f\n", s.GPUHours, s.RunUSD)
 	if t := s.Totals; t != nil {
 		fmt.Fprintf(w, "total $    %.2f (LLM %.2f, %d calls)\nsteps      %d (%d candidates, %d policy updates)\nbest gain  %.4g\n",

@@ -36,6 +36,11 @@ Exit codes: 0 valid (warnings allowed), 1 invalid, 64 usage error.`,
 		Args: usageArgs(1, 1),
 		RunE: func(c *cobra.Command, args []string) error {
 			p, diags, src := compileSpec(args[0], flags)
+			if !diags.HasErrors() && p != nil {
+				// run refuses a spec whose estimate breaks a hard cap, so
+				// validate does too.
+				diags = diags.Append(capDiags(p))
+			}
 			valid := !diags.HasErrors() && p != nil
 			if asJSON {
 				diags.Annotate(src)

@@ -228,8 +228,11 @@ func TestAcceptanceCriticSweep(t *testing.T) {
 func TestAcceptanceSmallLocal(t *testing.T) {
 	_, r := loadSpec(t, "small-local")
 	// 3 baselines (no baseline declared: 2 train + 1 holdout task) + 4 seed
-	// + 2 calibration + 1 holdout task x max(2, 2) evaluation runs.
-	exact(t, "totals.real_runs", r.Totals.RealRuns, 11)
+	// + 2 calibration + 1 holdout task x max(2, 2) evaluation runs when
+	// every build succeeds; 5% of builds fail as expected, up to half.
+	if c, want := r.Totals.RealRuns, (plan.Count{Low: 7, Expected: 3 + 8*0.95, High: 11}); !near(c.Low, want.Low) || !near(c.Expected, want.Expected) || !near(c.High, want.High) {
+		t.Errorf("totals.real_runs = %+v, want %+v", c, want)
+	}
 	if len(r.Phases) == 0 || r.Phases[0].Kind != plan.PhaseBaselines {
 		t.Fatalf("first phase = %+v, want the baselines phase", r.Phases)
 	}
@@ -257,10 +260,18 @@ func TestAcceptanceQuickstartBaselines(t *testing.T) {
 			t.Errorf("%s: baselines phase lists %d tasks and %d LLM roles, want %v and none", c.spec, len(ph[0].Tasks), len(ph[0].Calls.LLM), c.baselines)
 		}
 		exact(t, c.spec+" phases.baselines.real_runs", r.Phases[0].RealRuns, c.baselines)
-		exact(t, c.spec+" totals.real_runs", r.Totals.RealRuns, c.total)
+		// Every build succeeding is the high end; the builder's declared
+		// failures lower the expected and low figures.
+		if got := r.Totals.RealRuns.High; math.Abs(got-c.total) > 1e-9 {
+			t.Errorf("%s totals.real_runs high = %v, want %v", c.spec, got, c.total)
+		}
 		// Every run costs 1 CPU x 0.001 hours at $0.05 an hour.
-		exact(t, c.spec+" totals.gpu_hours", r.Totals.GPUHours, c.total*0.001)
-		exact(t, c.spec+" totals.usd_gpu", r.Totals.USDGPU, c.total*0.001*0.05)
+		if got := r.Totals.GPUHours.High; math.Abs(got-c.total*0.001) > 1e-9 {
+			t.Errorf("%s totals.gpu_hours high = %v, want %v", c.spec, got, c.total*0.001)
+		}
+		if got := r.Totals.USDGPU.High; math.Abs(got-c.total*0.001*0.05) > 1e-9 {
+			t.Errorf("%s totals.usd_gpu high = %v, want %v", c.spec, got, c.total*0.001*0.05)
+		}
 		// 2 runs at a time.
 		exact(t, c.spec+" phases.baselines.wall_hours", r.Phases[0].WallHours, c.baselines*0.001/2)
 	}

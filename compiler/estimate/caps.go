@@ -2,6 +2,7 @@ package estimate
 
 import (
 	"fmt"
+	"math"
 
 	"assay/compiler/plan"
 	"assay/lang/diag"
@@ -51,7 +52,9 @@ func checkTotals(b plan.Budget, t *Totals, variant string) diag.Diagnostics {
 				WithDetail("the runtime stops before the cap; raise it to be sure the run completes"))
 		}
 	}
-	check("real_runs", " real runs", float64(b.RealRuns), t.RealRuns, FormatNumber)
+	runs := t.RealRuns
+	runs.High = math.Max(runs.High, t.uncappedRuns)
+	check("real_runs", " real runs", float64(b.RealRuns), runs, FormatNumber)
 	check("gpu_hours", " GPU-hours", b.GPUHours, t.GPUHours, FormatNumber)
 	check("usd", "", b.USD, t.USD, FormatUSD)
 	check("wall_hours", " wall-clock hours", b.WallHours, t.WallHours, FormatNumber)

@@ -17,6 +17,8 @@ type Totals struct {
 	LLMCalls  plan.Count `json:"llm_calls"`
 	LLMTokens plan.Count `json:"llm_tokens"`
 	WallHours plan.Count `json:"wall_hours"`
+	// uncappedRuns is the high real-run figure before the cap bounds it.
+	uncappedRuns float64
 }
 
 func (t *Totals) add(o *Totals) {
@@ -28,6 +30,7 @@ func (t *Totals) add(o *Totals) {
 	t.LLMCalls = t.LLMCalls.Add(o.LLMCalls)
 	t.LLMTokens = t.LLMTokens.Add(o.LLMTokens)
 	t.WallHours = t.WallHours.Add(o.WallHours)
+	t.uncappedRuns += o.uncappedRuns
 }
 
 // Role is one LLM role's calls, tokens and dollars.
@@ -212,6 +215,18 @@ func estimateVariant(v *plan.Variant) *Variant {
 		out.Phases = append(out.Phases, pe)
 	}
 	t.USD = t.USDGPU.Add(t.USDLLM)
+	// The runtime reserves every real run against budget.real_runs, so no
+	// run of this plan makes more: the high figure is the cap at most. The
+	// unclamped figure stays for CheckCaps, which warns that such a run may
+	// stop at the cap before the plan is done.
+	t.uncappedRuns = t.RealRuns.High
+	if c := float64(v.Budget.RealRuns); c > 0 {
+		t.RealRuns.High = math.Min(t.RealRuns.High, c)
+		t.RealRuns.Expected = math.Min(t.RealRuns.Expected, c)
+		for _, e := range out.Environments {
+			e.RealRuns.High = math.Min(e.RealRuns.High, c)
+		}
+	}
 	return out
 }
 

@@ -36,6 +36,10 @@ func FormatUSD(x float64) string {
 	if x >= 1000 {
 		return sign + "$" + group(strconv.FormatFloat(math.Round(x), 'f', 0, 64))
 	}
+	if x > 0 && x < 0.01 {
+		// A cap of $0.001 reads as such, not as "$0.00".
+		return sign + "$" + strconv.FormatFloat(x, 'g', 3, 64)
+	}
 	return sign + "$" + strconv.FormatFloat(x, 'f', 2, 64)
 }
 

@@ -9,7 +9,7 @@ import (
 )
 
 // FormatVersion is bumped whenever the JSON shape of a Plan changes.
-const FormatVersion = "1.1"
+const FormatVersion = "1.2"
 
 // Plan is a compiled experiment. Without a sweep it has one variant.
 type Plan struct {
@@ -137,23 +137,41 @@ type Role struct {
 	Source      diag.Range `json:"source"`
 }
 
-// Reward is resolved reward shaping. Formulas are kept as source text; they
-// were parsed and type-checked by the compiler and the runtime re-parses them.
+// Formula is a formula the compiler parsed and type-checked: its text, for
+// people, and its tree, which the runtime evaluates without parsing.
+type Formula struct {
+	Source string `json:"source"`
+	Tree   *Node  `json:"tree"`
+}
+
+// Node is one operation of a formula's tree (see package formula's Node).
+type Node struct {
+	Op    string  `json:"op"`
+	Num   float64 `json:"num,omitempty"`
+	Name  string  `json:"name,omitempty"`
+	Args  []*Node `json:"args,omitempty"`
+	Start int     `json:"start"`
+	End   int     `json:"end"`
+}
+
+// Reward is resolved reward shaping: every default filled, every formula
+// checked. Clip 0 means no clip (no formula of the reward reads c).
 type Reward struct {
 	Name            string     `json:"name"`
 	GainFrom        string     `json:"gain_from"` // predicted | real | critic
 	Predictor       string     `json:"predictor,omitempty"`
 	Normalize       string     `json:"normalize"`
-	Clip            float64    `json:"clip"`
-	Value           string     `json:"value"`
+	Clip            float64    `json:"clip,omitempty"`
+	Value           Formula    `json:"value"`
 	RepeatPenalty   float64    `json:"repeat_penalty"`
-	Infeasible      string     `json:"infeasible"`
+	Infeasible      Formula    `json:"infeasible"`
 	DiversityBy     string     `json:"diversity_by,omitempty"`
 	DiversityWeight float64    `json:"diversity_weight"`
 	Source          diag.Range `json:"source"`
 }
 
-// Critic is resolved critic voting.
+// Critic is resolved critic voting. Route is nil when the critic routes
+// nothing to real runs by formula.
 type Critic struct {
 	Name      string     `json:"name"`
 	Role      string     `json:"role"`
@@ -162,33 +180,61 @@ type Critic struct {
 	Aggregate string     `json:"aggregate"`
 	Tie       string     `json:"tie"`
 	Threshold float64    `json:"threshold"`
-	Route     string     `json:"route"`
+	Route     *Formula   `json:"route,omitempty"`
 	Routed    Count      `json:"routed_fraction"`
 	Source    diag.Range `json:"source"`
 }
 
-// Loop is a resolved loop.
+// Loop is a resolved loop with its bindings: the roles it calls by name, the
+// critic that judges its candidates and where its reward's gain comes from,
+// all decided by the compiler.
 type Loop struct {
-	Name              string     `json:"name"`
-	Kind              string     `json:"kind"` // rl | evolution
-	Algorithm         string     `json:"algorithm,omitempty"`
-	Steps             Count      `json:"steps"`
-	UntilBudget       bool       `json:"until_budget,omitempty"`
-	StatesPerStep     int        `json:"states,omitempty"`
-	ProposalsPerState int        `json:"proposals_per_state,omitempty"`
-	RolloutEvery      int        `json:"rollout_every,omitempty"`
-	ZeroVariance      string     `json:"zero_variance,omitempty"`
-	Reward            string     `json:"reward,omitempty"`
-	Screen            string     `json:"screen,omitempty"`
-	LearningRate      float64    `json:"learning_rate,omitempty"`
-	Islands           int        `json:"islands,omitempty"`
-	Rounds            int        `json:"rounds,omitempty"`
-	MigrationEvery    int        `json:"migration_every,omitempty"`
-	Ideas             int        `json:"ideas_per_round,omitempty"`
-	Verifications     int        `json:"verifications_per_round,omitempty"`
-	Select            string     `json:"select,omitempty"`
-	Split             string     `json:"split"`
-	Source            diag.Range `json:"source"`
+	Name              string `json:"name"`
+	Kind              string `json:"kind"` // rl | evolution
+	Algorithm         string `json:"algorithm,omitempty"`
+	Steps             Count  `json:"steps"`
+	UntilBudget       bool   `json:"until_budget,omitempty"`
+	StatesPerStep     int    `json:"states,omitempty"`
+	ProposalsPerState int    `json:"proposals_per_state,omitempty"`
+	RolloutEvery      int    `json:"rollout_every,omitempty"`
+	ZeroVariance      string `json:"zero_variance,omitempty"`
+	Reward            string `json:"reward,omitempty"`
+	// RewardSource is the reward's gain_from: predicted, real or critic.
+	RewardSource string `json:"reward_source,omitempty"`
+	Screen       string `json:"screen,omitempty"`
+	// Critic judges each candidate (k votes): the screen, or the critic
+	// that labels a critic-sourced reward. Empty: no critic is called.
+	Critic string `json:"critic,omitempty"`
+	// Routes: the critic's verdict sends candidates to real runs (RL).
+	Routes       bool    `json:"routes,omitempty"`
+	LearningRate float64 `json:"learning_rate,omitempty"`
+	// Roles the loop calls, by name; Builder and Summarizer may be empty.
+	Proposer   string `json:"proposer"`
+	Builder    string `json:"builder,omitempty"`
+	Summarizer string `json:"summarizer,omitempty"`
+	// Predictor is the world model role of a predicted reward.
+	Predictor string `json:"predictor,omitempty"`
+	// RunsPerRefresh is the real runs one rollout refresh of an RL loop
+	// makes; the estimate counts steps with it, and the runtime starts a
+	// refresh only while the budget pays for its low figure.
+	RunsPerRefresh *Count     `json:"runs_per_refresh,omitempty"`
+	Islands        int        `json:"islands,omitempty"`
+	Rounds         int        `json:"rounds,omitempty"`
+	MigrationEvery int        `json:"migration_every,omitempty"`
+	Ideas          int        `json:"ideas_per_round,omitempty"`
+	Verifications  int        `json:"verifications_per_round,omitempty"`
+	Select         string     `json:"select,omitempty"`
+	Split          string     `json:"split"`
+	Source         diag.Range `json:"source"`
+
+	// The policy update of an RL loop, from its algorithm (Algorithms has
+	// each one's values): the runtime sends them, with Algorithm, in every
+	// plugins.UpdateRequest of the loop.
+	ClipLow    float64 `json:"clip_low,omitempty"`
+	ClipHigh   float64 `json:"clip_high,omitempty"`
+	KLCoef     float64 `json:"kl_coef,omitempty"`
+	TokenLevel bool    `json:"token_level,omitempty"`
+	Epochs     int     `json:"epochs,omitempty"`
 }
 
 // Phase kinds, in the order they run.
@@ -217,6 +263,13 @@ type Phase struct {
 	Refreshes Count `json:"refreshes,omitempty"`
 	// Select is how a calibration or seed phase picks proposals.
 	Select string `json:"select,omitempty"`
+	// Proposer and Builder are the roles a seed-records or evaluation
+	// phase calls, by name (Builder may be empty).
+	Proposer string `json:"proposer,omitempty"`
+	Builder  string `json:"builder,omitempty"`
+	// Proposals is how many proposals a seed-records phase makes per
+	// environment (each built and, when it builds, run once).
+	Proposals map[string]int `json:"proposals,omitempty"`
 	// Tasks lists the tasks a baselines phase measures, one real run each;
 	// the runtime runs no baseline that is not listed here.
 	Tasks  []TaskRef  `json:"tasks,omitempty"`
@@ -280,7 +333,11 @@ func (p *Plan) ComputeHash() {
 func stripSources(x any) {
 	switch v := x.(type) {
 	case map[string]any:
-		delete(v, "source")
+		// Only source ranges (objects) go; a plugin's "source" is its
+		// executable, which is meaning.
+		if _, ok := v["source"].(map[string]any); ok {
+			delete(v, "source")
+		}
 		for _, e := range v {
 			stripSources(e)
 		}

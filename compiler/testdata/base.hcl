@@ -111,7 +111,7 @@ reward "rwm_gain" {
   predictor  = role.rwm
   normalize  = "scale"
   clip       = 6
-  value      = "clip(predicted_gain / scale, -c, c) + diversity_bonus"
+  value      = "clip(predicted_gain / scale, -c, c)"
   infeasible = "-c"
 }
 
@@ -130,6 +130,25 @@ loop "policy" {
   states              = 16
   proposals_per_state = 8
   reward              = reward.rwm_gain
+  learning_rate       = 1e-6
+}
+
+# A second, small loop whose candidates the critic screens: uncertain ones
+# are routed to a real run.
+reward "verified" {
+  source     = "real"
+  value      = "gain > 0 ? 1 : -1"
+  infeasible = "-1"
+}
+
+loop "screened" {
+  preset              = "grpo"
+  steps               = 1
+  states              = 1
+  proposals_per_state = 2
+  learning_rate       = 0.5
+  reward              = reward.verified
+  screen              = critic.screen
 }
 
 records {
@@ -137,6 +156,7 @@ records {
 }
 
 calibration {
+  loop        = loop.policy
   after_steps = [8, 16]
   budget      = [5, 5]
 }

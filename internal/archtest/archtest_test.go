@@ -35,6 +35,8 @@ var rules = []rule{
 		why: "the runtime executes a compiled plan; it never reads specs"},
 	{from: "stdlib", forbid: []string{"compiler", "runtime", "plugins", "cmd", "lang/hcl", "lang/cue", "lang/load"},
 		why: "stdlib is imported by front ends and the compiler"},
+	{from: "stdlib/pluginconfig", forbid: []string{"lang", "stdlib", "compiler", "runtime", "plugins", "cmd"},
+		why: "plugins import the built-in config schemas, and plugins see only the plugin protocol"},
 }
 
 // under reports whether pkg is p or below it.
@@ -142,17 +144,18 @@ func TestImportsFlowOneWay(t *testing.T) {
 // TestRulesCatchViolations checks the checker itself on a made-up graph.
 func TestRulesCatchViolations(t *testing.T) {
 	graph := map[string][]string{
-		"lang/hcl":         {"lang/cue", "lang/spec"},
-		"lang/load":        {"lang/hcl", "lang/cue"},
-		"lang/spec":        {"compiler/plan"},
-		"compiler":         {"runtime"},
-		"compiler/plan":    {"encoding/json", "lang/spec", "github.com/x/y"},
-		"plugins/host":     {"plugins", "lang/diag"},
-		"runtime":          {"compiler/plan", "compiler/estimate", "lang/hcl"},
-		"runtime/journal":  {"database/sql"},
-		"cmd/assay":        {"lang/load", "runtime", "compiler"},
-		"plugins/builtin":  {"plugins/sdk"},
-		"compiler/resolve": {"lang/spec", "plugins/payload"},
+		"lang/hcl":            {"lang/cue", "lang/spec"},
+		"lang/load":           {"lang/hcl", "lang/cue"},
+		"lang/spec":           {"compiler/plan"},
+		"compiler":            {"runtime"},
+		"compiler/plan":       {"encoding/json", "lang/spec", "github.com/x/y"},
+		"plugins/host":        {"plugins", "lang/diag"},
+		"runtime":             {"compiler/plan", "compiler/estimate", "lang/hcl"},
+		"runtime/journal":     {"database/sql"},
+		"cmd/assay":           {"lang/load", "runtime", "compiler"},
+		"plugins/builtin":     {"plugins/sdk"},
+		"compiler/resolve":    {"lang/spec", "plugins/payload"},
+		"stdlib/pluginconfig": {"lang/diag"},
 	}
 	got := violations(graph)
 	want := []string{
@@ -165,6 +168,7 @@ func TestRulesCatchViolations(t *testing.T) {
 		"plugins/host imports lang/diag",
 		"runtime imports compiler/estimate",
 		"runtime imports lang/hcl",
+		"stdlib/pluginconfig imports lang/diag",
 	}
 	if len(got) != len(want) {
 		t.Fatalf("got %d violations, want %d:\n%s", len(got), len(want), strings.Join(got, "\n"))

@@ -11,6 +11,7 @@ import (
 	"assay/lang/formula"
 	"assay/lang/spec"
 	"assay/stdlib"
+	"assay/stdlib/pluginconfig"
 )
 
 // TestLanguageDocIsCurrent fails when docs/language.md was not regenerated
@@ -70,5 +71,20 @@ func TestEverythingDocumented(t *testing.T) {
 		if !strings.Contains(doc, "`"+f.Name+"(") {
 			t.Errorf("function %s missing", f.Name)
 		}
+	}
+	for _, s := range pluginconfig.All {
+		if !strings.Contains(doc, "### `builtin:"+s.Builtin+"`") {
+			t.Errorf("built-in plugin %s has no config section", s.Builtin)
+		}
+		var walk func(prefix string, fs []*pluginconfig.Field)
+		walk = func(prefix string, fs []*pluginconfig.Field) {
+			for _, f := range fs {
+				if !strings.Contains(doc, "| `"+prefix+f.Name+"` |") {
+					t.Errorf("config key %s of builtin:%s missing", prefix+f.Name, s.Builtin)
+				}
+				walk(prefix+f.Name+".NAME.", f.Fields)
+			}
+		}
+		walk("", s.Fields)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 
 	"assay/compiler"
@@ -13,6 +14,7 @@ import (
 	"assay/lang/load"
 	"assay/lang/spec"
 	"assay/stdlib"
+	"assay/stdlib/pluginconfig"
 )
 
 func main() {
@@ -39,7 +41,8 @@ func render() []byte {
 	w("Contents: [Blocks and attributes](#blocks-and-attributes),\n")
 	w("[Extending a spec](#extending-a-spec),\n")
 	w("[Defaults](#defaults), [Formulas](#formulas),\n")
-	w("[Functions](#functions), [Diagnostic codes](#diagnostic-codes).\n\n")
+	w("[Functions](#functions), [Built-in plugin configs](#built-in-plugin-configs),\n")
+	w("[Diagnostic codes](#diagnostic-codes).\n\n")
 
 	w("## Blocks and attributes\n\n")
 	root := spec.Describe()
@@ -71,6 +74,8 @@ func render() []byte {
 		w("| `%s(%s)` | %s | %s |\n", f.Name, strings.Join(ps, ", "), f.Result, cell(f.Doc))
 	}
 	w("\n")
+
+	writePluginConfigs(&b)
 
 	w("## Diagnostic codes\n\n")
 	w("Codes are stable; scripts may match on them. Errors start with `E_`,\n")
@@ -266,4 +271,111 @@ func writeExtends(b *bytes.Buffer) {
 	w("writes the merged spec, flat; `assay fmt` formats only the file it is\n")
 	w("given. A missing base is `E_EXTENDS`, specs that extend each other in a\n")
 	w("cycle `E_EXTENDS_CYCLE`.\n\n")
+}
+
+// writePluginConfigs documents each built-in plugin's config from its
+// schema in stdlib/pluginconfig, the declaration validate checks against.
+func writePluginConfigs(b *bytes.Buffer) {
+	w := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
+	w("## Built-in plugin configs\n\n")
+	w("A plugin block whose source is `\"builtin:NAME\"` has its `config` checked\n")
+	w("by `assay validate` against that built-in's schema below: an unknown key\n")
+	w("(with a did-you-mean hint), a missing required key, a wrong type, a value\n")
+	w("out of range, or keys that exclude or need each other are errors\n")
+	w("(`E_PLUGIN_CONFIG`, `E_MISSING`, `E_ENUM`) at the position of `config`, or\n")
+	w("of the plugin block when it has no config. The plugin decodes its config\n")
+	w("against the same schema, so the defaults listed here are the ones it uses.\n")
+	w("A plugin with any other source (a path to an executable) is not checked:\n")
+	w("its config is passed to it verbatim.\n\n")
+	for _, s := range pluginconfig.All {
+		w("### `builtin:%s`\n\n", s.Builtin)
+		w("Kind `%s`: %s.\n\n", s.Kind, strings.TrimSuffix(s.Doc, "."))
+		if len(s.Fields) == 0 {
+			w("It takes no config; any key is an error.\n\n")
+			continue
+		}
+		w("| key | type | required | default | description |\n| --- | --- | --- | --- | --- |\n")
+		var rows func(prefix string, fs []*pluginconfig.Field)
+		rows = func(prefix string, fs []*pluginconfig.Field) {
+			for _, f := range fs {
+				req := "no"
+				if f.Required {
+					req = "**yes**"
+				}
+				def := "none"
+				switch {
+				case f.Default != nil:
+					def = fmt.Sprintf("`%v`", f.Default)
+					if str, ok := f.Default.(string); ok {
+						def = fmt.Sprintf("`%q`", str)
+					}
+				case f.DefaultDoc != "":
+					def = f.DefaultDoc
+				case f.Required:
+					def = "\u2014"
+				}
+				w("| `%s` | %s | %s | %s | %s |\n", prefix+f.Name, cell(pluginType(f)), req, cell(def), cell(f.Doc))
+				if len(f.Fields) > 0 {
+					rows(prefix+f.Name+".NAME.", f.Fields)
+				}
+			}
+		}
+		rows("", s.Fields)
+		w("\n")
+		for _, r := range s.Rules {
+			switch {
+			case len(r.OneOf) > 0:
+				w("- Exactly one of %s: %s.\n", strings.Join(codeAll(r.OneOf), ", "), r.Why)
+			case r.IfValue != "":
+				w("- `%s = \"%s\"` needs %s: %s.\n", r.If, r.IfValue, strings.Join(codeAll(r.Need), " and "), r.Why)
+			default:
+				w("- `%s` needs %s: %s.\n", r.If, strings.Join(codeAll(r.Need), " and "), r.Why)
+			}
+		}
+		if len(s.Forbidden) > 0 {
+			keys := make([]string, 0, len(s.Forbidden))
+			for k := range s.Forbidden {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			w("- Refused: %s; %s.\n", strings.Join(codeAll(keys), ", "), s.Forbidden[keys[0]])
+		}
+		if len(s.Rules) > 0 || len(s.Forbidden) > 0 {
+			w("\n")
+		}
+	}
+}
+
+// pluginType renders a config field's type with its allowed words and range.
+func pluginType(f *pluginconfig.Field) string {
+	t := string(f.Type)
+	if len(f.Enum) > 0 {
+		return "one of " + strings.Join(quoteAll(f.Enum), ", ")
+	}
+	var bounds []string
+	if f.Min != nil {
+		op := "\u2265"
+		if f.MinExclusive {
+			op = ">"
+		}
+		bounds = append(bounds, op+" "+strconv.FormatFloat(*f.Min, 'f', -1, 64))
+	}
+	if f.Max != nil {
+		bounds = append(bounds, "\u2264 "+strconv.FormatFloat(*f.Max, 'f', -1, 64))
+	}
+	if f.Groups > 0 {
+		bounds = append(bounds, fmt.Sprintf("with %d capture group", f.Groups))
+	}
+	if len(bounds) > 0 {
+		t += ", " + strings.Join(bounds, ", ")
+	}
+	return t
+}
+
+func codeAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = "`" + s + "`"
+	}
+	return out
 }

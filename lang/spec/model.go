@@ -121,7 +121,11 @@ type Role struct {
 	Price       *TokenPrice  `assay:"price,block" doc:"price per million tokens"`
 	Concurrency Val[int]     `assay:"concurrency" doc:"calls in flight at once"`
 	Seconds     Val[float64] `assay:"seconds" unit:"seconds" doc:"expected latency of one call, for wall-time estimates"`
-	Range       diag.Range   `json:"-"`
+	// Builds that fail are the estimate's assumption about a builder role:
+	// a failed build makes no real run and reaches no critic.
+	BuildFailures     Val[float64]   `assay:"build_failures" doc:"builder roles: expected share of builds that fail, for estimates (default 0)"`
+	BuildFailureRange Val[[]float64] `assay:"build_failure_range" doc:"builder roles: [low, high] share of builds that fail, for low/high estimates; defaults to [build_failures, build_failures]"`
+	Range             diag.Range     `json:"-"`
 }
 
 // Tokens is the expected token use of one call.
@@ -192,7 +196,7 @@ type Loop struct {
 	RolloutEvery      Val[int]     `assay:"rollout_every" doc:"steps between rollout refreshes; 1 = a fresh rollout each step"`
 	ZeroVariance      Val[string]  `assay:"zero_variance" enum:"drop|keep" doc:"what to do with groups whose rewards are all equal"`
 	Reward            Ref          `assay:"reward" doc:"reward block"`
-	Screen            Ref          `assay:"screen" doc:"critic that screens candidates before real verification"`
+	Screen            Ref          `assay:"screen" doc:"critic that judges candidates (evolution: ranks ideas; RL: labels them and routes uncertain ones to real runs)"`
 	LearningRate      Val[float64] `assay:"learning_rate" doc:"policy learning rate"`
 
 	// Evolution.
@@ -204,13 +208,21 @@ type Loop struct {
 	Select         Val[string] `assay:"select" enum:"best_mean_rank|majority|random" doc:"which screened ideas are verified"`
 
 	Split Val[string] `assay:"split" enum:"train|holdout" doc:"tasks the loop runs on"`
-	Range diag.Range  `json:"-"`
+
+	// Roles the loop calls; each defaults to the only role of its kind.
+	Proposer   Ref `assay:"proposer" doc:"proposer role the loop samples and trains; required when the spec has several proposers"`
+	Builder    Ref `assay:"builder" doc:"builder (or implementer) role that turns a proposal into a runnable one; required when the spec has several"`
+	Summarizer Ref `assay:"summarizer" doc:"summarizer role that describes a built candidate for the critic; required when the spec has several"`
+
+	Range diag.Range `json:"-"`
 }
 
 // Records are seed records.
 type Records struct {
 	SeedRuns Val[int]    `assay:"seed_runs" doc:"real runs on train tasks that build the world model's initial context"`
 	Select   Val[string] `assay:"select" enum:"random|baseline_neighbours" doc:"how seed proposals are chosen"`
+	Proposer Ref         `assay:"proposer" doc:"proposer role that makes the seed proposals; required when the spec has several proposers"`
+	Builder  Ref         `assay:"builder" doc:"builder (or implementer) role; required when the spec has several"`
 	Range    diag.Range  `json:"-"`
 }
 
@@ -228,7 +240,10 @@ type Evaluation struct {
 	Split  Val[string] `assay:"split" enum:"holdout|train" doc:"tasks evaluated"`
 	AvgAt  Val[int]    `assay:"avg_at" doc:"k of Avg@k: mean gain over k proposals per state"`
 	BestAt Val[int]    `assay:"best_at" doc:"k of Best@k: best gain over k proposals per state"`
-	Range  diag.Range  `json:"-"`
+	// Proposer is the policy evaluated: its latest trained state.
+	Proposer Ref        `assay:"proposer" doc:"proposer role evaluated (its latest trained policy); required when the spec has several proposers"`
+	Builder  Ref        `assay:"builder" doc:"builder (or implementer) role; required when the spec has several"`
+	Range    diag.Range `json:"-"`
 }
 
 // Budget holds hard caps. Unset caps are not enforced.

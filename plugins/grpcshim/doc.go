@@ -4,9 +4,15 @@
 // gRPC) and the server shim (a gRPC service that calls a plugins.X).
 //
 // It also fixes the handshake (magic cookie and protocol version map) and how
-// errors cross the wire: every error carries a gRPC status code, and
-// plugins.ErrUnsupported, context.Canceled and context.DeadlineExceeded come
-// back out as themselves (errors.Is works on the host side).
+// errors cross the wire: every error carries a gRPC status code, and the error
+// kinds come back out as themselves (errors.Is works on the host side):
+//
+//	plugins.ErrUnsupported    Unimplemented
+//	plugins.ErrUnknownRun     NotFound
+//	plugins.ErrConfig         InvalidArgument
+//	plugins.ErrPluginStart    FailedPrecondition
+//	context.Canceled          Canceled
+//	context.DeadlineExceeded  DeadlineExceeded
 //
 // Package plugins/sdk serves these shims from a plugin binary; package
 // plugins/host dispenses them from a started plugin process.

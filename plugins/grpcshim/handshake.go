@@ -61,7 +61,10 @@ func (e *RemoteError) Error() string {
 	return fmt.Sprintf("plugin: %s (%s)", e.Message, e.Code)
 }
 
-// Unwrap lets errors.Is find plugins.ErrUnsupported and context errors.
+// Unwrap lets errors.Is find the error kind the code stands for:
+// plugins.ErrUnsupported (Unimplemented), ErrUnknownRun (NotFound),
+// ErrConfig (InvalidArgument), ErrPluginStart (FailedPrecondition) and the
+// context errors.
 func (e *RemoteError) Unwrap() error { return e.wrapped }
 
 // GRPCStatus lets status.FromError and status.Code see the code.
@@ -80,6 +83,12 @@ func toStatus(err error) error {
 		return status.Error(codes.Canceled, err.Error())
 	case errors.Is(err, context.DeadlineExceeded):
 		return status.Error(codes.DeadlineExceeded, err.Error())
+	case errors.Is(err, plugins.ErrUnknownRun):
+		return status.Error(codes.NotFound, err.Error())
+	case errors.Is(err, plugins.ErrConfig):
+		return status.Error(codes.InvalidArgument, err.Error())
+	case errors.Is(err, plugins.ErrPluginStart):
+		return status.Error(codes.FailedPrecondition, err.Error())
 	}
 	var se interface{ GRPCStatus() *status.Status }
 	if errors.As(err, &se) {
@@ -107,6 +116,13 @@ func fromStatus(err error) error {
 		re.wrapped = context.Canceled
 	case codes.DeadlineExceeded:
 		re.wrapped = context.DeadlineExceeded
+	case codes.NotFound:
+		re.wrapped = plugins.ErrUnknownRun
+	case codes.InvalidArgument:
+		// Also what the shim answers for a config it cannot decode.
+		re.wrapped = plugins.ErrConfig
+	case codes.FailedPrecondition:
+		re.wrapped = plugins.ErrPluginStart
 	}
 	return re
 }

@@ -89,6 +89,12 @@ func (c *LLMGRPCClient) Update(ctx context.Context, req *plugins.UpdateRequest) 
 		Samples:      samples,
 		State:        req.State,
 		ConfigJson:   cfg,
+		Algorithm:    req.Algorithm,
+		ClipLow:      req.ClipLow,
+		ClipHigh:     req.ClipHigh,
+		KlCoef:       req.KLCoef,
+		TokenLevel:   req.TokenLevel,
+		Epochs:       int64(req.Epochs),
 	})
 	if err != nil {
 		return nil, fromStatus(err)
@@ -149,6 +155,12 @@ func (s *LLMGRPCServer) Update(ctx context.Context, req *pb.UpdateRequest) (*pb.
 	resp, err := s.Impl.Update(ctx, &plugins.UpdateRequest{
 		Model:        req.GetModel(),
 		LearningRate: req.GetLearningRate(),
+		Algorithm:    req.GetAlgorithm(),
+		ClipLow:      req.GetClipLow(),
+		ClipHigh:     req.GetClipHigh(),
+		KLCoef:       req.GetKlCoef(),
+		TokenLevel:   req.GetTokenLevel(),
+		Epochs:       int(req.GetEpochs()),
 		Samples:      samples,
 		State:        req.GetState(),
 		Config:       cfg,

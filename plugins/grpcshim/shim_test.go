@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -139,6 +140,7 @@ func TestRoundTripEveryField(t *testing.T) {
 		t.Errorf("CompleteResponse %+v", cr)
 	}
 	upd := &plugins.UpdateRequest{Model: "m", LearningRate: 1e-5, State: []byte{1},
+		Algorithm: "dapo", ClipLow: 0.2, ClipHigh: 0.28, KLCoef: 0.01, TokenLevel: true, Epochs: 4,
 		Samples: []plugins.Sample{{State: "s", Proposal: plugins.Proposal{ID: "p", Edits: map[string]string{"a": "b"}}, Advantage: -0.5}}}
 	ur, err := l.Update(ctx, upd)
 	if err != nil {
@@ -167,6 +169,12 @@ func TestErrorCodes(t *testing.T) {
 		{fmt.Errorf("slurm: %w", context.DeadlineExceeded), codes.DeadlineExceeded, context.DeadlineExceeded},
 		{status.Error(codes.ResourceExhausted, "quota"), codes.ResourceExhausted, nil},
 		{errors.New("disk full"), codes.Unknown, nil},
+		{fmt.Errorf("run r7: %w", plugins.ErrUnknownRun), codes.NotFound, plugins.ErrUnknownRun},
+		{plugins.WithKind(plugins.ErrConfig, errors.New("tinylm config: unknown key")), codes.InvalidArgument, plugins.ErrConfig},
+		{fmt.Errorf("no GPU driver: %w", plugins.ErrPluginStart), codes.FailedPrecondition, plugins.ErrPluginStart},
+		// A plugin written against grpc directly answers with bare codes.
+		{status.Error(codes.NotFound, "no such job"), codes.NotFound, plugins.ErrUnknownRun},
+		{status.Error(codes.InvalidArgument, "bad config"), codes.InvalidArgument, plugins.ErrConfig},
 	}
 	for _, tt := range tests {
 		f := &fake{err: tt.err}
@@ -193,6 +201,16 @@ func TestErrorCodes(t *testing.T) {
 			}
 			if tt.is != nil && !errors.Is(err, tt.is) {
 				t.Errorf("%s returning %v: errors.Is(%v) is false", name, tt.err, tt.is)
+			}
+			if tt.is == nil {
+				for _, k := range []error{plugins.ErrUnknownRun, plugins.ErrConfig, plugins.ErrPluginStart} {
+					if errors.Is(err, k) {
+						t.Errorf("%s returning %v: errors.Is(%v) is true", name, tt.err, k)
+					}
+				}
+			}
+			if err != nil && !strings.Contains(err.Error(), status.Convert(tt.err).Message()) && !strings.Contains(err.Error(), tt.err.Error()) {
+				t.Errorf("%s returning %v: message lost: %v", name, tt.err, err)
 			}
 		}
 	}

@@ -81,6 +81,24 @@ func TestBuiltinOpenAI(t *testing.T) {
 	}
 	p2.Close()
 
+	// A patched cached binary keeps its Go build ID, so `go build -o` over
+	// it would leave it alone; Init must replace it with a fresh build that
+	// matches the lock, never lock the patched one.
+	bin := lock.BinaryPath(lp)
+	f, err := os.OpenFile(bin, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write([]byte("patched"))
+	f.Close()
+	if _, err := Init(context.Background(), []Spec{{Name: "gpt", Kind: plugins.KindLLM, Source: "builtin:openai", Version: "1"}},
+		lockPath, Options{}); err != nil {
+		t.Fatalf("Init over a patched built-in: %v", err)
+	}
+	if sum, _ := FileSHA256(bin); sum != lp.SHA256 {
+		t.Errorf("after Init the built-in binary has SHA-256 %s, want the locked %s", sum, lp.SHA256)
+	}
+
 	// Init again is cheap and gives the same lock.
 	again, err := Init(context.Background(), []Spec{{Name: "gpt", Kind: plugins.KindLLM, Source: "builtin:openai", Version: "1"}},
 		lockPath, Options{})

@@ -264,10 +264,81 @@ func TestChecksumRefusal(t *testing.T) {
 	if !errors.As(err, &ce) {
 		t.Fatalf("Open of a changed binary: err = %v, want a *ChecksumError", err)
 	}
-	for _, w := range []string{`plugin "echo"`, bin, lock.Plugins[0].SHA256, actual, "assay init"} {
+	for _, w := range []string{`plugin "echo"`, bin, lock.Plugins[0].SHA256, actual, "assay init --upgrade=echo"} {
 		if !strings.Contains(err.Error(), w) {
 			t.Errorf("error %q does not mention %q", err, w)
 		}
+	}
+	if !errors.Is(err, plugins.ErrChecksum) || !errors.Is(err, plugins.ErrPluginStart) || !plugins.IsPermanent(err) {
+		t.Errorf("checksum refusal %v: want errors.Is ErrChecksum and ErrPluginStart", err)
+	}
+}
+
+// Every way Open can fail to start a plugin is plugins.ErrPluginStart, so
+// the runtime stops before it reserves anything.
+func TestOpenFailuresArePluginStart(t *testing.T) {
+	dir := t.TempDir()
+	bin := copyBinary(t, echoBin, dir)
+	lock, err := Init(context.Background(), []Spec{{Name: "echo", Kind: plugins.KindTrainer, Source: bin}}, filepath.Join(dir, LockFileName), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(context.Background(), lock, "nope"); !errors.Is(err, plugins.ErrPluginStart) {
+		t.Errorf("plugin not in the lock: %v, want ErrPluginStart", err)
+	}
+	bad := *lock
+	bad.Plugins = []LockedPlugin{lock.Plugins[0]}
+	bad.Plugins[0].SHA256 = "xyz"
+	if _, err := Open(context.Background(), &bad, "echo"); !errors.Is(err, plugins.ErrPluginStart) {
+		t.Errorf("bad checksum in the lock: %v, want ErrPluginStart", err)
+	}
+	notPlugin := filepath.Join(dir, "true.sh")
+	os.WriteFile(notPlugin, []byte("#!/bin/sh\nexit 0\n"), 0o755)
+	sum, _ := FileSHA256(notPlugin)
+	bad.Plugins[0].Path, bad.Plugins[0].SHA256 = notPlugin, sum
+	if _, err := Open(context.Background(), &bad, "echo"); !errors.Is(err, plugins.ErrPluginStart) || errors.Is(err, plugins.ErrChecksum) {
+		t.Errorf("a binary that is no plugin: %v, want ErrPluginStart only", err)
+	}
+	os.Remove(bin)
+	if _, err := Open(context.Background(), lock, "echo"); !errors.Is(err, plugins.ErrPluginStart) {
+		t.Errorf("missing binary: %v, want ErrPluginStart", err)
+	}
+}
+
+// A plugin whose binary changed while it ran cannot restart after a crash:
+// that is permanent, so the host neither retries nor launches it again on
+// later calls, even once the binary is back.
+func TestRestartRefusedAfterBinaryChanged(t *testing.T) {
+	dir := t.TempDir()
+	bin := copyBinary(t, testPluginBin, dir)
+	lock, err := Init(context.Background(), []Spec{{Name: "tp", Kind: plugins.KindTrainer, Source: bin}}, filepath.Join(dir, LockFileName), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Open(context.Background(), lock, "tp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	orig, _ := os.ReadFile(bin)
+	replace := func(b []byte) {
+		tmp := bin + ".new"
+		if err := os.WriteFile(tmp, b, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, bin); err != nil {
+			t.Fatal(err)
+		}
+	}
+	replace(append(append([]byte{}, orig...), "patched"...))
+	marker := filepath.Join(t.TempDir(), "crashed")
+	_, err = p.Trainer().Describe(context.Background(), &plugins.DescribeRequest{Config: map[string]any{"crash_once": marker}})
+	if !errors.Is(err, plugins.ErrChecksum) || !errors.Is(err, plugins.ErrPluginStart) {
+		t.Fatalf("Describe after a crash with a changed binary: %v, want ErrChecksum", err)
+	}
+	replace(orig)
+	if _, err := p.Trainer().Describe(context.Background(), &plugins.DescribeRequest{}); !errors.Is(err, plugins.ErrChecksum) {
+		t.Errorf("later call: %v, want the same permanent ErrChecksum", err)
 	}
 }
 

@@ -44,8 +44,14 @@ type Options struct {
 	CacheDir string
 	// GoCmd is the go command (default "go").
 	GoCmd string
-	// Rebuild deletes cached built-in binaries before building them.
+	// Rebuild builds built-in binaries with -a, ignoring Go's build cache.
+	// (Every Init builds afresh into a temporary file either way.)
 	Rebuild bool
+	// Upgrade names plugins whose existing lock entries may change (new
+	// checksum, kind, source or version); UpgradeAll allows it for every
+	// plugin of the spec. Without them Init refuses any change to an entry.
+	Upgrade    []string
+	UpgradeAll bool
 	// BuildLog receives the go build commands as they run (nil: nowhere).
 	BuildLog io.Writer
 }
@@ -57,8 +63,31 @@ func LockPathFor(specPath string) string {
 
 var builtinName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
 
-// Init resolves every plugin, builds (or brings up to date) built-in
-// binaries in the cache, and writes the lock to lockPath. It reports every bad spec at once.
+// ConflictError reports a plugin whose spec declaration differs from the
+// entry the lock already holds for that name (another spec in the same
+// directory, or an earlier version of this one, locked it).
+type ConflictError struct {
+	Plugin string
+	Locked LockedPlugin
+	Spec   Spec
+}
+
+func (e *ConflictError) Error() string {
+	return fmt.Sprintf("plugin %q: the spec declares kind %s, source %s, version %q, but %s already locks it as kind %s, source %s, version %q "+
+		"(another spec in this directory, or an earlier version of this one); rename the plugin in one spec, or run `assay init --upgrade=%s SPEC` to replace the entry",
+		e.Plugin, e.Spec.Kind, e.Spec.Source, e.Spec.Version, LockFileName, e.Locked.Kind, e.Locked.Source, e.Locked.Version, e.Plugin)
+}
+
+// Init resolves every plugin, builds built-in binaries, and writes the lock
+// to lockPath. It reports every bad spec at once.
+//
+// The lock file is shared by every spec in its directory: entries of
+// plugins the specs do not declare are kept as they are. An entry that
+// exists is never changed without an upgrade (Options.Upgrade,
+// Options.UpgradeAll): a binary whose checksum differs from it is refused
+// with a *ChecksumError, and a declaration with another kind, source or
+// version with a *ConflictError. Nothing is written, and no cached binary
+// is replaced, unless every plugin resolves.
 func Init(ctx context.Context, specs []Spec, lockPath string, opts Options) (*Lock, error) {
 	if lockPath == "" {
 		return nil, errors.New("host.Init: no lock file path given")
@@ -80,37 +109,77 @@ func Init(ctx context.Context, specs []Spec, lockPath string, opts Options) (*Lo
 		opts.GoCmd = "go"
 	}
 
-	if err := checkSpecs(specs); err != nil {
+	if err := checkSpecs(specs, opts.Upgrade); err != nil {
+		return nil, err
+	}
+	upgrade := map[string]bool{}
+	for _, n := range opts.Upgrade {
+		upgrade[n] = true
+	}
+	old, err := existingLock(lockPath, opts.UpgradeAll)
+	if err != nil {
 		return nil, err
 	}
 
+	declared := map[string]bool{}
+	for _, s := range specs {
+		declared[s.Name] = true
+	}
 	lock := &Lock{FormatVersion: LockFormatVersion, dir: lockDir}
+	for _, lp := range old.Plugins {
+		if !declared[lp.Name] {
+			lock.Plugins = append(lock.Plugins, lp) // another spec's
+		}
+	}
+
 	var errs []error
 	var root string
-	built := map[string]string{} // one binary may serve several plugins
+	builds := map[string]*build{} // one build may serve several plugins
+	defer func() {
+		for _, b := range builds {
+			b.discard()
+		}
+	}()
 	for _, s := range specs {
-		var bin string
+		prev, had := old.Plugin(s.Name)
+		if opts.UpgradeAll || upgrade[s.Name] {
+			had = false
+		}
+		if had && (prev.Kind != s.Kind || prev.Source != s.Source || prev.Version != s.Version) {
+			errs = append(errs, &ConflictError{Plugin: s.Name, Locked: prev, Spec: s})
+			continue
+		}
+		var bin, sum string
 		if name, ok := strings.CutPrefix(s.Source, BuiltinPrefix); ok {
 			if root == "" {
 				if root, err = findModuleRoot(opts.ModuleRoot, opts.SpecDir); err != nil {
 					return nil, fmt.Errorf("plugin %q (%s): %w", s.Name, s.Source, err)
 				}
 			}
-			if bin, ok = built[name]; !ok {
-				if bin, err = buildBuiltin(ctx, root, name, opts); err == nil {
-					built[name] = bin
+			b, ok := builds[name]
+			if !ok {
+				if b, err = buildBuiltin(ctx, root, name, opts); err != nil {
+					errs = append(errs, fmt.Errorf("plugin %q (%s): %w", s.Name, s.Source, err))
+					continue
 				}
+				builds[name] = b
 			}
+			bin, sum = b.out, b.sum
 		} else {
-			bin, err = resolveExecutable(opts.SpecDir, s.Source)
+			if bin, err = resolveExecutable(opts.SpecDir, s.Source); err == nil {
+				sum, err = FileSHA256(bin)
+			}
+			if err != nil {
+				errs = append(errs, fmt.Errorf("plugin %q (%s): %w", s.Name, s.Source, err))
+				continue
+			}
 		}
-		if err != nil {
-			errs = append(errs, fmt.Errorf("plugin %q (%s): %w", s.Name, s.Source, err))
-			continue
-		}
-		sum, err := FileSHA256(bin)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("plugin %q: %w", s.Name, err))
+		if had && sum != prev.SHA256 {
+			var ce error = &ChecksumError{Plugin: s.Name, Path: bin, Locked: prev.SHA256, Actual: sum}
+			if strings.HasPrefix(s.Source, BuiltinPrefix) {
+				ce = fmt.Errorf("%w (checked on a fresh build of %s: its source or the Go toolchain changed since it was locked)", ce, s.Source)
+			}
+			errs = append(errs, ce)
 			continue
 		}
 		lock.Plugins = append(lock.Plugins, LockedPlugin{
@@ -125,13 +194,39 @@ func Init(ctx context.Context, specs []Spec, lockPath string, opts Options) (*Lo
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
+	for _, b := range builds {
+		if err := b.install(); err != nil {
+			return nil, err
+		}
+	}
 	if err := lock.Write(lockPath); err != nil {
 		return nil, fmt.Errorf("writing the plugin lock: %w", err)
 	}
 	return lock, nil
 }
 
-func checkSpecs(specs []Spec) error {
+// existingLock reads the lock Init merges into: an empty one when there is
+// no file (or when the whole lock is being upgraded and the file is not a
+// readable lock).
+func existingLock(path string, upgradeAll bool) (*Lock, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return &Lock{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	l, err := parseLock(b, path)
+	if err != nil {
+		if upgradeAll {
+			return &Lock{}, nil
+		}
+		return nil, fmt.Errorf("%w; it may hold other specs' plugins, so it is not rewritten: fix or delete it, or run `assay init --upgrade SPEC` to rewrite it with SPEC's plugins only", err)
+	}
+	return l, nil
+}
+
+func checkSpecs(specs []Spec, upgrade []string) error {
 	var errs []error
 	seen := map[string]bool{}
 	for i, s := range specs {
@@ -152,6 +247,15 @@ func checkSpecs(specs []Spec) error {
 			errs = append(errs, fmt.Errorf("plugin %q has no source: write \"builtin:NAME\" or a path to an executable", s.Name))
 		} else if name, ok := strings.CutPrefix(s.Source, BuiltinPrefix); ok && !builtinName.MatchString(name) {
 			errs = append(errs, fmt.Errorf("plugin %q: %q is not a built-in plugin name (lower-case letters, digits, - and _)", s.Name, name))
+		}
+	}
+	for _, n := range upgrade {
+		if !seen[n] {
+			var names []string
+			for _, s := range specs {
+				names = append(names, s.Name)
+			}
+			errs = append(errs, fmt.Errorf("cannot upgrade plugin %q: the spec declares no such plugin (it declares: %s)", n, strings.Join(names, ", ")))
 		}
 	}
 	return errors.Join(errs...)
@@ -179,32 +283,64 @@ func resolveExecutable(specDir, source string) (string, error) {
 	return p, nil
 }
 
-// buildBuiltin builds plugins/builtin/NAME into the cache, unless a cached
-// binary exists and no rebuild was asked for.
-func buildBuiltin(ctx context.Context, root, name string, opts Options) (string, error) {
+// build is a built-in binary built into a private temporary directory;
+// install moves it into the cache atomically.
+type build struct {
+	tmpDir string
+	tmp    string // the new binary, inside tmpDir
+	out    string // its place in the cache
+	sum    string
+	cached bool // tmp is empty: out is the cached binary, kept as is
+}
+
+// install renames the new binary over the cached one (atomic on one file
+// system, and safe while an older copy runs).
+func (b *build) install() error {
+	if b.cached || b.tmp == "" {
+		return nil
+	}
+	if err := os.Rename(b.tmp, b.out); err != nil {
+		return fmt.Errorf("installing the built-in binary %s: %w", b.out, err)
+	}
+	b.tmp = ""
+	return nil
+}
+
+// discard removes what install did not move.
+func (b *build) discard() {
+	if b.tmpDir != "" {
+		os.RemoveAll(b.tmpDir)
+		b.tmpDir = ""
+	}
+}
+
+// buildBuiltin builds plugins/builtin/NAME into a fresh temporary file next
+// to the cache and hashes it. Building to a new path matters: `go build -o`
+// onto an existing binary whose build ID is current leaves it alone, even
+// when its bytes were changed since. Without a Go toolchain, a cached
+// binary is used as it is (and hashed, so a changed one is still caught).
+func buildBuiltin(ctx context.Context, root, name string, opts Options) (*build, error) {
 	src := filepath.Join(root, "plugins", "builtin", name)
 	if fi, err := os.Stat(src); err != nil || !fi.IsDir() {
-		return "", fmt.Errorf("no built-in plugin %q in %s (built-ins: %s)", name, root, strings.Join(listBuiltins(root), ", "))
-	}
-	out := filepath.Join(opts.CacheDir, name)
-	cached := false
-	if fi, err := os.Stat(out); err == nil && fi.Mode().IsRegular() {
-		cached = true
-	}
-	if cached && opts.Rebuild {
-		if err := os.Remove(out); err != nil {
-			return "", err
-		}
-		cached = false
+		return nil, fmt.Errorf("no built-in plugin %q in %s (built-ins: %s)", name, root, strings.Join(listBuiltins(root), ", "))
 	}
 	if err := os.MkdirAll(opts.CacheDir, 0o755); err != nil {
-		return "", err
+		return nil, err
 	}
-	// go build leaves an up-to-date binary alone (a fraction of a second),
-	// so building every time keeps the cache from going stale after the
-	// source changed. -trimpath keeps file system paths out of the binary,
-	// so the same source and toolchain give the same checksum anywhere.
-	args := []string{"build", "-trimpath", "-o", out, "./plugins/builtin/" + name}
+	b := &build{out: filepath.Join(opts.CacheDir, name)}
+	tmpDir, err := os.MkdirTemp(opts.CacheDir, ".build-"+name+"-")
+	if err != nil {
+		return nil, err
+	}
+	b.tmpDir, b.tmp = tmpDir, filepath.Join(tmpDir, name)
+	// -trimpath keeps file system paths out of the binary, so the same
+	// source and toolchain give the same checksum anywhere; -a (Rebuild)
+	// ignores Go's build cache as well.
+	args := []string{"build", "-trimpath"}
+	if opts.Rebuild {
+		args = append(args, "-a")
+	}
+	args = append(args, "-o", b.tmp, "./plugins/builtin/"+name)
 	if opts.BuildLog != nil {
 		fmt.Fprintf(opts.BuildLog, "(cd %s && %s %s)\n", root, opts.GoCmd, strings.Join(args, " "))
 	}
@@ -213,13 +349,22 @@ func buildBuiltin(ctx context.Context, root, name string, opts Options) (string,
 	var buf bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf
 	if err := cmd.Run(); err != nil {
-		if cached && errors.Is(err, exec.ErrNotFound) {
+		b.discard()
+		if fi, serr := os.Stat(b.out); serr == nil && fi.Mode().IsRegular() && errors.Is(err, exec.ErrNotFound) {
 			// No Go toolchain here: the cached binary is the best we have.
-			return out, nil
+			b.tmp, b.cached = "", true
+			if b.sum, err = FileSHA256(b.out); err != nil {
+				return nil, err
+			}
+			return b, nil
 		}
-		return "", fmt.Errorf("building built-in plugin %q failed (%v):\n%s", name, err, strings.TrimSpace(buf.String()))
+		return nil, fmt.Errorf("building built-in plugin %q failed (%v):\n%s", name, err, strings.TrimSpace(buf.String()))
 	}
-	return out, nil
+	if b.sum, err = FileSHA256(b.tmp); err != nil {
+		b.discard()
+		return nil, err
+	}
+	return b, nil
 }
 
 func listBuiltins(root string) []string {

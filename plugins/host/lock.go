@@ -90,18 +90,18 @@ func ReadLock(path string) (*Lock, error) {
 func parseLock(b []byte, path string) (*Lock, error) {
 	var l Lock
 	if err := json.Unmarshal(b, &l); err != nil {
-		return nil, fmt.Errorf("%s: not a valid plugin lock file (%v): run `assay init` to rewrite it", path, err)
+		return nil, fmt.Errorf("%s: not a valid plugin lock file (%v): run `assay init --upgrade SPEC` to rewrite it", path, err)
 	}
 	if l.FormatVersion != LockFormatVersion {
-		return nil, fmt.Errorf("%s: lock format version %d, this assay reads version %d: run `assay init` to rewrite it", path, l.FormatVersion, LockFormatVersion)
+		return nil, fmt.Errorf("%s: lock format version %d, this assay reads version %d: run `assay init --upgrade SPEC` to rewrite it", path, l.FormatVersion, LockFormatVersion)
 	}
 	seen := map[string]bool{}
 	for i, p := range l.Plugins {
 		switch {
 		case p.Name == "" || p.Path == "" || p.SHA256 == "":
-			return nil, fmt.Errorf("%s: plugin #%d lacks a name, path or sha256: run `assay init` to rewrite the lock", path, i+1)
+			return nil, fmt.Errorf("%s: plugin #%d lacks a name, path or sha256: run `assay init --upgrade SPEC` to rewrite the lock", path, i+1)
 		case seen[p.Name]:
-			return nil, fmt.Errorf("%s: plugin %q is locked twice: run `assay init` to rewrite the lock", path, p.Name)
+			return nil, fmt.Errorf("%s: plugin %q is locked twice: run `assay init --upgrade SPEC` to rewrite the lock", path, p.Name)
 		}
 		seen[p.Name] = true
 	}

@@ -57,8 +57,24 @@ type ChecksumError struct {
 
 func (e *ChecksumError) Error() string {
 	return fmt.Sprintf("plugin %q: the binary %s has SHA-256 %s, but %s records %s; "+
-		"if you changed or rebuilt the plugin deliberately, run `assay init` to re-lock it, otherwise restore the locked binary",
-		e.Plugin, e.Path, e.Actual, LockFileName, e.Locked)
+		"if you changed or rebuilt the plugin deliberately, run `assay init --upgrade=%s SPEC` to re-lock it, otherwise restore the locked binary",
+		e.Plugin, e.Path, e.Actual, LockFileName, e.Locked, e.Plugin)
+}
+
+// Unwrap makes errors.Is(err, plugins.ErrChecksum) and
+// errors.Is(err, plugins.ErrPluginStart) true.
+func (e *ChecksumError) Unwrap() []error { return []error{plugins.ErrChecksum, plugins.ErrPluginStart} }
+
+// startErr marks an error that kept a plugin from starting as
+// plugins.ErrPluginStart (permanent), unless it is our own cancellation.
+func startErr(ctx context.Context, err error) error {
+	if err == nil || errors.Is(err, plugins.ErrPluginStart) {
+		return err
+	}
+	if ctx != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		return err
+	}
+	return plugins.WithKind(plugins.ErrPluginStart, err)
 }
 
 // OpenOption tunes Open.
@@ -106,9 +122,13 @@ type Plugin struct {
 	sum    []byte
 	cfg    openConfig
 
-	mu     sync.Mutex // guards cur and closed; held while restarting
+	mu     sync.Mutex // guards cur, closed and failed; held while restarting
 	cur    *instance
 	closed bool
+	// failed is the permanent error (plugins.ErrPluginStart) of a restart
+	// that could not start the process; every later call returns it
+	// rather than launching the binary again.
+	failed error
 
 	restarts atomic.Int64
 	// noBatch is set once the plugin answered StartBatch with Unimplemented;
@@ -125,8 +145,16 @@ type instance struct {
 }
 
 // Open starts the locked plugin called name and returns its handle. Close
-// it when the run ends.
+// it when the run ends. Every error that keeps the plugin from starting
+// (not in the lock, missing binary, checksum mismatch, failed handshake) is
+// plugins.ErrPluginStart; a checksum mismatch is also plugins.ErrChecksum
+// (a *ChecksumError). Only a cancelled ctx gives ctx's error instead.
 func Open(ctx context.Context, lock *Lock, name string, opts ...OpenOption) (*Plugin, error) {
+	p, err := open(ctx, lock, name, opts)
+	return p, startErr(ctx, err)
+}
+
+func open(ctx context.Context, lock *Lock, name string, opts []OpenOption) (*Plugin, error) {
 	lp, ok := lock.Plugin(name)
 	if !ok {
 		var names []string
@@ -142,7 +170,7 @@ func Open(ctx context.Context, lock *Lock, name string, opts ...OpenOption) (*Pl
 	}
 	sum, err := hex.DecodeString(lp.SHA256)
 	if err != nil || len(sum) != sha256.Size {
-		return nil, fmt.Errorf("plugin %q: the lock's sha256 %q is not a SHA-256 checksum: run `assay init` to rewrite the lock", name, lp.SHA256)
+		return nil, fmt.Errorf("plugin %q: the lock's sha256 %q is not a SHA-256 checksum: run `assay init --upgrade=%s SPEC` to rewrite the entry", name, lp.SHA256, name)
 	}
 	p := &Plugin{locked: lp, lock: lock, path: lock.BinaryPath(lp), sum: sum, cfg: cfg}
 	if err := p.ensureBinary(ctx); err != nil {
@@ -177,7 +205,7 @@ func (p *Plugin) ensureBinary(ctx context.Context) error {
 	}
 	bname, ok := strings.CutPrefix(p.locked.Source, BuiltinPrefix)
 	if !ok {
-		return fmt.Errorf("plugin %q: the locked binary %s is missing: restore it or run `assay init` to re-lock", p.locked.Name, p.path)
+		return fmt.Errorf("plugin %q: the locked binary %s is missing: restore it, or run `assay init --upgrade=%s SPEC` to lock another", p.locked.Name, p.path, p.locked.Name)
 	}
 	root, err := findModuleRoot(p.cfg.moduleRoot, p.lock.Dir())
 	if err != nil {
@@ -187,11 +215,17 @@ func (p *Plugin) ensureBinary(ctx context.Context) error {
 	if base != bname {
 		return fmt.Errorf("plugin %q: the built-in binary %s is missing: run `assay init`", p.locked.Name, p.path)
 	}
-	_, err = buildBuiltin(ctx, root, bname, Options{CacheDir: dir, GoCmd: p.cfg.goCmd, Rebuild: true})
+	b, err := buildBuiltin(ctx, root, bname, Options{CacheDir: dir, GoCmd: p.cfg.goCmd})
 	if err != nil {
 		return fmt.Errorf("plugin %q: %w", p.locked.Name, err)
 	}
-	return nil
+	defer b.discard()
+	if b.sum != p.locked.SHA256 {
+		// Only a build that matches the lock goes into the cache.
+		return fmt.Errorf("%w (checked on a fresh build: its source or the Go toolchain changed since it was locked)",
+			&ChecksumError{Plugin: p.locked.Name, Path: p.path, Locked: p.locked.SHA256, Actual: b.sum})
+	}
+	return b.install()
 }
 
 // start launches a process. go-plugin hashes the binary and compares it
@@ -256,6 +290,9 @@ func (p *Plugin) get() (*instance, error) {
 	if p.closed {
 		return nil, fmt.Errorf("plugin %q: %w", p.locked.Name, ErrClosed)
 	}
+	if p.failed != nil {
+		return nil, p.failed
+	}
 	if p.cur != nil && !p.cur.client.Exited() {
 		return p.cur, nil
 	}
@@ -267,7 +304,10 @@ func (p *Plugin) get() (*instance, error) {
 	}
 	inst, err := p.start()
 	if err != nil {
-		return nil, err
+		// A process that cannot start now will not start on the next call
+		// either (changed binary, failed handshake): remember it.
+		p.failed = startErr(nil, err)
+		return nil, p.failed
 	}
 	p.cur = inst
 	return inst, nil
@@ -305,7 +345,9 @@ func call[T any](ctx context.Context, p *Plugin, name string, retry bool, f func
 		return zero, err
 	}
 	out, err := f(inst)
-	if err == nil || !p.crashed(ctx, inst, err) {
+	// An error of a permanent kind is the plugin's answer, not a crash:
+	// repeating the call on a new process would only repeat it.
+	if err == nil || plugins.IsPermanent(err) || !p.crashed(ctx, inst, err) {
 		return out, err
 	}
 	if !retry {

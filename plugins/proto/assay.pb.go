@@ -1053,12 +1053,20 @@ func (x *Sample) GetAdvantage() float64 {
 }
 
 type UpdateRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Model         string                 `protobuf:"bytes,1,opt,name=model,proto3" json:"model,omitempty"`
-	LearningRate  float64                `protobuf:"fixed64,2,opt,name=learning_rate,json=learningRate,proto3" json:"learning_rate,omitempty"`
-	Samples       []*Sample              `protobuf:"bytes,3,rep,name=samples,proto3" json:"samples,omitempty"`
-	State         []byte                 `protobuf:"bytes,4,opt,name=state,proto3" json:"state,omitempty"`
-	ConfigJson    []byte                 `protobuf:"bytes,5,opt,name=config_json,json=configJson,proto3" json:"config_json,omitempty"`
+	state        protoimpl.MessageState `protogen:"open.v1"`
+	Model        string                 `protobuf:"bytes,1,opt,name=model,proto3" json:"model,omitempty"`
+	LearningRate float64                `protobuf:"fixed64,2,opt,name=learning_rate,json=learningRate,proto3" json:"learning_rate,omitempty"`
+	Samples      []*Sample              `protobuf:"bytes,3,rep,name=samples,proto3" json:"samples,omitempty"`
+	State        []byte                 `protobuf:"bytes,4,opt,name=state,proto3" json:"state,omitempty"`
+	ConfigJson   []byte                 `protobuf:"bytes,5,opt,name=config_json,json=configJson,proto3" json:"config_json,omitempty"`
+	// The loop's algorithm and its update hyperparameters (see
+	// plugins.UpdateRequest).
+	Algorithm     string  `protobuf:"bytes,6,opt,name=algorithm,proto3" json:"algorithm,omitempty"`
+	ClipLow       float64 `protobuf:"fixed64,7,opt,name=clip_low,json=clipLow,proto3" json:"clip_low,omitempty"`
+	ClipHigh      float64 `protobuf:"fixed64,8,opt,name=clip_high,json=clipHigh,proto3" json:"clip_high,omitempty"`
+	KlCoef        float64 `protobuf:"fixed64,9,opt,name=kl_coef,json=klCoef,proto3" json:"kl_coef,omitempty"`
+	TokenLevel    bool    `protobuf:"varint,10,opt,name=token_level,json=tokenLevel,proto3" json:"token_level,omitempty"`
+	Epochs        int64   `protobuf:"varint,11,opt,name=epochs,proto3" json:"epochs,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1126,6 +1134,48 @@ func (x *UpdateRequest) GetConfigJson() []byte {
 		return x.ConfigJson
 	}
 	return nil
+}
+
+func (x *UpdateRequest) GetAlgorithm() string {
+	if x != nil {
+		return x.Algorithm
+	}
+	return ""
+}
+
+func (x *UpdateRequest) GetClipLow() float64 {
+	if x != nil {
+		return x.ClipLow
+	}
+	return 0
+}
+
+func (x *UpdateRequest) GetClipHigh() float64 {
+	if x != nil {
+		return x.ClipHigh
+	}
+	return 0
+}
+
+func (x *UpdateRequest) GetKlCoef() float64 {
+	if x != nil {
+		return x.KlCoef
+	}
+	return 0
+}
+
+func (x *UpdateRequest) GetTokenLevel() bool {
+	if x != nil {
+		return x.TokenLevel
+	}
+	return false
+}
+
+func (x *UpdateRequest) GetEpochs() int64 {
+	if x != nil {
+		return x.Epochs
+	}
+	return 0
 }
 
 type UpdateResponse struct {
@@ -1447,14 +1497,22 @@ const file_assay_proto_rawDesc = "" +
 	"\x06Sample\x12\x14\n" +
 	"\x05state\x18\x01 \x01(\tR\x05state\x125\n" +
 	"\bproposal\x18\x02 \x01(\v2\x19.assay.plugin.v1.ProposalR\bproposal\x12\x1c\n" +
-	"\tadvantage\x18\x03 \x01(\x01R\tadvantage\"\xb4\x01\n" +
+	"\tadvantage\x18\x03 \x01(\x01R\tadvantage\"\xdc\x02\n" +
 	"\rUpdateRequest\x12\x14\n" +
 	"\x05model\x18\x01 \x01(\tR\x05model\x12#\n" +
 	"\rlearning_rate\x18\x02 \x01(\x01R\flearningRate\x121\n" +
 	"\asamples\x18\x03 \x03(\v2\x17.assay.plugin.v1.SampleR\asamples\x12\x14\n" +
 	"\x05state\x18\x04 \x01(\fR\x05state\x12\x1f\n" +
 	"\vconfig_json\x18\x05 \x01(\fR\n" +
-	"configJson\"\xa2\x01\n" +
+	"configJson\x12\x1c\n" +
+	"\talgorithm\x18\x06 \x01(\tR\talgorithm\x12\x19\n" +
+	"\bclip_low\x18\a \x01(\x01R\aclipLow\x12\x1b\n" +
+	"\tclip_high\x18\b \x01(\x01R\bclipHigh\x12\x17\n" +
+	"\akl_coef\x18\t \x01(\x01R\x06klCoef\x12\x1f\n" +
+	"\vtoken_level\x18\n" +
+	" \x01(\bR\n" +
+	"tokenLevel\x12\x16\n" +
+	"\x06epochs\x18\v \x01(\x03R\x06epochs\"\xa2\x01\n" +
 	"\x0eUpdateResponse\x12\x14\n" +
 	"\x05state\x18\x01 \x01(\fR\x05state\x12@\n" +
 	"\x05stats\x18\x02 \x03(\v2*.assay.plugin.v1.UpdateResponse.StatsEntryR\x05stats\x1a8\n" +

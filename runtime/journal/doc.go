@@ -15,6 +15,15 @@
 // batched transactions, which is about twenty times faster; losing an
 // unflushed batch in a crash only means the calls are made again.
 //
+// One process at a time writes a run: Open takes an exclusive flock on
+// journal.db.lock in the run's directory and holds it until Close, writing
+// its pid, host and start time into the file; a second Open fails with a
+// *LockedError (ErrLocked) that names them, instead of colliding in the
+// database. The kernel drops the lock when the holder dies, so an
+// interrupted run can be resumed at once. OpenReadOnly takes no lock and
+// writes nothing (status, report), and tells an empty journal (ErrEmpty)
+// from an unreadable one (ErrUnreadable).
+//
 // Next phase: package runtime writes and reads the journal; the status and
 // report commands read it.
 package journal

@@ -55,6 +55,8 @@ type Reservation struct {
 	Proposal *plugins.Proposal `json:"proposal,omitempty"`
 	Baseline *float64          `json:"baseline,omitempty"`
 	Minimize bool              `json:"minimize,omitempty"`
+	// Phase is the plan phase whose count the run belongs to.
+	Phase string `json:"phase,omitempty"`
 }
 
 // Run is the bookkeeping of one real run, rebuilt from the journal.
@@ -69,6 +71,9 @@ type Run struct {
 type Journal struct {
 	db   *sql.DB
 	path string
+	// lock is the held run lock (nil for a read-only journal).
+	lock *os.File
+	ro   bool
 
 	mu      sync.Mutex
 	cond    *sync.Cond
@@ -85,11 +90,36 @@ type Journal struct {
 	meta     map[string]json.RawMessage
 }
 
-// Open opens (creating if needed) the journal at path and loads its state.
+// ErrEmpty is returned by OpenReadOnly for a journal file that holds no
+// journal: the run stopped before it wrote its first event.
+var ErrEmpty = errors.New("the journal is empty")
+
+// ErrUnreadable is returned by OpenReadOnly for a journal that is not a
+// readable journal database (corrupt, truncated, or not a journal).
+var ErrUnreadable = errors.New("the journal cannot be read")
+
+// Open opens (creating if needed) the journal at path for writing and loads
+// its state. It holds the run's exclusive lock (journal.db.lock) until
+// Close; while another process holds it, Open fails with a *LockedError
+// (ErrLocked) saying which.
 func Open(path string) (*Journal, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err
 	}
+	lock, err := runLock(path)
+	if err != nil {
+		return nil, err
+	}
+	j, err := open(path)
+	if err != nil {
+		lock.Close()
+		return nil, err
+	}
+	j.lock = lock
+	return j, nil
+}
+
+func open(path string) (*Journal, error) {
 	dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=busy_timeout(10000)"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
@@ -122,12 +152,41 @@ CREATE TABLE IF NOT EXISTS runs (
 	return j, nil
 }
 
-// OpenReadOnly opens an existing journal for reading (status, report).
+// OpenReadOnly opens an existing journal for reading (status, report),
+// without the run lock, so it works while the run goes on. It changes
+// nothing on disk and refuses writes. An empty file is ErrEmpty; a file
+// that is not a readable journal is ErrUnreadable.
 func OpenReadOnly(path string) (*Journal, error) {
-	if _, err := os.Stat(path); err != nil {
+	fi, err := os.Stat(path)
+	if err != nil {
 		return nil, err
 	}
-	return Open(path)
+	if fi.Size() == 0 {
+		return nil, fmt.Errorf("journal %s: %w (0 bytes: the run stopped before it wrote anything)", path, ErrEmpty)
+	}
+	// No journal_mode pragma: WAL is recorded in the file, and setting it
+	// would write.
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=query_only(1)")
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1)
+	var tables int
+	if err := db.QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('events', 'runs')`).Scan(&tables); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("journal %s: %w: %v", path, ErrUnreadable, err)
+	}
+	if tables != 2 {
+		db.Close()
+		return nil, fmt.Errorf("journal %s: %w (it has no event tables: the run stopped before it wrote anything)", path, ErrEmpty)
+	}
+	j := &Journal{db: db, path: path, ro: true, runs: map[string]*Run{}, calls: map[string]json.RawMessage{}, meta: map[string]json.RawMessage{}}
+	j.cond = sync.NewCond(&j.mu)
+	if err := j.load(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("journal %s: %w: %v", path, ErrUnreadable, err)
+	}
+	return j, nil
 }
 
 // Path is the database file.
@@ -191,6 +250,9 @@ func (j *Journal) apply(e Event) {
 }
 
 func (j *Journal) event(kind, key string, v any) (Event, error) {
+	if j.ro {
+		return Event{}, fmt.Errorf("journal %s: opened read-only; %s %s not written", j.path, kind, key)
+	}
 	var data []byte
 	switch x := v.(type) {
 	case nil:
@@ -461,11 +523,15 @@ func (j *Journal) Last(kind, key string) (json.RawMessage, bool, error) {
 	return d, true, nil
 }
 
-// Close flushes and closes the journal.
+// Close flushes and closes the journal, and releases the run lock.
 func (j *Journal) Close() error {
 	err := j.Flush()
 	if cerr := j.db.Close(); err == nil {
 		err = cerr
+	}
+	if j.lock != nil {
+		j.lock.Close() // closing the descriptor releases the flock
+		j.lock = nil
 	}
 	return err
 }

@@ -285,6 +285,10 @@ svg .f{fill:#fafafa;stroke:#ccc}svg .g{stroke:#e6e6e6}svg .d{stroke:#999;stroke-
 {{with .R.Status.Totals}}<tr><th>dollars</th><td>{{num .USD}} (LLM {{num .LLMUSD}}, {{.LLMCalls}} calls)</td></tr>
 <tr><th>steps</th><td>{{.Steps}} ({{.Candidates}} candidates rewarded, {{.PolicyUpdates}} policy updates)</td></tr>{{end}}
 </table>
+{{if .R.Compare}}<h2>Estimate and run</h2>
+<table><tr><th>figure</th><th>low</th><th>expected</th><th>high</th><th>run</th><th></th></tr>
+{{range .R.Compare}}<tr><td>{{.Figure}}</td><td class="n">{{num .Low}}</td><td class="n">{{num .Expected}}</td><td class="n">{{num .High}}</td><td class="n">{{num .Measured}}</td><td>{{if .Within}}within{{else}}<b>outside</b>{{end}}</td></tr>{{end}}
+</table>{{end}}
 <h2>Figures</h2>
 <div class="plots">{{range .Plots}}{{.SVG}}{{end}}</div>
 {{if .R.Calibration}}<h2>Calibration rounds</h2>

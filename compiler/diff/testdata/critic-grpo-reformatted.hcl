@@ -15,19 +15,20 @@ locals {
 
 plugin "mls_lite" {
   kind = "benchmark"
-  source = "builtin:command"
-  config = { command = ["mls-lite-bench", "--scored-only"] }
+  source = "./bin/mls-lite-bench"
+  config = { args = ["--scored-only"] }
 }
 
 plugin "runner" {
   kind = "trainer"
   source = "builtin:command"
-  config = { command = ["mls-lite-bench", "run"] }
+  config = { command = "mls-lite-bench run --task {{task}} --config {{config}} --seed {{seed}}", metric_regex = "score=([0-9.eE+-]+)" }
 }
 
 plugin "openai" {
   kind = "llm"
   source = "builtin:openai"
+  config = { base_url = "http://127.0.0.1:8000/v1" }
 }
 
 prices {
@@ -130,7 +131,6 @@ critic "screen" {
 reward "improve" {
   source = "critic"
   predictor = critic.screen
-  normalize = "none"
   value = "label_score > 0 ? 1 : -1"
   infeasible = "-1"
 }
@@ -141,6 +141,7 @@ loop "policy" {
   states = 16 # parents
   proposals_per_state = 16 # rollouts per parent
   reward = reward.improve
+  learning_rate = 1e-6
   screen = critic.screen
 }
 

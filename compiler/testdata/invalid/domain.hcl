@@ -64,11 +64,11 @@ reward "gain" {
   infeasible = "-c * min_vaild" # ERROR: E_FORMULA_NAME unknown name
 }
 
-critic "screen" {
+critic "screen" { # ERROR: E_UNUSED_BLOCK screens no loop
   role            = role.critic
   votes           = 8 # ERROR: E_TIE_RULE can tie
   threshold       = 1.25 # ERROR: E_THRESHOLD [0, 1)
-  expected_routed = 0 # ERROR: E_EXPECTED_ROUTED (0, 1]
+  expected_routed = 1.5 # ERROR: E_EXPECTED_ROUTED [0, 1]
   route           = "uncertainty" # ERROR: E_FORMULA_TYPE
 }
 
@@ -79,6 +79,7 @@ loop "policy" {
   states              = 4
   proposals_per_state = 4
   reward              = reward.gain
+  learning_rate       = 1e-6
 }
 
 records {

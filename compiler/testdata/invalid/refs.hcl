@@ -68,6 +68,7 @@ role "judge" { # ERROR: E_MISSING kind is missing
 reward "gain" {
   source     = "predicted"
   predictor  = role.proposer # ERROR: E_PREDICTOR_ROLE kind rwm
+  clip       = 6
   value      = "clip(predicted_gain / scale, -c, c)"
   infeasible = "-c"
 }
@@ -78,5 +79,6 @@ loop "policy" { # ERROR: E_LOOP_FIELD needs steps or until_budget
   states              = 4
   proposals_per_state = 4
   reward              = reward.gian # ERROR: E_UNKNOWN_REF which is not declared
+  learning_rate       = 1e-6
   islands             = 3 # ERROR: E_LOOP_FIELD not a field of a rl loop
 }

@@ -70,6 +70,7 @@ loop "policy" {
   states              = 4
   proposals_per_state = 4
   reward              = reward.gain
+  learning_rate       = 1e-6
 }
 
 sweep {

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"assay/plugins/redact"
 )
 
 // client talks to one chat-completions endpoint with one config's limits.
@@ -30,8 +32,10 @@ type client struct {
 
 func newClient(cfg Config) *client {
 	return &client{
-		cfg:    cfg,
-		http:   &http.Client{},
+		cfg: cfg,
+		// A redirect is not followed: it would carry the prompt (and, to
+		// the same host, the key) somewhere the spec does not name.
+		http:   &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
 		limit:  newLimiter(cfg.RequestsPerSecond),
 		slots:  make(chan struct{}, cfg.MaxConcurrency),
 		getenv: os.Getenv,
@@ -139,10 +143,13 @@ func (c *client) backoff(attempt int) time.Duration {
 	return d/2 + time.Duration(c.jitter()*float64(d/2))
 }
 
+// key is the API key from the environment; "" when unset.
+func (c *client) key() string { return c.getenv(c.cfg.APIKeyEnv) }
+
 func (c *client) explain(err error) error {
 	var he *httpError
 	if errors.As(err, &he) && (he.status == http.StatusUnauthorized || he.status == http.StatusForbidden) {
-		if c.getenv(c.cfg.APIKeyEnv) == "" {
+		if c.key() == "" {
 			return fmt.Errorf("the request was refused (%w): $%s is not set; export the API key in it", err, c.cfg.APIKeyEnv)
 		}
 		return fmt.Errorf("the server refused the API key in $%s: %w", c.cfg.APIKeyEnv, err)
@@ -167,7 +174,8 @@ func (c *client) once(ctx context.Context, body []byte) (*chatResponse, error) {
 		return nil, err
 	}
 	hreq.Header.Set("Content-Type", "application/json")
-	if key := c.getenv(c.cfg.APIKeyEnv); key != "" {
+	key := c.key()
+	if key != "" {
 		hreq.Header.Set("Authorization", "Bearer "+key)
 	}
 	hresp, err := c.http.Do(hreq)
@@ -182,19 +190,25 @@ func (c *client) once(ctx context.Context, body []byte) (*chatResponse, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the answer: %w", err)
 	}
+	// What the server says is quoted in errors; it may echo the key.
+	quote := func() string { return excerpt(redact.String(string(data), key), 300) }
+	if hresp.StatusCode/100 == 3 {
+		return nil, &httpError{status: hresp.StatusCode,
+			body: "the server redirects, and requests go only to base_url; set base_url to the endpoint that answers"}
+	}
 	if hresp.StatusCode/100 != 2 {
 		return nil, &httpError{
 			status:     hresp.StatusCode,
-			body:       excerpt(string(data), 300),
+			body:       quote(),
 			retryAfter: parseRetryAfter(hresp.Header.Get("Retry-After"), time.Now()),
 		}
 	}
 	var out chatResponse
 	if err := json.Unmarshal(data, &out); err != nil {
-		return nil, fmt.Errorf("the server's answer is not a chat-completions response (%v): %s", err, excerpt(string(data), 300))
+		return nil, fmt.Errorf("the server's answer is not a chat-completions response (%v): %s", err, quote())
 	}
 	if len(out.Choices) == 0 {
-		return nil, fmt.Errorf("the server's answer has no choices: %s", excerpt(string(data), 300))
+		return nil, fmt.Errorf("the server's answer has no choices: %s", quote())
 	}
 	return &out, nil
 }

@@ -10,19 +10,15 @@
 // limit keep a run within the server's quotas. Token usage comes from the
 // server's usage report.
 //
-// Config (the plugin block's config):
-//
-//	base_url            API root, default https://api.openai.com/v1
-//	model               model id when the role sets none
-//	api_key_env         environment variable holding the API key, default
-//	                    OPENAI_API_KEY (a key is never read from the spec)
-//	requests_per_second rate limit, default 0 (none)
-//	max_concurrency     requests in flight at once, default 8
-//	max_retries         retries after the first attempt, default 5
-//	timeout_seconds     per attempt, default 120
-//	backoff_seconds     first retry delay, default 1 (doubles each retry)
-//	max_backoff_seconds cap on the retry delay, default 60
-//	json_mode           send response_format json_object, default true
+// Its config is declared in package stdlib/pluginconfig (OpenAI), which
+// `assay validate` checks and this plugin decodes with, defaults included.
+// Requests go only to the config's base_url: there is no default endpoint,
+// a request whose config has none fails with a config error before any
+// connection is opened, and redirects are not followed. The API key comes
+// only from the environment variable api_key_env names (default
+// OPENAI_API_KEY); a key in the config is refused. Every error the plugin
+// returns is redacted (package plugins/redact): the runtime journals
+// errors, and a server may echo the key or the Authorization header.
 //
 // Update returns plugins.ErrUnsupported: a hosted model cannot be trained
 // through this API. Serving is done by package plugins/sdk.

@@ -5,11 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync"
 
 	"assay/plugins"
 	"assay/plugins/payload"
+	"assay/plugins/redact"
 )
 
 // llm implements plugins.LLM. It keeps one client per distinct config so
@@ -19,6 +21,8 @@ type llm struct {
 	clients map[string]*client
 	// newClient is replaced in tests.
 	newClient func(Config) *client
+	// transport, when set, carries every request (tests record its dials).
+	transport http.RoundTripper
 }
 
 var _ plugins.LLM = (*llm)(nil)
@@ -42,17 +46,29 @@ func (l *llm) client(cfgMap map[string]any) (*client, error) {
 		return nil, err
 	}
 	c := l.newClient(cfg)
+	if l.transport != nil {
+		c.http.Transport = l.transport
+	}
 	l.clients[string(key)] = c
 	return c, nil
 }
 
 // Complete renders the role call into a chat, sends it and checks the
-// answer against the role's response type.
+// answer against the role's response type. Every error it returns is
+// redacted: the runtime journals it, and a server may echo the key.
 func (l *llm) Complete(ctx context.Context, req *plugins.CompleteRequest) (*plugins.CompleteResponse, error) {
 	c, err := l.client(req.Config)
 	if err != nil {
-		return nil, err
+		return nil, redact.Error(err)
 	}
+	resp, err := l.complete(ctx, c, req)
+	if err != nil {
+		return nil, redact.Error(err, c.key())
+	}
+	return resp, nil
+}
+
+func (l *llm) complete(ctx context.Context, c *client, req *plugins.CompleteRequest) (*plugins.CompleteResponse, error) {
 	model := req.Model
 	if model == "" {
 		model = c.cfg.Model

@@ -360,36 +360,42 @@ func TestCriticPromptListsLabels(t *testing.T) {
 }
 
 func TestConfig(t *testing.T) {
+	const url = "http://localhost:8000/v1"
 	tests := []struct {
 		cfg  map[string]any
 		want string // error text, "" for none
 	}{
-		{nil, ""},
+		{nil, "config.base_url: missing"},
+		{map[string]any{"model": "m"}, "config.base_url: missing"},
 		{map[string]any{"base_url": "http://localhost:8000/v1/", "requests_per_second": 2.5, "max_concurrency": 4.0, "json_mode": false}, ""},
-		{map[string]any{"api_key": "sk-123"}, "never read from the spec"},
-		{map[string]any{"bse_url": "x"}, `unknown setting "bse_url"`},
+		{map[string]any{"base_url": url, "api_key": "sk-123"}, "never read from the spec"},
+		{map[string]any{"base_url": url, "bse_url": "x"}, "config.bse_url: unknown setting"},
 		{map[string]any{"base_url": "localhost:8000"}, "not an http(s) URL"},
-		{map[string]any{"max_concurrency": 0.0}, "max_concurrency must be a number >= 1"},
-		{map[string]any{"max_concurrency": 2.5}, "must be a whole number"},
-		{map[string]any{"timeout_seconds": "10"}, "timeout_seconds must be a number"},
-		{map[string]any{"timeout_seconds": 0.0}, "timeout_seconds must be more than 0"},
-		{map[string]any{"json_mode": "yes"}, "json_mode must be true or false"},
+		{map[string]any{"base_url": "https://me:secret@h/v1"}, "user info"},
+		{map[string]any{"base_url": url, "max_concurrency": 0.0}, "config.max_concurrency: must be at least 1"},
+		{map[string]any{"base_url": url, "max_concurrency": 2.5}, "want a whole number"},
+		{map[string]any{"base_url": url, "timeout_seconds": "10"}, "config.timeout_seconds: want a number"},
+		{map[string]any{"base_url": url, "timeout_seconds": 0.0}, "timeout_seconds: must be more than 0"},
+		{map[string]any{"base_url": url, "json_mode": "yes"}, "json_mode: want true or false"},
 	}
 	for _, tt := range tests {
-		c, err := parseConfig(tt.cfg)
+		_, err := parseConfig(tt.cfg)
 		if tt.want == "" && err != nil {
 			t.Errorf("%v: %v", tt.cfg, err)
 		}
-		if tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)) {
-			t.Errorf("%v: err = %v, want %q", tt.cfg, err, tt.want)
-		}
-		if tt.cfg == nil && (c.BaseURL != defaultBaseURL || c.APIKeyEnv != "OPENAI_API_KEY" || c.MaxConcurrency != 8) {
-			t.Errorf("defaults = %+v", c)
+		if tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want) || !errors.Is(err, errConfig)) {
+			t.Errorf("%v: err = %v, want a config error containing %q", tt.cfg, err, tt.want)
 		}
 	}
-	c, _ := parseConfig(map[string]any{"base_url": "http://localhost:8000/v1/"})
-	if c.BaseURL != "http://localhost:8000/v1" {
-		t.Errorf("BaseURL = %q, want the trailing slash trimmed", c.BaseURL)
+	// The defaults are the schema's.
+	c, err := parseConfig(map[string]any{"base_url": "http://localhost:8000/v1/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Config{BaseURL: "http://localhost:8000/v1", APIKeyEnv: "OPENAI_API_KEY", MaxConcurrency: 8, MaxRetries: 5,
+		Timeout: 120 * time.Second, Backoff: time.Second, MaxBackoff: 60 * time.Second, JSONMode: true}
+	if c != want {
+		t.Errorf("defaults = %+v, want %+v (trailing slash trimmed)", c, want)
 	}
 }
 

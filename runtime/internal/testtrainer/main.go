@@ -97,7 +97,7 @@ func (t *trainer) Wait(ctx context.Context, h *plugins.RunHandle) (*plugins.RunR
 	r, ok := t.runs[h.RunID]
 	t.mu.Unlock()
 	if !ok {
-		return nil, fmt.Errorf("unknown run %s", h.RunID)
+		return nil, fmt.Errorf("%w: %s", plugins.ErrUnknownRun, h.RunID)
 	}
 	select {
 	case <-r.done:

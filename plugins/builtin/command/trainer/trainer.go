@@ -568,14 +568,20 @@ func git(ctx context.Context, dir string, args ...string) (string, error) {
 // after a crash a fresh process re-attaches to the job without submitting it
 // again.
 func (t *Trainer) Wait(ctx context.Context, h *plugins.RunHandle) (*plugins.RunResult, error) {
+	// A handle that names no run directory we can read is one this trainer
+	// does not know: nothing of the run survives, so it is ErrUnknownRun
+	// (start it again), not a failed run.
 	eh, err := executor.ParseHandle(h.Handle)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("run %s: %v: %w", h.RunID, err, plugins.ErrUnknownRun)
 	}
 	if eh.Dir == "" {
-		return nil, fmt.Errorf("handle %q names no work directory", h.Handle)
+		return nil, fmt.Errorf("run %s: handle %q names no work directory: %w", h.RunID, h.Handle, plugins.ErrUnknownRun)
 	}
 	rec, err := readRecord(eh.Dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("run %s: %v: %w", h.RunID, err, plugins.ErrUnknownRun)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %v", h.RunID, err)
 	}

@@ -2,6 +2,7 @@ package trainer
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -265,6 +266,22 @@ func TestLocalReattach(t *testing.T) {
 	r, err := newTrainer().Wait(context.Background(), h)
 	if err != nil || r.Status != plugins.StatusFinished || r.Metric != 4 {
 		t.Fatalf("%+v %v", r, err)
+	}
+}
+
+// A handle whose run directory is gone, or that is not a handle at all, is
+// plugins.ErrUnknownRun: nothing of the run is known, so the runtime starts
+// it again instead of recording a failure.
+func TestWaitUnknownRun(t *testing.T) {
+	gone := filepath.Join(t.TempDir(), "gone")
+	for _, h := range []*plugins.RunHandle{
+		{RunID: "r", Handle: "local:123@" + gone},
+		{RunID: "r", Handle: "nonsense"},
+	} {
+		r, err := newTrainer().Wait(context.Background(), h)
+		if !errors.Is(err, plugins.ErrUnknownRun) || r != nil {
+			t.Errorf("Wait(%q) = %+v, %v; want ErrUnknownRun", h.Handle, r, err)
+		}
 	}
 }
 

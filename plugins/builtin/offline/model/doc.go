@@ -9,9 +9,14 @@
 //     moves from the current value are likelier) plus learnt weights on
 //     three features: the edit, the edit within the task, and its
 //     mechanism direction. Proposals are the parent's setup plus one
-//     sampled edit, at the request's temperature and seed. Update applies
-//     GRPO: the learning rate times the mean over samples of advantage x
-//     grad log pi(edit | state), and returns the policy as JSON (Policy),
+//     sampled edit, at the request's temperature and seed. Update ascends
+//     the clipped surrogate objective GRPO and DAPO share, with the
+//     request's hyperparameters: Epochs passes of the learning rate times
+//     the weighted sum over samples of advantage x pi/pi_old x grad log
+//     pi(edit | state), a sample dropping out once its ratio passes
+//     [1 - ClipLow, 1 + ClipHigh], minus KLCoef times GRPO's KL estimator
+//     toward the untrained policy; samples weigh the same or, with
+//     TokenLevel, by their tokens. It returns the policy as JSON (Policy),
 //     which later requests carry in State. Each plugins.Sample.State must
 //     be the payload.ProposeRequest the proposal was sampled from.
 //   - rwm (predict.go): kernel regression of gain over the records in

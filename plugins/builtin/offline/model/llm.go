@@ -20,6 +20,9 @@ func (Model) Complete(ctx context.Context, req *plugins.CompleteRequest) (*plugi
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if err := checkConfig(req.Config); err != nil {
+		return nil, err
+	}
 	var out any
 	var text string
 	switch req.Role {
@@ -98,9 +101,13 @@ func usage(req *plugins.CompleteRequest, text string, out []byte) plugins.Usage 
 	return plugins.Usage{In: in, Out: payload.Tokens(text) + payload.Tokens(string(out))}
 }
 
-// Update applies one GRPO step to the proposer policy in req.State.
+// Update applies one policy-gradient update (GRPO's or DAPO's, as the
+// request's hyperparameters say) to the proposer policy in req.State.
 func (Model) Update(ctx context.Context, req *plugins.UpdateRequest) (*plugins.UpdateResponse, error) {
 	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := checkConfig(req.Config); err != nil {
 		return nil, err
 	}
 	pol, err := LoadPolicy(req.State)

@@ -221,11 +221,24 @@ func actionOf(acts []action, req *payload.ProposeRequest, prop plugins.Proposal)
 	return -1, fmt.Errorf("proposal %q: edit %s=%s is not a candidate", prop.ID, diff[0], prop.Edits[diff[0]])
 }
 
-// Update is one GRPO step: for each sample, the gradient of log pi(a|s) (at
-// temperature 1) times its advantage, averaged over samples and scaled by
-// the learning rate. Each sample's State must be the ProposeRequest payload
-// the proposal was sampled from, since the gradient needs every
-// alternative the policy weighed.
+// Update is one policy-gradient update of the clipped surrogate objective
+// that GRPO and DAPO share, with the request's hyperparameters:
+//
+//   - for Epochs passes over the samples, each sample pushes log pi(a|s) (at
+//     temperature 1) by its advantage times the ratio pi/pi_old, where
+//     pi_old is the policy the request carries;
+//   - a sample whose ratio is past 1 + ClipHigh (advantage > 0) or below
+//     1 - ClipLow (advantage < 0) stops pushing (PPO clipping; DAPO's
+//     clip-higher is ClipHigh > ClipLow);
+//   - KLCoef pulls toward the reference policy (all weights 0, the
+//     untrained model) by GRPO's estimator of KL(pi || pi_ref), whose
+//     gradient at the sampled proposal is (1 - pi_ref/pi) grad log pi;
+//   - samples weigh 1/n each, or, with TokenLevel, their share of the
+//     batch's tokens (DAPO's token-level loss).
+//
+// With the zero hyperparameters it is one plain policy-gradient step. Each
+// sample's State must be the ProposeRequest payload the proposal was sampled
+// from, since the gradient needs every alternative the policy weighed.
 func (p *Policy) Update(req *plugins.UpdateRequest) (*Policy, map[string]float64, error) {
 	if len(req.Samples) == 0 {
 		return nil, nil, fmt.Errorf("offline proposer: update with no samples")
@@ -233,51 +246,117 @@ func (p *Policy) Update(req *plugins.UpdateRequest) (*Policy, map[string]float64
 	if !(req.LearningRate > 0) {
 		return nil, nil, fmt.Errorf("offline proposer: learning rate must be positive, got %v", req.LearningRate)
 	}
-	grad := map[string]float64{}
-	entropy := 0.0
+	switch req.Algorithm {
+	case "", "grpo", "dapo":
+	default:
+		return nil, nil, fmt.Errorf("offline proposer: unknown algorithm %q (want grpo or dapo)", req.Algorithm)
+	}
+	if req.ClipLow < 0 || req.ClipLow >= 1 || req.ClipHigh < 0 || req.KLCoef < 0 || req.Epochs < 0 {
+		return nil, nil, fmt.Errorf("offline proposer: bad hyperparameters: clip_low %v must lie in [0, 1), clip_high %v, kl_coef %v and epochs %d must not be negative",
+			req.ClipLow, req.ClipHigh, req.KLCoef, req.Epochs)
+	}
+	type sample struct {
+		task   string
+		acts   []action
+		k      int
+		adv    float64
+		weight float64
+		old    float64 // pi_old of the sampled proposal
+		ref    float64 // pi_ref of the sampled proposal
+	}
+	ref := &Policy{Weights: map[string]float64{}}
+	samples := make([]sample, len(req.Samples))
+	entropy, tokens := 0.0, 0.0
 	for i, s := range req.Samples {
 		var preq payload.ProposeRequest
 		if err := payload.Decode([]byte(s.State), &preq); err != nil {
 			return nil, nil, fmt.Errorf("offline proposer: sample %d: State must be the ProposeRequest payload: %w", i, err)
 		}
 		acts := candidates(&preq)
-		ps := p.probs(acts, preq.Task, 1)
 		k, err := actionOf(acts, &preq, s.Proposal)
 		if err != nil {
 			return nil, nil, fmt.Errorf("offline proposer: sample %d: %w", i, err)
 		}
-		for j, a := range acts {
-			if ps[j] > 0 {
-				entropy -= ps[j] * math.Log(ps[j]) / float64(len(req.Samples))
-			}
-			ind := 0.0
-			if j == k {
-				ind = 1
-			}
-			c := s.Advantage * (ind - ps[j])
-			if c == 0 {
-				continue
-			}
-			for _, f := range a.features(preq.Task) {
-				grad[f] += c
+		ps := p.probs(acts, preq.Task, 1)
+		for _, q := range ps {
+			if q > 0 {
+				entropy -= q * math.Log(q) / float64(len(req.Samples))
 			}
 		}
+		w := 1.0
+		if req.TokenLevel {
+			w = float64(max(payload.Tokens(s.Proposal.Text), 1))
+		}
+		tokens += w
+		samples[i] = sample{task: preq.Task, acts: acts, k: k, adv: s.Advantage, weight: w, old: ps[k], ref: ref.probs(acts, preq.Task, 1)[k]}
 	}
+	for i := range samples {
+		samples[i].weight /= tokens
+	}
+
 	next := &Policy{Version: policyVersion, Steps: p.Steps + 1, Weights: map[string]float64{}}
 	for f, w := range p.Weights {
 		next.Weights[f] = w
 	}
-	keys := make([]string, 0, len(grad))
-	for f := range grad {
-		keys = append(keys, f)
+	epochs := max(req.Epochs, 1)
+	clipped, kl, norm := 0, 0.0, 0.0
+	for e := 0; e < epochs; e++ {
+		grad := map[string]float64{}
+		for _, s := range samples {
+			ps := next.probs(s.acts, s.task, 1)
+			pk := ps[s.k]
+			ratio := pk / s.old
+			// c multiplies grad log pi(a|s): the clipped surrogate's term,
+			// then the KL penalty's.
+			c := 0.0
+			switch {
+			case s.adv > 0 && req.ClipHigh > 0 && ratio > 1+req.ClipHigh,
+				s.adv < 0 && req.ClipLow > 0 && ratio < 1-req.ClipLow:
+				clipped++
+			default:
+				c = s.adv * ratio
+			}
+			if req.KLCoef > 0 {
+				c -= req.KLCoef * (1 - s.ref/pk)
+				if e == epochs-1 {
+					kl += (s.ref/pk - math.Log(s.ref/pk) - 1) / float64(len(samples))
+				}
+			}
+			c *= s.weight
+			if c == 0 {
+				continue
+			}
+			for j, a := range s.acts {
+				ind := 0.0
+				if j == s.k {
+					ind = 1
+				}
+				if d := c * (ind - ps[j]); d != 0 {
+					for _, f := range a.features(s.task) {
+						grad[f] += d
+					}
+				}
+			}
+		}
+		keys := make([]string, 0, len(grad))
+		for f := range grad {
+			keys = append(keys, f)
+		}
+		sort.Strings(keys) // a fixed summation order for the norm
+		norm = 0
+		for _, f := range keys {
+			norm += grad[f] * grad[f]
+			next.Weights[f] += req.LearningRate * grad[f]
+		}
 	}
-	sort.Strings(keys) // a fixed summation order for the norm
-	norm := 0.0
-	n := float64(len(req.Samples))
-	for _, f := range keys {
-		g := grad[f] / n
-		norm += g * g
-		next.Weights[f] += req.LearningRate * g
+	stats := map[string]float64{
+		"entropy":       entropy,
+		"grad_norm":     math.Sqrt(norm),
+		"step":          float64(next.Steps),
+		"clip_fraction": float64(clipped) / float64(epochs*len(samples)),
 	}
-	return next, map[string]float64{"entropy": entropy, "grad_norm": math.Sqrt(norm), "step": float64(next.Steps)}, nil
+	if req.KLCoef > 0 {
+		stats["kl"] = kl
+	}
+	return next, stats, nil
 }

@@ -179,9 +179,17 @@ func TestTrainer(t *testing.T) {
 	if _, err := tr.Start(context.Background(), &plugins.RunRequest{RunID: "c", Config: map[string]any{"stpes": 3}}); err == nil {
 		t.Error("unknown config key accepted")
 	}
+	// A run this process never started (the plugin restarted) is not a
+	// failed run: the runtime must start it again without a new attempt.
 	unknown, err := tr.Wait(context.Background(), &plugins.RunHandle{RunID: "never"})
-	if err != nil || unknown.Status != plugins.StatusFailed {
-		t.Errorf("unknown run: %+v, %v", unknown, err)
+	if !errors.Is(err, plugins.ErrUnknownRun) || unknown != nil || !strings.Contains(err.Error(), "never") {
+		t.Errorf("unknown run: %+v, %v; want ErrUnknownRun naming the run", unknown, err)
+	}
+	if _, err := tr.Start(context.Background(), &plugins.RunRequest{RunID: "c2", Config: map[string]any{"steps": -1}}); !errors.Is(err, plugins.ErrConfig) {
+		t.Errorf("bad config: %v, want ErrConfig", err)
+	}
+	if _, err := tr.Describe(context.Background(), &plugins.DescribeRequest{Config: map[string]any{"corpus": "nope"}}); !errors.Is(err, plugins.ErrConfig) {
+		t.Errorf("bad config in Describe: %v, want ErrConfig", err)
 	}
 }
 

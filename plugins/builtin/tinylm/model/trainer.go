@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"assay/plugins"
+	"assay/stdlib/pluginconfig"
 )
 
 // Config keys a plugin block may set.
@@ -41,14 +42,23 @@ func NewTrainer() *Trainer { return &Trainer{runs: map[string]*run{}} }
 // Describe lists the knobs.
 func (t *Trainer) Describe(ctx context.Context, req *plugins.DescribeRequest) (*plugins.DescribeResponse, error) {
 	if _, _, err := parseConfig(req.Config, ""); err != nil {
-		return nil, err
+		return nil, plugins.WithKind(plugins.ErrConfig, err)
 	}
 	return &plugins.DescribeResponse{Knobs: Knobs()}, nil
 }
 
+// errConfig marks a request whose plugin config is unusable; no retry can
+// fix it.
+var errConfig = fmt.Errorf("bad tinylm plugin config: %w", plugins.ErrConfig)
+
 // parseConfig reads the plugin block's config; an unknown key is an error
-// so a typo does not silently train the default.
+// so a typo does not silently train the default. The config is first
+// checked against the declaration `assay validate` uses
+// (pluginconfig.TinyLM), so both accept the same configs.
 func parseConfig(cfg map[string]any, task string) (steps int, corpus string, err error) {
+	if ps := pluginconfig.TinyLM.Check(cfg); len(ps) > 0 {
+		return 0, "", fmt.Errorf("%w: %s", errConfig, pluginconfig.Join(ps))
+	}
 	steps, corpus = DefaultSteps, CorpusGrammar
 	if _, ok := corpora[task]; ok {
 		corpus = task
@@ -105,7 +115,7 @@ func (t *Trainer) Start(ctx context.Context, req *plugins.RunRequest) (*plugins.
 	}
 	steps, corpusName, err := parseConfig(req.Config, req.Task)
 	if err != nil {
-		return nil, err
+		return nil, plugins.WithKind(plugins.ErrConfig, err)
 	}
 	h := &plugins.RunHandle{RunID: req.RunID, Handle: req.RunID}
 	t.mu.Lock()
@@ -176,13 +186,14 @@ func loadCorpusCached(name string) (*Corpus, error) {
 }
 
 // Wait blocks until the run ends or ctx is done. A RunID this process never
-// started (the plugin restarted) is a failed run, which the runtime retries.
+// started (the plugin restarted) is plugins.ErrUnknownRun, not a failed run:
+// nothing ran, so the runtime starts it again without spending an attempt.
 func (t *Trainer) Wait(ctx context.Context, h *plugins.RunHandle) (*plugins.RunResult, error) {
 	t.mu.Lock()
 	r, ok := t.runs[h.RunID]
 	t.mu.Unlock()
 	if !ok {
-		return &plugins.RunResult{RunID: h.RunID, Status: plugins.StatusFailed, Reason: "unknown run (the trainer restarted); start it again"}, nil
+		return nil, fmt.Errorf("tinylm: run %s: %w (this trainer process did not start it; it restarted since): start it again", h.RunID, plugins.ErrUnknownRun)
 	}
 	select {
 	case <-r.done:

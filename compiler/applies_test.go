@@ -1,0 +1,104 @@
+package compiler
+
+import (
+	"strings"
+	"testing"
+)
+
+// Each refusal of a field that would do nothing, at the field: the case
+// edits base.hcl, and the diagnostic must carry the code on the line of the
+// text marked with "<-" (the marker is removed before compiling).
+func TestAppliesRefusals(t *testing.T) {
+	critic := "  threshold       = 0.25\n  expected_routed = 0.363\n"
+	cases := []struct {
+		name string
+		muts [][2]string
+		code string
+	}{
+		{"clip no formula reads", [][2]string{{`  infeasible = "-1"` + "\n}", `  infeasible = "-1"` + "\n  clip = 2 <-\n}"}}, CodeClipUnused},
+		{"c read without clip", [][2]string{{`  infeasible = "-1"` + "\n}", `  infeasible = "-c" <-` + "\n}"}}, CodeMissing},
+		{"normalize no formula reads", [][2]string{{`  source     = "real"`, `  source     = "real"` + "\n  normalize = \"none\" <-"}}, CodeNormalizeUnused},
+		{"repeat where nothing repeats", [][2]string{
+			{`  source     = "real"`, `  source     = "real"` + "\n  repeat_penalty = 0.5 <-"},
+			{"  proposals_per_state = 2\n", "  proposals_per_state = 1\n"}}, CodeRepeatUnused},
+		{"diversity no formula reads", [][2]string{{`  source     = "real"`, `  source     = "real"` + "\n  diversity { <-\n    weight = 0.2\n  }"}}, CodeDiversityUnused},
+		{"diversity without weight", [][2]string{{`  value      = "gain > 0 ? 1 : -1"`, `  value      = "(gain > 0 ? 1 : -1) + diversity_bonus"` + "\n  diversity { <-\n  }"}}, CodeMissing},
+		{"diversity_bonus without block", [][2]string{{`  value      = "gain > 0 ? 1 : -1"`, `  value      = "(gain > 0 ? 1 : -1) + diversity_bonus" <-`}}, CodeMissing},
+		{"tie with one vote", [][2]string{{"  votes           = 15\n", "  votes           = 1\n  tie = \"lose\" <-\n"}}, CodeTieUnused},
+		{"tie with odd mean_rank", [][2]string{{"  votes           = 15\n", "  votes           = 15\n  aggregate = \"mean_rank\"\n  tie = \"lose\" <-\n"}}, CodeTieUnused},
+		{"threshold the route ignores", [][2]string{{"  threshold       = 0.25\n", "  threshold       = 0.25 <-\n  route = \"mean_rank > 1\"\n"}}, CodeThresholdUnused},
+		{"screen without threshold or route", [][2]string{{`critic "screen" {`, `critic "screen" { <-`}, {"  threshold       = 0.25\n", ""}}, CodeMissing},
+		{"routed_range without expected_routed", [][2]string{{critic, "  threshold       = 0.25\n  routed_range    = [0.2, 0.5] <-\n"}}, CodeMissing},
+		{"slurm block on a local executor", [][2]string{{"budget {", "executor {\n  kind = \"local\"\n  slurm { <-\n    partition = \"gpu\"\n  }\n}\n\nbudget {"}}, CodeSlurmLocal},
+		{"reward of no loop", [][2]string{{"records {", "reward \"spare\" { <-\n  source     = \"real\"\n  value      = \"gain\"\n  infeasible = \"-1\"\n}\n\nrecords {"}}, CodeUnusedBlock},
+		{"critic of no loop", [][2]string{{"  screen              = critic.screen\n", ""}, {`critic "screen" {`, `critic "screen" { <-`}}, CodeUnusedBlock},
+		{"environment scale every task overrides", [][2]string{{"  family  = \"diffusion\"\n", "  family  = \"diffusion\"\n  scale   = 0.05 <-\n"}}, CodeShadowed},
+		{"preset that fills nothing", [][2]string{{"  preset              = \"grpo\"\n", "  preset              = \"grpo\" <-\n  kind = \"rl\"\n  algorithm = \"grpo\"\n  rollout_every = 1\n  zero_variance = \"keep\"\n  split = \"train\"\n"}}, CodePresetUnused},
+		// The critic-only ablation labels rewards and routes nothing.
+		{"threshold on a labelling critic", [][2]string{
+			{"  screen              = critic.screen\n", ""},
+			{`  source     = "real"`, `  source     = "critic"` + "\n  predictor  = critic.screen"},
+			{"  threshold       = 0.25\n", "  threshold       = 0.25 <-\n"}}, CodeUnscreened},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			src := readBase(t)
+			for _, m := range c.muts {
+				src, _ = mutate(t, src, m[0], m[1])
+			}
+			i := strings.Index(src, " <-")
+			if i < 0 {
+				t.Fatal("no <- marker in the case")
+			}
+			line := strings.Count(src[:i], "\n") + 1
+			src = strings.Replace(src, " <-", "", 1)
+			_, ds := compileSource(t, "case.hcl", []byte(src))
+			for _, d := range ds {
+				if d.Code == c.code && d.Range.Start.Line == line && d.Range.Filename == "case.hcl" {
+					return
+				}
+			}
+			t.Fatalf("want %s at case.hcl:%d, got:\n%s", c.code, line, ds.Format(0))
+		})
+	}
+}
+
+// What the lead makes runnable is not refused: a critic-only ablation
+// (a critic labels rewards, nothing is routed, expected_routed = 0), and an
+// evolution loop with no critic.
+func TestAppliesAllows(t *testing.T) {
+	ablation := [][2]string{
+		{"  screen              = critic.screen\n", ""},
+		{`  source     = "real"`, `  source     = "critic"` + "\n  predictor  = critic.screen"},
+		{"  threshold       = 0.25\n  expected_routed = 0.363\n", "  expected_routed = 0\n"},
+	}
+	src := readBase(t)
+	for _, m := range ablation {
+		src, _ = mutate(t, src, m[0], m[1])
+	}
+	if _, ds := compileSource(t, "ablation.hcl", []byte(src)); ds.HasErrors() {
+		t.Errorf("critic-only ablation refused:\n%s", ds.Format(0))
+	}
+	evo := specSource(t, "quickstart-critic.hcl")
+	evo, _ = mutate(t, evo, "  screen                  = critic.screen\n", "")
+	evo, _ = mutate(t, evo, evo[strings.Index(evo, `critic "screen" {`):strings.Index(evo, `loop "evolve"`)], "")
+	evo = strings.Replace(evo, "role \"critic\" {", "role \"critic2\" {\n  kind = \"critic\"", 1)
+	if _, ds := compileSource(t, "evolve.hcl", []byte(evo)); ds.HasErrors() {
+		t.Errorf("evolution without a critic refused:\n%s", ds.Format(0))
+	}
+	// Random verification ignores a screen's verdicts.
+	evo = specSource(t, "quickstart-critic.hcl")
+	evo, line := mutate(t, evo, "  screen                  = critic.screen\n", "  screen                  = critic.screen\n  select = \"random\"\n")
+	_, ds := compileSource(t, "evolve.hcl", []byte(evo))
+	if len(ds) == 0 || ds[0].Code != CodeConflict || ds[0].Range.Start.Line != line+1 {
+		t.Errorf("want %s at select = \"random\" (line %d) of a screened evolution loop, got:\n%s", CodeConflict, line+1, ds.Format(0))
+	}
+	// An evolution screen keeps its threshold, which decides ties and the
+	// routed count, but not expected_routed, which nothing reads there.
+	evo = specSource(t, "quickstart-critic.hcl")
+	evo, line = mutate(t, evo, "  threshold = 0.25\n", "  threshold = 0.25\n  expected_routed = 0.3\n")
+	_, ds = compileSource(t, "evolve.hcl", []byte(evo))
+	if len(ds) == 0 || ds[0].Code != CodeUnscreened || ds[0].Range.Start.Line != line+1 {
+		t.Errorf("want %s at expected_routed (line %d) of an evolution screen, got:\n%s", CodeUnscreened, line+1, ds.Format(0))
+	}
+}

@@ -1,0 +1,69 @@
+package compiler
+
+import (
+	"fmt"
+	"strings"
+
+	"assay/lang/diag"
+	"assay/lang/spec"
+	"assay/stdlib/pluginconfig"
+)
+
+// checkPluginConfigs checks the config of every plugin whose source is
+// "builtin:NAME" against that built-in's schema, so a typo or a missing
+// key is found at validate rather than when the plugin first runs. Other
+// sources are the user's own executables; their config is theirs and
+// passes unchecked.
+func checkPluginConfigs(c *compilation) {
+	for _, v := range c.variants {
+		for _, p := range v.spec.Plugins {
+			checkPluginConfig(c, p)
+		}
+	}
+}
+
+func checkPluginConfig(c *compilation, p *spec.Plugin) {
+	if !p.Source.Set {
+		return
+	}
+	s, ok := pluginconfig.Lookup(p.Source.V)
+	if !ok {
+		return
+	}
+	// The spec keeps one range for the whole config, none per key; a
+	// problem points at config, or at the block when config is absent.
+	at := p.Config.Range
+	for _, r := range []diag.Range{at, p.NameRange, p.Source.Range, c.spec.Range} {
+		if r.Valid() {
+			at = r
+			break
+		}
+	}
+	for _, pr := range s.Check(p.Config.V) {
+		c.add(pluginConfigDiag(p, s, pr, at))
+	}
+}
+
+func pluginConfigDiag(p *spec.Plugin, s *pluginconfig.Schema, pr pluginconfig.Problem, at diag.Range) *diag.Diagnostic {
+	where := fmt.Sprintf("plugin %q (builtin:%s): config.%s", p.Name, s.Builtin, pr.Path)
+	switch pr.Kind {
+	case pluginconfig.Missing:
+		return diag.Errorf(CodeMissing, at, "%s is missing", where).WithDetail("%s", strings.TrimPrefix(pr.Msg, "missing; "))
+	case pluginconfig.EnumErr:
+		d := diag.Errorf(CodeEnum, at, "%s: %s", where, pr.Msg)
+		if h := diag.DidYouMean(pr.Got, pr.Known); h != "" {
+			d.WithDetail("%s", h)
+		}
+		return d
+	case pluginconfig.Unknown:
+		d := diag.Errorf(CodePluginConfig, at, "%s is not a setting of builtin:%s", where, s.Builtin)
+		if len(pr.Known) == 0 {
+			return d.WithDetail("builtin:%s takes no config; remove it", s.Builtin)
+		}
+		if h := diag.DidYouMean(pr.Got, pr.Known); h != "" {
+			return d.WithDetail("%s Known settings: %s", h, strings.Join(pr.Known, ", "))
+		}
+		return d.WithDetail("known settings: %s", strings.Join(pr.Known, ", "))
+	}
+	return diag.Errorf(CodePluginConfig, at, "%s: %s", where, pr.Msg)
+}

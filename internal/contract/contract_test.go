@@ -1,0 +1,285 @@
+package contract
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"assay/compiler"
+	"assay/compiler/plan"
+	"assay/internal/runcompare"
+	"assay/lang/diag"
+	"assay/lang/load"
+	"assay/plugins"
+	offline "assay/plugins/builtin/offline/model"
+	tinylm "assay/plugins/builtin/tinylm/model"
+	"assay/runtime"
+)
+
+type inst struct {
+	t plugins.Trainer
+	l plugins.LLM
+}
+
+func (i inst) Trainer() plugins.Trainer     { return i.t }
+func (i inst) LLM() plugins.LLM             { return i.l }
+func (i inst) Benchmark() plugins.Benchmark { return nil }
+func (i inst) Close() error                 { return nil }
+
+// loader serves the built-in plugins a spec names, in process.
+func loader() runtime.Loader {
+	return runtime.LoaderFunc(func(ctx context.Context, p *plan.Plugin) (runtime.Instance, error) {
+		switch p.Source {
+		case "builtin:tinylm":
+			return inst{t: tinylm.NewTrainer()}, nil
+		case "builtin:offline":
+			return inst{l: offline.Model{}}, nil
+		}
+		return nil, fmt.Errorf("plugin %s: source %s does not run in this test", p.Name, p.Source)
+	})
+}
+
+// compile loads and compiles a spec file as `assay run` does.
+func compile(t *testing.T, path string) (*plan.Plan, diag.Diagnostics) {
+	t.Helper()
+	s, _, ds := load.Load(path, load.Options{})
+	if ds.HasErrors() {
+		return nil, ds
+	}
+	p, cds := compiler.Compile(s, compiler.Options{})
+	return p, append(ds, cds...)
+}
+
+// checkRun runs variant v of p and checks every measured count against
+// the estimate of that variant.
+func checkRun(t *testing.T, p *plan.Plan, vi int) {
+	t.Helper()
+	v := p.Variants[vi]
+	res, err := runtime.Run(context.Background(), p, runtime.Options{ID: "c", Dir: t.TempDir(), Plugins: loader(), Variant: v.Name})
+	if err != nil {
+		t.Fatalf("variant %s: run: %v", v.Name, err)
+	}
+	if res.State != runtime.StateFinished {
+		t.Fatalf("variant %s: state %s (%s)", v.Name, res.State, res.Reason)
+	}
+	if res.Totals.Measured == nil {
+		t.Fatal("the run measured nothing")
+	}
+	if c := v.Budget.RealRuns; c > 0 && res.Totals.RealRuns > c {
+		t.Errorf("real runs %d above the cap %d", res.Totals.RealRuns, c)
+	}
+	rows := runcompare.Rows(p, v.Name, &res.Totals)
+	if len(rows) < 4 {
+		t.Fatalf("compared %d figures", len(rows))
+	}
+	for _, row := range rows {
+		if strings.HasSuffix(row.Figure, "routed_share") {
+			continue // an assumption as measured, not a count
+		}
+		if !row.Within {
+			t.Errorf("variant %s: %s = %g, outside the estimate's [%g, %g] (expected %g)", v.Name, row.Figure, row.Measured, row.Low, row.High, row.Expected)
+		}
+	}
+}
+
+// specsDir is the repository's specs/ folder.
+func specsDir(t *testing.T) string {
+	d, err := filepath.Abs("../../specs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// fast rewrites a spec so its tinylm runs train for few steps: the counts
+// under test do not depend on how long a run trains.
+func fast(src string) string {
+	return strings.ReplaceAll(src, "config = { steps = 600 }", "config = { steps = 30 }")
+}
+
+// writeVariant writes the spec at base, edited, into a temporary folder.
+func writeVariant(t *testing.T, base string, edits ...[2]string) string {
+	t.Helper()
+	b, err := os.ReadFile(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := fast(string(b))
+	for _, e := range edits {
+		if !strings.Contains(src, e[0]) {
+			t.Fatalf("%s has no %q to replace", base, e[0])
+		}
+		src = strings.Replace(src, e[0], e[1], 1)
+	}
+	path := filepath.Join(t.TempDir(), filepath.Base(base))
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// localSpecs are the specs of specs/ whose plugins run on this machine.
+func localSpecs(t *testing.T) []string {
+	var out []string
+	entries, err := os.ReadDir(specsDir(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(specsDir(t), e.Name()))
+		if err != nil || !strings.HasSuffix(e.Name(), ".hcl") {
+			continue
+		}
+		s := string(b)
+		if strings.Contains(s, "builtin:tinylm") && !strings.Contains(s, "builtin:command") && !strings.Contains(s, "builtin:openai") {
+			out = append(out, e.Name())
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func TestSpecsRunWithinTheirEstimate(t *testing.T) {
+	names := localSpecs(t)
+	if len(names) < 3 {
+		t.Fatalf("found %d local specs (%v); expected the quickstarts and small-local", len(names), names)
+	}
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			p, ds := compile(t, writeVariant(t, filepath.Join(specsDir(t), name)))
+			if ds.HasErrors() {
+				t.Fatalf("%s does not compile: %v", name, ds)
+			}
+			checkRun(t, p, 0)
+		})
+	}
+}
+
+// screenCritic is quickstart-critic's critic block.
+const screenCritic = "critic \"screen\" {\n  role      = role.critic\n  votes     = 8\n  labels    = \"3way\"\n  aggregate = \"majority\"\n  tie       = \"route\"\n  threshold = 0.25\n}\n"
+
+// rwmReward is quickstart's reward block, which a variant replaces.
+const rwmReward = "reward \"rwm_gain\" {\n  source         = \"predicted\"\n  predictor      = role.rwm\n  normalize      = \"scale\"\n  clip           = 6\n  value          = \"clip(predicted_gain / scale, -c, c) + diversity_bonus\"\n  repeat_penalty = 0.5\n  infeasible     = \"-c\"\n  diversity {\n    by     = \"mechanism\"\n    weight = 0.2\n  }\n}\n"
+
+const (
+	criticRole = `role "critic" {
+  llm         = plugin.offline
+  temperature = 0.7
+  concurrency = 4
+  seconds     = 0.001
+  tokens {
+    in  = 800
+    out = 20
+  }
+  price {
+    in  = 0
+    out = 0
+  }
+}
+
+critic "judge" {
+  role   = role.critic
+  votes  = 5
+  labels = "3way"
+}
+
+role "summarizer" {
+  llm         = plugin.offline
+  concurrency = 4
+  tokens {
+    in  = 300
+    out = 80
+  }
+  price {
+    in  = 0
+    out = 0
+  }
+}
+`
+	proposerB = `role "proposer_b" {
+  kind        = "proposer"
+  llm         = plugin.offline
+  temperature = 0.9
+  concurrency = 2
+  tokens {
+    in  = 500
+    out = 100
+  }
+  price {
+    in  = 0
+    out = 0
+  }
+}
+`
+)
+
+// TestVariants runs variants of the specs that the papers use as baselines
+// and ablations, or that a user is likely to write: each either fails to
+// validate at a position, or runs within its estimate.
+func TestVariants(t *testing.T) {
+	qs := filepath.Join(specsDir(t), "quickstart.hcl")
+	qc := filepath.Join(specsDir(t), "quickstart-critic.hcl")
+	cases := []struct {
+		name   string
+		base   string
+		edits  [][2]string
+		reject string // a diagnostic code validation must give, at a position
+	}{
+		{name: "evolution without a critic", base: qc, edits: [][2]string{{"  screen                  = critic.screen\n", ""}, {screenCritic, ""}}},
+		{name: "evolution without a critic but a critic's select rule", base: qc, edits: [][2]string{
+			{"  screen                  = critic.screen\n", "  select = \"best_mean_rank\"\n"}}, reject: "E_CONFLICT"},
+		{name: "evolution with k swept", base: qc, edits: [][2]string{{"budget {", "sweep {\n  axis \"critic.screen.votes\" {\n    values = [3, 5]\n  }\n}\n\nbudget {"}}},
+		{name: "evolution with T swept", base: qc, edits: [][2]string{{"budget {", "sweep {\n  axis \"critic.screen.threshold\" {\n    values = [0.1, 0.5]\n  }\n}\n\nbudget {"}}},
+		{name: "two proposers, the loop names one", base: qs, edits: [][2]string{
+			{"role \"rwm\" {", proposerB + "\nrole \"rwm\" {"},
+			{"  reward              = reward.rwm_gain\n", "  reward              = reward.rwm_gain\n  proposer            = role.proposer_b\n"},
+			{"records {\n", "records {\n  proposer  = role.proposer\n"},
+			{"evaluation {\n", "evaluation {\n  proposer = role.proposer_b\n"}}},
+		{name: "two proposers, none named", base: qs, edits: [][2]string{{"role \"rwm\" {", proposerB + "\nrole \"rwm\" {"}}, reject: "E_ROLE_AMBIGUOUS"},
+		{name: "critic-only reward", base: qs, edits: [][2]string{
+			{"role \"rwm\" {", criticRole + "\nrole \"rwm\" {"},
+			{rwmReward, "reward \"label\" {\n  source     = \"critic\"\n  predictor  = critic.judge\n  value      = \"label_score\"\n  infeasible = \"-1\"\n}\n"},
+			{"  reward              = reward.rwm_gain\n", "  reward              = reward.label\n"},
+			{"calibration {\n  loop        = loop.policy\n  after_steps = [6, 12, 18]\n  budget      = [6]\n  select      = \"top_rated\"\n}\n", ""}}},
+		{name: "critic reward with no critic named", base: qs, edits: [][2]string{
+			{rwmReward, "reward \"label\" {\n  source     = \"critic\"\n  value      = \"label_score\"\n  infeasible = \"-1\"\n}\n"},
+			{"  reward              = reward.rwm_gain\n", "  reward              = reward.label\n"},
+			{"calibration {\n  loop        = loop.policy\n  after_steps = [6, 12, 18]\n  budget      = [6]\n  select      = \"top_rated\"\n}\n", ""}}, reject: "E_MISSING"},
+		{name: "screened GRPO until the budget is spent", base: qs, edits: [][2]string{
+			{"role \"rwm\" {", criticRole + "\nrole \"rwm\" {"},
+			{"critic \"judge\" {\n  role   = role.critic\n  votes  = 5\n", "critic \"judge\" {\n  role   = role.critic\n  votes  = 5\n  threshold = 0.25\n  expected_routed = 0.4\n  routed_range = [0.02, 1]\n"},
+			{rwmReward, "reward \"label\" {\n  source     = \"critic\"\n  value      = \"label_score\"\n  infeasible = \"-1\"\n}\n"},
+			{"  steps               = 24\n", "  until_budget        = true\n  screen              = critic.judge\n"},
+			{"  reward              = reward.rwm_gain\n", "  reward              = reward.label\n"},
+			{"calibration {\n  loop        = loop.policy\n  after_steps = [6, 12, 18]\n  budget      = [6]\n  select      = \"top_rated\"\n}\n", ""},
+			{"records {\n  seed_runs = 16\n  select    = \"random\"\n}\n", ""},
+			{"budget {\n  real_runs = 48\n", "budget {\n  real_runs = 80\n"}}},
+		{name: "seed records near the baseline", base: qs, edits: [][2]string{{"  select    = \"random\"\n}", "  select    = \"baseline_neighbours\"\n}"}}},
+		{name: "learning rate left out", base: qs, edits: [][2]string{{"  learning_rate       = 0.5\n", ""}}, reject: "E_MISSING"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			p, ds := compile(t, writeVariant(t, tc.base, tc.edits...))
+			if tc.reject != "" {
+				for _, d := range ds.Errors() {
+					if d.Code == tc.reject && d.Range.Valid() {
+						return
+					}
+				}
+				t.Fatalf("want %s at a position; got %v", tc.reject, ds)
+			}
+			if ds.HasErrors() {
+				t.Fatalf("does not compile: %v", ds)
+			}
+			for i := range p.Variants {
+				checkRun(t, p, i)
+			}
+		})
+	}
+}

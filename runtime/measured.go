@@ -1,0 +1,137 @@
+package runtime
+
+import (
+	"maps"
+	"sync"
+)
+
+// Measured is what a run did, in the estimate's own terms and field names
+// (see package estimate), so the two can be compared figure by figure:
+// calls per role, steps and candidates per loop, real runs per phase and
+// per environment, and the shares the estimate assumes (routed, build
+// failures) as measured.
+type Measured struct {
+	Roles        map[string]*MeasuredRole  `json:"roles"`
+	Loops        map[string]*MeasuredLoop  `json:"loops"`
+	Phases       map[string]*MeasuredPhase `json:"phases"`
+	Environments map[string]*MeasuredEnv   `json:"environments"`
+}
+
+// MeasuredRole is one role's calls.
+type MeasuredRole struct {
+	Calls     int     `json:"calls"`
+	TokensIn  int     `json:"tokens_in"`
+	TokensOut int     `json:"tokens_out"`
+	USD       float64 `json:"usd"`
+}
+
+// MeasuredLoop is one loop's figures. Judged counts candidates a critic
+// judged and Routed those it sent to a real run; Built counts build
+// attempts and BuildFailed those that did not build.
+type MeasuredLoop struct {
+	Steps       int     `json:"steps"`
+	Candidates  int     `json:"candidates"`
+	Judged      int     `json:"judged,omitempty"`
+	Routed      int     `json:"routed,omitempty"`
+	RoutedShare float64 `json:"routed_share,omitempty"`
+	Built       int     `json:"built,omitempty"`
+	BuildFailed int     `json:"build_failed,omitempty"`
+	BuildFail   float64 `json:"build_failure_rate,omitempty"`
+}
+
+// MeasuredPhase is one phase's reserved real runs.
+type MeasuredPhase struct {
+	RealRuns int `json:"real_runs"`
+}
+
+// MeasuredEnv is one environment's reserved real runs.
+type MeasuredEnv struct {
+	RealRuns int `json:"real_runs"`
+}
+
+// measured collects Measured under a lock; calls come from many goroutines.
+type measured struct {
+	mu sync.Mutex
+	m  Measured
+}
+
+func newMeasured() *measured {
+	return &measured{m: Measured{Roles: map[string]*MeasuredRole{}, Loops: map[string]*MeasuredLoop{},
+		Phases: map[string]*MeasuredPhase{}, Environments: map[string]*MeasuredEnv{}}}
+}
+
+func (m *measured) call(role string, in, out int, usd float64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r := m.m.Roles[role]
+	if r == nil {
+		r = &MeasuredRole{}
+		m.m.Roles[role] = r
+	}
+	r.Calls++
+	r.TokensIn += in
+	r.TokensOut += out
+	r.USD += usd
+}
+
+func (m *measured) realRun(phase, env string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if phase != "" {
+		if m.m.Phases[phase] == nil {
+			m.m.Phases[phase] = &MeasuredPhase{}
+		}
+		m.m.Phases[phase].RealRuns++
+	}
+	if m.m.Environments[env] == nil {
+		m.m.Environments[env] = &MeasuredEnv{}
+	}
+	m.m.Environments[env].RealRuns++
+}
+
+// loop applies f to a loop's figures under the lock.
+func (m *measured) loop(name string, f func(l *MeasuredLoop)) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	l := m.m.Loops[name]
+	if l == nil {
+		l = &MeasuredLoop{}
+		m.m.Loops[name] = l
+	}
+	f(l)
+}
+
+// snapshot is a deep copy with the shares computed.
+func (m *measured) snapshot() *Measured {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := &Measured{Roles: map[string]*MeasuredRole{}, Loops: map[string]*MeasuredLoop{},
+		Phases: map[string]*MeasuredPhase{}, Environments: map[string]*MeasuredEnv{}}
+	for k, v := range m.m.Roles {
+		c := *v
+		c.USD = round6(c.USD)
+		out.Roles[k] = &c
+	}
+	for k, v := range m.m.Loops {
+		c := *v
+		if c.Judged > 0 {
+			c.RoutedShare = round6(float64(c.Routed) / float64(c.Judged))
+		}
+		if c.Built > 0 {
+			c.BuildFail = round6(float64(c.BuildFailed) / float64(c.Built))
+		}
+		out.Loops[k] = &c
+	}
+	maps.Copy(out.Phases, cloneMap(m.m.Phases))
+	maps.Copy(out.Environments, cloneMap(m.m.Environments))
+	return out
+}
+
+func cloneMap[V any](m map[string]*V) map[string]*V {
+	out := make(map[string]*V, len(m))
+	for k, v := range m {
+		c := *v
+		out[k] = &c
+	}
+	return out
+}

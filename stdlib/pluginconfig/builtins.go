@@ -1,0 +1,128 @@
+package pluginconfig
+
+import "strings"
+
+// Prefix starts the source of a built-in plugin: source = "builtin:NAME".
+const Prefix = "builtin:"
+
+// All lists the built-in plugins' schemas, by name.
+var All = []*Schema{Command, Offline, OpenAI, TinyLM}
+
+// Lookup returns the schema of a plugin source, when it is a built-in one.
+func Lookup(source string) (*Schema, bool) {
+	name, ok := strings.CutPrefix(source, Prefix)
+	if !ok {
+		return nil, false
+	}
+	for _, s := range All {
+		if s.Builtin == name {
+			return s, true
+		}
+	}
+	return nil, false
+}
+
+func num(f float64) *float64 { return &f }
+
+// secondsField is a positive number of seconds up to a day, which keeps it
+// inside a time.Duration.
+func secondsField(name string, def float64, doc string) *Field {
+	return &Field{Name: name, Type: Number, Default: def, Min: num(0), MinExclusive: true, Max: num(86400), Doc: doc}
+}
+
+// OpenAI is builtin:openai, an LLM client for servers that speak the
+// OpenAI chat-completions API.
+var OpenAI = &Schema{
+	Builtin: "openai",
+	Kind:    "llm",
+	Doc: "LLM client for any server that speaks the OpenAI chat-completions API (hosted APIs, vLLM, Ollama, llama.cpp). " +
+		"Requests go only to base_url: there is no default endpoint. The API key is read from the environment variable api_key_env names, never from the spec.",
+	Fields: []*Field{
+		{Name: "base_url", Type: URL, Required: true,
+			Doc: "API root every request goes to, e.g. \"http://127.0.0.1:8000/v1\" for a local server or your provider's API root; there is no default, and it may not carry user:password@"},
+		{Name: "model", Type: String, NonBlank: true, Doc: "model id for roles that set none"},
+		{Name: "api_key_env", Type: String, NonBlank: true, Default: "OPENAI_API_KEY",
+			Doc: "environment variable holding the API key; when it is unset or empty no key is sent"},
+		{Name: "requests_per_second", Type: Number, Default: 0.0, Min: num(0), Doc: "rate limit; 0 means none"},
+		{Name: "max_concurrency", Type: Int, Default: 8.0, Min: num(1), Max: num(1e6), Doc: "requests in flight at once"},
+		{Name: "max_retries", Type: Int, Default: 5.0, Min: num(0), Max: num(1e6), Doc: "retries after the first attempt of a request that failed transiently (429, 5xx, timeouts)"},
+		secondsField("timeout_seconds", 120, "time limit of one attempt, in seconds"),
+		secondsField("backoff_seconds", 1, "delay before the first retry, in seconds; it doubles each retry"),
+		secondsField("max_backoff_seconds", 60, "cap on the retry delay, in seconds"),
+		{Name: "json_mode", Type: Bool, Default: true, Doc: "send response_format json_object, asking the server for a JSON answer"},
+	},
+	Forbidden: forbidKeys("an API key is never read from the spec; export it in an environment variable and name that with api_key_env (default OPENAI_API_KEY)",
+		"api_key", "key", "token", "api_token", "authorization"),
+}
+
+func forbidKeys(msg string, keys ...string) map[string]string {
+	m := map[string]string{}
+	for _, k := range keys {
+		m[k] = msg
+	}
+	return m
+}
+
+// Offline is builtin:offline, the embedded LLM.
+var Offline = &Schema{
+	Builtin: "offline",
+	Kind:    "llm",
+	Doc:     "embedded model for every LLM role, for experiments without network or API key",
+}
+
+// TinyLM is builtin:tinylm, the CPU trainer of a tiny character-level
+// language model.
+var TinyLM = &Schema{
+	Builtin: "tinylm",
+	Kind:    "trainer",
+	Doc:     "trains a tiny character-level language model on the CPU and reports validation bits per byte",
+	Fields: []*Field{
+		{Name: "steps", Type: Int, Default: 2000.0, Min: num(1), Max: num(1e9), Doc: "optimiser steps per run"},
+		{Name: "corpus", Type: String, Enum: []string{"grammar", "opticks"},
+			DefaultDoc: "the task's name when it names a corpus, else \"grammar\"", Doc: "text the model learns"},
+	},
+}
+
+// Command is builtin:command, the trainer that runs the user's own
+// training command once per real run. Where the command runs (locally or
+// on Slurm) is the spec's executor block, not this config.
+var Command = &Schema{
+	Builtin: "command",
+	Kind:    "trainer",
+	Doc: "runs your own training command once per real run, in a working directory of its own, and reads the metric it reports. " +
+		"Where the command runs (local or Slurm) is the spec's executor block",
+	Fields: []*Field{
+		{Name: "command", Type: String, Required: true,
+			Doc: "the command that trains: a bash template rendered once per run, e.g. \"python train.py --config {{config}} --seed {{seed}}\""},
+		{Name: "apply", Type: String, Enum: []string{"overrides", "patch"}, Default: "overrides",
+			Doc: "how a proposal reaches the command: \"overrides\" writes its edits to overrides_file; \"patch\" checks out repo at revision and applies its patch"},
+		{Name: "overrides_file", Type: String, Default: "overrides.json", Doc: "file the edits are written to, in the run's directory ({{config}} in the command)"},
+		{Name: "overrides_format", Type: String, Enum: []string{"json", "yaml", "env"},
+			DefaultDoc: "from overrides_file's extension: .yaml or .yml gives yaml, .json json, anything else env", Doc: "format of overrides_file"},
+		{Name: "repo", Type: String, Doc: "repository to check out for each run (a path or a URL git can clone)"},
+		{Name: "revision", Type: String, Doc: "pinned revision (a commit) of repo, so every run starts from the same code"},
+		{Name: "metric_file", Type: String, Doc: "JSON file the command writes the metric to (relative to the run's directory, or with {{workdir}})"},
+		{Name: "metric_field", Type: String, Doc: "dotted path of the metric in metric_file, e.g. \"eval.val_bpb\""},
+		{Name: "metric_regex", Type: Regex, Groups: 1, Doc: "regular expression whose first capture group is the metric in the command's stdout, e.g. \"val_bpb=([0-9.eE+-]+)\""},
+		{Name: "time_limit", Type: Duration, DefaultDoc: "none, unless the run request sets one", Doc: "time limit of one run, e.g. \"2h\""},
+		{Name: "infeasible_exit_codes", Type: IntList, Doc: "exit codes that mark a run infeasible (the proposal does not build or crashes) rather than failed"},
+		{Name: "infeasible_patterns", Type: RegexList, Doc: "regular expressions that, matched against stderr, mark a run infeasible"},
+		{Name: "timeout_infeasible", Type: Bool, Default: false, Doc: "count a run past its time limit as infeasible rather than failed"},
+		{Name: "run_dir", Type: String, Default: "assay-runs", Doc: "directory of the per-run directories when the run request names none"},
+		{Name: "env", Type: ScalarMap, Doc: "environment variables exported to the command"},
+		{Name: "knobs", Type: ObjectMap, Doc: "what proposals may edit, by knob name",
+			Fields: []*Field{
+				{Name: "default", Type: Scalar, Doc: "value of the unedited configuration"},
+				{Name: "mechanism", Type: String, Doc: "what the knob acts through, e.g. \"optimizer\""},
+				{Name: "values", Type: ScalarList, Doc: "values a proposal may choose"},
+			}},
+	},
+	Rules: []Rule{
+		{OneOf: []string{"metric_file", "metric_regex"},
+			Why: "say where the metric is: metric_file (with metric_field) for a JSON file the command writes, or metric_regex for a line of its stdout"},
+		{If: "metric_file", Need: []string{"metric_field"}, Why: "name the JSON field that holds the metric, e.g. \"eval.val_bpb\""},
+		{If: "metric_field", Need: []string{"metric_file"}, Why: "metric_field is a field of metric_file"},
+		{If: "apply", IfValue: "patch", Need: []string{"repo", "revision"}, Why: "a patch is applied to a checkout of repo at a pinned revision"},
+		{If: "revision", Need: []string{"repo"}, Why: "revision is a revision of repo"},
+	},
+}

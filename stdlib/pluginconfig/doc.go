@@ -1,0 +1,18 @@
+// Package pluginconfig declares the config of each built-in plugin
+// ("builtin:openai", "builtin:offline", "builtin:tinylm", "builtin:command"):
+// its keys, their types, which are required, defaults, allowed words,
+// nested objects and the rules between keys (exactly one of, needs).
+//
+// The declaration is the single source of truth for three readers: the
+// compiler checks a plugin block's config against it, so `assay validate`
+// reports a typo, a missing key or a wrong type before anything runs; the
+// plugins decode their config with it (Schema.Decode fills the defaults
+// stated here), so a config the compiler accepts is one the plugin
+// accepts; and the docs generator writes the reference from it.
+//
+// Plugins import this package, and plugins see only the plugin protocol, so
+// it imports nothing of Assay: problems come back as plain Problems, and
+// the compiler turns them into positioned diagnostics. A plugin with a
+// source other than "builtin:NAME" has no declaration here and its config
+// is passed on unchecked.
+package pluginconfig
