@@ -53,8 +53,8 @@ const (
 	CodeShadowed        = "E_SHADOWED"
 	CodePresetUnused    = "E_PRESET_UNUSED"
 	CodeUnusedBlock     = "E_UNUSED_BLOCK"
-	CodeTooLarge         = "E_TOO_LARGE"
-	CodeNothingToDo      = "E_NOTHING_TO_DO"
+	CodeTooLarge        = "E_TOO_LARGE"
+	CodeNothingToDo     = "E_NOTHING_TO_DO"
 )
 
 // Code documents one diagnostic code.
