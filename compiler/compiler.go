@@ -63,6 +63,10 @@ var passes = []pass{
 	// applies refuses fields set where nothing reads them; it asks which
 	// names formulas read, so it follows the formulas pass.
 	{name: "applies", fn: applies},
+	// canonical sorts the blocks whose order means nothing, just before
+	// lower, so that every earlier diagnostic keeps the declaration order
+	// and the plan does not depend on it.
+	{name: "canonical", fn: canonical, needsClean: true},
 	// lower builds the plan; it assumes a spec without errors.
 	{name: "lower", fn: lower, needsClean: true},
 	// hash is last: it covers the whole lowered plan.
@@ -132,4 +136,10 @@ func PassNames() []string {
 	return out
 }
 
-func hashPlan(c *compilation) { c.plan.ComputeHash() }
+// hashPlan puts the plan's lists in canonical order before hashing: the
+// canonical pass already sorted the spec, and this makes the plan's order
+// (which the runtime follows) and its hash one fact.
+func hashPlan(c *compilation) {
+	c.plan.Canonicalize()
+	c.plan.ComputeHash()
+}
