@@ -93,7 +93,7 @@ var Codes = []Code{
 	{CodeSweepShape, "zip axes have different lengths, or a sweep has no axes"},
 	{CodeFormula, "a formula does not parse or type-check"},
 	{CodeTooLarge, "a spec asks for more than any run can do: more tasks than a plan holds, or a count past a billion"},
-	{CodeNothingToDo, "the spec declares no loop and no evaluation, so a run would make no call"},
+	{CodeNothingToDo, "the spec declares no loop, no evaluation and no seed records, so a run would make no call"},
 	{CodeExtendsUnloaded, "a spec with extends reached the compiler without its base merged in (it was not loaded through lang/load)"},
 	{CodeNotApplicable, "a field is set where it has no effect; remove it, or change what makes it apply"},
 	{CodeRoleAmbiguous, "a block calls a role of a kind the spec declares several of, without naming which"},

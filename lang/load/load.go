@@ -42,7 +42,7 @@ type Code struct{ Code, Meaning string }
 
 // Codes lists the codes of `extends` resolution.
 var Codes = []Code{
-	{codeExtends, "the base spec that extends names cannot be read, or extends is not a path to a .hcl or .cue spec"},
+	{codeExtends, "the base spec that extends names cannot be read, is not a regular file or a CUE package directory, is not a spec, or extends is not a path to a .hcl or .cue spec"},
 	{codeExtendsCycle, "specs extend each other in a cycle"},
 }
 
