@@ -20,13 +20,17 @@ const (
 	// spec still compiles in well under a second.
 	MaxTasks = 100_000
 	// MaxPlanTasks is the most tasks a whole plan may hold, over all the
-	// variants of a sweep.
-	MaxPlanTasks = 1_000_000
+	// variants of a sweep: each variant lists its own tasks.
+	MaxPlanTasks = 100_000
 	// MaxCount bounds every other whole number of a spec (steps, states,
 	// proposals_per_state, votes, islands, rounds, ideas, seed runs, budget
 	// entries, ...): a billion of anything is more than any run can make,
 	// and products of such numbers stay exact in the estimate's arithmetic.
 	MaxCount = 1_000_000_000
+	// MaxList bounds the entries of a list attribute (calibration
+	// after_steps and budget, ...): each calibration round is a phase of the
+	// plan, and a realistic schedule has a handful.
+	MaxList = 1_000
 )
 
 // limits refuses specs whose sizes no run could do: too many tasks, or a
@@ -102,7 +106,8 @@ func (k *checker) taskLimits() bool {
 	return false
 }
 
-// countLimits bounds every whole number of the spec but the seed, generically
+// countLimits bounds every whole number of the spec but the seed, and the
+// length of every list of whole numbers, generically
 // so that a new count field is covered without code here; true when one is
 // too large.
 func (k *checker) countLimits() bool {
@@ -120,6 +125,12 @@ func (k *checker) countLimits() bool {
 			k.add(diag.Errorf(CodeTooLarge, v.Range, "%s = %d is more than any run can do; the limit is %d", path, v.V, MaxCount).
 				WithDetail("Write a realistic number; the estimate and the runtime work with every count up to %d.", MaxCount))
 		case spec.Val[[]int]:
+			if len(v.V) > MaxList {
+				bad = true
+				k.add(diag.Errorf(CodeTooLarge, v.Range, "%s has %d entries; the limit is %d", path, len(v.V), MaxList).
+					WithDetail("Each entry is a round of the plan; a realistic schedule has a handful."))
+				return
+			}
 			for i, n := range v.V {
 				if n > MaxCount {
 					bad = true

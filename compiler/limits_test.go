@@ -53,6 +53,7 @@ func TestTooLarge(t *testing.T) {
 		{"seed runs", "seed_runs = 10", "seed_runs = 2e12", "seed_runs = 2000000000000"},
 		{"real runs", "real_runs = 40", "real_runs = 1e10", "real_runs = 10000000000"},
 		{"after steps", "after_steps = [8, 16]", "after_steps = [8, 1e12]", "after_steps[1] = 1000000000000"},
+		{"calibration rounds", "after_steps = [8, 16]", "after_steps = [" + strings.Repeat("1, ", 1000) + "2]", "1001 entries; the limit is 1000"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

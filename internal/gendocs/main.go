@@ -287,7 +287,7 @@ func writeLimits(b *bytes.Buffer) {
 	w("  anything is read (`E_FILE_READ`), a larger file after reading one byte\n")
 	w("  past the limit (`E_TOO_LARGE`).\n")
 	w("- A plan holds at most %d tasks per variant, over all environments, and\n", compiler.MaxTasks)
-	w("  %d over all the variants of a sweep (`E_TOO_LARGE`): the plan lists\n", compiler.MaxPlanTasks)
+	w("  %d over all the variants of a sweep together (`E_TOO_LARGE`): the plan lists\n", compiler.MaxPlanTasks)
 	w("  every task. Sample the benchmark's tasks, or split the experiment.\n")
 	w("- Every other whole number (steps, states, proposals_per_state, votes,\n")
 	w("  islands, rounds, ideas_per_round, seed_runs, budget caps, calibration\n")
