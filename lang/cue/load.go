@@ -236,7 +236,7 @@ func build1(ctx *cue.Context, files []*ast.File, pkg, vars string) (cue.Value, *
 	inst := build.NewContext().NewInstance("", nil)
 	for _, f := range files {
 		if err := inst.AddSyntax(f); err != nil {
-			return cue.Value{}, diag.Errorf(codeCUESyntax, diag.Range{Filename: f.Filename}, "%v", err)
+			return cue.Value{}, diag.Errorf(codeCUESyntax, fileStart(f.Filename), "%v", err)
 		}
 	}
 	head := ""

@@ -17,7 +17,7 @@ func readSource(path, what string, max int) ([]byte, *diag.Diagnostic) {
 	if err == nil {
 		return src, nil
 	}
-	start := diag.Range{Filename: path, Start: diag.Pos{Line: 1, Column: 1}, End: diag.Pos{Line: 1, Column: 1}}
+	start := fileStart(path)
 	var tl *budget.TooLargeError
 	var nr *budget.NotRegularError
 	switch {
@@ -33,4 +33,10 @@ func readSource(path, what string, max int) ([]byte, *diag.Diagnostic) {
 		err = pe.Err
 	}
 	return nil, diag.Errorf(codeFileRead, diag.Range{Filename: path}, "cannot read %s %s: %v", what, path, err)
+}
+
+// fileStart is the first position of a file, for a diagnostic about the
+// file as a whole.
+func fileStart(path string) diag.Range {
+	return diag.Range{Filename: path, Start: diag.Pos{Line: 1, Column: 1}, End: diag.Pos{Line: 1, Column: 1}}
 }

@@ -110,7 +110,7 @@ func (l *loader) varFile(ctx *cue.Context, path string, vs *varSet) {
 	}
 	it, err := v.Fields()
 	if err != nil {
-		l.add(diag.Errorf(codeVarSyntax, diag.Range{Filename: path}, "a variable file holds NAME: VALUE fields"))
+		l.add(diag.Errorf(codeVarSyntax, fileStart(path), "a variable file holds NAME: VALUE fields"))
 		return
 	}
 	for it.Next() {
