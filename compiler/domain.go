@@ -224,15 +224,13 @@ func envTasks(e *spec.Environment, split string) []*spec.Task {
 	return out
 }
 
-// firstCounted names the first of an environment's counted tasks of split,
-// as envTasks would list it; "" when it has none.
+// firstCounted names the first counted task of split of an environment
+// whose tasks are counted, not listed, as envTasks would name it; "" when it
+// has none.
 func firstCounted(e *spec.Environment, split string) string {
-	if e.Tasks == nil {
-		return ""
-	}
 	for _, sp := range []string{"train", "holdout"} {
 		if split == "" || split == sp {
-			if envTaskCount(&spec.Environment{Tasks: e.Tasks}, sp) > 0 {
+			if envTaskCount(e, sp) > 0 {
 				return countedName(sp, 1)
 			}
 		}
