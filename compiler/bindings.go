@@ -6,6 +6,7 @@ import (
 
 	"assay/lang/diag"
 	"assay/lang/spec"
+	"assay/stdlib/pluginconfig"
 )
 
 // Role kinds by what a block calls them for. A builder may be declared with
@@ -48,6 +49,7 @@ func bind(c *compilation) {
 			}
 		}
 	}
+	warnFixedPolicies(c)
 	if r := s.Records; r != nil {
 		bindRole(c, &r.Proposer, "proposer", proposerKinds, "records", r.Range, true, true)
 		bindRole(c, &r.Builder, "builder", builderKinds, "records", r.Range, false, true)
@@ -55,6 +57,29 @@ func bind(c *compilation) {
 	if ev := s.Evaluation; ev != nil {
 		bindRole(c, &ev.Proposer, "proposer", proposerKinds, "evaluation", ev.Range, true, true)
 		bindRole(c, &ev.Builder, "builder", builderKinds, "evaluation", ev.Range, false, true)
+	}
+}
+
+// warnFixedPolicies warns about an RL loop whose proposer is served by a
+// built-in that cannot update a policy: the run samples a fixed policy, so
+// the loop's updates do nothing, and validate says so before the run does.
+func warnFixedPolicies(c *compilation) {
+	for _, l := range c.spec.Loops {
+		if l.Kind.V != "rl" || !l.Proposer.Set {
+			continue
+		}
+		role := c.idx.roles[l.Proposer.Name]
+		if role == nil || !role.LLM.Set {
+			continue
+		}
+		p := c.idx.plugins[role.LLM.Name]
+		if p == nil {
+			continue
+		}
+		if sch, ok := pluginconfig.Lookup(p.Source.V); ok && sch.Kind == "llm" && !sch.TrainsPolicy {
+			c.add(diag.Warnf(CodePolicyFixed, firstValid(l.NameRange, l.Range), "loop %q trains proposer %q, whose plugin %s cannot update a policy: the run samples a fixed policy and makes no policy update", l.Name, role.Name, p.Source.V).
+				WithDetail("serve the proposer with a plugin that trains (builtin:offline does), or treat this spec as pricing only"))
+		}
 	}
 }
 

@@ -54,6 +54,7 @@ func (k *checker) numMin(v spec.Val[float64], min float64, strict bool, what str
 }
 
 func check(c *compilation) {
+	checkNames(c)
 	for _, v := range c.variants {
 		k := &checker{c: c, s: v.spec, x: v.idx}
 		k.enums()

@@ -36,6 +36,7 @@ const (
 	CodeSweepRouted      = "W_SWEEP_ROUTED"
 	CodeExtendsUnloaded  = "E_EXTENDS_UNLOADED"
 	CodeNotApplicable    = "E_NOT_APPLICABLE"
+	CodePolicyFixed      = "W_POLICY_FIXED"
 	CodeRoleAmbiguous    = "E_ROLE_AMBIGUOUS"
 	// CodePluginConfig: a built-in plugin's config does not fit its schema
 	// in package stdlib/pluginconfig.
@@ -53,6 +54,7 @@ const (
 	CodeShadowed        = "E_SHADOWED"
 	CodePresetUnused    = "E_PRESET_UNUSED"
 	CodeUnusedBlock     = "E_UNUSED_BLOCK"
+	CodeNameChars       = "E_NAME_CHARS"
 	CodeTooLarge        = "E_TOO_LARGE"
 	CodeNothingToDo     = "E_NOTHING_TO_DO"
 )
@@ -109,6 +111,8 @@ var Codes = []Code{
 	{CodeShadowed, "an environment's scale or baseline is set, but every task it lists sets its own"},
 	{CodePresetUnused, "a loop preset is set, but the loop sets every field the preset would fill"},
 	{CodeUnusedBlock, "a reward or critic block is used by no loop (nor, for a critic, by any reward)"},
+	{CodeNameChars, "a name holds a control character (newline, escape, NUL, DEL...) or an invisible or bidirectional format character; rename it with visible characters"},
+	{CodePolicyFixed, "warning: an RL loop's proposer is served by a plugin that cannot update a policy, so the run samples a fixed policy"},
 	{CodeLLMUnpriced, "warning: a role has no tokens or price, so its dollars are not estimated"},
 	{CodeCalibrationSkips, "warning: a calibration round falls after the last policy step and never runs"},
 	{CodeSweepRouted, "warning: a sweep varies a critic's votes or threshold but not its expected_routed, so every variant assumes the same routed share"},

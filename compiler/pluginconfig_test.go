@@ -150,6 +150,7 @@ func TestPluginConfigCUE(t *testing.T) {
 		t.Fatalf("does not load:\n%s", ds.Format(0))
 	}
 	_, ds = Compile(s, Options{})
+	ds = ds.Errors()
 	var codes []string
 	for _, d := range ds {
 		codes = append(codes, d.Code)

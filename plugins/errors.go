@@ -52,3 +52,7 @@ type kindError struct{ kind, err error }
 
 func (e *kindError) Error() string   { return e.err.Error() }
 func (e *kindError) Unwrap() []error { return []error{e.kind, e.err} }
+
+// ErrInvalidConfig is ErrConfig under its earlier name, for plugins
+// written against it.
+var ErrInvalidConfig = ErrConfig

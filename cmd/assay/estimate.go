@@ -55,7 +55,13 @@ Exit codes: 0 within every cap, 1 invalid spec or a hard cap broken,
 				return err
 			}
 			r := estimate.Estimate(p)
-			if err := write(c.OutOrStdout(), r); err != nil {
+			out := func(w io.Writer) error { return write(w, r) }
+			if format != "json" {
+				// JSON escapes control characters itself; text goes to terminals.
+				if err := writeEscaped(c.OutOrStdout(), out); err != nil {
+					return err
+				}
+			} else if err := out(c.OutOrStdout()); err != nil {
 				return err
 			}
 			if len(p.Variants) == 0 {

@@ -59,22 +59,22 @@ Exit codes: 0 ok, 1 invalid spec, 64 usage error.`,
 
 // writePlanSummary renders a plan for people.
 func writePlanSummary(w io.Writer, p *plan.Plan) {
-	name := p.Name
+	name := termSafe(p.Name)
 	if name == "" {
 		name = "(unnamed)"
 	}
 	fmt.Fprintf(w, "Plan %s (format %s)\n%s\n", name, p.FormatVersion, p.Hash)
 	for _, v := range p.Variants {
-		fmt.Fprintf(w, "\nVariant %s\n", v.Name)
+		fmt.Fprintf(w, "\nVariant %s\n", termSafe(v.Name))
 		for _, ph := range v.Phases {
-			title := ph.Name
-			if ph.Loop != "" && !strings.Contains(title, ph.Loop) {
-				title += " (loop " + ph.Loop + ")"
+			title := termSafe(ph.Name)
+			if ph.Loop != "" && !strings.Contains(ph.Name, ph.Loop) {
+				title += " (loop " + termSafe(ph.Loop) + ")"
 			}
 			if title == ph.Kind {
 				title = ""
 			}
-			fmt.Fprintf(w, "  %-12s %s\n", ph.Kind, title)
+			fmt.Fprintf(w, "  %-12s %s\n", termSafe(ph.Kind), title)
 			var facts []string
 			if !ph.Steps.IsZero() {
 				facts = append(facts, "steps "+fmtCount(ph.Steps))
@@ -86,7 +86,7 @@ func writePlanSummary(w io.Writer, p *plan.Plan) {
 				facts = append(facts, "candidates "+fmtCount(ph.Calls.Candidates))
 			}
 			if ph.Select != "" {
-				facts = append(facts, "select "+ph.Select)
+				facts = append(facts, "select "+termSafe(ph.Select))
 			}
 			if len(facts) > 0 {
 				fmt.Fprintf(w, "               %s\n", strings.Join(facts, ", "))
@@ -131,7 +131,7 @@ func perKey(m map[string]plan.Count) string {
 		} else {
 			b.WriteString(",")
 		}
-		fmt.Fprintf(&b, " %s %s", k, fmtCount(m[k]))
+		fmt.Fprintf(&b, " %s %s", termSafe(k), fmtCount(m[k]))
 	}
 	return b.String()
 }

@@ -182,7 +182,7 @@ func printDiags(w io.Writer, diags diag.Diagnostics, src load.Sources) {
 		return
 	}
 	diags.Annotate(src)
-	out := diags.Format(0)
+	out := escapeControls(diags.Format(0))
 	if useColor(w) {
 		out = strings.ReplaceAll(out, "error[", "\x1b[1;31merror\x1b[0m[")
 		out = strings.ReplaceAll(out, "warning[", "\x1b[1;33mwarning\x1b[0m[")

@@ -61,7 +61,9 @@ yet, run resolves and builds its plugins first (as assay init does).
 
 Every plugin call, result, reward, policy update and budget reservation is
 journaled under .assay/runs/ID/journal.db. Budget caps are hard: a real run
-is reserved before it starts, so no cap is exceeded. An interrupted run (a
+is reserved before it starts, and an LLM call holds its worst-case dollars
+before it is made, so no cap is exceeded. A spec whose estimate breaks a
+hard cap is refused before anything runs, as estimate refuses it. An interrupted run (a
 crash, kill -9, Ctrl-C) continues with assay resume ID: finished real runs
 are never run again, and a resumed run ends with the same totals as an
 uninterrupted one with the same seed.

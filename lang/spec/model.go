@@ -117,7 +117,7 @@ type Role struct {
 	LLM         Ref          `assay:"llm" doc:"LLM plugin, e.g. plugin.offline"`
 	Model       Val[string]  `assay:"model" doc:"model id sent to the LLM plugin"`
 	Temperature Val[float64] `assay:"temperature" doc:"sampling temperature"`
-	Tokens      *Tokens      `assay:"tokens,block" doc:"expected tokens per call, for the estimate"`
+	Tokens      *Tokens      `assay:"tokens,block" doc:"tokens per call: the estimate prices every call at these, a call asks for at most out completion tokens, and the dollar cap holds a call's cost at these before it is made"`
 	Price       *TokenPrice  `assay:"price,block" doc:"price per million tokens"`
 	Concurrency Val[int]     `assay:"concurrency" doc:"calls in flight at once"`
 	Seconds     Val[float64] `assay:"seconds" unit:"seconds" doc:"expected latency of one call, for wall-time estimates"`

@@ -165,6 +165,7 @@ func TestErrorCodes(t *testing.T) {
 		is   error
 	}{
 		{fmt.Errorf("no training here: %w", plugins.ErrUnsupported), codes.Unimplemented, plugins.ErrUnsupported},
+		{fmt.Errorf("config.command: %w", plugins.ErrInvalidConfig), codes.InvalidArgument, plugins.ErrInvalidConfig},
 		{context.Canceled, codes.Canceled, context.Canceled},
 		{fmt.Errorf("slurm: %w", context.DeadlineExceeded), codes.DeadlineExceeded, context.DeadlineExceeded},
 		{status.Error(codes.ResourceExhausted, "quota"), codes.ResourceExhausted, nil},

@@ -65,9 +65,10 @@ func forbidKeys(msg string, keys ...string) map[string]string {
 
 // Offline is builtin:offline, the embedded LLM.
 var Offline = &Schema{
-	Builtin: "offline",
-	Kind:    "llm",
-	Doc:     "embedded model for every LLM role, for experiments without network or API key",
+	Builtin:      "offline",
+	Kind:         "llm",
+	Doc:          "embedded model for every LLM role, for experiments without network or API key",
+	TrainsPolicy: true,
 }
 
 // TinyLM is builtin:tinylm, the CPU trainer of a tiny character-level

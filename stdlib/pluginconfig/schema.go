@@ -77,6 +77,9 @@ type Schema struct {
 	// Forbidden keys are refused with their message, e.g. secrets that
 	// belong in the environment.
 	Forbidden map[string]string
+	// TrainsPolicy: an llm built-in that can update a proposer policy (it
+	// serves Update); a proposer on one that cannot samples a fixed policy.
+	TrainsPolicy bool
 }
 
 // Field returns the top-level field named name, or nil.

@@ -47,7 +47,24 @@ func (j *Job) Validate() error {
 	case j.TimeLimit < 0:
 		return fmt.Errorf("job %q: negative time limit", j.Name)
 	}
+	for _, kv := range j.Env {
+		// The wrapper script exports each pair: the key is written as it is.
+		k, _, _ := strings.Cut(kv, "=")
+		if !isName(k) {
+			return fmt.Errorf("job %q: environment variable name %q is not letters, digits and _", j.Name, k)
+		}
+	}
 	return nil
+}
+
+// isName reports whether s is a shell variable name.
+func isName(s string) bool {
+	for i, r := range s {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // State is how a job ended (or that it has not yet).

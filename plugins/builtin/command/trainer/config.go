@@ -50,15 +50,36 @@ type Config struct {
 	Env map[string]string
 	// Knobs are what proposals may edit, with defaults.
 	Knobs []plugins.Knob
+
+	// command is Command parsed, its placeholders replaced by references.
+	command *commandTemplate
 }
 
 var configKeys = []string{"command", "apply", "overrides_file", "overrides_format", "repo", "revision",
 	"metric_file", "metric_field", "metric_regex", "time_limit", "infeasible_exit_codes",
 	"infeasible_patterns", "timeout_infeasible", "run_dir", "env", "knobs"}
 
+// configError is a fault of the plugin block's config (plugins.ErrInvalidConfig):
+// the runtime stops on it instead of retrying.
+type configError struct{ err error }
+
+func (e *configError) Error() string        { return e.err.Error() }
+func (e *configError) Unwrap() error        { return e.err }
+func (e *configError) Is(target error) bool { return target == plugins.ErrInvalidConfig }
+
+// parseConfig is ParseConfig with its errors marked as the config's.
+func parseConfig(m map[string]any) (*Config, error) {
+	c, err := ParseConfig(m)
+	if err != nil {
+		return nil, &configError{err}
+	}
+	return c, nil
+}
+
 // ParseConfig reads the plugin block's config. Every error names the field.
 func ParseConfig(m map[string]any) (*Config, error) {
 	c := &Config{Apply: ApplyOverrides, RunDir: "assay-runs"}
+	var err error
 	names := make([]string, 0, len(m))
 	for k := range m {
 		names = append(names, k)
@@ -66,7 +87,6 @@ func ParseConfig(m map[string]any) (*Config, error) {
 	sort.Strings(names)
 	for _, k := range names {
 		v := m[k]
-		var err error
 		switch k {
 		case "command":
 			c.Command, err = str(v)
@@ -131,8 +151,13 @@ func ParseConfig(m map[string]any) (*Config, error) {
 	if strings.TrimSpace(c.Command) == "" {
 		return nil, fmt.Errorf("config.command: missing; the command trainer needs the command that trains, e.g. command = \"python train.py --config {{config}}\"")
 	}
-	if err := checkTemplate(c.Command); err != nil {
-		return nil, fmt.Errorf("config.command: %v", err)
+	if c.command, err = compileCommand(c.Command); err != nil {
+		return nil, fmt.Errorf("config.command: %w", err)
+	}
+	for k := range c.Env {
+		if !identRE.MatchString(k) {
+			return nil, fmt.Errorf("config.env: %q is not a variable name (letters, digits and _, not starting with a digit)", k)
+		}
 	}
 	switch c.Apply {
 	case ApplyOverrides:
@@ -164,6 +189,13 @@ func ParseConfig(m map[string]any) (*Config, error) {
 	}
 	if c.OverridesFormat != "json" && c.OverridesFormat != "yaml" && c.OverridesFormat != "env" {
 		return nil, fmt.Errorf("config.overrides_format: %q is not json, yaml or env", c.OverridesFormat)
+	}
+	if c.OverridesFormat == "env" {
+		for _, k := range c.Knobs {
+			if !identRE.MatchString(k.Name) {
+				return nil, fmt.Errorf("config.knobs: %q cannot be a line of the KEY=VALUE overrides file %s, which a shell may source; name the knob with letters, digits and _, or use a .json or .yaml overrides file", k.Name, c.OverridesFile)
+			}
+		}
 	}
 	switch {
 	case c.MetricFile == "" && c.MetricRegex == nil:

@@ -19,6 +19,12 @@
 // fresh process after a crash: `bash run.sh` in that directory re-runs it by
 // hand.
 //
+// The command is bash with {{placeholders}} (shell.go): it is parsed once,
+// and each placeholder becomes a quoted reference to a variable run.sh
+// defines with the value single-quoted, so no value is ever read as code;
+// a placeholder where bash would evaluate it (arithmetic, eval, a command
+// name, a here-document, ...) is a config error.
+//
 // Where the script runs is an executor (package executor: executor/local, a
 // subprocess pool with GPU slots; executor/slurm, sbatch and job arrays).
 // The plugin binary in plugins/builtin/command serves this package over the

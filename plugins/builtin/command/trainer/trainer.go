@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"assay/plugins"
 	"assay/plugins/builtin/command/executor"
@@ -88,7 +90,7 @@ type record struct {
 
 // Describe lists the knobs the config declares.
 func (t *Trainer) Describe(ctx context.Context, req *plugins.DescribeRequest) (*plugins.DescribeResponse, error) {
-	c, err := ParseConfig(req.Config)
+	c, err := parseConfig(req.Config)
 	if err != nil {
 		return nil, err
 	}
@@ -290,7 +292,7 @@ func (t *Trainer) prepare(ctx context.Context, req *plugins.RunRequest) (*prepar
 	if req.RunID == "" {
 		return nil, fmt.Errorf("RunRequest.RunID is empty")
 	}
-	cfg, err := ParseConfig(req.Config)
+	cfg, err := parseConfig(req.Config)
 	if err != nil {
 		return nil, err
 	}
@@ -355,6 +357,14 @@ func (t *Trainer) prepare(ctx context.Context, req *plugins.RunRequest) (*prepar
 		}
 		values[name] = v
 	}
+	for _, name := range editNames {
+		if strings.ContainsRune(req.Proposal.Edits[name], 0) {
+			return decide(fmt.Sprintf("the proposal sets %s to a value holding a NUL byte, which no shell variable or file line can carry", name))
+		}
+		if cfg.OverridesFormat == "env" && !identRE.MatchString(name) {
+			return decide(fmt.Sprintf("the proposal edits %q, which cannot be a line of the KEY=VALUE overrides file (a shell may source it); edit names there are letters, digits and _", name))
+		}
+	}
 	rec.Values = values
 
 	overrides := filepath.Join(dir, filepath.Base(cfg.OverridesFile))
@@ -398,11 +408,14 @@ func (t *Trainer) prepare(ctx context.Context, req *plugins.RunRequest) (*prepar
 	} {
 		vars[k] = v
 	}
-	command, err := render("command", cfg.Command, vars, req.Proposal.Edits, true)
+	defs, err := commandValues(cfg.command, vars, values)
 	if err != nil {
-		return nil, fmt.Errorf("config.command: %v", err)
+		return nil, &configError{fmt.Errorf("config.command: %w", err)}
 	}
-	script := runScript(rec, cfg, cwd, dir, overrides, command, limit)
+	script, err := runScript(rec, cfg, cwd, dir, overrides, defs, limit)
+	if err != nil {
+		return nil, err
+	}
 	if err := os.WriteFile(filepath.Join(dir, ScriptFile), []byte(script), 0o755); err != nil {
 		return nil, err
 	}
@@ -441,14 +454,42 @@ func short(sha string) string {
 	return sha
 }
 
-// runScript is run.sh: the rendered command with the run's environment, so
-// `bash run.sh` re-runs it by hand.
-func runScript(rec *record, cfg *Config, cwd, dir, overrides, command string, limit time.Duration) string {
+// commandValues pairs each variable the command refers to with its value.
+func commandValues(t *commandTemplate, vars, values map[string]string) ([][2]string, error) {
+	var defs [][2]string
+	for _, r := range t.refs {
+		v, ok := vars[r.name]
+		if !r.plain {
+			v, ok = values[r.name], true
+		}
+		if !ok {
+			return nil, unknownPlaceholder(r.name, vars)
+		}
+		defs = append(defs, [2]string{r.v, v})
+	}
+	return defs, nil
+}
+
+// commentSafe is s for a comment of run.sh: as it is when it is printable
+// text on one line, else Go-quoted, so no newline ends the comment and no
+// control character reaches a terminal that shows the script.
+func commentSafe(s string) string {
+	if !utf8.ValidString(s) || strings.IndexFunc(s, func(r rune) bool { return !strconv.IsPrint(r) }) >= 0 {
+		return strconv.Quote(s)
+	}
+	return s
+}
+
+// runScript is run.sh: the run's environment, the values its command
+// refers to, then the command, so `bash run.sh` re-runs it by hand. Every
+// value is single-quoted in an assignment; the command only refers to it.
+func runScript(rec *record, cfg *Config, cwd, dir, overrides string, defs [][2]string, limit time.Duration) (string, error) {
 	q := executor.Quote
 	var b strings.Builder
-	fmt.Fprintf(&b, "#!/usr/bin/env bash\n# Assay run %s: environment %s, task %s, seed %d.\n", rec.RunID, rec.Env, rec.Task, rec.Seed)
+	fmt.Fprintf(&b, "#!/usr/bin/env bash\n# Assay run %s: environment %s, task %s, seed %d.\n",
+		commentSafe(rec.RunID), commentSafe(rec.Env), commentSafe(rec.Task), rec.Seed)
 	if rec.Revision != "" {
-		fmt.Fprintf(&b, "# Source: %s at %s", cfg.Repo, rec.Revision)
+		fmt.Fprintf(&b, "# Source: %s at %s", commentSafe(cfg.Repo), commentSafe(rec.Revision))
 		if cfg.Apply == ApplyPatch && rec.Proposal.Patch != "" {
 			b.WriteString(" with " + PatchFile + " applied")
 		}
@@ -470,14 +511,27 @@ func runScript(rec *record, cfg *Config, cwd, dir, overrides, command string, li
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
+		if strings.ContainsRune(env[k], 0) {
+			return "", fmt.Errorf("%s holds a NUL byte, which no environment variable can carry", k)
+		}
 		b.WriteString("export " + k + "=" + q(env[k]) + "\n")
 	}
+	if len(defs) > 0 {
+		b.WriteString("# The values the command refers to; the command itself holds none of them.\n")
+	}
+	for _, d := range defs {
+		if strings.ContainsRune(d[1], 0) {
+			return "", fmt.Errorf("the value of %s holds a NUL byte, which no shell variable can carry", d[0])
+		}
+		b.WriteString("export " + d[0] + "=" + shellQuote(d[1]) + "\n")
+	}
+	command := cfg.command.body
 	if limit <= 0 {
 		b.WriteString(command)
 		if !strings.HasSuffix(command, "\n") {
 			b.WriteString("\n")
 		}
-		return b.String()
+		return b.String(), nil
 	}
 	secs := strconv.FormatInt(int64(limit.Round(time.Second)/time.Second), 10)
 	if secs == "0" {
@@ -487,7 +541,7 @@ func runScript(rec *record, cfg *Config, cwd, dir, overrides, command string, li
 	b.WriteString("rc=$?\n")
 	b.WriteString("if [ \"$rc\" -eq 124 ]; then echo \"" + timeLimitMarker + secs + "s exceeded\" >&2; fi\n")
 	b.WriteString("exit $rc\n")
-	return b.String()
+	return b.String(), nil
 }
 
 // writeOverrides writes the proposal's values as JSON, YAML or KEY=VALUE
@@ -513,21 +567,55 @@ func writeOverrides(path, format string, values map[string]string) error {
 		b.WriteString("\n")
 	case "yaml":
 		for _, k := range keys {
-			// A JSON scalar is a YAML scalar, quoted where it must be.
-			kj, _ := json.Marshal(k)
-			vj, _ := json.Marshal(typed(values[k]))
-			b.WriteString(string(kj) + ": " + string(vj) + "\n")
+			v := typed(values[k])
+			vs, isStr := v.(string)
+			if isStr {
+				vs = yamlString(vs)
+			} else {
+				j, _ := json.Marshal(v)
+				vs = string(j)
+			}
+			b.WriteString(yamlString(k) + ": " + vs + "\n")
 		}
 	default:
+		// Shell syntax: each value quoted, so sourcing the file only assigns.
 		for _, k := range keys {
-			b.WriteString(k + "=" + values[k] + "\n")
+			if !identRE.MatchString(k) {
+				return fmt.Errorf("overrides: %q is not a variable name", k)
+			}
+			b.WriteString(k + "=" + executor.Quote(values[k]) + "\n")
 		}
 	}
 	return os.WriteFile(path, []byte(b.String()), 0o644)
 }
 
+// yamlString is s as a YAML double-quoted scalar: every character YAML
+// does not allow raw (controls, DEL, C1, line and paragraph separators, the
+// byte order mark) is escaped.
+func yamlString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x20 || r >= 0x7f && r <= 0x9f || r == 0x2028 || r == 0x2029 || r == 0xfeff || r == utf8.RuneError:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
 func typed(s string) any {
-	if f, err := strconv.ParseFloat(s, 64); err == nil {
+	if f, err := strconv.ParseFloat(s, 64); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
 		return f
 	}
 	if b, err := strconv.ParseBool(s); err == nil && (s == "true" || s == "false") {
@@ -597,7 +685,7 @@ func (t *Trainer) Wait(ctx context.Context, h *plugins.RunHandle) (*plugins.RunR
 		}
 		return rec.Decided, nil
 	}
-	cfg, err := ParseConfig(rec.Config)
+	cfg, err := parseConfig(rec.Config)
 	if err != nil {
 		return nil, err
 	}
@@ -690,7 +778,7 @@ func outcome(rec *record, cfg *Config, dir string, st executor.Status) *plugins.
 		m, err = metricFromStdout(cfg, stdout)
 	} else {
 		path := cfg.MetricFile
-		if rendered, rerr := render("metric_file", path, templateVars(rec, dir), nil, false); rerr == nil {
+		if rendered, rerr := render("metric_file", path, templateVars(rec, dir)); rerr == nil {
 			path = rendered
 		}
 		if !filepath.IsAbs(path) {

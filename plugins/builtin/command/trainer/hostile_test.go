@@ -1,0 +1,224 @@
+package trainer
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"assay/plugins"
+)
+
+// hostileValues each try to run `touch CANARY` when pasted into a script.
+func hostileValues(canary string) []string {
+	c := canary
+	return []string{
+		"$(touch " + c + ")",
+		"`touch " + c + "`",
+		"'; touch " + c + "; '",
+		`"; touch ` + c + `; "`,
+		"x\ntouch " + c + "\n",
+		"x'\ntouch " + c + "\n'",
+		`\"; touch ` + c + `; #`,
+		`'"$(touch ` + c + `)"'`,
+		"a[$(touch " + c + ")]",
+		"}; touch " + c + "; {",
+		"$'\\n'; touch " + c,
+		"-x; touch " + c,
+	}
+}
+
+// pwned reports whether anything created a file in dir (a value may end
+// the canary's path with more text, e.g. "PWNED:").
+func pwned(dir string) bool {
+	es, _ := os.ReadDir(dir)
+	return len(es) > 0
+}
+
+// Values from a proposal never run as shell code, wherever the template
+// puts them; each reaches the command intact.
+func TestHostileValuesNeverRun(t *testing.T) {
+	contexts := []struct {
+		name, command, file string
+		// want is what the command writes to out for value v.
+		want func(v string) string
+		cfg  map[string]any
+	}{
+		{"bare", `printf '%s' {{v}} > out`, "", func(v string) string { return v }, nil},
+		{"double-quoted", `printf '%s' "lr={{v}}!" > out`, "", func(v string) string { return "lr=" + v + "!" }, nil},
+		{"single-quoted", `printf '%s' 'lr={{v}}!' > out`, "", func(v string) string { return "lr=" + v + "!" }, nil},
+		{"ansi-c-quoted", `printf '%s' $'lr={{v}}\t' > out`, "", func(v string) string { return "lr=" + v + "\t" }, nil},
+		{"assignment", `X={{v}}; printf '%s' "$X" > out`, "", func(v string) string { return v }, nil},
+		{"export", `export X={{v}}; printf '%s' "$X" > out`, "", func(v string) string { return v }, nil},
+		{"command substitution", `printf '%s' "$(printf '%s' {{v}})" > out`, "", func(v string) string { return strings.TrimRight(v, "\n") }, nil},
+		{"edits index", `printf '%s' {{index .edits "v"}} > out`, "", func(v string) string { return v }, nil},
+		{"sourced overrides", `. {{config}} && printf '%s' "$v" > out`, "o.env", func(v string) string { return v }, nil},
+		{"time limit", `printf '%s' "{{v}}" > out`, "", func(v string) string { return v }, map[string]any{"time_limit": "30s"}},
+	}
+	canaryDir := t.TempDir()
+	canary := filepath.Join(canaryDir, "PWNED")
+	tr := newTrainer()
+	for _, c := range contexts {
+		for i, v := range hostileValues(canary) {
+			cfg := map[string]any{"command": c.command + "; echo m=1", "metric_regex": "m=(1)"}
+			if c.file != "" {
+				cfg["overrides_file"] = c.file
+			}
+			for k, x := range c.cfg {
+				cfg[k] = x
+			}
+			req := request(t, "h", cfg, map[string]string{"v": v})
+			r := run(t, tr, req)
+			if pwned(canaryDir) {
+				script, _ := os.ReadFile(filepath.Join(req.WorkDir, ScriptFile))
+				t.Fatalf("%s, value %d %q ran code:\n%s", c.name, i, v, script)
+			}
+			if r.Status != plugins.StatusFinished {
+				t.Errorf("%s, value %q: %s %s\n%s", c.name, v, r.Status, r.Reason, r.Logs)
+				continue
+			}
+			out, _ := os.ReadFile(filepath.Join(req.WorkDir, "out"))
+			if string(out) != c.want(v) {
+				t.Errorf("%s: the command saw %q, want %q", c.name, out, c.want(v))
+			}
+		}
+	}
+}
+
+// Hostile environment and task names stay inside run.sh's header comment.
+func TestHostileNamesInHeader(t *testing.T) {
+	canaryDir := t.TempDir()
+	canary := filepath.Join(canaryDir, "PWNED")
+	for _, name := range []string{"toy\ntouch " + canary, "toy\rtouch " + canary, "toy\x1b[2J\u202etouch " + canary} {
+		req := request(t, "hn", map[string]any{"command": "echo m=1", "metric_regex": "m=(1)"}, nil)
+		req.Env, req.Task, req.RunID = name, name, name
+		r := run(t, newTrainer(), req)
+		if pwned(canaryDir) {
+			t.Fatalf("name %q ran code", name)
+		}
+		if r.Status != plugins.StatusFinished {
+			t.Fatalf("name %q: %+v", name, r)
+		}
+		script, _ := os.ReadFile(filepath.Join(req.WorkDir, ScriptFile))
+		header := strings.SplitN(string(script), "\n", 3)[1]
+		if !strings.HasPrefix(header, "# Assay run ") || strings.ContainsAny(header, "\r\x1b\u202e") {
+			t.Errorf("header line %q", header)
+		}
+	}
+}
+
+// A NUL byte in an edit cannot be carried by a shell: the run is infeasible.
+func TestNulValueIsInfeasible(t *testing.T) {
+	req := request(t, "nul", map[string]any{"command": "echo {{v}}; echo m=1", "metric_regex": "m=(1)"}, map[string]string{"v": "a\x00b"})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	tr := newTrainer()
+	h, err := tr.Start(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := tr.Wait(ctx, h)
+	if err != nil || r.Status != plugins.StatusInfeasible || !strings.Contains(r.Reason, "NUL") {
+		t.Fatalf("%+v %v", r, err)
+	}
+}
+
+// JSON and YAML overrides encode any value: it reads back unchanged, and
+// YAML gets no character it does not allow raw.
+func TestOverridesEncodeHostileValues(t *testing.T) {
+	values := map[string]string{"a": "x\"y\\z\n", "b": "\x01\x1b[2J\x7f\u0085", "c": "\u2028\ufeff'#: - [", "d": "NaN", "e": "Inf"}
+	dir := t.TempDir()
+	for _, format := range []string{"json", "yaml"} {
+		path := filepath.Join(dir, "o."+format)
+		if err := writeOverrides(path, format, values); err != nil {
+			t.Fatalf("%s: %v", format, err)
+		}
+		b, _ := os.ReadFile(path)
+		for _, r := range string(b) {
+			// JSON allows DEL, C1 and the rest raw; YAML does not.
+			if format == "yaml" && r != '\n' && (r < 0x20 || r >= 0x7f && r <= 0x9f || r == 0x2028 || r == 0xfeff) {
+				t.Errorf("%s: raw %U in %q", format, r, b)
+			}
+		}
+		got := map[string]string{}
+		if format == "json" {
+			if err := json.Unmarshal(b, &got); err != nil {
+				t.Fatalf("json: %v\n%s", err, b)
+			}
+		} else {
+			// The YAML written is one double-quoted key and scalar a line,
+			// whose escapes JSON shares.
+			for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+				k, v, _ := strings.Cut(line, ": ")
+				var ks, vs string
+				if err := json.Unmarshal([]byte(k), &ks); err != nil {
+					t.Fatalf("yaml key %s: %v", k, err)
+				}
+				if err := json.Unmarshal([]byte(v), &vs); err != nil {
+					t.Fatalf("yaml value %s: %v", v, err)
+				}
+				got[ks] = vs
+			}
+		}
+		for k, v := range values {
+			if got[k] != v {
+				t.Errorf("%s: %s read back as %q, want %q", format, k, got[k], v)
+			}
+		}
+	}
+}
+
+// Every template of many shapes that compiles is run by bash with each
+// hostile value; none may run code. The templates listed all compile, so
+// the test cannot pass by refusing them.
+func TestTemplatesNeverRunValues(t *testing.T) {
+	dir := t.TempDir()
+	canaryDir := filepath.Join(dir, "canary")
+	if err := os.Mkdir(canaryDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	templates := []string{
+		"echo {{x}}", `echo "{{x}}"`, "echo '{{x}}'", "echo $'{{x}}'", `echo $"{{x}}"`,
+		"X={{x}}; echo $X", "X={{x}} true", "echo ${X:-a}{{x}}", "case {{x}} in a) ;; esac", "case a in {{x}}) ;; esac",
+		"for i in {{x}}; do echo $i; done", "echo {{x}} > /dev/null", "cat <<< {{x}}", "echo &>{{x}}", "echo >|{{x}}", "cat <>{{x}}",
+		"[[ {{x}} == a ]]", "[[ a == {{x}} ]]", "[[ {{x}} =~ a ]]", "[[ a =~ {{x}} ]]", "[ {{x}} -eq 1 ]", "test {{x}} -gt 1",
+		"echo $(echo {{x}})", `echo "$(echo "{{x}}")"`, "echo <(echo {{x}})", "f() { echo {{x}}; }; f",
+		"echo {{x}}{a,b}", "echo ~{{x}}", "echo {{x}}*", `export A={{x}}; bash -c 'echo "$A"'`,
+		"declare -x A={{x}}; echo $A", "declare -a A=({{x}}); echo ${A[@]}", "declare A; A+={{x}}",
+		"printf {{x}}", "printf '%b' {{x}}", `echo {{raw "x"}}`, `echo "{{raw "x"}}"`, `arr=({{raw "x"}})`,
+		"echo 'a'{{x}}'b'", `echo "a"{{x}}"b"`, `echo a\ {{x}}`, `echo \\{{x}}`, "# {{x}}\necho ok",
+		"echo {{x}}# comment", "echo $((1)){{x}}", "echo ${#X}{{x}}", ". /dev/null {{x}}",
+		"echo {{x}} 2>&1", "time echo {{x}}", "select y in {{x}}; do break; done < /dev/null",
+		"cd {{x}} 2>/dev/null; true", "shift {{x}} 2>/dev/null", "kill -0 {{x}} 2>/dev/null", "ulimit -t {{x}} 2>/dev/null",
+		`bash -c 'echo "$1"' _ {{x}}`, "bash -x -c 'true' {{x}}", "sh -c 'echo $0' {{x}}", "env A={{x}} true",
+		"nohup echo {{x}} >/dev/null 2>&1", "command echo {{x}}", "builtin echo {{x}}", "exec echo {{x}}",
+		"if [ -n {{x}} ]; then echo; fi", "{ echo {{x}}; }", "( echo {{x}} )", "echo {{x}} | cat",
+		"echo {{x}} && echo {{x}} || echo {{x}}", `echo "${X}{{x}}"`, `echo "$1{{x}}"`, "echo $1{{x}}", "echo $@{{x}}",
+		"echo {{x}}=1", "echo a={{x}}", "mkdir -p {{x}} 2>/dev/null; true", "echo @{{x}}", "echo {{x}}[0]",
+	}
+	values := append(hostileValues(filepath.Join(canaryDir, "PWNED")), "*", "-e", "$IFS", "${PATH}", "a b\tc", "'", `"`, `\`, "$", "!!", "\\\n")
+	for _, tmpl := range templates {
+		ct, err := compileCommand(tmpl)
+		if err != nil {
+			t.Errorf("%q: %v", tmpl, err)
+			continue
+		}
+		for _, v := range values {
+			var b strings.Builder
+			for _, r := range ct.refs {
+				b.WriteString("export " + r.v + "=" + shellQuote(v) + "\n")
+			}
+			b.WriteString(ct.body + "\n")
+			cmd := exec.Command("bash", "-c", b.String())
+			cmd.Dir = dir
+			_ = cmd.Run() // many of these fail on odd values; only the canary matters
+			if pwned(canaryDir) {
+				t.Fatalf("template %q, value %q ran code:\n%s", tmpl, v, b.String())
+			}
+		}
+	}
+}

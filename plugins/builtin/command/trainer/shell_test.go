@@ -1,0 +1,233 @@
+package trainer
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"mvdan.cc/sh/v3/syntax"
+
+	"assay/plugins"
+)
+
+func TestCommandTemplateRefusals(t *testing.T) {
+	for _, c := range []struct{ command, want string }{
+		{"echo $(( {{n}} + 1 ))", "arithmetic"},
+		{"(( {{n}} > 1 )) && echo", "arithmetic"},
+		{"for ((i = 0; i < {{n}}; i++)); do :; done", "arithmetic"},
+		{"let x={{n}}", "arithmetic"},
+		{"a[{{i}}]=1", "arithmetic"},
+		{"eval {{x}}", "eval reads its operands as shell code"},
+		{`eval "$(echo {{x}})"`, "eval reads its operands as shell code"},
+		{"trap {{x}} EXIT", "trap reads its operands"},
+		{"{{x}} --flag", "cannot choose the command"},
+		{"$(echo {{x}}) --flag", "cannot choose the command"},
+		{"exec {{x}}", "cannot choose the command"},
+		{"env A=1 {{x}}", "cannot choose the command"},
+		{"command -p {{x}}", "cannot choose the command"},
+		{"cat <<EOF\n{{x}}\nEOF", "here-documents"},
+		{"cat <<'EOF'\n{{x}}\nEOF", "here-documents"},
+		{"echo hi >&{{x}}", "file descriptor"},
+		{"cat <&{{x}}", "file descriptor"},
+		{"bash -c {{x}}", "code for another shell"},
+		{"bash -ec 'echo {{x}}'", "code for another shell"},
+		{"sh -c \"run {{x}}\"", "code for another shell"},
+		{"[[ {{x}} -eq 1 ]]", "arithmetic code"},
+		{"[[ -v {{x}} ]]", "variable name"},
+		{"test -v {{x}}", "variable name"},
+		{"read {{x}}", "variable names"},
+		{"unset {{x}}", "variable names"},
+		{"printf -v {{x}} %s 1", "printf -v"},
+		{"declare -i n={{x}}", "integer or a name reference"},
+		{"declare -i n; n={{x}}", "integer"},
+		{"local -n r={{x}}", "integer or a name reference"},
+		{"declare -a a={{x}}", "declared with these options"},
+		{"declare -i n=({{x}})", "declared with these options"},
+		{"export {{x}}", "cannot name a variable"},
+		{"{{x}}=1", "cannot name a variable"},
+		{"PS4={{x}}", "reads PS4 as code"},
+		{"OPTIND={{x}}", "reads OPTIND as code or arithmetic"},
+		{"export RANDOM={{x}}", "reads RANDOM as code or arithmetic"},
+		{"builtin declare -i n; n={{x}}", "integer or a name reference"},
+		{"env PS4={{x}} bash -x t.sh", "reads PS4 as code"},
+		{"echo ${{x}}", "variable's name"},
+		{"echo ${v:-{{x}}}", "inside ${...}"},
+		{"echo $v{{x}}", "variable's name"},
+		{"echo \\{{x}}", "backslash"},
+		{"echo `echo {{x}}`", "backquotes"},
+		{"f{{x}}() { :; }", "cannot stand here"},
+		{"for {{x}} in a; do :; done", "cannot stand here"},
+		{"echo @({{x}}|b)", "glob"},
+		{"{{if .x}}echo{{end}}", "control structures"},
+		{"echo {{.x | printf \"%s\"}}", "is not a placeholder"},
+		{"echo {{quote .x}}", "is not a placeholder"},
+		{"echo 'unterminated {{x}}", "not valid bash"},
+		{"echo {{x", "unclosed action"},
+	} {
+		_, err := compileCommand(c.command)
+		if err == nil {
+			t.Errorf("%q: accepted, want an error containing %q", c.command, c.want)
+			continue
+		}
+		if !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q:\n got %v\nwant %q", c.command, err, c.want)
+		}
+	}
+	// The error says where the placeholder is.
+	_, err := compileCommand("python t.py \\\n  $(( {{n}} ))")
+	if err == nil || !strings.HasPrefix(err.Error(), "line 2, column 7: {{n}}:") {
+		t.Errorf("got %v, want it to start with line 2, column 7", err)
+	}
+}
+
+func TestCommandTemplateSubstitution(t *testing.T) {
+	for _, c := range []struct{ command, want string }{
+		{"train --lr {{lr}}", `train --lr "${ASSAY_V_lr}"`},
+		{"train --lr={{.lr}}x", `train --lr="${ASSAY_V_lr}"x`},
+		{`echo "lr={{lr}} ok"`, `echo "lr=${ASSAY_V_lr} ok"`},
+		{`echo 'lr={{lr}} ok'`, `echo 'lr='"${ASSAY_V_lr}"' ok'`},
+		{`echo $'lr={{lr}}\n'`, `echo $'lr='"${ASSAY_V_lr}"$'\n'`},
+		{`train {{raw "flags"}}`, `train ${ASSAY_V_flags}`},
+		{`echo {{index .edits "optim.lr"}}`, `echo "${` + varName("optim.lr") + `}"`},
+		{"X={{lr}} train # lr {{lr}}", `X="${ASSAY_V_lr}" train # lr ${ASSAY_V_lr}`},
+		{`bash -c 'train "$1"' _ {{lr}}`, `bash -c 'train "$1"' _ "${ASSAY_V_lr}"`},
+		{"case {{lr}} in 1) echo;; esac", `case "${ASSAY_V_lr}" in 1) echo;; esac`},
+		{"[ {{n}} -eq 1 ] && [[ {{lr}} == 1* ]]", `[ "${ASSAY_V_n}" -eq 1 ] && [[ "${ASSAY_V_lr}" == 1* ]]`},
+		{"train > {{workdir}}/log.txt", `train > "${ASSAY_V_workdir}"/log.txt`},
+		{"export LR={{lr}} && local_var={{lr}}", `export LR="${ASSAY_V_lr}" && local_var="${ASSAY_V_lr}"`},
+		{"echo a {{- lr}}", `echo a"${ASSAY_V_lr}"`},
+		{"declare -a arr=({{lr}} b); export -x L={{lr}}", `declare -a arr=("${ASSAY_V_lr}" b); export -x L="${ASSAY_V_lr}"`},
+	} {
+		ct, err := compileCommand(c.command)
+		if err != nil {
+			t.Errorf("%q: %v", c.command, err)
+			continue
+		}
+		if ct.body != c.want {
+			t.Errorf("%q:\n got %s\nwant %s", c.command, ct.body, c.want)
+		}
+	}
+	if a, b := varName("a.b"), varName("a_b"); a == b || !identRE.MatchString(a) {
+		t.Errorf("varName: %q, %q", a, b)
+	}
+}
+
+// FuzzCommandTemplate renders any template that compiles with any value and
+// checks that the value only ever reaches the script as the single-quoted
+// content of an assignment: the rest of the script is the same whatever
+// the value, and every placeholder became a plain reference to its
+// variable, quoted unless the template asked for {{raw}}.
+func FuzzCommandTemplate(f *testing.F) {
+	for _, tmpl := range []string{
+		"train --lr {{lr}}", `echo "lr={{lr}}"`, `echo 'lr={{lr}}'`, `echo $'a{{lr}}b'`, ". {{config}}",
+		`printf '%s' "$(echo {{lr}})"`, "X={{lr}} y # {{lr}}", `echo {{raw "lr"}}`, "echo \\{{lr}}",
+		"cat <<EOF\n{{lr}}\nEOF", "echo ${x:-{{lr}}}", `echo "${x}{{lr}}"`, "case {{lr}} in *) ;; esac",
+		"echo a{{lr}}'{{lr}}'\"{{lr}}\"$'{{lr}}'", "f() { echo {{lr}}; }; f",
+	} {
+		for _, v := range []string{"$(touch P)", "'; touch P; '", "\"; touch P; \"", "a\nb", "`x`", `\`} {
+			f.Add(tmpl, v)
+		}
+	}
+	f.Fuzz(func(t *testing.T, tmpl, value string) {
+		// The parser that checks the result reads only UTF-8 (bash takes
+		// any bytes); NUL never reaches a script (see TestNulValueIsInfeasible).
+		if strings.Contains(tmpl, varPrefix) || strings.ContainsRune(value, 0) || !utf8.ValidString(value) {
+			return
+		}
+		ct, err := compileCommand(tmpl)
+		if err != nil {
+			return
+		}
+		render := func(v string) (string, int) {
+			var b strings.Builder
+			for _, r := range ct.refs {
+				b.WriteString("export " + r.v + "=" + shellQuote(v) + "\n")
+			}
+			n := b.Len()
+			b.WriteString(ct.body)
+			return b.String(), n
+		}
+		script, n := render(value)
+		other, m := render("x")
+		if script[n:] != other[m:] {
+			t.Fatalf("the command text depends on the value")
+		}
+		file, err := syntax.NewParser(syntax.KeepComments(true)).Parse(strings.NewReader(script), "")
+		if err != nil {
+			t.Fatalf("rendered script does not parse: %v\n%s", err, script)
+		}
+		// The definitions: one export each, whose word is the value.
+		for i, r := range ct.refs {
+			d, ok := file.Stmts[i].Cmd.(*syntax.DeclClause)
+			if !ok || len(d.Args) != 1 || d.Args[0].Name.Value != r.v {
+				t.Fatalf("statement %d is not the definition of %s:\n%s", i, r.v, script)
+			}
+			var got strings.Builder
+			for _, p := range d.Args[0].Value.Parts {
+				switch p := p.(type) {
+				case *syntax.SglQuoted:
+					if p.Dollar {
+						t.Fatalf("$'' in a definition")
+					}
+					got.WriteString(p.Value)
+				case *syntax.Lit:
+					if p.Value != `\'` {
+						t.Fatalf("unquoted %q in a definition", p.Value)
+					}
+					got.WriteByte('\'')
+				default:
+					t.Fatalf("%T in a definition", p)
+				}
+			}
+			if got.String() != value {
+				t.Fatalf("definition holds %q, want %q", got.String(), value)
+			}
+		}
+		// The command: every reference is plain, quoted unless raw.
+		raw := strings.Contains(tmpl, "raw")
+		refs := 0
+		var stack []syntax.Node
+		syntax.Walk(file, func(nd syntax.Node) bool {
+			if nd == nil {
+				stack = stack[:len(stack)-1]
+				return true
+			}
+			if pe, ok := nd.(*syntax.ParamExp); ok && pe.Param != nil && strings.HasPrefix(pe.Param.Value, varPrefix) {
+				refs++
+				if pe.Short || pe.Exp != nil || pe.Repl != nil || pe.Slice != nil || pe.Index != nil || pe.Excl || pe.Length {
+					t.Fatalf("reference %s is not plain:\n%s", pe.Param.Value, script)
+				}
+				if _, dq := stack[len(stack)-1].(*syntax.DblQuoted); !dq && !raw {
+					t.Fatalf("reference %s is not quoted:\n%s", pe.Param.Value, script)
+				}
+			}
+			stack = append(stack, nd)
+			return true
+		})
+		if refs == 0 && len(ct.refs) > 0 && !strings.Contains(ct.body, "#") {
+			t.Fatalf("no reference in the command:\n%s", script)
+		}
+	})
+}
+
+// A template the trainer refuses is the config's fault: Describe and Start
+// say so (plugins.ErrInvalidConfig), so the runtime does not retry it.
+func TestTemplateErrorsAreConfigErrors(t *testing.T) {
+	cfg := map[string]any{"command": "train --steps $(( {{steps}} * 2 ))", "metric_regex": "x(1)"}
+	tr := newTrainer()
+	_, err := tr.Describe(context.Background(), &plugins.DescribeRequest{Config: cfg})
+	if !errors.Is(err, plugins.ErrInvalidConfig) || !strings.Contains(err.Error(), "config.command: line 1, column 19: {{steps}}: bash evaluates arithmetic") {
+		t.Errorf("Describe: %v", err)
+	}
+	_, err = tr.Start(context.Background(), request(t, "bad", cfg, map[string]string{"steps": "1"}))
+	if !errors.Is(err, plugins.ErrInvalidConfig) {
+		t.Errorf("Start: %v", err)
+	}
+	// So is a placeholder that names nothing this run defines.
+	_, err = tr.Start(context.Background(), request(t, "ph", map[string]any{"command": "train {{lr}}", "metric_regex": "x(1)"}, nil))
+	if !errors.Is(err, plugins.ErrInvalidConfig) || !strings.Contains(err.Error(), "unknown placeholder {{lr}}") {
+		t.Errorf("Start: %v", err)
+	}
+}
