@@ -26,7 +26,7 @@ func readSource(path, what string, max int) ([]byte, *diag.Diagnostic) {
 			WithDetail("A spec describes an experiment in a few kilobytes; move generated data (task lists, tables) into a benchmark or environment definition instead.")
 	case errors.As(err, &nr):
 		return nil, diag.Errorf(codeFileRead, start, "cannot read %s: %s is %s, not a regular file", what, path, budget.Kind(nr.Mode)).
-			WithDetail("Name a regular file; Assay does not read %s from pipes, devices or directories.", what)
+			WithDetail("Name a regular file: Assay does not read a %s from a pipe, a device or a directory.", what)
 	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
