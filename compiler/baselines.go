@@ -37,6 +37,29 @@ func baselineTasks(s *spec.Spec, x *index) []baselineTask {
 	return out
 }
 
+// baselineCount is len(baselineTasks(s, x)) without listing the tasks.
+func baselineCount(s *spec.Spec, x *index) int {
+	splits := baselineSplits(s, x)
+	n := 0
+	for _, e := range s.Environments {
+		if e.Benchmark.Set || e.Baseline.Set {
+			continue
+		}
+		if len(e.TaskList) == 0 {
+			for sp := range splits {
+				n += envTaskCount(e, sp)
+			}
+			continue
+		}
+		for _, t := range e.TaskList {
+			if !t.Baseline.Set && splits[t.Split.V] {
+				n++
+			}
+		}
+	}
+	return n
+}
+
 // baselineSplits is the set of splits on which a task's baseline is read:
 // the splits of every phase that makes real runs (a real run's gain is its
 // metric against the baseline), and of every RL loop whose reward formula

@@ -54,7 +54,7 @@ func TestBaselineTasks(t *testing.T) {
 		{"task baseline declared", [][2]string{{"split = \"train\"\n    scale = 0.02", "split = \"train\"\n    baseline = 3.2\n    scale = 0.02"}}, "mdm/t2"},
 		{"environment baseline declared", [][2]string{{"  family  = \"diffusion\"\n", "  family  = \"diffusion\"\n  baseline = 3.2\n"}}, ""},
 		{"olmo3 baseline removed", [][2]string{{"  baseline = 0.98\n", ""}},
-			"olmo3/train-01 olmo3/train-02 olmo3/train-03 olmo3/train-04 olmo3/train-05 olmo3/holdout-01 olmo3/holdout-02 mdm/t1 mdm/t2"},
+			"mdm/t1 mdm/t2 olmo3/train-01 olmo3/train-02 olmo3/train-03 olmo3/train-04 olmo3/train-05 olmo3/holdout-01 olmo3/holdout-02"},
 		{"benchmark supplies them", [][2]string{
 			{"plugin \"offline\" {", "plugin \"bench\" {\n  kind   = \"benchmark\"\n  source = \"builtin:bench\"\n}\n\nplugin \"offline\" {"},
 			{"  family  = \"diffusion\"\n", "  family  = \"diffusion\"\n  benchmark = plugin.bench\n"}}, ""},

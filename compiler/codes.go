@@ -55,6 +55,8 @@ const (
 	CodePresetUnused    = "E_PRESET_UNUSED"
 	CodeUnusedBlock     = "E_UNUSED_BLOCK"
 	CodeNameChars       = "E_NAME_CHARS"
+	CodeTooLarge        = "E_TOO_LARGE"
+	CodeNothingToDo     = "E_NOTHING_TO_DO"
 )
 
 // Code documents one diagnostic code.
@@ -92,6 +94,8 @@ var Codes = []Code{
 	{CodeSweepValue, "a sweep value does not fit its field"},
 	{CodeSweepShape, "zip axes have different lengths, or a sweep has no axes"},
 	{CodeFormula, "a formula does not parse or type-check"},
+	{CodeTooLarge, "a spec asks for more than any run can do: more tasks than a plan holds, or a count past a billion"},
+	{CodeNothingToDo, "the spec declares no loop, no evaluation and no seed records, so a run would make no call"},
 	{CodeExtendsUnloaded, "a spec with extends reached the compiler without its base merged in (it was not loaded through lang/load)"},
 	{CodeNotApplicable, "a field is set where it has no effect; remove it, or change what makes it apply"},
 	{CodeRoleAmbiguous, "a block calls a role of a kind the spec declares several of, without naming which"},

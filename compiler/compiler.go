@@ -40,6 +40,9 @@ var passes = []pass{
 	// bind settles which role, critic and reward every block calls, once,
 	// before sweep copies the spec, so every variant shares the bindings.
 	{name: "bind", fn: bind},
+	// purpose needs only the block lists; a spec that does nothing is
+	// reported once, whatever else it lacks.
+	{name: "purpose", fn: purpose},
 	// sweep expansion comes before check and domain so that every variant's
 	// values are checked, and a bad swept value is reported at the axis.
 	{name: "sweep", fn: expandSweep},
@@ -48,6 +51,10 @@ var passes = []pass{
 	// plugin configs are checked against the built-ins' schemas per
 	// variant, like every other field.
 	{name: "pluginconfig", fn: checkPluginConfigs},
+	// limits come before domain: domain counts tasks and multiplies counts,
+	// which only means something within the limits; a variant past them
+	// skips domain.
+	{name: "limits", fn: limits},
 	// domain checks need sound fields and resolved references.
 	{name: "domain", fn: domain},
 	// formulas need defaults (the route formula) and run per variant since
@@ -56,6 +63,10 @@ var passes = []pass{
 	// applies refuses fields set where nothing reads them; it asks which
 	// names formulas read, so it follows the formulas pass.
 	{name: "applies", fn: applies},
+	// canonical sorts the blocks whose order means nothing, just before
+	// lower, so that every earlier diagnostic keeps the declaration order
+	// and the plan does not depend on it.
+	{name: "canonical", fn: canonical, needsClean: true},
 	// lower builds the plan; it assumes a spec without errors.
 	{name: "lower", fn: lower, needsClean: true},
 	// hash is last: it covers the whole lowered plan.
@@ -79,6 +90,8 @@ type variant struct {
 	overrides map[string]any
 	spec      *spec.Spec
 	idx       *index
+	// tooLarge marks a variant the limits pass refused.
+	tooLarge bool
 }
 
 func (c *compilation) add(items ...any) { c.diags = c.diags.Append(items...) }
@@ -123,4 +136,10 @@ func PassNames() []string {
 	return out
 }
 
-func hashPlan(c *compilation) { c.plan.ComputeHash() }
+// hashPlan puts the plan's lists in canonical order before hashing: the
+// canonical pass already sorted the spec, and this makes the plan's order
+// (which the runtime follows) and its hash one fact.
+func hashPlan(c *compilation) {
+	c.plan.Canonicalize()
+	c.plan.ComputeHash()
+}

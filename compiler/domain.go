@@ -11,6 +11,9 @@ import (
 // variant. Each reports at the offending value with a stable code.
 func domain(c *compilation) {
 	for _, v := range c.variants {
+		if v.tooLarge {
+			continue
+		}
 		k := &checker{c: c, s: v.spec, x: v.idx}
 		k.domain()
 	}
@@ -162,7 +165,32 @@ func (k *checker) loopsDomain() {
 func countSplit(s *spec.Spec, split string) int {
 	n := 0
 	for _, e := range s.Environments {
-		n += len(envTasks(e, split))
+		n += envTaskCount(e, split)
+	}
+	return n
+}
+
+// envTaskCount is len(envTasks(e, split)) without listing the tasks: counts
+// are checked against MaxTasks before anything lists them.
+func envTaskCount(e *spec.Environment, split string) int {
+	if len(e.TaskList) > 0 {
+		n := 0
+		for _, t := range e.TaskList {
+			if split == "" || t.Split.V == split {
+				n++
+			}
+		}
+		return n
+	}
+	if e.Tasks == nil {
+		return 0
+	}
+	n := 0
+	if split == "" || split == "train" {
+		n += max(e.Tasks.Train.V, 0)
+	}
+	if split == "" || split == "holdout" {
+		n += max(e.Tasks.Holdout.V, 0)
 	}
 	return n
 }
@@ -184,7 +212,7 @@ func envTasks(e *spec.Environment, split string) []*spec.Task {
 	}
 	gen := func(sp string, n int) {
 		for i := 1; i <= n; i++ {
-			out = append(out, &spec.Task{Name: fmt.Sprintf("%s-%02d", sp, i), Split: spec.Val[string]{V: sp, Set: true}, Range: e.Tasks.Range, NameRange: e.Tasks.Range})
+			out = append(out, &spec.Task{Name: countedName(sp, i), Split: spec.Val[string]{V: sp, Set: true}, Range: e.Tasks.Range, NameRange: e.Tasks.Range})
 		}
 	}
 	if split == "" || split == "train" {
@@ -195,6 +223,23 @@ func envTasks(e *spec.Environment, split string) []*spec.Task {
 	}
 	return out
 }
+
+// firstCounted names the first counted task of split of an environment
+// whose tasks are counted, not listed, as envTasks would name it; "" when it
+// has none.
+func firstCounted(e *spec.Environment, split string) string {
+	for _, sp := range []string{"train", "holdout"} {
+		if split == "" || split == sp {
+			if envTaskCount(e, sp) > 0 {
+				return countedName(sp, 1)
+			}
+		}
+	}
+	return ""
+}
+
+// countedName is the name of the i-th counted task of split: "train-01".
+func countedName(split string, i int) string { return fmt.Sprintf("%s-%02d", split, i) }
 
 func (k *checker) tasksDomain() {
 	s, x := k.s, k.x
@@ -228,18 +273,21 @@ func (k *checker) tasksDomain() {
 			if e.Scale.Set || e.Benchmark.Set {
 				continue
 			}
-			for _, t := range envTasks(e, l.Split.V) {
-				if t.Scale.Set {
-					continue
-				}
-				at := k.at(t.NameRange, e.NameRange)
-				if len(e.TaskList) == 0 {
-					at = k.at(e.NameRange)
-				}
-				k.add(diag.Errorf(CodeScaleMissing, at, "task %q of environment %q has no reward scale, and reward %q normalises gain by scale", t.Name, e.Name, rw.Name).
+			missing := func(task string, at diag.Range) {
+				k.add(diag.Errorf(CodeScaleMissing, at, "task %q of environment %q has no reward scale, and reward %q normalises gain by scale", task, e.Name, rw.Name).
 					WithDetail("write scale = N in the environment or the task, name a benchmark plugin that supplies it, or set normalize = \"none\" in reward %q", rw.Name))
-				if len(e.TaskList) == 0 {
-					break // one report per environment when tasks are only counted
+			}
+			if len(e.TaskList) == 0 {
+				// Counted tasks have no scale of their own: one report per
+				// environment, about its first task, without listing them.
+				if name := firstCounted(e, l.Split.V); name != "" {
+					missing(name, k.at(e.NameRange))
+				}
+				continue
+			}
+			for _, t := range e.TaskList {
+				if (l.Split.V == "" || t.Split.V == l.Split.V) && !t.Scale.Set {
+					missing(t.Name, k.at(t.NameRange, e.NameRange))
 				}
 			}
 		}
@@ -364,7 +412,7 @@ func (k *checker) budgetFit() {
 		}
 		cal += n
 	}
-	base := len(baselineTasks(s, k.x))
+	base := baselineCount(s, k.x)
 	if total := base + seed + cal + eval; total > s.Budget.RealRuns.V {
 		k.add(diag.Errorf(CodeBudgetFit, s.Budget.RealRuns.Range, "budget.real_runs = %d is less than the fixed real runs: %d (baselines %d + seed %d + calibration %d + evaluation %d)", s.Budget.RealRuns.V, total, base, seed, cal, eval).
 			WithDetail("raise budget.real_runs by %d, or lower seed_runs, calibration budget or evaluation, or declare the tasks' baselines", total-s.Budget.RealRuns.V))

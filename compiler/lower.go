@@ -390,7 +390,7 @@ func (lv *lowering) splitWeights(split string) ([]string, []int) {
 	var w []int
 	for _, e := range lv.s.Environments {
 		names = append(names, e.Name)
-		w = append(w, len(envTasks(e, split)))
+		w = append(w, envTaskCount(e, split))
 	}
 	return names, w
 }
@@ -557,7 +557,7 @@ func (lv *lowering) phases() ([]*plan.Loop, []*plan.Phase) {
 			tasks := countSplit(s, l.Split.V)
 			ok := lv.built(l.Builder)
 			allScen(func(sc int) {
-				fixed[sc] += float64(tasks*l.Islands.V*l.Rounds.V) * verified(l, ok[sc])
+				fixed[sc] += float64(tasks) * float64(l.Islands.V) * float64(l.Rounds.V) * verified(l, ok[sc])
 			})
 		}
 	}
@@ -632,7 +632,7 @@ func (lv *lowering) phases() ([]*plan.Loop, []*plan.Phase) {
 			ok := lv.built(l.Builder)
 			allScen(func(sc int) {
 				for _, e := range s.Environments {
-					ir := float64(len(envTasks(e, l.Split.V)) * l.Islands.V * l.Rounds.V)
+					ir := float64(envTaskCount(e, l.Split.V)) * float64(l.Islands.V) * float64(l.Rounds.V)
 					ideas := ir * float64(l.Ideas.V)
 					r.addRuns(e.Name, sc, ir*verified(l, ok[sc]))
 					r.cand[sc] += ideas
@@ -658,7 +658,7 @@ func (lv *lowering) phases() ([]*plan.Loop, []*plan.Phase) {
 		ok := lv.built(ev.Builder)
 		allScen(func(sc int) {
 			for _, e := range s.Environments {
-				n := float64(len(envTasks(e, ev.Split.V)) * k)
+				n := float64(envTaskCount(e, ev.Split.V)) * float64(k)
 				r.addRuns(e.Name, sc, n*ok[sc])
 				r.cand[sc] += n
 			}

@@ -213,7 +213,9 @@ func untar(b []byte, dir string) error {
 			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 				return err
 			}
-			data, err := io.ReadAll(tr)
+			// A file past the size limit is kept one byte over it: loading
+			// it then says it is too large, and nothing more is held.
+			data, err := io.ReadAll(io.LimitReader(tr, load.MaxSourceBytes+1))
 			if err != nil {
 				return err
 			}

@@ -51,7 +51,7 @@ Exit codes: 0 formatted (or all files already formatted with -check),
 			out, errOut := c.OutOrStdout(), c.ErrOrStderr()
 			failed, unformatted := false, false
 			for _, f := range files {
-				src, err := os.ReadFile(f)
+				src, err := load.ReadSource(f)
 				if err != nil {
 					printDiags(errOut, diag.Diagnostics{diag.Errorf("E_FILE_READ", diag.Range{Filename: f}, "cannot read: %v", err)}, nil)
 					failed = true

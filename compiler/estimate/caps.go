@@ -1,8 +1,8 @@
 package estimate
 
 import (
-	"fmt"
 	"math"
+	"strings"
 
 	"assay/compiler/plan"
 	"assay/lang/diag"
@@ -22,18 +22,48 @@ func (r *Report) CheckCaps(b plan.Budget) diag.Diagnostics {
 	if len(r.Variants) == 0 {
 		return checkTotals(b, &r.Totals, "")
 	}
-	var ds diag.Diagnostics
+	// Variants that break a cap by the same figures (a swept field that
+	// changes no cost) get one diagnostic that names them all, not one
+	// identical line each.
+	type group struct {
+		d     *diag.Diagnostic
+		names []string
+	}
+	var order []*group
+	byKey := map[string]*group{}
 	for _, v := range r.Variants {
-		ds = ds.Append(checkTotals(b, &v.Totals, v.Name))
+		for _, d := range checkTotals(b, &v.Totals, variantMark) {
+			key := d.Code + "\x00" + d.Summary
+			g := byKey[key]
+			if g == nil {
+				g = &group{d: d}
+				byKey[key] = g
+				order = append(order, g)
+			}
+			g.names = append(g.names, v.Name)
+		}
+	}
+	var ds diag.Diagnostics
+	for _, g := range order {
+		which := "variant " + g.names[0]
+		if len(g.names) > 1 {
+			which = "variants " + strings.Join(g.names, "; ")
+		}
+		g.d.Summary = strings.Replace(g.d.Summary, variantMark, which, 1)
+		ds = ds.Append(g.d)
 	}
 	return ds
 }
+
+// variantMark stands for the variant names in a summary until variants
+// with the same figures are grouped.
+const variantMark = "\x00variant\x00"
 
 func checkTotals(b plan.Budget, t *Totals, variant string) diag.Diagnostics {
 	var ds diag.Diagnostics
 	where := ""
 	if variant != "" {
-		where = fmt.Sprintf(" (variant %s)", variant)
+		where = " (" + variant + ")"
 	}
 	check := func(name, what string, cap float64, c plan.Count, f func(float64) string) {
 		if cap <= 0 {

@@ -39,7 +39,7 @@ func render() []byte {
 	w("block `name \"label\" { ... }`. A reference such as `role.rwm` names a\n")
 	w("labelled block by kind and label.\n\n")
 	w("Contents: [Blocks and attributes](#blocks-and-attributes),\n")
-	w("[Extending a spec](#extending-a-spec),\n")
+	w("[Extending a spec](#extending-a-spec), [Sizes and limits](#sizes-and-limits),\n")
 	w("[Defaults](#defaults), [Formulas](#formulas),\n")
 	w("[Functions](#functions), [Built-in plugin configs](#built-in-plugin-configs),\n")
 	w("[Diagnostic codes](#diagnostic-codes).\n\n")
@@ -270,7 +270,34 @@ func writeExtends(b *bytes.Buffer) {
 	w("spec (the plan hash is that of the equivalent flat spec); `assay convert`\n")
 	w("writes the merged spec, flat; `assay fmt` formats only the file it is\n")
 	w("given. A missing base is `E_EXTENDS`, specs that extend each other in a\n")
-	w("cycle `E_EXTENDS_CYCLE`.\n\n")
+	w("cycle `E_EXTENDS_CYCLE`. A base that is not a spec (no line of it begins\n")
+	w("with a spec attribute or block) is refused at the `extends` attribute\n")
+	w("without showing its content.\n\n")
+	writeLimits(b)
+}
+
+// writeLimits states the sizes a spec may ask for, from the constants that
+// enforce them.
+func writeLimits(b *bytes.Buffer) {
+	w := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
+	w("## Sizes and limits\n\n")
+	w("- A spec, each base it extends and each `-var-file` is a regular file of\n")
+	w("  at most %d bytes (a CUE package: its files together). Devices, named\n", load.MaxSourceBytes)
+	w("  pipes and directories (but a CUE package directory) are refused before\n")
+	w("  anything is read (`E_FILE_READ`), a larger file after reading one byte\n")
+	w("  past the limit (`E_TOO_LARGE`).\n")
+	w("- A plan holds at most %d tasks per variant, over all environments, and\n", compiler.MaxTasks)
+	w("  %d over all the variants of a sweep together (`E_TOO_LARGE`): the plan lists\n", compiler.MaxPlanTasks)
+	w("  every task. Sample the benchmark's tasks, or split the experiment.\n")
+	w("- Every other whole number (steps, states, proposals_per_state, votes,\n")
+	w("  islands, rounds, ideas_per_round, seed_runs, budget caps, calibration\n")
+	w("  entries, ...) is at most %d (`E_TOO_LARGE`); the seed is not bounded.\n", compiler.MaxCount)
+	w("- A spec that has no loop, no evaluation and no seed records would make\n")
+	w("  no call at all; it is `E_NOTHING_TO_DO`, at the start of the file.\n")
+	w("- The order of plugin, environment, task, role, reward and critic blocks\n")
+	w("  means nothing: the plan lists them by name, so its hash and the run are\n")
+	w("  the same whatever order they are written in. Loops and sweep axes keep\n")
+	w("  their order.\n\n")
 }
 
 // writePluginConfigs documents each built-in plugin's config from its

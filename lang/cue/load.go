@@ -88,11 +88,16 @@ func LoadFile(path string, opts Options) (*spec.Spec, diag.Diagnostics) {
 		names = []string{path}
 	}
 	files := make([]Source, 0, len(names))
+	room := budget.DefaultMaxSourceBytes // the files of a package share the limit
 	for _, n := range names {
-		b, err := os.ReadFile(n)
-		if err != nil {
-			return nil, diag.Diagnostics{diag.Errorf(codeFileRead, diag.Range{Filename: n}, "cannot read spec: %v", err)}
+		if room <= 0 {
+			room = 1 // any byte more is too many
 		}
+		b, d := readSource(n, "spec", room)
+		if d != nil {
+			return nil, diag.Diagnostics{d}
+		}
+		room -= len(b)
 		files = append(files, Source{Name: n, Src: b})
 	}
 	return Load(files, opts)
@@ -115,6 +120,9 @@ func Load(files []Source, opts Options) (*spec.Spec, diag.Diagnostics) {
 	pkg := ""
 	for i, f := range files {
 		l.userFiles[f.Name] = true
+		if l.first == "" {
+			l.first = f.Name
+		}
 		if d := labelChain(f.Name, f.Src, lim.MaxDepth); d != nil {
 			l.add(d)
 			continue
@@ -228,7 +236,7 @@ func build1(ctx *cue.Context, files []*ast.File, pkg, vars string) (cue.Value, *
 	inst := build.NewContext().NewInstance("", nil)
 	for _, f := range files {
 		if err := inst.AddSyntax(f); err != nil {
-			return cue.Value{}, diag.Errorf(codeCUESyntax, diag.Range{Filename: f.Filename}, "%v", err)
+			return cue.Value{}, diag.Errorf(codeCUESyntax, fileStart(f.Filename), "%v", err)
 		}
 	}
 	head := ""
@@ -249,6 +257,9 @@ func build1(ctx *cue.Context, files []*ast.File, pkg, vars string) (cue.Value, *
 type loader struct {
 	diags     diag.Diagnostics
 	userFiles map[string]bool
+	// first is the package's first file, where errors without a position
+	// are reported.
+	first string
 	// varErrors is set when a variable has no usable value: uses of it are
 	// then undefined or incomplete, which says nothing new.
 	varErrors bool
@@ -265,7 +276,7 @@ func (l *loader) add(d *diag.Diagnostic) { l.diags = l.diags.Append(d) }
 func (l *loader) addCUE(err error, code string) {
 	for _, e := range cueerrors.Errors(err) {
 		format, args := e.Msg()
-		l.add(diag.Errorf(code, l.errRange(e), format, args...))
+		l.add(diag.Errorf(code, l.errRange(e), "%s%s", fmt.Sprintf(format, args...), l.pathIfNoPos(e)))
 	}
 }
 
@@ -283,10 +294,27 @@ func (l *loader) errRange(e cueerrors.Error) diag.Range {
 			return l.rangeOf(p)
 		}
 	}
-	for f := range l.userFiles {
-		return diag.Range{Filename: f}
+	// Some errors (a structural cycle) carry no position at all: the start
+	// of the spec, with the field's path in the message (pathIfNoPos),
+	// still says where to look.
+	if l.first != "" {
+		return diag.Range{Filename: l.first, Start: diag.Pos{Line: 1, Column: 1}, End: diag.Pos{Line: 1, Column: 1}}
 	}
 	return diag.Range{}
+}
+
+// pathIfNoPos is " (at PATH)" for an error that carries no position, so its
+// message names the field errRange cannot point at.
+func (l *loader) pathIfNoPos(e cueerrors.Error) string {
+	for _, p := range append([]token.Pos{e.Position()}, e.InputPositions()...) {
+		if p.IsValid() && p.Filename() != cueschema.Filename && p.Filename() != varsFile {
+			return ""
+		}
+	}
+	if p := e.Path(); len(p) > 0 {
+		return " (at " + strings.Join(p, ".") + ")"
+	}
+	return ""
 }
 
 func (l *loader) rangeOf(p token.Pos) diag.Range {
@@ -382,7 +410,7 @@ func (l *loader) constraintErrors(err error) {
 			l.add(diag.Errorf(codeCUEConstraint, rng, "%s must be a reference such as \"role.rwm\"", key).
 				WithDetail("Write the string \"kind.name\" or the CUE reference kind.name; a field named like the block kind (reward: reward.x) refers to itself in CUE, so write \"reward.x\" there. CUE: %s", msg))
 		default:
-			d := diag.Errorf(codeCUEConstraint, rng, "%s", msg)
+			d := diag.Errorf(codeCUEConstraint, rng, "%s%s", msg, l.pathIfNoPos(g.first))
 			if f != nil {
 				d.WithDetail("%s takes %s: %s.", key, f.Type, f.Doc)
 			}

@@ -3,7 +3,6 @@ package cue
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
@@ -94,9 +93,9 @@ func (l *loader) unknownVar(name string, at diag.Range, vs *varSet) *diag.Diagno
 
 // varFile applies a CUE or JSON file of NAME: VALUE fields.
 func (l *loader) varFile(ctx *cue.Context, path string, vs *varSet) {
-	src, err := os.ReadFile(path)
-	if err != nil {
-		l.add(diag.Errorf(codeFileRead, diag.Range{Filename: path}, "cannot read variable file: %v", err))
+	src, d := readSource(path, "variable file", budget.DefaultMaxSourceBytes)
+	if d != nil {
+		l.add(d)
 		return
 	}
 	l.userFiles[path] = true
@@ -111,7 +110,7 @@ func (l *loader) varFile(ctx *cue.Context, path string, vs *varSet) {
 	}
 	it, err := v.Fields()
 	if err != nil {
-		l.add(diag.Errorf(codeVarSyntax, diag.Range{Filename: path}, "a variable file holds NAME: VALUE fields"))
+		l.add(diag.Errorf(codeVarSyntax, fileStart(path), "a variable file holds NAME: VALUE fields"))
 		return
 	}
 	for it.Next() {

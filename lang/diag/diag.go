@@ -1,9 +1,9 @@
 package diag
 
 import (
+	"assay/lang/internal/budget"
 	"encoding/json"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 )
@@ -198,7 +198,9 @@ func (ds Diagnostics) Annotate(src map[string][]byte) {
 		if !ok {
 			b, found := src[d.Range.Filename]
 			if !found {
-				b, _ = os.ReadFile(d.Range.Filename)
+				// Bounded, regular files only: a snippet never waits on a
+				// pipe or reads a device.
+				b, _ = budget.ReadFile(d.Range.Filename, budget.DefaultMaxSourceBytes)
 			}
 			lines = strings.Split(string(b), "\n")
 			cache[d.Range.Filename] = lines

@@ -1,7 +1,6 @@
 package hcl
 
 import (
-	"os"
 	"reflect"
 	"strings"
 	"time"
@@ -56,9 +55,9 @@ const (
 
 // LoadFile reads and loads the spec at path.
 func LoadFile(path string, opts Options) (*spec.Spec, diag.Diagnostics) {
-	src, err := os.ReadFile(path)
-	if err != nil {
-		return nil, diag.Diagnostics{diag.Errorf(codeFileRead, diag.Range{Filename: path}, "cannot read spec: %v", err)}
+	src, d := readSource(path, "spec")
+	if d != nil {
+		return nil, diag.Diagnostics{d}
 	}
 	return Load(path, src, opts)
 }

@@ -2,7 +2,6 @@ package hcl
 
 import (
 	"fmt"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -203,9 +202,9 @@ func convertVar(v cty.Value, ty cty.Type) (cty.Value, error) {
 
 // varFile applies a file of "name = value" assignments.
 func (l *loader) varFile(path string, vs *varSet, byName map[string]*spec.Variable, ctx *hcl.EvalContext) {
-	src, err := os.ReadFile(path)
-	if err != nil {
-		l.add(diag.Errorf(codeFileRead, diag.Range{Filename: path}, "cannot read variable file: %v", err))
+	src, d := readSource(path, "variable file")
+	if d != nil {
+		l.add(d)
 		return
 	}
 	if d := tooLarge(path, src, budget.Limits{}.WithDefaults()); d != nil {

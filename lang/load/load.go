@@ -11,6 +11,7 @@ import (
 	"assay/lang/cue"
 	"assay/lang/diag"
 	"assay/lang/hcl"
+	"assay/lang/internal/budget"
 	"assay/lang/spec"
 )
 
@@ -41,7 +42,7 @@ type Code struct{ Code, Meaning string }
 
 // Codes lists the codes of `extends` resolution.
 var Codes = []Code{
-	{codeExtends, "the base spec that extends names cannot be read, or extends is not a path to a .hcl or .cue spec"},
+	{codeExtends, "the base spec that extends names cannot be read, is not a regular file or a CUE package directory, is not a spec, or extends is not a path to a .hcl or .cue spec"},
 	{codeExtendsCycle, "specs extend each other in a cycle"},
 }
 
@@ -115,7 +116,7 @@ func (r *resolver) load(path string, chain []string, from diag.Range) (*spec.Spe
 		}
 	}
 	b, bds := r.load(base, chain, at)
-	ds = append(ds, bds...)
+	ds = append(ds, r.baseDiags(base, at, bds)...)
 	if b == nil {
 		return s, ds
 	}
@@ -133,6 +134,16 @@ func (r *resolver) loadFile(path string, from diag.Range) (*spec.Spec, diag.Diag
 		}
 		return nil, diag.Diagnostics{diag.Errorf(codeFileRead, diag.Range{Filename: path}, "cannot read spec: %v", unwrapPathError(err)).
 			WithDetail("check the path; specs are .hcl files, .cue files or directories of .cue files")}
+	}
+	if !info.IsDir() && !info.Mode().IsRegular() {
+		// A named pipe would block the read, a device never end it.
+		what := budget.Kind(info.Mode())
+		if from.Filename != "" {
+			return nil, diag.Diagnostics{diag.Errorf(codeExtends, from, "base spec %s is %s, not a regular file", path, what).
+				WithDetail("extends names a .hcl or .cue spec file, or a directory of .cue files.")}
+		}
+		return nil, diag.Diagnostics{diag.Errorf(codeFileRead, fileStart(path), "cannot read spec: %s is %s, not a regular file", path, what).
+			WithDetail("specs are .hcl files, .cue files or directories of .cue files")}
 	}
 	onUnknown := func(name string, at diag.Range) {
 		r.mu.Lock()
@@ -154,9 +165,7 @@ func (r *resolver) loadFile(path string, from diag.Range) (*spec.Spec, diag.Diag
 }
 
 func (r *resolver) loadHCL(path string, onUnknown func(string, diag.Range)) (*spec.Spec, diag.Diagnostics) {
-	if b, err := os.ReadFile(path); err == nil {
-		r.src[path] = b
-	}
+	r.readSource(path)
 	r.readVarFiles()
 	return hcl.LoadFile(path, hcl.Options{Vars: r.opts.Vars, VarFiles: r.opts.VarFiles, UnknownVar: onUnknown})
 }
@@ -165,12 +174,10 @@ func (r *resolver) loadCUE(path string, onUnknown func(string, diag.Range)) (*sp
 	s, diags := cue.LoadFile(path, cue.Options{Vars: r.opts.Vars, VarFiles: r.opts.VarFiles, UnknownVar: onUnknown})
 	if s != nil {
 		for _, f := range s.Files {
-			if b, err := os.ReadFile(f); err == nil {
-				r.src[f] = b
-			}
+			r.readSource(f)
 		}
-	} else if b, err := os.ReadFile(path); err == nil {
-		r.src[path] = b
+	} else {
+		r.readSource(path)
 	}
 	r.readVarFiles()
 	return s, diags
@@ -178,13 +185,22 @@ func (r *resolver) loadCUE(path string, onUnknown func(string, diag.Range)) (*sp
 
 func (r *resolver) readVarFiles() {
 	for _, f := range r.opts.VarFiles {
-		if _, ok := r.src[f]; ok {
-			continue
-		}
-		if b, err := os.ReadFile(f); err == nil {
-			r.src[f] = b
+		if _, ok := r.src[f]; !ok {
+			r.readSource(f)
 		}
 	}
+}
+
+// readSource keeps a file's content for snippets. It reads as the front
+// ends do, bounded and regular files only; what they refuse is not kept.
+func (r *resolver) readSource(path string) {
+	if b, err := budget.ReadFile(path, budget.DefaultMaxSourceBytes); err == nil {
+		r.src[path] = b
+	}
+}
+
+func fileStart(path string) diag.Range {
+	return diag.Range{Filename: path, Start: diag.Pos{Line: 1, Column: 1}, End: diag.Pos{Line: 1, Column: 1}}
 }
 
 // unknownVars reports the -var and -var-file names that no file of the

@@ -1,0 +1,9 @@
+//go:build unix
+
+package budget
+
+import "syscall"
+
+// openNonBlock keeps open from waiting for a writer should a named pipe
+// take the place of a checked regular file.
+const openNonBlock = syscall.O_NONBLOCK
