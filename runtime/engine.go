@@ -27,8 +27,6 @@ func (r *runner) execute() error {
 	if err := r.resolveTasks(); err != nil {
 		return err
 	}
-	r.calibrated = map[string]bool{}
-	r.warned = map[string]bool{}
 	for i, ph := range r.v.Phases {
 		if err := r.ctx.Err(); err != nil {
 			return err

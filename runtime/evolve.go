@@ -43,19 +43,33 @@ func (r *runner) evolutionPhase(ph *plan.Phase) error {
 	if l == nil {
 		return fmt.Errorf("%w: the plan has no loop %q", errPermanent, ph.Loop)
 	}
+	x := &evolution{runner: r, l: l}
 	// The critic the plan binds ranks the ideas; without one (the papers'
 	// "None" setting) ideas are verified by the select rule alone.
-	var c *plan.Critic
-	var rt *router
 	if l.Critic != "" {
-		if c = r.critics[l.Critic]; c == nil {
+		if x.c = r.critics[l.Critic]; x.c == nil {
 			return fmt.Errorf("%w: loop %s: the plan has no critic %q", errPermanent, l.Name, l.Critic)
 		}
 		var err error
-		if rt, err = newRouter(c); err != nil {
+		if x.rt, err = newRouter(x.c); err != nil {
 			return err
 		}
 	}
+	return x.run(ph)
+}
+
+// evolution is one evolution loop's phase: the loop and the critic that
+// ranks its ideas, as the plan binds them, over the runner's shared
+// service.
+type evolution struct {
+	*runner
+	l  *plan.Loop
+	c  *plan.Critic // nil: ideas are verified by the select rule alone
+	rt *router
+}
+
+func (r *evolution) run(ph *plan.Phase) error {
+	l := r.l
 	tasks := r.tasksOf("", l.Split)
 	I, R := l.Islands, l.Rounds
 	r.progress.start(ph.Name, len(tasks)*R, "rounds")
@@ -70,7 +84,7 @@ func (r *runner) evolutionPhase(ph *plan.Phase) error {
 			}
 			fig := RoundFigures{Loop: l.Name, Task: t.Env + "/" + t.Name, Round: round + 1}
 			for i := range isl {
-				if err := r.islandRound(l, c, rt, t, i, round, &isl[i], &fig); err != nil {
+				if err := r.islandRound(t, i, round, &isl[i], &fig); err != nil {
 					return err
 				}
 			}
@@ -128,7 +142,8 @@ func merge(parent, idea plugins.Proposal) plugins.Proposal {
 	return out
 }
 
-func (r *runner) islandRound(l *plan.Loop, c *plan.Critic, rt *router, t *taskInfo, i, round int, is *island, fig *RoundFigures) error {
+func (r *evolution) islandRound(t *taskInfo, i, round int, is *island, fig *RoundFigures) error {
+	l, c, rt := r.l, r.c, r.rt
 	n := l.Ideas
 	type idea struct {
 		p        plugins.Proposal

@@ -301,8 +301,6 @@ func newTestRunner(t testingT) *runner {
 	}
 	t.Cleanup(func() { j.Close() })
 	r := newRunner(context.Background(), p.Variants[0], j, dir, Options{Plugins: &testLoader{trainer: newFakeTrainer()}, Retries: 2})
-	r.warned = map[string]bool{}
-	r.calibrated = map[string]bool{}
 	return r
 }
 

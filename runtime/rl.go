@@ -82,30 +82,60 @@ type policyRecord struct {
 	Failed  string             `json:"failed,omitempty"`
 }
 
-// rlPhase runs an RL loop's steps with its calibration rounds.
-func (r *runner) rlPhase(idx int, ph *plan.Phase) error {
+// rlLoop is one RL loop's phase: the loop as the plan binds it (its
+// reward shaping, the critic that judges its candidates and its router) and
+// what the loop keeps while it runs (its rollouts, the proposals already
+// calibrated). The runner under it is the service every phase shares:
+// calls, real runs, the journal and the budget.
+type rlLoop struct {
+	*runner
+	l     *plan.Loop
+	sh    *shaper
+	judge *plan.Critic // nil: no critic judges the candidates
+	rt    *router
+	// rollouts are the loop's rollouts, oldest first.
+	rollouts   [][]*group
+	calibrated map[string]bool
+	// fixedPolicy: the proposer's plugin cannot update a policy.
+	fixedPolicy bool
+}
+
+// newRLLoop binds the loop of an RL phase as the plan resolved it.
+func newRLLoop(r *runner, ph *plan.Phase) (*rlLoop, error) {
 	l := r.loops[ph.Loop]
 	if l == nil {
-		return fmt.Errorf("%w: the plan has no loop %q", errPermanent, ph.Loop)
+		return nil, fmt.Errorf("%w: the plan has no loop %q", errPermanent, ph.Loop)
 	}
 	sh, err := newShaper(r.rewards[l.Reward])
 	if err != nil {
-		return err
+		return nil, err
 	}
-	r.shaper = sh
-	r.rollouts, r.lastRollout = nil, nil
+	x := &rlLoop{runner: r, l: l, sh: sh, calibrated: map[string]bool{}}
 	// The critic the plan binds judges every candidate; it routes some to
 	// real runs only where the plan says it does.
-	var judge *plan.Critic
-	var rt *router
 	if l.Critic != "" {
-		if judge = r.critics[l.Critic]; judge == nil {
-			return fmt.Errorf("%w: loop %s: the plan has no critic %q", errPermanent, l.Name, l.Critic)
+		if x.judge = r.critics[l.Critic]; x.judge == nil {
+			return nil, fmt.Errorf("%w: loop %s: the plan has no critic %q", errPermanent, l.Name, l.Critic)
 		}
-		if rt, err = newRouter(judge); err != nil {
-			return err
+		if x.rt, err = newRouter(x.judge); err != nil {
+			return nil, err
 		}
 	}
+	return x, nil
+}
+
+// rlPhase runs an RL loop's steps with its calibration rounds.
+func (r *runner) rlPhase(idx int, ph *plan.Phase) error {
+	x, err := newRLLoop(r, ph)
+	if err != nil {
+		return err
+	}
+	return x.run(idx, ph)
+}
+
+func (r *rlLoop) run(idx int, ph *plan.Phase) error {
+	l := r.l
+	var err error
 	var cals []*plan.Phase
 	for _, c := range r.v.Phases[idx+1:] {
 		if c.Kind == plan.PhaseCalibration && (c.Loop == "" || c.Loop == l.Name) {
@@ -131,19 +161,18 @@ func (r *runner) rlPhase(idx int, ph *plan.Phase) error {
 			return err
 		}
 		if t%every == 0 {
-			if l.UntilBudget && !r.canAffordRefresh(l) {
+			if l.UntilBudget && !r.canAffordRefresh() {
 				r.progress.logf("loop %s: budget spent after %d steps", l.Name, t)
 				break
 			}
-			if rollout, err = r.rollout(l, t/every, sh, judge, rt); err != nil {
+			if rollout, err = r.rollout(t / every); err != nil {
 				return err
 			}
-			r.lastRollout = rollout
 			r.rollouts = append(r.rollouts, rollout)
 		}
 		per := (len(rollout) + every - 1) / every
 		lo, hi := min((t%every)*per, len(rollout)), min((t%every+1)*per, len(rollout))
-		if err := r.update(l, t, rollout[lo:hi]); err != nil {
+		if err := r.update(t, rollout[lo:hi]); err != nil {
 			return err
 		}
 		r.steps++
@@ -151,7 +180,7 @@ func (r *runner) rlPhase(idx int, ph *plan.Phase) error {
 		r.progress.step(fmt.Sprintf("step %d", t+1))
 		for calRound < len(cals) && cals[calRound].AfterStep == t+1 {
 			r.phase = cals[calRound].Name
-			err := r.calibrate(l, calRound, cals[calRound])
+			err := r.calibrate(calRound, cals[calRound])
 			r.phase = ph.Name
 			if err != nil {
 				return err
@@ -168,7 +197,8 @@ func (r *runner) rlPhase(idx int, ph *plan.Phase) error {
 // hold back, still pays for a rollout refresh: the low figure of the real
 // runs per refresh that the plan's cost model counts (at least one, since
 // an until_budget loop always makes some), and some dollars.
-func (r *runner) canAffordRefresh(l *plan.Loop) bool {
+func (r *rlLoop) canAffordRefresh() bool {
+	l := r.l
 	if r.budget.CheckLLM() != nil {
 		return false
 	}
@@ -184,7 +214,8 @@ func (r *runner) canAffordRefresh(l *plan.Loop) bool {
 }
 
 // rollout samples G proposals for each of the loop's states and scores them.
-func (r *runner) rollout(l *plan.Loop, refresh int, sh *shaper, judge *plan.Critic, rt *router) ([]*group, error) {
+func (r *rlLoop) rollout(refresh int) ([]*group, error) {
+	l, sh := r.l, r.sh
 	states, G := l.StatesPerStep, l.ProposalsPerState
 	train := r.tasksOf("", l.Split)
 	if len(train) == 0 {
@@ -215,12 +246,12 @@ func (r *runner) rollout(l *plan.Loop, refresh int, sh *shaper, judge *plan.Crit
 	}
 	source := l.RewardSource
 	switch {
-	case judge != nil:
-		err = r.screenCandidates(l, groups, all2(states, G), judge, rt)
+	case r.judge != nil:
+		err = r.screenCandidates(groups, all2(states, G))
 	case source == "predicted":
-		err = r.predictCandidates(l, groups, all2(states, G))
+		err = r.predictCandidates(groups, all2(states, G))
 	case source == "real":
-		err = r.verifyCandidates(l, groups, all2(states, G))
+		err = r.verifyCandidates(groups, all2(states, G))
 	default:
 		err = fmt.Errorf("%w: loop %s: reward source %q with no critic to judge it", errPermanent, l.Name, source)
 	}
@@ -269,7 +300,8 @@ func all2(states, G int) []pos {
 }
 
 // predictCandidates scores candidates with the world model.
-func (r *runner) predictCandidates(l *plan.Loop, groups []*group, all []pos) error {
+func (r *rlLoop) predictCandidates(groups []*group, all []pos) error {
+	l := r.l
 	ro := l.Predictor
 	ctx := r.context()
 	return parallel(len(all), r.concurrency(ro), func(i int) error {
@@ -292,7 +324,8 @@ func (r *runner) predictCandidates(l *plan.Loop, groups []*group, all []pos) err
 }
 
 // verifyCandidates runs every candidate for real (verify-all).
-func (r *runner) verifyCandidates(l *plan.Loop, groups []*group, all []pos) error {
+func (r *rlLoop) verifyCandidates(groups []*group, all []pos) error {
+	l := r.l
 	runs := make([]realRun, len(all))
 	ok := make([]bool, len(all))
 	err := parallel(len(all), r.concurrency(l.Builder), func(i int) error {
@@ -346,7 +379,8 @@ func (r *runner) runInto(groups []*group, all []pos, runs []realRun, sel []bool)
 // (k votes), routes the uncertain ones to real runs when the plan says the
 // critic routes, and sets the label score: the real outcome when routed,
 // else the critic's verdict.
-func (r *runner) screenCandidates(l *plan.Loop, groups []*group, all []pos, c *plan.Critic, rt *router) error {
+func (r *rlLoop) screenCandidates(groups []*group, all []pos) error {
+	l, c, rt := r.l, r.judge, r.rt
 	runs := make([]realRun, len(all))
 	verdicts := make([]verdict, len(all))
 	feasible := make([]bool, len(all))
@@ -442,7 +476,8 @@ func labelsOf(c *plan.Critic) string { return c.Labels }
 // update makes one policy-gradient step on a slice of the rollout's groups:
 // group-relative advantages, zero-variance groups dropped (or kept with
 // zero advantages when the loop says keep).
-func (r *runner) update(l *plan.Loop, t int, groups []*group) error {
+func (r *rlLoop) update(t int, groups []*group) error {
+	l := r.l
 	var samples []plugins.Sample
 	fig := StepFigures{Loop: l.Name, Step: t + 1, Groups: len(groups)}
 	var sum float64
@@ -484,7 +519,7 @@ func (r *runner) update(l *plan.Loop, t int, groups []*group) error {
 			r.setPolicy(l.Proposer, pr.State)
 			r.updates++
 		}
-	} else if len(samples) > 0 && !r.warned["update/"+l.Proposer] {
+	} else if len(samples) > 0 && !r.fixedPolicy {
 		ro := r.roles[l.Proposer]
 		var resp *plugins.UpdateResponse
 		req := &plugins.UpdateRequest{Model: ro.Model, LearningRate: l.LearningRate, Samples: samples, State: r.policyOf(ro.Name), Config: r.config[ro.Plugin],
@@ -500,7 +535,7 @@ func (r *runner) update(l *plan.Loop, t int, groups []*group) error {
 		})
 		switch {
 		case errors.Is(err, plugins.ErrUnsupported):
-			r.warned["update/"+l.Proposer] = true
+			r.fixedPolicy = true
 			r.progress.logf("proposer %s cannot be trained through its plugin; the policy stays fixed", ro.Name)
 		case err != nil && r.ctx.Err() != nil:
 			return err
@@ -530,7 +565,8 @@ func (r *runner) update(l *plan.Loop, t int, groups []*group) error {
 // calibrate runs one calibration round: the top-rated (or random) proposals
 // of the current rollout are run for real and join the world model's
 // context; the error of its predictions on them is recorded first.
-func (r *runner) calibrate(l *plan.Loop, round int, ph *plan.Phase) error {
+func (r *rlLoop) calibrate(round int, ph *plan.Phase) error {
+	l := r.l
 	c := r.v.Calibration
 	if c == nil || round >= len(c.Budget) {
 		return fmt.Errorf("%w: calibration round %d has no budget in the plan", errPermanent, round+1)
@@ -614,7 +650,7 @@ func (r *runner) calibrate(l *plan.Loop, round int, ph *plan.Phase) error {
 		rec := record{Task: p.gr.Task.Name, Env: p.gr.Task.Env, Proposal: runs[i].Proposal, Gain: o.Gain, Infeasible: o.Infeasible}
 		recs = append(recs, rec)
 		if !o.Infeasible {
-			pr, rr := r.shaper.normalised(p.c.Predicted, *p.gr.Task), r.shaper.normalised(o.Gain, *p.gr.Task)
+			pr, rr := r.sh.normalised(p.c.Predicted, *p.gr.Task), r.sh.normalised(o.Gain, *p.gr.Task)
 			fig.Points = append(fig.Points, CalibPoint{Task: p.gr.TaskKey, Proposal: proposalKey(p.c.Proposal), Predicted: p.c.Predicted, Real: o.Gain, PredictedReward: pr, RealReward: rr})
 		}
 	}

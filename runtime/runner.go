@@ -86,19 +86,14 @@ type runner struct {
 	infeasible  int
 	bestGain    float64
 	hasBest     bool
-	lastRollout []*group   // latest rollout of the current RL loop
-	rollouts    [][]*group // every rollout of the current RL loop, oldest first
-	floor       int        // real runs held back for later phases
-	phase       string     // the plan phase whose runs are being reserved
+	floor       int    // real runs held back for later phases
+	phase       string // the plan phase whose runs are being reserved
 	// While batching, reservations are collected and journaled in one
 	// transaction before any of their runs starts.
-	batching   bool
-	batchKeys  []string
-	batchRes   []journal.Reservation
-	shaper     *shaper // the current RL loop's reward shaping
-	startedAt  time.Time
-	calibrated map[string]bool
-	warned     map[string]bool
+	batching  bool
+	batchKeys []string
+	batchRes  []journal.Reservation
+	startedAt time.Time
 }
 
 func newRunner(ctx context.Context, v *plan.Variant, j *journal.Journal, dir string, opts Options) *runner {

@@ -56,7 +56,8 @@ func TestUpdateDropsZeroVarianceGroups(t *testing.T) {
 		r := newTestRunner(t)
 		l := &plan.Loop{Name: "l", ZeroVariance: tc.zv, LearningRate: 0.1, Proposer: "proposer"}
 		groups := []*group{mk(1, 2), mk(3, 3, 3)}
-		if err := r.update(l, 0, groups); err != nil {
+		x := &rlLoop{runner: r, l: l, calibrated: map[string]bool{}}
+		if err := x.update(0, groups); err != nil {
 			t.Fatal(err)
 		}
 		ev, _ := r.j.Events("step")
