@@ -21,14 +21,14 @@
 // Every Open failure is plugins.ErrPluginStart (a checksum mismatch also
 // plugins.ErrChecksum): permanent, the run must stop.
 //
-// A plugin stays resident for the whole run. When its process dies, the next
-// call starts it again; calls that are safe to repeat (Describe, Wait,
-// Cancel, Complete, Update, Tasks) are retried once on the new process,
-// while Start and StartBatch return ErrPluginCrashed so the runtime, which
-// journals run handles, decides whether the runs were started. A trainer
-// that serves no StartBatch gets one Start per run instead. Errors of a
-// permanent kind (plugins.IsPermanent) are never retried, and a process that
-// cannot be started again stays failed: later calls return that error.
+// A plugin stays resident for the whole run. When its process dies, the
+// call that saw it and every later one return a *CrashError
+// (ErrPluginCrashed); the host never restarts a process or repeats a call.
+// The runtime is the one supervisor: it closes the dead plugin, opens it
+// again (a fresh process, checked against the lock as at the start), and
+// decides which calls to repeat, since it journals run handles and knows
+// whether a run was started. A trainer that serves no StartBatch gets one
+// Start per run instead.
 //
 // The runtime (package runtime) is the only caller; the protocol lives in
 // plugins/proto and plugins/grpcshim.

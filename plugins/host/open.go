@@ -25,8 +25,9 @@ import (
 )
 
 // ErrPluginCrashed is returned (wrapped in a *CrashError) when a plugin
-// process died during a call that is not safe to repeat, or died again on
-// the retry of one that is.
+// process died during a call, or had died before it. The host does not
+// restart it: the runtime supervises plugins, closing the dead one and
+// opening it again, and decides which calls to repeat.
 var ErrPluginCrashed = errors.New("plugin process crashed")
 
 // ErrClosed is returned by calls on a closed plugin.
@@ -113,8 +114,8 @@ func WithStderr(w io.Writer) OpenOption { return func(c *openConfig) { c.stderr 
 func WithModuleRoot(dir string) OpenOption { return func(c *openConfig) { c.moduleRoot = dir } }
 
 // Plugin is a resident plugin process. Its methods are safe for concurrent
-// use; the values returned by Trainer, LLM and Benchmark may be kept for the
-// whole run and survive restarts of the process.
+// use. When the process dies, every later call returns a *CrashError; the
+// caller opens the plugin again (the runtime's supervisor does).
 type Plugin struct {
 	locked LockedPlugin
 	lock   *Lock
@@ -122,15 +123,9 @@ type Plugin struct {
 	sum    []byte
 	cfg    openConfig
 
-	mu     sync.Mutex // guards cur, closed and failed; held while restarting
+	mu     sync.Mutex // guards cur and closed
 	cur    *instance
 	closed bool
-	// failed is the permanent error (plugins.ErrPluginStart) of a restart
-	// that could not start the process; every later call returns it
-	// rather than launching the binary again.
-	failed error
-
-	restarts atomic.Int64
 	// noBatch is set once the plugin answered StartBatch with Unimplemented;
 	// later batches go straight to one Start per run.
 	noBatch atomic.Bool
@@ -282,35 +277,18 @@ func (p *Plugin) start() (*instance, error) {
 	return inst, nil
 }
 
-// get returns the live instance, starting a new process when the last one
-// died. Only one caller restarts; the others wait on mu and reuse it.
-func (p *Plugin) get() (*instance, error) {
+// get returns the live instance, or a *CrashError when its process has
+// exited.
+func (p *Plugin) get(call string) (*instance, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
 		return nil, fmt.Errorf("plugin %q: %w", p.locked.Name, ErrClosed)
 	}
-	if p.failed != nil {
-		return nil, p.failed
+	if p.cur == nil || p.cur.client.Exited() {
+		return nil, &CrashError{Plugin: p.locked.Name, Call: call, Err: errors.New("the plugin process has exited")}
 	}
-	if p.cur != nil && !p.cur.client.Exited() {
-		return p.cur, nil
-	}
-	if p.cur != nil {
-		p.cur.client.Kill()
-		p.cur = nil
-		p.restarts.Add(1)
-		p.cfg.logger.Warn("plugin process exited; restarting", "plugin", p.locked.Name)
-	}
-	inst, err := p.start()
-	if err != nil {
-		// A process that cannot start now will not start on the next call
-		// either (changed binary, failed handshake): remember it.
-		p.failed = startErr(nil, err)
-		return nil, p.failed
-	}
-	p.cur = inst
-	return inst, nil
+	return p.cur, nil
 }
 
 // crashed reports whether err came from inst's process dying rather than
@@ -336,32 +314,21 @@ func (p *Plugin) crashed(ctx context.Context, inst *instance, err error) bool {
 	return false
 }
 
-// call runs f on the live instance. After a crash it retries once on a
-// fresh process when retry is set, and returns a *CrashError otherwise.
-func call[T any](ctx context.Context, p *Plugin, name string, retry bool, f func(*instance) (T, error)) (T, error) {
+// call runs f on the live instance, and reports a *CrashError when the
+// process died during the call. It never repeats a call: whether a call is
+// safe to repeat, and on which process, is the runtime's decision.
+func call[T any](ctx context.Context, p *Plugin, name string, f func(*instance) (T, error)) (T, error) {
 	var zero T
-	inst, err := p.get()
+	inst, err := p.get(name)
 	if err != nil {
 		return zero, err
 	}
 	out, err := f(inst)
-	// An error of a permanent kind is the plugin's answer, not a crash:
-	// repeating the call on a new process would only repeat it.
+	// An error of a permanent kind is the plugin's answer, not a crash.
 	if err == nil || plugins.IsPermanent(err) || !p.crashed(ctx, inst, err) {
 		return out, err
 	}
-	if !retry {
-		return zero, &CrashError{Plugin: p.locked.Name, Call: name, Err: err}
-	}
-	inst, err2 := p.get()
-	if err2 != nil {
-		return zero, fmt.Errorf("plugin %q crashed during %s and could not be restarted: %w", p.locked.Name, name, err2)
-	}
-	out, err = f(inst)
-	if err != nil && p.crashed(ctx, inst, err) {
-		return zero, &CrashError{Plugin: p.locked.Name, Call: name + " (retried once)", Err: err}
-	}
-	return out, err
+	return zero, &CrashError{Plugin: p.locked.Name, Call: name, Err: err}
 }
 
 // Name returns the plugin's name.
@@ -372,9 +339,6 @@ func (p *Plugin) Kind() string { return p.locked.Kind }
 
 // Locked returns the plugin's lock entry.
 func (p *Plugin) Locked() LockedPlugin { return p.locked }
-
-// Restarts returns how many times the process was restarted after dying.
-func (p *Plugin) Restarts() int { return int(p.restarts.Load()) }
 
 // Close ends the plugin process. Calls after Close return ErrClosed.
 func (p *Plugin) Close() error {
@@ -430,7 +394,7 @@ var (
 type trainer struct{ p *Plugin }
 
 func (t trainer) Describe(ctx context.Context, req *plugins.DescribeRequest) (*plugins.DescribeResponse, error) {
-	return call(ctx, t.p, "Describe", true, func(i *instance) (*plugins.DescribeResponse, error) {
+	return call(ctx, t.p, "Describe", func(i *instance) (*plugins.DescribeResponse, error) {
 		return i.trainer.Describe(ctx, req)
 	})
 }
@@ -438,7 +402,7 @@ func (t trainer) Describe(ctx context.Context, req *plugins.DescribeRequest) (*p
 // Start is never retried: the process may have started the run before it
 // died, and only the runtime's journal knows what to do about that.
 func (t trainer) Start(ctx context.Context, req *plugins.RunRequest) (*plugins.RunHandle, error) {
-	return call(ctx, t.p, "Start", false, func(i *instance) (*plugins.RunHandle, error) {
+	return call(ctx, t.p, "Start", func(i *instance) (*plugins.RunHandle, error) {
 		return i.trainer.Start(ctx, req)
 	})
 }
@@ -451,7 +415,7 @@ func (t trainer) Start(ctx context.Context, req *plugins.RunRequest) (*plugins.R
 // response comes back with the error and names the runs that started.
 func (t trainer) StartBatch(ctx context.Context, req *plugins.BatchRequest) (*plugins.BatchResponse, error) {
 	if !t.p.noBatch.Load() {
-		resp, err := call(ctx, t.p, "StartBatch", false, func(i *instance) (*plugins.BatchResponse, error) {
+		resp, err := call(ctx, t.p, "StartBatch", func(i *instance) (*plugins.BatchResponse, error) {
 			bs, ok := i.trainer.(plugins.BatchStarter)
 			if !ok {
 				return nil, plugins.ErrUnsupported
@@ -476,14 +440,14 @@ func (t trainer) StartBatch(ctx context.Context, req *plugins.BatchRequest) (*pl
 }
 
 func (t trainer) Wait(ctx context.Context, h *plugins.RunHandle) (*plugins.RunResult, error) {
-	return call(ctx, t.p, "Wait", true, func(i *instance) (*plugins.RunResult, error) {
+	return call(ctx, t.p, "Wait", func(i *instance) (*plugins.RunResult, error) {
 		return i.trainer.Wait(ctx, h)
 	})
 }
 
 // Cancel is retried: cancelling a run twice is harmless.
 func (t trainer) Cancel(ctx context.Context, h *plugins.RunHandle) error {
-	_, err := call(ctx, t.p, "Cancel", true, func(i *instance) (struct{}, error) {
+	_, err := call(ctx, t.p, "Cancel", func(i *instance) (struct{}, error) {
 		return struct{}{}, i.trainer.Cancel(ctx, h)
 	})
 	return err
@@ -492,7 +456,7 @@ func (t trainer) Cancel(ctx context.Context, h *plugins.RunHandle) error {
 type llm struct{ p *Plugin }
 
 func (l llm) Complete(ctx context.Context, req *plugins.CompleteRequest) (*plugins.CompleteResponse, error) {
-	return call(ctx, l.p, "Complete", true, func(i *instance) (*plugins.CompleteResponse, error) {
+	return call(ctx, l.p, "Complete", func(i *instance) (*plugins.CompleteResponse, error) {
 		return i.llm.Complete(ctx, req)
 	})
 }
@@ -500,7 +464,7 @@ func (l llm) Complete(ctx context.Context, req *plugins.CompleteRequest) (*plugi
 // Update is retried: it maps the request's State to a new one and keeps
 // nothing in the process.
 func (l llm) Update(ctx context.Context, req *plugins.UpdateRequest) (*plugins.UpdateResponse, error) {
-	return call(ctx, l.p, "Update", true, func(i *instance) (*plugins.UpdateResponse, error) {
+	return call(ctx, l.p, "Update", func(i *instance) (*plugins.UpdateResponse, error) {
 		return i.llm.Update(ctx, req)
 	})
 }
@@ -508,7 +472,7 @@ func (l llm) Update(ctx context.Context, req *plugins.UpdateRequest) (*plugins.U
 type benchmark struct{ p *Plugin }
 
 func (b benchmark) Tasks(ctx context.Context, req *plugins.TasksRequest) (*plugins.TasksResponse, error) {
-	return call(ctx, b.p, "Tasks", true, func(i *instance) (*plugins.TasksResponse, error) {
+	return call(ctx, b.p, "Tasks", func(i *instance) (*plugins.TasksResponse, error) {
 		return i.bench.Tasks(ctx, req)
 	})
 }
@@ -537,15 +501,6 @@ func OpenAll(ctx context.Context, lock *Lock, opts ...OpenOption) (*Set, error) 
 func (s *Set) Get(name string) (*Plugin, bool) {
 	p, ok := s.byName[name]
 	return p, ok
-}
-
-// Restarts returns the restart count of every plugin by name.
-func (s *Set) Restarts() map[string]int {
-	m := map[string]int{}
-	for n, p := range s.byName {
-		m[n] = p.Restarts()
-	}
-	return m
 }
 
 // Close closes every plugin.
