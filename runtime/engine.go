@@ -59,6 +59,9 @@ func (r *runner) execute() error {
 		if err != nil {
 			if errors.Is(err, ErrBudget) {
 				r.progress.logf("phase %s stopped: %v", ph.Name, err)
+				if r.capStop == "" {
+					r.capStop = fmt.Sprintf("phase %s stopped at a budget cap (%v)", ph.Name, err)
+				}
 			} else {
 				return fmt.Errorf("phase %s: %w", ph.Name, err)
 			}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -84,6 +86,13 @@ func TestDollarCapHoldsForConcurrentCalls(t *testing.T) {
 	}
 	if got := llm.calls.Load(); got != 10 {
 		t.Errorf("%d calls made; the cap pays for exactly 10", got)
+	}
+	// The run says where the cap stopped it, also in its status.
+	if !strings.Contains(res.Reason, "budget cap") {
+		t.Errorf("reason %q does not say a cap stopped the run", res.Reason)
+	}
+	if st, err := ReadStatus(filepath.Dir(res.Dir), "usd"); err != nil || !strings.Contains(st.CapStop, "budget cap") {
+		t.Errorf("status: %v, stopped_at_cap %q", err, st.CapStop)
 	}
 }
 

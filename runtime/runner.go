@@ -94,6 +94,8 @@ type runner struct {
 	batchKeys []string
 	batchRes  []journal.Reservation
 	startedAt time.Time
+	// capStop says where a cap first stopped a phase, for the result.
+	capStop string
 }
 
 func newRunner(ctx context.Context, v *plan.Variant, j *journal.Journal, dir string, opts Options) *runner {

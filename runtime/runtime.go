@@ -192,7 +192,7 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
 	_ = j.SetMeta("state", StateRunning)
 	_ = j.SetMeta("reason", "") // an earlier interruption's reason no longer applies
 	runErr := r.execute()
-	res := &Result{ID: opts.ID, Dir: dir, State: StateFinished, Totals: r.totals()}
+	res := &Result{ID: opts.ID, Dir: dir, State: StateFinished, Totals: r.totals(), Reason: r.capStop}
 	if runErr != nil {
 		res.State, res.Reason = StateFailed, runErr.Error()
 		if ctx.Err() != nil {
@@ -202,6 +202,7 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
 	_ = j.SetMeta("totals", res.Totals)
 	_ = j.SetMeta("state", res.State)
 	_ = j.SetMeta("reason", res.Reason)
+	_ = j.SetMeta("cap_stop", r.capStop)
 	r.progress.done(res)
 	return res, runErr
 }

@@ -40,17 +40,20 @@ type Status struct {
 	// empty for a running or finished run.
 	Reason string `json:"reason,omitempty"`
 	// Holder is the process holding the run lock while one does.
-	Holder     *journal.Holder `json:"holder,omitempty"`
-	Phase      string          `json:"phase,omitempty"`
-	RealRuns   int             `json:"real_runs"` // reserved, counted against the budget
-	Finished   int             `json:"finished_runs"`
-	Infeasible int             `json:"infeasible_runs"`
-	InFlight   int             `json:"in_flight_runs"`
-	Failed     int             `json:"failed_runs"`
-	GPUHours   float64         `json:"gpu_hours"`
-	RunUSD     float64         `json:"run_usd"`
-	Budget     plan.Budget     `json:"budget"`
-	Totals     *Totals         `json:"totals,omitempty"`
+	Holder *journal.Holder `json:"holder,omitempty"`
+	Phase  string          `json:"phase,omitempty"`
+	// CapStop: a finished run one of whose phases a budget cap stopped
+	// before it was done, and where.
+	CapStop    string      `json:"stopped_at_cap,omitempty"`
+	RealRuns   int         `json:"real_runs"` // reserved, counted against the budget
+	Finished   int         `json:"finished_runs"`
+	Infeasible int         `json:"infeasible_runs"`
+	InFlight   int         `json:"in_flight_runs"`
+	Failed     int         `json:"failed_runs"`
+	GPUHours   float64     `json:"gpu_hours"`
+	RunUSD     float64     `json:"run_usd"`
+	Budget     plan.Budget `json:"budget"`
+	Totals     *Totals     `json:"totals,omitempty"`
 	// Meta is what the command recorded at the start (spec and lock paths).
 	Meta    map[string]string `json:"meta,omitempty"`
 	Updated time.Time         `json:"updated"`
@@ -132,6 +135,9 @@ func statusOf(j *journal.Journal, id string) (*Status, error) {
 	if st.State == StateRunning || st.State == StateFinished {
 		// A reason left by an earlier interruption no longer applies.
 		st.Reason = ""
+	}
+	if st.State == StateFinished {
+		j.Meta("cap_stop", &st.CapStop)
 	}
 	var tot Totals
 	if j.Meta("totals", &tot) && st.State != StateRunning {

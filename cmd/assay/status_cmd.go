@@ -41,6 +41,8 @@ them for the list. Each field has one meaning:
   holder                    {pid, host, since} of the process running it,
                             while one does
   phase                     the phase last started
+  stopped_at_cap            for a finished run: the phase a budget cap
+                            stopped before it was done, and the cap
   real_runs                 real runs reserved against the budget; the sum of
                             the four counts below
   finished_runs             real runs that finished with a measured metric
@@ -52,7 +54,11 @@ them for the list. Each field has one meaning:
   totals                    the run's figures when it ended (absent while it
                             runs); totals.finished_runs and
                             totals.infeasible_runs mean the same as above,
-                            totals.usd includes LLM dollars (llm_usd)
+                            totals.usd includes LLM dollars (llm_usd);
+                            totals.measured has the run in the estimate's
+                            terms: roles.NAME.calls, loops.NAME.steps,
+                            candidates, routed_share, build_failure_rate,
+                            phases.NAME.real_runs, environments.NAME.real_runs
   meta                      what the command recorded (spec and lock paths)
   updated                   the time of the journal's last event`,
 		Example: `  assay status
