@@ -1,35 +1,13 @@
 package hcl
 
 import (
-	"errors"
-	"io/fs"
-
 	"assay/lang/diag"
 	"assay/lang/internal/budget"
+	"assay/lang/internal/sourcefile"
 )
 
-// readSource reads a spec or variable file through budget.ReadFile and turns
-// a refusal into a diagnostic at the file's start; what names the file in
-// messages ("spec", "variable file").
+// readSource reads a spec or variable file, bounded and regular files
+// only; what names the file in messages ("spec", "variable file").
 func readSource(path, what string) ([]byte, *diag.Diagnostic) {
-	src, err := budget.ReadFile(path, budget.DefaultMaxSourceBytes)
-	if err == nil {
-		return src, nil
-	}
-	start := diag.Range{Filename: path, Start: diag.Pos{Line: 1, Column: 1}, End: diag.Pos{Line: 1, Column: 1}}
-	var tl *budget.TooLargeError
-	var nr *budget.NotRegularError
-	switch {
-	case errors.As(err, &tl):
-		return nil, diag.Errorf(codeTooLarge, start, "%s is larger than %d bytes, the most Assay reads", what, tl.Max).
-			WithDetail("A spec describes an experiment in a few kilobytes; move generated data (task lists, tables) into a benchmark or environment definition instead.")
-	case errors.As(err, &nr):
-		return nil, diag.Errorf(codeFileRead, start, "cannot read %s: %s is %s, not a regular file", what, path, budget.Kind(nr.Mode)).
-			WithDetail("Name a regular file: Assay does not read a %s from a pipe, a device or a directory.", what)
-	}
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		err = pe.Err
-	}
-	return nil, diag.Errorf(codeFileRead, diag.Range{Filename: path}, "cannot read %s %s: %v", what, path, err)
+	return sourcefile.Read(path, what, budget.DefaultMaxSourceBytes)
 }
