@@ -47,7 +47,22 @@ func FuzzParse(f *testing.F) {
 				}
 			}
 		}
-		_, _ = e.Eval(env)
+		v1, err1 := e.Eval(env)
+		// The tree a plan carries rebuilds the same formula without parsing.
+		// (Parse leaves unknown functions and wrong argument counts to
+		// Check, which the compiler runs before a tree enters a plan.)
+		et, err := FromTree(src, e.Tree())
+		switch {
+		case err != nil && !strings.Contains(err.Error(), "unknown function") && !strings.Contains(err.Error(), " takes "):
+			t.Fatalf("FromTree of %q: %v", src, err)
+		case err == nil:
+			if et.String() != e.String() {
+				t.Fatalf("FromTree of %q renders %q, want %q", src, et.String(), e.String())
+			}
+			if v2, err2 := et.Eval(env); (err1 == nil) != (err2 == nil) || (err1 == nil && v1 != v2) {
+				t.Fatalf("%q evaluates to %v, %v parsed and %v, %v rebuilt", src, v1, err1, v2, err2)
+			}
+		}
 		_, _ = e.Eval(nil)
 		s := e.String()
 		e2, diags := Parse(s, rng)
