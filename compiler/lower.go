@@ -217,6 +217,72 @@ func (lv *lowering) variant() *plan.Variant {
 		}
 	}
 	out.Loops, out.Phases = lv.phases()
+	out.Assumptions = lv.assumptions(out)
+	return out
+}
+
+// assumptions lists what the estimate of a variant takes as given: the
+// routed share of each critic that routes, the build-failure share of each
+// builder a block calls, each role's tokens per call, each environment's
+// hours per run and each GPU's price, with where the spec states them.
+func (lv *lowering) assumptions(v *plan.Variant) []*plan.Assumption {
+	s, x := lv.s, lv.x
+	var out []*plan.Assumption
+	add := func(name string, c plan.Count, affects string, at ...diag.Range) {
+		a := &plan.Assumption{Name: name, Value: c, Affects: affects}
+		for _, r := range at {
+			if r.Valid() {
+				a.Source = r
+				break
+			}
+		}
+		out = append(out, a)
+	}
+	for _, l := range v.Loops {
+		if !l.Routes {
+			continue
+		}
+		if cr := x.critics[l.Critic]; cr != nil {
+			add("critic."+cr.Name+".routed_share", routed(cr).count(), "real runs and steps of loop "+l.Name, cr.RoutedRange.Range, cr.ExpectedRouted.Range)
+		}
+	}
+	builders := map[string]bool{}
+	for _, l := range v.Loops {
+		builders[l.Builder] = true
+	}
+	for _, ph := range v.Phases {
+		builders[ph.Builder] = true
+	}
+	for _, r := range s.Roles {
+		if builders[r.Name] {
+			f := lv.built(spec.Ref{Kind: "role", Name: r.Name, Set: true}).count()
+			add("role."+r.Name+".build_failures", plan.Count{Low: 1 - f.High, Expected: 1 - f.Expected, High: 1 - f.Low},
+				"real runs, and calls after a build, of the blocks that build with it", r.BuildFailureRange.Range, r.BuildFailures.Range)
+		}
+		if r.Tokens != nil {
+			add("role."+r.Name+".tokens_in", plan.Exact(r.Tokens.In.V), "LLM tokens and dollars of the role, and the dollars each call holds", r.Tokens.In.Range, r.Tokens.Range)
+			add("role."+r.Name+".tokens_out", plan.Exact(r.Tokens.Out.V), "LLM tokens and dollars of the role, and the dollars each call holds", r.Tokens.Out.Range, r.Tokens.Range)
+		}
+	}
+	for _, e := range v.Envs {
+		if se := x.envs[e.Name]; se != nil && se.RunCost != nil {
+			add("environment."+e.Name+".hours_per_run", plan.Exact(e.Hours), "GPU-hours, dollars and wall-clock hours of its real runs", se.RunCost.Hours.Range, se.RunCost.GPUHours.Range, se.RunCost.Range)
+		}
+	}
+	used := map[string]bool{}
+	for _, e := range v.Envs {
+		used[e.GPU] = true
+	}
+	for _, g := range keys(v.Prices) {
+		if !used[g] {
+			continue // a price no run pays is no assumption of this estimate
+		}
+		var at diag.Range
+		if s.Prices != nil {
+			at = firstValid(s.Prices.GPU.Range, s.Prices.Preset.Range)
+		}
+		add("prices."+g+".usd_per_gpu_hour", plan.Exact(v.Prices[g]), "GPU dollars", at)
+	}
 	return out
 }
 

@@ -1,7 +1,9 @@
 package estimate
 
 import (
+	"bytes"
 	"math"
+	"strings"
 	"testing"
 
 	"assay/compiler"
@@ -285,5 +287,35 @@ func TestAcceptanceLM2LMNoBaselineRuns(t *testing.T) {
 		if ph := phase(p, plan.PhaseBaselines); len(ph) != 0 {
 			t.Errorf("%s plans baseline runs for %d tasks", name, len(ph[0].Tasks))
 		}
+	}
+}
+
+// The estimate lists what it assumes, with the value's range and where the
+// spec states it (or that it is a default).
+func TestAssumptionsListed(t *testing.T) {
+	_, r := loadSpec(t, "critic-grpo")
+	by := map[string]*Assumption{}
+	for _, a := range r.Assumptions {
+		by[a.Name] = a
+	}
+	rs := by["critic.screen.routed_share"]
+	if rs == nil || rs.Value != (plan.Count{Low: 0.363, Expected: 0.363, High: 1}) || !strings.Contains(rs.From, "critic-grpo.hcl:") {
+		t.Errorf("routed share: %+v", rs)
+	}
+	bf := by["role.implementer.build_failures"]
+	if bf == nil || bf.From != "default" || bf.Value != (plan.Count{}) {
+		t.Errorf("build failures: %+v", bf)
+	}
+	if h := by["environment.mls_lite.hours_per_run"]; h == nil || h.Value.Expected != 0.75 {
+		t.Errorf("hours per run: %+v", h)
+	}
+	for name := range by {
+		if strings.HasPrefix(name, "prices.") && name != "prices.H100.usd_per_gpu_hour" {
+			t.Errorf("%s: a price no run pays is listed", name)
+		}
+	}
+	var b bytes.Buffer
+	if err := WriteTable(&b, r); err != nil || !strings.Contains(b.String(), "\nAssumptions\n") {
+		t.Errorf("the table has no Assumptions section (%v)", err)
 	}
 }

@@ -1,6 +1,7 @@
 package estimate
 
 import (
+	"fmt"
 	"math"
 	"sort"
 
@@ -81,6 +82,17 @@ type Variant struct {
 	Overrides map[string]any `json:"overrides,omitempty"`
 	Breakdown
 	Phases []*Phase `json:"phases"`
+	// Assumptions are the figures this variant's estimate takes as given.
+	Assumptions []*Assumption `json:"assumptions,omitempty"`
+}
+
+// Assumption is a figure the estimate takes as given, and where it comes
+// from: a file:line:col of the spec, or "default".
+type Assumption struct {
+	Name    string     `json:"name"`
+	Value   plan.Count `json:"value"`
+	From    string     `json:"from"`
+	Affects string     `json:"affects"`
 }
 
 // Report is the estimate of a plan. Without a sweep, its figures are the one
@@ -90,8 +102,11 @@ type Report struct {
 	Plan string `json:"plan"`
 	Hash string `json:"hash"`
 	Breakdown
-	Phases   []*Phase   `json:"phases,omitempty"`
-	Variants []*Variant `json:"variants,omitempty"`
+	Phases []*Phase `json:"phases,omitempty"`
+	// Assumptions are those of the plan's only variant; with a sweep each
+	// variant lists its own.
+	Assumptions []*Assumption `json:"assumptions,omitempty"`
+	Variants    []*Variant    `json:"variants,omitempty"`
 }
 
 func newBreakdown() Breakdown {
@@ -108,6 +123,7 @@ func Estimate(p *plan.Plan) *Report {
 	}
 	if len(r.Variants) == 1 {
 		r.Phases = r.Variants[0].Phases
+		r.Assumptions = r.Variants[0].Assumptions
 		r.Variants = nil
 	}
 	return r
@@ -156,6 +172,13 @@ func concurrency(ex plan.Executor, e *plan.Environment) float64 {
 
 func estimateVariant(v *plan.Variant) *Variant {
 	out := &Variant{Name: v.Name, Overrides: v.Overrides, Breakdown: newBreakdown()}
+	for _, a := range v.Assumptions {
+		from := "default"
+		if a.Source.Valid() {
+			from = fmt.Sprintf("%s:%d:%d", a.Source.Filename, a.Source.Start.Line, a.Source.Start.Column)
+		}
+		out.Assumptions = append(out.Assumptions, &Assumption{Name: a.Name, Value: a.Value, From: from, Affects: a.Affects})
+	}
 	envs := map[string]*plan.Environment{}
 	for _, e := range v.Envs {
 		envs[e.Name] = e

@@ -43,6 +43,16 @@ func FormatUSD(x float64) string {
 	return sign + "$" + strconv.FormatFloat(x, 'f', 2, 64)
 }
 
+// formatAssumed prints an assumed figure: a share or a small number to four
+// significant digits (a routed share of 0.363 is not 0.36), a large one as
+// FormatNumber does.
+func formatAssumed(x float64) string {
+	if math.Abs(x) < 100 {
+		return strconv.FormatFloat(x, 'g', 4, 64)
+	}
+	return FormatNumber(x)
+}
+
 func trimZeros(s string) string {
 	if strings.Contains(s, ".") {
 		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
@@ -148,6 +158,13 @@ func sections(r *Report) []section {
 		s := section{title: "Phases", header: []string{"phase", "real runs", "LLM calls", "dollars", "wall-clock hours"}}
 		for _, p := range r.Phases {
 			s.rows = append(s.rows, []string{p.Name, formatCount(p.RealRuns, FormatNumber), formatCount(p.LLMCalls, FormatNumber), formatCount(p.USD, FormatUSD), formatCount(p.WallHours, FormatNumber)})
+		}
+		out = append(out, s)
+	}
+	if len(r.Assumptions) > 0 {
+		s := section{title: "Assumptions", header: []string{"assumption", "value", "from", "affects"}}
+		for _, a := range r.Assumptions {
+			s.rows = append(s.rows, []string{a.Name, formatCount(a.Value, formatAssumed), a.From, a.Affects})
 		}
 		out = append(out, s)
 	}

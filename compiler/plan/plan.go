@@ -63,6 +63,21 @@ type Variant struct {
 	Records     *Records     `json:"records,omitempty"`
 	Calibration *Calibration `json:"calibration,omitempty"`
 	Evaluation  *Evaluation  `json:"evaluation,omitempty"`
+	// Assumptions are the figures the estimate takes as given rather than
+	// derives: shares, costs and durations typed into the spec, or left at
+	// their defaults.
+	Assumptions []*Assumption `json:"assumptions,omitempty"`
+}
+
+// Assumption is one figure the estimate assumes, with its range. Source is
+// where the spec states it; an invalid range means a default.
+type Assumption struct {
+	// Name is the figure's path, e.g. "critic.screen.routed_share".
+	Name  string `json:"name"`
+	Value Count  `json:"value"`
+	// Affects names the estimate's figures that rest on it.
+	Affects string     `json:"affects"`
+	Source  diag.Range `json:"source"`
 }
 
 // Records are the seed records: SeedRuns real runs on train tasks.
