@@ -63,7 +63,7 @@ func TestAppliesRefusals(t *testing.T) {
 	}
 }
 
-// What the lead makes runnable is not refused: a critic-only ablation
+// What the runtime runs is not refused: a critic-only ablation
 // (a critic labels rewards, nothing is routed, expected_routed = 0), and an
 // evolution loop with no critic.
 func TestAppliesAllows(t *testing.T) {
