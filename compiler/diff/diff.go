@@ -76,10 +76,14 @@ type Result struct {
 	Totals []Delta `json:"totals"`
 	// Roles are LLM calls per role (roles.NAME.calls); Loops are the steps
 	// each loop gets (loops.NAME.steps), which is what a budget buys.
-	Roles  []Delta    `json:"roles"`
-	Loops  []Delta    `json:"loops"`
-	Failed []Crossing `json:"failed,omitempty"`
-	Warned []Crossing `json:"warned,omitempty"`
+	Roles []Delta `json:"roles"`
+	Loops []Delta `json:"loops"`
+	// Assumptions are the figures the estimates take as given
+	// (assumptions.NAME, see estimate.Assumption): a changed routed share,
+	// build-failure share, price or run length shows here.
+	Assumptions []Delta    `json:"assumptions"`
+	Failed      []Crossing `json:"failed,omitempty"`
+	Warned      []Crossing `json:"warned,omitempty"`
 }
 
 // Diff compiles and estimates both specs and compares them. Compile errors
@@ -98,6 +102,7 @@ func Diff(old, new *spec.Spec, opts Options) (*Result, diag.Diagnostics) {
 	r.Totals = totals(&oe.Totals, &ne.Totals)
 	r.Roles = keyed("roles", "calls", roleCalls(oe), roleCalls(ne))
 	r.Loops = keyed("loops", "steps", loopSteps(oe), loopSteps(ne))
+	r.Assumptions = assumed(assumptions(oe), assumptions(ne))
 	all := r.Deltas()
 	r.Failed = cross(opts.FailAbove, all)
 	r.Warned = cross(opts.WarnAbove, all)
@@ -108,7 +113,32 @@ func Diff(old, new *spec.Spec, opts Options) (*Result, diag.Diagnostics) {
 func (r *Result) Deltas() []Delta {
 	out := append([]Delta(nil), r.Totals...)
 	out = append(out, r.Roles...)
-	return append(out, r.Loops...)
+	out = append(out, r.Loops...)
+	return append(out, r.Assumptions...)
+}
+
+// assumptions are a report's assumptions by name: its only variant's, or
+// its first variant's when it sweeps (the axes show as field changes).
+func assumptions(r *estimate.Report) map[string]plan.Count {
+	as := r.Assumptions
+	if len(r.Variants) > 0 {
+		as = r.Variants[0].Assumptions
+	}
+	m := map[string]plan.Count{}
+	for _, a := range as {
+		m[a.Name] = a.Value
+	}
+	return m
+}
+
+// assumed compares assumptions; one that only one side makes compares with
+// zero, as a role or a loop does.
+func assumed(o, n map[string]plan.Count) []Delta {
+	out := keyed("assumptions", "", o, n)
+	for i := range out {
+		out[i].Metric = strings.TrimSuffix(out[i].Metric, ".")
+	}
+	return out
 }
 
 // Total returns the delta of a total by metric name.

@@ -228,3 +228,37 @@ func TestThresholdCrosses(t *testing.T) {
 		}
 	}
 }
+
+// A changed assumption shows as its own delta, beside the figures it moves.
+func TestDiffReportsAChangedAssumption(t *testing.T) {
+	src, err := os.ReadFile("../../specs/critic-grpo.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := strings.Replace(string(src), "expected_routed = percent(36.3)", "expected_routed = percent(30)", 1)
+	if changed == string(src) {
+		t.Fatal("specs/critic-grpo.hcl no longer declares expected_routed = percent(36.3)")
+	}
+	path := filepath.Join(t.TempDir(), "critic-grpo.hcl")
+	if err := os.WriteFile(path, []byte(changed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, ds := Diff(loadSpec(t, "../../specs/critic-grpo.hcl"), loadSpec(t, path), Options{})
+	if ds.HasErrors() {
+		t.Fatal(ds)
+	}
+	var got *Delta
+	for i, d := range r.Assumptions {
+		if d.Metric == "assumptions.critic.screen.routed_share" {
+			got = &r.Assumptions[i]
+		} else if d.Changed() {
+			t.Errorf("%s changed too: %+v", d.Metric, d)
+		}
+	}
+	if got == nil || got.Old.Expected != 0.363 || got.New.Expected != 0.3 || !got.Changed() {
+		t.Fatalf("routed share delta = %+v", got)
+	}
+	if _, ok := r.Total("assumptions.critic.screen.routed_share"); !ok {
+		t.Error("the assumption is not among the deltas thresholds see")
+	}
+}

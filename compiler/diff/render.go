@@ -44,6 +44,10 @@ func formatFigure(metric string, x float64) string {
 	if isUSD(metric) {
 		return estimate.FormatUSD(x)
 	}
+	if strings.HasPrefix(metric, "assumptions.") && math.Abs(x) < 100 {
+		// A share reads to four digits: 0.363, not 0.36.
+		return strconv.FormatFloat(x, 'g', 4, 64)
+	}
 	return estimate.FormatNumber(x)
 }
 
