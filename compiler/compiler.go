@@ -3,6 +3,7 @@ package compiler
 import (
 	"assay/compiler/plan"
 	"assay/lang/diag"
+	"assay/lang/formula"
 	"assay/lang/spec"
 )
 
@@ -81,6 +82,9 @@ type compilation struct {
 	variants []*variant
 	plan     *plan.Plan
 	diags    diag.Diagnostics
+	// checked holds every formula the formulas pass parsed and checked
+	// clean, by its text, for lowering to carry into the plan.
+	checked map[string]*formula.Expr
 }
 
 // variant is one point of a sweep: a deep copy of the spec with the axis

@@ -50,6 +50,10 @@ func checkFormula(c *compilation, f spec.Formula, vars map[string]formula.Type, 
 	if ds.HasErrors() {
 		return nil
 	}
+	if c.checked == nil {
+		c.checked = map[string]*formula.Expr{}
+	}
+	c.checked[f.V] = e
 	return e
 }
 

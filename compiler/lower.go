@@ -162,7 +162,7 @@ func (lv *lowering) variant() *plan.Variant {
 	}
 	for _, r := range s.Rewards {
 		pr := &plan.Reward{Name: r.Name, GainFrom: r.Source.V, Predictor: r.Predictor.Name, Normalize: r.Normalize.V,
-			Clip: r.Clip.V, Value: planFormula(r.Value.V), RepeatPenalty: r.Repeat.V, Infeasible: planFormula(r.Infeasible.V), Source: r.NameRange}
+			Clip: r.Clip.V, Value: lv.planFormula(r.Value.V), RepeatPenalty: r.Repeat.V, Infeasible: lv.planFormula(r.Infeasible.V), Source: r.NameRange}
 		if r.Diversity != nil {
 			pr.DiversityBy, pr.DiversityWeight = r.Diversity.By.V, r.Diversity.Weight.V
 		}
@@ -172,7 +172,7 @@ func (lv *lowering) variant() *plan.Variant {
 		pc := &plan.Critic{Name: cr.Name, Role: cr.Role.Name, Votes: cr.Votes.V, Labels: cr.Labels.V,
 			Aggregate: cr.Aggregate.V, Tie: tieRule(cr), Threshold: cr.Threshold.V, Routed: routed(cr).count(), Source: cr.NameRange}
 		if cr.Route.Set {
-			f := planFormula(cr.Route.V)
+			f := lv.planFormula(cr.Route.V)
 			pc.Route = &f
 		}
 		out.Critics = append(out.Critics, pc)
@@ -353,11 +353,8 @@ func routed(cr *spec.Critic) vec {
 // builder a block binds: 1 without a builder; else 1 - build_failures,
 // over 1 - build_failure_range.
 func (lv *lowering) built(builder spec.Ref) vec {
-	if !builder.Set {
-		return levels(1, 1, 1, false)
-	}
 	r := lv.x.roles[builder.Name]
-	if r == nil {
+	if !builder.Set || r == nil {
 		return levels(1, 1, 1, false)
 	}
 	e := r.BuildFailures.V
@@ -428,13 +425,13 @@ func verified(l *spec.Loop, ok float64) float64 {
 	return math.Min(float64(l.Verifications.V), float64(l.Ideas.V)*ok)
 }
 
-// planFormula carries a checked formula into the plan: its text and its
-// tree. The formulas pass has parsed and type-checked it already, so a
-// failure here is a compiler bug.
-func planFormula(src string) plan.Formula {
-	e, ds := formula.Parse(src, diag.Range{})
-	if ds.HasErrors() {
-		panic("compiler: lowering a formula the formulas pass did not check: " + ds.Error())
+// planFormula carries a checked formula into the plan: its text and the
+// tree the formulas pass parsed and checked. A formula that pass did not
+// check is a compiler bug.
+func (lv *lowering) planFormula(src string) plan.Formula {
+	e := lv.c.checked[src]
+	if e == nil {
+		panic("compiler: lowering a formula the formulas pass did not check: " + src)
 	}
 	return plan.Formula{Source: src, Tree: planNode(e.Tree())}
 }
@@ -514,23 +511,6 @@ func (lv *lowering) phases() ([]*plan.Loop, []*plan.Phase) {
 			f(sc)
 		}
 	}
-	// spreadRunsF spreads real runs over environments by their tasks of
-	// split: whole runs by largest remainder when the total is whole, else
-	// in proportion.
-	spreadRunsF := func(r *rawPhase, total float64, split string, sc int) {
-		names, w := lv.splitWeights(split)
-		if total == math.Trunc(total) {
-			for i, n := range spread(int(total), w) {
-				r.addRuns(names[i], sc, float64(n))
-			}
-			return
-		}
-		tot := 0
-		for _, n := range w {
-			tot += n
-		}
-		lv.spreadFloat(r, sc, total, names, w, tot)
-	}
 	// perRun counts a proposal and its build per real run of a seed or
 	// evaluation phase, on the roles the phase is bound to.
 	perRun := func(r *rawPhase, sc int, runs float64, proposer, builder spec.Ref) {
@@ -568,7 +548,7 @@ func (lv *lowering) phases() ([]*plan.Loop, []*plan.Phase) {
 			}
 		}
 		allScen(func(sc int) {
-			spreadRunsF(r, float64(seed)*ok[sc], "train", sc)
+			lv.spreadRuns(r, sc, float64(seed)*ok[sc], "train")
 			perRun(r, sc, float64(seed), s.Records.Proposer, s.Records.Builder)
 			r.cand[sc] = float64(seed)
 		})
@@ -578,7 +558,7 @@ func (lv *lowering) phases() ([]*plan.Loop, []*plan.Phase) {
 	// seed, evaluation, evolution and fixed-step RL loops.
 	eval := evaluationRuns(s)
 	var fixed vec
-	var seedOK, evalOK vec = levels(1, 1, 1, false), levels(1, 1, 1, false)
+	seedOK, evalOK := lv.built(spec.Ref{}), lv.built(spec.Ref{})
 	if s.Records != nil {
 		seedOK = lv.built(s.Records.Builder)
 	}
@@ -810,10 +790,6 @@ func (lv *lowering) rlPhases(lp *loopPlan, newPhase func(name, kind, loop string
 	r.untilBudget = l.UntilBudget.V
 	rw := x.rewards[l.Reward.Name]
 	names, w := lv.splitWeights(l.Split.V)
-	tot := 0
-	for _, n := range w {
-		tot += n
-	}
 	// One critic judges a candidate: the screen, or a labelling predictor.
 	judge := lv.judge(l)
 	frac := levels(1, 1, 1, true)
@@ -834,7 +810,7 @@ func (lv *lowering) rlPhases(lp *loopPlan, newPhase func(name, kind, loop string
 			if l.Builder.Set {
 				r.addLLM(l.Builder.Name, sc, cand)
 			}
-			lv.spreadFloat(r, sc, cand*ok[sc], names, w, tot)
+			lv.spreadFloat(r, sc, cand*ok[sc], names, w)
 		default: // judged by a critic
 			if l.Builder.Set {
 				r.addLLM(l.Builder.Name, sc, cand)
@@ -847,7 +823,7 @@ func (lv *lowering) rlPhases(lp *loopPlan, newPhase func(name, kind, loop string
 				r.addLLM(judge.Role.Name, sc, cand*ok[sc]*float64(judge.Votes.V))
 			}
 			if l.Screen.Set && critRoutes(x.critics[l.Screen.Name]) {
-				lv.spreadFloat(r, sc, cand*ok[sc]*frac[sc], names, w, tot)
+				lv.spreadFloat(r, sc, cand*ok[sc]*frac[sc], names, w)
 			}
 		}
 	}
@@ -865,18 +841,7 @@ func (lv *lowering) rlPhases(lp *loopPlan, newPhase func(name, kind, loop string
 			}
 			ran = true
 			n := calRuns[i]
-			ns, ws := lv.splitWeights(l.Split.V)
-			if okc := ok[sc]; okc == 1 {
-				for j, k := range spread(n, ws) {
-					cr.addRuns(ns[j], sc, float64(k))
-				}
-			} else {
-				tw := 0
-				for _, x := range ws {
-					tw += x
-				}
-				lv.spreadFloat(cr, sc, float64(n)*okc, ns, ws, tw)
-			}
+			lv.spreadRuns(cr, sc, float64(n)*ok[sc], l.Split.V)
 			if l.Builder.Set {
 				cr.addLLM(l.Builder.Name, sc, float64(n))
 			}
@@ -888,7 +853,26 @@ func (lv *lowering) rlPhases(lp *loopPlan, newPhase func(name, kind, loop string
 	}
 }
 
-func (lv *lowering) spreadFloat(r *rawPhase, sc int, total float64, names []string, w []int, tot int) {
+// spreadRuns spreads real runs over the environments by their tasks of
+// split: whole runs by largest remainder when the total is whole, else in
+// proportion.
+func (lv *lowering) spreadRuns(r *rawPhase, sc int, total float64, split string) {
+	names, w := lv.splitWeights(split)
+	if total == math.Trunc(total) {
+		for i, n := range spread(int(total), w) {
+			r.addRuns(names[i], sc, float64(n))
+		}
+		return
+	}
+	lv.spreadFloat(r, sc, total, names, w)
+}
+
+// spreadFloat spreads total over names in proportion to their weights w.
+func (lv *lowering) spreadFloat(r *rawPhase, sc int, total float64, names []string, w []int) {
+	tot := 0
+	for _, n := range w {
+		tot += n
+	}
 	if tot == 0 {
 		return
 	}

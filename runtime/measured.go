@@ -1,9 +1,6 @@
 package runtime
 
-import (
-	"maps"
-	"sync"
-)
+import "sync"
 
 // Measured is what a run did, in the estimate's own terms and field names
 // (see package estimate), so the two can be compared figure by figure:
@@ -108,8 +105,7 @@ func (m *measured) loop(name string, f func(l *MeasuredLoop)) {
 func (m *measured) snapshot() *Measured {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	out := &Measured{Roles: map[string]*MeasuredRole{}, Loops: map[string]*MeasuredLoop{},
-		Phases: map[string]*MeasuredPhase{}, Environments: map[string]*MeasuredEnv{}}
+	out := &Measured{Roles: map[string]*MeasuredRole{}, Loops: map[string]*MeasuredLoop{}}
 	for k, v := range m.m.Roles {
 		c := *v
 		c.USD = round6(float64(m.usd[k]) / 1e9)
@@ -125,8 +121,7 @@ func (m *measured) snapshot() *Measured {
 		}
 		out.Loops[k] = &c
 	}
-	maps.Copy(out.Phases, cloneMap(m.m.Phases))
-	maps.Copy(out.Environments, cloneMap(m.m.Environments))
+	out.Phases, out.Environments = cloneMap(m.m.Phases), cloneMap(m.m.Environments)
 	return out
 }
 

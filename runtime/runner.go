@@ -301,12 +301,10 @@ func (r *runner) complete(roleName, key string, in, out any) error {
 	if err := r.budget.ReserveLLM(hold); err != nil {
 		return err
 	}
-	settled := false
-	defer func() {
-		if !settled {
-			r.budget.SettleLLM(hold, 0)
-		}
-	}()
+	// The hold is released when the call ends, and what it cost (cost,
+	// zero unless it answered) is charged instead.
+	cost := 0.0
+	defer func() { r.budget.SettleLLM(hold, cost) }()
 	req := &plugins.CompleteRequest{Role: kind, Model: role.Model, Temperature: role.Temperature,
 		Seed: int64(derive(r.v.Seed, key) >> 1), Payload: body, Config: r.config[role.Plugin]}
 	if role.TokensOut > 0 {
@@ -334,8 +332,6 @@ func (r *runner) complete(roleName, key string, in, out any) error {
 			return fmt.Errorf("%s call %s: %w", role.Name, key, err)
 		}
 		r.progress.logf("%s call %s failed; marking it failed and going on: %v", role.Name, key, err)
-		settled = true
-		r.budget.SettleLLM(hold, 0)
 		r.countCall(role, 0, 0)
 		if jerr := r.j.Append(journal.KindCall, key, callRecord{Role: role.Name, Failed: err.Error()}); jerr != nil {
 			return jerr
@@ -347,13 +343,7 @@ func (r *runner) complete(roleName, key string, in, out any) error {
 	if in_ == 0 && out_ == 0 {
 		in_, out_ = int(role.TokensIn), int(role.TokensOut)
 	}
-	cost := callUSD(role, in_, out_)
-	settled = true
-	r.budget.SettleLLM(hold, cost)
-	r.countCall(role, in_, out_)
-	r.cmu.Lock()
-	r.maxCallUSD[role.Name] = max(r.maxCallUSD[role.Name], cost)
-	r.cmu.Unlock()
+	cost = r.countCall(role, in_, out_)
 	return r.j.Append(journal.KindCall, key, callRecord{Role: role.Name, Payload: resp.Payload, In: in_, Out: out_})
 }
 
@@ -392,17 +382,19 @@ type callRecord struct {
 
 // chargeLLM counts a journaled call again on resume, at what it cost.
 func (r *runner) chargeLLM(role *plan.Role, in, out int) {
+	r.budget.ChargeLLM(r.countCall(role, in, out))
+}
+
+// countCall counts one call of a role in the run's figures and in the most
+// a call of the role has cost, and returns what it cost.
+func (r *runner) countCall(role *plan.Role, in, out int) float64 {
 	cost := callUSD(role, in, out)
-	r.budget.ChargeLLM(cost)
-	r.countCall(role, in, out)
+	r.llmCalls.Add(1)
+	r.measured.call(role.Name, in, out, cost)
 	r.cmu.Lock()
 	r.maxCallUSD[role.Name] = max(r.maxCallUSD[role.Name], cost)
 	r.cmu.Unlock()
-}
-
-func (r *runner) countCall(role *plan.Role, in, out int) {
-	r.llmCalls.Add(1)
-	r.measured.call(role.Name, in, out, callUSD(role, in, out))
+	return cost
 }
 
 // realRun is one real run to execute.

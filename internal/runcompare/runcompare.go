@@ -1,7 +1,8 @@
 package runcompare
 
 import (
-	"sort"
+	"maps"
+	"slices"
 
 	"assay/compiler/estimate"
 	"assay/compiler/plan"
@@ -88,11 +89,4 @@ func Rows(p *plan.Plan, variant string, tot *runtime.Totals) []runtime.Compariso
 	return out
 }
 
-func keys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
+func keys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
