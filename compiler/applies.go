@@ -3,9 +3,10 @@ package compiler
 import (
 	"fmt"
 	"reflect"
+	"slices"
 
 	"assay/lang/diag"
-	"assay/lang/formula"
+
 	"assay/lang/spec"
 )
 
@@ -94,21 +95,14 @@ func (k *checker) presetApplies(l *spec.Loop) {
 }
 
 // reads reports whether formula f reads name; ok is false when f is unset or
-// does not parse (then nothing is concluded from it).
-func reads(f spec.Formula, name string) (yes, ok bool) {
-	if !f.Set {
+// did not check clean (then nothing is concluded from it). It reads the
+// tree the formulas pass checked, rather than parsing again.
+func (k *checker) reads(f spec.Formula, name string) (yes, ok bool) {
+	e := k.c.checked[f.V]
+	if !f.Set || e == nil {
 		return false, false
 	}
-	e, ds := formula.Parse(f.V, diag.Range{})
-	if e == nil || ds.HasErrors() {
-		return false, false
-	}
-	for _, v := range e.Vars() {
-		if v == name {
-			return true, true
-		}
-	}
-	return false, true
+	return slices.Contains(e.Vars(), name), true
 }
 
 // danglingRefs reports whether a loop's reward or screen, or a reward's
@@ -158,7 +152,7 @@ func (k *checker) calibrated(loops []*spec.Loop) bool {
 // readsScale reports whether reward r's normalisation takes effect: its
 // value formula reads scale, or a calibration compares its rewards.
 func (k *checker) readsScale(r *spec.Reward) bool {
-	yes, ok := reads(r.Value, "scale")
+	yes, ok := k.reads(r.Value, "scale")
 	return yes || !ok || k.calibrated(k.rewardLoops(r))
 }
 
@@ -174,8 +168,8 @@ func (k *checker) rewardApplies(r *spec.Reward) {
 	}
 	cal := k.calibrated(loops)
 
-	vc, vok := reads(r.Value, "c")
-	ic, iok := reads(r.Infeasible, "c")
+	vc, vok := k.reads(r.Value, "c")
+	ic, iok := k.reads(r.Infeasible, "c")
 	switch {
 	case r.Clip.Set && r.Clip.Range.Valid() && vok && iok && !vc && !ic && !cal:
 		k.add(diag.Errorf(CodeClipUnused, r.Clip.Range, "clip is set, but neither the value nor the infeasible formula of %s reads c", name).
@@ -201,13 +195,13 @@ func (k *checker) rewardApplies(r *spec.Reward) {
 				groups = true
 			}
 		}
-		if d, ok := reads(r.Infeasible, "delta"); !groups && ok && !d {
+		if d, ok := k.reads(r.Infeasible, "delta"); !groups && ok && !d {
 			k.add(diag.Errorf(CodeRepeatUnused, r.Repeat.Range, "repeat_penalty is set, but every loop of %s samples one proposal per state, so none can repeat", name).
 				WithDetail("sample proposals_per_state > 1, or remove repeat_penalty"))
 		}
 	}
 
-	bonus, bok := reads(r.Value, "diversity_bonus")
+	bonus, bok := k.reads(r.Value, "diversity_bonus")
 	if dv := r.Diversity; dv != nil {
 		at := k.at(dv.Range, r.NameRange)
 		if bok && !bonus {
@@ -288,7 +282,7 @@ func (k *checker) criticApplies(cr *spec.Critic) {
 			k.add(diag.Errorf(CodeMissing, k.at(cr.NameRange, cr.Range), "%s screens a loop but has neither threshold nor route", name).
 				WithDetail("write threshold = 0.25 (candidates at or above this uncertainty are routed), or a route formula"))
 		}
-		if t, ok := reads(cr.Route, "threshold"); ok && !t && cr.Threshold.Set && user(cr.Threshold.Range) && user(cr.Route.Range) {
+		if t, ok := k.reads(cr.Route, "threshold"); ok && !t && cr.Threshold.Set && user(cr.Threshold.Range) && user(cr.Route.Range) {
 			k.add(diag.Errorf(CodeThresholdUnused, cr.Threshold.Range, "threshold is set, but the route formula of %s does not read it", name).
 				WithDetail("use threshold in route, or remove threshold"))
 		}

@@ -1,8 +1,6 @@
 package compiler
 
 import (
-	"slices"
-
 	"assay/lang/diag"
 	"assay/lang/formula"
 	"assay/lang/spec"
@@ -14,21 +12,8 @@ import (
 func checkFormulas(c *compilation) {
 	for _, v := range c.variants {
 		for _, r := range v.spec.Rewards {
-			for _, f := range []struct {
-				f    spec.Formula
-				vars map[string]formula.Type
-				name string
-			}{{r.Value, formula.RewardVars, "value"}, {r.Infeasible, formula.InfeasibleVars, "infeasible"}} {
-				e := checkFormula(c, f.f, f.vars, formula.Number)
-				if e != nil && !r.Clip.Set && slices.Contains(e.Vars(), "c") {
-					at := f.f.Range
-					if !at.Valid() {
-						at = r.NameRange // a default formula has no text of its own
-					}
-					c.add(diag.Errorf(CodeMissing, at, "reward %q: %s formula %q reads c, and the reward sets no clip", r.Name, f.name, f.f.V).
-						WithDetail("write clip = 6 (normalised gain is clipped to [-c, c]), or write a formula without c"))
-				}
-			}
+			checkFormula(c, r.Value, formula.RewardVars, formula.Number)
+			checkFormula(c, r.Infeasible, formula.InfeasibleVars, formula.Number)
 		}
 		for _, cr := range v.spec.Critics {
 			checkFormula(c, cr.Route, formula.RouteVars, formula.Bool)
