@@ -44,7 +44,9 @@ func bind(c *compilation) {
 		bindRole(c, &l.Builder, "builder", builderKinds, what, at, false, true)
 		bindRole(c, &l.Summarizer, "summarizer", summarizerKinds, what, at, false, judged)
 		if l.Kind.V == "rl" {
-			if rw := x.rewards[l.Reward.Name]; rw != nil && rw.Source.V == "predicted" {
+			// A named predictor is checked by resolve and the domain pass,
+			// for every reward; bind only fills one left out.
+			if rw := x.rewards[l.Reward.Name]; rw != nil && rw.Source.V == "predicted" && !rw.Predictor.Set {
 				bindRole(c, &rw.Predictor, "predictor", predictorKinds, fmt.Sprintf("reward %q", rw.Name), firstValid(rw.NameRange, rw.Range), true, true)
 			}
 		}
@@ -130,8 +132,7 @@ func bindRole(c *compilation, r *spec.Ref, field string, kinds []string, what st
 				WithDetail("remove %s, or screen the loop with a critic", field))
 			return
 		}
-		// A predictor's kind is checked by the domain pass, for every reward.
-		if role.Kind.Set && !contains(kinds, role.Kind.V) && field != "predictor" {
+		if role.Kind.Set && !contains(kinds, role.Kind.V) {
 			c.add(diag.Errorf(CodeRefKind, r.Range, "%s of %s must be a role of kind %s; role %q is a %s", field, what, strings.Join(kinds, " or "), role.Name, role.Kind.V).
 				WithDetail("point %s at a role with kind = %q", field, kinds[0]))
 		}

@@ -43,19 +43,13 @@ func (r *runner) evolutionPhase(ph *plan.Phase) error {
 	if l == nil {
 		return fmt.Errorf("%w: the plan has no loop %q", errPermanent, ph.Loop)
 	}
-	x := &evolution{runner: r, l: l}
 	// The critic the plan binds ranks the ideas; without one (the papers'
 	// "None" setting) ideas are verified by the select rule alone.
-	if l.Critic != "" {
-		if x.c = r.critics[l.Critic]; x.c == nil {
-			return fmt.Errorf("%w: loop %s: the plan has no critic %q", errPermanent, l.Name, l.Critic)
-		}
-		var err error
-		if x.rt, err = newRouter(x.c); err != nil {
-			return err
-		}
+	c, rt, err := r.judgeOf(l)
+	if err != nil {
+		return err
 	}
-	return x.run(ph)
+	return (&evolution{runner: r, l: l, c: c, rt: rt}).run(ph)
 }
 
 // evolution is one evolution loop's phase: the loop and the critic that

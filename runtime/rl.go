@@ -110,18 +110,27 @@ func newRLLoop(r *runner, ph *plan.Phase) (*rlLoop, error) {
 	if err != nil {
 		return nil, err
 	}
-	x := &rlLoop{runner: r, l: l, sh: sh, calibrated: map[string]bool{}}
 	// The critic the plan binds judges every candidate; it routes some to
 	// real runs only where the plan says it does.
-	if l.Critic != "" {
-		if x.judge = r.critics[l.Critic]; x.judge == nil {
-			return nil, fmt.Errorf("%w: loop %s: the plan has no critic %q", errPermanent, l.Name, l.Critic)
-		}
-		if x.rt, err = newRouter(x.judge); err != nil {
-			return nil, err
-		}
+	judge, rt, err := r.judgeOf(l)
+	if err != nil {
+		return nil, err
 	}
-	return x, nil
+	return &rlLoop{runner: r, l: l, sh: sh, judge: judge, rt: rt, calibrated: map[string]bool{}}, nil
+}
+
+// judgeOf is the critic the plan binds to judge a loop's candidates, and
+// its router; nil, nil when no critic judges them.
+func (r *runner) judgeOf(l *plan.Loop) (*plan.Critic, *router, error) {
+	if l.Critic == "" {
+		return nil, nil, nil
+	}
+	c := r.critics[l.Critic]
+	if c == nil {
+		return nil, nil, fmt.Errorf("%w: loop %s: the plan has no critic %q", errPermanent, l.Name, l.Critic)
+	}
+	rt, err := newRouter(c)
+	return c, rt, err
 }
 
 // rlPhase runs an RL loop's steps with its calibration rounds.
@@ -455,7 +464,7 @@ func (r *runner) screen(l *plan.Loop, key string, t *taskInfo, parent, child plu
 	ro := c.Role
 	k := c.Votes
 	votes := make([]string, k)
-	req := payload.CritiqueRequest{Task: t.Name, Env: t.Env, Parent: parent, Child: p, Summary: summary, Labels: labelsOf(c)}
+	req := payload.CritiqueRequest{Task: t.Name, Env: t.Env, Parent: parent, Child: p, Summary: summary, Labels: c.Labels}
 	for v := 0; v < k; v++ {
 		var resp payload.CritiqueResponse
 		// A failed vote is an unknown label, which counts as the worst.
@@ -470,8 +479,6 @@ func (r *runner) screen(l *plan.Loop, key string, t *taskInfo, parent, child plu
 	}
 	return vd, p, true, nil
 }
-
-func labelsOf(c *plan.Critic) string { return c.Labels }
 
 // update makes one policy-gradient step on a slice of the rollout's groups:
 // group-relative advantages, zero-variance groups dropped (or kept with
