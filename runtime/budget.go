@@ -64,14 +64,14 @@ func (b *Budget) Reserve(gpuHours, usd float64) error {
 	return nil
 }
 
-// dollars prints an amount at the precision it needs: cents for amounts of
-// a dollar or more, else enough digits that a $0.001 cap does not read
-// "0.00".
+// dollars prints an amount as the estimate does (estimate.FormatUSD, which
+// the runtime may not import): cents, or three significant digits below a
+// cent, so a $0.001 cap does not read "$0.00".
 func dollars(x float64) string {
-	if x == 0 || math.Abs(x) >= 1 {
-		return fmt.Sprintf("$%.2f", x)
+	if a := math.Abs(x); a > 0 && a < 0.01 {
+		return "$" + strconv.FormatFloat(x, 'g', 3, 64)
 	}
-	return "$" + strconv.FormatFloat(x, 'g', 4, 64)
+	return fmt.Sprintf("$%.2f", x)
 }
 
 // ReserveLLM holds the worst-case dollars of one LLM call before it is
