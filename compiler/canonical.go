@@ -12,9 +12,8 @@ import (
 // each environment's listed tasks (train before holdout, then by name).
 // Lowering walks these lists (real runs spread over environments give ties
 // to the earlier one), so sorting them before lower makes the plan, its
-// hash and the run independent of the order blocks are written in;
-// plan.Canonicalize then guarantees the plan's own lists are in that order.
-// Loops keep their order: they run in it.
+// hash and the run independent of the order blocks are written in (the
+// plan's lists follow the spec's). Loops keep their order: they run in it.
 func canonical(c *compilation) {
 	for _, v := range c.variants {
 		s := v.spec

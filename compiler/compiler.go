@@ -140,10 +140,8 @@ func PassNames() []string {
 	return out
 }
 
-// hashPlan puts the plan's lists in canonical order before hashing: the
-// canonical pass already sorted the spec, and this makes the plan's order
-// (which the runtime follows) and its hash one fact.
+// hashPlan hashes the plan. Its lists are in canonical order already: the
+// canonical pass sorted the spec, and lowering keeps the spec's order.
 func hashPlan(c *compilation) {
-	c.plan.Canonicalize()
 	c.plan.ComputeHash()
 }
