@@ -51,9 +51,12 @@ func inFile(d *diag.Diagnostic, path string) bool {
 // let clause, or an opening brace. A spec with a typo in one name still has
 // others; a password file or a binary has none.
 func (r *resolver) looksLikeSpec(path string) bool {
-	src, err := budget.ReadFile(path, budget.DefaultMaxSourceBytes)
-	if err != nil {
-		return true // a directory, or unreadable: its own diagnostics say so
+	src, ok := r.overlay(path)
+	if !ok {
+		var err error
+		if src, err = budget.ReadFile(path, budget.DefaultMaxSourceBytes); err != nil {
+			return true // a directory, or unreadable: its own diagnostics say so
+		}
 	}
 	cue := strings.EqualFold(filepath.Ext(path), ".cue")
 	top := spec.Describe()

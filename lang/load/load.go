@@ -21,6 +21,11 @@ type Options struct {
 	Vars []string
 	// VarFiles are paths from -var-file, applied in order.
 	VarFiles []string
+	// Overlay maps a spec file's path to content that replaces the file on
+	// disk: an editor's unsaved buffers, for the spec and the bases it
+	// extends. A path in the overlay need not exist on disk. Paths are
+	// compared absolute and cleaned. CUE directories are read from disk.
+	Overlay map[string][]byte
 }
 
 // Sources maps a file name to its content, for diagnostic snippets
@@ -126,6 +131,9 @@ func (r *resolver) load(path string, chain []string, from diag.Range) (*spec.Spe
 // loadFile loads one spec with its front end. A base that cannot be read
 // is reported at the extends attribute that names it.
 func (r *resolver) loadFile(path string, from diag.Range) (*spec.Spec, diag.Diagnostics) {
+	if src, ok := r.overlay(path); ok {
+		return r.loadOverlay(path, src, from)
+	}
 	info, err := os.Stat(path)
 	if err != nil {
 		if from.Filename != "" {
@@ -156,6 +164,47 @@ func (r *resolver) loadFile(path string, from diag.Range) (*spec.Spec, diag.Diag
 	case strings.EqualFold(filepath.Ext(path), ".hcl"):
 		return r.loadHCL(path, onUnknown)
 	}
+	if from.Filename != "" {
+		return nil, diag.Diagnostics{diag.Errorf(codeExtends, from, "cannot tell the spec language of base spec %s from its name", path).
+			WithDetail("extends names an HCL spec (*.hcl), a CUE spec (*.cue) or a directory of .cue files.")}
+	}
+	return nil, diag.Diagnostics{diag.Errorf(codeFormat, diag.Range{Filename: path}, "cannot tell the spec language of %q from its name", path).
+		WithDetail("name HCL specs *.hcl and CUE specs *.cue (or pass a directory of .cue files)")}
+}
+
+// overlay returns the editor's content of path, if it has any.
+func (r *resolver) overlay(path string) ([]byte, bool) {
+	if len(r.opts.Overlay) == 0 {
+		return nil, false
+	}
+	if src, ok := r.opts.Overlay[path]; ok {
+		return src, true
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, false
+	}
+	src, ok := r.opts.Overlay[filepath.Clean(abs)]
+	return src, ok
+}
+
+// loadOverlay loads a spec file from the overlay, with the front end its
+// extension selects, as loadFile does from disk.
+func (r *resolver) loadOverlay(path string, src []byte, from diag.Range) (*spec.Spec, diag.Diagnostics) {
+	onUnknown := func(name string, at diag.Range) {
+		r.mu.Lock()
+		r.unknown = append(r.unknown, unknownVar{name, at})
+		r.mu.Unlock()
+	}
+	r.src[path] = src
+	r.readVarFiles()
+	switch {
+	case strings.EqualFold(filepath.Ext(path), ".cue"):
+		return cue.Load([]cue.Source{{Name: path, Src: src}}, cue.Options{Vars: r.opts.Vars, VarFiles: r.opts.VarFiles, UnknownVar: onUnknown})
+	case strings.EqualFold(filepath.Ext(path), ".hcl"):
+		return hcl.Load(path, src, hcl.Options{Vars: r.opts.Vars, VarFiles: r.opts.VarFiles, UnknownVar: onUnknown})
+	}
+	delete(r.src, path)
 	if from.Filename != "" {
 		return nil, diag.Diagnostics{diag.Errorf(codeExtends, from, "cannot tell the spec language of base spec %s from its name", path).
 			WithDetail("extends names an HCL spec (*.hcl), a CUE spec (*.cue) or a directory of .cue files.")}
