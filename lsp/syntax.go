@@ -1,0 +1,295 @@
+package lsp
+
+import "assay/lang/spec"
+
+// refKinds are the block types a reference kind.name can name.
+var refKinds = map[string]bool{"plugin": true, "environment": true, "role": true, "reward": true, "critic": true, "loop": true}
+
+// fieldUse is a field name written in the spec.
+type fieldUse struct {
+	t     tok
+	field *spec.Field
+	path  string // e.g. "loop.*.steps", "budget.usd"
+}
+
+// defn is the label of a top-level labelled block: where kind.name is
+// defined. start and end span the whole block, when it is closed.
+type defn struct {
+	kind, name string
+	t          tok
+	start, end int
+}
+
+// refUse is a reference kind.name written as a value.
+type refUse struct {
+	kind, name string
+	start, end int
+	field      *spec.Field // the attribute it is the value of
+}
+
+// syntax is what the editor features read of one version of a document.
+type syntax struct {
+	toks    []tok
+	fields  []fieldUse
+	defs    []defn
+	refs    []refUse
+	extends *tok // the string of the top-level extends attribute
+}
+
+// frame is one level of nesting: a block of the schema, or a value
+// (object, list, call) that the schema does not look into.
+type frame struct {
+	schema *spec.BlockSchema // nil for a value
+	path   string            // e.g. "loop.*", "role.*.tokens"; "" at the top
+	attr   *spec.Field       // for a value: the attribute it belongs to
+	def    int               // index of the defn this block opens, or -1
+	stmt   stmt              // the enclosing frame's statement, resumed after
+}
+
+// stmt is the state of one statement (an attribute or block header) of a
+// block frame as its tokens arrive.
+type stmt struct {
+	n         int               // tokens seen
+	schema    *spec.BlockSchema // where the next name resolves; nil: nowhere
+	path      string
+	needLabel *spec.Field // a repeated block whose label comes next
+	dynamic   bool        // HCL: a dynamic block whose type comes next
+	comp      bool        // CUE: a for/if/let comprehension; its body is transparent
+	attr      *spec.Field // the attribute being written
+	attrTok   tok
+	inValue   bool
+	def       int // defn opened by this header, or -1
+	value     []tok
+}
+
+// cursor is the state of the walk where the cursor stands.
+type cursor struct {
+	frame  *frame
+	stmt   stmt
+	prefix *tok // the token the cursor is in or at the end of
+}
+
+func newStmt(f *frame) stmt {
+	return stmt{schema: f.schema, path: f.path, def: -1}
+}
+
+func joinPath(p, name string) string {
+	if p == "" {
+		return name
+	}
+	return p + "." + name
+}
+
+// analyze reads a document's tokens.
+func analyze(src []byte, cue bool) *syntax {
+	s, _ := walk(src, cue, -1)
+	return s
+}
+
+// walk reads the tokens of src and, when stop >= 0, returns the state at
+// byte offset stop too.
+func walk(src []byte, cue bool, stop int) (*syntax, *cursor) {
+	var toks []tok
+	if cue {
+		toks = lexCUE(src)
+	} else {
+		toks = lexHCL(src)
+	}
+	s := &syntax{toks: toks}
+	root := &frame{schema: spec.Describe(), def: -1}
+	stack := []*frame{root}
+	st := newStmt(root)
+	var cur *cursor
+	for _, t := range toks {
+		if stop >= 0 && (t.start >= stop || stop < t.end || stop == t.end && (t.kind == tIdent || t.kind == tString)) {
+			cur = &cursor{frame: stack[len(stack)-1], stmt: st}
+			if t.start < stop && (t.kind == tIdent || t.kind == tString) {
+				tt := t
+				cur.prefix = &tt
+			}
+			return s, cur
+		}
+		f := stack[len(stack)-1]
+		switch t.kind {
+		case tNewline:
+			if f.schema != nil {
+				st = newStmt(f)
+			}
+			continue
+		case tLBrace:
+			nf := &frame{def: -1, stmt: st}
+			switch {
+			case f.schema == nil:
+			case st.comp:
+				nf.schema, nf.path = f.schema, f.path
+			case st.inValue || st.attr != nil:
+				nf.attr = st.attr
+			case st.needLabel != nil:
+				nf.schema, nf.path = st.needLabel.Block, joinPath(st.path, st.needLabel.Name+".*")
+			case st.n > 0 && st.schema != nil && st.schema != f.schema:
+				nf.schema, nf.path, nf.def = st.schema, st.path, st.def
+			}
+			stack = append(stack, nf)
+			st = newStmt(nf)
+			continue
+		case tRBrace:
+			if len(stack) > 1 {
+				if f.def >= 0 {
+					s.defs[f.def].end = t.end
+				}
+				stack = stack[:len(stack)-1]
+				st = f.stmt
+				if cue {
+					// CUE: `a: b: {...}` may go on (`, c: 1`); the value is done.
+					st.inValue = true
+				}
+			}
+			continue
+		case tOpen:
+			stack = append(stack, &frame{attr: st.attr, def: -1, stmt: st})
+			st = newStmt(stack[len(stack)-1])
+			continue
+		case tClose:
+			if len(stack) > 1 && stack[len(stack)-1].schema == nil {
+				stack = stack[:len(stack)-1]
+				st = f.stmt
+				if st.needLabel != nil && !st.inValue {
+					// CUE: a computed label, environment: (e.name): {...}
+					st.schema, st.path = st.needLabel.Block, joinPath(st.path, st.needLabel.Name+".*")
+					st.needLabel = nil
+				}
+			}
+			continue
+		}
+		if f.schema == nil {
+			s.value(f.attr, &st, t)
+			continue
+		}
+		if st.inValue {
+			s.value(st.attr, &st, t)
+			st.n++
+			continue
+		}
+		s.name(&st, t, cue, len(stack) == 1)
+		st.n++
+	}
+	if stop >= 0 {
+		cur = &cursor{frame: stack[len(stack)-1], stmt: st}
+	}
+	return s, cur
+}
+
+// name reads a token of a statement's name part: field names, block
+// labels and the assignment that starts the value.
+func (s *syntax) name(st *stmt, t tok, cue, top bool) {
+	switch t.kind {
+	case tAssign:
+		if !cue || st.attr != nil || st.schema == nil {
+			st.inValue = true
+		}
+		return
+	case tIdent, tString:
+	default:
+		if !cue {
+			st.inValue = true // HCL: something other than a header
+		}
+		return
+	}
+	if st.n == 0 && cue && t.kind == tIdent && (t.text == "for" || t.text == "if" || t.text == "let") {
+		st.comp, st.inValue = true, true
+		return
+	}
+	if st.dynamic {
+		// HCL: dynamic "environment" { content { ... } }
+		st.dynamic = false
+		if st.schema != nil {
+			if f := st.schema.Field(t.text); f != nil && f.Kind != spec.Attr {
+				st.schema, st.path = f.Block, joinPath(st.path, f.Name+".*")
+				return
+			}
+		}
+		st.schema = nil
+		return
+	}
+	if st.needLabel != nil {
+		f := st.needLabel
+		st.needLabel = nil
+		if top && refKinds[f.Name] || top && f.Name == "variable" {
+			s.defs = append(s.defs, defn{kind: f.Name, name: t.text, t: t, start: st.attrTok.start, end: t.end})
+			st.def = len(s.defs) - 1
+		}
+		st.schema, st.path = f.Block, joinPath(st.path, f.Name+".*")
+		return
+	}
+	if st.schema == nil {
+		return
+	}
+	if st.n == 0 && !cue && t.kind == tIdent {
+		switch {
+		case t.text == "dynamic":
+			st.dynamic = true
+			return
+		case t.text == "content":
+			st.comp = true // a dynamic block's body: the block's own schema
+			return
+		case t.text == "locals":
+			st.schema = nil
+			return
+		}
+	}
+	f := st.schema.Field(t.text)
+	if f == nil {
+		st.schema = nil
+		return
+	}
+	if st.n == 0 {
+		st.attrTok = t
+	}
+	s.fields = append(s.fields, fieldUse{t: t, field: f, path: joinPath(st.path, f.Name)})
+	switch f.Kind {
+	case spec.Attr:
+		st.attr, st.attrTok = f, t
+	case spec.Block:
+		st.schema, st.path = f.Block, joinPath(st.path, f.Name)
+	case spec.Blocks:
+		st.needLabel = f
+	}
+}
+
+// value reads a token of an attribute's value: references and the
+// extends path.
+func (s *syntax) value(attr *spec.Field, st *stmt, t tok) {
+	st.value = append(st.value, t)
+	v := st.value
+	if n := len(v); n >= 2 && t.kind == tDot && len(s.refs) > 0 && s.refs[len(s.refs)-1].end == v[n-2].end {
+		// A longer traversal (environment.value.name in a dynamic block)
+		// is no reference.
+		s.refs = s.refs[:len(s.refs)-1]
+	}
+	if attr != nil && attr.Name == "extends" && st.path == "" && t.kind == tString && len(v) == 1 {
+		tt := t
+		s.extends = &tt
+	}
+	if n := len(v); n >= 3 && t.kind == tIdent && v[n-2].kind == tDot && v[n-3].kind == tIdent && refKinds[v[n-3].text] {
+		// Not the tail of a longer traversal (a.role.rwm).
+		if n == 3 || v[n-4].kind != tDot {
+			s.refs = append(s.refs, refUse{kind: v[n-3].text, name: t.text, start: v[n-3].start, end: t.end, field: attr})
+		}
+	}
+}
+
+// at returns the token at byte offset off: the one that holds it, or an
+// identifier or string that ends there.
+func (s *syntax) at(off int) *tok {
+	var best *tok
+	for i := range s.toks {
+		t := &s.toks[i]
+		if t.start <= off && off < t.end {
+			return t
+		}
+		if t.end == off && (t.kind == tIdent || t.kind == tString) {
+			best = t
+		}
+	}
+	return best
+}
