@@ -124,7 +124,7 @@ func (clientImpl) ShowMessage(context.Context, *protocol.ShowMessageParams) erro
 func (clientImpl) ShowMessageRequest(context.Context, *protocol.ShowMessageRequestParams) (*protocol.MessageActionItem, error) {
 	return nil, nil
 }
-func (clientImpl) Telemetry(context.Context, any) error                                 { return nil }
+func (clientImpl) Telemetry(context.Context, any) error                                   { return nil }
 func (clientImpl) RegisterCapability(context.Context, *protocol.RegistrationParams) error { return nil }
 func (clientImpl) UnregisterCapability(context.Context, *protocol.UnregistrationParams) error {
 	return nil

@@ -93,13 +93,13 @@ type server struct {
 	// last check published diagnostics (a base spec that is not open).
 	other map[protocol.DocumentURI]map[protocol.DocumentURI]bool
 	// lastEdit is when the latest edit arrived, for the debounce.
-	lastEdit       time.Time
-	lensRefresh    bool // the client takes workspace/codeLens/refresh
-	shutdown       bool
-	exited         bool
-	wake           chan struct{}
-	checksRun      int // compiles finished, for tests
-	checksDropped  int // compiles superseded by an edit
+	lastEdit      time.Time
+	lensRefresh   bool // the client takes workspace/codeLens/refresh
+	shutdown      bool
+	exited        bool
+	wake          chan struct{}
+	checksRun     int // compiles finished, for tests
+	checksDropped int // compiles superseded by an edit
 }
 
 // document is an open document.
@@ -116,10 +116,10 @@ type document struct {
 	saved bool
 
 	// Results of the last check of the current or an earlier version.
-	files    []string         // the files of its extends chain
-	est      *estimate.Report // nil when the spec had errors
-	loops    map[string]loopFigures
-	lens     *lensState // the estimate of the last saved version
+	files []string         // the files of its extends chain
+	est   *estimate.Report // nil when the spec had errors
+	loops map[string]loopFigures
+	lens  *lensState // the estimate of the last saved version
 }
 
 // lensState is what the code lens shows: the estimate of the spec as last

@@ -18,17 +18,17 @@ func TestTextPositions(t *testing.T) {
 		line, char uint32
 	}{
 		{0, 0, 0},
-		{5, 0, 5},   // after the quote: é starts at byte 5
-		{7, 0, 6},   // after é
-		{8, 0, 6},   // inside 𝛼: its start
-		{11, 0, 8},  // after 𝛼 (2 units)
-		{12, 0, 9},  // after the closing quote, before \r\n
-		{13, 0, 9},  // inside \r\n: the line's end
-		{14, 1, 0},  // b
-		{16, 2, 0},  // c
-		{18, 3, 0},  // the invalid byte
-		{19, 3, 1},  // d after one U+FFFD
-		{99, 3, 2},  // past the end
+		{5, 0, 5},  // after the quote: é starts at byte 5
+		{7, 0, 6},  // after é
+		{8, 0, 6},  // inside 𝛼: its start
+		{11, 0, 8}, // after 𝛼 (2 units)
+		{12, 0, 9}, // after the closing quote, before \r\n
+		{13, 0, 9}, // inside \r\n: the line's end
+		{14, 1, 0}, // b
+		{16, 2, 0}, // c
+		{18, 3, 0}, // the invalid byte
+		{19, 3, 1}, // d after one U+FFFD
+		{99, 3, 2}, // past the end
 	} {
 		got := tx.position(c.off)
 		if got.Line != c.line || got.Character != c.char {
