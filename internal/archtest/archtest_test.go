@@ -35,6 +35,13 @@ var rules = []rule{
 		why: "the runtime executes a compiled plan; it never reads specs"},
 	{from: "stdlib", forbid: []string{"compiler", "runtime", "plugins", "cmd", "lang/hcl", "lang/cue", "lang/load"},
 		why: "stdlib is imported by front ends and the compiler"},
+	{from: "lsp", forbid: []string{"runtime", "plugins", "cmd"},
+		why: "the language server reads specs and compiles them; it never runs anything"},
+	{from: "lang", forbid: []string{"lsp"}, why: "only the command line serves the language server"},
+	{from: "compiler", forbid: []string{"lsp"}, why: "only the command line serves the language server"},
+	{from: "runtime", forbid: []string{"lsp"}, why: "only the command line serves the language server"},
+	{from: "plugins", forbid: []string{"lsp"}, why: "only the command line serves the language server"},
+	{from: "stdlib", forbid: []string{"lsp"}, why: "only the command line serves the language server"},
 	{from: "stdlib/pluginconfig", forbid: []string{"lang", "stdlib", "compiler", "runtime", "plugins", "cmd"},
 		why: "plugins import the built-in config schemas, and plugins see only the plugin protocol"},
 }
@@ -85,7 +92,7 @@ func isStd(imp string) bool {
 }
 
 // topDirs are the module's top-level package directories, in repo-relative form.
-var topDirs = []string{"cmd", "compiler", "examples", "internal", "lang", "plugins", "runtime", "stdlib"}
+var topDirs = []string{"cmd", "compiler", "examples", "internal", "lang", "lsp", "plugins", "runtime", "stdlib"}
 
 // repoGraph reads the imports of every package of the module from source.
 func repoGraph(t *testing.T) map[string][]string {
@@ -156,15 +163,19 @@ func TestRulesCatchViolations(t *testing.T) {
 		"plugins/builtin":     {"plugins/sdk"},
 		"compiler/resolve":    {"lang/spec", "plugins/payload"},
 		"stdlib/pluginconfig": {"lang/diag"},
+		"lsp":                 {"lang/load", "compiler", "compiler/estimate", "runtime"},
+		"compiler/estimate":   {"compiler/plan", "lsp"},
 	}
 	got := violations(graph)
 	want := []string{
 		"compiler imports runtime",
+		"compiler/estimate imports lsp",
 		"compiler/plan imports github.com/x/y",
 		"compiler/plan imports lang/spec",
 		"compiler/resolve imports plugins/payload",
 		"lang/hcl imports lang/cue",
 		"lang/spec imports compiler/plan",
+		"lsp imports runtime",
 		"plugins/host imports lang/diag",
 		"runtime imports compiler/estimate",
 		"runtime imports lang/hcl",
