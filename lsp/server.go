@@ -48,6 +48,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
 		docs:  map[protocol.DocumentURI]*document{},
 		other: map[protocol.DocumentURI]map[protocol.DocumentURI]bool{},
 		wake:  make(chan struct{}, 1),
+		exit:  make(chan struct{}),
 	}
 	// Requests already read are answered even when the input then ends.
 	var inflight sync.WaitGroup
@@ -64,6 +65,9 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
 	go func() { s.checker(ctx); close(done) }()
 	select {
 	case <-conn.Done():
+	case <-s.exit:
+		// The reader may sit in a read of standard input that closing it
+		// does not interrupt; the process ends after Serve returns.
 	case <-ctx.Done():
 		_ = conn.Close()
 		<-conn.Done()
@@ -76,7 +80,17 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
 	}
 	cancel()
 	<-done
-	if err := conn.Err(); err != nil && !errors.Is(err, io.EOF) && !strings.Contains(err.Error(), "closed") && !s.exited {
+	s.mu.Lock()
+	exited, shutdown := s.exited, s.shutdown
+	s.mu.Unlock()
+	if exited {
+		if !shutdown {
+			// The protocol's rule: exit without shutdown is a failure.
+			return errors.New("the client sent exit without shutdown")
+		}
+		return nil
+	}
+	if err := conn.Err(); err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrClosedPipe) {
 		return err
 	}
 	return nil
@@ -98,8 +112,9 @@ type server struct {
 	shutdown      bool
 	exited        bool
 	wake          chan struct{}
-	checksRun     int // compiles finished, for tests
-	checksDropped int // compiles superseded by an edit
+	exit          chan struct{} // closed on the exit notification
+	checksRun     int           // compiles finished, for tests
+	checksDropped int           // compiles superseded by an edit
 }
 
 // document is an open document.
@@ -152,10 +167,12 @@ func (s *server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 		s.mu.Unlock()
 	case protocol.MethodExit:
 		s.mu.Lock()
-		s.exited = true
+		if !s.exited {
+			s.exited = true
+			close(s.exit)
+		}
 		s.mu.Unlock()
-		_ = reply(ctx, nil, nil)
-		return s.conn.Close()
+		return reply(ctx, nil, nil)
 	case protocol.MethodTextDocumentDidOpen:
 		err = s.didOpen(p)
 	case protocol.MethodTextDocumentDidChange:
