@@ -25,19 +25,22 @@ func (s *server) checker(ctx context.Context) {
 		case <-s.wake:
 		}
 		for {
+			// Before each check, including one right after another,
+			// let a burst of edits pass.
 			s.mu.Lock()
 			wait := s.opts.Debounce - time.Since(s.lastEdit)
 			s.mu.Unlock()
-			if wait <= 0 {
+			if wait > 0 {
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(wait):
+				}
+				continue
+			}
+			if !s.checkOne(ctx) {
 				break
 			}
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(wait):
-			}
-		}
-		for s.checkOne(ctx) {
 		}
 	}
 }
