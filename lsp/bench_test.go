@@ -1,18 +1,16 @@
-package lsp_test
+package lsp
 
 import (
 	"fmt"
 	"runtime"
 	"testing"
-
-	"assay/lsp"
 )
 
 // BenchmarkDiagnostics measures, through the protocol, the time from an
 // edit of specs/lm2lm.hcl to its diagnostics: the debounce, a full check
 // (load, compile, estimate, caps) and the notification.
 func BenchmarkDiagnostics(b *testing.B) {
-	e := startEditor(b, lsp.Options{})
+	e := startEditor(b, Options{})
 	path := specPath(b, "lm2lm.hcl")
 	u := e.open(path, readSpec(b, "lm2lm.hcl"))
 	e.waitDiags(u, 1)
@@ -34,7 +32,7 @@ func BenchmarkDiagnostics(b *testing.B) {
 // syntax and check results are replaced, never accumulated.
 func TestHeapStableOverEdits(t *testing.T) {
 	t.Parallel()
-	e := startEditor(t, lsp.Options{})
+	e := startEditor(t, Options{})
 	path := specPath(t, "lm2lm.hcl")
 	u := e.open(path, readSpec(t, "lm2lm.hcl"))
 	e.waitDiags(u, 1)

@@ -156,6 +156,9 @@ func (s *server) run(j *job) *result {
 	if sp != nil {
 		r.files = sp.Files
 	}
+	if s.opts.afterLoad != nil {
+		s.opts.afterLoad()
+	}
 	if s.superseded(j) {
 		return nil
 	}

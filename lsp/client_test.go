@@ -1,4 +1,4 @@
-package lsp_test
+package lsp
 
 import (
 	"context"
@@ -14,8 +14,6 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 	"go.uber.org/zap"
-
-	"assay/lsp"
 )
 
 // editor is a language client as an editor runs one: it speaks to the
@@ -31,6 +29,7 @@ type editor struct {
 	mu       sync.Mutex
 	changed  chan struct{} // closed and replaced on every notification
 	diags    map[protocol.DocumentURI]*protocol.PublishDiagnosticsParams
+	history  map[protocol.DocumentURI][]uint32 // versions published
 	refresh  int
 	versions map[protocol.DocumentURI]int32
 	texts    map[protocol.DocumentURI]string
@@ -50,14 +49,14 @@ func (p pipe) Close() error {
 }
 
 // startEditor starts a server on pipes and initializes it.
-func startEditor(t testing.TB, opts lsp.Options) *editor {
+func startEditor(t testing.TB, opts Options) *editor {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	sr, cw := io.Pipe()
 	cr, sw := io.Pipe()
 	e := &editor{t: t, ctx: ctx, done: make(chan error, 1), changed: make(chan struct{}),
-		diags: map[protocol.DocumentURI]*protocol.PublishDiagnosticsParams{}, versions: map[protocol.DocumentURI]int32{}, texts: map[protocol.DocumentURI]string{}}
-	go func() { e.done <- lsp.Serve(ctx, pipe{sr, sw}, opts) }()
+		diags: map[protocol.DocumentURI]*protocol.PublishDiagnosticsParams{}, history: map[protocol.DocumentURI][]uint32{}, versions: map[protocol.DocumentURI]int32{}, texts: map[protocol.DocumentURI]string{}}
+	go func() { e.done <- Serve(ctx, pipe{sr, sw}, opts) }()
 	e.conn = jsonrpc2.NewConn(jsonrpc2.NewStream(pipe{cr, cw}))
 	e.conn.Go(ctx, protocol.ClientHandler(clientImpl{e}, func(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
 		if req.Method() == "workspace/codeLens/refresh" {
@@ -112,6 +111,7 @@ func (c clientImpl) PublishDiagnostics(_ context.Context, p *protocol.PublishDia
 	c.e.mu.Lock()
 	defer c.e.mu.Unlock()
 	c.e.diags[p.URI] = p
+	c.e.history[p.URI] = append(c.e.history[p.URI], p.Version)
 	c.e.notify()
 	return nil
 }

@@ -31,6 +31,10 @@ type Options struct {
 	Debounce time.Duration
 	// Version is reported to the client as the server's version.
 	Version string
+
+	// afterLoad, when set, runs in each check between the load and the
+	// compile: tests hold a check there to edit under it.
+	afterLoad func()
 }
 
 // Serve speaks the protocol over rwc (an editor's pipe: standard input and

@@ -1,8 +1,9 @@
-package lsp_test
+package lsp
 
 import (
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"go.lsp.dev/protocol"
@@ -12,7 +13,6 @@ import (
 	"assay/lang/diag"
 	"assay/lang/hcl"
 	"assay/lang/load"
-	"assay/lsp"
 )
 
 // validate checks a spec as `assay validate` does, with text standing in
@@ -68,7 +68,7 @@ func has(xs []string, want ...string) bool {
 // references, format and read the code lens.
 func TestSession(t *testing.T) {
 	t.Parallel()
-	e := startEditor(t, lsp.Options{})
+	e := startEditor(t, Options{})
 	ctx := e.ctx
 	path := specPath(t, "lm2lm.hcl")
 	orig := readSpec(t, "lm2lm.hcl")
@@ -277,7 +277,7 @@ func TestSession(t *testing.T) {
 // extends it is checked against, and that definitions follow extends.
 func TestExtendsChain(t *testing.T) {
 	t.Parallel()
-	e := startEditor(t, lsp.Options{})
+	e := startEditor(t, Options{})
 	ctx := e.ctx
 	base := specPath(t, "lm2lm.hcl")
 	// A spec never saved, beside lm2lm.hcl.
@@ -338,7 +338,7 @@ func TestExtendsChain(t *testing.T) {
 // CUE form of lm2lm.
 func TestCUE(t *testing.T) {
 	t.Parallel()
-	e := startEditor(t, lsp.Options{})
+	e := startEditor(t, Options{})
 	ctx := e.ctx
 	path := specPath(t, "lm2lm.cue")
 	u := e.open(path, readSpec(t, "lm2lm.cue"))
@@ -364,5 +364,33 @@ func TestCUE(t *testing.T) {
 	l, err := e.srv.Completion(ctx, &protocol.CompletionParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}, Position: e.at(u, "\tsc\n", "sc", 2)}})
 	if err != nil || !has(labels(l.Items), "screen", "steps") {
 		t.Errorf("completion in a CUE loop: %v %v", l, err)
+	}
+}
+
+// TestEditSupersedesCheck holds a check after its load, edits the
+// document under it, and checks that the stale result is dropped: the
+// editor sees diagnostics of the new version only, and promptly.
+func TestEditSupersedesCheck(t *testing.T) {
+	t.Parallel()
+	loaded := make(chan struct{}, 16)
+	release := make(chan struct{})
+	var once sync.Once
+	e := startEditor(t, Options{afterLoad: func() {
+		loaded <- struct{}{}
+		once.Do(func() { <-release })
+	}})
+	path := specPath(t, "lm2lm.hcl")
+	u := e.open(path, strings.Replace(readSpec(t, "lm2lm.hcl"), "predicted_gain / scale", "predicted_gian / scale", 1))
+	<-loaded // the check of version 1 is past its load
+	v := e.replace(u, "predicted_gian", "predicted_gain")
+	close(release)
+	ds := e.waitDiags(u, v)
+	if !sameAsValidate(ds, validate(t, path, e.text(u))) {
+		t.Fatalf("diagnostics of the fixed spec: %+v", ds)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if h := e.history[u]; len(h) != 1 || h[0] != uint32(v) {
+		t.Errorf("published versions %v, want only %d: the check of version 1 was stale", h, v)
 	}
 }
