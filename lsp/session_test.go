@@ -10,6 +10,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"assay/compiler"
+	"assay/compiler/estimate"
 	"assay/lang/diag"
 	"assay/lang/hcl"
 	"assay/lang/load"
@@ -23,8 +24,38 @@ func validate(t *testing.T, path, text string) diag.Diagnostics {
 	if ds.HasErrors() || s == nil {
 		return ds
 	}
-	_, cds := compiler.Compile(s, compiler.Options{})
-	return ds.Append(cds)
+	p, cds := compiler.Compile(s, compiler.Options{})
+	ds = ds.Append(cds)
+	if !ds.HasErrors() && p != nil && len(p.Variants) > 0 {
+		ds = ds.Append(estimate.Estimate(p).CheckCaps(p.Variants[0].Budget))
+	}
+	return ds
+}
+
+// TestSpecsAsValidate opens every example spec and checks that the server
+// publishes, on it, what validate reports in it.
+func TestSpecsAsValidate(t *testing.T) {
+	t.Parallel()
+	e := startEditor(t, Options{})
+	files, _ := filepath.Glob(specPath(t, "*.hcl"))
+	cues, _ := filepath.Glob(specPath(t, "*.cue"))
+	files = append(files, cues...)
+	if len(files) < 10 {
+		t.Fatalf("only %d specs", len(files))
+	}
+	for _, path := range files {
+		text := readSpec(t, filepath.Base(path))
+		var want diag.Diagnostics
+		for _, d := range validate(t, path, text) {
+			if d.Range.Filename == path || !d.Range.Valid() {
+				want = append(want, d)
+			}
+		}
+		u := e.open(path, text)
+		if ds := e.waitDiags(u, 1); !sameAsValidate(ds, want) {
+			t.Errorf("%s: published %+v\nvalidate: %s", filepath.Base(path), ds, want.Format(0))
+		}
+	}
 }
 
 // sameAsValidate reports whether published diagnostics are validate's:
