@@ -78,10 +78,10 @@ func (s *server) complete(d *document, t *text, cur *cursor, off int) []protocol
 			v = nil // the value tokens of a nested value are not kept
 		}
 		if n := len(v); n >= 2 && v[n-1].kind == tDot && v[n-2].kind == tIdent && v[n-1].end == offOrPrefix(cur, off) {
-			kind := v[n-2].text
+			kind := kindOf(v[n-2].text)
 			for _, df := range s.declared(d.path) {
 				if df.kind == kind {
-					out = append(out, item(df.name, protocol.CompletionItemKindReference, kind+"."+df.name, "", df.name, replace))
+					out = append(out, item(df.name, protocol.CompletionItemKindReference, v[n-2].text+"."+df.name, "", df.name, replace))
 				}
 			}
 			return out

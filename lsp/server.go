@@ -366,6 +366,20 @@ func (s *server) didClose(ctx context.Context, p json.RawMessage) error {
 	delete(s.docs, params.TextDocument.URI)
 	others := s.other[params.TextDocument.URI]
 	delete(s.other, params.TextDocument.URI)
+	if d != nil {
+		// The specs built on it now read it from disk.
+		for _, o := range s.docs {
+			for _, f := range o.files {
+				if f == d.path {
+					o.dirty = true
+				}
+			}
+		}
+		select {
+		case s.wake <- struct{}{}:
+		default:
+		}
+	}
 	s.mu.Unlock()
 	if d == nil {
 		return nil

@@ -249,6 +249,20 @@ func TestSession(t *testing.T) {
 		t.Errorf("references to plugin.openai in lm2lm.hcl: %d, want 4: %+v", inFile, refs)
 	}
 
+	// Variables: var.NAME is a reference to its variable block.
+	if h := hover(e.at(u, "loop \"policy\"", "var.steps", 5)); !strings.Contains(h, "variable `steps`") || !strings.Contains(h, "DAPO policy updates") {
+		t.Errorf("hover on var.steps:\n%s", h)
+	}
+	defn, err = e.srv.Definition(ctx, &protocol.DefinitionParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}, Position: e.at(u, "calibration {", "var.calibration_budget", 6)}})
+	if err != nil || len(defn) != 1 || defn[0].Range.Start != e.at(u, "variable", "\"calibration_budget\"", 0) {
+		t.Errorf("definition of var.calibration_budget: %+v %v", defn, err)
+	}
+	e.replace(u, "  steps               = var.steps\n", "  steps               = var.\n")
+	if got := complete(e.at(u, "= var.\n", "\n", 0)); !has(got, "steps", "calibration_budget") || len(got) != 2 {
+		t.Errorf("completion after var.: %v", got)
+	}
+	e.replace(u, "  steps               = var.\n", "  steps               = var.steps\n")
+
 	// Formatting: a misaligned spec comes back as assay fmt writes it.
 	v = e.replace(u, "  rollout_every       = 8\n", "  rollout_every = 8\n")
 	edits, err := e.srv.Formatting(ctx, &protocol.DocumentFormattingParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}})

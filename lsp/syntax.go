@@ -5,6 +5,18 @@ import "assay/lang/spec"
 // refKinds are the block types a reference kind.name can name.
 var refKinds = map[string]bool{"plugin": true, "environment": true, "role": true, "reward": true, "critic": true, "loop": true}
 
+// kindOf returns the block type that a traversal starting with root
+// names: kind.name references, and var.NAME for a variable block.
+func kindOf(root string) string {
+	if root == "var" {
+		return "variable"
+	}
+	if refKinds[root] {
+		return root
+	}
+	return ""
+}
+
 // fieldUse is a field name written in the spec.
 type fieldUse struct {
 	t     tok
@@ -270,10 +282,10 @@ func (s *syntax) value(attr *spec.Field, st *stmt, t tok) {
 		tt := t
 		s.extends = &tt
 	}
-	if n := len(v); n >= 3 && t.kind == tIdent && v[n-2].kind == tDot && v[n-3].kind == tIdent && refKinds[v[n-3].text] {
+	if n := len(v); n >= 3 && t.kind == tIdent && v[n-2].kind == tDot && v[n-3].kind == tIdent && kindOf(v[n-3].text) != "" {
 		// Not the tail of a longer traversal (a.role.rwm).
 		if n == 3 || v[n-4].kind != tDot {
-			s.refs = append(s.refs, refUse{kind: v[n-3].text, name: t.text, start: v[n-3].start, end: t.end, field: attr})
+			s.refs = append(s.refs, refUse{kind: kindOf(v[n-3].text), name: t.text, start: v[n-3].start, end: t.end, field: attr})
 		}
 	}
 }
