@@ -29,7 +29,8 @@ spec's estimated total as a code lens.
 --stdio is accepted for editors that pass it; standard input and output
 are the only transport.
 
-Exit codes: 0 when the editor ends the session, 1 on a broken stream.`,
+Exit codes: 0 when the editor sends shutdown, then exit; 1 on exit without
+shutdown, or when the stream breaks.`,
 		Example: `  assay lsp`,
 		Args:    usageArgs(0, 0),
 		RunE: func(c *cobra.Command, _ []string) error {

@@ -93,11 +93,11 @@ func has(xs []string, want ...string) bool {
 	return true
 }
 
-// TestSession drives the server through what an editor does with
+// TestEditing drives the server through what an editor does with
 // specs/lm2lm.hcl: open it with an error, see the diagnostic, fix it and
 // see it cleared, then hover, complete, go to definition, find
 // references, format and read the code lens.
-func TestSession(t *testing.T) {
+func TestEditing(t *testing.T) {
 	t.Parallel()
 	e := startEditor(t, Options{})
 	ctx := e.ctx
