@@ -29,8 +29,8 @@ spec's estimated total as a code lens.
 --stdio is accepted for editors that pass it; standard input and output
 are the only transport.
 
-Exit codes: 0 when the editor sends shutdown, then exit; 1 on exit without
-shutdown, or when the stream breaks.`,
+Exit codes: 0 when the editor sends shutdown then exit, or closes the
+server's input; 1 on exit without shutdown, or a stream that fails.`,
 		Example: `  assay lsp`,
 		Args:    usageArgs(0, 0),
 		RunE: func(c *cobra.Command, _ []string) error {
