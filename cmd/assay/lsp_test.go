@@ -86,3 +86,27 @@ func TestLSPProcess(t *testing.T) {
 		t.Errorf("assay lsp exited: %v", err)
 	}
 }
+
+// TestLSPExitWithoutShutdown checks the protocol's rule: exit before
+// shutdown ends the server with status 1.
+func TestLSPExitWithoutShutdown(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "assay", "lsp")
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	conn := jsonrpc2.NewConn(jsonrpc2.NewStream(procStream{out, in}))
+	conn.Go(ctx, jsonrpc2.MethodNotFoundHandler)
+	if _, err := conn.Call(ctx, protocol.MethodInitialize, &protocol.InitializeParams{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	_ = conn.Notify(ctx, protocol.MethodExit, nil)
+	err := cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		t.Errorf("exit without shutdown: %v, want exit status 1", err)
+	}
+}
