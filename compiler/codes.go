@@ -37,7 +37,9 @@ const (
 	CodeExtendsUnloaded  = "E_EXTENDS_UNLOADED"
 	CodeNotApplicable    = "E_NOT_APPLICABLE"
 	CodePolicyFixed      = "W_POLICY_FIXED"
-	CodeRoleAmbiguous    = "E_ROLE_AMBIGUOUS"
+	// CodeUnbounded: nothing bounds a figure of the estimate from above.
+	CodeUnbounded     = "W_UNBOUNDED"
+	CodeRoleAmbiguous = "E_ROLE_AMBIGUOUS"
 	// CodePluginConfig: a built-in plugin's config does not fit its schema
 	// in package stdlib/pluginconfig.
 	CodePluginConfig = "E_PLUGIN_CONFIG"
@@ -115,5 +117,6 @@ var Codes = []Code{
 	{CodePolicyFixed, "warning: an RL loop's proposer is served by a plugin that cannot update a policy, so the run samples a fixed policy"},
 	{CodeLLMUnpriced, "warning: a role has no tokens or price, so its dollars are not estimated"},
 	{CodeCalibrationSkips, "warning: a calibration round falls after the last policy step and never runs"},
+	{CodeUnbounded, "warning: nothing bounds some figure of the estimate from above (a loop that spends the real-run budget may make no real run per step at the low end of its assumptions, and neither max_steps nor budget.usd stops it); the estimate shows it as unbounded"},
 	{CodeSweepRouted, "warning: a sweep varies a critic's votes or threshold but not its expected_routed, so every variant assumes the same routed share"},
 }

@@ -58,8 +58,8 @@ func twoPhasePlan() *plan.Plan {
 	return &plan.Plan{Name: "x", Variants: []*plan.Variant{{
 		Name:     "default",
 		Prices:   map[string]float64{"H100": 2},
-		Envs:     []*plan.Environment{{Name: "e", GPU: "H100", GPUs: 2, Hours: 3, GPUHours: 6}},
-		Roles:    []*plan.Role{{Name: "critic", Kind: "critic", TokensIn: 1000, TokensOut: 100, PriceIn: 1, PriceOut: 10, Concurrency: 4, Seconds: 36}},
+		Envs:     []*plan.Environment{{Name: "e", GPU: "H100", GPUs: 2, Hours: plan.Exact(3), GPUHours: plan.Exact(6)}},
+		Roles:    []*plan.Role{{Name: "critic", Kind: "critic", TokensIn: plan.Exact(1000), TokensOut: plan.Exact(100), PriceIn: 1, PriceOut: 10, Concurrency: 4, Seconds: 36}},
 		Loops:    []*plan.Loop{{Name: "policy", Kind: "rl", Steps: plan.Count{Low: 5, Expected: 10, High: 10}}},
 		Executor: plan.Executor{Kind: "local", Concurrency: 8, GPUs: 4},
 		Budget:   plan.Budget{RealRuns: 100, Source: map[string]diag.Range{"real_runs": at}},

@@ -15,6 +15,9 @@ import (
 // FormatNumber renders a count with thousands separators: whole numbers
 // from 100 up, one decimal from 10, two below.
 func FormatNumber(x float64) string {
+	if math.IsInf(x, 1) {
+		return "unbounded"
+	}
 	x = round6(x)
 	switch a := math.Abs(x); {
 	case a >= 100 || x == math.Trunc(x):
@@ -28,6 +31,9 @@ func FormatNumber(x float64) string {
 
 // FormatUSD renders dollars: whole dollars from $1,000 up, cents below.
 func FormatUSD(x float64) string {
+	if math.IsInf(x, 1) {
+		return "unbounded"
+	}
 	x = round6(x)
 	sign := ""
 	if x < 0 {
@@ -47,6 +53,9 @@ func FormatUSD(x float64) string {
 // significant digits (a routed share of 0.363 is not 0.36), a large one as
 // FormatNumber does.
 func formatAssumed(x float64) string {
+	if math.IsInf(x, 1) {
+		return "unbounded"
+	}
 	if math.Abs(x) < 100 {
 		return strconv.FormatFloat(x, 'g', 4, 64)
 	}

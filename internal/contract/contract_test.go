@@ -252,7 +252,7 @@ func TestVariants(t *testing.T) {
 			{"calibration {\n  loop        = loop.policy\n  after_steps = [6, 12, 18]\n  budget      = [6]\n  select      = \"top_rated\"\n}\n", ""}}, reject: "E_MISSING"},
 		{name: "screened GRPO until the budget is spent", base: qs, edits: [][2]string{
 			{"role \"rwm\" {", criticRole + "\nrole \"rwm\" {"},
-			{"critic \"judge\" {\n  role   = role.critic\n  votes  = 5\n", "critic \"judge\" {\n  role   = role.critic\n  votes  = 5\n  threshold = 0.25\n  expected_routed = 0.4\n  routed_range = [0.02, 1]\n"},
+			{"critic \"judge\" {\n  role   = role.critic\n  votes  = 5\n", "critic \"judge\" {\n  role   = role.critic\n  votes  = 5\n  threshold = 0.25\n  expected_routed = { low = 0.02, expected = 0.4, high = 1 }\n"},
 			{rwmReward, "reward \"label\" {\n  source     = \"critic\"\n  value      = \"label_score\"\n  infeasible = \"-1\"\n}\n"},
 			{"  steps               = 24\n", "  until_budget        = true\n  screen              = critic.judge\n"},
 			{"  reward              = reward.rwm_gain\n", "  reward              = reward.label\n"},
