@@ -25,6 +25,9 @@ type Learned struct {
 	Value plan.Count
 	// From says where it was measured, e.g. "run 20261130-101500-ab12".
 	From string
+	// Missing, when set, says why the run has no figure (e.g. it routed no
+	// candidate): the spec's value stays, and the assumption says why.
+	Missing string
 }
 
 // DefaultMaxVariants is the sweep size limit when Options.MaxVariants is 0.

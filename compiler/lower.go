@@ -238,8 +238,10 @@ func (lv *lowering) assumptions(v *plan.Variant) []*plan.Assumption {
 	var out []*plan.Assumption
 	add := func(name string, c plan.Count, affects string, at ...diag.Range) {
 		a := &plan.Assumption{Name: name, Value: c, Affects: affects}
-		if l, ok := lv.c.opts.Learned[name]; ok {
+		if l, ok := lv.c.opts.Learned[name]; ok && l.Missing == "" {
 			a.From = l.From
+		} else if ok {
+			a.Note = l.Missing
 		}
 		for _, r := range at {
 			if r.Valid() {
@@ -304,7 +306,7 @@ func (lv *lowering) assumptions(v *plan.Variant) []*plan.Assumption {
 // learned is the figure a run measured for assumption name, when the
 // compilation was given one, else c.
 func (lv *lowering) learned(name string, c plan.Count) plan.Count {
-	if l, ok := lv.c.opts.Learned[name]; ok {
+	if l, ok := lv.c.opts.Learned[name]; ok && l.Missing == "" {
 		return l.Value
 	}
 	return c

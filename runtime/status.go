@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -232,6 +233,9 @@ type Report struct {
 	// Compare sets the run's figures beside the estimate of its plan; the
 	// command that loads the report fills it.
 	Compare []Comparison `json:"estimate_vs_run,omitempty"`
+	// Predicted sets the run's figures beside an estimate learned from its
+	// own measurements; the command that loads the report fills it.
+	Predicted []Prediction `json:"predicted_vs_actual,omitempty"`
 }
 
 // Comparison is one figure of the estimate beside what the run measured.
@@ -244,6 +248,32 @@ type Comparison struct {
 	// Within: low <= measured <= high. A figure outside says an assumption
 	// of the estimate did not hold (or a run was cut short).
 	Within bool `json:"within"`
+	// Reason says why nothing bounds the figure; High is then +Inf, and
+	// null in JSON.
+	Reason string `json:"reason,omitempty"`
+}
+
+// MarshalJSON writes an unbounded high as null.
+func (c Comparison) MarshalJSON() ([]byte, error) {
+	type plain Comparison
+	out := struct {
+		plain
+		High *float64 `json:"high"`
+	}{plain: plain(c)}
+	if !math.IsInf(c.High, 1) {
+		out.High = &c.High
+	}
+	return json.Marshal(out)
+}
+
+// Prediction is one figure of a run beside what an estimate learned from
+// its own measurements predicts (see estimate --from-run). Error is
+// (predicted - actual) / actual.
+type Prediction struct {
+	Figure    string  `json:"figure"`
+	Predicted float64 `json:"predicted"`
+	Actual    float64 `json:"actual"`
+	Error     float64 `json:"error"`
 }
 
 // BurnPoint is the budget used after the n-th real-run reservation.

@@ -101,6 +101,18 @@ type Assumption struct {
 	Value   plan.Count `json:"value"`
 	From    string     `json:"from"`
 	Affects string     `json:"affects"`
+	// Note says why a run's measurement did not replace the figure.
+	Note string `json:"note,omitempty"`
+}
+
+// Prediction is one figure of a run beside what an estimate learned from
+// that run's own measurements predicts for it (estimate --from-run).
+// Error is (predicted - actual) / actual; 0 when both are 0.
+type Prediction struct {
+	Figure    string  `json:"figure"`
+	Predicted float64 `json:"predicted"`
+	Actual    float64 `json:"actual"`
+	Error     float64 `json:"error"`
 }
 
 // Report is the estimate of a plan. Without a sweep, its figures are the one
@@ -115,6 +127,11 @@ type Report struct {
 	// variant lists its own.
 	Assumptions []*Assumption `json:"assumptions,omitempty"`
 	Variants    []*Variant    `json:"variants,omitempty"`
+	// FromRun is the run whose measurements replaced the assumptions, and
+	// Predicted that run's figures beside what this estimate predicts for
+	// it (empty when the run's plan is not of this spec's structure).
+	FromRun   string        `json:"from_run,omitempty"`
+	Predicted []*Prediction `json:"predicted_vs_actual,omitempty"`
 }
 
 func newBreakdown() Breakdown {
@@ -187,7 +204,7 @@ func estimateVariant(v *plan.Variant) *Variant {
 		} else if from == "" {
 			from = "default"
 		}
-		out.Assumptions = append(out.Assumptions, &Assumption{Name: a.Name, Value: a.Value, From: from, Affects: a.Affects})
+		out.Assumptions = append(out.Assumptions, &Assumption{Name: a.Name, Value: a.Value, From: from, Affects: a.Affects, Note: a.Note})
 	}
 	envs := map[string]*plan.Environment{}
 	for _, e := range v.Envs {

@@ -173,7 +173,22 @@ func sections(r *Report) []section {
 	if len(r.Assumptions) > 0 {
 		s := section{title: "Assumptions", header: []string{"assumption", "value", "from", "affects"}}
 		for _, a := range r.Assumptions {
-			s.rows = append(s.rows, []string{a.Name, formatCount(a.Value, formatAssumed), a.From, a.Affects})
+			from := a.From
+			if a.Note != "" {
+				from += " (" + a.Note + ")"
+			}
+			s.rows = append(s.rows, []string{a.Name, formatCount(a.Value, formatAssumed), from, a.Affects})
+		}
+		out = append(out, s)
+	}
+	if len(r.Predicted) > 0 {
+		s := section{title: "Run " + r.FromRun + ": predicted from its own measurements, and actual", header: []string{"figure", "predicted", "actual", "error"}}
+		for _, p := range r.Predicted {
+			f := formatAssumed
+			if strings.Contains(p.Figure, "usd") {
+				f = FormatUSD
+			}
+			s.rows = append(s.rows, []string{p.Figure, f(p.Predicted), f(p.Actual), fmt.Sprintf("%+.1f%%", 100*p.Error)})
 		}
 		out = append(out, s)
 	}

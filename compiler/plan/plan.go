@@ -161,9 +161,11 @@ type Assumption struct {
 	Name  string `json:"name"`
 	Value Count  `json:"value"`
 	// Affects names the estimate's figures that rest on it.
-	Affects string     `json:"affects"`
-	From    string     `json:"from,omitempty"`
-	Source  diag.Range `json:"source"`
+	Affects string `json:"affects"`
+	From    string `json:"from,omitempty"`
+	// Note says why a run's measurement did not replace the figure.
+	Note   string     `json:"note,omitempty"`
+	Source diag.Range `json:"source"`
 }
 
 // Records are the seed records: SeedRuns real runs on train tasks.
