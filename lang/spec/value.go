@@ -170,20 +170,18 @@ func (s Spread) Plain() any {
 // MarshalJSON writes the number, or the object.
 func (s Spread) MarshalJSON() ([]byte, error) { return json.Marshal(s.Plain()) }
 
-// UnmarshalJSON reads a number, or an object with low, expected and high.
+// UnmarshalJSON reads a number, or an object with exactly the keys low,
+// expected and high, as SpreadFrom does.
 func (s *Spread) UnmarshalJSON(b []byte) error {
-	var x float64
-	if err := json.Unmarshal(b, &x); err == nil {
-		*s = One(x)
-		return nil
+	var x any
+	if err := json.Unmarshal(b, &x); err != nil {
+		return err
 	}
-	var o struct {
-		Low, Expected, High *float64
+	sp, err := SpreadFrom(x)
+	if err != nil {
+		return fmt.Errorf("an assumed figure must be %v", err)
 	}
-	if err := json.Unmarshal(b, &o); err != nil || o.Low == nil || o.Expected == nil || o.High == nil {
-		return fmt.Errorf("an assumed figure is a number or {low, expected, high}")
-	}
-	*s = Spread{Low: *o.Low, Expected: *o.Expected, High: *o.High, Ranged: true}
+	*s = sp
 	return nil
 }
 
