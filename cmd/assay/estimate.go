@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -160,6 +161,19 @@ func learnFromRun(dir, id string, p *plan.Plan, anyRun bool) (*fromRunResult, er
 		out.sameShape = true
 	}
 	out.learned = runcompare.Learn(&rp, st.Variant, st.Totals, tim, id)
+	if out.learned == nil {
+		out.learned = map[string]compiler.Learned{}
+	}
+	// An assumption of the spec the run has no figure for (another
+	// spec's run names other things) keeps its value and says so; prices
+	// are not measured.
+	for _, v := range p.Variants {
+		for _, a := range v.Assumptions {
+			if _, ok := out.learned[a.Name]; !ok && !strings.HasPrefix(a.Name, "prices.") {
+				out.learned[a.Name] = compiler.Learned{Missing: "run " + id + " measured no such figure"}
+			}
+		}
+	}
 	return out, nil
 }
 
