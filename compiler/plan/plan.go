@@ -107,8 +107,14 @@ func (c Count) MarshalJSON() ([]byte, error) {
 	return json.Marshal(j)
 }
 
-// UnmarshalJSON reads what MarshalJSON writes.
+// UnmarshalJSON reads what MarshalJSON writes, or one number (plans of
+// format 1.2 and before wrote hours and tokens per call so).
 func (c *Count) UnmarshalJSON(b []byte) error {
+	var n float64
+	if json.Unmarshal(b, &n) == nil {
+		*c = Exact(n)
+		return nil
+	}
 	var j countJSON
 	if err := json.Unmarshal(b, &j); err != nil {
 		return err
