@@ -10,6 +10,7 @@ import (
 	"assay/lang/diag"
 	"assay/lang/formula"
 	"assay/lang/spec"
+	"assay/stdlib"
 )
 
 // lower builds the plan: one plan.Variant per variant, with its phases and
@@ -299,8 +300,26 @@ func (lv *lowering) assumptions(v *plan.Variant) []*plan.Assumption {
 			at = firstValid(s.Prices.GPU.Range, s.Prices.Preset.Range)
 		}
 		add("prices."+g+".usd_per_gpu_hour", plan.Exact(v.Prices[g]), "GPU dollars", at)
+		if pp := lv.pricePreset(g, v.Prices[g]); pp != "" {
+			out[len(out)-1].From = "preset " + pp
+		}
 	}
 	return out
+}
+
+// pricePreset is the price preset the spec names when it gives GPU g the
+// price usd, i.e. when the price is the preset's.
+func (lv *lowering) pricePreset(g string, usd float64) string {
+	pr := lv.s.Prices
+	if pr == nil || !pr.Preset.Set {
+		return ""
+	}
+	if p, ok := stdlib.PricePreset(pr.Preset.V); ok && p.GPU.Set {
+		if x, ok := p.GPU.V[g]; ok && x == usd {
+			return pr.Preset.V
+		}
+	}
+	return ""
 }
 
 // learned is the figure a run measured for assumption name, when the
