@@ -256,3 +256,10 @@ func normalize(x any) any {
 	}
 	return x
 }
+
+// Removed maps fields that Assay no longer has to what to write instead,
+// for the front ends' unknown-field errors.
+var Removed = map[string]string{
+	"routed_range":        "routed_range is gone: give the range in expected_routed itself, expected_routed = { low = 0.2, expected = 0.363, high = 1 }",
+	"build_failure_range": "build_failure_range is gone: give the range in build_failures itself, build_failures = { low = 0, expected = 0.05, high = 0.5 }",
+}
