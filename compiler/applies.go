@@ -257,7 +257,7 @@ func (k *checker) criticApplies(cr *spec.Critic) {
 			set   bool
 			r     diag.Range
 		}{{"threshold", cr.Threshold.Set, cr.Threshold.Range}, {"route", cr.Route.Set, cr.Route.Range},
-			{"expected_routed", cr.ExpectedRouted.Set && cr.ExpectedRouted.V != spec.One(0), cr.ExpectedRouted.Range}} {
+			{"expected_routed", cr.ExpectedRouted.Set && cr.ExpectedRouted.V.High != 0, cr.ExpectedRouted.Range}} {
 			if f.set && user(f.r) {
 				k.add(diag.Errorf(CodeUnscreened, f.r, "%s is set, but no loop screens with %s, so nothing is routed to a real run", f.field, name).
 					WithDetail("write screen = critic.%s in a loop, or remove %s (expected_routed = 0 may stay: it says nothing is routed)", cr.Name, f.field))
