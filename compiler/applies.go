@@ -256,8 +256,8 @@ func (k *checker) criticApplies(cr *spec.Critic) {
 			field string
 			set   bool
 			r     diag.Range
-		}{{"threshold", cr.Threshold.Set, cr.Threshold.Range}, {"route", cr.Route.Set, cr.Route.Range}, {"routed_range", cr.RoutedRange.Set, cr.RoutedRange.Range},
-			{"expected_routed", cr.ExpectedRouted.Set && cr.ExpectedRouted.V != 0, cr.ExpectedRouted.Range}} {
+		}{{"threshold", cr.Threshold.Set, cr.Threshold.Range}, {"route", cr.Route.Set, cr.Route.Range},
+			{"expected_routed", cr.ExpectedRouted.Set && cr.ExpectedRouted.V.High != 0, cr.ExpectedRouted.Range}} {
 			if f.set && user(f.r) {
 				k.add(diag.Errorf(CodeUnscreened, f.r, "%s is set, but no loop screens with %s, so nothing is routed to a real run", f.field, name).
 					WithDetail("write screen = critic.%s in a loop, or remove %s (expected_routed = 0 may stay: it says nothing is routed)", cr.Name, f.field))
@@ -271,7 +271,7 @@ func (k *checker) criticApplies(cr *spec.Critic) {
 				field string
 				set   bool
 				r     diag.Range
-			}{{"expected_routed", cr.ExpectedRouted.Set, cr.ExpectedRouted.Range}, {"routed_range", cr.RoutedRange.Set, cr.RoutedRange.Range}} {
+			}{{"expected_routed", cr.ExpectedRouted.Set, cr.ExpectedRouted.Range}} {
 				if f.set && user(f.r) {
 					k.add(diag.Errorf(CodeUnscreened, f.r, "%s is set, but %s screens only evolution loops, which verify by their select rule, not by a routed share", f.field, name).
 						WithDetail("remove %s; the verifications per round fix an evolution loop's real runs", f.field))
@@ -286,10 +286,6 @@ func (k *checker) criticApplies(cr *spec.Critic) {
 			k.add(diag.Errorf(CodeThresholdUnused, cr.Threshold.Range, "threshold is set, but the route formula of %s does not read it", name).
 				WithDetail("use threshold in route, or remove threshold"))
 		}
-	}
-	if cr.RoutedRange.Set && user(cr.RoutedRange.Range) && !cr.ExpectedRouted.Set && k.screensRL(cr.Name) {
-		k.add(diag.Errorf(CodeMissing, cr.RoutedRange.Range, "routed_range is set, but %s has no expected_routed", name).
-			WithDetail("write expected_routed = 0.363 too; the estimate reads the range around it"))
 	}
 	if cr.Tie.Set && user(cr.Tie.Range) && cr.Votes.Set {
 		switch {

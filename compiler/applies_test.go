@@ -9,7 +9,6 @@ import (
 // edits base.hcl, and the diagnostic must carry the code on the line of the
 // text marked with "<-" (the marker is removed before compiling).
 func TestAppliesRefusals(t *testing.T) {
-	critic := "  threshold       = 0.25\n  expected_routed = 0.363\n"
 	cases := []struct {
 		name string
 		muts [][2]string
@@ -28,7 +27,6 @@ func TestAppliesRefusals(t *testing.T) {
 		{"tie with odd mean_rank", [][2]string{{"  votes           = 15\n", "  votes           = 15\n  aggregate = \"mean_rank\"\n  tie = \"lose\" <-\n"}}, CodeTieUnused},
 		{"threshold the route ignores", [][2]string{{"  threshold       = 0.25\n", "  threshold       = 0.25 <-\n  route = \"mean_rank > 1\"\n"}}, CodeThresholdUnused},
 		{"screen without threshold or route", [][2]string{{`critic "screen" {`, `critic "screen" { <-`}, {"  threshold       = 0.25\n", ""}}, CodeMissing},
-		{"routed_range without expected_routed", [][2]string{{critic, "  threshold       = 0.25\n  routed_range    = [0.2, 0.5] <-\n"}}, CodeMissing},
 		{"slurm block on a local executor", [][2]string{{"budget {", "executor {\n  kind = \"local\"\n  slurm { <-\n    partition = \"gpu\"\n  }\n}\n\nbudget {"}}, CodeSlurmLocal},
 		{"reward of no loop", [][2]string{{"records {", "reward \"spare\" { <-\n  source     = \"real\"\n  value      = \"gain\"\n  infeasible = \"-1\"\n}\n\nrecords {"}}, CodeUnusedBlock},
 		{"critic of no loop", [][2]string{{"  screen              = critic.screen\n", ""}, {`critic "screen" {`, `critic "screen" { <-`}}, CodeUnusedBlock},

@@ -127,7 +127,7 @@ func TestUntilBudgetCountsBaselines(t *testing.T) {
 		{"reward              = reward.rwm_gain", "reward              = reward.rwm_gain\n  screen              = critic.screen"},
 		{"source     = \"predicted\"\n  predictor  = role.rwm", "source     = \"real\""},
 		{"calibration {\n  loop        = loop.policy\n  after_steps = [8, 16]\n  budget      = [5, 5]\n}\n", ""},
-		{"votes           = 15", "votes           = 15\n  routed_range    = [0.25, 0.5]"},
+		{"expected_routed = 0.363", "expected_routed = { low = 0.25, expected = 0.363, high = 0.5 }"},
 		{"real_runs = 40", "real_runs = 999"},
 	} {
 		src, _ = mutate(t, src, r[0], r[1])

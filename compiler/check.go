@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"fmt"
+	"math"
 	"reflect"
 
 	"assay/lang/diag"
@@ -51,6 +52,38 @@ func (k *checker) numMin(v spec.Val[float64], min float64, strict bool, what str
 	} else if !strict && v.V < min {
 		k.add(diag.Errorf(CodeRange, v.Range, "%s must be at least %g, got %g", what, min, v.V))
 	}
+}
+
+// spread checks an assumed figure: its low, expected and high in order,
+// each at least min (greater, when strict) and at most max. It reports
+// whether the figure is good.
+func (k *checker) spread(v spec.Val[spec.Spread], min, max float64, strict bool, what string) bool {
+	if !v.Set {
+		return true
+	}
+	sp := v.V
+	if sp.Low > sp.Expected || sp.Expected > sp.High {
+		k.add(diag.Errorf(CodeRange, v.Range, "%s must satisfy low <= expected <= high, got low = %g, expected = %g, high = %g", what, sp.Low, sp.Expected, sp.High).
+			WithDetail("order the three figures, or give one number"))
+		return false
+	}
+	name := func(which string) string {
+		if sp.Ranged {
+			return what + " (" + which + ")"
+		}
+		return what
+	}
+	switch {
+	case strict && sp.Low <= min:
+		k.add(diag.Errorf(CodeRange, v.Range, "%s must be greater than %g, got %g", name("low"), min, sp.Low))
+	case !strict && sp.Low < min:
+		k.add(diag.Errorf(CodeRange, v.Range, "%s must be at least %g, got %g", name("low"), min, sp.Low))
+	case sp.High > max:
+		k.add(diag.Errorf(CodeRange, v.Range, "%s must be at most %g, got %g", name("high"), max, sp.High))
+	default:
+		return true
+	}
+	return false
 }
 
 func check(c *compilation) {
@@ -139,8 +172,8 @@ func (k *checker) fields() {
 		k.intMin(r.Concurrency, 1, "concurrency")
 		k.numMin(r.Seconds, 0, false, "seconds")
 		if r.Tokens != nil {
-			k.numMin(r.Tokens.In, 0, false, "tokens.in")
-			k.numMin(r.Tokens.Out, 0, false, "tokens.out")
+			k.spread(r.Tokens.In, 0, math.Inf(1), false, "tokens.in")
+			k.spread(r.Tokens.Out, 0, math.Inf(1), false, "tokens.out")
 		}
 		if r.Price != nil {
 			k.numMin(r.Price.In, 0, false, "price.in")
@@ -227,8 +260,8 @@ func (k *checker) environment(e *spec.Environment) {
 			k.need(rc.Hours.Set, rat, name+": run_cost.hours", "hours = 5.625 (or gpu_hours = 45 instead of gpus and hours)")
 		}
 		k.intMin(rc.GPUs, 1, "run_cost.gpus")
-		k.numMin(rc.Hours, 0, true, "run_cost.hours")
-		k.numMin(rc.GPUHours, 0, true, "run_cost.gpu_hours")
+		k.spread(rc.Hours, 0, math.Inf(1), true, "run_cost.hours")
+		k.spread(rc.GPUHours, 0, math.Inf(1), true, "run_cost.gpu_hours")
 	}
 	k.need(e.Trainer.Set, at, name+": trainer", "trainer = plugin.NAME, naming a trainer plugin")
 	switch {
@@ -252,7 +285,7 @@ func (k *checker) environment(e *spec.Environment) {
 }
 
 var (
-	rlOnly   = []string{"algorithm", "steps", "until_budget", "states", "proposals_per_state", "rollout_every", "zero_variance", "reward", "learning_rate"}
+	rlOnly   = []string{"algorithm", "steps", "until_budget", "max_steps", "states", "proposals_per_state", "rollout_every", "zero_variance", "reward", "learning_rate"}
 	evolOnly = []string{"islands", "rounds", "migration_every", "ideas_per_round", "verifications_per_round", "select"}
 )
 
@@ -280,6 +313,11 @@ func (k *checker) loop(l *spec.Loop) {
 			k.add(diag.Errorf(CodeConflict, l.UntilBudget.Range, "%s sets both steps and until_budget = true", name).
 				WithDetail("remove steps to spend the budget, or remove until_budget"))
 		}
+		if l.MaxSteps.Set && !l.UntilBudget.V {
+			k.add(diag.Errorf(CodeNotApplicable, l.MaxSteps.Range, "%s sets max_steps, which bounds only a loop with until_budget = true", name).
+				WithDetail("remove max_steps; steps already fixes this loop's length"))
+		}
+		k.intMin(l.MaxSteps, 1, "max_steps")
 		if !l.Steps.Set && !l.UntilBudget.V {
 			k.add(diag.Errorf(CodeLoopField, at, "%s needs steps or until_budget = true", name).
 				WithDetail("write steps = 96, or until_budget = true with budget { real_runs = N }"))

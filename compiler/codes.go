@@ -37,7 +37,9 @@ const (
 	CodeExtendsUnloaded  = "E_EXTENDS_UNLOADED"
 	CodeNotApplicable    = "E_NOT_APPLICABLE"
 	CodePolicyFixed      = "W_POLICY_FIXED"
-	CodeRoleAmbiguous    = "E_ROLE_AMBIGUOUS"
+	// CodeUnbounded: nothing bounds a figure of the estimate from above.
+	CodeUnbounded     = "W_UNBOUNDED"
+	CodeRoleAmbiguous = "E_ROLE_AMBIGUOUS"
 	// CodePluginConfig: a built-in plugin's config does not fit its schema
 	// in package stdlib/pluginconfig.
 	CodePluginConfig = "E_PLUGIN_CONFIG"
@@ -86,7 +88,7 @@ var Codes = []Code{
 	{CodePriceMissing, "a GPU type has no price"},
 	{CodeLoopField, "a loop lacks a field its kind needs, or sets one of the other kind"},
 	{CodeUntilBudget, "until_budget cannot be solved: no real-run cap, no real runs per step, or no step fits"},
-	{CodeExpectedRouted, "expected_routed or routed_range outside (0, 1] (expected_routed = 0 is allowed on a critic no RL loop screens with)"},
+	{CodeExpectedRouted, "expected_routed outside [0, 1], or its expected figure 0 on a critic that routes in an RL loop (expected_routed = 0 is allowed on a critic no RL loop screens with)"},
 	{CodeScreenRole, "a critic's role is not of kind critic"},
 	{CodePredictorRole, "a predicted reward's predictor is not a role of kind rwm"},
 	{CodeExecutorGPUs, "the executor has fewer GPUs than one run needs"},
@@ -100,7 +102,7 @@ var Codes = []Code{
 	{CodeNotApplicable, "a field is set where it has no effect; remove it, or change what makes it apply"},
 	{CodeRoleAmbiguous, "a block calls a role of a kind the spec declares several of, without naming which"},
 	{CodePluginConfig, "a built-in plugin's config has a key its schema does not declare, a value of the wrong type or range, or keys that exclude each other"},
-	{CodeUnscreened, "a critic's routing field (threshold, route, expected_routed, routed_range) is set, but no loop routes with the critic"},
+	{CodeUnscreened, "a critic's routing field (threshold, route, expected_routed) is set, but no loop routes with the critic"},
 	{CodeClipUnused, "reward clip is set, but neither formula reads c and no calibration compares clipped rewards"},
 	{CodeNormalizeUnused, "reward normalize is set, but the value formula does not read scale and no calibration compares normalised rewards"},
 	{CodeRepeatUnused, "repeat_penalty is set, but no group of the reward's loops can hold a repeat and the infeasible formula does not read delta"},
@@ -115,5 +117,6 @@ var Codes = []Code{
 	{CodePolicyFixed, "warning: an RL loop's proposer is served by a plugin that cannot update a policy, so the run samples a fixed policy"},
 	{CodeLLMUnpriced, "warning: a role has no tokens or price, so its dollars are not estimated"},
 	{CodeCalibrationSkips, "warning: a calibration round falls after the last policy step and never runs"},
+	{CodeUnbounded, "warning: nothing bounds some figure of the estimate from above (a loop that spends the real-run budget may make no real run per step at the low end of its assumptions, and neither max_steps nor budget.usd stops it); the estimate shows it as unbounded"},
 	{CodeSweepRouted, "warning: a sweep varies a critic's votes or threshold but not its expected_routed, so every variant assumes the same routed share"},
 }

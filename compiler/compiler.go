@@ -13,6 +13,21 @@ type Options struct {
 	// DefaultMaxVariants. A grid grows multiplicatively, and a typo in a
 	// value list should not become a million-variant plan.
 	MaxVariants int
+	// Learned replaces assumptions of the spec with figures a run
+	// measured, by assumption name (as plan.Assumption names them, e.g.
+	// "critic.screen.routed_share"); a name the plan does not assume is
+	// ignored.
+	Learned map[string]Learned
+}
+
+// Learned is a figure a run measured, standing in for an assumption.
+type Learned struct {
+	Value plan.Count
+	// From says where it was measured, e.g. "run 20261130-101500-ab12".
+	From string
+	// Missing, when set, says why the run has no figure (e.g. it routed no
+	// candidate): the spec's value stays, and the assumption says why.
+	Missing string
 }
 
 // DefaultMaxVariants is the sweep size limit when Options.MaxVariants is 0.

@@ -75,7 +75,8 @@ var Defaults = []Default{
 			}
 		}
 	}},
-	{"critic.*.routed_range", "[expected_routed, 1]", "at worst every candidate is routed", nil},
+	{"critic.*.expected_routed", "one number e means { low = e, expected = e, high = 1 }", "at worst every candidate is routed", nil},
+	{"role.*.build_failures", "0; one number f means { low = f, expected = f, high = f }", "a builder's builds succeed unless the spec says otherwise", nil},
 	{"loop.*.rollout_every", "1", "a fresh rollout every step", func(s *spec.Spec) {
 		for _, l := range s.Loops {
 			if l.Kind.V == "rl" {

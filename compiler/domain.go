@@ -54,45 +54,27 @@ func (k *checker) domain() {
 		// A critic that routes in a screened RL loop sends some candidates
 		// to real runs, so 0 is refused there; elsewhere expected_routed = 0
 		// says the critic routes nothing (the critic-only ablation).
-		if er := cr.ExpectedRouted; er.Set && (er.V < 0 || er.V > 1 || (er.V == 0 && k.screensRL(cr.Name) && critRoutes(cr))) {
-			k.add(diag.Errorf(CodeExpectedRouted, er.Range, "expected_routed must lie in [0, 1] (above 0 for a critic that routes), got %g", er.V))
-		}
-		if rr := cr.RoutedRange; rr.Set {
-			switch {
-			case len(rr.V) != 2:
-				k.add(diag.Errorf(CodeExpectedRouted, rr.Range, "routed_range must be [low, high], got %d numbers", len(rr.V)))
-			case rr.V[0] < 0 || rr.V[1] > 1 || rr.V[0] > rr.V[1]:
-				k.add(diag.Errorf(CodeExpectedRouted, rr.Range, "routed_range must satisfy 0 <= low <= high <= 1, got [%g, %g]", rr.V[0], rr.V[1]))
-			case cr.ExpectedRouted.Set && (cr.ExpectedRouted.V < rr.V[0] || cr.ExpectedRouted.V > rr.V[1]):
-				k.add(diag.Errorf(CodeExpectedRouted, cr.ExpectedRouted.Range, "expected_routed %g lies outside routed_range [%g, %g]", cr.ExpectedRouted.V, rr.V[0], rr.V[1]))
+		// A critic that routes in a screened RL loop sends some candidates
+		// to real runs, so an expected 0 is refused there; elsewhere
+		// expected_routed = 0 says the critic routes nothing (the
+		// critic-only ablation). A low of 0 is allowed: it says the run may
+		// route nothing, and the estimate then bounds what it can.
+		if er := cr.ExpectedRouted; er.Set {
+			if er.V.Low < 0 || er.V.High > 1 || (er.V.Expected == 0 && k.screensRL(cr.Name) && critRoutes(cr)) {
+				k.add(diag.Errorf(CodeExpectedRouted, er.Range, "expected_routed must lie in [0, 1] (its expected figure above 0 for a critic that routes), got %s", spreadText(er.V)))
+			} else {
+				k.spread(er, 0, 1, false, "expected_routed")
 			}
 		}
 	}
 	for _, r := range s.Roles {
 		builder := contains(builderKinds, r.Kind.V)
-		for _, f := range []struct {
-			set bool
-			at  diag.Range
-			n   string
-		}{{r.BuildFailures.Set, r.BuildFailures.Range, "build_failures"}, {r.BuildFailureRange.Set, r.BuildFailureRange.Range, "build_failure_range"}} {
-			if f.set && !builder {
-				k.add(diag.Errorf(CodeNotApplicable, f.at, "%s applies to builder roles; role %q is a %s", f.n, r.Name, r.Kind.V).
-					WithDetail("remove %s, or set it on the role that builds proposals", f.n))
-			}
+		if r.BuildFailures.Set && !builder {
+			k.add(diag.Errorf(CodeNotApplicable, r.BuildFailures.Range, "build_failures applies to builder roles; role %q is a %s", r.Name, r.Kind.V).
+				WithDetail("remove build_failures, or set it on the role that builds proposals"))
 		}
-		if r.BuildFailures.Set && (r.BuildFailures.V < 0 || r.BuildFailures.V >= 1) {
-			k.add(diag.Errorf(CodeRange, r.BuildFailures.Range, "build_failures must lie in [0, 1), got %g", r.BuildFailures.V))
-		}
-		if rr := r.BuildFailureRange; rr.Set {
-			e := r.BuildFailures.V
-			switch {
-			case len(rr.V) != 2:
-				k.add(diag.Errorf(CodeRange, rr.Range, "build_failure_range must be [low, high], got %d numbers", len(rr.V)))
-			case rr.V[0] < 0 || rr.V[1] > 1 || rr.V[0] > rr.V[1]:
-				k.add(diag.Errorf(CodeRange, rr.Range, "build_failure_range must satisfy 0 <= low <= high <= 1, got [%g, %g]", rr.V[0], rr.V[1]))
-			case e < rr.V[0] || e > rr.V[1]:
-				k.add(diag.Errorf(CodeRange, k.at(r.BuildFailures.Range, rr.Range), "build_failures %g lies outside build_failure_range [%g, %g]", e, rr.V[0], rr.V[1]))
-			}
+		if bf := r.BuildFailures; bf.Set && k.spread(bf, 0, 1, false, "build_failures") && bf.V.Expected >= 1 {
+			k.add(diag.Errorf(CodeRange, bf.Range, "build_failures must lie in [0, 1) (its expected figure below 1: some builds succeed), got %s", spreadText(bf.V)))
 		}
 	}
 	k.loopsDomain()
@@ -101,6 +83,14 @@ func (k *checker) domain() {
 	k.calibrationDomain()
 	k.budgetFit()
 	k.rolesPriced()
+}
+
+// spreadText renders an assumed figure as the spec wrote it.
+func spreadText(sp spec.Spread) string {
+	if !sp.Ranged {
+		return fmt.Sprintf("%g", sp.Expected)
+	}
+	return fmt.Sprintf("{ low = %g, expected = %g, high = %g }", sp.Low, sp.Expected, sp.High)
 }
 
 func (k *checker) loopsDomain() {

@@ -33,7 +33,6 @@ var fieldValues = map[string][]any{
 	"prices.preset":                 {"cloud-2026"},
 	"loop.*.preset":                 {"dapo", "grpo", "critic-grpo", "openevolve"},
 	"environment.*.run_cost.gpu":    {"H100", "B200", "CPU"},
-	"critic.*.routed_range":         {[]float64{0.2, 0.9}},
 	"environment.*.task.*.baseline": {0.5},
 }
 
@@ -354,6 +353,18 @@ func mutations(t *testing.T, s *spec.Spec, in attrInst, eff reflect.Value) []mut
 			add(0.5)
 		} else {
 			add(x * 2)
+		}
+	case "spread":
+		// One number changed, and the same expected figure with a range
+		// around it: both the figure and its spread must take effect.
+		sp, _ := c.(spec.Spread)
+		x := sp.Expected
+		if x == 0 {
+			add(spec.One(0.5))
+			add(spec.Spread{Low: 0, Expected: 0, High: 0.5, Ranged: true})
+		} else {
+			add(spec.One(x / 2))
+			add(spec.Spread{Low: x / 2, Expected: x, High: x, Ranged: true})
 		}
 	case "bool":
 		b, _ := c.(bool)

@@ -10,6 +10,7 @@ import (
 	"assay/lang/diag"
 	"assay/lang/formula"
 	"assay/lang/spec"
+	"assay/stdlib"
 )
 
 // lower builds the plan: one plan.Variant per variant, with its phases and
@@ -73,6 +74,9 @@ type rawPhase struct {
 	// spent: its figures are bounded by its refresh count's range times the
 	// range of a refresh's figures (see count).
 	untilBudget bool
+	// unbounded, when set, says why nothing bounds the phase's figures
+	// that grow with its steps (see count).
+	unbounded string
 }
 
 // count turns a phase figure into a Count. For an until_budget loop the
@@ -86,6 +90,9 @@ func (r *rawPhase) count(v vec) plan.Count {
 	c := v.count()
 	if !r.untilBudget {
 		return c
+	}
+	if r.unbounded != "" && r.maxPerRefresh(v) > 0 {
+		return plan.Unbounded(c.Low, c.Expected, r.unbounded)
 	}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for sc := range v {
@@ -147,13 +154,13 @@ func (lv *lowering) variant() *plan.Variant {
 		}
 	}
 	for _, e := range s.Environments {
-		out.Envs = append(out.Envs, lowerEnv(e))
+		out.Envs = append(out.Envs, lv.env(e))
 	}
 	for _, r := range s.Roles {
 		pr := &plan.Role{Name: r.Name, Kind: r.Kind.V, Plugin: r.LLM.Name, Model: r.Model.V, Temperature: r.Temperature.V,
-			Concurrency: r.Concurrency.V, Seconds: r.Seconds.V, Source: r.NameRange}
+			Concurrency: r.Concurrency.V, Seconds: lv.seconds(r).Expected, Source: r.NameRange}
 		if r.Tokens != nil {
-			pr.TokensIn, pr.TokensOut = r.Tokens.In.V, r.Tokens.Out.V
+			pr.TokensIn, pr.TokensOut = lv.tokens(r, "in"), lv.tokens(r, "out")
 		}
 		if r.Price != nil {
 			pr.PriceIn, pr.PriceOut = r.Price.In.V, r.Price.Out.V
@@ -170,7 +177,7 @@ func (lv *lowering) variant() *plan.Variant {
 	}
 	for _, cr := range s.Critics {
 		pc := &plan.Critic{Name: cr.Name, Role: cr.Role.Name, Votes: cr.Votes.V, Labels: cr.Labels.V,
-			Aggregate: cr.Aggregate.V, Tie: tieRule(cr), Threshold: cr.Threshold.V, Routed: routed(cr).count(), Source: cr.NameRange}
+			Aggregate: cr.Aggregate.V, Tie: tieRule(cr), Threshold: cr.Threshold.V, Routed: lv.routedShare(cr), Source: cr.NameRange}
 		if cr.Route.Set {
 			f := lv.planFormula(cr.Route.V)
 			pc.Route = &f
@@ -223,18 +230,28 @@ func (lv *lowering) variant() *plan.Variant {
 
 // assumptions lists what the estimate of a variant takes as given: the
 // routed share of each critic that routes, the build-failure share of each
-// builder a block calls, each role's tokens per call, each environment's
-// hours per run and each GPU's price, with where the spec states them.
+// builder a block calls, each role's tokens and seconds per call, each
+// environment's hours per run and each GPU's price, with where each comes
+// from: the spec (a range), a preset, a compiler default, or a run whose
+// measurements replace the spec's figure.
 func (lv *lowering) assumptions(v *plan.Variant) []*plan.Assumption {
 	s, x := lv.s, lv.x
 	var out []*plan.Assumption
 	add := func(name string, c plan.Count, affects string, at ...diag.Range) {
 		a := &plan.Assumption{Name: name, Value: c, Affects: affects}
+		if l, ok := lv.c.opts.Learned[name]; ok && l.Missing == "" {
+			a.From = l.From
+		} else if ok {
+			a.Note = l.Missing
+		}
 		for _, r := range at {
 			if r.Valid() {
 				a.Source = r
 				break
 			}
+		}
+		if a.From == "" && !a.Source.Valid() {
+			a.From = "default"
 		}
 		out = append(out, a)
 	}
@@ -243,7 +260,7 @@ func (lv *lowering) assumptions(v *plan.Variant) []*plan.Assumption {
 			continue
 		}
 		if cr := x.critics[l.Critic]; cr != nil {
-			add("critic."+cr.Name+".routed_share", routed(cr).count(), "real runs and steps of loop "+l.Name, cr.RoutedRange.Range, cr.ExpectedRouted.Range)
+			add("critic."+cr.Name+".routed_share", lv.routedShare(cr), "real runs, and steps of a loop that spends the budget: loop "+l.Name, cr.ExpectedRouted.Range)
 		}
 	}
 	builders := map[string]bool{}
@@ -255,18 +272,19 @@ func (lv *lowering) assumptions(v *plan.Variant) []*plan.Assumption {
 	}
 	for _, r := range s.Roles {
 		if builders[r.Name] {
-			f := lv.built(spec.Ref{Kind: "role", Name: r.Name, Set: true}).count()
-			add("role."+r.Name+".build_failures", plan.Count{Low: 1 - f.High, Expected: 1 - f.Expected, High: 1 - f.Low},
-				"real runs, and calls after a build, of the blocks that build with it", r.BuildFailureRange.Range, r.BuildFailures.Range)
+			add("role."+r.Name+".build_failures", lv.failures(r), "real runs, and calls after a build, of the blocks that build with it", r.BuildFailures.Range)
 		}
 		if r.Tokens != nil {
-			add("role."+r.Name+".tokens_in", plan.Exact(r.Tokens.In.V), "LLM tokens and dollars of the role, and the dollars each call holds", r.Tokens.In.Range, r.Tokens.Range)
-			add("role."+r.Name+".tokens_out", plan.Exact(r.Tokens.Out.V), "LLM tokens and dollars of the role, and the dollars each call holds", r.Tokens.Out.Range, r.Tokens.Range)
+			add("role."+r.Name+".tokens_in", lv.tokens(r, "in"), "LLM tokens and dollars of the role; the dollar cap holds each call at the high figure", r.Tokens.In.Range, r.Tokens.Range)
+			add("role."+r.Name+".tokens_out", lv.tokens(r, "out"), "LLM tokens and dollars of the role; a call asks for at most the high figure", r.Tokens.Out.Range, r.Tokens.Range)
+		}
+		if r.Seconds.Set {
+			add("role."+r.Name+".seconds", lv.seconds(r), "wall-clock hours", r.Seconds.Range)
 		}
 	}
 	for _, e := range v.Envs {
 		if se := x.envs[e.Name]; se != nil && se.RunCost != nil {
-			add("environment."+e.Name+".hours_per_run", plan.Exact(e.Hours), "GPU-hours, dollars and wall-clock hours of its real runs", se.RunCost.Hours.Range, se.RunCost.GPUHours.Range, se.RunCost.Range)
+			add("environment."+e.Name+".hours_per_run", e.Hours, "GPU-hours, dollars and wall-clock hours of its real runs; the caps hold each run at the high figure", se.RunCost.Hours.Range, se.RunCost.GPUHours.Range, se.RunCost.Range)
 		}
 	}
 	used := map[string]bool{}
@@ -282,24 +300,91 @@ func (lv *lowering) assumptions(v *plan.Variant) []*plan.Assumption {
 			at = firstValid(s.Prices.GPU.Range, s.Prices.Preset.Range)
 		}
 		add("prices."+g+".usd_per_gpu_hour", plan.Exact(v.Prices[g]), "GPU dollars", at)
+		if pp := lv.pricePreset(g, v.Prices[g]); pp != "" {
+			out[len(out)-1].From = "preset " + pp
+		}
 	}
 	return out
 }
 
-func lowerEnv(e *spec.Environment) *plan.Environment {
+// pricePreset is the price preset the spec names when it gives GPU g the
+// price usd, i.e. when the price is the preset's.
+func (lv *lowering) pricePreset(g string, usd float64) string {
+	pr := lv.s.Prices
+	if pr == nil || !pr.Preset.Set {
+		return ""
+	}
+	if p, ok := stdlib.PricePreset(pr.Preset.V); ok && p.GPU.Set {
+		if x, ok := p.GPU.V[g]; ok && x == usd {
+			return pr.Preset.V
+		}
+	}
+	return ""
+}
+
+// learned is the figure a run measured for assumption name, when the
+// compilation was given one, else c.
+func (lv *lowering) learned(name string, c plan.Count) plan.Count {
+	if l, ok := lv.c.opts.Learned[name]; ok && l.Missing == "" {
+		return l.Value
+	}
+	return c
+}
+
+func spreadCount(sp spec.Spread) plan.Count {
+	return plan.Count{Low: sp.Low, Expected: sp.Expected, High: sp.High}
+}
+
+// tokens is a role's prompt ("in") or completion ("out") tokens per call.
+func (lv *lowering) tokens(r *spec.Role, which string) plan.Count {
+	if r.Tokens == nil {
+		return plan.Count{}
+	}
+	v := r.Tokens.In
+	if which == "out" {
+		v = r.Tokens.Out
+	}
+	return lv.learned("role."+r.Name+".tokens_"+which, spreadCount(v.V))
+}
+
+// seconds is a role's latency per call.
+func (lv *lowering) seconds(r *spec.Role) plan.Count {
+	return lv.learned("role."+r.Name+".seconds", plan.Exact(r.Seconds.V))
+}
+
+// routedShare is a critic's share of candidates routed: one number e means
+// [e, 1] (at worst every candidate is routed), as the docs say.
+func (lv *lowering) routedShare(cr *spec.Critic) plan.Count {
+	if cr == nil || !cr.ExpectedRouted.Set {
+		return plan.Count{}
+	}
+	c := spreadCount(cr.ExpectedRouted.V)
+	if !cr.ExpectedRouted.V.Ranged {
+		c.High = 1
+	}
+	return lv.learned("critic."+cr.Name+".routed_share", c)
+}
+
+// failures is a builder role's share of builds that fail (default 0).
+func (lv *lowering) failures(r *spec.Role) plan.Count {
+	return lv.learned("role."+r.Name+".build_failures", spreadCount(r.BuildFailures.V))
+}
+
+func (lv *lowering) env(e *spec.Environment) *plan.Environment {
 	pe := &plan.Environment{Name: e.Name, Family: e.Family.V, Trainer: e.Trainer.Name, Benchmark: e.Benchmark.Name, Source: e.NameRange}
 	if e.Metric != nil {
 		pe.Metric, pe.Direction = e.Metric.Name.V, e.Metric.Direction.V
 	}
 	if rc := e.RunCost; rc != nil {
 		pe.GPU, pe.GPUs = rc.GPU.V, rc.GPUs.V
+		var h plan.Count
 		if rc.GPUHours.Set {
-			pe.GPUHours = rc.GPUHours.V
-			pe.Hours = rc.GPUHours.V / float64(max(rc.GPUs.V, 1))
+			h = spreadCount(rc.GPUHours.V).Scale(1 / float64(max(rc.GPUs.V, 1)))
 		} else {
-			pe.Hours = rc.Hours.V
-			pe.GPUHours = float64(rc.GPUs.V) * rc.Hours.V
+			h = spreadCount(rc.Hours.V)
 		}
+		pe.Hours = lv.learned("environment."+e.Name+".hours_per_run", h)
+		pe.GPUHours = pe.Hours.Scale(float64(rc.GPUs.V))
 	}
 	for _, t := range envTasks(e, "") {
 		pt := &plan.Task{Name: t.Name, Split: t.Split.V}
@@ -335,34 +420,21 @@ func levels(lo, e, hi float64, routedAxis bool) vec {
 	return v
 }
 
-// routed returns a critic's routed fraction per scenario: expected
-// expected_routed, range routed_range (default [expected_routed, 1]).
-func routed(cr *spec.Critic) vec {
-	if !cr.ExpectedRouted.Set {
-		return vec{}
-	}
-	e := cr.ExpectedRouted.V
-	lo, hi := e, 1.0
-	if cr.RoutedRange.Set && len(cr.RoutedRange.V) == 2 {
-		lo, hi = cr.RoutedRange.V[0], cr.RoutedRange.V[1]
-	}
-	return levels(lo, e, hi, true)
+// routed returns a critic's routed fraction per scenario.
+func (lv *lowering) routed(cr *spec.Critic) vec {
+	c := lv.routedShare(cr)
+	return levels(c.Low, c.Expected, c.High, true)
 }
 
 // built returns the share of builds that succeed per scenario for the
-// builder a block binds: 1 without a builder; else 1 - build_failures,
-// over 1 - build_failure_range.
+// builder a block binds: 1 without a builder; else 1 - build_failures.
 func (lv *lowering) built(builder spec.Ref) vec {
 	r := lv.x.roles[builder.Name]
 	if !builder.Set || r == nil {
 		return levels(1, 1, 1, false)
 	}
-	e := r.BuildFailures.V
-	lo, hi := e, e
-	if rr := r.BuildFailureRange; rr.Set && len(rr.V) == 2 {
-		lo, hi = rr.V[0], rr.V[1]
-	}
-	return levels(1-hi, 1-e, 1-lo, false)
+	f := lv.failures(r)
+	return levels(1-f.High, 1-f.Expected, 1-f.Low, false)
 }
 
 // judge is the critic that judges a loop's candidates: its screen, or the
@@ -494,6 +566,10 @@ type loopPlan struct {
 	steps      vec
 	runsPerCan vec // real runs per candidate
 	perRefresh float64
+	// unbounded says why nothing bounds the steps of a loop that spends
+	// the budget; its steps per scenario then stand in for the low and
+	// expected figures only.
+	unbounded string
 }
 
 // phases computes the loops and phases of a variant.
@@ -578,7 +654,7 @@ func (lv *lowering) phases() ([]*plan.Loop, []*plan.Phase) {
 			rw := x.rewards[l.Reward.Name]
 			var frac vec
 			if l.Screen.Set {
-				frac = routed(x.critics[l.Screen.Name])
+				frac = lv.routed(x.critics[l.Screen.Name])
 			}
 			ok := lv.built(l.Builder)
 			allScen(func(sc int) {
@@ -632,9 +708,14 @@ func (lv *lowering) phases() ([]*plan.Loop, []*plan.Phase) {
 			bl.steps[sc] = solveSteps(bl, sc, cap-fixed[sc], func(st float64) float64 { return calOf(bl.l.Name, st) })
 		}
 		if math.IsInf(bl.steps.count().High, 1) {
-			lv.c.add(diag.Errorf(CodeUntilBudget, bl.l.UntilBudget.Range, "nothing bounds the steps of loop %q: at the low end of its assumptions a step makes no real run, so the budget is never spent", bl.l.Name).
-				WithDetail("give steps instead, or narrow the assumptions: a routed_range and a build_failure_range whose worst case still makes real runs"))
-		} else if bl.steps[scExpected] < 1 || bl.steps.count().Low < 1 {
+			lv.unboundedSteps(bl)
+		}
+		if ms := bl.l.MaxSteps; ms.Set {
+			for sc := range bl.steps {
+				bl.steps[sc] = math.Min(bl.steps[sc], float64(ms.V))
+			}
+		}
+		if bl.steps[scExpected] < 1 || bl.steps.count().Low < 1 {
 			lv.c.add(diag.Errorf(CodeUntilBudget, bl.l.UntilBudget.Range, "budget.real_runs = %d buys no step of loop %q: fixed runs take %g and one step needs %g more",
 				s.Budget.RealRuns.V, bl.l.Name, fixed[scHigh], bl.runs(1, scHigh)).
 				WithDetail("raise budget.real_runs, or lower baseline (declare baselines), seed, calibration or evaluation runs"))
@@ -644,7 +725,11 @@ func (lv *lowering) phases() ([]*plan.Loop, []*plan.Phase) {
 	var loops []*plan.Loop
 	for _, l := range s.Loops {
 		lp := lps[l.Name]
-		pl := &plan.Loop{Name: l.Name, Kind: l.Kind.V, Algorithm: l.Algorithm.V, Steps: lp.steps.count(), UntilBudget: l.UntilBudget.V,
+		steps := lp.steps.count()
+		if lp.unbounded != "" {
+			steps = plan.Unbounded(steps.Low, steps.Expected, lp.unbounded)
+		}
+		pl := &plan.Loop{Name: l.Name, Kind: l.Kind.V, Algorithm: l.Algorithm.V, Steps: steps, UntilBudget: l.UntilBudget.V, MaxSteps: l.MaxSteps.V,
 			StatesPerStep: l.StatesPerStep.V, ProposalsPerState: l.ProposalsPerState.V, RolloutEvery: l.RolloutEvery.V,
 			ZeroVariance: l.ZeroVariance.V, Reward: l.Reward.Name, Screen: l.Screen.Name, LearningRate: l.LearningRate.V,
 			Proposer: l.Proposer.Name, Builder: l.Builder.Name, Summarizer: l.Summarizer.Name,
@@ -728,7 +813,7 @@ func (lv *lowering) phases() ([]*plan.Loop, []*plan.Phase) {
 				if r.untilBudget && s.Budget != nil && s.Budget.RealRuns.V > 0 {
 					// The cap bounds the loop's runs whatever the shares:
 					// what the other phases make at least is not the loop's.
-					c.High = math.Max(c.Low, math.Min(c.High, float64(s.Budget.RealRuns.V)-othersLow(raws, r)))
+					c = c.CapHigh(math.Max(c.Low, float64(s.Budget.RealRuns.V)-othersLow(raws, r)))
 				}
 				ph.Calls.RealRuns[k] = c
 			}
@@ -745,6 +830,69 @@ func (lv *lowering) phases() ([]*plan.Loop, []*plan.Phase) {
 		phases = append(phases, ph)
 	}
 	return loops, phases
+}
+
+// unboundedSteps settles a loop that spends the budget when, at the low end
+// of its assumptions, a step makes no real run, so the real-run budget
+// alone never stops it. max_steps bounds it; else budget.usd does, when
+// every refresh costs some LLM dollars at least; else nothing does, and the
+// figures that grow with its steps are unbounded (W_UNBOUNDED). The
+// scenarios without a bound take the most steps of the others, so the low
+// and expected figures stay those of the bounded scenarios.
+func (lv *lowering) unboundedSteps(bl *loopPlan) {
+	l, s := bl.l, lv.s
+	bound := math.Inf(1)
+	if l.MaxSteps.Set {
+		bound = float64(l.MaxSteps.V)
+	} else if s.Budget != nil && s.Budget.USD.Set && s.Budget.USD.V > 0 {
+		if per := lv.refreshUSDLow(bl); per > 0 {
+			// Every call's dollars are held before it is made, so the
+			// refreshes that complete cost at most the cap; one more
+			// may start and stop part-way.
+			bound = (math.Floor(s.Budget.USD.V/per) + 1) * float64(max(l.RolloutEvery.V, 1))
+		}
+	}
+	if !math.IsInf(bound, 1) {
+		for sc := range bl.steps {
+			bl.steps[sc] = math.Min(bl.steps[sc], bound)
+		}
+		return
+	}
+	bl.unbounded = "loop " + l.Name + " runs until budget.real_runs is spent, and at the low end of its assumptions a step makes no real run; neither max_steps nor budget.usd stops it"
+	lv.c.add(diag.Warnf(CodeUnbounded, l.UntilBudget.Range, "nothing bounds the steps, LLM calls and dollars of loop %q: at the low end of its assumptions a step makes no real run, so the real-run budget may never be spent", l.Name).
+		WithDetail("set max_steps, or budget.usd, or narrow the assumptions (an expected_routed low and a build_failures high whose worst case still makes real runs)"))
+	most := 0.0
+	for _, st := range bl.steps {
+		if !math.IsInf(st, 1) {
+			most = math.Max(most, st)
+		}
+	}
+	for sc, st := range bl.steps {
+		if math.IsInf(st, 1) {
+			bl.steps[sc] = most
+		}
+	}
+}
+
+// refreshUSDLow is the fewest LLM dollars one refresh of an RL loop costs,
+// at the low end of every assumption: every candidate is proposed, and built
+// or predicted, whatever the routed and build shares are.
+func (lv *lowering) refreshUSDLow(lp *loopPlan) float64 {
+	l, x := lp.l, lv.x
+	call := func(name string) float64 {
+		r := x.roles[name]
+		if r == nil || r.Price == nil {
+			return 0
+		}
+		return (lv.tokens(r, "in").Low*r.Price.In.V + lv.tokens(r, "out").Low*r.Price.Out.V) / 1e6
+	}
+	per := call(l.Proposer.Name)
+	if rw := x.rewards[l.Reward.Name]; rw != nil && rw.Source.V == "predicted" {
+		per += call(rw.Predictor.Name)
+	} else if l.Builder.Set {
+		per += call(l.Builder.Name)
+	}
+	return per * lp.perRefresh
 }
 
 // refreshes is ceil(steps / rollout_every).
@@ -788,13 +936,14 @@ func (lv *lowering) rlPhases(lp *loopPlan, newPhase func(name, kind, loop string
 	s, x, l := lv.s, lv.x, lp.l
 	r := newPhase(plan.PhaseRL+"."+l.Name, plan.PhaseRL, l.Name, l.NameRange)
 	r.untilBudget = l.UntilBudget.V
+	r.unbounded = lp.unbounded
 	rw := x.rewards[l.Reward.Name]
 	names, w := lv.splitWeights(l.Split.V)
 	// One critic judges a candidate: the screen, or a labelling predictor.
 	judge := lv.judge(l)
 	frac := levels(1, 1, 1, true)
 	if l.Screen.Set {
-		frac = routed(x.critics[l.Screen.Name])
+		frac = lv.routed(x.critics[l.Screen.Name])
 	}
 	ok := lv.built(l.Builder)
 	for sc := 0; sc < nScenarios; sc++ {

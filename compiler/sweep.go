@@ -46,7 +46,7 @@ func expandSweep(c *compilation) {
 				ok = false
 				continue
 			}
-		} else if f.Type != "string" && f.Type != "number" && f.Type != "int" && f.Type != "bool" {
+		} else if !spec.Sweepable(f.Type) {
 			c.add(diag.Errorf(CodeSweepPath, ax.NameRange, "sweep axis %q is of type %s; only string, number, int and bool fields can be swept", ax.Name, f.Type))
 			ok = false
 			continue

@@ -319,6 +319,7 @@ func (r *runner) implement(builder, loop, key string, t *taskInfo, p plugins.Pro
 		return p, false, err
 	}
 	failed := err != nil || resp.Infeasible
+	r.measured.build(builder, failed)
 	if loop != "" {
 		r.measured.loop(loop, func(m *MeasuredLoop) {
 			m.Built++

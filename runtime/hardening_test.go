@@ -66,7 +66,7 @@ func TestDollarCapHoldsForConcurrentCalls(t *testing.T) {
 	v := p.Variants[0]
 	v.Prices = map[string]float64{"CPU": 0} // only LLM calls cost
 	for _, r := range v.Roles {
-		r.Concurrency, r.TokensIn, r.TokensOut, r.PriceIn, r.PriceOut = 8, 1000, 100, 10, 100
+		r.Concurrency, r.TokensIn, r.TokensOut, r.PriceIn, r.PriceOut = 8, plan.Exact(1000), plan.Exact(100), 10, 100
 	}
 	// One call costs (1000 x 10 + 100 x 100) / 1e6 = $0.02; the cap buys 10.
 	v.Budget = plan.Budget{USD: 0.2}

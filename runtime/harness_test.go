@@ -203,13 +203,13 @@ func (c *countingLLM) Update(ctx context.Context, req *plugins.UpdateRequest) (*
 func f64(x float64) *float64 { return &x }
 
 func baseVariant() *plan.Variant {
-	env := &plan.Environment{Name: "tiny", Metric: "val_bpb", Direction: "minimize", Trainer: "trainer", GPU: "CPU", GPUs: 1, Hours: 0.5}
+	env := &plan.Environment{Name: "tiny", Metric: "val_bpb", Direction: "minimize", Trainer: "trainer", GPU: "CPU", GPUs: 1, Hours: plan.Exact(0.5), GPUHours: plan.Exact(0.5)}
 	for i := 0; i < 3; i++ {
 		env.Tasks = append(env.Tasks, &plan.Task{Name: fmt.Sprintf("t%d", i), Split: "train", Baseline: f64(1.5), Scale: f64(0.02)})
 	}
 	env.Tasks = append(env.Tasks, &plan.Task{Name: "h0", Split: "holdout", Baseline: f64(1.5), Scale: f64(0.02)})
 	role := func(name string, temp float64) *plan.Role {
-		return &plan.Role{Name: name, Kind: name, Plugin: "llm", Temperature: temp, TokensIn: 100, TokensOut: 10, PriceIn: 1, PriceOut: 2, Concurrency: 4}
+		return &plan.Role{Name: name, Kind: name, Plugin: "llm", Temperature: temp, TokensIn: plan.Exact(100), TokensOut: plan.Exact(10), PriceIn: 1, PriceOut: 2, Concurrency: 4}
 	}
 	return &plan.Variant{
 		Name: "default", Seed: 7,

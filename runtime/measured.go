@@ -14,12 +14,16 @@ type Measured struct {
 	Environments map[string]*MeasuredEnv   `json:"environments"`
 }
 
-// MeasuredRole is one role's calls.
+// MeasuredRole is one role's calls. For a builder role, Built counts its
+// builds (in every phase) and BuildFailed those that did not build.
 type MeasuredRole struct {
-	Calls     int     `json:"calls"`
-	TokensIn  int     `json:"tokens_in"`
-	TokensOut int     `json:"tokens_out"`
-	USD       float64 `json:"usd"`
+	Calls       int     `json:"calls"`
+	TokensIn    int     `json:"tokens_in"`
+	TokensOut   int     `json:"tokens_out"`
+	USD         float64 `json:"usd"`
+	Built       int     `json:"built,omitempty"`
+	BuildFailed int     `json:"build_failed,omitempty"`
+	BuildFail   float64 `json:"build_failure_rate,omitempty"`
 }
 
 // MeasuredLoop is one loop's figures. Judged counts candidates a critic
@@ -74,6 +78,21 @@ func (m *measured) call(role string, in, out int, usd float64) {
 	m.usd[role] += nano(usd)
 }
 
+// build counts one build of a builder role.
+func (m *measured) build(role string, failed bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r := m.m.Roles[role]
+	if r == nil {
+		r = &MeasuredRole{}
+		m.m.Roles[role] = r
+	}
+	r.Built++
+	if failed {
+		r.BuildFailed++
+	}
+}
+
 func (m *measured) realRun(phase, env string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -109,6 +128,9 @@ func (m *measured) snapshot() *Measured {
 	for k, v := range m.m.Roles {
 		c := *v
 		c.USD = round6(float64(m.usd[k]) / 1e9)
+		if c.Built > 0 {
+			c.BuildFail = round6(float64(c.BuildFailed) / float64(c.Built))
+		}
 		out.Roles[k] = &c
 	}
 	for k, v := range m.m.Loops {

@@ -67,6 +67,10 @@ func (p *progress) start(phase string, total int, unit string) {
 		)
 		return
 	}
+	if total < 0 {
+		fmt.Fprintf(p.w, "assay: phase %s: %s until the budget is spent (%s)\n", phase, unit, p.budgetLine())
+		return
+	}
 	fmt.Fprintf(p.w, "assay: phase %s: %d %s (%s)\n", phase, total, unit, p.budgetLine())
 }
 

@@ -160,9 +160,18 @@ func (r *rlLoop) run(idx int, ph *plan.Phase) error {
 		// Until the budget is spent, and never past the most steps the
 		// plan counts: the estimate's high is a bound the run keeps.
 		steps = int(math.Floor(l.Steps.High + 1e-9))
+		if !l.Steps.Bounded() {
+			// Nothing bounds the steps (W_UNBOUNDED): the budget alone
+			// stops the loop.
+			steps = math.MaxInt
+		}
 	}
 	every := l.RolloutEvery
-	r.progress.start(ph.Name, steps, "steps")
+	total := steps
+	if total == math.MaxInt {
+		total = -1 // no known end: a spinner
+	}
+	r.progress.start(ph.Name, total, "steps")
 	var rollout []*group
 	calRound := 0
 	for t := 0; t < steps; t++ {

@@ -307,13 +307,14 @@ func (r *runner) complete(roleName, key string, in, out any) error {
 	defer func() { r.budget.SettleLLM(hold, cost) }()
 	req := &plugins.CompleteRequest{Role: kind, Model: role.Model, Temperature: role.Temperature,
 		Seed: int64(derive(r.v.Seed, key) >> 1), Payload: body, Config: r.config[role.Plugin]}
-	if role.TokensOut > 0 {
-		req.MaxTokens = int(math.Ceil(role.TokensOut))
+	if role.TokensOut.High > 0 {
+		req.MaxTokens = int(math.Ceil(role.TokensOut.High))
 	}
 	if kind == plugins.RolePropose {
 		req.State = r.policyOf(role.Name)
 	}
 	var resp *plugins.CompleteResponse
+	callStart := time.Now()
 	err = r.call(role.Plugin, func(inst Instance) error {
 		l := inst.LLM()
 		if l == nil {
@@ -339,21 +340,24 @@ func (r *runner) complete(roleName, key string, in, out any) error {
 		return fmt.Errorf("%s call %s: %w: %v", role.Name, key, errCallFailed, err)
 	}
 	r.failedCalls.Store(0)
+	secs := time.Since(callStart).Seconds()
 	in_, out_ := resp.Usage.In, resp.Usage.Out
 	if in_ == 0 && out_ == 0 {
-		in_, out_ = int(role.TokensIn), int(role.TokensOut)
+		// A plugin that reports no usage is counted at the plan's figures.
+		in_, out_ = int(math.Round(role.TokensIn.Expected)), int(math.Round(role.TokensOut.Expected))
 	}
 	cost = r.countCall(role, in_, out_)
-	return r.j.Append(journal.KindCall, key, callRecord{Role: role.Name, Payload: resp.Payload, In: in_, Out: out_})
+	return r.j.Append(journal.KindCall, key, callRecord{Role: role.Name, Payload: resp.Payload, In: in_, Out: out_, Seconds: secs})
 }
 
 // callReserve is what one call of a role holds against the dollar cap: its
-// declared tokens at its prices (the completion is capped at tokens.out by
-// MaxTokens), or the most a call of the role has cost so far, if more.
+// declared tokens at its prices, at their high figures (the completion is
+// capped at tokens.out's high figure by MaxTokens), or the most a call of
+// the role has cost so far, if more.
 func (r *runner) callReserve(role *plan.Role) float64 {
 	r.cmu.Lock()
 	defer r.cmu.Unlock()
-	return max(callUSD(role, int(role.TokensIn), int(role.TokensOut)), r.maxCallUSD[role.Name])
+	return max(callUSD(role, int(math.Ceil(role.TokensIn.High)), int(math.Ceil(role.TokensOut.High))), r.maxCallUSD[role.Name])
 }
 
 func callUSD(role *plan.Role, in, out int) float64 {
@@ -378,6 +382,9 @@ type callRecord struct {
 	In      int             `json:"in"`
 	Out     int             `json:"out"`
 	Failed  string          `json:"failed,omitempty"`
+	// Seconds is how long the call took, retries included: what status
+	// reports as the role's latency (Timing), never part of Totals.
+	Seconds float64 `json:"seconds,omitempty"`
 }
 
 // chargeLLM counts a journaled call again on resume, at what it cost.
@@ -421,10 +428,9 @@ func (r *runner) runCost(env string) (gpuh, usd float64) {
 	if e == nil {
 		return 0, 0
 	}
-	gpuh = e.GPUHours
-	if gpuh == 0 {
-		gpuh = float64(e.GPUs) * e.Hours
-	}
+	// A run is held at the high figure of its assumed hours, so the caps
+	// hold however long it takes within the assumption.
+	gpuh = e.GPUHours.High
 	return gpuh, gpuh * r.v.Prices[e.GPU]
 }
 
@@ -442,7 +448,7 @@ func (r *runner) reserve(key string, rr realRun) (bool, error) {
 	}
 	// The wall-time cap: no run starts that could end after it.
 	if c := r.v.Budget.WallHours; c > 0 {
-		if e := r.envs[env]; e != nil && time.Since(r.startedAt).Hours()+e.Hours > c {
+		if e := r.envs[env]; e != nil && time.Since(r.startedAt).Hours()+e.Hours.High > c {
 			return false, nil
 		}
 	}
@@ -739,6 +745,9 @@ func (r *runner) attempt(rr realRun, key string) (*plugins.RunResult, error) {
 	}
 	req := r.runRequest(rr, key)
 	var res *plugins.RunResult
+	// started is when this process started the run; a run it only waited
+	// on (started before a resume, or in a batch) has no duration here.
+	var started time.Time
 	err := r.call(env.Trainer, func(inst Instance) error {
 		t := inst.Trainer()
 		if t == nil {
@@ -758,6 +767,7 @@ func (r *runner) attempt(rr realRun, key string) (*plugins.RunResult, error) {
 			// the run again under the same id, which it treats as idempotent.
 			r.progress.logf("run %s: the trainer does not know handle %s; starting it again", key, h.Handle)
 		}
+		started = time.Now()
 		nh, err := t.Start(r.ctx, req)
 		if err != nil {
 			return err
@@ -792,6 +802,11 @@ func (r *runner) attempt(rr realRun, key string) (*plugins.RunResult, error) {
 	}
 	if res.RunID == "" {
 		res.RunID = key
+	}
+	if res.Seconds == 0 && !started.IsZero() && (res.Status == plugins.StatusFinished || res.Status == plugins.StatusInfeasible) {
+		// A trainer that does not time its runs is timed here, so that a
+		// run's measured hours per run are known (estimate --from-run).
+		res.Seconds = time.Since(started).Seconds()
 	}
 	// The result is durable before anything acts on it.
 	if err := r.j.Finished(key, res); err != nil {

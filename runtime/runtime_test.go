@@ -397,3 +397,43 @@ func TestWallHoursCap(t *testing.T) {
 		t.Errorf("%d runs started under a wall-time cap shorter than one run", tr.started())
 	}
 }
+
+// A run is held against the GPU-hour cap at the high figure of its
+// environment's hours per run, so the cap holds however long runs take
+// within the assumption: with runs of 0.1 to 2 hours and a cap of 18.5
+// GPU-hours, 9 runs start, not the 37 their expected half hour buys.
+func TestCapsHoldAtHighHours(t *testing.T) {
+	p := lm2lmPlan()
+	v := p.Variants[0]
+	v.Envs[0].Hours = plan.Count{Low: 0.1, Expected: 0.5, High: 2}
+	v.Envs[0].GPUHours = v.Envs[0].Hours
+	v.Phases = []*plan.Phase{{Name: "seed_records", Kind: plan.PhaseSeedRecords, Proposer: "proposer", Builder: "builder", Proposals: map[string]int{"tiny": 40}, Calls: plan.Calls{RealRuns: runs(40)}}}
+	v.Budget = plan.Budget{GPUHours: 18.5}
+	tr := newFakeTrainer()
+	res, err := runPlan(t, p, t.TempDir(), "high", &testLoader{trainer: tr}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.started() != 9 || res.Totals.RealRuns != 9 || res.Totals.GPUHours != 18 {
+		t.Errorf("started %d, counted %d runs and %v GPU-hours; want 9 runs held at 2 GPU-hours each", tr.started(), res.Totals.RealRuns, res.Totals.GPUHours)
+	}
+}
+
+// No run starts that could end after budget.wall_hours at the high figure
+// of its hours per run, even when the expected figure would fit.
+func TestWallCapAtHighHours(t *testing.T) {
+	p := lm2lmPlan()
+	v := p.Variants[0]
+	v.Envs[0].Hours = plan.Count{Low: 0.1, Expected: 0.5, High: 2}
+	v.Envs[0].GPUHours = v.Envs[0].Hours
+	v.Phases = []*plan.Phase{{Name: "seed_records", Kind: plan.PhaseSeedRecords, Proposer: "proposer", Builder: "builder", Proposals: map[string]int{"tiny": 4}, Calls: plan.Calls{RealRuns: runs(4)}}}
+	v.Budget = plan.Budget{WallHours: 1}
+	tr := newFakeTrainer()
+	res, err := runPlan(t, p, t.TempDir(), "wall", &testLoader{trainer: tr}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.started() != 0 || res.Totals.RealRuns != 0 {
+		t.Errorf("started %d runs (counted %d); a run of up to 2 hours cannot fit a 1-hour cap", tr.started(), res.Totals.RealRuns)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -232,6 +233,9 @@ type Report struct {
 	// Compare sets the run's figures beside the estimate of its plan; the
 	// command that loads the report fills it.
 	Compare []Comparison `json:"estimate_vs_run,omitempty"`
+	// Predicted sets the run's figures beside an estimate learned from its
+	// own measurements; the command that loads the report fills it.
+	Predicted []Prediction `json:"predicted_vs_actual,omitempty"`
 }
 
 // Comparison is one figure of the estimate beside what the run measured.
@@ -244,6 +248,32 @@ type Comparison struct {
 	// Within: low <= measured <= high. A figure outside says an assumption
 	// of the estimate did not hold (or a run was cut short).
 	Within bool `json:"within"`
+	// Reason says why nothing bounds the figure; High is then +Inf, and
+	// null in JSON.
+	Reason string `json:"reason,omitempty"`
+}
+
+// MarshalJSON writes an unbounded high as null.
+func (c Comparison) MarshalJSON() ([]byte, error) {
+	type plain Comparison
+	out := struct {
+		plain
+		High *float64 `json:"high"`
+	}{plain: plain(c)}
+	if !math.IsInf(c.High, 1) {
+		out.High = &c.High
+	}
+	return json.Marshal(out)
+}
+
+// Prediction is one figure of a run beside what an estimate learned from
+// its own measurements predicts (see estimate --from-run). Error is
+// (predicted - actual) / actual.
+type Prediction struct {
+	Figure    string  `json:"figure"`
+	Predicted float64 `json:"predicted"`
+	Actual    float64 `json:"actual"`
+	Error     float64 `json:"error"`
 }
 
 // BurnPoint is the budget used after the n-th real-run reservation.
@@ -334,4 +364,80 @@ func LoadReport(dir, id string) (*Report, error) {
 		rep.Best = rep.Best[:10]
 	}
 	return rep, nil
+}
+
+// Timing is how long a run's real runs and LLM calls took, read from its
+// journal: what `assay estimate --from-run` learns hours per run and
+// seconds per call from. Durations differ from one run of a plan to the
+// next, so they are not part of Totals, which a resumed run reproduces.
+type Timing struct {
+	Environments map[string]*EnvTiming  `json:"environments,omitempty"`
+	Roles        map[string]*RoleTiming `json:"roles,omitempty"`
+}
+
+// EnvTiming is the wall-clock hours of an environment's timed real runs:
+// those with a result whose duration the trainer reported or the runtime
+// measured from start to result (a run only waited on after a resume has
+// none).
+type EnvTiming struct {
+	Runs        int     `json:"timed_runs"`
+	Hours       float64 `json:"hours"`
+	HoursPerRun float64 `json:"hours_per_run"`
+}
+
+// RoleTiming is the latency of a role's calls that answered.
+type RoleTiming struct {
+	Calls          int     `json:"timed_calls"`
+	Seconds        float64 `json:"seconds"`
+	SecondsPerCall float64 `json:"seconds_per_call"`
+}
+
+// ReadTiming reads the durations of run id in dir.
+func ReadTiming(dir, id string) (*Timing, error) {
+	j, err := openRun(dir, id)
+	if err != nil {
+		return nil, err
+	}
+	defer j.Close()
+	t := &Timing{Environments: map[string]*EnvTiming{}, Roles: map[string]*RoleTiming{}}
+	for _, r := range j.Runs() {
+		res := r.Result
+		if res == nil || res.Seconds <= 0 || (res.Status != plugins.StatusFinished && res.Status != plugins.StatusInfeasible) {
+			continue
+		}
+		e := t.Environments[r.Reservation.Env]
+		if e == nil {
+			e = &EnvTiming{}
+			t.Environments[r.Reservation.Env] = e
+		}
+		e.Runs++
+		e.Hours += res.Seconds / 3600
+	}
+	for _, e := range t.Environments {
+		e.HoursPerRun = e.Hours / float64(e.Runs)
+	}
+	calls, err := j.Events(journal.KindCall)
+	if err != nil {
+		return nil, err
+	}
+	for _, ev := range calls {
+		var c struct {
+			Role    string  `json:"role"`
+			Seconds float64 `json:"seconds"`
+		}
+		if json.Unmarshal(ev.Data, &c) != nil || c.Seconds <= 0 {
+			continue
+		}
+		r := t.Roles[c.Role]
+		if r == nil {
+			r = &RoleTiming{}
+			t.Roles[c.Role] = r
+		}
+		r.Calls++
+		r.Seconds += c.Seconds
+	}
+	for _, r := range t.Roles {
+		r.SecondsPerCall = r.Seconds / float64(r.Calls)
+	}
+	return t, nil
 }

@@ -72,11 +72,10 @@ role "implementer" {
   # The offline builder fails a few builds (more for ideas with more
   # edits); a failed build makes no real run. The estimate's low end
   # assumes up to half fail.
-  build_failures      = 0.05
-  build_failure_range = [0, 0.5]
-  llm                 = plugin.offline
-  concurrency         = 4
-  seconds             = 0.001
+  build_failures = { low = 0, expected = 0.05, high = 0.5 }
+  llm            = plugin.offline
+  concurrency    = 4
+  seconds        = 0.001
   tokens {
     in  = 500
     out = 200

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 
+	"assay/compiler"
 	"assay/compiler/plan"
 	"assay/internal/runcompare"
 	"bytes"
@@ -44,6 +45,7 @@ figures are written as JSON (to standard output without -o).`,
 				var p plan.Plan
 				if json.Unmarshal(b, &p) == nil {
 					rep.Compare = runcompare.Rows(&p, rep.Status.Variant, rep.Status.Totals)
+					rep.Predicted = predictRun(dir, args[0], rep.Status, &p)
 				}
 			}
 			var b bytes.Buffer
@@ -73,4 +75,30 @@ figures are written as JSON (to standard output without -o).`,
 	c.Flags().StringVarP(&out, "output", "o", "", "file to write")
 	c.Flags().BoolVar(&asJSON, "json", false, "write the figures as JSON")
 	return c
+}
+
+// predictRun is what an estimate learned from run id's own measurements
+// predicts for it, beside what it did, as estimate --from-run shows. It
+// needs the run's spec: the one the run recorded, when it still compiles
+// to the run's plan (the same file, variables at their defaults);
+// otherwise nil.
+func predictRun(dir, id string, st *runtime.Status, runPlan *plan.Plan) []runtime.Prediction {
+	path := st.Meta["spec"]
+	if path == "" || st.Totals == nil || st.Totals.Measured == nil {
+		return nil
+	}
+	p, diags, _ := compileSpec(path, nil)
+	if diags.HasErrors() || p == nil || p.Hash != runPlan.Hash {
+		return nil
+	}
+	tim, err := runtime.ReadTiming(dir, id)
+	if err != nil {
+		return nil
+	}
+	learned := runcompare.Learn(runPlan, st.Variant, st.Totals, tim, id)
+	lp, diags, _ := compileSpecWith(path, nil, compiler.Options{Learned: learned})
+	if diags.HasErrors() || lp == nil {
+		return nil
+	}
+	return runcompare.Predict(lp, st.Variant, runPlan, st.Totals, tim)
 }

@@ -157,11 +157,20 @@ func (f *specFlags) options() load.Options {
 // compileSpec loads and compiles the spec at path. It returns the plan,
 // every diagnostic and the sources read, for rendering.
 func compileSpec(path string, f *specFlags) (*plan.Plan, diag.Diagnostics, load.Sources) {
+	return compileSpecWith(path, f, compiler.Options{})
+}
+
+// compileSpecWith compiles the spec at path with compiler options (the
+// figures a run measured, for estimate --from-run).
+func compileSpecWith(path string, f *specFlags, opts compiler.Options) (*plan.Plan, diag.Diagnostics, load.Sources) {
+	if f == nil {
+		f = &specFlags{}
+	}
 	s, src, diags := load.Load(path, f.options())
 	if diags.HasErrors() || s == nil {
 		return nil, diags, src
 	}
-	p, cdiags := compiler.Compile(s, compiler.Options{})
+	p, cdiags := compiler.Compile(s, opts)
 	return p, diags.Append(cdiags), src
 }
 

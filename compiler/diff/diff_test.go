@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"assay/compiler/plan"
 	"assay/lang/load"
 	"assay/lang/spec"
 )
@@ -260,5 +261,40 @@ func TestDiffReportsAChangedAssumption(t *testing.T) {
 	}
 	if _, ok := r.Total("assumptions.critic.screen.routed_share"); !ok {
 		t.Error("the assumption is not among the deltas thresholds see")
+	}
+}
+
+// An assumption given as a range instead of one number changes only its
+// low and high figures: the diff shows it, and the estimate's high
+// figures move with it while the expected ones stay.
+func TestDiffReportsAWidenedAssumption(t *testing.T) {
+	src, err := os.ReadFile("../../specs/critic-grpo.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := strings.Replace(string(src), "hours = minutes(45)", "hours = { low = 0.5, expected = 0.75, high = 1.5 }", 1)
+	if changed == string(src) {
+		t.Fatal("specs/critic-grpo.hcl no longer declares hours = minutes(45)")
+	}
+	path := filepath.Join(t.TempDir(), "critic-grpo.hcl")
+	if err := os.WriteFile(path, []byte(changed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, ds := Diff(loadSpec(t, "../../specs/critic-grpo.hcl"), loadSpec(t, path), Options{})
+	if ds.HasErrors() {
+		t.Fatal(ds)
+	}
+	var got *Delta
+	for i, d := range r.Assumptions {
+		if d.Metric == "assumptions.environment.mls_lite.hours_per_run" {
+			got = &r.Assumptions[i]
+		}
+	}
+	if got == nil || got.New != (plan.Count{Low: 0.5, Expected: 0.75, High: 1.5}) || !got.Changed() {
+		t.Fatalf("hours per run delta = %+v", got)
+	}
+	gh, ok := r.Total("gpu_hours")
+	if !ok || gh.New.Expected != gh.Old.Expected || gh.New.High <= gh.Old.High || gh.New.Low >= gh.Old.Low {
+		t.Errorf("GPU-hours delta = %+v, want the same expected figure within a wider range", gh)
 	}
 }

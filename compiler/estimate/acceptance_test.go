@@ -130,7 +130,7 @@ func TestAcceptanceLM2LMVerifyAll(t *testing.T) {
 	}
 	exact(t, "loops.policy.steps", r.Loops["policy"].Steps, 100)
 	for _, e := range p.Variants[0].Envs {
-		if e.GPUHours != 45 || e.GPUs != 8 || e.Hours != 5.625 {
+		if e.GPUHours != plan.Exact(45) || e.GPUs != 8 || e.Hours != plan.Exact(5.625) {
 			t.Errorf("environment %s runs %v GPUs x %v h = %v GPU-hours, want 8 x 5.625 = 45", e.Name, e.GPUs, e.Hours, e.GPUHours)
 		}
 	}

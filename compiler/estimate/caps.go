@@ -77,16 +77,22 @@ func checkTotals(b plan.Budget, t *Totals, variant string) diag.Diagnostics {
 				name, where, f(c.Expected), what, f(cap), f(over), 100*over/cap).
 				WithDetail("raise budget.%s, or shrink the experiment", name))
 		case c.High > cap:
-			ds = ds.Append(diag.Warnf(CodeCapAtRisk, at, "budget.%s%s may be exceeded: expected %s%s, but up to %s, cap %s",
-				name, where, f(c.Expected), what, f(c.High), f(cap)).
+			upTo := "up to " + f(c.High)
+			if math.IsInf(c.High, 1) {
+				upTo = "nothing bounds it"
+			}
+			ds = ds.Append(diag.Warnf(CodeCapAtRisk, at, "budget.%s%s may be exceeded: expected %s%s, but %s, cap %s",
+				name, where, f(c.Expected), what, upTo, f(cap)).
 				WithDetail("the runtime stops before the cap; raise it to be sure the run completes"))
 		}
 	}
-	runs := t.RealRuns
-	runs.High = math.Max(runs.High, t.uncappedRuns)
-	check("real_runs", " real runs", float64(b.RealRuns), runs, FormatNumber)
-	check("gpu_hours", " GPU-hours", b.GPUHours, t.GPUHours, FormatNumber)
-	check("usd", "", b.USD, t.USD, FormatUSD)
-	check("wall_hours", " wall-clock hours", b.WallHours, t.WallHours, FormatNumber)
+	raw := func(c plan.Count, high float64) plan.Count {
+		c.High = math.Max(c.High, high)
+		return c
+	}
+	check("real_runs", " real runs", float64(b.RealRuns), raw(t.RealRuns, t.uncapped.runs), FormatNumber)
+	check("gpu_hours", " GPU-hours", b.GPUHours, raw(t.GPUHours, t.uncapped.gpuHours), FormatNumber)
+	check("usd", "", b.USD, raw(t.USD, t.uncapped.usd), FormatUSD)
+	check("wall_hours", " wall-clock hours", b.WallHours, raw(t.WallHours, t.uncapped.wall), FormatNumber)
 	return ds
 }

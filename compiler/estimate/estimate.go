@@ -18,9 +18,13 @@ type Totals struct {
 	LLMCalls  plan.Count `json:"llm_calls"`
 	LLMTokens plan.Count `json:"llm_tokens"`
 	WallHours plan.Count `json:"wall_hours"`
-	// uncappedRuns is the high real-run figure before the cap bounds it.
-	uncappedRuns float64
+	// uncapped are the high figures before the caps bound them, for
+	// CheckCaps, which warns that a run may stop at a cap.
+	uncapped capped
 }
+
+// capped are the figures a cap bounds, before it does.
+type capped struct{ runs, gpuHours, usd, wall float64 }
 
 func (t *Totals) add(o *Totals) {
 	t.RealRuns = t.RealRuns.Add(o.RealRuns)
@@ -31,7 +35,10 @@ func (t *Totals) add(o *Totals) {
 	t.LLMCalls = t.LLMCalls.Add(o.LLMCalls)
 	t.LLMTokens = t.LLMTokens.Add(o.LLMTokens)
 	t.WallHours = t.WallHours.Add(o.WallHours)
-	t.uncappedRuns += o.uncappedRuns
+	t.uncapped.runs += o.uncapped.runs
+	t.uncapped.gpuHours += o.uncapped.gpuHours
+	t.uncapped.usd += o.uncapped.usd
+	t.uncapped.wall += o.uncapped.wall
 }
 
 // Role is one LLM role's calls, tokens and dollars.
@@ -87,12 +94,25 @@ type Variant struct {
 }
 
 // Assumption is a figure the estimate takes as given, and where it comes
-// from: a file:line:col of the spec, or "default".
+// from: a file:line:col of the spec, "preset NAME", "default", or "run ID"
+// when a run's measurements replaced the spec's figure.
 type Assumption struct {
 	Name    string     `json:"name"`
 	Value   plan.Count `json:"value"`
 	From    string     `json:"from"`
 	Affects string     `json:"affects"`
+	// Note says why a run's measurement did not replace the figure.
+	Note string `json:"note,omitempty"`
+}
+
+// Prediction is one figure of a run beside what an estimate learned from
+// that run's own measurements predicts for it (estimate --from-run).
+// Error is (predicted - actual) / actual; 0 when both are 0.
+type Prediction struct {
+	Figure    string  `json:"figure"`
+	Predicted float64 `json:"predicted"`
+	Actual    float64 `json:"actual"`
+	Error     float64 `json:"error"`
 }
 
 // Report is the estimate of a plan. Without a sweep, its figures are the one
@@ -107,6 +127,11 @@ type Report struct {
 	// variant lists its own.
 	Assumptions []*Assumption `json:"assumptions,omitempty"`
 	Variants    []*Variant    `json:"variants,omitempty"`
+	// FromRun is the run whose measurements replaced the assumptions, and
+	// Predicted that run's figures beside what this estimate predicts for
+	// it (empty when the run's plan is not of this spec's structure).
+	FromRun   string        `json:"from_run,omitempty"`
+	Predicted []*Prediction `json:"predicted_vs_actual,omitempty"`
 }
 
 func newBreakdown() Breakdown {
@@ -173,11 +198,13 @@ func concurrency(ex plan.Executor, e *plan.Environment) float64 {
 func estimateVariant(v *plan.Variant) *Variant {
 	out := &Variant{Name: v.Name, Overrides: v.Overrides, Breakdown: newBreakdown()}
 	for _, a := range v.Assumptions {
-		from := "default"
-		if a.Source.Valid() {
+		from := a.From
+		if from == "" && a.Source.Valid() {
 			from = fmt.Sprintf("%s:%d:%d", a.Source.Filename, a.Source.Start.Line, a.Source.Start.Column)
+		} else if from == "" {
+			from = "default"
 		}
-		out.Assumptions = append(out.Assumptions, &Assumption{Name: a.Name, Value: a.Value, From: from, Affects: a.Affects})
+		out.Assumptions = append(out.Assumptions, &Assumption{Name: a.Name, Value: a.Value, From: from, Affects: a.Affects, Note: a.Note})
 	}
 	envs := map[string]*plan.Environment{}
 	for _, e := range v.Envs {
@@ -195,20 +222,21 @@ func estimateVariant(v *plan.Variant) *Variant {
 	t := &out.Totals
 	for _, ph := range v.Phases {
 		pe := &Phase{Name: ph.Name, Kind: ph.Kind}
+		waves := batches(v, ph)
 		for _, name := range sortedKeys(ph.Calls.RealRuns) {
 			n := ph.Calls.RealRuns[name]
 			e := envs[name]
 			if e == nil {
 				continue // the compiler never emits this; a hand-edited plan might
 			}
-			gh := n.Scale(e.GPUHours)
+			gh := n.Mul(e.GPUHours)
 			usd := gh.Scale(v.Prices[e.GPU])
 			ee := out.Environments[name]
 			ee.RealRuns, ee.GPUHours, ee.USD = ee.RealRuns.Add(n), ee.GPUHours.Add(gh), ee.USD.Add(usd)
 			out.GPUHoursByType[e.GPU] = out.GPUHoursByType[e.GPU].Add(gh)
 			t.RealRuns, t.GPUHours, t.USDGPU = t.RealRuns.Add(n), t.GPUHours.Add(gh), t.USDGPU.Add(usd)
 			pe.RealRuns, pe.USD = pe.RealRuns.Add(n), pe.USD.Add(usd)
-			pe.WallHours = pe.WallHours.Add(n.Scale(e.Hours / concurrency(v.Executor, e)))
+			pe.WallHours = pe.WallHours.Add(wall(n, e.Hours, concurrency(v.Executor, e), waves))
 		}
 		for _, name := range sortedKeys(ph.Calls.LLM) {
 			n := ph.Calls.LLM[name]
@@ -216,13 +244,13 @@ func estimateVariant(v *plan.Variant) *Variant {
 			if r == nil {
 				continue
 			}
-			in, outTok := n.Scale(r.TokensIn), n.Scale(r.TokensOut)
+			in, outTok := n.Mul(r.TokensIn), n.Mul(r.TokensOut)
 			usd := in.Scale(r.PriceIn / 1e6).Add(outTok.Scale(r.PriceOut / 1e6))
 			re := out.Roles[name]
 			re.Calls, re.TokensIn, re.TokensOut, re.USD = re.Calls.Add(n), re.TokensIn.Add(in), re.TokensOut.Add(outTok), re.USD.Add(usd)
 			t.LLMCalls, t.LLMTokens, t.USDLLM = t.LLMCalls.Add(n), t.LLMTokens.Add(in).Add(outTok), t.USDLLM.Add(usd)
 			pe.LLMCalls, pe.USD = pe.LLMCalls.Add(n), pe.USD.Add(usd)
-			pe.WallHours = pe.WallHours.Add(n.Scale(r.Seconds / 3600 / float64(max(r.Concurrency, 1))))
+			pe.WallHours = pe.WallHours.Add(wall(n, plan.Exact(r.Seconds/3600), float64(max(r.Concurrency, 1)), waves))
 		}
 		if ph.Loop != "" {
 			if l := out.Loops[ph.Loop]; l != nil {
@@ -238,19 +266,89 @@ func estimateVariant(v *plan.Variant) *Variant {
 		out.Phases = append(out.Phases, pe)
 	}
 	t.USD = t.USDGPU.Add(t.USDLLM)
-	// The runtime reserves every real run against budget.real_runs, so no
-	// run of this plan makes more: the high figure is the cap at most. The
-	// unclamped figure stays for CheckCaps, which warns that such a run may
-	// stop at the cap before the plan is done.
-	t.uncappedRuns = t.RealRuns.High
-	if c := float64(v.Budget.RealRuns); c > 0 {
+	// The runtime reserves every real run against budget.real_runs (and
+	// its GPU-hours and dollars against theirs), and holds every LLM call's
+	// dollars before making it, so no run of this plan goes past a cap: a
+	// high figure is the cap at most. The uncapped figures stay for
+	// CheckCaps, which warns that such a run may stop at the cap before the
+	// plan is done.
+	t.uncapped = capped{runs: t.RealRuns.High, gpuHours: t.GPUHours.High, usd: t.USD.High, wall: t.WallHours.High}
+	b := v.Budget
+	if c := float64(b.RealRuns); c > 0 {
 		t.RealRuns.High = math.Min(t.RealRuns.High, c)
 		t.RealRuns.Expected = math.Min(t.RealRuns.Expected, c)
 		for _, e := range out.Environments {
 			e.RealRuns.High = math.Min(e.RealRuns.High, c)
 		}
 	}
+	if c := b.GPUHours; c > 0 {
+		t.GPUHours = t.GPUHours.CapHigh(c)
+		for _, e := range out.Environments {
+			e.GPUHours = e.GPUHours.CapHigh(c)
+		}
+		for k, g := range out.GPUHoursByType {
+			out.GPUHoursByType[k] = g.CapHigh(c)
+		}
+	}
+	if c := b.USD; c > 0 {
+		t.USD, t.USDGPU, t.USDLLM = t.USD.CapHigh(c), t.USDGPU.CapHigh(c), t.USDLLM.CapHigh(c)
+		for _, e := range out.Environments {
+			e.USD = e.USD.CapHigh(c)
+		}
+		for _, r := range out.Roles {
+			r.USD = r.USD.CapHigh(c)
+		}
+		for _, p := range out.Phases {
+			p.USD = p.USD.CapHigh(c)
+		}
+	}
 	return out
+}
+
+// wall is the wall-clock hours of n tasks of per hours each, conc at a
+// time, started in at most waves groups (refreshes, island-rounds, or the
+// whole phase) that each wait for the last of theirs. The expected and low
+// figures assume full use of conc; the high one the most rounds of conc
+// that n whole tasks in waves groups can take: when every group but one
+// holds a single task, floor((n - waves) / conc) + waves.
+func wall(n, per plan.Count, conc float64, waves float64) plan.Count {
+	w := n.Mul(per).Scale(1 / conc)
+	if !w.Bounded() || w.IsZero() {
+		return w
+	}
+	tasks := math.Ceil(n.High - 1e-9)
+	rounds := tasks
+	if tasks > waves {
+		rounds = math.Floor((tasks-waves)/conc) + waves
+	}
+	w.High = math.Max(w.High, rounds*per.High)
+	return w
+}
+
+// batches is the most groups a phase starts its calls and runs in, each
+// group waiting for its last: a refresh of an RL loop, an island-round of
+// an evolution loop, or the whole phase.
+func batches(v *plan.Variant, ph *plan.Phase) float64 {
+	switch ph.Kind {
+	case plan.PhaseRL:
+		return math.Max(ph.Refreshes.High, 1)
+	case plan.PhaseEvolution:
+		for _, l := range v.Loops {
+			if l.Name != ph.Loop {
+				continue
+			}
+			tasks := 0
+			for _, e := range v.Envs {
+				for _, t := range e.Tasks {
+					if t.Split == l.Split {
+						tasks++
+					}
+				}
+			}
+			return float64(max(tasks*l.Islands*l.Rounds, 1))
+		}
+	}
+	return 1
 }
 
 func sumCounts(m map[string]plan.Count) plan.Count {

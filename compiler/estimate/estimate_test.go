@@ -58,8 +58,8 @@ func twoPhasePlan() *plan.Plan {
 	return &plan.Plan{Name: "x", Variants: []*plan.Variant{{
 		Name:     "default",
 		Prices:   map[string]float64{"H100": 2},
-		Envs:     []*plan.Environment{{Name: "e", GPU: "H100", GPUs: 2, Hours: 3, GPUHours: 6}},
-		Roles:    []*plan.Role{{Name: "critic", Kind: "critic", TokensIn: 1000, TokensOut: 100, PriceIn: 1, PriceOut: 10, Concurrency: 4, Seconds: 36}},
+		Envs:     []*plan.Environment{{Name: "e", GPU: "H100", GPUs: 2, Hours: plan.Exact(3), GPUHours: plan.Exact(6)}},
+		Roles:    []*plan.Role{{Name: "critic", Kind: "critic", TokensIn: plan.Exact(1000), TokensOut: plan.Exact(100), PriceIn: 1, PriceOut: 10, Concurrency: 4, Seconds: 36}},
 		Loops:    []*plan.Loop{{Name: "policy", Kind: "rl", Steps: plan.Count{Low: 5, Expected: 10, High: 10}}},
 		Executor: plan.Executor{Kind: "local", Concurrency: 8, GPUs: 4},
 		Budget:   plan.Budget{RealRuns: 100, Source: map[string]diag.Range{"real_runs": at}},
@@ -238,5 +238,59 @@ func TestJSONShape(t *testing.T) {
 	}
 	if m["gpu_hours_by_type"].(map[string]any)["H100"] == nil {
 		t.Error("gpu_hours_by_type.H100 missing")
+	}
+}
+
+// Hours per run and tokens per call given as ranges spread GPU-hours,
+// dollars, tokens and wall-clock hours: low by low, high by high.
+func TestEstimateSpreadsAssumedFigures(t *testing.T) {
+	p := twoPhasePlan()
+	v := p.Variants[0]
+	v.Envs[0].Hours = plan.Count{Low: 2, Expected: 3, High: 6}
+	v.Envs[0].GPUHours = v.Envs[0].Hours.Scale(2)
+	v.Roles[0].TokensIn = plan.Count{Low: 500, Expected: 1000, High: 2000}
+	tot := Estimate(p).Totals
+	for _, c := range []struct {
+		name      string
+		got, want plan.Count
+	}{
+		{"gpu_hours", tot.GPUHours, plan.Count{Low: 50 * 4, Expected: 60 * 6, High: 90 * 12}},
+		{"usd_gpu", tot.USDGPU, plan.Count{Low: 50 * 4 * 2, Expected: 60 * 6 * 2, High: 90 * 12 * 2}},
+		{"llm_tokens", tot.LLMTokens, plan.Count{Low: 400 * 600, Expected: 400 * 1100, High: 400 * 2100}},
+	} {
+		if !near(c.got.Low, c.want.Low) || !near(c.got.Expected, c.want.Expected) || !near(c.got.High, c.want.High) {
+			t.Errorf("totals.%s = %+v, want %+v", c.name, c.got, c.want)
+		}
+	}
+	if w := tot.WallHours; !(w.Low < 60*1.5 && w.High >= 90*6/2) {
+		t.Errorf("wall_hours = %+v, want the runs' 2 to 6 hours spread over it", w)
+	}
+}
+
+// The runtime keeps the GPU-hour and dollar caps, so a high figure is the
+// cap at most; the cap check still sees the figure before the clamp.
+func TestEstimateHighIsCapped(t *testing.T) {
+	p := twoPhasePlan()
+	p.Variants[0].Budget.GPUHours = 500
+	p.Variants[0].Budget.USD = 900
+	r := Estimate(p)
+	if g := r.Totals.GPUHours; g.High != 500 || g.Expected != 360 {
+		t.Errorf("gpu_hours = %+v, want high capped at 500", g)
+	}
+	if u := r.Totals.USD; u.High != 900 || !near(u.Expected, 720.8) {
+		t.Errorf("usd = %+v, want high capped at 900", u)
+	}
+	if e := r.Environments["e"].GPUHours; e.High != 500 {
+		t.Errorf("environments.e.gpu_hours = %+v, want high capped at 500", e)
+	}
+	ds := r.CheckCaps(p.Variants[0].Budget)
+	var atRisk int
+	for _, d := range ds {
+		if d.Code == CodeCapAtRisk {
+			atRisk++
+		}
+	}
+	if atRisk != 2 {
+		t.Errorf("want two caps at risk (GPU-hours up to 540, dollars up to 1,080.8):\n%s", ds.Format(0))
 	}
 }

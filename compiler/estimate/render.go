@@ -15,6 +15,9 @@ import (
 // FormatNumber renders a count with thousands separators: whole numbers
 // from 100 up, one decimal from 10, two below.
 func FormatNumber(x float64) string {
+	if math.IsInf(x, 1) {
+		return "unbounded"
+	}
 	x = round6(x)
 	switch a := math.Abs(x); {
 	case a >= 100 || x == math.Trunc(x):
@@ -28,6 +31,9 @@ func FormatNumber(x float64) string {
 
 // FormatUSD renders dollars: whole dollars from $1,000 up, cents below.
 func FormatUSD(x float64) string {
+	if math.IsInf(x, 1) {
+		return "unbounded"
+	}
 	x = round6(x)
 	sign := ""
 	if x < 0 {
@@ -47,6 +53,9 @@ func FormatUSD(x float64) string {
 // significant digits (a routed share of 0.363 is not 0.36), a large one as
 // FormatNumber does.
 func formatAssumed(x float64) string {
+	if math.IsInf(x, 1) {
+		return "unbounded"
+	}
 	if math.Abs(x) < 100 {
 		return strconv.FormatFloat(x, 'g', 4, 64)
 	}
@@ -164,7 +173,22 @@ func sections(r *Report) []section {
 	if len(r.Assumptions) > 0 {
 		s := section{title: "Assumptions", header: []string{"assumption", "value", "from", "affects"}}
 		for _, a := range r.Assumptions {
-			s.rows = append(s.rows, []string{a.Name, formatCount(a.Value, formatAssumed), a.From, a.Affects})
+			from := a.From
+			if a.Note != "" {
+				from += " (" + a.Note + ")"
+			}
+			s.rows = append(s.rows, []string{a.Name, formatCount(a.Value, formatAssumed), from, a.Affects})
+		}
+		out = append(out, s)
+	}
+	if len(r.Predicted) > 0 {
+		s := section{title: "Run " + r.FromRun + ": predicted from its own measurements, and actual", header: []string{"figure", "predicted", "actual", "error"}}
+		for _, p := range r.Predicted {
+			f := formatAssumed
+			if strings.Contains(p.Figure, "usd") {
+				f = FormatUSD
+			}
+			s.rows = append(s.rows, []string{p.Figure, f(p.Predicted), f(p.Actual), fmt.Sprintf("%+.1f%%", 100*p.Error)})
 		}
 		out = append(out, s)
 	}

@@ -4,12 +4,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"math"
 
 	"assay/lang/diag"
 )
 
 // FormatVersion is bumped whenever the JSON shape of a Plan changes.
-const FormatVersion = "1.2"
+const FormatVersion = "1.3"
 
 // Plan is a compiled experiment. Without a sweep it has one variant.
 type Plan struct {
@@ -20,26 +21,115 @@ type Plan struct {
 }
 
 // Count is a number of calls (or runs, steps, hours) as low / expected / high,
-// where an assumption such as a critic's routed fraction can vary.
+// where an assumption such as a critic's routed fraction can vary. Where
+// nothing bounds a figure from above, Reason says why and High is +Inf; in
+// JSON high is then null, with the reason beside it.
 type Count struct {
-	Low      float64 `json:"low"`
-	Expected float64 `json:"expected"`
-	High     float64 `json:"high"`
+	Low      float64
+	Expected float64
+	High     float64
+	Reason   string
 }
 
 // Exact is a Count with no uncertainty.
-func Exact(n float64) Count { return Count{n, n, n} }
+func Exact(n float64) Count { return Count{Low: n, Expected: n, High: n} }
 
-// Add returns c + o component-wise.
-func (c Count) Add(o Count) Count {
-	return Count{c.Low + o.Low, c.Expected + o.Expected, c.High + o.High}
+// Unbounded is a Count with no upper bound, for the reason given.
+func Unbounded(low, expected float64, reason string) Count {
+	return Count{Low: low, Expected: expected, High: math.Inf(1), Reason: reason}
 }
 
-// Scale returns c * k component-wise.
-func (c Count) Scale(k float64) Count { return Count{c.Low * k, c.Expected * k, c.High * k} }
+// Bounded reports whether the count has an upper bound.
+func (c Count) Bounded() bool { return c.Reason == "" && !math.IsInf(c.High, 1) }
+
+// Add returns c + o component-wise; unbounded if either is.
+func (c Count) Add(o Count) Count {
+	out := Count{Low: c.Low + o.Low, Expected: c.Expected + o.Expected, High: c.High + o.High, Reason: c.Reason}
+	if out.Reason == "" {
+		out.Reason = o.Reason
+	}
+	return out
+}
+
+// Scale returns c * k component-wise (k >= 0). Scaling by zero bounds an
+// unbounded count: none of an unbounded number of free things costs
+// anything.
+func (c Count) Scale(k float64) Count {
+	if k == 0 {
+		return Count{}
+	}
+	return Count{Low: c.Low * k, Expected: c.Expected * k, High: c.High * k, Reason: c.Reason}
+}
+
+// Mul returns the product of two non-negative counts: low by low,
+// expected by expected, high by high.
+func (c Count) Mul(o Count) Count {
+	if c.IsZero() || o.IsZero() {
+		return Count{}
+	}
+	out := Count{Low: c.Low * o.Low, Expected: c.Expected * o.Expected, High: c.High * o.High, Reason: c.Reason}
+	if out.Reason == "" {
+		out.Reason = o.Reason
+	}
+	return out
+}
+
+// CapHigh bounds the high figure (and the expected one) by cap: a cap the
+// runtime keeps. It bounds an unbounded count too.
+func (c Count) CapHigh(cap float64) Count {
+	if c.High > cap {
+		c.High, c.Reason = cap, ""
+	}
+	c.Expected = math.Min(c.Expected, cap)
+	c.Low = math.Min(c.Low, cap)
+	return c
+}
 
 // IsZero reports whether every component is zero.
 func (c Count) IsZero() bool { return c == Count{} }
+
+type countJSON struct {
+	Low      float64  `json:"low"`
+	Expected float64  `json:"expected"`
+	High     *float64 `json:"high"`
+	Reason   string   `json:"reason,omitempty"`
+}
+
+// MarshalJSON writes low, expected and high; an unbounded high is null,
+// with the reason.
+func (c Count) MarshalJSON() ([]byte, error) {
+	j := countJSON{Low: c.Low, Expected: c.Expected, Reason: c.Reason}
+	if c.Bounded() {
+		j.High = &c.High
+	} else if j.Reason == "" {
+		j.Reason = "no upper bound"
+	}
+	return json.Marshal(j)
+}
+
+// UnmarshalJSON reads what MarshalJSON writes, or one number (plans of
+// format 1.2 and before wrote hours and tokens per call so).
+func (c *Count) UnmarshalJSON(b []byte) error {
+	var n float64
+	if json.Unmarshal(b, &n) == nil {
+		*c = Exact(n)
+		return nil
+	}
+	var j countJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*c = Count{Low: j.Low, Expected: j.Expected, Reason: j.Reason}
+	if j.High == nil {
+		c.High = math.Inf(1)
+		if c.Reason == "" {
+			c.Reason = "no upper bound"
+		}
+	} else {
+		c.High = *j.High
+	}
+	return nil
+}
 
 // Variant is one fully specified experiment (one point of a sweep).
 type Variant struct {
@@ -70,14 +160,18 @@ type Variant struct {
 }
 
 // Assumption is one figure the estimate assumes, with its range. Source is
-// where the spec states it; an invalid range means a default.
+// where the spec states it; From, when set, says where else it came from
+// ("preset NAME", "default", "run ID"); neither: a compiler default.
 type Assumption struct {
 	// Name is the figure's path, e.g. "critic.screen.routed_share".
 	Name  string `json:"name"`
 	Value Count  `json:"value"`
 	// Affects names the estimate's figures that rest on it.
-	Affects string     `json:"affects"`
-	Source  diag.Range `json:"source"`
+	Affects string `json:"affects"`
+	From    string `json:"from,omitempty"`
+	// Note says why a run's measurement did not replace the figure.
+	Note   string     `json:"note,omitempty"`
+	Source diag.Range `json:"source"`
 }
 
 // Records are the seed records: SeedRuns real runs on train tasks.
@@ -113,18 +207,20 @@ type Plugin struct {
 
 // Environment is a resolved environment with its tasks listed.
 type Environment struct {
-	Name      string     `json:"name"`
-	Family    string     `json:"family,omitempty"`
-	Metric    string     `json:"metric"`
-	Direction string     `json:"direction"`
-	Trainer   string     `json:"trainer"`
-	Benchmark string     `json:"benchmark,omitempty"`
-	GPU       string     `json:"gpu"`
-	GPUs      int        `json:"gpus"`
-	Hours     float64    `json:"hours"`
-	GPUHours  float64    `json:"gpu_hours"`
-	Tasks     []*Task    `json:"tasks"`
-	Source    diag.Range `json:"source"`
+	Name      string `json:"name"`
+	Family    string `json:"family,omitempty"`
+	Metric    string `json:"metric"`
+	Direction string `json:"direction"`
+	Trainer   string `json:"trainer"`
+	Benchmark string `json:"benchmark,omitempty"`
+	GPU       string `json:"gpu"`
+	GPUs      int    `json:"gpus"`
+	// Hours and GPUHours are one run's, as assumed: the estimate spreads
+	// them, and the runtime holds a run's caps at their high figure.
+	Hours    Count      `json:"hours"`
+	GPUHours Count      `json:"gpu_hours"`
+	Tasks    []*Task    `json:"tasks"`
+	Source   diag.Range `json:"source"`
 }
 
 // Task is one task. Baseline and Scale are nil when a benchmark plugin
@@ -138,13 +234,16 @@ type Task struct {
 
 // Role is a resolved LLM role.
 type Role struct {
-	Name        string     `json:"name"`
-	Kind        string     `json:"kind"`
-	Plugin      string     `json:"plugin"`
-	Model       string     `json:"model,omitempty"`
-	Temperature float64    `json:"temperature"`
-	TokensIn    float64    `json:"tokens_in"`
-	TokensOut   float64    `json:"tokens_out"`
+	Name        string  `json:"name"`
+	Kind        string  `json:"kind"`
+	Plugin      string  `json:"plugin"`
+	Model       string  `json:"model,omitempty"`
+	Temperature float64 `json:"temperature"`
+	// TokensIn and TokensOut are one call's, as assumed: the estimate
+	// spreads them; a call asks for at most TokensOut.High completion
+	// tokens, and the dollar cap holds a call at the high figures.
+	TokensIn    Count      `json:"tokens_in"`
+	TokensOut   Count      `json:"tokens_out"`
 	PriceIn     float64    `json:"usd_per_mtok_in"`
 	PriceOut    float64    `json:"usd_per_mtok_out"`
 	Concurrency int        `json:"concurrency"`
@@ -204,11 +303,13 @@ type Critic struct {
 // critic that judges its candidates and where its reward's gain comes from,
 // all decided by the compiler.
 type Loop struct {
-	Name              string `json:"name"`
-	Kind              string `json:"kind"` // rl | evolution
-	Algorithm         string `json:"algorithm,omitempty"`
-	Steps             Count  `json:"steps"`
-	UntilBudget       bool   `json:"until_budget,omitempty"`
+	Name        string `json:"name"`
+	Kind        string `json:"kind"` // rl | evolution
+	Algorithm   string `json:"algorithm,omitempty"`
+	Steps       Count  `json:"steps"`
+	UntilBudget bool   `json:"until_budget,omitempty"`
+	// MaxSteps bounds the steps of a loop that spends the budget; 0: none.
+	MaxSteps          int    `json:"max_steps,omitempty"`
 	StatesPerStep     int    `json:"states,omitempty"`
 	ProposalsPerState int    `json:"proposals_per_state,omitempty"`
 	RolloutEvery      int    `json:"rollout_every,omitempty"`

@@ -45,21 +45,26 @@ func loader() runtime.Loader {
 
 // compile loads and compiles a spec file as `assay run` does.
 func compile(t *testing.T, path string) (*plan.Plan, diag.Diagnostics) {
+	return compileWith(t, path, compiler.Options{})
+}
+
+func compileWith(t *testing.T, path string, opts compiler.Options) (*plan.Plan, diag.Diagnostics) {
 	t.Helper()
 	s, _, ds := load.Load(path, load.Options{})
 	if ds.HasErrors() {
 		return nil, ds
 	}
-	p, cds := compiler.Compile(s, compiler.Options{})
+	p, cds := compiler.Compile(s, opts)
 	return p, append(ds, cds...)
 }
 
 // checkRun runs variant v of p and checks every measured count against
 // the estimate of that variant.
-func checkRun(t *testing.T, p *plan.Plan, vi int) {
+func checkRun(t *testing.T, p *plan.Plan, vi int) (*runtime.Result, string) {
 	t.Helper()
 	v := p.Variants[vi]
-	res, err := runtime.Run(context.Background(), p, runtime.Options{ID: "c", Dir: t.TempDir(), Plugins: loader(), Variant: v.Name})
+	dir := t.TempDir()
+	res, err := runtime.Run(context.Background(), p, runtime.Options{ID: "c", Dir: dir, Plugins: loader(), Variant: v.Name})
 	if err != nil {
 		t.Fatalf("variant %s: run: %v", v.Name, err)
 	}
@@ -83,6 +88,59 @@ func checkRun(t *testing.T, p *plan.Plan, vi int) {
 		if !row.Within {
 			t.Errorf("variant %s: %s = %g, outside the estimate's [%g, %g] (expected %g)", v.Name, row.Figure, row.Measured, row.Low, row.High, row.Expected)
 		}
+	}
+	return res, dir
+}
+
+// learnedWithin are the quickstarts whose estimate, learned from a run's
+// own measurements (estimate --from-run), must predict that run: real runs
+// and LLM calls within 5%, GPU-hours and dollars within 10%.
+var learnedWithin = map[string]map[string]float64{
+	"quickstart.hcl":        {"totals.real_runs": 0.05, "totals.llm_calls": 0.05, "totals.gpu_hours": 0.10, "totals.usd": 0.10},
+	"quickstart-critic.hcl": {"totals.real_runs": 0.05, "totals.llm_calls": 0.05, "totals.gpu_hours": 0.10, "totals.usd": 0.10},
+}
+
+// checkLearned compiles the spec at path again with what run "c" in dir
+// measured in place of its assumptions, and compares the learned
+// estimate's prediction with the run.
+func checkLearned(t *testing.T, path string, p *plan.Plan, res *runtime.Result, dir string, tol map[string]float64) {
+	t.Helper()
+	v := p.Variants[0]
+	tim, err := runtime.ReadTiming(dir, "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	learned := runcompare.Learn(p, v.Name, &res.Totals, tim, "c")
+	lp, ds := compileWith(t, path, compiler.Options{Learned: learned})
+	if ds.HasErrors() {
+		t.Fatalf("learned estimate does not compile: %v", ds)
+	}
+	if err := runcompare.SameShape(p, lp, v.Name); err != nil {
+		t.Fatal(err)
+	}
+	fromRun := 0
+	for _, a := range lp.Variants[0].Assumptions {
+		if a.From == "run c" {
+			fromRun++
+		}
+	}
+	if fromRun < 3 {
+		t.Errorf("%d assumptions come from the run; want the shares, hours and tokens", fromRun)
+	}
+	seen := 0
+	for _, row := range runcompare.Predict(lp, v.Name, p, &res.Totals, tim) {
+		max, ok := tol[row.Figure]
+		if !ok {
+			continue
+		}
+		seen++
+		t.Logf("%s: predicted %g, actual %g (%+.1f%%)", row.Figure, row.Predicted, row.Actual, 100*row.Error)
+		if row.Actual == 0 || row.Error > max || row.Error < -max {
+			t.Errorf("%s: learned estimate predicts %g, the run did %g (%+.1f%%, allowed %.0f%%)", row.Figure, row.Predicted, row.Actual, 100*row.Error, 100*max)
+		}
+	}
+	if seen != len(tol) {
+		t.Errorf("compared %d of %d figures", seen, len(tol))
 	}
 }
 
@@ -151,11 +209,15 @@ func TestSpecsRunWithinTheirEstimate(t *testing.T) {
 	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			p, ds := compile(t, writeVariant(t, filepath.Join(specsDir(t), name)))
+			path := writeVariant(t, filepath.Join(specsDir(t), name))
+			p, ds := compile(t, path)
 			if ds.HasErrors() {
 				t.Fatalf("%s does not compile: %v", name, ds)
 			}
-			checkRun(t, p, 0)
+			res, dir := checkRun(t, p, 0)
+			if tol, ok := learnedWithin[name]; ok {
+				checkLearned(t, path, p, res, dir, tol)
+			}
 		})
 	}
 }
@@ -252,7 +314,7 @@ func TestVariants(t *testing.T) {
 			{"calibration {\n  loop        = loop.policy\n  after_steps = [6, 12, 18]\n  budget      = [6]\n  select      = \"top_rated\"\n}\n", ""}}, reject: "E_MISSING"},
 		{name: "screened GRPO until the budget is spent", base: qs, edits: [][2]string{
 			{"role \"rwm\" {", criticRole + "\nrole \"rwm\" {"},
-			{"critic \"judge\" {\n  role   = role.critic\n  votes  = 5\n", "critic \"judge\" {\n  role   = role.critic\n  votes  = 5\n  threshold = 0.25\n  expected_routed = 0.4\n  routed_range = [0.02, 1]\n"},
+			{"critic \"judge\" {\n  role   = role.critic\n  votes  = 5\n", "critic \"judge\" {\n  role   = role.critic\n  votes  = 5\n  threshold = 0.25\n  expected_routed = { low = 0.02, expected = 0.4, high = 1 }\n"},
 			{rwmReward, "reward \"label\" {\n  source     = \"critic\"\n  value      = \"label_score\"\n  infeasible = \"-1\"\n}\n"},
 			{"  steps               = 24\n", "  until_budget        = true\n  screen              = critic.judge\n"},
 			{"  reward              = reward.rwm_gain\n", "  reward              = reward.label\n"},

@@ -112,6 +112,10 @@ func writeBlock(b *bytes.Buffer, blk *spec.BlockSchema, path string, level int) 
 		fmt.Fprintf(b, "| attribute | type | description |\n| --- | --- | --- |\n")
 		for _, f := range attrs {
 			typ := f.Type
+			if typ == "spread" {
+				// An assumed figure (spec.Spread).
+				typ = "number or { low, expected, high }"
+			}
 			if len(f.Enum) > 0 {
 				typ = "one of " + strings.Join(quoteAll(f.Enum), ", ")
 			}

@@ -32,7 +32,7 @@ func Rows(p *plan.Plan, variant string, tot *runtime.Totals) []runtime.Compariso
 	add := func(name string, c plan.Count, got float64) {
 		const eps = 1e-6
 		out = append(out, runtime.Comparison{Figure: name, Low: c.Low, Expected: c.Expected, High: c.High, Measured: got,
-			Within: got >= c.Low-eps && got <= c.High+eps})
+			Within: got >= c.Low-eps && got <= c.High+eps, Reason: c.Reason})
 	}
 	add("totals.real_runs", b.Totals.RealRuns, float64(tot.RealRuns))
 	add("totals.llm_calls", b.Totals.LLMCalls, float64(tot.LLMCalls))

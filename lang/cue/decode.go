@@ -155,6 +155,27 @@ func (l *loader) attr(v cue.Value, f *spec.Field, dst reflect.Value, key string)
 		if ok {
 			set(x)
 		}
+	case "spread":
+		if v.Kind() == cue.IntKind || v.Kind() == cue.FloatKind {
+			if n, ok := l.numberOf(v, key); ok {
+				set(spec.One(n))
+			}
+			return
+		}
+		if v.Kind() != cue.StructKind {
+			l.typeErr(v, key, "a number, or {low: .., expected: .., high: ..}")
+			return
+		}
+		x, ok := l.anyOf(v, key)
+		if !ok {
+			return
+		}
+		sp, err := spec.SpreadFrom(x)
+		if err != nil {
+			l.add(diag.Errorf(codeType, rng, "%s must be %v", key, err))
+			return
+		}
+		set(sp)
 	case "list(int)":
 		var out []int
 		for i, e := range l.listOrOne(v) {

@@ -202,3 +202,33 @@ func topLevel(src []byte) [][]byte {
 	}
 	return out
 }
+
+// An assumed figure is a number or {low, expected, high}, as in HCL; a
+// struct with other keys is refused at the field.
+func TestAssumedFigures(t *testing.T) {
+	s, errs := loadString(t, `
+critic: screen: expected_routed: 0.363
+role: builder: build_failures: {low: 0, expected: 0.05, high: 0.5}
+role: builder: tokens: {in: {low: 100, expected: 200, high: 400}, out: 50}
+`, Options{})
+	if errs != "" {
+		t.Fatal(errs)
+	}
+	if got := s.Critics[0].ExpectedRouted.V; got != spec.One(0.363) {
+		t.Errorf("expected_routed = %+v", got)
+	}
+	r := s.Roles[0]
+	if got, want := r.BuildFailures.V, (spec.Spread{Low: 0, Expected: 0.05, High: 0.5, Ranged: true}); got != want {
+		t.Errorf("build_failures = %+v, want %+v", got, want)
+	}
+	if got, want := r.Tokens.In.V, (spec.Spread{Low: 100, Expected: 200, High: 400, Ranged: true}); got != want || r.Tokens.Out.V != spec.One(50) {
+		t.Errorf("tokens = %+v / %+v", got, r.Tokens.Out.V)
+	}
+	if r.BuildFailures.Range.Start.Line != 3 {
+		t.Errorf("build_failures range %v, want line 3", r.BuildFailures.Range)
+	}
+	_, errs = loadString(t, "role: builder: build_failures: {low: 0, expected: 0.05, top: 0.5}\n", Options{})
+	if !strings.Contains(errs, "spec.cue:1") || !strings.Contains(errs, "top") {
+		t.Errorf("a struct with another key: got %q", errs)
+	}
+}

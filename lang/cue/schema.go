@@ -122,6 +122,8 @@ func typeExpr(t string) string {
 		return "bool"
 	case "any":
 		return "_"
+	case "spread":
+		return "number | {low: number, expected: number, high: number}"
 	case "ref":
 		return "#Ref"
 	case "list(literal)":

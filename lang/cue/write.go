@@ -122,6 +122,8 @@ func literal(x any) string {
 		return strconv.Itoa(v)
 	case float64:
 		return strconv.FormatFloat(v, 'g', -1, 64)
+	case spec.Spread:
+		return literal(v.Plain())
 	}
 	rv := reflect.ValueOf(x)
 	switch rv.Kind() {

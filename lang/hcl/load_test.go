@@ -49,7 +49,7 @@ func TestLM2LMShape(t *testing.T) {
 		names = append(names, e.Name)
 		train += e.Tasks.Train.V
 		holdout += e.Tasks.Holdout.V
-		if e.Trainer.String() != "plugin.command" || e.RunCost.Hours.V != 1.5 {
+		if e.Trainer.String() != "plugin.command" || e.RunCost.Hours.V != spec.One(1.5) {
 			t.Errorf("%s: trainer %v, hours %v", e.Name, e.Trainer, e.RunCost.Hours.V)
 		}
 	}
@@ -99,8 +99,7 @@ critic "screen" {
   role            = "role.critic"
   votes           = max(4, 16)
   threshold       = 1 / 4
-  expected_routed = percent(36.3)
-  routed_range    = [0.363, 1]
+  expected_routed = { low = percent(30), expected = percent(36.3), high = 1 }
 }
 
 calibration {
@@ -130,8 +129,8 @@ reward "r" {
 	if s.Name.V != "x-Y" || c.Role.String() != "role.critic" || c.Votes.V != 16 || c.Threshold.V != 0.25 {
 		t.Errorf("critic = %+v", c)
 	}
-	if c.ExpectedRouted.V != 0.363 || len(c.RoutedRange.V) != 2 {
-		t.Errorf("routing = %v %v", c.ExpectedRouted.V, c.RoutedRange.V)
+	if want := (spec.Spread{Low: 0.3, Expected: 0.363, High: 1, Ranged: true}); c.ExpectedRouted.V != want {
+		t.Errorf("expected_routed = %+v, want %+v", c.ExpectedRouted.V, want)
 	}
 	if diff := cmp.Diff([]int{10, 20, 30}, s.Calibration.AfterSteps.V); diff != "" {
 		t.Error(diff)
@@ -139,7 +138,7 @@ reward "r" {
 	if diff := cmp.Diff([]int{25}, s.Calibration.Budget.V); diff != "" {
 		t.Error(diff)
 	}
-	if s.Environments[0].RunCost.GPUHours.V != 45 {
+	if s.Environments[0].RunCost.GPUHours.V != spec.One(45) {
 		t.Errorf("gpu_hours = %v", s.Environments[0].RunCost.GPUHours.V)
 	}
 	vals := s.Sweep.Axes[0].Values

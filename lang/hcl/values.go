@@ -6,6 +6,8 @@ import (
 	"math/big"
 
 	"github.com/zclconf/go-cty/cty"
+
+	"assay/lang/spec"
 )
 
 func bigFloat(v cty.Value) float64 {
@@ -97,6 +99,22 @@ func toGo(v cty.Value, typ string) (any, error) {
 		return v.True(), nil
 	case "any":
 		return goValue(v), nil
+	case "spread":
+		if v.Type() == cty.Number {
+			f := bigFloat(v)
+			if math.IsInf(f, 0) || math.IsNaN(f) {
+				return nil, mismatch("a finite number", v)
+			}
+			return spec.One(f), nil
+		}
+		if !v.Type().IsObjectType() && !v.Type().IsMapType() {
+			return nil, mismatch("a number, or { low = .., expected = .., high = .. }", v)
+		}
+		sp, err := spec.SpreadFrom(goValue(v))
+		if err != nil {
+			return nil, typeError(err.Error())
+		}
+		return sp, nil
 	case "list(int)", "list(number)":
 		var elems []cty.Value
 		switch {

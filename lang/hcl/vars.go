@@ -474,6 +474,9 @@ func unknownField(name string, r hcl.Range, schema *spec.BlockSchema, where stri
 		where = "a " + where + " block"
 	}
 	d := diag.Errorf(codeUnknownField, toRange(r), "unknown field %q in %s", name, where)
+	if hint, ok := spec.Removed[name]; ok {
+		return d.WithDetail("%s", hint)
+	}
 	names := append([]string(nil), schema.FieldNames()...)
 	if s := diag.DidYouMean(name, names); s != "" {
 		return d.WithDetail("%s", s)

@@ -104,6 +104,9 @@ func writeAttr(body *hclwrite.Body, f *spec.Field, fv reflect.Value) {
 // ctyValue converts a plain Go value of the model to cty. Lists become
 // tuples and maps objects, the types their HCL literals have.
 func ctyValue(x any) cty.Value {
+	if sp, ok := x.(spec.Spread); ok {
+		return ctyValue(sp.Plain())
+	}
 	rv := reflect.ValueOf(x)
 	if !rv.IsValid() {
 		return cty.NullVal(cty.DynamicPseudoType)

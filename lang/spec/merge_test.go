@@ -25,7 +25,7 @@ func mergeBase() *Spec {
 		Environments: []*Environment{{
 			Name:    "olmo3",
 			Family:  Of("autoregressive", at("base.hcl", 8)),
-			RunCost: &RunCost{GPU: Of("H100", at("base.hcl", 10)), GPUs: Of(8, at("base.hcl", 11)), Hours: Of(4.0, at("base.hcl", 12))},
+			RunCost: &RunCost{GPU: Of("H100", at("base.hcl", 10)), GPUs: Of(8, at("base.hcl", 11)), Hours: Of(One(4.0), at("base.hcl", 12))},
 			Tasks:   &TaskCounts{Train: Of(5, at("base.hcl", 14)), Holdout: Of(2, at("base.hcl", 15))},
 		}},
 		Loops: []*Loop{
@@ -89,7 +89,7 @@ func TestMerge(t *testing.T) {
 			name: "nested single block merges field by field",
 			child: &Spec{Environments: []*Environment{{
 				Name:    "olmo3",
-				RunCost: &RunCost{Hours: Of(2.5, at("child.hcl", 4))},
+				RunCost: &RunCost{Hours: Of(One(2.5), at("child.hcl", 4))},
 			}}},
 			edit: func(m map[string]any) {
 				sub(m, "environment", "olmo3")["run_cost"].(map[string]any)["hours"] = 2.5

@@ -85,11 +85,11 @@ type Metric struct {
 
 // RunCost is the price of one real run: GPU type x GPU count x hours, or GPU-hours.
 type RunCost struct {
-	GPU      Val[string]  `assay:"gpu" doc:"GPU type; must have a price"`
-	GPUs     Val[int]     `assay:"gpus" doc:"GPUs per run"`
-	Hours    Val[float64] `assay:"hours" unit:"hours" doc:"wall-clock hours per run"`
-	GPUHours Val[float64] `assay:"gpu_hours" unit:"GPU-hours" doc:"GPU-hours per run, instead of gpus x hours"`
-	Range    diag.Range   `json:"-"`
+	GPU      Val[string] `assay:"gpu" doc:"GPU type; must have a price"`
+	GPUs     Val[int]    `assay:"gpus" doc:"GPUs per run"`
+	Hours    Val[Spread] `assay:"hours" unit:"hours" doc:"wall-clock hours per run: one number, or { low, expected, high }; the high figure bounds the estimate and the wall-clock and dollar caps"`
+	GPUHours Val[Spread] `assay:"gpu_hours" unit:"GPU-hours" doc:"GPU-hours per run, instead of gpus x hours: one number, or { low, expected, high }"`
+	Range    diag.Range  `json:"-"`
 }
 
 // TaskCounts gives how many tasks of each split an environment has.
@@ -123,16 +123,15 @@ type Role struct {
 	Seconds     Val[float64] `assay:"seconds" unit:"seconds" doc:"expected latency of one call, for wall-time estimates"`
 	// Builds that fail are the estimate's assumption about a builder role:
 	// a failed build makes no real run and reaches no critic.
-	BuildFailures     Val[float64]   `assay:"build_failures" doc:"builder roles: expected share of builds that fail, for estimates (default 0)"`
-	BuildFailureRange Val[[]float64] `assay:"build_failure_range" doc:"builder roles: [low, high] share of builds that fail, for low/high estimates; defaults to [build_failures, build_failures]"`
-	Range             diag.Range     `json:"-"`
+	BuildFailures Val[Spread] `assay:"build_failures" doc:"builder roles: share of builds that fail, for estimates: one number (low = expected = high), or { low, expected, high } (default 0)"`
+	Range         diag.Range  `json:"-"`
 }
 
 // Tokens is the expected token use of one call.
 type Tokens struct {
-	In    Val[float64] `assay:"in" doc:"prompt tokens per call"`
-	Out   Val[float64] `assay:"out" doc:"completion tokens per call"`
-	Range diag.Range   `json:"-"`
+	In    Val[Spread] `assay:"in" doc:"prompt tokens per call: one number, or { low, expected, high }; the dollar cap holds a call at the high figure"`
+	Out   Val[Spread] `assay:"out" doc:"completion tokens per call: one number, or { low, expected, high }; a call asks for at most the high figure"`
+	Range diag.Range  `json:"-"`
 }
 
 // TokenPrice is dollars per million tokens.
@@ -166,18 +165,17 @@ type Diversity struct {
 
 // Critic is critic voting with uncertainty routing.
 type Critic struct {
-	Name           string         `json:"-"`
-	NameRange      diag.Range     `json:"-"`
-	Role           Ref            `assay:"role" doc:"critic role that is sampled"`
-	Votes          Val[int]       `assay:"votes" doc:"k: critic samples per candidate"`
-	Labels         Val[string]    `assay:"labels" enum:"3way|5way" doc:"label space: improve/tie/lose, or the BigWin..Lose ladder"`
-	Aggregate      Val[string]    `assay:"aggregate" enum:"majority|mean_rank" doc:"how votes become a verdict"`
-	Tie            Val[string]    `assay:"tie" enum:"route|lose|tie" doc:"what a tied majority means; required when an even k can tie"`
-	Threshold      Val[float64]   `assay:"threshold" doc:"uncertainty threshold T in [0, 1): at or above it a candidate is routed to a real run"`
-	Route          Formula        `assay:"route" doc:"routing rule as a formula; defaults to \"uncertainty >= threshold\""`
-	ExpectedRouted Val[float64]   `assay:"expected_routed" doc:"expected share of candidates routed to a real run, for estimates"`
-	RoutedRange    Val[[]float64] `assay:"routed_range" doc:"[low, high] share routed, for low/high estimates; defaults to [expected_routed, 1]"`
-	Range          diag.Range     `json:"-"`
+	Name           string       `json:"-"`
+	NameRange      diag.Range   `json:"-"`
+	Role           Ref          `assay:"role" doc:"critic role that is sampled"`
+	Votes          Val[int]     `assay:"votes" doc:"k: critic samples per candidate"`
+	Labels         Val[string]  `assay:"labels" enum:"3way|5way" doc:"label space: improve/tie/lose, or the BigWin..Lose ladder"`
+	Aggregate      Val[string]  `assay:"aggregate" enum:"majority|mean_rank" doc:"how votes become a verdict"`
+	Tie            Val[string]  `assay:"tie" enum:"route|lose|tie" doc:"what a tied majority means; required when an even k can tie"`
+	Threshold      Val[float64] `assay:"threshold" doc:"uncertainty threshold T in [0, 1): at or above it a candidate is routed to a real run"`
+	Route          Formula      `assay:"route" doc:"routing rule as a formula; defaults to \"uncertainty >= threshold\""`
+	ExpectedRouted Val[Spread]  `assay:"expected_routed" doc:"share of candidates routed to a real run, for estimates: one number (low = that number, high = 1), or { low, expected, high }"`
+	Range          diag.Range   `json:"-"`
 }
 
 // Loop is the search loop.
@@ -191,6 +189,7 @@ type Loop struct {
 	Algorithm         Val[string]  `assay:"algorithm" enum:"grpo|dapo" doc:"policy-gradient algorithm"`
 	Steps             Val[int]     `assay:"steps" doc:"policy updates; omit with until_budget = true to spend the budget"`
 	UntilBudget       Val[bool]    `assay:"until_budget" doc:"run as many steps as the real-run budget buys"`
+	MaxSteps          Val[int]     `assay:"max_steps" doc:"with until_budget = true: the most steps the loop takes, whatever the budget buys; bounds its LLM calls where the assumptions do not"`
 	StatesPerStep     Val[int]     `assay:"states" doc:"states per rollout"`
 	ProposalsPerState Val[int]     `assay:"proposals_per_state" doc:"proposals sampled per state (group size G)"`
 	RolloutEvery      Val[int]     `assay:"rollout_every" doc:"steps between rollout refreshes; 1 = a fresh rollout each step"`

@@ -102,7 +102,7 @@ func SetPath(s *Spec, path string, lit Literal) error {
 	if err != nil {
 		return err
 	}
-	if f.Type != "string" && f.Type != "number" && f.Type != "int" && f.Type != "bool" {
+	if !Sweepable(f.Type) {
 		return fmt.Errorf("%q is of type %s; only string, number, int and bool fields can be swept", path, f.Type)
 	}
 	val := v.FieldByName("V")
@@ -120,6 +120,12 @@ func SetPath(s *Spec, path string, lit Literal) error {
 			return fmt.Errorf("%q takes a number, got %v", path, lit.Value())
 		}
 		val.SetFloat(lit.Num)
+	case "spread":
+		// A swept assumption is one number per variant.
+		if lit.Kind != LitNumber {
+			return fmt.Errorf("%q takes a number, got %v", path, lit.Value())
+		}
+		val.Set(reflect.ValueOf(One(lit.Num)))
 	case "int":
 		if lit.Kind != LitNumber || lit.Num != float64(int64(lit.Num)) {
 			return fmt.Errorf("%q takes a whole number, got %v", path, lit.Value())
@@ -134,6 +140,16 @@ func SetPath(s *Spec, path string, lit Literal) error {
 	v.FieldByName("Set").SetBool(true)
 	v.FieldByName("Range").Set(reflect.ValueOf(lit.Range))
 	return nil
+}
+
+// Sweepable reports whether a field of type typ can be set from one
+// literal: a string, number, int, bool, or an assumed figure (one number).
+func Sweepable(typ string) bool {
+	switch typ {
+	case "string", "number", "int", "bool", "spread":
+		return true
+	}
+	return false
 }
 
 func contains(l []string, s string) bool {

@@ -81,6 +81,7 @@ func Describe() *BlockSchema {
 var (
 	rangeType   = reflect.TypeOf(diag.Range{})
 	refType     = reflect.TypeOf(Ref{})
+	spreadType  = reflect.TypeOf(Spread{})
 	literalType = reflect.TypeOf([]Literal{})
 )
 
@@ -130,6 +131,10 @@ func attrType(sf reflect.StructField) string {
 	vt, ok := sf.Type.FieldByName("V")
 	if !ok {
 		panic("spec: field " + sf.Name + " is neither Val, Ref nor []Literal")
+	}
+	if vt.Type == spreadType {
+		// One number, or { low, expected, high }: an assumed figure.
+		return "spread"
 	}
 	return goTypeName(vt.Type)
 }
@@ -224,6 +229,9 @@ func attrValue(fv reflect.Value) (any, bool) {
 // normalize turns ints into float64 and typed slices/maps into []any and
 // map[string]any, so trees from different front ends compare equal.
 func normalize(x any) any {
+	if sp, ok := x.(Spread); ok {
+		return sp.Plain()
+	}
 	rv := reflect.ValueOf(x)
 	if !rv.IsValid() {
 		return nil
@@ -247,4 +255,11 @@ func normalize(x any) any {
 		return m
 	}
 	return x
+}
+
+// Removed maps fields that Assay no longer has to what to write instead,
+// for the front ends' unknown-field errors.
+var Removed = map[string]string{
+	"routed_range":        "routed_range is gone: give the range in expected_routed itself, expected_routed = { low = 0.2, expected = 0.363, high = 1 }",
+	"build_failure_range": "build_failure_range is gone: give the range in build_failures itself, build_failures = { low = 0, expected = 0.05, high = 0.5 }",
 }

@@ -87,3 +87,25 @@ func rangeAt(line int) (r diag.Range) {
 	r.Start.Column = 1
 	return
 }
+
+// FuzzSpread reads arbitrary JSON as an assumed figure: it never panics,
+// and what it reads writes back to the same figure.
+func FuzzSpread(f *testing.F) {
+	for _, s := range []string{`0.363`, `{"low": 0, "expected": 0.05, "high": 0.5}`, `{"low": 1}`, `[1, 2]`, `"x"`, `{"low":1,"expected":2,"high":3,"x":4}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var sp Spread
+		if sp.UnmarshalJSON([]byte(s)) != nil {
+			return
+		}
+		b, err := sp.MarshalJSON()
+		if err != nil {
+			return // a NaN or infinity read from JSON cannot be written back
+		}
+		var back Spread
+		if err := back.UnmarshalJSON(b); err != nil || back != sp {
+			t.Fatalf("%s: read %+v, wrote %s, read back %+v (%v)", s, sp, b, back, err)
+		}
+	})
+}

@@ -3,6 +3,7 @@ package spec
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 
 	"assay/lang/diag"
@@ -144,3 +145,80 @@ func (l Literal) Value() any {
 
 // MarshalJSON writes the bare value.
 func (l Literal) MarshalJSON() ([]byte, error) { return json.Marshal(l.Value()) }
+
+// Spread is a figure the estimate assumes: one number, or the three
+// figures { low, expected, high }. Ranged says which the spec wrote, so the
+// compiler can apply a field's documented meaning of one number (a routed
+// share of one number still ranges up to 1).
+type Spread struct {
+	Low, Expected, High float64
+	Ranged              bool
+}
+
+// One is a Spread of one number.
+func One(x float64) Spread { return Spread{Low: x, Expected: x, High: x} }
+
+// Plain is the Spread as the spec wrote it: a float64, or a map with keys
+// low, expected and high.
+func (s Spread) Plain() any {
+	if !s.Ranged {
+		return s.Expected
+	}
+	return map[string]any{"low": s.Low, "expected": s.Expected, "high": s.High}
+}
+
+// MarshalJSON writes the number, or the object.
+func (s Spread) MarshalJSON() ([]byte, error) { return json.Marshal(s.Plain()) }
+
+// UnmarshalJSON reads a number, or an object with exactly the keys low,
+// expected and high, as SpreadFrom does.
+func (s *Spread) UnmarshalJSON(b []byte) error {
+	var x any
+	if err := json.Unmarshal(b, &x); err != nil {
+		return err
+	}
+	sp, err := SpreadFrom(x)
+	if err != nil {
+		return fmt.Errorf("an assumed figure must be %v", err)
+	}
+	*s = sp
+	return nil
+}
+
+// SpreadFrom reads a Spread from plain Go values as front ends decode
+// them: a number, or a map with exactly the keys low, expected and high,
+// each a number. The error completes "FIELD must be ...".
+func SpreadFrom(x any) (Spread, error) {
+	switch v := x.(type) {
+	case float64:
+		return One(v), nil
+	case int:
+		return One(float64(v)), nil
+	case map[string]any:
+		var out [3]float64
+		for k := range v {
+			if k != "low" && k != "expected" && k != "high" {
+				return Spread{}, fmt.Errorf("a number or { low, expected, high }; %q is not one of these keys", k)
+			}
+		}
+		for i, k := range [3]string{"low", "expected", "high"} {
+			n, ok := v[k]
+			if !ok {
+				return Spread{}, fmt.Errorf("a number or { low, expected, high }; %s is missing", k)
+			}
+			switch f := n.(type) {
+			case float64:
+				out[i] = f
+			case int:
+				out[i] = float64(f)
+			default:
+				return Spread{}, fmt.Errorf("a number or { low, expected, high }; %s is not a number", k)
+			}
+			if math.IsInf(out[i], 0) || math.IsNaN(out[i]) {
+				return Spread{}, fmt.Errorf("a number or { low, expected, high } of finite numbers")
+			}
+		}
+		return Spread{Low: out[0], Expected: out[1], High: out[2], Ranged: true}, nil
+	}
+	return Spread{}, fmt.Errorf("a number or { low = .., expected = .., high = .. }")
+}

@@ -158,6 +158,9 @@ func wholeX(p Plot) bool {
 
 // num formats an axis label without trailing zeros: 5, 0.6, 12.5.
 func num(x float64) string {
+	if math.IsInf(x, 1) {
+		return "unbounded"
+	}
 	var s string
 	switch ax := math.Abs(x); {
 	case ax == 0:
@@ -257,7 +260,7 @@ func Plots(r *runtime.Report) []Plot {
 	return out
 }
 
-var page = template.Must(template.New("report").Funcs(template.FuncMap{"num": num, "edits": func(m map[string]string) string {
+var page = template.Must(template.New("report").Funcs(template.FuncMap{"num": num, "pct": func(x float64) string { return fmt.Sprintf("%+.1f%%", 100*x) }, "edits": func(m map[string]string) string {
 	var parts []string
 	for k, v := range m {
 		parts = append(parts, k+"="+v)
@@ -288,6 +291,10 @@ svg .f{fill:#fafafa;stroke:#ccc}svg .g{stroke:#e6e6e6}svg .d{stroke:#999;stroke-
 {{if .R.Compare}}<h2>Estimate and run</h2>
 <table><tr><th>figure</th><th>low</th><th>expected</th><th>high</th><th>run</th><th></th></tr>
 {{range .R.Compare}}<tr><td>{{.Figure}}</td><td class="n">{{num .Low}}</td><td class="n">{{num .Expected}}</td><td class="n">{{num .High}}</td><td class="n">{{num .Measured}}</td><td>{{if .Within}}within{{else}}<b>outside</b>{{end}}</td></tr>{{end}}
+</table>
+{{end}}{{if .R.Predicted}}<h2>Predicted from the run's own measurements, and actual</h2>
+<table><tr><th>figure</th><th>predicted</th><th>actual</th><th>error</th></tr>
+{{range .R.Predicted}}<tr><td>{{.Figure}}</td><td class="n">{{num .Predicted}}</td><td class="n">{{num .Actual}}</td><td class="n">{{pct .Error}}</td></tr>{{end}}
 </table>{{end}}
 <h2>Figures</h2>
 <div class="plots">{{range .Plots}}{{.SVG}}{{end}}</div>

@@ -22,7 +22,7 @@ environment "olmo3" {
   run_cost {
     gpu   = "B20" # ERROR: E_PRICE_MISSING has no price
     gpus  = 8
-    hours = 1.5
+    hours = { low = 2, expected = 1.5, high = 3 } # ERROR: E_RANGE low <= expected <= high
   }
   task "a" {
     split = "train"
@@ -39,7 +39,7 @@ environment "olmo3" {
 role "proposer" {
   llm = plugin.offline
   tokens {
-    in  = 100
+    in  = { low = -5, expected = 100, high = 200 } # ERROR: E_RANGE tokens.in (low) must be at least 0
     out = 10
   }
   price {

@@ -105,6 +105,10 @@ func typ(t string) Schema {
 		return Schema{"type": "boolean"}
 	case "any":
 		return Schema{}
+	case "spread":
+		n := Schema{"type": "number"}
+		return Schema{"anyOf": []any{n, Schema{"type": "object", "required": []any{"low", "expected", "high"}, "additionalProperties": false,
+			"properties": Schema{"low": n, "expected": n, "high": n}}}}
 	case "ref":
 		return Schema{"type": "string", "pattern": `^[a-z_]+\.[^.]+$`}
 	case "list(literal)":

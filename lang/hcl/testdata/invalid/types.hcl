@@ -4,6 +4,16 @@ critic "screen" {
   votes     = 8.5    # ERROR: E_TYPE votes must be a whole number, got 8.5
   labels    = "4way" # ERROR: E_ENUM labels must be one of "3way", "5way"
   threshold = "low"  # ERROR: E_TYPE threshold must be a number, got the string "low"
+
+  expected_routed = { low = 0.1, expected = 0.3 } # ERROR: E_TYPE expected_routed must be a number or { low, expected, high }; high is missing
+}
+
+role "builder" {
+  build_failures = { low = 0, expected = 0.1, hi = 1 } # ERROR: E_TYPE build_failures must be a number or { low, expected, high }; "hi" is not one of these keys
+  tokens {
+    in  = "many"                                        # ERROR: E_TYPE in must be a number, or { low = .., expected = .., high = .. }
+    out = { low = 1, expected = "ten", high = 20 }     # ERROR: E_TYPE out must be a number or { low, expected, high }; expected is not a number
+  }
 }
 
 environment "a" {

@@ -16,3 +16,7 @@ environment "a" {
   family {           # ERROR: E_UNKNOWN_FIELD family is an attribute, not a block
   }
 }
+
+critic "c" {
+  routed_range = [0.2, 1] # ERROR: E_UNKNOWN_FIELD unknown field "routed_range" in a critic block
+}
