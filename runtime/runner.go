@@ -99,6 +99,9 @@ type runner struct {
 }
 
 func newRunner(ctx context.Context, v *plan.Variant, j *journal.Journal, dir string, opts Options) *runner {
+	if opts.Clock == nil {
+		opts.Clock = systemClock{}
+	}
 	r := &runner{ctx: ctx, v: v, j: j, dir: dir, opts: opts,
 		budget:     NewBudget(v.Budget),
 		plugins:    map[string]*supervised{},
@@ -293,10 +296,6 @@ func (r *runner) complete(roleName, key string, in, out any) error {
 			return payload.Decode(c.Payload, out)
 		}
 	}
-	body, err := payload.Encode(in)
-	if err != nil {
-		return err
-	}
 	hold := r.callReserve(role)
 	if err := r.budget.ReserveLLM(hold); err != nil {
 		return err
@@ -306,7 +305,7 @@ func (r *runner) complete(roleName, key string, in, out any) error {
 	cost := 0.0
 	defer func() { r.budget.SettleLLM(hold, cost) }()
 	req := &plugins.CompleteRequest{Role: kind, Model: role.Model, Temperature: role.Temperature,
-		Seed: int64(derive(r.v.Seed, key) >> 1), Payload: body, Config: r.config[role.Plugin]}
+		Seed: int64(derive(r.v.Seed, key) >> 1), Input: in, Config: r.config[role.Plugin]}
 	if role.TokensOut > 0 {
 		req.MaxTokens = int(math.Ceil(role.TokensOut))
 	}
@@ -314,10 +313,17 @@ func (r *runner) complete(roleName, key string, in, out any) error {
 		req.State = r.policyOf(role.Name)
 	}
 	var resp *plugins.CompleteResponse
-	err = r.call(role.Plugin, func(inst Instance) error {
+	err := r.call(role.Plugin, func(inst Instance) error {
 		l := inst.LLM()
 		if l == nil {
 			return fmt.Errorf("%w: plugin %s is not an LLM", errPermanent, role.Plugin)
+		}
+		if ir, ok := l.(plugins.InputReader); (!ok || !ir.ReadsInput()) && req.Payload == nil {
+			body, err := payload.Encode(in)
+			if err != nil {
+				return fmt.Errorf("%w: %v", errPermanent, err)
+			}
+			req.Payload = body
 		}
 		var err error
 		resp, err = l.Complete(r.ctx, req)
@@ -442,7 +448,7 @@ func (r *runner) reserve(key string, rr realRun) (bool, error) {
 	}
 	// The wall-time cap: no run starts that could end after it.
 	if c := r.v.Budget.WallHours; c > 0 {
-		if e := r.envs[env]; e != nil && time.Since(r.startedAt).Hours()+e.Hours > c {
+		if e := r.envs[env]; e != nil && r.opts.Clock.Now().Sub(r.startedAt).Hours()+e.Hours > c {
 			return false, nil
 		}
 	}

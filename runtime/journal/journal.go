@@ -88,6 +88,8 @@ type Journal struct {
 	order    []string // run keys in reservation order
 	calls    map[string]json.RawMessage
 	meta     map[string]json.RawMessage
+	// now stamps events (time.Now unless SetClock gave another clock).
+	now func() time.Time
 }
 
 // ErrEmpty is returned by OpenReadOnly for a journal file that holds no
@@ -102,7 +104,19 @@ var ErrUnreadable = errors.New("the journal cannot be read")
 // its state. It holds the run's exclusive lock (journal.db.lock) until
 // Close; while another process holds it, Open fails with a *LockedError
 // (ErrLocked) saying which.
-func Open(path string) (*Journal, error) {
+func Open(path string) (*Journal, error) { return OpenWith(path, Options{}) }
+
+// Options configure OpenWith.
+type Options struct {
+	// NoSync leaves syncing the journal's writes to the operating system
+	// (SQLite synchronous=OFF): a crash of the process loses nothing, a
+	// crash of the machine may lose the last events. For rehearsals, whose
+	// journal is scratch; never for a run that spends a budget.
+	NoSync bool
+}
+
+// OpenWith is Open with options.
+func OpenWith(path string, o Options) (*Journal, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err
 	}
@@ -110,7 +124,7 @@ func Open(path string) (*Journal, error) {
 	if err != nil {
 		return nil, err
 	}
-	j, err := open(path)
+	j, err := open(path, o.NoSync)
 	if err != nil {
 		lock.Close()
 		return nil, err
@@ -119,8 +133,12 @@ func Open(path string) (*Journal, error) {
 	return j, nil
 }
 
-func open(path string) (*Journal, error) {
-	dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=busy_timeout(10000)"
+func open(path string, noSync bool) (*Journal, error) {
+	syncMode := "FULL"
+	if noSync {
+		syncMode = "OFF"
+	}
+	dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=synchronous(" + syncMode + ")&_pragma=busy_timeout(10000)"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, err
@@ -187,6 +205,14 @@ func OpenReadOnly(path string) (*Journal, error) {
 		return nil, fmt.Errorf("journal %s: %w: %v", path, ErrUnreadable, err)
 	}
 	return j, nil
+}
+
+// SetClock makes the journal stamp events with now instead of time.Now
+// (a rehearsal's virtual clock).
+func (j *Journal) SetClock(now func() time.Time) {
+	j.mu.Lock()
+	j.now = now
+	j.mu.Unlock()
 }
 
 // Path is the database file.
@@ -266,7 +292,11 @@ func (j *Journal) event(kind, key string, v any) (Event, error) {
 			return Event{}, fmt.Errorf("journal: %s %s: %w", kind, key, err)
 		}
 	}
-	e := Event{Seq: j.nextSeq, Kind: kind, Key: key, Data: data, At: time.Now()}
+	now := time.Now
+	if j.now != nil {
+		now = j.now
+	}
+	e := Event{Seq: j.nextSeq, Kind: kind, Key: key, Data: data, At: now()}
 	j.nextSeq++
 	return e, nil
 }
