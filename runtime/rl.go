@@ -90,6 +90,7 @@ type policyRecord struct {
 type rlLoop struct {
 	*runner
 	l     *plan.Loop
+	ph    *plan.Phase
 	sh    *shaper
 	judge *plan.Critic // nil: no critic judges the candidates
 	rt    *router
@@ -116,7 +117,7 @@ func newRLLoop(r *runner, ph *plan.Phase) (*rlLoop, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &rlLoop{runner: r, l: l, sh: sh, judge: judge, rt: rt, calibrated: map[string]bool{}}, nil
+	return &rlLoop{runner: r, l: l, ph: ph, sh: sh, judge: judge, rt: rt, calibrated: map[string]bool{}}, nil
 }
 
 // judgeOf is the critic the plan binds to judge a loop's candidates, and
@@ -230,9 +231,27 @@ func (r *rlLoop) rollout(refresh int) ([]*group, error) {
 	if len(train) == 0 {
 		return nil, fmt.Errorf("loop %s: no %s tasks", l.Name, l.Split)
 	}
+	// Each state's task is drawn from its environment's tasks, with the
+	// states spread over environments as the plan counts them (older plans
+	// without the spread draw from every task).
+	pools := make([][]*taskInfo, states)
+	if len(r.ph.Proposals) > 0 {
+		s := 0
+		for _, e := range r.v.Envs {
+			ts := r.tasksOf(e.Name, l.Split)
+			for n := 0; n < r.ph.Proposals[e.Name] && s < states; n++ {
+				pools[s] = ts
+				s++
+			}
+		}
+	}
 	groups := make([]*group, states)
 	for s := range groups {
-		t := train[rng(r.v.Seed, fmt.Sprintf("%s/r%d/s%d/task", l.Name, refresh, s)).IntN(len(train))]
+		pool := pools[s]
+		if len(pool) == 0 {
+			pool = train
+		}
+		t := pool[rng(r.v.Seed, fmt.Sprintf("%s/r%d/s%d/task", l.Name, refresh, s)).IntN(len(pool))]
 		groups[s] = &group{State: fmt.Sprintf("%s/r%d/s%d", l.Name, refresh, s), Task: t, TaskKey: t.Env + "/" + t.Name, Cands: make([]candidate, G)}
 	}
 	// Propose.
@@ -608,8 +627,11 @@ func (r *rlLoop) calibrate(round int, ph *plan.Phase) error {
 		}
 		cands = append(cands, these...)
 	}
-	// One run per distinct (task, proposal).
+	// One run per distinct (task, proposal), and from each environment at
+	// most the round's share of the plan (ph.Proposals), so the runs per
+	// environment are those the plan counts.
 	var chosen []pick
+	taken := map[string]int{}
 	for _, p := range cands {
 		if len(chosen) >= budget {
 			break
@@ -617,6 +639,13 @@ func (r *rlLoop) calibrate(round int, ph *plan.Phase) error {
 		k := p.gr.TaskKey + "|" + proposalKey(p.c.Proposal)
 		if r.calibrated[k] {
 			continue
+		}
+		if ph.Proposals != nil {
+			env := p.gr.Task.Env
+			if taken[env] >= ph.Proposals[env] {
+				continue
+			}
+			taken[env]++
 		}
 		r.calibrated[k] = true
 		chosen = append(chosen, p)
