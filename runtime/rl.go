@@ -505,6 +505,7 @@ func (r *runner) screen(l *plan.Loop, key string, t *taskInfo, parent, child plu
 func (r *rlLoop) update(t int, groups []*group) error {
 	l := r.l
 	var samples []plugins.Sample
+	var states []*payload.ProposeRequest
 	fig := StepFigures{Loop: l.Name, Step: t + 1, Groups: len(groups)}
 	var sum float64
 	var n int
@@ -530,7 +531,8 @@ func (r *rlLoop) update(t int, groups []*group) error {
 			if c.Infeasible && c.Proposal.ID == "" && len(c.Proposal.Edits) == 0 {
 				continue // the proposer gave nothing to reinforce
 			}
-			samples = append(samples, plugins.Sample{State: string(c.state), Proposal: c.Proposal, Advantage: adv[i]})
+			samples = append(samples, plugins.Sample{Proposal: c.Proposal, Advantage: adv[i]})
+			states = append(states, c.state)
 		}
 	}
 	if n > 0 {
@@ -546,6 +548,18 @@ func (r *rlLoop) update(t int, groups []*group) error {
 			r.updates++
 		}
 	} else if len(samples) > 0 && !r.fixedPolicy {
+		// A sample's state is the request it was proposed from, encoded
+		// here: a proposer that cannot train never needs it.
+		for i, st := range states {
+			if st == nil {
+				continue
+			}
+			b, err := payload.Encode(st)
+			if err != nil {
+				return err
+			}
+			samples[i].State = string(b)
+		}
 		ro := r.roles[l.Proposer]
 		var resp *plugins.UpdateResponse
 		req := &plugins.UpdateRequest{Model: ro.Model, LearningRate: l.LearningRate, Samples: samples, State: r.policyOf(ro.Name), Config: r.config[ro.Plugin],

@@ -76,6 +76,8 @@ type runner struct {
 	rmu  sync.Mutex
 	rwm  []record
 	pool []record
+	// poolBy is the state pool by "env/task", for a state's history.
+	poolBy map[string][]record
 
 	llmCalls    atomic.Int64
 	failedCalls atomic.Int64
@@ -115,6 +117,7 @@ func newRunner(ctx context.Context, v *plan.Variant, j *journal.Journal, dir str
 		policy:     map[string][]byte{},
 		maxCallUSD: map[string]float64{},
 		measured:   newMeasured(),
+		poolBy:     map[string][]record{},
 	}
 	for _, run := range j.Runs() {
 		r.budget.restore(run.Reservation.GPUHours, run.Reservation.USD)

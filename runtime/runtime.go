@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"assay/compiler/plan"
@@ -329,19 +330,27 @@ func parallel(n, conc int, fn func(i int) error) error {
 		}
 		return nil
 	}
-	sem := make(chan struct{}, conc)
+	// conc workers take the next index in turn: one goroutine per worker,
+	// not per call, so a phase of many calls does not grow a fresh stack
+	// for each.
+	var next atomic.Int64
 	var wg sync.WaitGroup
 	var once sync.Once
 	var first error
-	for i := 0; i < n; i++ {
-		sem <- struct{}{}
+	for w := 0; w < min(conc, n); w++ {
 		wg.Add(1)
-		go func(i int) {
-			defer func() { <-sem; wg.Done() }()
-			if err := fn(i); err != nil {
-				once.Do(func() { first = err })
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				if err := fn(i); err != nil {
+					once.Do(func() { first = err })
+				}
 			}
-		}(i)
+		}()
 	}
 	wg.Wait()
 	return first

@@ -6,6 +6,7 @@ import (
 
 	"assay/compiler/plan"
 	"assay/plugins"
+	"assay/plugins/payload"
 )
 
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
@@ -45,7 +46,7 @@ func TestUpdateDropsZeroVarianceGroups(t *testing.T) {
 		g := &group{State: "s"}
 		for _, r := range rs {
 			g.Cands = append(g.Cands, candidate{Reward: r, Proposal: plugins.Proposal{ID: "p", Mechanism: "optimizer", Edits: map[string]string{"optimizer": "adam"}},
-				state: []byte(`{"task":"t0","state":"s","knobs":[{"Name":"optimizer","Mechanism":"optimizer","Default":"sgd","Values":["sgd","adam"]}],"n":1}`)})
+				state: &payload.ProposeRequest{Task: "t0", State: "s", Knobs: []plugins.Knob{{Name: "optimizer", Mechanism: "optimizer", Default: "sgd", Values: []string{"sgd", "adam"}}}, N: 1}})
 		}
 		return g
 	}
