@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -342,7 +343,7 @@ func (r *runner) complete(roleName, key string, in, out any) error {
 		}
 		r.progress.logf("%s call %s failed; marking it failed and going on: %v", role.Name, key, err)
 		r.countCall(role, 0, 0)
-		if jerr := r.j.Append(journal.KindCall, key, callRecord{Role: role.Name, Failed: err.Error()}); jerr != nil {
+		if jerr := r.appendCall(key, callRecord{Role: role.Name, Failed: err.Error()}); jerr != nil {
 			return jerr
 		}
 		return fmt.Errorf("%s call %s: %w: %v", role.Name, key, errCallFailed, err)
@@ -353,7 +354,17 @@ func (r *runner) complete(roleName, key string, in, out any) error {
 		in_, out_ = int(role.TokensIn), int(role.TokensOut)
 	}
 	cost = r.countCall(role, in_, out_)
-	return r.j.Append(journal.KindCall, key, callRecord{Role: role.Name, Payload: resp.Payload, In: in_, Out: out_})
+	return r.appendCall(key, callRecord{Role: role.Name, Payload: resp.Payload, In: in_, Out: out_})
+}
+
+// appendCall journals a call's record, encoded once (encoding/json would
+// check and compact a Marshaler's output again).
+func (r *runner) appendCall(key string, c callRecord) error {
+	b, err := c.MarshalJSON()
+	if err != nil {
+		return fmt.Errorf("%w: call %s: %v", errPermanent, key, err)
+	}
+	return r.j.Append(journal.KindCall, key, json.RawMessage(b))
 }
 
 // callReserve is what one call of a role holds against the dollar cap: its
@@ -379,6 +390,44 @@ func (r *runner) setPolicy(role string, st []byte) {
 	r.pomu.Lock()
 	r.policy[role] = st
 	r.pomu.Unlock()
+}
+
+// MarshalJSON writes a call record without reflection: one is journaled
+// per LLM call.
+func (c callRecord) MarshalJSON() ([]byte, error) {
+	b := make([]byte, 0, 48+len(c.Role)+len(c.Payload)+len(c.Failed))
+	b = append(b, `{"role":`...)
+	b = appendJSONString(b, c.Role)
+	if len(c.Payload) > 0 {
+		if !json.Valid(c.Payload) {
+			return nil, fmt.Errorf("call record: the payload is not JSON")
+		}
+		b = append(b, `,"payload":`...)
+		b = append(b, c.Payload...)
+	}
+	b = append(b, `,"in":`...)
+	b = strconv.AppendInt(b, int64(c.In), 10)
+	b = append(b, `,"out":`...)
+	b = strconv.AppendInt(b, int64(c.Out), 10)
+	if c.Failed != "" {
+		b = append(b, `,"failed":`...)
+		b = appendJSONString(b, c.Failed)
+	}
+	return append(b, '}'), nil
+}
+
+// appendJSONString appends s as a JSON string: plain ASCII as it is,
+// anything else through encoding/json.
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s)
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }
 
 type callRecord struct {

@@ -144,6 +144,10 @@ func open(path string, noSync bool) (*Journal, error) {
 		return nil, err
 	}
 	db.SetMaxOpenConns(1)
+	// Events have no index but their sequence: every read of the journal
+	// (load, status, report) scans them in order, and an index would cost
+	// each of a run's hundreds of thousands of inserts a second B-tree
+	// write.
 	const schema = `
 CREATE TABLE IF NOT EXISTS events (
 	seq  INTEGER PRIMARY KEY,
@@ -152,7 +156,6 @@ CREATE TABLE IF NOT EXISTS events (
 	data BLOB,
 	at   INTEGER NOT NULL
 );
-CREATE INDEX IF NOT EXISTS events_kind_key ON events(kind, key);
 CREATE TABLE IF NOT EXISTS runs (
 	key      TEXT PRIMARY KEY,
 	reserved INTEGER NOT NULL
