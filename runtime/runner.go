@@ -789,6 +789,10 @@ func (r *runner) runRequest(rr realRun, key string) *plugins.RunRequest {
 	}
 }
 
+// handleSync is how long a started run's handle may wait in the journal's
+// buffer for the run's result to commit it together.
+const handleSync = 100 * time.Millisecond
+
 func (r *runner) attempt(rr realRun, key string) (*plugins.RunResult, error) {
 	env := r.envs[rr.Task.Env]
 	run, _ := r.j.Run(key)
@@ -820,11 +824,18 @@ func (r *runner) attempt(rr realRun, key string) (*plugins.RunResult, error) {
 		if err != nil {
 			return err
 		}
-		if err := r.j.Started(key, nh); err != nil {
+		// The handle joins the next group commit: with the result when the
+		// run ends soon, else within handleSync. Start is idempotent per
+		// run id (the trainer contract), so a handle lost in a crash before
+		// then costs a second Start of the same id, never a second run;
+		// the reservation was durable before Start.
+		if err := r.j.Append(journal.KindStarted, key, nh); err != nil {
 			return fmt.Errorf("%w: %v", errPermanent, err)
 		}
+		sync := time.AfterFunc(handleSync, func() { _ = r.j.Flush() })
 		run.Handle = nh
 		got, err := t.Wait(r.ctx, nh)
+		sync.Stop()
 		if err != nil {
 			return err
 		}

@@ -2,11 +2,15 @@ package rehearse
 
 import (
 	"context"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"assay/compiler"
 	"assay/compiler/plan"
@@ -69,16 +73,25 @@ func TestEverySpecRehearsesWithinItsEstimate(t *testing.T) {
 			continue
 		}
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			p := compileSpec(t, path, smaller[name]...)
-			for _, v := range p.Variants {
+			for vi, v := range p.Variants {
+				// World seed 1 plain; world seed 2 interrupted at a random
+				// call or run and resumed (on the first variant of a sweep).
 				for _, interrupt := range []bool{false, true} {
-					runs := 2
-					if interrupt {
-						runs = 1
+					if interrupt && vi > 0 {
+						continue
 					}
-					rep, err := Rehearse(context.Background(), p, Options{Variant: v.Name, Runs: runs, Seed: 1, Interrupt: interrupt, Dir: t.TempDir()})
+					seed := int64(1)
+					if interrupt {
+						seed = 2
+					}
+					rep, err := Rehearse(context.Background(), p, Options{Variant: v.Name, Runs: 1, Seed: seed, Interrupt: interrupt, Dir: t.TempDir()})
 					if err != nil {
 						t.Fatalf("variant %s: %v", v.Name, err)
+					}
+					if interrupt && rep.Rehearsals[0].InterruptedAt == 0 {
+						t.Errorf("variant %s: the rehearsal was never interrupted", v.Name)
 					}
 					for _, rh := range rep.Rehearsals {
 						if rh.State != "finished" {
@@ -94,5 +107,51 @@ func TestEverySpecRehearsesWithinItsEstimate(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestOutsideTheAssumptionsIsFlagged: a world whose builds fail far more
+// than the spec assumes puts real runs below the estimate's low, and the
+// report says so (the check can fail).
+func TestOutsideTheAssumptionsIsFlagged(t *testing.T) {
+	p := compileSpec(t, "../../specs/quickstart-critic.hcl")
+	wf, ds := ParseWorld("w.hcl", []byte(`role "implementer" { build_failures = 0.9 }`))
+	if ds.HasErrors() {
+		t.Fatal(ds.Err())
+	}
+	rep, err := Rehearse(context.Background(), p, Options{Runs: 1, Seed: 1, World: wf, Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range rep.Outside() {
+		names = append(names, f.Name)
+	}
+	if !slices.Contains(names, "totals.real_runs") {
+		t.Errorf("outside: %v; want totals.real_runs among them", names)
+	}
+}
+
+// TestResumedRehearsalMatches: a rehearsal interrupted and resumed from
+// its journal ends with the totals of an uninterrupted one.
+func TestResumedRehearsalMatches(t *testing.T) {
+	p := compileSpec(t, "../../specs/quickstart-critic.hcl")
+	var got [2]*Report
+	for i, interrupt := range []bool{false, true} {
+		rep, err := Rehearse(context.Background(), p, Options{Runs: 1, Seed: 5, Interrupt: interrupt, Dir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got[i] = rep
+	}
+	if got[1].Rehearsals[0].InterruptedAt == 0 {
+		t.Fatal("not interrupted")
+	}
+	a, b := got[0].Rehearsals[0], got[1].Rehearsals[0]
+	if d := cmp.Diff(a.Totals, b.Totals); d != "" {
+		t.Errorf("resumed totals differ (-plain +resumed):\n%s", d)
+	}
+	if math.Abs(a.WallHours-b.WallHours) > 1e-9 {
+		t.Errorf("wall hours %g, resumed %g", a.WallHours, b.WallHours)
 	}
 }
