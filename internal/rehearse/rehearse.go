@@ -243,17 +243,36 @@ func figures(p *plan.Plan, v *plan.Variant, est *estimate.Report, rs []Rehearsal
 		bounds[name] = c
 		vals[name] = append(vals[name], got)
 	}
-	wall := est.Totals.WallHours
-	for i, ev := range est.Variants {
-		if ev.Name == v.Name && i < len(est.Variants) {
-			wall = ev.Breakdown.Totals.WallHours
+	b := est.Breakdown
+	for _, ev := range est.Variants {
+		if ev.Name == v.Name {
+			b = ev.Breakdown
 		}
 	}
 	for i := range rs {
-		for _, row := range runcompare.Rows(p, v.Name, &rs[i].Totals) {
+		t := &rs[i].Totals
+		for _, row := range runcompare.Rows(p, v.Name, t) {
 			add(row.Figure, plan.Count{Low: row.Low, Expected: row.Expected, High: row.High}, row.Measured)
 		}
-		add("totals.wall_hours", wall, rs[i].WallHours)
+		// The estimate's other totals and role figures.
+		add("totals.usd_gpu", b.Totals.USDGPU, t.USD-t.LLMUSD)
+		add("totals.usd_llm", b.Totals.USDLLM, t.LLMUSD)
+		add("totals.wall_hours", b.Totals.WallHours, rs[i].WallHours)
+		if t.Measured != nil {
+			tokens := 0.0
+			for _, name := range sortedKeys(b.Roles) {
+				var mr runtime.MeasuredRole
+				if m := t.Measured.Roles[name]; m != nil {
+					mr = *m
+				}
+				er := b.Roles[name]
+				add("roles."+name+".tokens_in", er.TokensIn, float64(mr.TokensIn))
+				add("roles."+name+".tokens_out", er.TokensOut, float64(mr.TokensOut))
+				add("roles."+name+".usd", er.USD, mr.USD)
+				tokens += float64(mr.TokensIn + mr.TokensOut)
+			}
+			add("totals.llm_tokens", b.Totals.LLMTokens, tokens)
+		}
 	}
 	out := make([]Figure, 0, len(order))
 	for _, name := range order {
