@@ -15,7 +15,7 @@ func testWorld() *World {
 		Envs: map[string]*Env{"e": {Gain: Dist{Kind: "normal", A: 0, B: 1}, Hours: Fixed(2), Slots: 4,
 			Tasks: map[string]*Task{"t": {Split: "train", Baseline: 3, Scale: 0.5, Minimize: true}}}},
 		Roles: map[string]*Role{
-			RoleKey("llm", plugins.RoleCritic, "m"): {Name: "critic", Accuracy: 1, Unsure: 0.5, Seconds: 36},
+			RoleKey("llm", plugins.RoleCritic, "m"):  {Name: "critic", Accuracy: 1, Unsure: 0.5, Seconds: 36},
 			RoleKey("llm", plugins.RolePredict, "m"): {Name: "rwm", Noise: 0},
 		}}
 }
