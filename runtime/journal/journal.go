@@ -88,6 +88,8 @@ type Journal struct {
 	order    []string // run keys in reservation order
 	calls    map[string]json.RawMessage
 	meta     map[string]json.RawMessage
+	// loading is set while load folds the events on disk into memory.
+	loading bool
 	// now stamps events (time.Now unless SetClock gave another clock).
 	now func() time.Time
 }
@@ -222,6 +224,8 @@ func (j *Journal) SetClock(now func() time.Time) {
 func (j *Journal) Path() string { return j.path }
 
 func (j *Journal) load() error {
+	j.loading = true
+	defer func() { j.loading = false }()
 	rows, err := j.db.Query(`SELECT seq, kind, key, data FROM events WHERE kind IN (?, ?, ?, ?, ?, ?) ORDER BY seq`,
 		KindMeta, KindCall, KindPolicy, KindReserve, KindStarted, KindFinished)
 	if err != nil {
@@ -252,6 +256,13 @@ func (j *Journal) apply(e Event) {
 	case KindMeta:
 		j.meta[e.Key] = e.Data
 	case KindCall, KindPolicy:
+		if !j.loading {
+			// A run's call keys are unique: a call made since Open is
+			// never asked for again, and keeping each one's answer would
+			// grow a long run's memory (and the collector's work) by
+			// every call it makes.
+			return
+		}
 		j.calls[e.Kind+"\x00"+e.Key] = e.Data
 	case KindReserve:
 		if _, ok := j.runs[e.Key]; ok {
@@ -482,7 +493,9 @@ func (j *Journal) Runs() []Run {
 }
 
 // Call returns the journaled result of a plugin call key (KindCall) or of a
-// policy update (KindPolicy).
+// policy update (KindPolicy) that was on disk when the journal was opened:
+// a run's call keys are unique, so one journaled since is not asked for
+// again in the same process and is not kept in memory.
 func (j *Journal) Call(kind, key string) (json.RawMessage, bool) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
