@@ -19,14 +19,20 @@ func WriteTable(w io.Writer, r *Report) error {
 		fmt.Fprintf(w, " (variant %s)", r.Variant)
 	}
 	fmt.Fprintf(w, ": %d rehearsal(s)\n\n", len(r.Rehearsals))
+	// Names are padded here so that they read left-aligned in a table
+	// whose numbers align right.
+	width := len("figure")
+	for _, f := range r.Figures {
+		width = max(width, len(f.Name))
+	}
 	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "figure\tmin\tmedian\tmax\t\test. low\texpected\thigh\t\t")
+	fmt.Fprintf(tw, "%-*s\tmin\tmedian\tmax\t\test. low\texpected\thigh\t\t\n", width, "figure")
 	for _, f := range r.Figures {
 		mark := ""
 		if f.Outside {
 			mark = "OUTSIDE"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\t%s\t%s\t%s\t\t%s\n", f.Name, num(f.Min), num(f.Median), num(f.Max),
+		fmt.Fprintf(tw, "%-*s\t%s\t%s\t%s\t\t%s\t%s\t%s\t\t%s\n", width, f.Name, num(f.Min), num(f.Median), num(f.Max),
 			num(f.Estimate.Low), num(f.Estimate.Expected), num(f.Estimate.High), mark)
 	}
 	if err := tw.Flush(); err != nil {
