@@ -946,6 +946,17 @@ func (lv *lowering) rlPhases(lp *loopPlan, newPhase func(name, kind, loop string
 		frac = lv.routed(x.critics[l.Screen.Name])
 	}
 	ok := lv.built(l.Builder)
+	// Each refresh's states, spread over the environments by their tasks:
+	// the runtime draws each state's task within its environment, so the
+	// real runs per environment are these, whichever tasks are drawn.
+	perEnv := spread(l.StatesPerStep.V, w)
+	r.ph.Proposals = map[string]int{}
+	for k, n := range perEnv {
+		if n > 0 {
+			r.ph.Proposals[names[k]] = n
+		}
+	}
+	G := float64(l.ProposalsPerState.V)
 	for sc := 0; sc < nScenarios; sc++ {
 		st := lp.steps[sc]
 		ref := lp.refreshes(st)
@@ -959,7 +970,9 @@ func (lv *lowering) rlPhases(lp *loopPlan, newPhase func(name, kind, loop string
 			if l.Builder.Set {
 				r.addLLM(l.Builder.Name, sc, cand)
 			}
-			lv.spreadFloat(r, sc, cand*ok[sc], names, w)
+			for k, n := range perEnv {
+				r.addRuns(names[k], sc, ref*float64(n)*G*ok[sc])
+			}
 		default: // judged by a critic
 			if l.Builder.Set {
 				r.addLLM(l.Builder.Name, sc, cand)
@@ -972,7 +985,9 @@ func (lv *lowering) rlPhases(lp *loopPlan, newPhase func(name, kind, loop string
 				r.addLLM(judge.Role.Name, sc, cand*ok[sc]*float64(judge.Votes.V))
 			}
 			if l.Screen.Set && critRoutes(x.critics[l.Screen.Name]) {
-				lv.spreadFloat(r, sc, cand*ok[sc]*frac[sc], names, w)
+				for k, n := range perEnv {
+					r.addRuns(names[k], sc, ref*float64(n)*G*ok[sc]*frac[sc])
+				}
 			}
 		}
 	}
@@ -983,6 +998,17 @@ func (lv *lowering) rlPhases(lp *loopPlan, newPhase func(name, kind, loop string
 	for i, after := range cal.AfterSteps.V {
 		cr := newPhase(plan.PhaseCalibration+"."+l.Name+"."+itoa(after), plan.PhaseCalibration, l.Name, cal.Range)
 		cr.ph.AfterStep, cr.ph.Select = after, cal.Select.V
+		// The round's runs per environment, as its counts spread them: the
+		// runtime picks the best-rated proposals of each environment up to
+		// its share, so the per-environment counts hold whichever
+		// environment's proposals rate best.
+		names, w := lv.splitWeights(l.Split.V)
+		cr.ph.Proposals = map[string]int{}
+		for k, n := range spread(calRuns[i], w) {
+			if n > 0 {
+				cr.ph.Proposals[names[k]] = n
+			}
+		}
 		ran := false
 		for sc := 0; sc < nScenarios; sc++ {
 			if float64(after) >= lp.steps[sc] {

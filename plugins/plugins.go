@@ -169,6 +169,13 @@ type Message struct {
 	Content string
 }
 
+// InputReader is an optional interface of an LLM served in process: one
+// whose ReadsInput returns true reads CompleteRequest.Input and gets no
+// Payload.
+type InputReader interface {
+	ReadsInput() bool
+}
+
 // CompleteRequest is one LLM call.
 type CompleteRequest struct {
 	Role        string // a role kind
@@ -179,6 +186,12 @@ type CompleteRequest struct {
 	Messages    []Message
 	// Payload is JSON: the structured input of the role.
 	Payload []byte
+	// Input is the same structured input as a Go value (a request type of
+	// package payload), for an LLM served in process. The runtime leaves
+	// Payload nil for an LLM that says it reads Input (InputReader), so a
+	// world model's context of hundreds of records is not encoded per
+	// call; it never crosses a process boundary.
+	Input any
 	// State is the proposer policy's checkpoint from the last Update (nil
 	// for the initial policy), so a restarted plugin resumes exactly.
 	State []byte

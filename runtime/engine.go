@@ -270,11 +270,13 @@ func (r *runner) concurrency(role string) int {
 func (r *runner) history(t *taskInfo) []record {
 	r.rmu.Lock()
 	defer r.rmu.Unlock()
-	var out []record
-	for i := len(r.pool) - 1; i >= 0 && len(out) < historyLen; i-- {
-		if r.pool[i].Task == t.Name && r.pool[i].Env == t.Env {
-			out = append(out, r.pool[i])
-		}
+	recs := r.poolBy[t.Env+"/"+t.Name]
+	if len(recs) == 0 {
+		return nil
+	}
+	out := make([]record, 0, min(historyLen, len(recs)))
+	for i := len(recs) - 1; i >= 0 && len(out) < historyLen; i-- {
+		out = append(out, recs[i])
 	}
 	return out
 }
@@ -286,14 +288,11 @@ func (r *runner) context() []record {
 }
 
 // propose asks the proposer role for one proposal. It also returns the
-// request, encoded: a policy update names each sample's state by the
-// request its proposal was sampled from.
-func (r *runner) propose(proposer, key string, t *taskInfo, state string, parent *plugins.Proposal) (plugins.Proposal, []byte, bool, error) {
-	req := payload.ProposeRequest{Task: t.Name, Env: t.Env, State: state, Parent: parent, History: r.history(t), Knobs: r.knobs[t.Env], N: 1}
-	enc, err := payload.Encode(req)
-	if err != nil {
-		return plugins.Proposal{}, nil, false, err
-	}
+// request: a policy update names each sample's state by the request its
+// proposal was sampled from, encoded only when an update needs it.
+func (r *runner) propose(proposer, key string, t *taskInfo, state string, parent *plugins.Proposal) (plugins.Proposal, *payload.ProposeRequest, bool, error) {
+	enc := &payload.ProposeRequest{Task: t.Name, Env: t.Env, State: state, Parent: parent, History: r.history(t), Knobs: r.knobs[t.Env], N: 1}
+	req := *enc
 	var resp payload.ProposeResponse
 	if err := r.complete(proposer, key, req, &resp); errors.Is(err, errCallFailed) {
 		return plugins.Proposal{}, enc, false, nil
@@ -347,6 +346,10 @@ func (r *runner) addRecords(toContext bool, recs ...record) {
 		r.rwm = append(r.rwm, recs...)
 	}
 	r.pool = append(r.pool, recs...)
+	for _, rec := range recs {
+		k := rec.Env + "/" + rec.Task
+		r.poolBy[k] = append(r.poolBy[k], rec)
+	}
 }
 
 // seedPhase runs the seed records: real runs on train tasks, spread over

@@ -90,6 +90,7 @@ type policyRecord struct {
 type rlLoop struct {
 	*runner
 	l     *plan.Loop
+	ph    *plan.Phase
 	sh    *shaper
 	judge *plan.Critic // nil: no critic judges the candidates
 	rt    *router
@@ -116,7 +117,7 @@ func newRLLoop(r *runner, ph *plan.Phase) (*rlLoop, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &rlLoop{runner: r, l: l, sh: sh, judge: judge, rt: rt, calibrated: map[string]bool{}}, nil
+	return &rlLoop{runner: r, l: l, ph: ph, sh: sh, judge: judge, rt: rt, calibrated: map[string]bool{}}, nil
 }
 
 // judgeOf is the critic the plan binds to judge a loop's candidates, and
@@ -239,9 +240,27 @@ func (r *rlLoop) rollout(refresh int) ([]*group, error) {
 	if len(train) == 0 {
 		return nil, fmt.Errorf("loop %s: no %s tasks", l.Name, l.Split)
 	}
+	// Each state's task is drawn from its environment's tasks, with the
+	// states spread over environments as the plan counts them (older plans
+	// without the spread draw from every task).
+	pools := make([][]*taskInfo, states)
+	if len(r.ph.Proposals) > 0 {
+		s := 0
+		for _, e := range r.v.Envs {
+			ts := r.tasksOf(e.Name, l.Split)
+			for n := 0; n < r.ph.Proposals[e.Name] && s < states; n++ {
+				pools[s] = ts
+				s++
+			}
+		}
+	}
 	groups := make([]*group, states)
 	for s := range groups {
-		t := train[rng(r.v.Seed, fmt.Sprintf("%s/r%d/s%d/task", l.Name, refresh, s)).IntN(len(train))]
+		pool := pools[s]
+		if len(pool) == 0 {
+			pool = train
+		}
+		t := pool[rng(r.v.Seed, fmt.Sprintf("%s/r%d/s%d/task", l.Name, refresh, s)).IntN(len(pool))]
 		groups[s] = &group{State: fmt.Sprintf("%s/r%d/s%d", l.Name, refresh, s), Task: t, TaskKey: t.Env + "/" + t.Name, Cands: make([]candidate, G)}
 	}
 	// Propose.
@@ -495,6 +514,7 @@ func (r *runner) screen(l *plan.Loop, key string, t *taskInfo, parent, child plu
 func (r *rlLoop) update(t int, groups []*group) error {
 	l := r.l
 	var samples []plugins.Sample
+	var states []*payload.ProposeRequest
 	fig := StepFigures{Loop: l.Name, Step: t + 1, Groups: len(groups)}
 	var sum float64
 	var n int
@@ -520,7 +540,8 @@ func (r *rlLoop) update(t int, groups []*group) error {
 			if c.Infeasible && c.Proposal.ID == "" && len(c.Proposal.Edits) == 0 {
 				continue // the proposer gave nothing to reinforce
 			}
-			samples = append(samples, plugins.Sample{State: string(c.state), Proposal: c.Proposal, Advantage: adv[i]})
+			samples = append(samples, plugins.Sample{Proposal: c.Proposal, Advantage: adv[i]})
+			states = append(states, c.state)
 		}
 	}
 	if n > 0 {
@@ -536,6 +557,18 @@ func (r *rlLoop) update(t int, groups []*group) error {
 			r.updates++
 		}
 	} else if len(samples) > 0 && !r.fixedPolicy {
+		// A sample's state is the request it was proposed from, encoded
+		// here: a proposer that cannot train never needs it.
+		for i, st := range states {
+			if st == nil {
+				continue
+			}
+			b, err := payload.Encode(st)
+			if err != nil {
+				return err
+			}
+			samples[i].State = string(b)
+		}
 		ro := r.roles[l.Proposer]
 		var resp *plugins.UpdateResponse
 		req := &plugins.UpdateRequest{Model: ro.Model, LearningRate: l.LearningRate, Samples: samples, State: r.policyOf(ro.Name), Config: r.config[ro.Plugin],
@@ -617,8 +650,11 @@ func (r *rlLoop) calibrate(round int, ph *plan.Phase) error {
 		}
 		cands = append(cands, these...)
 	}
-	// One run per distinct (task, proposal).
+	// One run per distinct (task, proposal), and from each environment at
+	// most the round's share of the plan (ph.Proposals), so the runs per
+	// environment are those the plan counts.
 	var chosen []pick
+	taken := map[string]int{}
 	for _, p := range cands {
 		if len(chosen) >= budget {
 			break
@@ -626,6 +662,13 @@ func (r *rlLoop) calibrate(round int, ph *plan.Phase) error {
 		k := p.gr.TaskKey + "|" + proposalKey(p.c.Proposal)
 		if r.calibrated[k] {
 			continue
+		}
+		if ph.Proposals != nil {
+			env := p.gr.Task.Env
+			if taken[env] >= ph.Proposals[env] {
+				continue
+			}
+			taken[env]++
 		}
 		r.calibrated[k] = true
 		chosen = append(chosen, p)

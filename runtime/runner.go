@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -76,6 +77,8 @@ type runner struct {
 	rmu  sync.Mutex
 	rwm  []record
 	pool []record
+	// poolBy is the state pool by "env/task", for a state's history.
+	poolBy map[string][]record
 
 	llmCalls    atomic.Int64
 	failedCalls atomic.Int64
@@ -99,6 +102,9 @@ type runner struct {
 }
 
 func newRunner(ctx context.Context, v *plan.Variant, j *journal.Journal, dir string, opts Options) *runner {
+	if opts.Clock == nil {
+		opts.Clock = systemClock{}
+	}
 	r := &runner{ctx: ctx, v: v, j: j, dir: dir, opts: opts,
 		budget:     NewBudget(v.Budget),
 		plugins:    map[string]*supervised{},
@@ -112,6 +118,7 @@ func newRunner(ctx context.Context, v *plan.Variant, j *journal.Journal, dir str
 		policy:     map[string][]byte{},
 		maxCallUSD: map[string]float64{},
 		measured:   newMeasured(),
+		poolBy:     map[string][]record{},
 	}
 	for _, run := range j.Runs() {
 		r.budget.restore(run.Reservation.GPUHours, run.Reservation.USD)
@@ -293,10 +300,6 @@ func (r *runner) complete(roleName, key string, in, out any) error {
 			return payload.Decode(c.Payload, out)
 		}
 	}
-	body, err := payload.Encode(in)
-	if err != nil {
-		return err
-	}
 	hold := r.callReserve(role)
 	if err := r.budget.ReserveLLM(hold); err != nil {
 		return err
@@ -306,7 +309,7 @@ func (r *runner) complete(roleName, key string, in, out any) error {
 	cost := 0.0
 	defer func() { r.budget.SettleLLM(hold, cost) }()
 	req := &plugins.CompleteRequest{Role: kind, Model: role.Model, Temperature: role.Temperature,
-		Seed: int64(derive(r.v.Seed, key) >> 1), Payload: body, Config: r.config[role.Plugin]}
+		Seed: int64(derive(r.v.Seed, key) >> 1), Input: in, Config: r.config[role.Plugin]}
 	if role.TokensOut.High > 0 {
 		req.MaxTokens = int(math.Ceil(role.TokensOut.High))
 	}
@@ -314,11 +317,18 @@ func (r *runner) complete(roleName, key string, in, out any) error {
 		req.State = r.policyOf(role.Name)
 	}
 	var resp *plugins.CompleteResponse
-	callStart := time.Now()
-	err = r.call(role.Plugin, func(inst Instance) error {
+	callStart := r.opts.Clock.Now()
+	err := r.call(role.Plugin, func(inst Instance) error {
 		l := inst.LLM()
 		if l == nil {
 			return fmt.Errorf("%w: plugin %s is not an LLM", errPermanent, role.Plugin)
+		}
+		if ir, ok := l.(plugins.InputReader); (!ok || !ir.ReadsInput()) && req.Payload == nil {
+			body, err := payload.Encode(in)
+			if err != nil {
+				return fmt.Errorf("%w: %v", errPermanent, err)
+			}
+			req.Payload = body
 		}
 		var err error
 		resp, err = l.Complete(r.ctx, req)
@@ -334,20 +344,30 @@ func (r *runner) complete(roleName, key string, in, out any) error {
 		}
 		r.progress.logf("%s call %s failed; marking it failed and going on: %v", role.Name, key, err)
 		r.countCall(role, 0, 0)
-		if jerr := r.j.Append(journal.KindCall, key, callRecord{Role: role.Name, Failed: err.Error()}); jerr != nil {
+		if jerr := r.appendCall(key, callRecord{Role: role.Name, Failed: err.Error()}); jerr != nil {
 			return jerr
 		}
 		return fmt.Errorf("%s call %s: %w: %v", role.Name, key, errCallFailed, err)
 	}
 	r.failedCalls.Store(0)
-	secs := time.Since(callStart).Seconds()
+	secs := r.opts.Clock.Now().Sub(callStart).Seconds()
 	in_, out_ := resp.Usage.In, resp.Usage.Out
 	if in_ == 0 && out_ == 0 {
 		// A plugin that reports no usage is counted at the plan's figures.
 		in_, out_ = int(math.Round(role.TokensIn.Expected)), int(math.Round(role.TokensOut.Expected))
 	}
 	cost = r.countCall(role, in_, out_)
-	return r.j.Append(journal.KindCall, key, callRecord{Role: role.Name, Payload: resp.Payload, In: in_, Out: out_, Seconds: secs})
+	return r.appendCall(key, callRecord{Role: role.Name, Payload: resp.Payload, In: in_, Out: out_, Seconds: secs})
+}
+
+// appendCall journals a call's record, encoded once (encoding/json would
+// check and compact a Marshaler's output again).
+func (r *runner) appendCall(key string, c callRecord) error {
+	b, err := c.MarshalJSON()
+	if err != nil {
+		return fmt.Errorf("%w: call %s: %v", errPermanent, key, err)
+	}
+	return r.j.Append(journal.KindCall, key, json.RawMessage(b))
 }
 
 // callReserve is what one call of a role holds against the dollar cap: its
@@ -374,6 +394,48 @@ func (r *runner) setPolicy(role string, st []byte) {
 	r.pomu.Lock()
 	r.policy[role] = st
 	r.pomu.Unlock()
+}
+
+// MarshalJSON writes a call record without reflection: one is journaled
+// per LLM call.
+func (c callRecord) MarshalJSON() ([]byte, error) {
+	b := make([]byte, 0, 48+len(c.Role)+len(c.Payload)+len(c.Failed))
+	b = append(b, `{"role":`...)
+	b = appendJSONString(b, c.Role)
+	if len(c.Payload) > 0 {
+		if !json.Valid(c.Payload) {
+			return nil, fmt.Errorf("call record: the payload is not JSON")
+		}
+		b = append(b, `,"payload":`...)
+		b = append(b, c.Payload...)
+	}
+	b = append(b, `,"in":`...)
+	b = strconv.AppendInt(b, int64(c.In), 10)
+	b = append(b, `,"out":`...)
+	b = strconv.AppendInt(b, int64(c.Out), 10)
+	if c.Failed != "" {
+		b = append(b, `,"failed":`...)
+		b = appendJSONString(b, c.Failed)
+	}
+	if c.Seconds != 0 {
+		b = append(b, `,"seconds":`...)
+		b = strconv.AppendFloat(b, c.Seconds, 'g', -1, 64)
+	}
+	return append(b, '}'), nil
+}
+
+// appendJSONString appends s as a JSON string: plain ASCII as it is,
+// anything else through encoding/json.
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s)
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }
 
 type callRecord struct {
@@ -448,7 +510,7 @@ func (r *runner) reserve(key string, rr realRun) (bool, error) {
 	}
 	// The wall-time cap: no run starts that could end after it.
 	if c := r.v.Budget.WallHours; c > 0 {
-		if e := r.envs[env]; e != nil && time.Since(r.startedAt).Hours()+e.Hours.High > c {
+		if e := r.envs[env]; e != nil && r.opts.Clock.Now().Sub(r.startedAt).Hours()+e.Hours.High > c {
 			return false, nil
 		}
 	}
@@ -737,6 +799,10 @@ func (r *runner) runRequest(rr realRun, key string) *plugins.RunRequest {
 	}
 }
 
+// handleSync is how long a started run's handle may wait in the journal's
+// buffer for the run's result to commit it together.
+const handleSync = 100 * time.Millisecond
+
 func (r *runner) attempt(rr realRun, key string) (*plugins.RunResult, error) {
 	env := r.envs[rr.Task.Env]
 	run, _ := r.j.Run(key)
@@ -767,16 +833,23 @@ func (r *runner) attempt(rr realRun, key string) (*plugins.RunResult, error) {
 			// the run again under the same id, which it treats as idempotent.
 			r.progress.logf("run %s: the trainer does not know handle %s; starting it again", key, h.Handle)
 		}
-		started = time.Now()
+		started = r.opts.Clock.Now()
 		nh, err := t.Start(r.ctx, req)
 		if err != nil {
 			return err
 		}
-		if err := r.j.Started(key, nh); err != nil {
+		// The handle joins the next group commit: with the result when the
+		// run ends soon, else within handleSync. Start is idempotent per
+		// run id (the trainer contract), so a handle lost in a crash before
+		// then costs a second Start of the same id, never a second run;
+		// the reservation was durable before Start.
+		if err := r.j.Append(journal.KindStarted, key, nh); err != nil {
 			return fmt.Errorf("%w: %v", errPermanent, err)
 		}
+		sync := time.AfterFunc(handleSync, func() { _ = r.j.Flush() })
 		run.Handle = nh
 		got, err := t.Wait(r.ctx, nh)
+		sync.Stop()
 		if err != nil {
 			return err
 		}
@@ -806,7 +879,7 @@ func (r *runner) attempt(rr realRun, key string) (*plugins.RunResult, error) {
 	if res.Seconds == 0 && !started.IsZero() && (res.Status == plugins.StatusFinished || res.Status == plugins.StatusInfeasible) {
 		// A trainer that does not time its runs is timed here, so that a
 		// run's measured hours per run are known (estimate --from-run).
-		res.Seconds = time.Since(started).Seconds()
+		res.Seconds = r.opts.Clock.Now().Sub(started).Seconds()
 	}
 	// The result is durable before anything acts on it.
 	if err := r.j.Finished(key, res); err != nil {

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"assay/compiler/plan"
@@ -60,7 +61,24 @@ type Options struct {
 	// Retries is how often a failed plugin call or infrastructure-failed
 	// real run is retried after restarting the plugin (default 2).
 	Retries int
+	// Clock is where the run reads the time: the wall-time cap, the run's
+	// start, and the time of each journal event. Nil: the system clock. A
+	// rehearsal gives a virtual clock that its simulated plugins advance.
+	Clock Clock
+	// Scratch marks a rehearsal: its journal's writes are left to the
+	// operating system to sync (see journal.Options.NoSync). Never for a
+	// run that spends a budget.
+	Scratch bool
 }
+
+// Clock tells the time.
+type Clock interface {
+	Now() time.Time
+}
+
+type systemClock struct{}
+
+func (systemClock) Now() time.Time { return time.Now() }
 
 // Result is the outcome of a run.
 type Result struct {
@@ -108,10 +126,12 @@ const (
 var idRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
 // NewID returns a fresh run id: the time and a random suffix.
-func NewID() string {
+func NewID() string { return newID(time.Now()) }
+
+func newID(now time.Time) string {
 	var b [3]byte
 	_, _ = rand.Read(b[:])
-	return time.Now().UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
+	return now.UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
 }
 
 // Run executes p (or, with opts.Resume, continues the run opts.ID with the
@@ -126,11 +146,14 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
 	if opts.Plugins == nil {
 		return nil, errors.New("runtime: no plugin loader")
 	}
+	if opts.Clock == nil {
+		opts.Clock = systemClock{}
+	}
 	if opts.ID == "" {
 		if opts.Resume {
 			return nil, errors.New("runtime: resume needs a run id")
 		}
-		opts.ID = NewID()
+		opts.ID = newID(opts.Clock.Now())
 	}
 	if !idRE.MatchString(opts.ID) {
 		return nil, fmt.Errorf("run id %q: use letters, digits, '.', '_' and '-' (at most 64)", opts.ID)
@@ -171,11 +194,12 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	j, err := journal.Open(filepath.Join(dir, JournalFile))
+	j, err := journal.OpenWith(filepath.Join(dir, JournalFile), journal.Options{NoSync: opts.Scratch})
 	if err != nil {
 		return nil, err
 	}
 	defer j.Close()
+	j.SetClock(opts.Clock.Now)
 
 	r := newRunner(ctx, v, j, dir, opts)
 	defer r.closePlugins()
@@ -184,7 +208,7 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
 	}
 	// The wall-time cap counts from the run's first start, across resumes.
 	if !j.Meta("started_at", &r.startedAt) {
-		r.startedAt = time.Now().UTC()
+		r.startedAt = opts.Clock.Now().UTC()
 		if err := j.SetMeta("started_at", r.startedAt); err != nil {
 			return nil, err
 		}
@@ -306,19 +330,27 @@ func parallel(n, conc int, fn func(i int) error) error {
 		}
 		return nil
 	}
-	sem := make(chan struct{}, conc)
+	// conc workers take the next index in turn: one goroutine per worker,
+	// not per call, so a phase of many calls does not grow a fresh stack
+	// for each.
+	var next atomic.Int64
 	var wg sync.WaitGroup
 	var once sync.Once
 	var first error
-	for i := 0; i < n; i++ {
-		sem <- struct{}{}
+	for w := 0; w < min(conc, n); w++ {
 		wg.Add(1)
-		go func(i int) {
-			defer func() { <-sem; wg.Done() }()
-			if err := fn(i); err != nil {
-				once.Do(func() { first = err })
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				if err := fn(i); err != nil {
+					once.Do(func() { first = err })
+				}
 			}
-		}(i)
+		}()
 	}
 	wg.Wait()
 	return first

@@ -82,7 +82,7 @@ type candidate struct {
 	Reward     float64          `json:"reward"`
 	Bonus      float64          `json:"diversity_bonus,omitempty"`
 	// state is the encoded proposer request the proposal was sampled from.
-	state []byte
+	state *payload.ProposeRequest
 }
 
 // normalised is a gain as the reward sees it: divided by the task's scale

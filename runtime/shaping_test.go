@@ -1,11 +1,13 @@
 package runtime
 
 import (
+	"encoding/json"
 	"math"
 	"testing"
 
 	"assay/compiler/plan"
 	"assay/plugins"
+	"assay/plugins/payload"
 )
 
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
@@ -45,7 +47,7 @@ func TestUpdateDropsZeroVarianceGroups(t *testing.T) {
 		g := &group{State: "s"}
 		for _, r := range rs {
 			g.Cands = append(g.Cands, candidate{Reward: r, Proposal: plugins.Proposal{ID: "p", Mechanism: "optimizer", Edits: map[string]string{"optimizer": "adam"}},
-				state: []byte(`{"task":"t0","state":"s","knobs":[{"Name":"optimizer","Mechanism":"optimizer","Default":"sgd","Values":["sgd","adam"]}],"n":1}`)})
+				state: &payload.ProposeRequest{Task: "t0", State: "s", Knobs: []plugins.Knob{{Name: "optimizer", Mechanism: "optimizer", Default: "sgd", Values: []string{"sgd", "adam"}}}, N: 1}})
 		}
 		return g
 	}
@@ -231,5 +233,28 @@ func TestDerivedRandomness(t *testing.T) {
 	}
 	if rng(3, "k").Uint64() != rng(3, "k").Uint64() {
 		t.Error("same key, different stream")
+	}
+}
+
+func TestCallRecordJSON(t *testing.T) {
+	for _, c := range []callRecord{
+		{Role: "rwm", Payload: json.RawMessage(`{"predicted_gain":0.5}`), In: 10, Out: 2},
+		{Role: "crit\"ic<é>", Failed: "line\nbreak \\ \"quoted\""},
+		{Role: ""},
+	} {
+		b, err := c.MarshalJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got callRecord
+		if err := json.Unmarshal(b, &got); err != nil {
+			t.Fatalf("%s: %v", b, err)
+		}
+		if got.Role != c.Role || got.Failed != c.Failed || got.In != c.In || got.Out != c.Out || string(got.Payload) != string(c.Payload) {
+			t.Errorf("round trip of %+v gave %+v", c, got)
+		}
+	}
+	if _, err := (callRecord{Payload: json.RawMessage(`{`)}).MarshalJSON(); err == nil {
+		t.Error("a payload that is not JSON was written")
 	}
 }

@@ -384,7 +384,9 @@ type Phase struct {
 	Proposer string `json:"proposer,omitempty"`
 	Builder  string `json:"builder,omitempty"`
 	// Proposals is how many proposals a seed-records phase makes per
-	// environment (each built and, when it builds, run once).
+	// environment (each built and, when it builds, run once), how many of
+	// a calibration round's proposals come from each environment, and how
+	// many of an RL loop's states per rollout refresh do.
 	Proposals map[string]int `json:"proposals,omitempty"`
 	// Tasks lists the tasks a baselines phase measures, one real run each;
 	// the runtime runs no baseline that is not listed here.

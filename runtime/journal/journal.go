@@ -88,6 +88,10 @@ type Journal struct {
 	order    []string // run keys in reservation order
 	calls    map[string]json.RawMessage
 	meta     map[string]json.RawMessage
+	// loading is set while load folds the events on disk into memory.
+	loading bool
+	// now stamps events (time.Now unless SetClock gave another clock).
+	now func() time.Time
 }
 
 // ErrEmpty is returned by OpenReadOnly for a journal file that holds no
@@ -102,7 +106,19 @@ var ErrUnreadable = errors.New("the journal cannot be read")
 // its state. It holds the run's exclusive lock (journal.db.lock) until
 // Close; while another process holds it, Open fails with a *LockedError
 // (ErrLocked) saying which.
-func Open(path string) (*Journal, error) {
+func Open(path string) (*Journal, error) { return OpenWith(path, Options{}) }
+
+// Options configure OpenWith.
+type Options struct {
+	// NoSync leaves syncing the journal's writes to the operating system
+	// (SQLite synchronous=OFF): a crash of the process loses nothing, a
+	// crash of the machine may lose the last events. For rehearsals, whose
+	// journal is scratch; never for a run that spends a budget.
+	NoSync bool
+}
+
+// OpenWith is Open with options.
+func OpenWith(path string, o Options) (*Journal, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err
 	}
@@ -110,7 +126,7 @@ func Open(path string) (*Journal, error) {
 	if err != nil {
 		return nil, err
 	}
-	j, err := open(path)
+	j, err := open(path, o.NoSync)
 	if err != nil {
 		lock.Close()
 		return nil, err
@@ -119,13 +135,21 @@ func Open(path string) (*Journal, error) {
 	return j, nil
 }
 
-func open(path string) (*Journal, error) {
-	dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=busy_timeout(10000)"
+func open(path string, noSync bool) (*Journal, error) {
+	syncMode := "FULL"
+	if noSync {
+		syncMode = "OFF"
+	}
+	dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=synchronous(" + syncMode + ")&_pragma=busy_timeout(10000)"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, err
 	}
 	db.SetMaxOpenConns(1)
+	// Events have no index but their sequence: every read of the journal
+	// (load, status, report) scans them in order, and an index would cost
+	// each of a run's hundreds of thousands of inserts a second B-tree
+	// write.
 	const schema = `
 CREATE TABLE IF NOT EXISTS events (
 	seq  INTEGER PRIMARY KEY,
@@ -134,7 +158,6 @@ CREATE TABLE IF NOT EXISTS events (
 	data BLOB,
 	at   INTEGER NOT NULL
 );
-CREATE INDEX IF NOT EXISTS events_kind_key ON events(kind, key);
 CREATE TABLE IF NOT EXISTS runs (
 	key      TEXT PRIMARY KEY,
 	reserved INTEGER NOT NULL
@@ -189,10 +212,20 @@ func OpenReadOnly(path string) (*Journal, error) {
 	return j, nil
 }
 
+// SetClock makes the journal stamp events with now instead of time.Now
+// (a rehearsal's virtual clock).
+func (j *Journal) SetClock(now func() time.Time) {
+	j.mu.Lock()
+	j.now = now
+	j.mu.Unlock()
+}
+
 // Path is the database file.
 func (j *Journal) Path() string { return j.path }
 
 func (j *Journal) load() error {
+	j.loading = true
+	defer func() { j.loading = false }()
 	rows, err := j.db.Query(`SELECT seq, kind, key, data FROM events WHERE kind IN (?, ?, ?, ?, ?, ?) ORDER BY seq`,
 		KindMeta, KindCall, KindPolicy, KindReserve, KindStarted, KindFinished)
 	if err != nil {
@@ -223,6 +256,13 @@ func (j *Journal) apply(e Event) {
 	case KindMeta:
 		j.meta[e.Key] = e.Data
 	case KindCall, KindPolicy:
+		if !j.loading {
+			// A run's call keys are unique: a call made since Open is
+			// never asked for again, and keeping each one's answer would
+			// grow a long run's memory (and the collector's work) by
+			// every call it makes.
+			return
+		}
 		j.calls[e.Kind+"\x00"+e.Key] = e.Data
 	case KindReserve:
 		if _, ok := j.runs[e.Key]; ok {
@@ -266,7 +306,11 @@ func (j *Journal) event(kind, key string, v any) (Event, error) {
 			return Event{}, fmt.Errorf("journal: %s %s: %w", kind, key, err)
 		}
 	}
-	e := Event{Seq: j.nextSeq, Kind: kind, Key: key, Data: data, At: time.Now()}
+	now := time.Now
+	if j.now != nil {
+		now = j.now
+	}
+	e := Event{Seq: j.nextSeq, Kind: kind, Key: key, Data: data, At: now()}
 	j.nextSeq++
 	return e, nil
 }
@@ -449,7 +493,9 @@ func (j *Journal) Runs() []Run {
 }
 
 // Call returns the journaled result of a plugin call key (KindCall) or of a
-// policy update (KindPolicy).
+// policy update (KindPolicy) that was on disk when the journal was opened:
+// a run's call keys are unique, so one journaled since is not asked for
+// again in the same process and is not kept in memory.
 func (j *Journal) Call(kind, key string) (json.RawMessage, bool) {
 	j.mu.Lock()
 	defer j.mu.Unlock()

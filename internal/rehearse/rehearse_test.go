@@ -1,0 +1,157 @@
+package rehearse
+
+import (
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"assay/compiler"
+	"assay/compiler/plan"
+	"assay/lang/load"
+)
+
+func compileSpec(t testing.TB, path string, vars ...string) *plan.Plan {
+	t.Helper()
+	s, _, ds := load.Load(path, load.Options{Vars: vars})
+	if ds.HasErrors() {
+		t.Fatalf("%s: %v", path, ds.Err())
+	}
+	p, cds := compiler.Compile(s, compiler.Options{})
+	if cds.HasErrors() {
+		t.Fatalf("%s: %v", path, cds.Err())
+	}
+	return p
+}
+
+// smaller are the variables that shrink the largest specs for this test
+// (the same plan shape, fewer steps or votes); the benchmarks rehearse
+// them at full scale.
+var smaller = map[string][]string{
+	"critic-grpo.hcl":            {"verifications=400"},
+	"critic-grpo.cue":            {"verifications=400"},
+	"critic-grpo-verify-all.hcl": {"verifications=400"},
+	"critic-sweep.hcl":           {"verifications=300"},
+	"critic-evolve.hcl":          {"votes=2"},
+}
+
+// specFiles are every spec of specs/.
+func specFiles(t testing.TB) []string {
+	dir, err := filepath.Abs("../../specs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".hcl") || strings.HasSuffix(e.Name(), ".cue") {
+			out = append(out, filepath.Join(dir, e.Name()))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TestEverySpecRehearsesWithinItsEstimate rehearses every variant of every
+// spec of specs/ with a few world seeds, one of them interrupted and
+// resumed, and fails on a cap exceeded or a figure outside the estimate's
+// [low, high].
+func TestEverySpecRehearsesWithinItsEstimate(t *testing.T) {
+	only := os.Getenv("ASSAY_REHEARSE_SPEC") // while debugging one spec
+	for _, path := range specFiles(t) {
+		name := filepath.Base(path)
+		if only != "" && name != only {
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			p := compileSpec(t, path, smaller[name]...)
+			for vi, v := range p.Variants {
+				// World seed 1 plain; world seed 2 interrupted at a random
+				// call or run and resumed (on the first variant of a sweep).
+				for _, interrupt := range []bool{false, true} {
+					if interrupt && vi > 0 {
+						continue
+					}
+					seed := int64(1)
+					if interrupt {
+						seed = 2
+					}
+					rep, err := Rehearse(context.Background(), p, Options{Variant: v.Name, Runs: 1, Seed: seed, Interrupt: interrupt, Dir: t.TempDir()})
+					if err != nil {
+						t.Fatalf("variant %s: %v", v.Name, err)
+					}
+					if interrupt && rep.Rehearsals[0].InterruptedAt == 0 {
+						t.Errorf("variant %s: the rehearsal was never interrupted", v.Name)
+					}
+					for _, rh := range rep.Rehearsals {
+						if rh.State != "finished" {
+							t.Errorf("variant %s seed %d: state %s (%s)", v.Name, rh.Seed, rh.State, rh.Reason)
+						}
+						for _, c := range rh.CapsBroken {
+							t.Errorf("variant %s seed %d: cap exceeded: %s", v.Name, rh.Seed, c)
+						}
+					}
+					for _, f := range rep.Outside() {
+						t.Errorf("variant %s (interrupt %v): %s over the rehearsals [%g, %g], outside the estimate's [%g, %g]", v.Name, interrupt, f.Name, f.Min, f.Max, f.Estimate.Low, f.Estimate.High)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestOutsideTheAssumptionsIsFlagged: a world whose builds fail far more
+// than the spec assumes puts real runs below the estimate's low, and the
+// report says so (the check can fail).
+func TestOutsideTheAssumptionsIsFlagged(t *testing.T) {
+	p := compileSpec(t, "../../specs/quickstart-critic.hcl")
+	wf, ds := ParseWorld("w.hcl", []byte(`role "implementer" { build_failures = 0.9 }`))
+	if ds.HasErrors() {
+		t.Fatal(ds.Err())
+	}
+	rep, err := Rehearse(context.Background(), p, Options{Runs: 1, Seed: 1, World: wf, Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range rep.Outside() {
+		names = append(names, f.Name)
+	}
+	if !slices.Contains(names, "totals.real_runs") {
+		t.Errorf("outside: %v; want totals.real_runs among them", names)
+	}
+}
+
+// TestResumedRehearsalMatches: a rehearsal interrupted and resumed from
+// its journal ends with the totals of an uninterrupted one.
+func TestResumedRehearsalMatches(t *testing.T) {
+	p := compileSpec(t, "../../specs/quickstart-critic.hcl")
+	var got [2]*Report
+	for i, interrupt := range []bool{false, true} {
+		rep, err := Rehearse(context.Background(), p, Options{Runs: 1, Seed: 5, Interrupt: interrupt, Dir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got[i] = rep
+	}
+	if got[1].Rehearsals[0].InterruptedAt == 0 {
+		t.Fatal("not interrupted")
+	}
+	a, b := got[0].Rehearsals[0], got[1].Rehearsals[0]
+	if d := cmp.Diff(a.Totals, b.Totals); d != "" {
+		t.Errorf("resumed totals differ (-plain +resumed):\n%s", d)
+	}
+	if math.Abs(a.WallHours-b.WallHours) > 1e-9 {
+		t.Errorf("wall hours %g, resumed %g", a.WallHours, b.WallHours)
+	}
+}

@@ -1,0 +1,44 @@
+package sim
+
+import (
+	"hash/fnv"
+	"math"
+)
+
+// hash mixes the world's seed with parts into 64 bits.
+func hash(seed int64, parts ...string) uint64 {
+	h := fnv.New64a()
+	var b [8]byte
+	for i := range b {
+		b[i] = byte(uint64(seed) >> (8 * i))
+	}
+	h.Write(b[:])
+	for _, p := range parts {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	return mix(h.Sum64())
+}
+
+// mix is splitmix64's finaliser: nearby inputs give unrelated outputs.
+func mix(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	x ^= x >> 31
+	return x
+}
+
+// unit maps a hash to [0, 1).
+func unit(h uint64) float64 { return float64(h>>11) / (1 << 53) }
+
+// normal maps a hash to a standard normal draw (Box-Muller).
+func normal(h uint64) float64 {
+	u1 := unit(h)
+	u2 := unit(mix(h ^ 0x9e3779b97f4a7c15))
+	if u1 < 1e-300 {
+		u1 = 1e-300
+	}
+	return math.Sqrt(-2*math.Log(u1)) * math.Cos(2*math.Pi*u2)
+}
