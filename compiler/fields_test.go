@@ -35,6 +35,8 @@ var fieldValues = map[string][]any{
 	"environment.*.run_cost.gpu":    {"H100", "B200", "CPU"},
 	"critic.*.routed_range":         {[]float64{0.2, 0.9}},
 	"environment.*.task.*.baseline": {0.5},
+	"loop.*.new_parent":             {"all_improve"},
+	"loop.*.feature_bins":           {map[string]float64{"complexity": 5, "mechanism": 4}, map[string]float64{"score": 8}},
 }
 
 // refKinds names the block kind a reference field points at, for fields

@@ -63,9 +63,13 @@ func (v vec) count() plan.Count {
 
 // rawPhase is a phase's counts, per scenario.
 type rawPhase struct {
-	ph        *plan.Phase
-	runs      map[string]*vec
-	llm       map[string]*vec
+	ph   *plan.Phase
+	runs map[string]*vec
+	llm  map[string]*vec
+	// llmHigh is, per role, what its calls can reach at most where that is
+	// more than the scenarios give: builder repairs, which no assumption
+	// prices (a build that succeeds may have needed them).
+	llmHigh   map[string]*vec
 	cand      vec
 	steps     vec
 	refreshes vec
@@ -119,6 +123,25 @@ func (r *rawPhase) addLLM(role string, sc int, n float64) {
 		r.llm[role] = &vec{}
 	}
 	r.llm[role][sc] += n
+}
+
+// addBuilds counts the builder calls of n candidate builds in scenario
+// sc, where a share ok of the builds succeeds in the end and each build
+// that fails gets up to repairs repairs: a build that fails for good made
+// 1 + repairs calls, one that succeeds at least one and at most as many.
+// The scenario counts the fewest; llmHigh the most.
+func (r *rawPhase) addBuilds(role string, sc int, n, ok float64, repairs int) {
+	r.addLLM(role, sc, n*(1+float64(repairs)*(1-ok)))
+	if repairs == 0 || n == 0 {
+		return
+	}
+	if r.llmHigh == nil {
+		r.llmHigh = map[string]*vec{}
+	}
+	if r.llmHigh[role] == nil {
+		r.llmHigh[role] = &vec{}
+	}
+	r.llmHigh[role][sc] += n * float64(1+repairs)
 }
 
 func (r *rawPhase) totalRuns(sc int) float64 {
@@ -649,7 +672,28 @@ func (lv *lowering) phases() ([]*plan.Loop, []*plan.Phase) {
 			ZeroVariance: l.ZeroVariance.V, Reward: l.Reward.Name, Screen: l.Screen.Name, LearningRate: l.LearningRate.V,
 			Proposer: l.Proposer.Name, Builder: l.Builder.Name, Summarizer: l.Summarizer.Name,
 			Islands: l.Islands.V, Rounds: l.Rounds.V, MigrationEvery: l.MigrationEvery.V, Ideas: l.Ideas.V,
-			Verifications: l.Verifications.V, Select: l.Select.V, Split: l.Split.V, Source: l.NameRange}
+			Verifications: l.Verifications.V, Select: l.Select.V, Split: l.Split.V, Source: l.NameRange,
+		}
+		if l.Builder.Set {
+			pl.Repairs = l.Repairs.V
+		}
+		switch l.Kind.V {
+		case "rl":
+			if rw := x.rewards[l.Reward.Name]; rw != nil && rw.Source.V != "predicted" {
+				pl.NewParent = "never"
+				if l.NewParent.Set {
+					pl.NewParent = l.NewParent.V
+				}
+			}
+		case "evolution":
+			pl.TopPrograms, pl.Features = l.TopPrograms.V, archiveFeatures(l)
+			if len(pl.Features) > 0 {
+				pl.DiversePrograms = l.DiversePrograms.V
+			}
+			if l.MigrationEvery.Set && l.Islands.V > 1 {
+				pl.MigrationRate = l.MigrationRate.V
+			}
+		}
 		if a, ok := plan.Algorithms[l.Algorithm.V]; ok && l.Kind.V == "rl" {
 			pl.ClipLow, pl.ClipHigh, pl.KLCoef, pl.TokenLevel, pl.Epochs = a.ClipLow, a.ClipHigh, a.KLCoef, a.TokenLevel, a.Epochs
 		}
@@ -684,7 +728,7 @@ func (lv *lowering) phases() ([]*plan.Loop, []*plan.Phase) {
 					r.cand[sc] += ideas
 					r.addLLM(l.Proposer.Name, sc, ideas)
 					if l.Builder.Set {
-						r.addLLM(l.Builder.Name, sc, ideas)
+						r.addBuilds(l.Builder.Name, sc, ideas, ok[sc], l.Repairs.V)
 					}
 					if cr != nil {
 						// Only ideas that build are summarized and judged.
@@ -736,7 +780,11 @@ func (lv *lowering) phases() ([]*plan.Loop, []*plan.Phase) {
 		if len(r.llm) > 0 {
 			ph.Calls.LLM = map[string]plan.Count{}
 			for k, v := range r.llm {
-				ph.Calls.LLM[k] = r.count(*v)
+				c := r.count(*v)
+				if h := r.llmHigh[k]; h != nil {
+					c.High = math.Max(c.High, r.count(*h).High)
+				}
+				ph.Calls.LLM[k] = c
 			}
 		}
 		if ph.Kind == plan.PhaseRL {
@@ -745,6 +793,18 @@ func (lv *lowering) phases() ([]*plan.Loop, []*plan.Phase) {
 		phases = append(phases, ph)
 	}
 	return loops, phases
+}
+
+// archiveFeatures is an evolution loop's MAP-Elites dimensions, sorted by
+// name, without those given 0 bins.
+func archiveFeatures(l *spec.Loop) []plan.Feature {
+	var out []plan.Feature
+	for _, name := range keys(l.FeatureBins.V) {
+		if n := int(l.FeatureBins.V[name]); n > 0 {
+			out = append(out, plan.Feature{Name: name, Bins: n})
+		}
+	}
+	return out
 }
 
 // refreshes is ceil(steps / rollout_every).
@@ -803,18 +863,18 @@ func (lv *lowering) rlPhases(lp *loopPlan, newPhase func(name, kind, loop string
 		cand := ref * lp.perRefresh
 		r.steps[sc], r.refreshes[sc], r.cand[sc] = st, ref, cand
 		r.addLLM(l.Proposer.Name, sc, cand)
+		// Every candidate is built first: the builder decides whether it
+		// is feasible, and one that does not build gets the infeasible
+		// reward without a prediction, a verdict or a run.
+		if l.Builder.Set {
+			r.addBuilds(l.Builder.Name, sc, cand, ok[sc], l.Repairs.V)
+		}
 		switch {
 		case rw.Source.V == "predicted":
-			r.addLLM(rw.Predictor.Name, sc, cand)
+			r.addLLM(rw.Predictor.Name, sc, cand*ok[sc])
 		case rw.Source.V == "real" && !l.Screen.Set:
-			if l.Builder.Set {
-				r.addLLM(l.Builder.Name, sc, cand)
-			}
 			lv.spreadFloat(r, sc, cand*ok[sc], names, w)
 		default: // judged by a critic
-			if l.Builder.Set {
-				r.addLLM(l.Builder.Name, sc, cand)
-			}
 			// Only candidates that build are summarized, judged and routed.
 			if l.Summarizer.Set {
 				r.addLLM(l.Summarizer.Name, sc, cand*ok[sc])
@@ -831,21 +891,32 @@ func (lv *lowering) rlPhases(lp *loopPlan, newPhase func(name, kind, loop string
 	if cal == nil || cal.Loop.Name != l.Name {
 		return
 	}
+	every := max(l.RolloutEvery.V, 1)
 	for i, after := range cal.AfterSteps.V {
 		cr := newPhase(plan.PhaseCalibration+"."+l.Name+"."+itoa(after), plan.PhaseCalibration, l.Name, cal.Range)
 		cr.ph.AfterStep, cr.ph.Select = after, cal.Select.V
+		if after%every != 0 {
+			prev := after / every * every
+			lv.c.add(diag.Warnf(CodeCalMidRollout, cal.AfterSteps.Range, "calibration after step %d falls between rollout refreshes of loop %q (every %d steps): it runs proposals of the rollout made at step %d, and its records reach rewards only at the refresh after step %d",
+				after, l.Name, every, prev, prev+every).
+				WithDetail("calibrate after a multiple of rollout_every (%d or %d), as LM2LM does (rollout_every = 8, after_steps = [16, 40, 64])", prev, prev+every))
+		}
 		ran := false
 		for sc := 0; sc < nScenarios; sc++ {
 			if float64(after) >= lp.steps[sc] {
 				continue
 			}
 			ran = true
-			n := calRuns[i]
-			lv.spreadRuns(cr, sc, float64(n)*ok[sc], l.Split.V)
-			if l.Builder.Set {
-				cr.addLLM(l.Builder.Name, sc, float64(n))
+			// The round runs the top-rated candidates that built in the
+			// rollouts (no build again): a pick that did not build is
+			// passed over for the next, so a round makes its whole budget
+			// unless no candidate builds at all.
+			n := float64(calRuns[i])
+			if ok[sc] == 0 {
+				n = 0
 			}
-			cr.cand[sc] = float64(n)
+			lv.spreadRuns(cr, sc, n, l.Split.V)
+			cr.cand[sc] = float64(calRuns[i])
 		}
 		if !ran {
 			lv.c.add(diag.Warnf(CodeCalibrationSkips, cal.AfterSteps.Range, "calibration after step %d never runs: loop %q stops after %g steps", after, l.Name, lp.steps.count().High))

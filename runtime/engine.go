@@ -308,15 +308,40 @@ func (r *runner) propose(proposer, key string, t *taskInfo, state string, parent
 
 // implement turns a proposal into a runnable one through the builder role
 // the plan binds (none: the proposal runs as it is). loop, when set, is
-// the loop whose build-failure rate the build counts towards.
+// the loop whose build-failure rate the build counts towards and whose
+// repairs a failed build gets: each repair is one more builder call, told
+// why the last attempt failed, under its own key (KEY/repair/N).
 func (r *runner) implement(builder, loop, key string, t *taskInfo, p plugins.Proposal) (plugins.Proposal, bool, error) {
 	if builder == "" {
 		return p, true, nil
 	}
+	repairs := 0
+	if l := r.loops[loop]; l != nil {
+		repairs = l.Repairs
+	}
 	var resp payload.ImplementResponse
-	err := r.complete(builder, key, payload.ImplementRequest{Task: t.Name, Env: t.Env, Proposal: p, Knobs: r.knobs[t.Env]}, &resp)
-	if err != nil && !errors.Is(err, errCallFailed) {
-		return p, false, err
+	var err error
+	for n := 0; n <= repairs; n++ {
+		req := payload.ImplementRequest{Task: t.Name, Env: t.Env, Proposal: p, Knobs: r.knobs[t.Env]}
+		k := key
+		if n > 0 {
+			k = fmt.Sprintf("%s/repair/%d", key, n)
+			req.Repair, req.Failure = n, resp.Reason
+			if err != nil {
+				req.Failure = "the build call failed"
+			}
+		}
+		resp = payload.ImplementResponse{}
+		err = r.complete(builder, k, req, &resp)
+		if err != nil && !errors.Is(err, errCallFailed) {
+			return p, false, err
+		}
+		if err == nil && !resp.Infeasible {
+			break
+		}
+		if n < repairs {
+			r.measured.loop(loop, func(m *MeasuredLoop) { m.Repairs++ })
+		}
 	}
 	failed := err != nil || resp.Infeasible
 	if loop != "" {
