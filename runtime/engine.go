@@ -289,7 +289,13 @@ func (r *runner) context() []record {
 // request, encoded: a policy update names each sample's state by the
 // request its proposal was sampled from.
 func (r *runner) propose(proposer, key string, t *taskInfo, state string, parent *plugins.Proposal) (plugins.Proposal, []byte, bool, error) {
-	req := payload.ProposeRequest{Task: t.Name, Env: t.Env, State: state, Parent: parent, History: r.history(t), Knobs: r.knobs[t.Env], N: 1}
+	return r.proposeWith(proposer, key, t, state, parent, nil)
+}
+
+// proposeWith is propose with inspirations: verified programs shown to the
+// proposer beside its parent.
+func (r *runner) proposeWith(proposer, key string, t *taskInfo, state string, parent *plugins.Proposal, insp []record) (plugins.Proposal, []byte, bool, error) {
+	req := payload.ProposeRequest{Task: t.Name, Env: t.Env, State: state, Parent: parent, History: r.history(t), Knobs: r.knobs[t.Env], N: 1, Inspirations: insp}
 	enc, err := payload.Encode(req)
 	if err != nil {
 		return plugins.Proposal{}, nil, false, err

@@ -1,11 +1,16 @@
 package runtime
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"sync"
 	"testing"
 
+	"assay/compiler/plan"
 	"assay/plugins"
+	offline "assay/plugins/builtin/offline/model"
+	"assay/plugins/payload"
 	"assay/runtime/journal"
 )
 
@@ -185,5 +190,126 @@ func TestLM2LMBuildsRolloutsAndCalibratesBuiltCandidates(t *testing.T) {
 	}
 	if rr := res.Totals.Measured.Roles["rwm"]; rr == nil || rr.Calls > 64-m.BuildFailed {
 		t.Errorf("world model calls %+v: a candidate that did not build is not predicted (%d failed)", rr, m.BuildFailed)
+	}
+}
+
+// Migration copies each island's best programs, a share of its programs
+// but at least one, to the next island of the ring, deciding what moves
+// before anything moves; an island that holds a program already is not
+// given it again, and a better migrant becomes the parent.
+func TestMigrateRing(t *testing.T) {
+	prog := func(id string, g float64) program {
+		return program{P: plugins.Proposal{ID: id, Edits: map[string]string{"k": id}}, Gain: g}
+	}
+	isl := []island{{}, {}, {}}
+	isl[0].Progs = []program{prog("a", 0.1), prog("b", 0.5), prog("c", 0.3), prog("d", 0.2)}
+	isl[0].Parent = 1
+	isl[1].Progs = []program{prog("e", 0.2)}
+	isl[2].Progs = []program{prog("f", 0.05), prog("b", 0.5)}
+	isl[2].Parent = 1
+	moved := migrate(isl, 0.5)
+	ids := func(is island) (out []string) {
+		for _, p := range is.Progs {
+			out = append(out, p.P.ID)
+		}
+		return out
+	}
+	// Island 0 sends its 2 best (b, c) to 1; 1 sends e to 2; 2 sends b
+	// to 0, which holds it already.
+	if got := fmt.Sprint(ids(isl[1])); got != "[e b c]" {
+		t.Errorf("island 1 = %s, want [e b c]", got)
+	}
+	if got := fmt.Sprint(ids(isl[2])); got != "[f b e]" {
+		t.Errorf("island 2 = %s, want [f b e] (e, not what island 1 received)", got)
+	}
+	if got := fmt.Sprint(ids(isl[0])); got != "[a b c d]" {
+		t.Errorf("island 0 = %s, want it unchanged", got)
+	}
+	if moved != 3 {
+		t.Errorf("moved = %d, want 3", moved)
+	}
+	if isl[1].parent().P.ID != "b" {
+		t.Errorf("island 1 parent = %s, want the better migrant b", isl[1].parent().P.ID)
+	}
+}
+
+// The MAP-Elites archive keeps the best program of each cell.
+func TestArchiveKeepsEachCellsBest(t *testing.T) {
+	a := newArchive([]plan.Feature{{Name: "complexity", Bins: 3}})
+	one := func(id string, g float64, n int) program {
+		e := map[string]string{}
+		for i := 0; i < n; i++ {
+			e[fmt.Sprint("k", i)] = id
+		}
+		return program{P: plugins.Proposal{ID: id, Edits: e}, Gain: g}
+	}
+	for _, p := range []program{one("a", 0.1, 1), one("b", 0.3, 1), one("c", 0.2, 1), one("d", 0.1, 2), one("e", 0.9, 7)} {
+		a.add(p, nil)
+	}
+	got := map[string]string{}
+	for c, p := range a.cells {
+		got[c] = p.P.ID
+	}
+	// 2 and 7 edits both fall in the last bin (2).
+	if len(got) != 2 || got["2"] != "e" || got["1"] != "b" {
+		t.Errorf("cells = %v, want 1:b (best of a, b, c) and 2:e (best of d, e)", got)
+	}
+}
+
+// recordingLLM records the inspirations of every propose request.
+type recordingLLM struct {
+	plugins.LLM
+	mu   *sync.Mutex
+	insp *[]int
+}
+
+func (r recordingLLM) Complete(ctx context.Context, req *plugins.CompleteRequest) (*plugins.CompleteResponse, error) {
+	if req.Role == plugins.RolePropose {
+		var in payload.ProposeRequest
+		if err := payload.Decode(req.Payload, &in); err == nil {
+			r.mu.Lock()
+			*r.insp = append(*r.insp, len(in.Inspirations))
+			r.mu.Unlock()
+		}
+	}
+	return r.LLM.Complete(ctx, req)
+}
+
+type recordingLoader struct {
+	testLoader
+	mu   sync.Mutex
+	insp []int
+}
+
+func (l *recordingLoader) Open(ctx context.Context, p *plan.Plugin) (Instance, error) {
+	if p.Kind == plugins.KindLLM {
+		return &inst{l: recordingLLM{LLM: offline.Model{}, mu: &l.mu, insp: &l.insp}}, nil
+	}
+	return l.testLoader.Open(ctx, p)
+}
+
+// An island's proposer sees its top programs and archive elites once it
+// has verified some, and never more than the loop asks for.
+func TestEvolutionInspirations(t *testing.T) {
+	p := evolvePlan()
+	l := p.Variants[0].Loops[0]
+	l.TopPrograms, l.DiversePrograms, l.Features = 2, 1, []plan.Feature{{Name: "complexity", Bins: 4}, {Name: "mechanism", Bins: 3}}
+	rl := &recordingLoader{testLoader: testLoader{trainer: newFakeTrainer()}}
+	res, err := runPlan(t, p, t.TempDir(), "e", rl, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Totals.RealRuns != 18 {
+		t.Errorf("real runs = %d, want 18", res.Totals.RealRuns)
+	}
+	most := 0
+	for _, n := range rl.insp {
+		if n > 3 {
+			t.Fatalf("a proposer saw %d inspirations, more than 2 top + 1 diverse", n)
+		}
+		most = max(most, n)
+	}
+	if len(rl.insp) != 72 || rl.insp[0] != 0 || most < 2 {
+		t.Errorf("%d propose calls, first saw %d, most %d: want 72, 0 (nothing verified yet), and later some", len(rl.insp), rl.insp[0], most)
 	}
 }
