@@ -207,10 +207,12 @@ func (k *checker) rewardApplies(r *spec.Reward) {
 func (k *checker) criticUse(cr *spec.Critic) (rl, evolution int, labels bool) {
 	for _, l := range k.s.Loops {
 		if l.Screen.Set && l.Screen.Name == cr.Name {
-			switch l.Kind.V {
-			case "rl":
+			// An evolution loop that verifies routed ideas routes as an RL
+			// screen does.
+			switch {
+			case routesWith(l):
 				rl++
-			case "evolution":
+			case l.Kind.V == "evolution":
 				evolution++
 			}
 		}
@@ -313,6 +315,10 @@ func (k *checker) loopApplies(l *spec.Loop) {
 	}
 	if l.Kind.V != "evolution" {
 		return
+	}
+	if vr := l.VerifyRouted; vr.Set && vr.V && user(vr.Range) && (!l.Screen.Set || !critRoutes(k.x.critics[l.Screen.Name])) {
+		k.add(diag.Errorf(CodeNotApplicable, vr.Range, "verify_routed is set, but %s has no screen critic that routes (a route formula, a threshold, or tie = \"route\")", name).
+			WithDetail("screen the loop with a critic that has threshold = 0.25, or remove verify_routed"))
 	}
 	if dp := l.DiversePrograms; dp.Set && user(dp.Range) && dp.V > 0 && len(archiveFeatures(l)) == 0 {
 		k.add(diag.Errorf(CodeNotApplicable, dp.Range, "diverse_programs is set, but %s keeps no MAP-Elites archive to draw them from", name).

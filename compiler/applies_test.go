@@ -34,6 +34,7 @@ func TestAppliesRefusals(t *testing.T) {
 		{"new parent where states are histories", [][2]string{{"  reward              = reward.rwm_gain\n", "  reward              = reward.rwm_gain\n  new_parent = \"all_improve\" <-\n"}}, CodeNotApplicable},
 		{"repairs without a builder", [][2]string{{"role \"builder\" {", "role \"summarizer\" {"},
 			{"  reward              = reward.rwm_gain\n", "  reward              = reward.rwm_gain\n  repairs = 3 <-\n"}}, CodeNotApplicable},
+		{"verify_routed on an RL loop", [][2]string{{"  reward              = reward.rwm_gain\n", "  reward              = reward.rwm_gain\n  verify_routed = true <-\n"}}, CodeLoopField},
 		// The critic-only ablation labels rewards and routes nothing.
 		{"threshold on a labelling critic", [][2]string{
 			{"  screen              = critic.screen\n", ""},

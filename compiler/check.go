@@ -255,7 +255,7 @@ func (k *checker) environment(e *spec.Environment) {
 
 var (
 	rlOnly   = []string{"algorithm", "steps", "until_budget", "states", "proposals_per_state", "rollout_every", "zero_variance", "reward", "learning_rate", "new_parent"}
-	evolOnly = []string{"islands", "rounds", "migration_every", "ideas_per_round", "verifications_per_round", "select", "migration_rate", "top_programs", "diverse_programs", "feature_bins"}
+	evolOnly = []string{"islands", "rounds", "migration_every", "ideas_per_round", "verifications_per_round", "select", "verify_routed", "migration_rate", "top_programs", "diverse_programs", "feature_bins"}
 )
 
 func (k *checker) loop(l *spec.Loop) {

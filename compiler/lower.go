@@ -69,10 +69,13 @@ type rawPhase struct {
 	// llmHigh is, per role, what its calls can reach at most where that is
 	// more than the scenarios give: builder repairs, which no assumption
 	// prices (a build that succeeds may have needed them).
-	llmHigh   map[string]*vec
-	cand      vec
-	steps     vec
-	refreshes vec
+	llmHigh map[string]*vec
+	// runsLo and runsHi bound a phase's real runs per environment where
+	// they are wider than the scenarios (see addRunBounds).
+	runsLo, runsHi map[string]*vec
+	cand           vec
+	steps          vec
+	refreshes      vec
 	// untilBudget marks the phase of a loop that runs until the budget is
 	// spent: its figures are bounded by its refresh count's range times the
 	// range of a refresh's figures (see count).
@@ -142,6 +145,20 @@ func (r *rawPhase) addBuilds(role string, sc int, n, ok float64, repairs int) {
 		r.llmHigh[role] = &vec{}
 	}
 	r.llmHigh[role][sc] += n * float64(1+repairs)
+}
+
+// addRunBounds records what a phase's real runs on env can reach at least
+// and at most in scenario sc, where that is wider than the scenario's own
+// figure (an evolution round's routed ideas vary from round to round).
+func (r *rawPhase) addRunBounds(env string, sc int, lo, hi float64) {
+	if r.runsLo == nil {
+		r.runsLo, r.runsHi = map[string]*vec{}, map[string]*vec{}
+	}
+	if r.runsLo[env] == nil {
+		r.runsLo[env], r.runsHi[env] = &vec{}, &vec{}
+	}
+	r.runsLo[env][sc] += lo
+	r.runsHi[env][sc] += hi
 }
 
 func (r *rawPhase) totalRuns(sc int) float64 {
@@ -443,9 +460,20 @@ func othersLow(raws []*rawPhase, r *rawPhase) float64 {
 }
 
 // verified is the real runs of one island-round: verifications_per_round,
-// or fewer when fewer ideas build (a share ok of them).
-func verified(l *spec.Loop, ok float64) float64 {
-	return math.Min(float64(l.Verifications.V), float64(l.Ideas.V)*ok)
+// or fewer when fewer ideas build (a share ok of them). A loop that
+// verifies routed ideas runs every routed idea (a share frac of those that
+// build) and fills verifications_per_round from the rest; lo and hi bound
+// what one round can make whatever share its critic routes: at least
+// verifications_per_round (or every idea that built), at most every
+// routed idea and verifications_per_round more.
+func verified(l *spec.Loop, ok, frac float64, routes bool) (n, lo, hi float64) {
+	v, built := float64(l.Verifications.V), float64(l.Ideas.V)*ok
+	n = math.Min(v, built)
+	if !routes {
+		return n, n, n
+	}
+	r := built * frac
+	return r + math.Min(v, built-r), n, math.Min(built, r+v)
 }
 
 // planFormula carries a checked formula into the plan: its text and the
@@ -625,8 +653,10 @@ func (lv *lowering) phases() ([]*plan.Loop, []*plan.Phase) {
 			allScen(func(sc int) { lp.steps[sc] = float64(l.Rounds.V) })
 			tasks := countSplit(s, l.Split.V)
 			ok := lv.built(l.Builder)
+			frac, routes := lv.evoRouted(l)
 			allScen(func(sc int) {
-				fixed[sc] += float64(tasks) * float64(l.Islands.V) * float64(l.Rounds.V) * verified(l, ok[sc])
+				n, _, _ := verified(l, ok[sc], frac[sc], routes)
+				fixed[sc] += float64(tasks) * float64(l.Islands.V) * float64(l.Rounds.V) * n
 			})
 		}
 	}
@@ -699,7 +729,7 @@ func (lv *lowering) phases() ([]*plan.Loop, []*plan.Phase) {
 		}
 		if cr := lv.judge(l); cr != nil {
 			pl.Critic = cr.Name
-			pl.Routes = l.Kind.V == "rl" && l.Screen.Set && critRoutes(cr)
+			pl.Routes = routesWith(l) && critRoutes(cr)
 		}
 		if rw := x.rewards[l.Reward.Name]; l.Kind.V == "rl" && rw != nil {
 			pl.RewardSource = rw.Source.V
@@ -720,11 +750,14 @@ func (lv *lowering) phases() ([]*plan.Loop, []*plan.Phase) {
 			r.ph.Select = l.Select.V
 			cr := lv.judge(l)
 			ok := lv.built(l.Builder)
+			frac, routes := lv.evoRouted(l)
 			allScen(func(sc int) {
 				for _, e := range s.Environments {
 					ir := float64(envTaskCount(e, l.Split.V)) * float64(l.Islands.V) * float64(l.Rounds.V)
 					ideas := ir * float64(l.Ideas.V)
-					r.addRuns(e.Name, sc, ir*verified(l, ok[sc]))
+					n, lo, hi := verified(l, ok[sc], frac[sc], routes)
+					r.addRuns(e.Name, sc, ir*n)
+					r.addRunBounds(e.Name, sc, ir*lo, ir*hi)
 					r.cand[sc] += ideas
 					r.addLLM(l.Proposer.Name, sc, ideas)
 					if l.Builder.Set {
@@ -774,6 +807,9 @@ func (lv *lowering) phases() ([]*plan.Loop, []*plan.Phase) {
 					// what the other phases make at least is not the loop's.
 					c.High = math.Max(c.Low, math.Min(c.High, float64(s.Budget.RealRuns.V)-othersLow(raws, r)))
 				}
+				if lo := r.runsLo[k]; lo != nil {
+					c.Low, c.High = math.Min(c.Low, r.count(*lo).Low), math.Max(c.High, r.count(*r.runsHi[k]).High)
+				}
 				ph.Calls.RealRuns[k] = c
 			}
 		}
@@ -793,6 +829,19 @@ func (lv *lowering) phases() ([]*plan.Loop, []*plan.Phase) {
 		phases = append(phases, ph)
 	}
 	return loops, phases
+}
+
+// evoRouted is the share of ideas an evolution loop's screen routes per
+// scenario, and whether the loop verifies them.
+func (lv *lowering) evoRouted(l *spec.Loop) (vec, bool) {
+	if !routesWith(l) {
+		return vec{}, false
+	}
+	cr := lv.x.critics[l.Screen.Name]
+	if !critRoutes(cr) {
+		return vec{}, false
+	}
+	return routed(cr), true
 }
 
 // archiveFeatures is an evolution loop's MAP-Elites dimensions, sorted by
@@ -891,16 +940,9 @@ func (lv *lowering) rlPhases(lp *loopPlan, newPhase func(name, kind, loop string
 	if cal == nil || cal.Loop.Name != l.Name {
 		return
 	}
-	every := max(l.RolloutEvery.V, 1)
 	for i, after := range cal.AfterSteps.V {
 		cr := newPhase(plan.PhaseCalibration+"."+l.Name+"."+itoa(after), plan.PhaseCalibration, l.Name, cal.Range)
 		cr.ph.AfterStep, cr.ph.Select = after, cal.Select.V
-		if after%every != 0 {
-			prev := after / every * every
-			lv.c.add(diag.Warnf(CodeCalMidRollout, cal.AfterSteps.Range, "calibration after step %d falls between rollout refreshes of loop %q (every %d steps): it runs proposals of the rollout made at step %d, and its records reach rewards only at the refresh after step %d",
-				after, l.Name, every, prev, prev+every).
-				WithDetail("calibrate after a multiple of rollout_every (%d or %d), as LM2LM does (rollout_every = 8, after_steps = [16, 40, 64])", prev, prev+every))
-		}
 		ran := false
 		for sc := 0; sc < nScenarios; sc++ {
 			if float64(after) >= lp.steps[sc] {

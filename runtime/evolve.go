@@ -353,14 +353,28 @@ func (r *evolution) islandRound(t *taskInfo, i, round int, is *island, arch *arc
 	if err != nil {
 		return err
 	}
+	// With verify_routed every idea the critic routes is verified; the
+	// select rule fills verifications_per_round from the rest.
 	order := make([]int, 0, n)
+	var routed []int
+	judged := 0
 	for k := range ideas {
-		if ideas[k].feasible {
-			order = append(order, k)
-			if ideas[k].v.Routed {
-				fig.Routed++
-			}
+		if !ideas[k].feasible {
+			continue
 		}
+		judged++
+		switch {
+		case l.Routes && ideas[k].v.Routed:
+			routed = append(routed, k)
+		default:
+			order = append(order, k)
+		}
+		if ideas[k].v.Routed {
+			fig.Routed++
+		}
+	}
+	if l.Routes {
+		r.measured.loop(l.Name, func(m *MeasuredLoop) { m.Judged += judged; m.Routed += len(routed) })
 	}
 	switch l.Select {
 	case "random":
@@ -382,6 +396,7 @@ func (r *evolution) islandRound(t *taskInfo, i, round int, is *island, arch *arc
 	if len(order) > V {
 		order = order[:V]
 	}
+	order = append(routed, order...)
 	runs := make([]realRun, len(order))
 	for n, k := range order {
 		runs[n] = realRun{Key: fmt.Sprintf("%s/%d", base, k), Task: t, Proposal: ideas[k].p}

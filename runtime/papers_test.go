@@ -313,3 +313,25 @@ func TestEvolutionInspirations(t *testing.T) {
 		t.Errorf("%d propose calls, first saw %d, most %d: want 72, 0 (nothing verified yet), and later some", len(rl.insp), rl.insp[0], most)
 	}
 }
+
+// An evolution loop that verifies routed ideas runs every idea its critic
+// routes, and fills verifications_per_round from the rest by its select
+// rule.
+func TestEvolutionVerifiesRoutedIdeas(t *testing.T) {
+	p := evolvePlan()
+	p.Variants[0].Loops[0].Routes = true
+	p.Variants[0].Budget.RealRuns = 200
+	res, err := runPlan(t, p, t.TempDir(), "r", &testLoader{trainer: newFakeTrainer()}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := res.Totals.Measured.Loops["evolve"]
+	if m == nil || m.Routed == 0 || m.Judged == 0 {
+		t.Fatalf("measured %+v: the critic routed nothing, so the test shows nothing", m)
+	}
+	// 18 island-rounds: each runs its routed ideas and one more, unless
+	// every idea that built was routed.
+	if n := res.Totals.RealRuns; n < m.Routed || n > m.Routed+18 || n <= 18 {
+		t.Errorf("real runs = %d with %d routed ideas, want between max(routed, 19) and routed + 18", n, m.Routed)
+	}
+}

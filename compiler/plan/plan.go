@@ -220,7 +220,8 @@ type Loop struct {
 	// Critic judges each candidate (k votes): the screen, or the critic
 	// that labels a critic-sourced reward. Empty: no critic is called.
 	Critic string `json:"critic,omitempty"`
-	// Routes: the critic's verdict sends candidates to real runs (RL).
+	// Routes: the critic's verdict sends candidates to real runs (an RL
+	// screen, or an evolution loop that verifies routed ideas).
 	Routes       bool    `json:"routes,omitempty"`
 	LearningRate float64 `json:"learning_rate,omitempty"`
 	// Roles the loop calls, by name; Builder and Summarizer may be empty.

@@ -208,6 +208,7 @@ type Loop struct {
 	Ideas           Val[int]                `assay:"ideas_per_round" doc:"ideas the proposer makes per island-round"`
 	Verifications   Val[int]                `assay:"verifications_per_round" doc:"real runs per island-round"`
 	Select          Val[string]             `assay:"select" enum:"best_mean_rank|majority|random" doc:"which screened ideas are verified"`
+	VerifyRouted    Val[bool]               `assay:"verify_routed" doc:"ideas its screen critic routes (an uncertain verdict, by the critic's route rule) are verified by real runs too, beyond verifications_per_round, which the best-ranked of the rest fill; false: exactly verifications_per_round, as the papers ran OpenEvolve"`
 	MigrationRate   Val[float64]            `assay:"migration_rate" doc:"share of an island's verified programs, best first, copied to the next island (a ring) at each migration; at least one"`
 	TopPrograms     Val[int]                `assay:"top_programs" doc:"inspirations: the island's best verified programs the proposer sees beside its parent"`
 	DiversePrograms Val[int]                `assay:"diverse_programs" doc:"inspirations: elites of other MAP-Elites cells the proposer sees beside its parent"`
