@@ -53,7 +53,6 @@ func TestRepeatOfARecord(t *testing.T) {
 	}
 }
 
-
 // A candidate routed to a real run the budget could not pay is left out of
 // its group's advantages and of the policy update.
 func TestUnpaidRoutedCandidateIsNotRewarded(t *testing.T) {

@@ -81,9 +81,9 @@ type candidate struct {
 	Skipped    bool             `json:"skipped,omitempty"` // routed to a real run the budget could not pay: no reward
 	// Improve: the candidate was judged to beat its parent (by its real
 	// run where it has one, else by the critic's verdict).
-	Improve bool `json:"improve,omitempty"`
-	Reward     float64          `json:"reward"`
-	Bonus      float64          `json:"diversity_bonus,omitempty"`
+	Improve bool    `json:"improve,omitempty"`
+	Reward  float64 `json:"reward"`
+	Bonus   float64 `json:"diversity_bonus,omitempty"`
 	// state is the encoded proposer request the proposal was sampled from.
 	state []byte
 }

@@ -227,7 +227,7 @@ type Loop struct {
 // Records are seed records.
 type Records struct {
 	SeedRuns Val[int]    `assay:"seed_runs" doc:"real runs on train tasks that build the world model's initial context"`
-	Select   Val[string] `assay:"select" enum:"random|baseline_neighbours" doc:"how seed proposals are chosen"`
+	Select   Val[string] `assay:"select" enum:"random|baseline_neighbours" doc:"how seed proposals are chosen: random runs each as the proposer made it (the papers' seed records); baseline_neighbours keeps one of its edits, at random, so each record differs from the baseline in one knob (an Assay option, not from the papers)"`
 	Proposer Ref         `assay:"proposer" doc:"proposer role that makes the seed proposals; required when the spec has several proposers"`
 	Builder  Ref         `assay:"builder" doc:"builder (or implementer) role; required when the spec has several"`
 	Range    diag.Range  `json:"-"`
