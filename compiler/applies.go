@@ -38,6 +38,7 @@ func (k *checker) applies() {
 	}
 	for _, l := range k.s.Loops {
 		k.presetApplies(l)
+		k.loopApplies(l)
 		if l.Kind.V == "evolution" && l.Screen.Set && l.Select.V == "random" {
 			k.add(diag.Errorf(CodeConflict, k.at(l.Select.Range, l.Screen.Range), "loop %q verifies ideas at random, so the verdicts of its screen critic.%s pick nothing (and its votes are paid for)", l.Name, l.Screen.Name).
 				WithDetail("remove screen for a random-verification baseline, or select = \"best_mean_rank\" (or \"majority\")"))
@@ -188,19 +189,6 @@ func (k *checker) rewardApplies(r *spec.Reward) {
 			WithDetail("divide by scale in the value formula, e.g. \"clip(gain / scale, -c, c)\", or remove normalize"))
 	}
 
-	if r.Repeat.Set && r.Repeat.Range.Valid() {
-		groups := false
-		for _, l := range loops {
-			if l.ProposalsPerState.V > 1 {
-				groups = true
-			}
-		}
-		if d, ok := k.reads(r.Infeasible, "delta"); !groups && ok && !d {
-			k.add(diag.Errorf(CodeRepeatUnused, r.Repeat.Range, "repeat_penalty is set, but every loop of %s samples one proposal per state, so none can repeat", name).
-				WithDetail("sample proposals_per_state > 1, or remove repeat_penalty"))
-		}
-	}
-
 	bonus, bok := k.reads(r.Value, "diversity_bonus")
 	if dv := r.Diversity; dv != nil {
 		at := k.at(dv.Range, r.NameRange)
@@ -219,10 +207,12 @@ func (k *checker) rewardApplies(r *spec.Reward) {
 func (k *checker) criticUse(cr *spec.Critic) (rl, evolution int, labels bool) {
 	for _, l := range k.s.Loops {
 		if l.Screen.Set && l.Screen.Name == cr.Name {
-			switch l.Kind.V {
-			case "rl":
+			// An evolution loop that verifies routed ideas routes as an RL
+			// screen does.
+			switch {
+			case routesWith(l):
 				rl++
-			case "evolution":
+			case l.Kind.V == "evolution":
 				evolution++
 			}
 		}
@@ -296,5 +286,42 @@ func (k *checker) criticApplies(cr *spec.Critic) {
 			k.add(diag.Errorf(CodeTieUnused, cr.Tie.Range, "tie is set, but the mean rank of %s's %d votes (an odd number) never falls half-way between two labels", name, cr.Votes.V).
 				WithDetail("remove tie, or take an even number of votes"))
 		}
+	}
+}
+
+// loopApplies refuses the loop fields that name a mechanism the loop does
+// not have: a new parent where states are histories, repairs without a
+// builder, archive inspirations without an archive, a migration rate
+// without migrations.
+func (k *checker) loopApplies(l *spec.Loop) {
+	name := fmt.Sprintf("loop %q", l.Name)
+	// A value the loop's preset filled is the preset's, not a mistake of
+	// the spec's: a preset may carry settings that some of its loops lack
+	// the mechanism for.
+	user := func(r diag.Range) bool { return r.Valid() && !(l.Preset.Set && r == l.Preset.Range) }
+	if np := l.NewParent; np.Set && user(np.Range) && l.Kind.V == "rl" {
+		if rw := k.x.rewards[l.Reward.Name]; rw != nil && rw.Source.V == "predicted" {
+			k.add(diag.Errorf(CodeNotApplicable, np.Range, "new_parent is set, but %s is rewarded by a world model's prediction: its states are a task and its history, not a parent", name).
+				WithDetail("remove new_parent; it applies where a critic or a real run judges each child against its parent"))
+		}
+	}
+	if rp := l.Repairs; rp.Set && user(rp.Range) && rp.V > 0 && !l.Builder.Set {
+		k.add(diag.Errorf(CodeNotApplicable, rp.Range, "repairs is set, but %s builds nothing: it has no builder role, so no build can fail", name).
+			WithDetail("declare a builder role (kind = \"builder\"), or remove repairs"))
+	}
+	if l.Kind.V != "evolution" {
+		return
+	}
+	if vr := l.VerifyRouted; vr.Set && vr.V && user(vr.Range) && (!l.Screen.Set || !critRoutes(k.x.critics[l.Screen.Name])) {
+		k.add(diag.Errorf(CodeNotApplicable, vr.Range, "verify_routed is set, but %s has no screen critic that routes (a route formula, a threshold, or tie = \"route\")", name).
+			WithDetail("screen the loop with a critic that has threshold = 0.25, or remove verify_routed"))
+	}
+	if dp := l.DiversePrograms; dp.Set && user(dp.Range) && dp.V > 0 && len(archiveFeatures(l)) == 0 {
+		k.add(diag.Errorf(CodeNotApplicable, dp.Range, "diverse_programs is set, but %s keeps no MAP-Elites archive to draw them from", name).
+			WithDetail("write feature_bins = { complexity = 10, diversity = 10 }, or remove diverse_programs"))
+	}
+	if mr := l.MigrationRate; mr.Set && user(mr.Range) && (!l.MigrationEvery.Set || l.Islands.V < 2) {
+		k.add(diag.Errorf(CodeNotApplicable, mr.Range, "migration_rate is set, but %s never migrates: it needs migration_every and at least two islands", name).
+			WithDetail("write migration_every = 4 (with islands = 3), or remove migration_rate"))
 	}
 }

@@ -17,9 +17,6 @@ func TestAppliesRefusals(t *testing.T) {
 		{"clip no formula reads", [][2]string{{`  infeasible = "-1"` + "\n}", `  infeasible = "-1"` + "\n  clip = 2 <-\n}"}}, CodeClipUnused},
 		{"c read without clip", [][2]string{{`  infeasible = "-1"` + "\n}", `  infeasible = "-c" <-` + "\n}"}}, CodeMissing},
 		{"normalize no formula reads", [][2]string{{`  source     = "real"`, `  source     = "real"` + "\n  normalize = \"none\" <-"}}, CodeNormalizeUnused},
-		{"repeat where nothing repeats", [][2]string{
-			{`  source     = "real"`, `  source     = "real"` + "\n  repeat_penalty = 0.5 <-"},
-			{"  proposals_per_state = 2\n", "  proposals_per_state = 1\n"}}, CodeRepeatUnused},
 		{"diversity no formula reads", [][2]string{{`  source     = "real"`, `  source     = "real"` + "\n  diversity { <-\n    weight = 0.2\n  }"}}, CodeDiversityUnused},
 		{"diversity without weight", [][2]string{{`  value      = "gain > 0 ? 1 : -1"`, `  value      = "(gain > 0 ? 1 : -1) + diversity_bonus"` + "\n  diversity { <-\n  }"}}, CodeMissing},
 		{"diversity_bonus without block", [][2]string{{`  value      = "gain > 0 ? 1 : -1"`, `  value      = "(gain > 0 ? 1 : -1) + diversity_bonus" <-`}}, CodeMissing},
@@ -32,6 +29,10 @@ func TestAppliesRefusals(t *testing.T) {
 		{"critic of no loop", [][2]string{{"  screen              = critic.screen\n", ""}, {`critic "screen" {`, `critic "screen" { <-`}}, CodeUnusedBlock},
 		{"environment scale every task overrides", [][2]string{{"  family  = \"diffusion\"\n", "  family  = \"diffusion\"\n  scale   = 0.05 <-\n"}}, CodeShadowed},
 		{"preset that fills nothing", [][2]string{{"  preset              = \"grpo\"\n", "  preset              = \"grpo\" <-\n  kind = \"rl\"\n  algorithm = \"grpo\"\n  rollout_every = 1\n  zero_variance = \"keep\"\n  split = \"train\"\n"}}, CodePresetUnused},
+		{"new parent where states are histories", [][2]string{{"  reward              = reward.rwm_gain\n", "  reward              = reward.rwm_gain\n  new_parent = \"all_improve\" <-\n"}}, CodeNotApplicable},
+		{"repairs without a builder", [][2]string{{"role \"builder\" {", "role \"summarizer\" {"},
+			{"  reward              = reward.rwm_gain\n", "  reward              = reward.rwm_gain\n  repairs = 3 <-\n"}}, CodeNotApplicable},
+		{"verify_routed on an RL loop", [][2]string{{"  reward              = reward.rwm_gain\n", "  reward              = reward.rwm_gain\n  verify_routed = true <-\n"}}, CodeLoopField},
 		// The critic-only ablation labels rewards and routes nothing.
 		{"threshold on a labelling critic", [][2]string{
 			{"  screen              = critic.screen\n", ""},

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"strings"
 
 	"assay/lang/diag"
 	"assay/lang/spec"
@@ -285,8 +286,8 @@ func (k *checker) environment(e *spec.Environment) {
 }
 
 var (
-	rlOnly   = []string{"algorithm", "steps", "until_budget", "max_steps", "states", "proposals_per_state", "rollout_every", "zero_variance", "reward", "learning_rate"}
-	evolOnly = []string{"islands", "rounds", "migration_every", "ideas_per_round", "verifications_per_round", "select"}
+	rlOnly   = []string{"algorithm", "steps", "until_budget", "max_steps", "states", "proposals_per_state", "rollout_every", "zero_variance", "reward", "learning_rate", "new_parent"}
+	evolOnly = []string{"islands", "rounds", "migration_every", "ideas_per_round", "verifications_per_round", "select", "verify_routed", "migration_rate", "top_programs", "diverse_programs", "feature_bins"}
 )
 
 func (k *checker) loop(l *spec.Loop) {
@@ -340,8 +341,49 @@ func (k *checker) loop(l *spec.Loop) {
 		k.intMin(l.Ideas, 1, "ideas_per_round")
 		k.intMin(l.Verifications, 1, "verifications_per_round")
 		k.intMin(l.MigrationEvery, 1, "migration_every")
+		k.intMin(l.TopPrograms, 0, "top_programs")
+		k.intMin(l.DiversePrograms, 0, "diverse_programs")
+		if mr := l.MigrationRate; mr.Set && (mr.V <= 0 || mr.V > 1) {
+			k.add(diag.Errorf(CodeRange, mr.Range, "migration_rate must lie in (0, 1], got %g", mr.V).
+				WithDetail("write migration_rate = 0.1 (a tenth of an island's programs, at least one, migrate)"))
+		}
+		k.featureBins(l)
 		if l.MigrationEvery.Set && l.Rounds.Set && l.MigrationEvery.V > l.Rounds.V {
 			k.add(diag.Warnf(CodeRange, l.MigrationEvery.Range, "migration_every %d exceeds rounds %d, so no migration happens", l.MigrationEvery.V, l.Rounds.V))
+		}
+	}
+}
+
+// Features lists the MAP-Elites feature dimensions a loop's feature_bins
+// may name.
+var Features = []string{"complexity", "diversity", "mechanism", "score"}
+
+// maxFeatureBins bounds one dimension's bins: an archive is a map of
+// cells, and a typo such as 1e9 would only waste memory.
+const maxFeatureBins = 1000
+
+// featureBins checks an evolution loop's MAP-Elites dimensions: known
+// names, whole bin counts in [0, maxFeatureBins].
+func (k *checker) featureBins(l *spec.Loop) {
+	fb := l.FeatureBins
+	if !fb.Set {
+		return
+	}
+	for _, name := range keys(fb.V) {
+		n := fb.V[name]
+		if !contains(Features, name) {
+			d := diag.Errorf(CodeEnum, fb.Range, "feature_bins of loop %q names %q, which is no feature dimension", l.Name, name)
+			if hint := diag.DidYouMean(name, Features); hint != "" {
+				d.WithDetail("%s The dimensions are: %s.", hint, strings.Join(Features, ", "))
+			} else {
+				d.WithDetail("the dimensions are: %s", strings.Join(Features, ", "))
+			}
+			k.add(d)
+			continue
+		}
+		if n != math.Trunc(n) || n < 0 || n > maxFeatureBins {
+			k.add(diag.Errorf(CodeRange, fb.Range, "feature_bins of loop %q: %s must be a whole number of bins in [0, %d], got %g", l.Name, name, maxFeatureBins, n).
+				WithDetail("write %s = 10 (or 0 to leave the dimension out)", name))
 		}
 	}
 }

@@ -33,6 +33,7 @@ const (
 	CodeFormula          = "E_FORMULA"
 	CodeLLMUnpriced      = "W_LLM_UNPRICED"
 	CodeCalibrationSkips = "W_CALIBRATION_UNUSED"
+	CodeCalMidRollout    = "W_CALIBRATION_MID_ROLLOUT"
 	CodeSweepRouted      = "W_SWEEP_ROUTED"
 	CodeExtendsUnloaded  = "E_EXTENDS_UNLOADED"
 	CodeNotApplicable    = "E_NOT_APPLICABLE"
@@ -48,7 +49,6 @@ const (
 	CodeUnscreened      = "E_UNSCREENED"
 	CodeClipUnused      = "E_CLIP_UNUSED"
 	CodeNormalizeUnused = "E_NORMALIZE_UNUSED"
-	CodeRepeatUnused    = "E_REPEAT_UNUSED"
 	CodeDiversityUnused = "E_DIVERSITY_UNUSED"
 	CodeTieUnused       = "E_TIE_UNUSED"
 	CodeThresholdUnused = "E_THRESHOLD_UNUSED"
@@ -105,7 +105,6 @@ var Codes = []Code{
 	{CodeUnscreened, "a critic's routing field (threshold, route, expected_routed) is set, but no loop routes with the critic"},
 	{CodeClipUnused, "reward clip is set, but neither formula reads c and no calibration compares clipped rewards"},
 	{CodeNormalizeUnused, "reward normalize is set, but the value formula does not read scale and no calibration compares normalised rewards"},
-	{CodeRepeatUnused, "repeat_penalty is set, but no group of the reward's loops can hold a repeat and the infeasible formula does not read delta"},
 	{CodeDiversityUnused, "a diversity block is set, but the value formula does not read diversity_bonus"},
 	{CodeTieUnused, "a critic's tie rule is set, but one vote cannot tie"},
 	{CodeThresholdUnused, "a critic's threshold is set, but its route formula does not read threshold"},
@@ -118,5 +117,6 @@ var Codes = []Code{
 	{CodeLLMUnpriced, "warning: a role has no tokens or price, so its dollars are not estimated"},
 	{CodeCalibrationSkips, "warning: a calibration round falls after the last policy step and never runs"},
 	{CodeUnbounded, "warning: nothing bounds some figure of the estimate from above (a loop that spends the real-run budget may make no real run per step at the low end of its assumptions, and neither max_steps nor budget.usd stops it); the estimate shows it as unbounded"},
+	{CodeCalMidRollout, "warning: a calibration round falls between rollout refreshes, so it runs an older rollout's proposals and its records reach rewards only at the next refresh"},
 	{CodeSweepRouted, "warning: a sweep varies a critic's votes or threshold but not its expected_routed, so every variant assumes the same routed share"},
 }

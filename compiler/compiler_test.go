@@ -3,6 +3,7 @@ package compiler
 import (
 	"assay/compiler/estimate"
 	"fmt"
+	"math"
 	"os"
 	"regexp"
 	"strings"
@@ -114,7 +115,7 @@ func TestLowerBase(t *testing.T) {
 	if ev.RealRuns["olmo3"].Expected != 8 || ev.RealRuns["mdm"].Expected != 4 || ev.LLM["builder"].Expected != 12 {
 		t.Errorf("evaluation = %+v", ev)
 	}
-	if cal := byName["calibration.policy.16"]; cal.AfterStep != 16 || cal.Calls.LLM["builder"] != plan.Exact(5) || cal.Calls.LLM["rwm"] != (plan.Count{}) {
+	if cal := byName["calibration.policy.16"]; cal.AfterStep != 16 || cal.Calls.LLM["builder"] != (plan.Count{}) || cal.Calls.LLM["rwm"] != (plan.Count{}) || cal.Calls.RealRuns["olmo3"].Expected+cal.Calls.RealRuns["mdm"].Expected != 5 {
 		t.Errorf("calibration = %+v", cal)
 	}
 }
@@ -266,4 +267,49 @@ func TestCodesDocumented(t *testing.T) {
 			t.Errorf("code %s is not in Codes", m[1])
 		}
 	}
+}
+
+// Builds are priced as the runtime makes them: every candidate of a loop
+// with a builder is built, and on predicted gain only those that build are
+// predicted; repairs widen the builder's high by every repair of every
+// build, and its low by the repairs of builds that fail for good.
+func TestBuildsAndRepairsPriced(t *testing.T) {
+	src := readBase(t)
+	src, _ = mutate(t, src, "role \"builder\" {\n  llm = plugin.offline\n", "role \"builder\" {\n  llm = plugin.offline\n  build_failures = 0.1\n  build_failure_range = [0.1, 0.5]\n")
+	src, _ = mutate(t, src, "  screen              = critic.screen\n}", "  screen              = critic.screen\n  repairs             = 3\n}")
+	p, ds := compileSource(t, "base.hcl", []byte(src))
+	if p == nil {
+		t.Fatalf("does not compile: %v", ds)
+	}
+	byName := map[string]*plan.Phase{}
+	for _, ph := range p.Variants[0].Phases {
+		byName[ph.Name] = ph
+	}
+	// rl.policy: 384 candidates, all built, no repairs; the world model
+	// predicts those that build: 90% expected, 50% at least, 90% at most.
+	pol := byName["rl.policy"].Calls.LLM
+	if got, want := pol["builder"], plan.Exact(384); got != want {
+		t.Errorf("policy builder calls = %+v, want %+v", got, want)
+	}
+	if got, want := pol["rwm"], (plan.Count{Low: 192, Expected: 384 * 0.9, High: 384 * 0.9}); !nearCount(got, want) {
+		t.Errorf("policy rwm calls = %+v, want %+v", got, want)
+	}
+	// rl.screened: 2 candidates with 3 repairs each at most.
+	scr := byName["rl.screened"].Calls.LLM["builder"]
+	if want := (plan.Count{Low: 2 * (1 + 3*0.1), Expected: 2 * (1 + 3*0.1), High: 2 * 4}); !nearCount(scr, want) {
+		t.Errorf("screened builder calls = %+v, want %+v", scr, want)
+	}
+	for _, l := range p.Variants[0].Loops {
+		if l.Name == "screened" && (l.Repairs != 3 || l.NewParent != "never") {
+			t.Errorf("screened loop carries repairs %d, new_parent %q; want 3, never", l.Repairs, l.NewParent)
+		}
+		if l.Name == "policy" && (l.Repairs != 0 || l.NewParent != "") {
+			t.Errorf("policy loop carries repairs %d, new_parent %q; want neither", l.Repairs, l.NewParent)
+		}
+	}
+}
+
+func nearCount(a, b plan.Count) bool {
+	n := func(x, y float64) bool { return math.Abs(x-y) < 1e-9 }
+	return n(a.Low, b.Low) && n(a.Expected, b.Expected) && n(a.High, b.High)
 }

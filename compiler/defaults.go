@@ -102,6 +102,17 @@ var Defaults = []Default{
 			}
 		}
 	}},
+	{"loop.*.new_parent", "\"never\" (RL loops judged by a critic or a real run)", "each task's parent stays its seed program unless the spec asks for the papers' all-Improve rule", nil}, // lowered
+	{"loop.*.repairs", "0", "a failed build is final unless the spec allows repairs", nil},                                                                                                 // lowered
+	{"loop.*.migration_rate", "0.1, when migration_every is set", "OpenEvolve's rate: a tenth of an island's programs (at least one) migrate", func(s *spec.Spec) {
+		for _, l := range s.Loops {
+			if l.Kind.V == "evolution" && l.MigrationEvery.Set && l.Islands.V > 1 {
+				setDefault(&l.MigrationRate, 0.1)
+			}
+		}
+	}},
+	{"loop.*.top_programs, loop.*.diverse_programs", "0", "the proposer sees its parent alone unless the spec asks for inspirations", nil}, // lowered
+	{"loop.*.feature_bins", "none: no MAP-Elites archive", "an island keeps its verified programs; an archive is asked for by its dimensions", nil},
 	{"loop.*.split", "\"train\"", "loops search on train tasks; holdout is for evaluation", func(s *spec.Spec) {
 		for _, l := range s.Loops {
 			setDefault(&l.Split, "train")

@@ -98,9 +98,9 @@ func (k *checker) loopsDomain() {
 	var untilBudget []*spec.Loop
 	for _, l := range s.Loops {
 		if l.Screen.Set {
-			if cr := x.critics[l.Screen.Name]; cr != nil && l.Kind.V == "rl" {
+			if cr := x.critics[l.Screen.Name]; cr != nil && routesWith(l) {
 				rw := x.rewards[l.Reward.Name]
-				if rw != nil && rw.Source.V == "predicted" {
+				if l.Kind.V == "rl" && rw != nil && rw.Source.V == "predicted" {
 					k.add(diag.Errorf(CodeConflict, l.Screen.Range, "a screen routes candidates to real runs, but reward %q takes its gain from a world model's prediction", rw.Name).
 						WithDetail("set the reward's source = \"real\" (or \"critic\"), or remove screen"))
 				} else if !cr.ExpectedRouted.Set && critRoutes(cr) {
@@ -339,6 +339,13 @@ func (k *checker) calibrationDomain() {
 		if i > 0 && st <= as.V[i-1] {
 			k.add(diag.Errorf(CodeCalSteps, as.Range, "calibration after_steps must be strictly increasing: %d follows %d", st, as.V[i-1]).
 				WithDetail("list each step once, in order, e.g. [16, 40, 64]"))
+		}
+		if l != nil && l.RolloutEvery.V > 1 && st >= 1 && st%l.RolloutEvery.V != 0 {
+			every := l.RolloutEvery.V
+			prev := st / every * every
+			k.add(diag.Warnf(CodeCalMidRollout, as.Range, "calibration after step %d falls between rollout refreshes of loop %q (every %d steps): it runs proposals of the rollout made at step %d, and its records reach rewards only at the refresh after step %d",
+				st, l.Name, every, prev, prev+every).
+				WithDetail("calibrate after a multiple of rollout_every (%d or %d), as LM2LM does (rollout_every = 8, after_steps = [16, 40, 64])", prev, prev+every))
 		}
 		if l != nil && l.Steps.Set && !l.UntilBudget.V && st >= l.Steps.V {
 			k.add(diag.Errorf(CodeCalSteps, as.Range, "calibration after_steps[%d] = %d is not before the last step of loop %q (%d steps)", i, st, l.Name, l.Steps.V).

@@ -34,6 +34,8 @@ var fieldValues = map[string][]any{
 	"loop.*.preset":                 {"dapo", "grpo", "critic-grpo", "openevolve"},
 	"environment.*.run_cost.gpu":    {"H100", "B200", "CPU"},
 	"environment.*.task.*.baseline": {0.5},
+	"loop.*.new_parent":             {"all_improve"},
+	"loop.*.feature_bins":           {map[string]float64{"complexity": 5, "mechanism": 4}, map[string]float64{"score": 8}},
 }
 
 // refKinds names the block kind a reference field points at, for fields
@@ -91,6 +93,21 @@ var alsoChange = map[string]func(s *spec.Spec, path string, x any){
 	"records.builder":     nameOriginal("builder"),
 	"evaluation.proposer": nameOriginal("proposer"),
 	"evaluation.builder":  nameOriginal("builder"),
+	// An evolution loop that verifies routed ideas needs its critic's
+	// routed share, which is refused where nothing routes.
+	"loop.*.verify_routed": func(s *spec.Spec, path string, x any) {
+		loop := strings.TrimSuffix(strings.TrimPrefix(path, "loop."), ".verify_routed")
+		for _, l := range s.Loops {
+			if l.Name != loop || !l.Screen.Set {
+				continue
+			}
+			for _, c := range s.Critics {
+				if c.Name == l.Screen.Name && x.(bool) && !c.ExpectedRouted.Set {
+					c.ExpectedRouted = spec.Of(spec.One(0.3), mutRange)
+				}
+			}
+		}
+	},
 	// A real reward takes no predictor.
 	"reward.*.source": func(s *spec.Spec, path string, x any) {
 		if x == "real" {

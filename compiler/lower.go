@@ -64,12 +64,19 @@ func (v vec) count() plan.Count {
 
 // rawPhase is a phase's counts, per scenario.
 type rawPhase struct {
-	ph        *plan.Phase
-	runs      map[string]*vec
-	llm       map[string]*vec
-	cand      vec
-	steps     vec
-	refreshes vec
+	ph   *plan.Phase
+	runs map[string]*vec
+	llm  map[string]*vec
+	// llmHigh is, per role, what its calls can reach at most where that is
+	// more than the scenarios give: builder repairs, which no assumption
+	// prices (a build that succeeds may have needed them).
+	llmHigh map[string]*vec
+	// runsLo and runsHi bound a phase's real runs per environment where
+	// they are wider than the scenarios (see addRunBounds).
+	runsLo, runsHi map[string]*vec
+	cand           vec
+	steps          vec
+	refreshes      vec
 	// untilBudget marks the phase of a loop that runs until the budget is
 	// spent: its figures are bounded by its refresh count's range times the
 	// range of a refresh's figures (see count).
@@ -126,6 +133,39 @@ func (r *rawPhase) addLLM(role string, sc int, n float64) {
 		r.llm[role] = &vec{}
 	}
 	r.llm[role][sc] += n
+}
+
+// addBuilds counts the builder calls of n candidate builds in scenario
+// sc, where a share ok of the builds succeeds in the end and each build
+// that fails gets up to repairs repairs: a build that fails for good made
+// 1 + repairs calls, one that succeeds at least one and at most as many.
+// The scenario counts the fewest; llmHigh the most.
+func (r *rawPhase) addBuilds(role string, sc int, n, ok float64, repairs int) {
+	r.addLLM(role, sc, n*(1+float64(repairs)*(1-ok)))
+	if repairs == 0 || n == 0 {
+		return
+	}
+	if r.llmHigh == nil {
+		r.llmHigh = map[string]*vec{}
+	}
+	if r.llmHigh[role] == nil {
+		r.llmHigh[role] = &vec{}
+	}
+	r.llmHigh[role][sc] += n * float64(1+repairs)
+}
+
+// addRunBounds records what a phase's real runs on env can reach at least
+// and at most in scenario sc, where that is wider than the scenario's own
+// figure (an evolution round's routed ideas vary from round to round).
+func (r *rawPhase) addRunBounds(env string, sc int, lo, hi float64) {
+	if r.runsLo == nil {
+		r.runsLo, r.runsHi = map[string]*vec{}, map[string]*vec{}
+	}
+	if r.runsLo[env] == nil {
+		r.runsLo[env], r.runsHi[env] = &vec{}, &vec{}
+	}
+	r.runsLo[env][sc] += lo
+	r.runsHi[env][sc] += hi
 }
 
 func (r *rawPhase) totalRuns(sc int) float64 {
@@ -492,9 +532,20 @@ func othersLow(raws []*rawPhase, r *rawPhase) float64 {
 }
 
 // verified is the real runs of one island-round: verifications_per_round,
-// or fewer when fewer ideas build (a share ok of them).
-func verified(l *spec.Loop, ok float64) float64 {
-	return math.Min(float64(l.Verifications.V), float64(l.Ideas.V)*ok)
+// or fewer when fewer ideas build (a share ok of them). A loop that
+// verifies routed ideas runs every routed idea (a share frac of those that
+// build) and fills verifications_per_round from the rest; lo and hi bound
+// what one round can make whatever share its critic routes: at least
+// verifications_per_round (or every idea that built), at most every
+// routed idea and verifications_per_round more.
+func verified(l *spec.Loop, ok, frac float64, routes bool) (n, lo, hi float64) {
+	v, built := float64(l.Verifications.V), float64(l.Ideas.V)*ok
+	n = math.Min(v, built)
+	if !routes {
+		return n, n, n
+	}
+	r := built * frac
+	return r + math.Min(v, built-r), n, math.Min(built, r+v)
 }
 
 // planFormula carries a checked formula into the plan: its text and the
@@ -678,8 +729,10 @@ func (lv *lowering) phases() ([]*plan.Loop, []*plan.Phase) {
 			allScen(func(sc int) { lp.steps[sc] = float64(l.Rounds.V) })
 			tasks := countSplit(s, l.Split.V)
 			ok := lv.built(l.Builder)
+			frac, routes := lv.evoRouted(l)
 			allScen(func(sc int) {
-				fixed[sc] += float64(tasks) * float64(l.Islands.V) * float64(l.Rounds.V) * verified(l, ok[sc])
+				n, _, _ := verified(l, ok[sc], frac[sc], routes)
+				fixed[sc] += float64(tasks) * float64(l.Islands.V) * float64(l.Rounds.V) * n
 			})
 		}
 	}
@@ -734,13 +787,34 @@ func (lv *lowering) phases() ([]*plan.Loop, []*plan.Phase) {
 			ZeroVariance: l.ZeroVariance.V, Reward: l.Reward.Name, Screen: l.Screen.Name, LearningRate: l.LearningRate.V,
 			Proposer: l.Proposer.Name, Builder: l.Builder.Name, Summarizer: l.Summarizer.Name,
 			Islands: l.Islands.V, Rounds: l.Rounds.V, MigrationEvery: l.MigrationEvery.V, Ideas: l.Ideas.V,
-			Verifications: l.Verifications.V, Select: l.Select.V, Split: l.Split.V, Source: l.NameRange}
+			Verifications: l.Verifications.V, Select: l.Select.V, Split: l.Split.V, Source: l.NameRange,
+		}
+		if l.Builder.Set {
+			pl.Repairs = l.Repairs.V
+		}
+		switch l.Kind.V {
+		case "rl":
+			if rw := x.rewards[l.Reward.Name]; rw != nil && rw.Source.V != "predicted" {
+				pl.NewParent = "never"
+				if l.NewParent.Set {
+					pl.NewParent = l.NewParent.V
+				}
+			}
+		case "evolution":
+			pl.TopPrograms, pl.Features = l.TopPrograms.V, archiveFeatures(l)
+			if len(pl.Features) > 0 {
+				pl.DiversePrograms = l.DiversePrograms.V
+			}
+			if l.MigrationEvery.Set && l.Islands.V > 1 {
+				pl.MigrationRate = l.MigrationRate.V
+			}
+		}
 		if a, ok := plan.Algorithms[l.Algorithm.V]; ok && l.Kind.V == "rl" {
 			pl.ClipLow, pl.ClipHigh, pl.KLCoef, pl.TokenLevel, pl.Epochs = a.ClipLow, a.ClipHigh, a.KLCoef, a.TokenLevel, a.Epochs
 		}
 		if cr := lv.judge(l); cr != nil {
 			pl.Critic = cr.Name
-			pl.Routes = l.Kind.V == "rl" && l.Screen.Set && critRoutes(cr)
+			pl.Routes = routesWith(l) && critRoutes(cr)
 		}
 		if rw := x.rewards[l.Reward.Name]; l.Kind.V == "rl" && rw != nil {
 			pl.RewardSource = rw.Source.V
@@ -761,15 +835,18 @@ func (lv *lowering) phases() ([]*plan.Loop, []*plan.Phase) {
 			r.ph.Select = l.Select.V
 			cr := lv.judge(l)
 			ok := lv.built(l.Builder)
+			frac, routes := lv.evoRouted(l)
 			allScen(func(sc int) {
 				for _, e := range s.Environments {
 					ir := float64(envTaskCount(e, l.Split.V)) * float64(l.Islands.V) * float64(l.Rounds.V)
 					ideas := ir * float64(l.Ideas.V)
-					r.addRuns(e.Name, sc, ir*verified(l, ok[sc]))
+					n, lo, hi := verified(l, ok[sc], frac[sc], routes)
+					r.addRuns(e.Name, sc, ir*n)
+					r.addRunBounds(e.Name, sc, ir*lo, ir*hi)
 					r.cand[sc] += ideas
 					r.addLLM(l.Proposer.Name, sc, ideas)
 					if l.Builder.Set {
-						r.addLLM(l.Builder.Name, sc, ideas)
+						r.addBuilds(l.Builder.Name, sc, ideas, ok[sc], l.Repairs.V)
 					}
 					if cr != nil {
 						// Only ideas that build are summarized and judged.
@@ -815,13 +892,20 @@ func (lv *lowering) phases() ([]*plan.Loop, []*plan.Phase) {
 					// what the other phases make at least is not the loop's.
 					c = c.CapHigh(math.Max(c.Low, float64(s.Budget.RealRuns.V)-othersLow(raws, r)))
 				}
+				if lo := r.runsLo[k]; lo != nil {
+					c.Low, c.High = math.Min(c.Low, r.count(*lo).Low), math.Max(c.High, r.count(*r.runsHi[k]).High)
+				}
 				ph.Calls.RealRuns[k] = c
 			}
 		}
 		if len(r.llm) > 0 {
 			ph.Calls.LLM = map[string]plan.Count{}
 			for k, v := range r.llm {
-				ph.Calls.LLM[k] = r.count(*v)
+				c := r.count(*v)
+				if h := r.llmHigh[k]; h != nil {
+					c.High = math.Max(c.High, r.count(*h).High)
+				}
+				ph.Calls.LLM[k] = c
 			}
 		}
 		if ph.Kind == plan.PhaseRL {
@@ -886,13 +970,40 @@ func (lv *lowering) refreshUSDLow(lp *loopPlan) float64 {
 		}
 		return (lv.tokens(r, "in").Low*r.Price.In.V + lv.tokens(r, "out").Low*r.Price.Out.V) / 1e6
 	}
+	// Every candidate is built first; only one that builds is predicted,
+	// so with a builder the prediction is not certain to be made.
 	per := call(l.Proposer.Name)
-	if rw := x.rewards[l.Reward.Name]; rw != nil && rw.Source.V == "predicted" {
-		per += call(rw.Predictor.Name)
-	} else if l.Builder.Set {
+	if l.Builder.Set {
 		per += call(l.Builder.Name)
+	} else if rw := x.rewards[l.Reward.Name]; rw != nil && rw.Source.V == "predicted" {
+		per += call(rw.Predictor.Name)
 	}
 	return per * lp.perRefresh
+}
+
+// evoRouted is the share of ideas an evolution loop's screen routes per
+// scenario, and whether the loop verifies them.
+func (lv *lowering) evoRouted(l *spec.Loop) (vec, bool) {
+	if !routesWith(l) {
+		return vec{}, false
+	}
+	cr := lv.x.critics[l.Screen.Name]
+	if !critRoutes(cr) {
+		return vec{}, false
+	}
+	return lv.routed(cr), true
+}
+
+// archiveFeatures is an evolution loop's MAP-Elites dimensions, sorted by
+// name, without those given 0 bins.
+func archiveFeatures(l *spec.Loop) []plan.Feature {
+	var out []plan.Feature
+	for _, name := range keys(l.FeatureBins.V) {
+		if n := int(l.FeatureBins.V[name]); n > 0 {
+			out = append(out, plan.Feature{Name: name, Bins: n})
+		}
+	}
+	return out
 }
 
 // refreshes is ceil(steps / rollout_every).
@@ -963,20 +1074,20 @@ func (lv *lowering) rlPhases(lp *loopPlan, newPhase func(name, kind, loop string
 		cand := ref * lp.perRefresh
 		r.steps[sc], r.refreshes[sc], r.cand[sc] = st, ref, cand
 		r.addLLM(l.Proposer.Name, sc, cand)
+		// Every candidate is built first: the builder decides whether it
+		// is feasible, and one that does not build gets the infeasible
+		// reward without a prediction, a verdict or a run.
+		if l.Builder.Set {
+			r.addBuilds(l.Builder.Name, sc, cand, ok[sc], l.Repairs.V)
+		}
 		switch {
 		case rw.Source.V == "predicted":
-			r.addLLM(rw.Predictor.Name, sc, cand)
+			r.addLLM(rw.Predictor.Name, sc, cand*ok[sc])
 		case rw.Source.V == "real" && !l.Screen.Set:
-			if l.Builder.Set {
-				r.addLLM(l.Builder.Name, sc, cand)
-			}
 			for k, n := range perEnv {
 				r.addRuns(names[k], sc, ref*float64(n)*G*ok[sc])
 			}
 		default: // judged by a critic
-			if l.Builder.Set {
-				r.addLLM(l.Builder.Name, sc, cand)
-			}
 			// Only candidates that build are summarized, judged and routed.
 			if l.Summarizer.Set {
 				r.addLLM(l.Summarizer.Name, sc, cand*ok[sc])
@@ -1015,12 +1126,16 @@ func (lv *lowering) rlPhases(lp *loopPlan, newPhase func(name, kind, loop string
 				continue
 			}
 			ran = true
-			n := calRuns[i]
-			lv.spreadRuns(cr, sc, float64(n)*ok[sc], l.Split.V)
-			if l.Builder.Set {
-				cr.addLLM(l.Builder.Name, sc, float64(n))
+			// The round runs the top-rated candidates that built in the
+			// rollouts (no build again): a pick that did not build is
+			// passed over for the next, so a round makes its whole budget
+			// unless no candidate builds at all.
+			n := float64(calRuns[i])
+			if ok[sc] == 0 {
+				n = 0
 			}
-			cr.cand[sc] = float64(n)
+			lv.spreadRuns(cr, sc, n, l.Split.V)
+			cr.cand[sc] = float64(calRuns[i])
 		}
 		if !ran {
 			lv.c.add(diag.Warnf(CodeCalibrationSkips, cal.AfterSteps.Range, "calibration after step %d never runs: loop %q stops after %g steps", after, l.Name, lp.steps.count().High))

@@ -162,14 +162,26 @@ func probeLiteral(ax *spec.Axis) spec.Literal {
 	return spec.Literal{}
 }
 
-// screensRL reports whether an RL loop of s screens with critic name.
+// screensRL reports whether a loop of s whose critic's routing decides
+// real runs screens with critic name: an RL loop, or an evolution loop
+// that verifies routed ideas.
 func screensRL(s *spec.Spec, name string) bool {
 	for _, l := range s.Loops {
-		if l.Kind.V == "rl" && l.Screen.Set && l.Screen.Name == name {
+		if routesWith(l) && l.Screen.Name == name {
 			return true
 		}
 	}
 	return false
+}
+
+// routesWith reports whether a loop sends what its screen routes to real
+// runs (when the critic routes at all): an RL loop with a screen, or an
+// evolution loop with a screen and verify_routed.
+func routesWith(l *spec.Loop) bool {
+	if !l.Screen.Set {
+		return false
+	}
+	return l.Kind.V == "rl" || (l.Kind.V == "evolution" && l.VerifyRouted.V)
 }
 
 // isValueError tells a bad value (reported per value) from a bad path.

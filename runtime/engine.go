@@ -291,7 +291,13 @@ func (r *runner) context() []record {
 // request: a policy update names each sample's state by the request its
 // proposal was sampled from, encoded only when an update needs it.
 func (r *runner) propose(proposer, key string, t *taskInfo, state string, parent *plugins.Proposal) (plugins.Proposal, *payload.ProposeRequest, bool, error) {
-	enc := &payload.ProposeRequest{Task: t.Name, Env: t.Env, State: state, Parent: parent, History: r.history(t), Knobs: r.knobs[t.Env], N: 1}
+	return r.proposeWith(proposer, key, t, state, parent, nil)
+}
+
+// proposeWith is propose with inspirations: verified programs shown to the
+// proposer beside its parent.
+func (r *runner) proposeWith(proposer, key string, t *taskInfo, state string, parent *plugins.Proposal, insp []record) (plugins.Proposal, *payload.ProposeRequest, bool, error) {
+	enc := &payload.ProposeRequest{Task: t.Name, Env: t.Env, State: state, Parent: parent, History: r.history(t), Knobs: r.knobs[t.Env], N: 1, Inspirations: insp}
 	req := *enc
 	var resp payload.ProposeResponse
 	if err := r.complete(proposer, key, req, &resp); errors.Is(err, errCallFailed) {
@@ -307,15 +313,40 @@ func (r *runner) propose(proposer, key string, t *taskInfo, state string, parent
 
 // implement turns a proposal into a runnable one through the builder role
 // the plan binds (none: the proposal runs as it is). loop, when set, is
-// the loop whose build-failure rate the build counts towards.
+// the loop whose build-failure rate the build counts towards and whose
+// repairs a failed build gets: each repair is one more builder call, told
+// why the last attempt failed, under its own key (KEY/repair/N).
 func (r *runner) implement(builder, loop, key string, t *taskInfo, p plugins.Proposal) (plugins.Proposal, bool, error) {
 	if builder == "" {
 		return p, true, nil
 	}
+	repairs := 0
+	if l := r.loops[loop]; l != nil {
+		repairs = l.Repairs
+	}
 	var resp payload.ImplementResponse
-	err := r.complete(builder, key, payload.ImplementRequest{Task: t.Name, Env: t.Env, Proposal: p, Knobs: r.knobs[t.Env]}, &resp)
-	if err != nil && !errors.Is(err, errCallFailed) {
-		return p, false, err
+	var err error
+	for n := 0; n <= repairs; n++ {
+		req := payload.ImplementRequest{Task: t.Name, Env: t.Env, Proposal: p, Knobs: r.knobs[t.Env]}
+		k := key
+		if n > 0 {
+			k = fmt.Sprintf("%s/repair/%d", key, n)
+			req.Repair, req.Failure = n, resp.Reason
+			if err != nil {
+				req.Failure = "the build call failed"
+			}
+		}
+		resp = payload.ImplementResponse{}
+		err = r.complete(builder, k, req, &resp)
+		if err != nil && !errors.Is(err, errCallFailed) {
+			return p, false, err
+		}
+		if err == nil && !resp.Infeasible {
+			break
+		}
+		if n < repairs {
+			r.measured.loop(loop, func(m *MeasuredLoop) { m.Repairs++ })
+		}
 	}
 	failed := err != nil || resp.Infeasible
 	r.measured.build(builder, failed)

@@ -2,19 +2,59 @@ package runtime
 
 import (
 	"fmt"
+	"hash/fnv"
 	"maps"
+	"math"
 	"sort"
+	"strings"
 
 	"assay/compiler/plan"
 	"assay/plugins"
 	"assay/runtime/journal"
 )
 
-// island is one population of an evolution loop: its current parent and
-// the parent's real gain.
+// program is a verified solution of an evolution loop: its proposal (the
+// parent's edits with the child's on top) and its real gain.
+type program struct {
+	P    plugins.Proposal `json:"proposal"`
+	Gain float64          `json:"gain"`
+}
+
+// island is one population of an evolution loop: every program it
+// verified or received by migration, and its parent, the best of them
+// (a child replaces its parent only when its real gain is higher).
 type island struct {
-	Parent plugins.Proposal `json:"parent"`
-	Gain   float64          `json:"gain"`
+	Progs  []program `json:"programs"`
+	Parent int       `json:"parent"`
+}
+
+func (is *island) parent() program { return is.Progs[is.Parent] }
+
+// add puts a program into the island, unless it holds one with the same
+// content, and makes it the parent when its gain is higher.
+func (is *island) add(p program) bool {
+	k := proposalKey(p.P)
+	for _, q := range is.Progs {
+		if proposalKey(q.P) == k {
+			return false
+		}
+	}
+	is.Progs = append(is.Progs, p)
+	if p.Gain > is.Progs[is.Parent].Gain {
+		is.Parent = len(is.Progs) - 1
+	}
+	return true
+}
+
+// best returns the indices of the island's n best programs, by gain, the
+// earlier first among equals.
+func (is *island) best(n int) []int {
+	idx := make([]int, len(is.Progs))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return is.Progs[idx[a]].Gain > is.Progs[idx[b]].Gain })
+	return idx[:min(n, len(idx))]
 }
 
 // RoundFigures are an evolution round's figures for one task.
@@ -27,9 +67,12 @@ type RoundFigures struct {
 	Verified int       `json:"verified"`
 	Routed   int       `json:"routed"`
 	Replaced int       `json:"replaced"`
-	Migrated bool      `json:"migrated,omitempty"`
-	RealRuns int       `json:"real_runs"`
-	USD      float64   `json:"usd"`
+	// Migrated counts programs that moved to an island that did not hold
+	// them; Cells the MAP-Elites cells filled.
+	Migrated int     `json:"migrated,omitempty"`
+	Cells    int     `json:"archive_cells,omitempty"`
+	RealRuns int     `json:"real_runs"`
+	USD      float64 `json:"usd"`
 }
 
 // evolutionPhase runs an evolution loop on every task of its split:
@@ -70,36 +113,27 @@ func (r *evolution) run(ph *plan.Phase) error {
 	for _, t := range tasks {
 		isl := make([]island, I)
 		for i := range isl {
-			isl[i] = island{Parent: plugins.Proposal{ID: "base", Text: "the task's reference configuration"}}
+			isl[i] = island{Progs: []program{{P: seedParent()}}}
 		}
+		arch := newArchive(l.Features)
 		for round := 0; round < R; round++ {
 			if err := r.ctx.Err(); err != nil {
 				return err
 			}
 			fig := RoundFigures{Loop: l.Name, Task: t.Env + "/" + t.Name, Round: round + 1}
 			for i := range isl {
-				if err := r.islandRound(t, i, round, &isl[i], &fig); err != nil {
+				if err := r.islandRound(t, i, round, &isl[i], arch, &fig); err != nil {
 					return err
 				}
 			}
-			if m := l.MigrationEvery; m > 0 && (round+1)%m == 0 && round+1 < R {
-				best := 0
-				for i := range isl {
-					if isl[i].Gain > isl[best].Gain {
-						best = i
-					}
-				}
-				for i := range isl {
-					if isl[i].Gain < isl[best].Gain {
-						isl[i] = island{Parent: clone(isl[best].Parent), Gain: isl[best].Gain}
-					}
-				}
-				fig.Migrated = true
+			if m := l.MigrationEvery; m > 0 && I > 1 && (round+1)%m == 0 && round+1 < R {
+				fig.Migrated = migrate(isl, l.MigrationRate)
 			}
 			for _, is := range isl {
-				fig.Gains = append(fig.Gains, is.Gain)
-				fig.Best = max(fig.Best, is.Gain)
+				fig.Gains = append(fig.Gains, is.parent().Gain)
+				fig.Best = max(fig.Best, is.parent().Gain)
 			}
+			fig.Cells = len(arch.cells)
 			s := r.budget.Spent()
 			fig.RealRuns, fig.USD = s.RealRuns, round6(s.USD)
 			// A step of an evolution loop is a round, as the plan counts
@@ -120,6 +154,158 @@ func (r *evolution) run(ph *plan.Phase) error {
 	return nil
 }
 
+// migrate copies each island's best programs, a share rate of its
+// programs (at least one), to the next island of the ring, as OpenEvolve
+// migrates; what moves is decided before anything moves. It returns how
+// many programs an island did not hold already.
+func migrate(isl []island, rate float64) int {
+	moves := make([][]program, len(isl))
+	for i := range isl {
+		n := max(1, int(math.Floor(rate*float64(len(isl[i].Progs)))))
+		for _, k := range isl[i].best(n) {
+			moves[i] = append(moves[i], program{P: clone(isl[i].Progs[k].P), Gain: isl[i].Progs[k].Gain})
+		}
+	}
+	moved := 0
+	for i, ps := range moves {
+		to := &isl[(i+1)%len(isl)]
+		for _, p := range ps {
+			if to.add(p) {
+				moved++
+			}
+		}
+	}
+	return moved
+}
+
+// archive is a task's MAP-Elites archive: each cell of the feature grid
+// keeps the best verified program that falls in it.
+type archive struct {
+	dims  []plan.Feature
+	cells map[string]program
+}
+
+func newArchive(dims []plan.Feature) *archive {
+	return &archive{dims: dims, cells: map[string]program{}}
+}
+
+// cell is the grid cell of program p among an island's programs.
+func (a *archive) cell(p program, island []program) string {
+	var b strings.Builder
+	for i, d := range a.dims {
+		if i > 0 {
+			b.WriteByte('/')
+		}
+		fmt.Fprintf(&b, "%d", featureBin(d, p, island))
+	}
+	return b.String()
+}
+
+// featureBin is the bin of program p on one dimension: complexity is its
+// number of edits; diversity the mean number of knobs in which it differs
+// from the island's other programs; mechanism its mechanism direction,
+// hashed; score its gain within the island's range of gains.
+func featureBin(d plan.Feature, p program, island []program) int {
+	top := d.Bins - 1
+	switch d.Name {
+	case "complexity":
+		return min(len(p.P.Edits), top)
+	case "diversity":
+		var sum, n float64
+		for _, q := range island {
+			if proposalKey(q.P) == proposalKey(p.P) {
+				continue
+			}
+			sum += float64(editDistance(p.P.Edits, q.P.Edits))
+			n++
+		}
+		if n == 0 {
+			return 0
+		}
+		return min(int(sum/n), top)
+	case "mechanism":
+		h := fnv.New32a()
+		h.Write([]byte(p.P.Mechanism))
+		return int(h.Sum32() % uint32(d.Bins))
+	default: // score
+		lo, hi := p.Gain, p.Gain
+		for _, q := range island {
+			lo, hi = math.Min(lo, q.Gain), math.Max(hi, q.Gain)
+		}
+		if hi <= lo {
+			return 0
+		}
+		return min(int((p.Gain-lo)/(hi-lo)*float64(d.Bins)), top)
+	}
+}
+
+// editDistance is the number of knobs two edit sets set differently.
+func editDistance(a, b map[string]string) int {
+	n := 0
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			n++
+		}
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			n++
+		}
+	}
+	return n
+}
+
+// add files p into its cell, where it stays when it beats the cell's
+// program.
+func (a *archive) add(p program, island []program) {
+	if len(a.dims) == 0 {
+		return
+	}
+	c := a.cell(p, island)
+	if q, ok := a.cells[c]; !ok || p.Gain > q.Gain {
+		a.cells[c] = program{P: clone(p.P), Gain: p.Gain}
+	}
+}
+
+// inspirations are what the proposer of an island-round sees beside its
+// parent: the island's top programs other than the parent, then elites of
+// other cells of the archive, drawn at random.
+func (r *evolution) inspirations(t *taskInfo, is *island, arch *archive, key string) []record {
+	l := r.l
+	par := proposalKey(is.parent().P)
+	var out []record
+	seen := map[string]bool{par: true}
+	for _, k := range is.best(len(is.Progs)) {
+		if len(out) >= l.TopPrograms {
+			break
+		}
+		p := is.Progs[k]
+		if seen[proposalKey(p.P)] {
+			continue
+		}
+		seen[proposalKey(p.P)] = true
+		out = append(out, record{Task: t.Name, Env: t.Env, Proposal: clone(p.P), Gain: p.Gain})
+	}
+	if l.DiversePrograms == 0 || len(arch.cells) == 0 {
+		return out
+	}
+	own := arch.cell(is.parent(), is.Progs)
+	var cells []string
+	for c, p := range arch.cells {
+		if c != own && !seen[proposalKey(p.P)] {
+			cells = append(cells, c)
+		}
+	}
+	sort.Strings(cells)
+	g := rng(r.v.Seed, key+"/diverse")
+	g.Shuffle(len(cells), func(a, b int) { cells[a], cells[b] = cells[b], cells[a] })
+	for _, c := range cells[:min(l.DiversePrograms, len(cells))] {
+		p := arch.cells[c]
+		out = append(out, record{Task: t.Name, Env: t.Env, Proposal: clone(p.P), Gain: p.Gain})
+	}
+	return out
+}
+
 func clone(p plugins.Proposal) plugins.Proposal {
 	p.Edits = maps.Clone(p.Edits)
 	return p
@@ -136,7 +322,7 @@ func merge(parent, idea plugins.Proposal) plugins.Proposal {
 	return out
 }
 
-func (r *evolution) islandRound(t *taskInfo, i, round int, is *island, fig *RoundFigures) error {
+func (r *evolution) islandRound(t *taskInfo, i, round int, is *island, arch *archive, fig *RoundFigures) error {
 	l, c, rt := r.l, r.c, r.rt
 	n := l.Ideas
 	type idea struct {
@@ -146,10 +332,11 @@ func (r *evolution) islandRound(t *taskInfo, i, round int, is *island, fig *Roun
 	}
 	ideas := make([]idea, n)
 	base := fmt.Sprintf("%s/%s/%s/i%d/r%d", l.Name, t.Env, t.Name, i, round)
-	parent := is.Parent
+	parent := is.parent().P
+	insp := r.inspirations(t, is, arch, base)
 	err := parallel(n, r.concurrency(l.Proposer), func(k int) error {
 		key := fmt.Sprintf("%s/%d", base, k)
-		p, _, ok, err := r.propose(l.Proposer, key+"/propose", t, base, &parent)
+		p, _, ok, err := r.proposeWith(l.Proposer, key+"/propose", t, base, &parent, insp)
 		r.measured.loop(l.Name, func(m *MeasuredLoop) { m.Candidates++ })
 		if err != nil || !ok {
 			return err
@@ -166,14 +353,28 @@ func (r *evolution) islandRound(t *taskInfo, i, round int, is *island, fig *Roun
 	if err != nil {
 		return err
 	}
+	// With verify_routed every idea the critic routes is verified; the
+	// select rule fills verifications_per_round from the rest.
 	order := make([]int, 0, n)
+	var routed []int
+	judged := 0
 	for k := range ideas {
-		if ideas[k].feasible {
-			order = append(order, k)
-			if ideas[k].v.Routed {
-				fig.Routed++
-			}
+		if !ideas[k].feasible {
+			continue
 		}
+		judged++
+		switch {
+		case l.Routes && ideas[k].v.Routed:
+			routed = append(routed, k)
+		default:
+			order = append(order, k)
+		}
+		if ideas[k].v.Routed {
+			fig.Routed++
+		}
+	}
+	if l.Routes {
+		r.measured.loop(l.Name, func(m *MeasuredLoop) { m.Judged += judged; m.Routed += len(routed) })
 	}
 	switch l.Select {
 	case "random":
@@ -195,6 +396,7 @@ func (r *evolution) islandRound(t *taskInfo, i, round int, is *island, fig *Roun
 	if len(order) > V {
 		order = order[:V]
 	}
+	order = append(routed, order...)
 	runs := make([]realRun, len(order))
 	for n, k := range order {
 		runs[n] = realRun{Key: fmt.Sprintf("%s/%d", base, k), Task: t, Proposal: ideas[k].p}
@@ -208,8 +410,11 @@ func (r *evolution) islandRound(t *taskInfo, i, round int, is *island, fig *Roun
 			continue
 		}
 		fig.Verified++
-		if o.Gain > is.Gain {
-			*is = island{Parent: runs[n].Proposal, Gain: o.Gain}
+		p := program{P: runs[n].Proposal, Gain: o.Gain}
+		before := is.Parent
+		is.add(p)
+		arch.add(p, is.Progs)
+		if is.Parent != before {
 			fig.Replaced++
 		}
 	}

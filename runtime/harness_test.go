@@ -249,27 +249,31 @@ func lm2lmPlan() *plan.Plan {
 
 // evolvePlan is critic-screened evolution: 2 islands x 3 rounds per train
 // task (3 tasks), 4 ideas per round, 5 critic votes, one verification per
-// island-round: 18 real runs.
+// island-round: 18 real runs; a MAP-Elites archive and one top and one
+// diverse program as inspirations.
 func evolvePlan() *plan.Plan {
 	v := baseVariant()
 	v.Roles = append(v.Roles, &plan.Role{Name: "summarizer", Kind: "summarizer", Plugin: "llm", Temperature: 0.4, Concurrency: 4},
 		&plan.Role{Name: "critic", Kind: "critic", Plugin: "llm", Temperature: 0.7, Concurrency: 4})
 	route := pf("uncertainty >= threshold")
 	v.Critics = []*plan.Critic{{Name: "screen", Role: "critic", Votes: 5, Labels: "3way", Aggregate: "majority", Tie: "route", Threshold: 0.25, Route: &route}}
-	v.Loops = []*plan.Loop{{Name: "evolve", Kind: "evolution", Islands: 2, Rounds: 3, MigrationEvery: 2, Ideas: 4, Verifications: 1,
-		Select: "best_mean_rank", Screen: "screen", Critic: "screen", Proposer: "proposer", Builder: "builder", Summarizer: "summarizer", Split: "train"}}
+	v.Loops = []*plan.Loop{{Name: "evolve", Kind: "evolution", Islands: 2, Rounds: 3, MigrationEvery: 2, MigrationRate: 0.5, Ideas: 4, Verifications: 1,
+		Select: "best_mean_rank", Screen: "screen", Critic: "screen", Proposer: "proposer", Builder: "builder", Summarizer: "summarizer", Split: "train",
+		TopPrograms: 1, DiversePrograms: 1, Features: []plan.Feature{{Name: "complexity", Bins: 3}, {Name: "score", Bins: 2}}}}
 	v.Phases = []*plan.Phase{{Name: "evolve", Kind: plan.PhaseEvolution, Loop: "evolve", Calls: plan.Calls{RealRuns: runs(18)}}}
 	v.Budget = plan.Budget{RealRuns: 18}
 	return &plan.Plan{FormatVersion: plan.FormatVersion, Name: "mini-evolve", Variants: []*plan.Variant{v}}
 }
 
-// criticGRPOPlan is critic-screened GRPO until a budget of 10 real runs.
+// criticGRPOPlan is critic-screened GRPO until a budget of 10 real runs,
+// with the papers' new parents and one repair of a failed build.
 func criticGRPOPlan() *plan.Plan {
 	v := evolvePlan().Variants[0]
 	v.Rewards = []*plan.Reward{{Name: "label", GainFrom: "critic", Value: pf("label_score"), Clip: 1, Infeasible: pf("-c")}}
 	v.Loops = []*plan.Loop{{Name: "policy", Kind: "rl", Algorithm: "grpo", UntilBudget: true, Steps: plan.Count{Low: 1, Expected: 3, High: 40},
 		StatesPerStep: 2, ProposalsPerState: 4, RolloutEvery: 1, ZeroVariance: "drop", Reward: "label", RewardSource: "critic", Screen: "screen",
-		Critic: "screen", Routes: true, Proposer: "proposer", Builder: "builder", Summarizer: "summarizer", LearningRate: 0.5, Split: "train"}}
+		Critic: "screen", Routes: true, Proposer: "proposer", Builder: "builder", Summarizer: "summarizer", LearningRate: 0.5, Split: "train",
+		NewParent: "all_improve", Repairs: 1}}
 	v.Phases = []*plan.Phase{{Name: "policy", Kind: plan.PhaseRL, Loop: "policy", Steps: plan.Count{Low: 1, Expected: 3, High: 40}}}
 	v.Budget = plan.Budget{RealRuns: 10}
 	return &plan.Plan{FormatVersion: plan.FormatVersion, Name: "mini-critic-grpo", Variants: []*plan.Variant{v}}

@@ -38,6 +38,8 @@ type MeasuredLoop struct {
 	Built       int     `json:"built,omitempty"`
 	BuildFailed int     `json:"build_failed,omitempty"`
 	BuildFail   float64 `json:"build_failure_rate,omitempty"`
+	// Repairs counts builder repairs of failed builds (each one call).
+	Repairs int `json:"repairs,omitempty"`
 }
 
 // MeasuredPhase is one phase's reserved real runs.

@@ -21,21 +21,49 @@ type group struct {
 	Cands   []candidate `json:"candidates"`
 	Adv     []float64   `json:"advantages,omitempty"`
 	Kept    bool        `json:"kept"`
+	// Parent is the solution the group's candidates are children of (the
+	// seed program unless a group made a new one), and ParentGain the
+	// real gain a child must beat to count as Improve.
+	Parent     plugins.Proposal `json:"parent"`
+	ParentGain float64          `json:"parent_gain,omitempty"`
+	// NewParent is 1 + the index of the child that became the task's new
+	// parent, when every candidate was judged Improve; 0 when none did.
+	NewParent int `json:"new_parent,omitempty"`
+	// prior are the proposals a candidate repeats when it equals one: the
+	// task's records in the world model's context and in the state's
+	// history, by proposalKey.
+	prior map[string]bool
+}
+
+// taskParent is a task's current parent in a parent-conditioned RL loop,
+// and the real gain of the nearest verified program of its line.
+type taskParent struct {
+	p    plugins.Proposal
+	gain float64
+}
+
+// seedParent is the parent every task starts from: its seed program, the
+// reference configuration.
+func seedParent() plugins.Proposal {
+	return plugins.Proposal{ID: "base", Text: "the task's reference configuration"}
 }
 
 // StepFigures are a loop step's monitoring figures.
 type StepFigures struct {
-	Loop        string  `json:"loop"`
-	Step        int     `json:"step"`
-	MeanReward  float64 `json:"mean_reward"`
-	Groups      int     `json:"groups"`
-	Dropped     int     `json:"dropped_zero_variance"`
-	Samples     int     `json:"samples"`
-	RealRuns    int     `json:"real_runs"`
-	USD         float64 `json:"usd"`
-	GPUHours    float64 `json:"gpu_hours"`
-	Routed      int     `json:"routed,omitempty"`
-	Candidates  int     `json:"candidates,omitempty"`
+	Loop       string  `json:"loop"`
+	Step       int     `json:"step"`
+	MeanReward float64 `json:"mean_reward"`
+	Groups     int     `json:"groups"`
+	Dropped    int     `json:"dropped_zero_variance"`
+	Samples    int     `json:"samples"`
+	RealRuns   int     `json:"real_runs"`
+	USD        float64 `json:"usd"`
+	GPUHours   float64 `json:"gpu_hours"`
+	Routed     int     `json:"routed,omitempty"`
+	Candidates int     `json:"candidates,omitempty"`
+	// Unrewarded counts candidates routed to a real run the budget could
+	// not pay: they have no reward and are left out of the update.
+	Unrewarded  int     `json:"unrewarded,omitempty"`
 	BestGain    float64 `json:"best_gain,omitempty"`
 	MeanPredict float64 `json:"mean_predicted_gain,omitempty"`
 	// Round is never set on RL steps; it tells them from evolution rounds
@@ -97,6 +125,9 @@ type rlLoop struct {
 	// rollouts are the loop's rollouts, oldest first.
 	rollouts   [][]*group
 	calibrated map[string]bool
+	// parents is each task's parent (by task key) where the loop moves it
+	// (new_parent = "all_improve").
+	parents map[string]*taskParent
 	// fixedPolicy: the proposer's plugin cannot update a policy.
 	fixedPolicy bool
 }
@@ -117,7 +148,7 @@ func newRLLoop(r *runner, ph *plan.Phase) (*rlLoop, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &rlLoop{runner: r, l: l, ph: ph, sh: sh, judge: judge, rt: rt, calibrated: map[string]bool{}}, nil
+	return &rlLoop{runner: r, l: l, ph: ph, sh: sh, judge: judge, rt: rt, calibrated: map[string]bool{}, parents: map[string]*taskParent{}}, nil
 }
 
 // judgeOf is the critic the plan binds to judge a loop's candidates, and
@@ -255,13 +286,25 @@ func (r *rlLoop) rollout(refresh int) ([]*group, error) {
 		}
 	}
 	groups := make([]*group, states)
+	// A repeat is judged against what the state holds when the rollout
+	// starts: the task's records in the world model's context and the
+	// history its proposer is shown (the state pool grows only after).
+	prior := map[string]map[string]bool{}
 	for s := range groups {
 		pool := pools[s]
 		if len(pool) == 0 {
 			pool = train
 		}
 		t := pool[rng(r.v.Seed, fmt.Sprintf("%s/r%d/s%d/task", l.Name, refresh, s)).IntN(len(pool))]
-		groups[s] = &group{State: fmt.Sprintf("%s/r%d/s%d", l.Name, refresh, s), Task: t, TaskKey: t.Env + "/" + t.Name, Cands: make([]candidate, G)}
+		gr := &group{State: fmt.Sprintf("%s/r%d/s%d", l.Name, refresh, s), Task: t, TaskKey: t.Env + "/" + t.Name, Cands: make([]candidate, G), Parent: seedParent()}
+		if tp := r.parents[gr.TaskKey]; tp != nil {
+			gr.Parent, gr.ParentGain = tp.p, tp.gain
+		}
+		if prior[gr.TaskKey] == nil {
+			prior[gr.TaskKey] = r.priorProposals(t)
+		}
+		gr.prior = prior[gr.TaskKey]
+		groups[s] = gr
 	}
 	// Propose.
 	type at struct{ s, g int }
@@ -273,7 +316,7 @@ func (r *rlLoop) rollout(refresh int) ([]*group, error) {
 	}
 	err := parallel(len(all), r.concurrency(l.Proposer), func(i int) error {
 		gr, g := groups[all[i].s], all[i].g
-		p, st, ok, err := r.propose(l.Proposer, fmt.Sprintf("%s/%d/propose", gr.State, g), gr.Task, gr.State, nil)
+		p, st, ok, err := r.propose(l.Proposer, fmt.Sprintf("%s/%d/propose", gr.State, g), gr.Task, gr.State, parentArg(gr.Parent))
 		gr.Cands[g].Proposal, gr.Cands[g].state = p, st
 		gr.Cands[g].Infeasible = !ok
 		return err
@@ -286,7 +329,11 @@ func (r *rlLoop) rollout(refresh int) ([]*group, error) {
 	case r.judge != nil:
 		err = r.screenCandidates(groups, all2(states, G))
 	case source == "predicted":
-		err = r.predictCandidates(groups, all2(states, G))
+		// The builder decides feasibility: a candidate that does not
+		// build gets the infeasible reward, and no prediction.
+		if err = r.buildCandidates(groups, all2(states, G)); err == nil {
+			err = r.predictCandidates(groups, all2(states, G))
+		}
 	case source == "real":
 		err = r.verifyCandidates(groups, all2(states, G))
 	default:
@@ -297,9 +344,10 @@ func (r *rlLoop) rollout(refresh int) ([]*group, error) {
 	}
 	// Shape rewards, journal them and expand the state pool.
 	for _, gr := range groups {
-		if err := sh.shape(gr.Cands, *gr.Task); err != nil {
+		if err := sh.shape(gr.Cands, *gr.Task, gr.prior); err != nil {
 			return nil, err
 		}
+		r.moveParent(gr)
 		r.candidates += len(gr.Cands)
 		r.measured.loop(l.Name, func(m *MeasuredLoop) { m.Candidates += len(gr.Cands) })
 		if err := r.j.Append(journal.KindReward, gr.State, gr); err != nil {
@@ -322,6 +370,83 @@ func (r *rlLoop) rollout(refresh int) ([]*group, error) {
 		r.addRecords(false, predicted...)
 	}
 	return groups, nil
+}
+
+// parentArg is the parent a proposer is shown: none for the seed program
+// (the task's baseline configuration), else the parent.
+func parentArg(p plugins.Proposal) *plugins.Proposal {
+	if p.ID == "base" && len(p.Edits) == 0 {
+		return nil
+	}
+	return &p
+}
+
+// child is a candidate as it runs: its edits on top of its parent's.
+func child(parent, p plugins.Proposal) plugins.Proposal {
+	if len(parent.Edits) == 0 {
+		return p
+	}
+	return merge(parent, p)
+}
+
+// priorProposals are the proposals a candidate for task t repeats: the
+// task's records in the world model's context and in the history its
+// proposer is shown.
+func (r *rlLoop) priorProposals(t *taskInfo) map[string]bool {
+	out := map[string]bool{}
+	for _, rec := range r.context() {
+		if rec.Task == t.Name && rec.Env == t.Env {
+			out[proposalKey(rec.Proposal)] = true
+		}
+	}
+	for _, rec := range r.history(t) {
+		out[proposalKey(rec.Proposal)] = true
+	}
+	return out
+}
+
+// moveParent makes one child of a group, at random, its task's new parent
+// when the loop says all_improve and every candidate of the group was
+// judged Improve (a candidate that did not build, or whose routed run the
+// budget could not pay, was not). The child's real gain becomes the line's
+// when it was verified; else the line keeps its last verified gain.
+func (r *rlLoop) moveParent(gr *group) {
+	if r.l.NewParent != "all_improve" || len(gr.Cands) == 0 {
+		return
+	}
+	for _, c := range gr.Cands {
+		if !c.Improve {
+			return
+		}
+	}
+	i := rng(r.v.Seed, gr.State+"/new_parent").IntN(len(gr.Cands))
+	c := gr.Cands[i]
+	tp := &taskParent{p: clone(c.Proposal), gain: gr.ParentGain}
+	if c.HasReal {
+		tp.gain = c.RealGain
+	}
+	r.parents[gr.TaskKey] = tp
+	gr.NewParent = i + 1
+}
+
+// buildCandidates builds every feasible candidate with the loop's builder
+// (none: each runs as proposed): a candidate that does not build, after
+// the loop's repairs, is infeasible.
+func (r *rlLoop) buildCandidates(groups []*group, all []pos) error {
+	l := r.l
+	if l.Builder == "" {
+		return nil
+	}
+	return parallel(len(all), r.concurrency(l.Builder), func(i int) error {
+		gr := groups[all[i].s]
+		c := &gr.Cands[all[i].g]
+		if c.Infeasible {
+			return nil
+		}
+		p, ok, err := r.implement(l.Builder, l.Name, fmt.Sprintf("%s/%d/implement", gr.State, all[i].g), gr.Task, child(gr.Parent, c.Proposal))
+		c.Proposal, c.Infeasible = p, !ok
+		return err
+	})
 }
 
 type pos struct{ s, g int }
@@ -372,7 +497,7 @@ func (r *rlLoop) verifyCandidates(groups []*group, all []pos) error {
 			return nil
 		}
 		key := fmt.Sprintf("%s/%d", gr.State, all[i].g)
-		p, feasible, err := r.implement(l.Builder, l.Name, key+"/implement", gr.Task, c.Proposal)
+		p, feasible, err := r.implement(l.Builder, l.Name, key+"/implement", gr.Task, child(gr.Parent, c.Proposal))
 		c.Proposal, c.Infeasible = p, !feasible
 		runs[i], ok[i] = realRun{Key: key, Task: gr.Task, Proposal: p}, feasible
 		return err
@@ -380,7 +505,15 @@ func (r *rlLoop) verifyCandidates(groups []*group, all []pos) error {
 	if err != nil {
 		return err
 	}
-	return r.runInto(groups, all, runs, ok)
+	if err := r.runInto(groups, all, runs, ok); err != nil {
+		return err
+	}
+	for _, at := range all {
+		gr := groups[at.s]
+		c := &gr.Cands[at.g]
+		c.Improve = c.HasReal && c.RealGain > gr.ParentGain
+	}
+	return nil
 }
 
 // runInto runs the selected candidates and stores their real outcomes.
@@ -428,8 +561,7 @@ func (r *rlLoop) screenCandidates(groups []*group, all []pos) error {
 			return nil
 		}
 		key := fmt.Sprintf("%s/%d", gr.State, all[i].g)
-		base := plugins.Proposal{ID: "base", Text: "the task's reference configuration"}
-		v, p, ok, err := r.screen(l, key, gr.Task, base, cand.Proposal, c, rt)
+		v, p, ok, err := r.screen(l, key, gr.Task, gr.Parent, child(gr.Parent, cand.Proposal), c, rt)
 		if err != nil {
 			return err
 		}
@@ -457,15 +589,22 @@ func (r *rlLoop) screenCandidates(groups []*group, all []pos) error {
 		return err
 	}
 	for i := range all {
-		cand := &groups[all[i].s].Cands[all[i].g]
+		gr := groups[all[i].s]
+		cand := &gr.Cands[all[i].g]
 		if !feasible[i] {
 			continue
 		}
 		cand.Routed = sel[i] && !cand.Skipped
+		if cand.Skipped {
+			// Routed because the verdict is uncertain, and the budget could
+			// not verify it: no reward comes from the uncertain verdict.
+			continue
+		}
 		better := improving(c.Labels, verdicts[i].Label)
 		if cand.HasReal {
-			better = cand.RealGain > 0
+			better = cand.RealGain > gr.ParentGain
 		}
+		cand.Improve = better
 		cand.LabelScore = -1
 		if better {
 			cand.LabelScore = 1
@@ -519,28 +658,41 @@ func (r *rlLoop) update(t int, groups []*group) error {
 	var sum float64
 	var n int
 	for _, gr := range groups {
-		rewards := make([]float64, len(gr.Cands))
+		// A candidate whose real run the budget could not pay has no
+		// reward: it joins neither the group's advantages nor the update.
+		var rewarded []int
+		var rewards []float64
 		for i, c := range gr.Cands {
-			rewards[i] = c.Reward
-			sum += c.Reward
-			n++
 			fig.Candidates++
 			if c.Routed {
 				fig.Routed++
 			}
+			if c.Skipped {
+				fig.Unrewarded++
+				continue
+			}
+			rewarded = append(rewarded, i)
+			rewards = append(rewards, c.Reward)
+			sum += c.Reward
+			n++
 			fig.MeanPredict += c.Predicted
 		}
 		adv, ok := advantages(rewards)
-		gr.Adv, gr.Kept = adv, ok || l.ZeroVariance == "keep"
+		gr.Adv = make([]float64, len(gr.Cands))
+		for k, i := range rewarded {
+			gr.Adv[i] = adv[k]
+		}
+		gr.Kept = (ok || l.ZeroVariance == "keep") && len(rewarded) > 0
 		if !gr.Kept {
 			fig.Dropped++
 			continue
 		}
-		for i, c := range gr.Cands {
+		for _, i := range rewarded {
+			c := gr.Cands[i]
 			if c.Infeasible && c.Proposal.ID == "" && len(c.Proposal.Edits) == 0 {
 				continue // the proposer gave nothing to reinforce
 			}
-			samples = append(samples, plugins.Sample{Proposal: c.Proposal, Advantage: adv[i]})
+			samples = append(samples, plugins.Sample{Proposal: c.Proposal, Advantage: gr.Adv[i]})
 			states = append(states, c.state)
 		}
 	}
@@ -615,7 +767,6 @@ func (r *rlLoop) update(t int, groups []*group) error {
 // of the current rollout are run for real and join the world model's
 // context; the error of its predictions on them is recorded first.
 func (r *rlLoop) calibrate(round int, ph *plan.Phase) error {
-	l := r.l
 	c := r.v.Calibration
 	if c == nil || round >= len(c.Budget) {
 		return fmt.Errorf("%w: calibration round %d has no budget in the plan", errPermanent, round+1)
@@ -674,25 +825,16 @@ func (r *rlLoop) calibrate(round int, ph *plan.Phase) error {
 		chosen = append(chosen, p)
 	}
 	r.progress.logf("calibration round %d after step %d: %d real runs", round+1, ph.AfterStep, len(chosen))
-	runs := make([]realRun, len(chosen))
-	ok := make([]bool, len(chosen))
-	err := parallel(len(chosen), r.concurrency(l.Builder), func(i int) error {
-		key := fmt.Sprintf("calibration/%d/%d", round, i)
-		p, feasible, err := r.implement(l.Builder, l.Name, key+"/implement", chosen[i].gr.Task, chosen[i].c.Proposal)
-		runs[i], ok[i] = realRun{Key: key, Task: chosen[i].gr.Task, Proposal: p}, feasible
-		return err
-	})
-	if err != nil {
-		return err
+	// The picks were built in their rollout (the builder decided they are
+	// feasible), so they run as built; a candidate that did not build was
+	// never a pick, and the next top-rated one took its place.
+	todo := make([]realRun, len(chosen))
+	at := make([]int, len(chosen))
+	for i, p := range chosen {
+		todo[i] = realRun{Key: fmt.Sprintf("calibration/%d/%d", round, i), Task: p.gr.Task, Proposal: p.c.Proposal}
+		at[i] = i
 	}
-	var todo []realRun
-	var at []int
-	for i := range runs {
-		if ok[i] {
-			todo = append(todo, runs[i])
-			at = append(at, i)
-		}
-	}
+	runs := todo
 	out, err := r.runReal(todo)
 	if err != nil {
 		return err

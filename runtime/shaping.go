@@ -78,9 +78,12 @@ type candidate struct {
 	Repeat     bool             `json:"repeat,omitempty"`
 	LabelScore float64          `json:"label_score,omitempty"`
 	Routed     bool             `json:"routed,omitempty"`
-	Skipped    bool             `json:"skipped,omitempty"` // no budget left for its real run
-	Reward     float64          `json:"reward"`
-	Bonus      float64          `json:"diversity_bonus,omitempty"`
+	Skipped    bool             `json:"skipped,omitempty"` // routed to a real run the budget could not pay: no reward
+	// Improve: the candidate was judged to beat its parent (by its real
+	// run where it has one, else by the critic's verdict).
+	Improve bool    `json:"improve,omitempty"`
+	Reward  float64 `json:"reward"`
+	Bonus   float64 `json:"diversity_bonus,omitempty"`
 	// state is the encoded proposer request the proposal was sampled from.
 	state *payload.ProposeRequest
 }
@@ -112,13 +115,19 @@ func proposalKey(p plugins.Proposal) string {
 	return b.String()
 }
 
-// markRepeats flags every proposal whose content equals an earlier one of
-// the group.
-func markRepeats(g []candidate) {
+// markRepeats flags every feasible proposal whose content equals one its
+// state already holds (prior: the task's records in the world model's
+// context and in the state's history) or an earlier feasible one of the
+// group. A proposal that did not build is infeasible, not a repeat.
+func markRepeats(g []candidate, prior map[string]bool) {
 	seen := map[string]bool{}
 	for i := range g {
+		if g[i].Infeasible || g[i].Skipped {
+			g[i].Repeat = false
+			continue
+		}
 		k := proposalKey(g[i].Proposal)
-		g[i].Repeat = seen[k]
+		g[i].Repeat = seen[k] || prior[k]
 		seen[k] = true
 	}
 }
@@ -141,8 +150,8 @@ func diversityBonus(g []candidate, weight float64) []float64 {
 // shape sets the Reward of every candidate of a group: valid ones by the
 // value formula, repeats get (lowest valid reward) - delta, infeasible ones
 // the infeasible formula.
-func (s *shaper) shape(g []candidate, task taskInfo) error {
-	markRepeats(g)
+func (s *shaper) shape(g []candidate, task taskInfo, prior map[string]bool) error {
+	markRepeats(g, prior)
 	var bonus []float64
 	if s.r.DiversityWeight != 0 {
 		bonus = diversityBonus(g, s.r.DiversityWeight)
@@ -155,7 +164,7 @@ func (s *shaper) shape(g []candidate, task taskInfo) error {
 	env := formula.Env{}
 	for i := range g {
 		c := &g[i]
-		if c.Infeasible || c.Repeat {
+		if c.Infeasible || c.Repeat || c.Skipped {
 			continue
 		}
 		gain := c.Predicted
@@ -196,6 +205,8 @@ func (s *shaper) shape(g []candidate, task taskInfo) error {
 	for i := range g {
 		c := &g[i]
 		switch {
+		case c.Skipped:
+			c.Reward = 0 // no reward: left out of the update
 		case c.Infeasible:
 			v, err := s.infeasible.Eval(ienv)
 			if err != nil {

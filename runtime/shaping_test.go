@@ -96,7 +96,7 @@ func TestShape(t *testing.T) {
 		{Proposal: p("architecture", "w", "8"), Predicted: 0.5},   // repeat of the third
 		{Proposal: p("schedule", "s", "x"), Infeasible: true},     // -c
 	}
-	if err := sh.shape(g, taskInfo{Scale: 0.02, Baseline: 1}); err != nil {
+	if err := sh.shape(g, taskInfo{Scale: 0.02, Baseline: 1}, nil); err != nil {
 		t.Fatal(err)
 	}
 	want := []float64{1.15, 6.15, -1.85, -1.85 - 0.5, -6}
@@ -113,13 +113,13 @@ func TestShape(t *testing.T) {
 	rw2.Normalize, rw2.DiversityWeight = "none", 0
 	sh2, _ := newShaper(&rw2)
 	g2 := []candidate{{Proposal: p("o", "a", "1"), Predicted: 0.02}}
-	sh2.shape(g2, taskInfo{Scale: 0.02})
+	sh2.shape(g2, taskInfo{Scale: 0.02}, nil)
 	if !near(g2[0].Reward, 0.02) {
 		t.Errorf("normalize none: %v", g2[0].Reward)
 	}
 	// A group with no valid proposal: repeats and infeasibles use -c.
 	g3 := []candidate{{Proposal: p("o", "a", "1"), Infeasible: true}}
-	sh.shape(g3, taskInfo{Scale: 1})
+	sh.shape(g3, taskInfo{Scale: 1}, nil)
 	if !near(g3[0].Reward, -6) {
 		t.Errorf("all infeasible: %v", g3[0].Reward)
 	}

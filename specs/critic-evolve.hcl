@@ -145,10 +145,16 @@ loop "evolve" {
   islands                 = 3
   rounds                  = 10
   migration_every         = 4
+  migration_rate          = 0.1 # OpenEvolve's: a tenth of an island's programs (at least one)
   ideas_per_round         = 16
   verifications_per_round = 1
   select                  = "best_mean_rank"
   screen                  = critic.screen
+  # OpenEvolve's prompt and archive: the island's 3 best programs and 2
+  # elites of other MAP-Elites cells are shown beside the parent.
+  top_programs     = 3
+  diverse_programs = 2
+  feature_bins     = { complexity = 10, diversity = 10 }
 }
 
 budget {

@@ -111,6 +111,10 @@ loop "policy" {
   proposals_per_state = 16 # rollouts per parent
   reward              = reward.improve
   learning_rate       = 1e-6
+  # As the critic-in-loop run: a parent whose 16 children all improve on it
+  # hands over to one of them, and a build that fails gets 3 repairs.
+  new_parent = "all_improve"
+  repairs    = 3
 }
 
 budget {

@@ -155,6 +155,9 @@ reward "improve" {
   infeasible = "-1"
 }
 
+# The critic-grpo preset also sets new_parent = "all_improve" (a parent
+# whose 16 children are all judged Improve hands over to one of them, at
+# random) and repairs = 3 (a build that fails gets up to 3 builder repairs).
 loop "policy" {
   preset              = "critic-grpo"
   until_budget        = true

@@ -130,9 +130,13 @@ loop "evolve" {
   islands                 = 2
   rounds                  = 4
   migration_every         = 2
+  migration_rate          = 0.5
   ideas_per_round         = 6
   verifications_per_round = 1
   screen                  = critic.screen
+  top_programs            = 2
+  diverse_programs        = 1
+  feature_bins            = { complexity = 3, mechanism = 4 }
 }
 
 budget {

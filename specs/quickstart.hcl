@@ -6,7 +6,7 @@
 # model (validation bits per byte, lower is better); the built-in offline LLM
 # plays proposer, research world model (rwm) and builder, so nothing leaves
 # the machine and nothing is billed. A proposer policy is trained with DAPO on
-# rewards the world model predicts; after steps 6, 12 and 18 the policy's
+# rewards the world model predicts; after steps 4, 12 and 20 the policy's
 # top-rated proposals are run for real and join the world model's context,
 # and `assay report` shows its predicted-vs-real gap at each of those rounds.
 #
@@ -133,7 +133,7 @@ records {
 
 calibration {
   loop        = loop.policy
-  after_steps = [6, 12, 18]
+  after_steps = [4, 12, 20]
   budget      = [6]
   select      = "top_rated"
 }

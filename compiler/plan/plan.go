@@ -321,7 +321,8 @@ type Loop struct {
 	// Critic judges each candidate (k votes): the screen, or the critic
 	// that labels a critic-sourced reward. Empty: no critic is called.
 	Critic string `json:"critic,omitempty"`
-	// Routes: the critic's verdict sends candidates to real runs (RL).
+	// Routes: the critic's verdict sends candidates to real runs (an RL
+	// screen, or an evolution loop that verifies routed ideas).
 	Routes       bool    `json:"routes,omitempty"`
 	LearningRate float64 `json:"learning_rate,omitempty"`
 	// Roles the loop calls, by name; Builder and Summarizer may be empty.
@@ -333,15 +334,32 @@ type Loop struct {
 	// RunsPerRefresh is the real runs one rollout refresh of an RL loop
 	// makes; the estimate counts steps with it, and the runtime starts a
 	// refresh only while the budget pays for its low figure.
-	RunsPerRefresh *Count     `json:"runs_per_refresh,omitempty"`
-	Islands        int        `json:"islands,omitempty"`
-	Rounds         int        `json:"rounds,omitempty"`
-	MigrationEvery int        `json:"migration_every,omitempty"`
-	Ideas          int        `json:"ideas_per_round,omitempty"`
-	Verifications  int        `json:"verifications_per_round,omitempty"`
-	Select         string     `json:"select,omitempty"`
-	Split          string     `json:"split"`
-	Source         diag.Range `json:"source"`
+	RunsPerRefresh *Count `json:"runs_per_refresh,omitempty"`
+	Islands        int    `json:"islands,omitempty"`
+	Rounds         int    `json:"rounds,omitempty"`
+	MigrationEvery int    `json:"migration_every,omitempty"`
+	Ideas          int    `json:"ideas_per_round,omitempty"`
+	Verifications  int    `json:"verifications_per_round,omitempty"`
+	Select         string `json:"select,omitempty"`
+	// MigrationRate is the share of an island's programs, best first, that
+	// migrate to the next island (at least one program).
+	MigrationRate float64 `json:"migration_rate,omitempty"`
+	// TopPrograms and DiversePrograms are the inspirations a proposer sees
+	// beside its parent: the island's best programs, and elites of other
+	// cells of the MAP-Elites archive.
+	TopPrograms     int `json:"top_programs,omitempty"`
+	DiversePrograms int `json:"diverse_programs,omitempty"`
+	// Features are the MAP-Elites archive's dimensions, sorted by name;
+	// none: no archive.
+	Features []Feature `json:"features,omitempty"`
+	// NewParent is how a parent-conditioned RL loop changes a task's
+	// parent: "all_improve" or "never".
+	NewParent string `json:"new_parent,omitempty"`
+	// Repairs is how many builder repairs a candidate whose build fails
+	// gets.
+	Repairs int        `json:"repairs,omitempty"`
+	Split   string     `json:"split"`
+	Source  diag.Range `json:"source"`
 
 	// The policy update of an RL loop, from its algorithm (Algorithms has
 	// each one's values): the runtime sends them, with Algorithm, in every
@@ -351,6 +369,15 @@ type Loop struct {
 	KLCoef     float64 `json:"kl_coef,omitempty"`
 	TokenLevel bool    `json:"token_level,omitempty"`
 	Epochs     int     `json:"epochs,omitempty"`
+}
+
+// Feature is one dimension of a MAP-Elites archive: complexity (edits of
+// a program), diversity (its mean distance to the island's other
+// programs), mechanism (its mechanism direction) or score (its gain
+// within the island's range), cut into Bins cells.
+type Feature struct {
+	Name string `json:"name"`
+	Bins int    `json:"bins"`
 }
 
 // Phase kinds, in the order they run.

@@ -197,14 +197,21 @@ type Loop struct {
 	Reward            Ref          `assay:"reward" doc:"reward block"`
 	Screen            Ref          `assay:"screen" doc:"critic that judges candidates (evolution: ranks ideas; RL: labels them and routes uncertain ones to real runs)"`
 	LearningRate      Val[float64] `assay:"learning_rate" doc:"policy learning rate"`
+	NewParent         Val[string]  `assay:"new_parent" enum:"all_improve|never" doc:"parent-conditioned RL (a critic or a real reward): all_improve makes one child, at random, its task's new parent when every candidate of its group is judged Improve, as the papers' critic-in-loop GRPO does; never keeps each task's seed program as the parent"`
+	Repairs           Val[int]     `assay:"repairs" doc:"builder repairs of a candidate whose build fails: each repair is one more builder call, told the failure, up to this many (the papers' critic-in-loop GRPO allows 3); 0 makes a failed build final"`
 
 	// Evolution.
-	Islands        Val[int]    `assay:"islands" doc:"independent populations per task"`
-	Rounds         Val[int]    `assay:"rounds" doc:"rounds per island"`
-	MigrationEvery Val[int]    `assay:"migration_every" doc:"rounds between migrations of the best solution across islands"`
-	Ideas          Val[int]    `assay:"ideas_per_round" doc:"ideas the proposer makes per island-round"`
-	Verifications  Val[int]    `assay:"verifications_per_round" doc:"real runs per island-round"`
-	Select         Val[string] `assay:"select" enum:"best_mean_rank|majority|random" doc:"which screened ideas are verified"`
+	Islands         Val[int]                `assay:"islands" doc:"independent populations per task"`
+	Rounds          Val[int]                `assay:"rounds" doc:"rounds per island"`
+	MigrationEvery  Val[int]                `assay:"migration_every" doc:"rounds between migrations of the best solution across islands"`
+	Ideas           Val[int]                `assay:"ideas_per_round" doc:"ideas the proposer makes per island-round"`
+	Verifications   Val[int]                `assay:"verifications_per_round" doc:"real runs per island-round"`
+	Select          Val[string]             `assay:"select" enum:"best_mean_rank|majority|random" doc:"which screened ideas are verified"`
+	VerifyRouted    Val[bool]               `assay:"verify_routed" doc:"ideas its screen critic routes (an uncertain verdict, by the critic's route rule) are verified by real runs too, beyond verifications_per_round, which the best-ranked of the rest fill; false: exactly verifications_per_round, as the papers ran OpenEvolve"`
+	MigrationRate   Val[float64]            `assay:"migration_rate" doc:"share of an island's verified programs, best first, copied to the next island (a ring) at each migration; at least one"`
+	TopPrograms     Val[int]                `assay:"top_programs" doc:"inspirations: the island's best verified programs the proposer sees beside its parent"`
+	DiversePrograms Val[int]                `assay:"diverse_programs" doc:"inspirations: elites of other MAP-Elites cells the proposer sees beside its parent"`
+	FeatureBins     Val[map[string]float64] `assay:"feature_bins" doc:"MAP-Elites archive: bins per feature dimension (complexity, diversity, mechanism, score); each cell keeps its best verified program; entries merge with a preset's, and 0 leaves a dimension out"`
 
 	Split Val[string] `assay:"split" enum:"train|holdout" doc:"tasks the loop runs on"`
 
@@ -219,7 +226,7 @@ type Loop struct {
 // Records are seed records.
 type Records struct {
 	SeedRuns Val[int]    `assay:"seed_runs" doc:"real runs on train tasks that build the world model's initial context"`
-	Select   Val[string] `assay:"select" enum:"random|baseline_neighbours" doc:"how seed proposals are chosen"`
+	Select   Val[string] `assay:"select" enum:"random|baseline_neighbours" doc:"how seed proposals are chosen: random runs each as the proposer made it (the papers' seed records); baseline_neighbours keeps one of its edits, at random, so each record differs from the baseline in one knob (an Assay option, not from the papers)"`
 	Proposer Ref         `assay:"proposer" doc:"proposer role that makes the seed proposals; required when the spec has several proposers"`
 	Builder  Ref         `assay:"builder" doc:"builder (or implementer) role; required when the spec has several"`
 	Range    diag.Range  `json:"-"`

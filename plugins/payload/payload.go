@@ -40,6 +40,9 @@ type ProposeRequest struct {
 	// Knobs are what the trainer lets a proposal change.
 	Knobs []plugins.Knob `json:"knobs"`
 	N     int            `json:"n"`
+	// Inspirations are verified programs shown beside the parent (an
+	// evolution loop's top programs and archive elites), with their gains.
+	Inspirations []Record `json:"inspirations,omitempty"`
 }
 
 // For a policy update (plugins.UpdateRequest), each plugins.Sample.State is
@@ -153,6 +156,11 @@ type ImplementRequest struct {
 	Env      string           `json:"env,omitempty"`
 	Proposal plugins.Proposal `json:"proposal"`
 	Knobs    []plugins.Knob   `json:"knobs"`
+	// Repair counts the repairs of a build that failed (0: the first
+	// build); Failure is why the last attempt failed. A repair must keep
+	// the idea: it fixes the implementation, not the proposal.
+	Repair  int    `json:"repair,omitempty"`
+	Failure string `json:"failure,omitempty"`
 }
 
 // ImplementResponse is the implemented proposal, or Infeasible with a reason

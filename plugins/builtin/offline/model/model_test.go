@@ -343,3 +343,33 @@ func TestCompleteRoles(t *testing.T) {
 		t.Error("misspelt payload field accepted")
 	}
 }
+
+// A proposer shown inspirations with a positive gain borrows their edits
+// more often; one shown only worse programs proposes as without them.
+func TestProposeBorrowsFromInspirations(t *testing.T) {
+	pol, _ := LoadPolicy(nil)
+	count := func(req *payload.ProposeRequest) int {
+		resp, err := pol.Propose(req, 1, 42)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, p := range resp.Proposals {
+			if p.Edits["width"] == "128" {
+				n++
+			}
+		}
+		return n
+	}
+	plain := count(proposeReq("t1", 200))
+	good := proposeReq("t1", 200)
+	good.Inspirations = []payload.Record{{Task: "t1", Gain: 0.02, Proposal: plugins.Proposal{Edits: map[string]string{"width": "128"}}}}
+	bad := proposeReq("t1", 200)
+	bad.Inspirations = []payload.Record{{Task: "t1", Gain: -0.02, Proposal: plugins.Proposal{Edits: map[string]string{"width": "128"}}}}
+	if g := count(good); g <= plain {
+		t.Errorf("width=128 proposed %d times with a good inspiration making it, %d without", g, plain)
+	}
+	if b := count(bad); b != plain {
+		t.Errorf("width=128 proposed %d times with a worse inspiration, %d without: only better programs inspire", b, plain)
+	}
+}

@@ -88,10 +88,31 @@ func currentEdits(parent *plugins.Proposal) map[string]string {
 	return cur
 }
 
+// inspirationBonus is how much an edit that a better inspiration made
+// (one with a positive gain) adds to its prior: a proposer shown good
+// programs borrows from them, as OpenEvolve's prompt intends.
+const inspirationBonus = 0.6
+
+// inspired counts, per edit "knob=value", the inspirations with a positive
+// gain that make it.
+func inspired(req *payload.ProposeRequest) map[string]int {
+	out := map[string]int{}
+	for _, r := range req.Inspirations {
+		if r.Infeasible || r.Gain <= 0 {
+			continue
+		}
+		for k, v := range r.Proposal.Edits {
+			out[k+"="+v]++
+		}
+	}
+	return out
+}
+
 // candidates lists every edit that changes the current setup, in a fixed
 // order (knob order, then value order).
 func candidates(req *payload.ProposeRequest) []action {
 	cur := currentEdits(req.Parent)
+	borrow := inspired(req)
 	var out []action
 	for _, k := range req.Knobs {
 		now, ok := cur[k.Name]
@@ -114,7 +135,7 @@ func candidates(req *payload.ProposeRequest) []action {
 			}
 			out = append(out, action{
 				Knob: k.Name, Value: v, Mechanism: k.Mechanism,
-				prior: -0.4*(dist-1) + 0.3*unitHash("prior:"+k.Name+"="+v),
+				prior: -0.4*(dist-1) + 0.3*unitHash("prior:"+k.Name+"="+v) + inspirationBonus*float64(borrow[k.Name+"="+v]),
 			})
 		}
 	}
