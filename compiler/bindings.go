@@ -67,7 +67,7 @@ func bind(c *compilation) {
 // the loop's updates do nothing, and validate says so before the run does.
 func warnFixedPolicies(c *compilation) {
 	for _, l := range c.spec.Loops {
-		if l.Kind.V != "rl" || !l.Proposer.Set {
+		if l.Kind.V != "rl" || !l.Proposer.Set || l.Update != nil {
 			continue
 		}
 		role := c.idx.roles[l.Proposer.Name]

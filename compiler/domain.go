@@ -98,6 +98,9 @@ func (k *checker) domain() {
 	k.loopsDomain()
 	k.tasksDomain()
 	k.pricesDomain()
+	for _, l := range k.s.Loops {
+		k.updateDomain(l)
+	}
 	k.calibrationDomain()
 	k.budgetFit()
 	k.rolesPriced()

@@ -34,6 +34,10 @@ type MeasuredLoop struct {
 	Built       int     `json:"built,omitempty"`
 	BuildFailed int     `json:"build_failed,omitempty"`
 	BuildFail   float64 `json:"build_failure_rate,omitempty"`
+	// Resampled counts the groups dynamic sampling drew in place of
+	// dropped ones; Updates the policy updates an update command made.
+	Resampled int `json:"resampled_groups,omitempty"`
+	Updates   int `json:"updates,omitempty"`
 }
 
 // MeasuredPhase is one phase's reserved real runs.

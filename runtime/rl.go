@@ -181,7 +181,11 @@ func (r *rlLoop) run(idx int, ph *plan.Phase) error {
 		}
 		per := (len(rollout) + every - 1) / every
 		lo, hi := min((t%every)*per, len(rollout)), min((t%every+1)*per, len(rollout))
-		if err := r.update(t, rollout[lo:hi]); err != nil {
+		batch, err := r.refill(t, rollout[lo:hi])
+		if err != nil {
+			return err
+		}
+		if err := r.update(t, batch); err != nil {
 			return err
 		}
 		r.steps++
@@ -200,6 +204,49 @@ func (r *rlLoop) run(idx int, ph *plan.Phase) error {
 	// Rounds scheduled after the last step that ran are skipped: a loop that
 	// stops early for budget has nothing newer to calibrate.
 	return nil
+}
+
+// refill is DAPO's dynamic sampling: a step's groups whose rewards are
+// all equal carry no advantage and are dropped, so as many fresh groups are
+// sampled in their place, and again for those of them that are dropped, at
+// most the plan's resample_rounds extra rounds. The fresh groups join the
+// current rollout (calibration may pick from them).
+func (r *rlLoop) refill(t int, groups []*group) ([]*group, error) {
+	l := r.l
+	if l.ZeroVariance != "drop" || l.ResampleRounds <= 0 {
+		return groups, nil
+	}
+	out := groups
+	dropped := zeroVariance(groups)
+	for round := 1; round <= l.ResampleRounds && dropped > 0; round++ {
+		if l.UntilBudget && !r.canAffordRefresh() {
+			break
+		}
+		extra, err := r.sampleGroups(fmt.Sprintf("r%d/t%d/x%d", t/l.RolloutEvery, t, round), dropped)
+		if err != nil {
+			return nil, err
+		}
+		r.rollouts[len(r.rollouts)-1] = append(r.rollouts[len(r.rollouts)-1], extra...)
+		r.measured.loop(l.Name, func(m *MeasuredLoop) { m.Resampled += len(extra) })
+		out = append(out, extra...)
+		dropped = zeroVariance(extra)
+	}
+	return out, nil
+}
+
+// zeroVariance counts the groups whose rewards are all equal.
+func zeroVariance(groups []*group) int {
+	n := 0
+	for _, gr := range groups {
+		rewards := make([]float64, len(gr.Cands))
+		for i, c := range gr.Cands {
+			rewards[i] = c.Reward
+		}
+		if _, ok := advantages(rewards); !ok {
+			n++
+		}
+	}
+	return n
 }
 
 // canAffordRefresh reports whether the budget, less what later phases
@@ -224,16 +271,22 @@ func (r *rlLoop) canAffordRefresh() bool {
 
 // rollout samples G proposals for each of the loop's states and scores them.
 func (r *rlLoop) rollout(refresh int) ([]*group, error) {
+	return r.sampleGroups(fmt.Sprintf("r%d", refresh), r.l.StatesPerStep)
+}
+
+// sampleGroups samples G proposals for each of n fresh states, named
+// LOOP/TAG/sN, and scores them.
+func (r *rlLoop) sampleGroups(tag string, states int) ([]*group, error) {
 	l, sh := r.l, r.sh
-	states, G := l.StatesPerStep, l.ProposalsPerState
+	G := l.ProposalsPerState
 	train := r.tasksOf("", l.Split)
 	if len(train) == 0 {
 		return nil, fmt.Errorf("loop %s: no %s tasks", l.Name, l.Split)
 	}
 	groups := make([]*group, states)
 	for s := range groups {
-		t := train[rng(r.v.Seed, fmt.Sprintf("%s/r%d/s%d/task", l.Name, refresh, s)).IntN(len(train))]
-		groups[s] = &group{State: fmt.Sprintf("%s/r%d/s%d", l.Name, refresh, s), Task: t, TaskKey: t.Env + "/" + t.Name, Cands: make([]candidate, G)}
+		t := train[rng(r.v.Seed, fmt.Sprintf("%s/%s/s%d/task", l.Name, tag, s)).IntN(len(train))]
+		groups[s] = &group{State: fmt.Sprintf("%s/%s/s%d", l.Name, tag, s), Task: t, TaskKey: t.Env + "/" + t.Name, Cands: make([]candidate, G)}
 	}
 	// Propose.
 	type at struct{ s, g int }
@@ -511,7 +564,7 @@ func (r *rlLoop) update(t int, groups []*group) error {
 			if c.Infeasible && c.Proposal.ID == "" && len(c.Proposal.Edits) == 0 {
 				continue // the proposer gave nothing to reinforce
 			}
-			samples = append(samples, plugins.Sample{State: string(c.state), Proposal: c.Proposal, Advantage: adv[i]})
+			samples = append(samples, plugins.Sample{State: string(c.state), Proposal: c.Proposal, Advantage: adv[i], Group: gr.State, Reward: c.Reward})
 		}
 	}
 	if n > 0 {
@@ -520,7 +573,11 @@ func (r *rlLoop) update(t int, groups []*group) error {
 	}
 	fig.Samples = len(samples)
 	key := fmt.Sprintf("%s/update/%d", l.Name, t)
-	if d, ok := r.j.Call(journal.KindPolicy, key); ok {
+	if l.Update != nil {
+		if err := r.trainPolicy(t, key, samples); err != nil {
+			return err
+		}
+	} else if d, ok := r.j.Call(journal.KindPolicy, key); ok {
 		var pr policyRecord
 		if err := json.Unmarshal(d, &pr); err == nil && pr.Failed == "" {
 			r.setPolicy(l.Proposer, pr.State)

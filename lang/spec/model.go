@@ -188,16 +188,21 @@ type Loop struct {
 	Kind      Val[string] `assay:"kind" enum:"rl|evolution" doc:"RL over a proposer policy, or evolution with islands"`
 
 	// RL.
-	Algorithm         Val[string]  `assay:"algorithm" enum:"grpo|dapo" doc:"policy-gradient algorithm"`
-	Steps             Val[int]     `assay:"steps" doc:"policy updates; omit with until_budget = true to spend the budget"`
-	UntilBudget       Val[bool]    `assay:"until_budget" doc:"run as many steps as the real-run budget buys"`
-	StatesPerStep     Val[int]     `assay:"states" doc:"states per rollout"`
-	ProposalsPerState Val[int]     `assay:"proposals_per_state" doc:"proposals sampled per state (group size G)"`
-	RolloutEvery      Val[int]     `assay:"rollout_every" doc:"steps between rollout refreshes; 1 = a fresh rollout each step"`
-	ZeroVariance      Val[string]  `assay:"zero_variance" enum:"drop|keep" doc:"what to do with groups whose rewards are all equal"`
-	Reward            Ref          `assay:"reward" doc:"reward block"`
-	Screen            Ref          `assay:"screen" doc:"critic that judges candidates (evolution: ranks ideas; RL: labels them and routes uncertain ones to real runs)"`
-	LearningRate      Val[float64] `assay:"learning_rate" doc:"policy learning rate"`
+	Algorithm         Val[string] `assay:"algorithm" enum:"grpo|dapo" doc:"policy-gradient algorithm"`
+	Steps             Val[int]    `assay:"steps" doc:"policy updates; omit with until_budget = true to spend the budget"`
+	UntilBudget       Val[bool]   `assay:"until_budget" doc:"run as many steps as the real-run budget buys"`
+	StatesPerStep     Val[int]    `assay:"states" doc:"states per rollout"`
+	ProposalsPerState Val[int]    `assay:"proposals_per_state" doc:"proposals sampled per state (group size G)"`
+	RolloutEvery      Val[int]    `assay:"rollout_every" doc:"steps between rollout refreshes; 1 = a fresh rollout each step"`
+	ZeroVariance      Val[string] `assay:"zero_variance" enum:"drop|keep" doc:"what to do with groups whose rewards are all equal"`
+	// Dynamic sampling (DAPO): a step whose groups were dropped samples
+	// that many fresh groups again, at most this many extra rounds.
+	ResampleRounds  Val[int]      `assay:"resample_rounds" doc:"dynamic sampling (zero_variance = \"drop\"): most extra rounds per step that sample fresh groups in place of the dropped ones; 0 = no refill"`
+	ExpectedDropped Val[float64]  `assay:"expected_dropped" doc:"expected share of groups with all rewards equal, for estimates of the refill (default 0; the high estimate assumes every group is dropped)"`
+	Reward          Ref           `assay:"reward" doc:"reward block"`
+	Screen          Ref           `assay:"screen" doc:"critic that judges candidates (evolution: ranks ideas; RL: labels them and routes uncertain ones to real runs)"`
+	LearningRate    Val[float64]  `assay:"learning_rate" doc:"policy learning rate"`
+	Update          *PolicyUpdate `assay:"update,block" doc:"train the proposer with your RL training command after each step and serve the new adapter (see docs/policy-training.md)"`
 
 	// Evolution.
 	Islands        Val[int]    `assay:"islands" doc:"independent populations per task"`
@@ -215,6 +220,18 @@ type Loop struct {
 	Summarizer Ref `assay:"summarizer" doc:"summarizer role that describes a built candidate for the critic; required when the spec has several"`
 
 	Range diag.Range `json:"-"`
+}
+
+// PolicyUpdate trains a loop's proposer outside Assay: each policy update's
+// batch goes to a command plugin's update_command, through the spec's
+// executor, and the proposer's endpoint then serves the adapter it wrote.
+type PolicyUpdate struct {
+	Trainer Ref          `assay:"trainer" doc:"command plugin (source = \"builtin:command\", with update_command in its config) that runs one policy update"`
+	GPU     Val[string]  `assay:"gpu" doc:"GPU type of one update; must have a price"`
+	GPUs    Val[int]     `assay:"gpus" doc:"GPUs of one update"`
+	Hours   Val[float64] `assay:"hours" unit:"hours" doc:"wall-clock hours of one update, for its cost and the wall-time estimate"`
+	Adapter Val[string]  `assay:"adapter" doc:"name prefix of the adapters the proposer's endpoint serves: update N is loaded as PREFIX-step-N; defaults to the loop's name"`
+	Range   diag.Range   `json:"-"`
 }
 
 // Records are seed records.

@@ -33,8 +33,9 @@ func secondsField(name string, def float64, doc string) *Field {
 // OpenAI is builtin:openai, an LLM client for servers that speak the
 // OpenAI chat-completions API.
 var OpenAI = &Schema{
-	Builtin: "openai",
-	Kind:    "llm",
+	Builtin:        "openai",
+	Kind:           "llm",
+	ServesAdapters: true,
 	Doc: "LLM client for any server that speaks the OpenAI chat-completions API (hosted APIs, vLLM, Ollama, llama.cpp). " +
 		"Requests go only to base_url: there is no default endpoint. The API key is read from the environment variable api_key_env names, never from the spec.",
 	Fields: []*Field{
@@ -88,8 +89,9 @@ var TinyLM = &Schema{
 // training command once per real run. Where the command runs (locally or
 // on Slurm) is the spec's executor block, not this config.
 var Command = &Schema{
-	Builtin: "command",
-	Kind:    "trainer",
+	Builtin:   "command",
+	Kind:      "trainer",
+	UpdateKey: "update_command",
 	Doc: "runs your own training command once per real run, in a working directory of its own, and reads the metric it reports; " +
 		"with update_command it also runs your RL training command once per policy update of a loop whose update block names it. " +
 		"Where the command runs (local or Slurm) is the spec's executor block",

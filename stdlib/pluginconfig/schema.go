@@ -82,6 +82,13 @@ type Schema struct {
 	// TrainsPolicy: an llm built-in that can update a proposer policy (it
 	// serves Update); a proposer on one that cannot samples a fixed policy.
 	TrainsPolicy bool
+	// ServesAdapters: an llm built-in that can point a proposer at an
+	// adapter a loop's update command trained (plugins.UpdateRequest's
+	// Adapter).
+	ServesAdapters bool
+	// UpdateKey: a trainer built-in that can run a loop's policy update
+	// when its config has this key; "" for one that cannot.
+	UpdateKey string
 }
 
 // Field returns the top-level field named name, or nil.

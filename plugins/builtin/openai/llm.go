@@ -73,6 +73,14 @@ func (l *llm) complete(ctx context.Context, c *client, req *plugins.CompleteRequ
 	if model == "" {
 		model = c.cfg.Model
 	}
+	if req.Role == plugins.RolePropose && len(req.State) > 0 {
+		// A trained policy: its adapter, which Update had the server load.
+		st, err := parseState(req.State)
+		if err != nil {
+			return nil, err
+		}
+		model = st.Adapter
+	}
 	if model == "" {
 		return nil, fmt.Errorf("openai plugin: no model for the %s role: set model on the role or in the plugin config", req.Role)
 	}
@@ -114,9 +122,45 @@ func (l *llm) complete(ctx context.Context, c *client, req *plugins.CompleteRequ
 	return out, nil
 }
 
-// Update is not possible through a chat-completions API.
-func (l *llm) Update(context.Context, *plugins.UpdateRequest) (*plugins.UpdateResponse, error) {
-	return nil, fmt.Errorf("openai plugin cannot train a hosted model: %w", plugins.ErrUnsupported)
+// Update points the role at an adapter the loop's update command trained:
+// the server loads it (vLLM's /v1/load_lora_adapter) and the returned
+// State names it, so later proposer calls with that State ask for it as
+// their model. Training itself is not possible through a chat-completions
+// API: an update without an adapter is ErrUnsupported.
+func (l *llm) Update(ctx context.Context, req *plugins.UpdateRequest) (*plugins.UpdateResponse, error) {
+	if req.Adapter == nil {
+		return nil, fmt.Errorf("openai plugin cannot train a hosted model: %w", plugins.ErrUnsupported)
+	}
+	if req.Adapter.Name == "" || req.Adapter.Path == "" {
+		return nil, fmt.Errorf("openai plugin: an adapter needs a name and a path, got %+v", *req.Adapter)
+	}
+	c, err := l.client(req.Config)
+	if err != nil {
+		return nil, redact.Error(err)
+	}
+	if err := c.loadAdapter(ctx, req.Adapter.Name, req.Adapter.Path); err != nil {
+		return nil, redact.Error(fmt.Errorf("openai plugin: loading adapter %s from %s: %w", req.Adapter.Name, req.Adapter.Path, err), c.key())
+	}
+	st, err := json.Marshal(policyState{Adapter: req.Adapter.Name, Path: req.Adapter.Path})
+	if err != nil {
+		return nil, err
+	}
+	return &plugins.UpdateResponse{State: st}, nil
+}
+
+// policyState is the State of a proposer whose policy an update command
+// trained: the adapter the server serves it under.
+type policyState struct {
+	Adapter string `json:"adapter"`
+	Path    string `json:"path"`
+}
+
+func parseState(b []byte) (policyState, error) {
+	var st policyState
+	if err := json.Unmarshal(b, &st); err != nil || st.Adapter == "" {
+		return st, fmt.Errorf("openai plugin: the proposer's policy state is not an adapter this plugin loaded (%q): %w", excerpt(string(b), 80), plugins.ErrInvalidConfig)
+	}
+	return st, nil
 }
 
 // instructions tell each role what to answer, in the shape of its
