@@ -111,7 +111,7 @@ func (r *rlLoop) trainPolicy(t int, key string, samples []plugins.Sample) error 
 		Algorithm: l.Algorithm, LearningRate: l.LearningRate, ClipLow: l.ClipLow, ClipHigh: l.ClipHigh, KLCoef: l.KLCoef, TokenLevel: l.TokenLevel, Epochs: l.Epochs}
 	req := &plugins.RunRequest{RunID: key, Seed: int64(derive(r.v.Seed, key) >> 1), Config: r.config[u.Trainer],
 		Executor: plugins.ExecutorSpec{Kind: r.v.Executor.Kind, Concurrency: r.v.Executor.Concurrency, GPUs: r.v.Executor.GPUs, Slurm: r.v.Executor.Slurm},
-		GPUs: u.GPUs, WorkDir: dir, Update: job}
+		GPUs:     u.GPUs, WorkDir: dir, Update: job}
 	var res *plugins.RunResult
 	err = r.call(u.Trainer, func(inst Instance) error {
 		tr := inst.Trainer()

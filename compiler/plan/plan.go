@@ -221,7 +221,7 @@ type Loop struct {
 	// every step that has samples, and points its endpoint at the adapter
 	// the command writes; nil: the proposer's own plugin updates it.
 	Update *PolicyUpdate `json:"update,omitempty"`
-	Reward            string `json:"reward,omitempty"`
+	Reward string        `json:"reward,omitempty"`
 	// RewardSource is the reward's gain_from: predicted, real or critic.
 	RewardSource string `json:"reward_source,omitempty"`
 	Screen       string `json:"screen,omitempty"`
