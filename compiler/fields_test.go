@@ -35,6 +35,9 @@ var fieldValues = map[string][]any{
 	"environment.*.run_cost.gpu":    {"H100", "B200", "CPU"},
 	"critic.*.routed_range":         {[]float64{0.2, 0.9}},
 	"environment.*.task.*.baseline": {0.5},
+	"loop.*.update.gpu":             {"H100", "B200", "CPU"},
+	"loop.*.resample_rounds":        {1, 3},
+	"loop.*.expected_dropped":       {0.3},
 }
 
 // refKinds names the block kind a reference field points at, for fields
@@ -51,6 +54,7 @@ var refKinds = map[string]string{
 	"loop.*.proposer":         "role",
 	"loop.*.builder":          "role",
 	"loop.*.summarizer":       "role",
+	"loop.*.update.trainer":   "plugin",
 	"records.proposer":        "role",
 	"records.builder":         "role",
 	"evaluation.proposer":     "role",
@@ -92,6 +96,12 @@ var alsoChange = map[string]func(s *spec.Spec, path string, x any){
 	"records.builder":     nameOriginal("builder"),
 	"evaluation.proposer": nameOriginal("proposer"),
 	"evaluation.builder":  nameOriginal("builder"),
+	// expected_dropped prices the refill, which resample_rounds turns on.
+	"loop.*.expected_dropped": func(s *spec.Spec, path string, _ any) {
+		if in, ok := findInst(s, strings.TrimSuffix(path, "expected_dropped")+"resample_rounds"); ok {
+			setVal(2)(in.v)
+		}
+	},
 	// A real reward takes no predictor.
 	"reward.*.source": func(s *spec.Spec, path string, x any) {
 		if x == "real" {

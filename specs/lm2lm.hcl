@@ -185,11 +185,9 @@ loop "policy" {
   proposals_per_state = 8
   reward              = reward.rwm_gain
   learning_rate       = 1e-6
-  # Dynamic sampling: groups whose rewards are all equal are dropped and
-  # refilled by at most 2 more rounds of sampling; the estimate expects a
-  # tenth of the groups to be dropped (an assumption, not the paper's).
-  resample_rounds  = 2
-  expected_dropped = 0.1
+  # Groups whose rewards are all equal are dropped (the dapo preset's
+  # zero_variance = "drop") and, as in the paper, not refilled: every
+  # refresh scores exactly 256 x 8 proposals (resample_rounds = 0).
 
   # RL training of the proposer: the paper's total with RL training is
   # $56.1k against $40.1k for data generation alone, so $16.0k over 96
