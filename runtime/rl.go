@@ -216,7 +216,9 @@ func (r *rlLoop) refill(t int, groups []*group) ([]*group, error) {
 	if l.ZeroVariance != "drop" || l.ResampleRounds <= 0 {
 		return groups, nil
 	}
-	out := groups
+	// A copy: groups is a window of the rollout, and appending to it would
+	// overwrite the next step's groups.
+	out := append([]*group(nil), groups...)
 	dropped := zeroVariance(groups)
 	for round := 1; round <= l.ResampleRounds && dropped > 0; round++ {
 		if l.UntilBudget && !r.canAffordRefresh() {
