@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"assay/plugins"
+	"assay/plugins/payload"
 	"assay/runtime/journal"
 )
 
@@ -20,17 +21,19 @@ type updateReservation struct {
 }
 
 // batchLine is one line of an update's batch file (JSONL): one sampled
-// proposal with its group, reward and group-relative advantage. State is
-// the proposer request it was sampled from (the prompt's input) and
-// Completion the proposer's answer as the runtime read it.
+// proposal with its group, reward and group-relative advantage. Prompt is
+// the chat the proposer was served (payload.Chat of State, the proposer
+// request the proposal was sampled from) and Completion the answer as the
+// runtime read it, re-encoded: the text to reinforce.
 type batchLine struct {
-	Step       int              `json:"step"`
-	Group      string           `json:"group"`
-	State      json.RawMessage  `json:"state"`
-	Completion json.RawMessage  `json:"completion"`
-	Proposal   plugins.Proposal `json:"proposal"`
-	Reward     float64          `json:"reward"`
-	Advantage  float64          `json:"advantage"`
+	Step       int               `json:"step"`
+	Group      string            `json:"group"`
+	Prompt     []payload.Message `json:"prompt"`
+	Completion string            `json:"completion"`
+	State      json.RawMessage   `json:"state"`
+	Proposal   plugins.Proposal  `json:"proposal"`
+	Reward     float64           `json:"reward"`
+	Advantage  float64           `json:"advantage"`
 }
 
 // trainPolicy makes step t's policy update with the loop's update command:
@@ -175,11 +178,17 @@ func writeBatch(path string, step int, samples []plugins.Sample) error {
 			q, _ := json.Marshal(s.State)
 			state = q
 		}
-		completion, err := json.Marshal(map[string]any{"proposals": []plugins.Proposal{s.Proposal}})
+		completion, err := payload.Encode(payload.ProposeResponse{Proposals: []plugins.Proposal{s.Proposal}})
 		if err != nil {
 			return err
 		}
-		if err := enc.Encode(batchLine{Step: step, Group: s.Group, State: state, Completion: completion, Proposal: s.Proposal, Reward: s.Reward, Advantage: s.Advantage}); err != nil {
+		prompt, err := payload.Chat(plugins.RolePropose, nil, state)
+		if err != nil {
+			return err
+		}
+		line := batchLine{Step: step, Group: s.Group, Prompt: prompt, Completion: string(completion), State: state,
+			Proposal: s.Proposal, Reward: s.Reward, Advantage: s.Advantage}
+		if err := enc.Encode(line); err != nil {
 			return err
 		}
 	}

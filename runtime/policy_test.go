@@ -118,7 +118,9 @@ func (f *fakeUpdater) Start(ctx context.Context, req *plugins.RunRequest) (*plug
 	n := 0
 	for sc := bufio.NewScanner(b); sc.Scan(); n++ {
 		var line batchLine
-		if err := json.Unmarshal(sc.Bytes(), &line); err != nil || line.Group == "" || line.Step != req.Update.Step {
+		err := json.Unmarshal(sc.Bytes(), &line)
+		if err != nil || line.Group == "" || line.Step != req.Update.Step || len(line.Prompt) != 2 || line.Prompt[0].Role != "system" ||
+			!strings.HasPrefix(line.Prompt[1].Content, "Input:\n") || !strings.Contains(line.Completion, `"proposals"`) {
 			return nil, fmt.Errorf("batch line %d: %v %+v", n, err, line)
 		}
 	}

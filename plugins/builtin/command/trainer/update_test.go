@@ -76,3 +76,24 @@ func TestPolicyUpdate(t *testing.T) {
 		t.Errorf("unknown placeholder: %v", err)
 	}
 }
+
+// A policy update goes through the Slurm executor as a real run does: the
+// command runs in a job, and the update finishes once it wrote an adapter.
+func TestSlurmPolicyUpdate(t *testing.T) {
+	requireSlurm(t)
+	t.Parallel()
+	req := updateRequest(t, "upd", map[string]any{"update_command": `mkdir -p {{adapter_dir}} && echo "$SLURM_JOB_ID" > {{adapter_dir}}/jobid && wc -l < {{batch}} > {{adapter_dir}}/lines`})
+	req.RunID += "-" + filepath.Base(filepath.Dir(filepath.Dir(req.WorkDir))) // t.TempDir is unique: so are job names
+	req.GPUs = 0
+	req.Executor = plugins.ExecutorSpec{Kind: "slurm", Concurrency: 1, Slurm: map[string]any{"time_limit": "5"}}
+	r := run(t, newTrainer(), req)
+	if r.Status != plugins.StatusFinished {
+		t.Fatalf("got %+v", r)
+	}
+	if b, err := os.ReadFile(filepath.Join(req.Update.AdapterDir, "jobid")); err != nil || strings.TrimSpace(string(b)) == "" {
+		t.Fatalf("the update did not run under Slurm: %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(req.Update.AdapterDir, "lines")); strings.TrimSpace(string(b)) != "1" {
+		t.Errorf("the update saw %q batch lines, want 1", b)
+	}
+}
