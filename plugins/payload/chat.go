@@ -67,4 +67,3 @@ func Chat(role string, messages []Message, body []byte) ([]Message, error) {
 	}
 	return msgs, nil
 }
-
