@@ -123,16 +123,18 @@ type PolicyJob struct {
 	BatchFile  string
 	AdapterDir string
 	// BaseModel is the proposer's model; PreviousAdapter the adapter the
-	// batch was sampled from ("" before the first update).
-	BaseModel       string
-	PreviousAdapter string
-	Algorithm       string
-	LearningRate    float64
-	ClipLow         float64
-	ClipHigh        float64
-	KLCoef          float64
-	TokenLevel      bool
-	Epochs          int
+	// batch was sampled from ("" before the first update), served under
+	// that name from PreviousAdapterDir.
+	BaseModel          string
+	PreviousAdapter    string
+	PreviousAdapterDir string
+	Algorithm          string
+	LearningRate       float64
+	ClipLow            float64
+	ClipHigh           float64
+	KLCoef             float64
+	TokenLevel         bool
+	Epochs             int
 }
 
 // ExecutorSpec is the plan's executor section.

@@ -102,15 +102,17 @@ func (r *rlLoop) trainPolicy(t int, key string, samples []plugins.Sample) error 
 	if err := writeBatch(batch, t+1, samples); err != nil {
 		return err
 	}
-	prev := ""
-	var st struct {
+	// The adapter the batch was sampled from, as the proposer's plugin
+	// named it in the policy state it returned.
+	var prev struct {
 		Adapter string `json:"adapter"`
+		Path    string `json:"path"`
 	}
-	if p := r.policyOf(ro.Name); len(p) > 0 && json.Unmarshal(p, &st) == nil {
-		prev = st.Adapter
+	if p := r.policyOf(ro.Name); len(p) > 0 {
+		_ = json.Unmarshal(p, &prev)
 	}
 	name := fmt.Sprintf("%s-step-%d", u.Adapter, t+1)
-	job := &plugins.PolicyJob{Step: t + 1, BatchFile: batch, AdapterDir: filepath.Join(dir, "adapter"), BaseModel: ro.Model, PreviousAdapter: prev,
+	job := &plugins.PolicyJob{Step: t + 1, BatchFile: batch, AdapterDir: filepath.Join(dir, "adapter"), BaseModel: ro.Model, PreviousAdapter: prev.Adapter, PreviousAdapterDir: prev.Path,
 		Algorithm: l.Algorithm, LearningRate: l.LearningRate, ClipLow: l.ClipLow, ClipHigh: l.ClipHigh, KLCoef: l.KLCoef, TokenLevel: l.TokenLevel, Epochs: l.Epochs}
 	req := &plugins.RunRequest{RunID: key, Seed: int64(derive(r.v.Seed, key) >> 1), Config: r.config[u.Trainer],
 		Executor: plugins.ExecutorSpec{Kind: r.v.Executor.Kind, Concurrency: r.v.Executor.Concurrency, GPUs: r.v.Executor.GPUs, Slurm: r.v.Executor.Slurm},

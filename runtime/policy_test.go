@@ -178,7 +178,7 @@ func (s servedLLM) Update(ctx context.Context, req *plugins.UpdateRequest) (*plu
 	s.mu.Lock()
 	*s.loaded = append(*s.loaded, req.Adapter.Name)
 	s.mu.Unlock()
-	st, _ := json.Marshal(map[string]string{"adapter": req.Adapter.Name})
+	st, _ := json.Marshal(map[string]string{"adapter": req.Adapter.Name, "path": req.Adapter.Path})
 	return &plugins.UpdateResponse{State: st}, nil
 }
 
@@ -224,8 +224,8 @@ func TestUpdateCommand(t *testing.T) {
 	if strings.Join(loaded, " ") != strings.Join(want, " ") {
 		t.Errorf("adapters loaded %v, want %v", loaded, want)
 	}
-	if up.jobs[3].PreviousAdapter != "pol-step-2" {
-		t.Errorf("step 4 trained from %q, want pol-step-2", up.jobs[3].PreviousAdapter)
+	if j := up.jobs[3]; j.PreviousAdapter != "pol-step-2" || j.PreviousAdapterDir != up.jobs[1].AdapterDir {
+		t.Errorf("step 4 trained from %q in %q, want pol-step-2 in %s", j.PreviousAdapter, j.PreviousAdapterDir, up.jobs[1].AdapterDir)
 	}
 	if res.Totals.PolicyUpdates != 7 || res.Totals.Measured.Loops["policy"].Updates != 7 {
 		t.Errorf("updates %d (measured %d), want 7", res.Totals.PolicyUpdates, res.Totals.Measured.Loops["policy"].Updates)

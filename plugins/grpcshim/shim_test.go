@@ -102,7 +102,7 @@ func TestRoundTripEveryField(t *testing.T) {
 		Config:   cfg,
 		Executor: plugins.ExecutorSpec{Kind: "slurm", Concurrency: 4, GPUs: 8, Slurm: map[string]any{"partition": "gpu"}},
 		GPUs:     2, TimeLimitSeconds: 3600.5, WorkDir: "/tmp/w",
-		Update: &plugins.PolicyJob{Step: 3, BatchFile: "/w/batch.jsonl", AdapterDir: "/w/adapter", BaseModel: "q", PreviousAdapter: "p-2",
+		Update: &plugins.PolicyJob{Step: 3, BatchFile: "/w/batch.jsonl", AdapterDir: "/w/adapter", BaseModel: "q", PreviousAdapter: "p-2", PreviousAdapterDir: "/w/prev",
 			Algorithm: "grpo", LearningRate: 1e-6, ClipLow: 0.2, ClipHigh: 0.2, KLCoef: 0.04, TokenLevel: false, Epochs: 4},
 	}
 	h, err := tr.Start(ctx, run)

@@ -315,7 +315,7 @@ func policyJobToProto(j *plugins.PolicyJob) *pb.PolicyJob {
 		return nil
 	}
 	return &pb.PolicyJob{Step: int64(j.Step), BatchFile: j.BatchFile, AdapterDir: j.AdapterDir, BaseModel: j.BaseModel,
-		PreviousAdapter: j.PreviousAdapter, Algorithm: j.Algorithm, LearningRate: j.LearningRate, ClipLow: j.ClipLow,
+		PreviousAdapter: j.PreviousAdapter, PreviousAdapterDir: j.PreviousAdapterDir, Algorithm: j.Algorithm, LearningRate: j.LearningRate, ClipLow: j.ClipLow,
 		ClipHigh: j.ClipHigh, KlCoef: j.KLCoef, TokenLevel: j.TokenLevel, Epochs: int64(j.Epochs)}
 }
 
@@ -324,6 +324,6 @@ func policyJobFromProto(j *pb.PolicyJob) *plugins.PolicyJob {
 		return nil
 	}
 	return &plugins.PolicyJob{Step: int(j.GetStep()), BatchFile: j.GetBatchFile(), AdapterDir: j.GetAdapterDir(), BaseModel: j.GetBaseModel(),
-		PreviousAdapter: j.GetPreviousAdapter(), Algorithm: j.GetAlgorithm(), LearningRate: j.GetLearningRate(), ClipLow: j.GetClipLow(),
+		PreviousAdapter: j.GetPreviousAdapter(), PreviousAdapterDir: j.GetPreviousAdapterDir(), Algorithm: j.GetAlgorithm(), LearningRate: j.GetLearningRate(), ClipLow: j.GetClipLow(),
 		ClipHigh: j.GetClipHigh(), KLCoef: j.GetKlCoef(), TokenLevel: j.GetTokenLevel(), Epochs: int(j.GetEpochs())}
 }

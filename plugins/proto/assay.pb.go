@@ -454,21 +454,22 @@ func (x *RunRequest) GetUpdate() *PolicyJob {
 }
 
 type PolicyJob struct {
-	state           protoimpl.MessageState `protogen:"open.v1"`
-	Step            int64                  `protobuf:"varint,1,opt,name=step,proto3" json:"step,omitempty"`
-	BatchFile       string                 `protobuf:"bytes,2,opt,name=batch_file,json=batchFile,proto3" json:"batch_file,omitempty"`
-	AdapterDir      string                 `protobuf:"bytes,3,opt,name=adapter_dir,json=adapterDir,proto3" json:"adapter_dir,omitempty"`
-	BaseModel       string                 `protobuf:"bytes,4,opt,name=base_model,json=baseModel,proto3" json:"base_model,omitempty"`
-	PreviousAdapter string                 `protobuf:"bytes,5,opt,name=previous_adapter,json=previousAdapter,proto3" json:"previous_adapter,omitempty"`
-	Algorithm       string                 `protobuf:"bytes,6,opt,name=algorithm,proto3" json:"algorithm,omitempty"`
-	LearningRate    float64                `protobuf:"fixed64,7,opt,name=learning_rate,json=learningRate,proto3" json:"learning_rate,omitempty"`
-	ClipLow         float64                `protobuf:"fixed64,8,opt,name=clip_low,json=clipLow,proto3" json:"clip_low,omitempty"`
-	ClipHigh        float64                `protobuf:"fixed64,9,opt,name=clip_high,json=clipHigh,proto3" json:"clip_high,omitempty"`
-	KlCoef          float64                `protobuf:"fixed64,10,opt,name=kl_coef,json=klCoef,proto3" json:"kl_coef,omitempty"`
-	TokenLevel      bool                   `protobuf:"varint,11,opt,name=token_level,json=tokenLevel,proto3" json:"token_level,omitempty"`
-	Epochs          int64                  `protobuf:"varint,12,opt,name=epochs,proto3" json:"epochs,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	state              protoimpl.MessageState `protogen:"open.v1"`
+	Step               int64                  `protobuf:"varint,1,opt,name=step,proto3" json:"step,omitempty"`
+	BatchFile          string                 `protobuf:"bytes,2,opt,name=batch_file,json=batchFile,proto3" json:"batch_file,omitempty"`
+	AdapterDir         string                 `protobuf:"bytes,3,opt,name=adapter_dir,json=adapterDir,proto3" json:"adapter_dir,omitempty"`
+	BaseModel          string                 `protobuf:"bytes,4,opt,name=base_model,json=baseModel,proto3" json:"base_model,omitempty"`
+	PreviousAdapter    string                 `protobuf:"bytes,5,opt,name=previous_adapter,json=previousAdapter,proto3" json:"previous_adapter,omitempty"`
+	Algorithm          string                 `protobuf:"bytes,6,opt,name=algorithm,proto3" json:"algorithm,omitempty"`
+	LearningRate       float64                `protobuf:"fixed64,7,opt,name=learning_rate,json=learningRate,proto3" json:"learning_rate,omitempty"`
+	ClipLow            float64                `protobuf:"fixed64,8,opt,name=clip_low,json=clipLow,proto3" json:"clip_low,omitempty"`
+	ClipHigh           float64                `protobuf:"fixed64,9,opt,name=clip_high,json=clipHigh,proto3" json:"clip_high,omitempty"`
+	KlCoef             float64                `protobuf:"fixed64,10,opt,name=kl_coef,json=klCoef,proto3" json:"kl_coef,omitempty"`
+	TokenLevel         bool                   `protobuf:"varint,11,opt,name=token_level,json=tokenLevel,proto3" json:"token_level,omitempty"`
+	Epochs             int64                  `protobuf:"varint,12,opt,name=epochs,proto3" json:"epochs,omitempty"`
+	PreviousAdapterDir string                 `protobuf:"bytes,13,opt,name=previous_adapter_dir,json=previousAdapterDir,proto3" json:"previous_adapter_dir,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *PolicyJob) Reset() {
@@ -583,6 +584,13 @@ func (x *PolicyJob) GetEpochs() int64 {
 		return x.Epochs
 	}
 	return 0
+}
+
+func (x *PolicyJob) GetPreviousAdapterDir() string {
+	if x != nil {
+		return x.PreviousAdapterDir
+	}
+	return ""
 }
 
 type RunHandle struct {
@@ -1673,7 +1681,7 @@ const file_assay_proto_rawDesc = "" +
 	"\x12time_limit_seconds\x18\t \x01(\x01R\x10timeLimitSeconds\x12\x19\n" +
 	"\bwork_dir\x18\n" +
 	" \x01(\tR\aworkDir\x122\n" +
-	"\x06update\x18\v \x01(\v2\x1a.assay.plugin.v1.PolicyJobR\x06update\"\xf6\x02\n" +
+	"\x06update\x18\v \x01(\v2\x1a.assay.plugin.v1.PolicyJobR\x06update\"\xa8\x03\n" +
 	"\tPolicyJob\x12\x12\n" +
 	"\x04step\x18\x01 \x01(\x03R\x04step\x12\x1d\n" +
 	"\n" +
@@ -1691,7 +1699,8 @@ const file_assay_proto_rawDesc = "" +
 	" \x01(\x01R\x06klCoef\x12\x1f\n" +
 	"\vtoken_level\x18\v \x01(\bR\n" +
 	"tokenLevel\x12\x16\n" +
-	"\x06epochs\x18\f \x01(\x03R\x06epochs\":\n" +
+	"\x06epochs\x18\f \x01(\x03R\x06epochs\x120\n" +
+	"\x14previous_adapter_dir\x18\r \x01(\tR\x12previousAdapterDir\":\n" +
 	"\tRunHandle\x12\x15\n" +
 	"\x06run_id\x18\x01 \x01(\tR\x05runId\x12\x16\n" +
 	"\x06handle\x18\x02 \x01(\tR\x06handle\"\xd0\x01\n" +

@@ -15,7 +15,7 @@ import (
 // prepareUpdate makes a policy update's directory: run.json and run.sh,
 // which runs the config's update_command on the batch the runtime wrote.
 // The command's placeholders are batch, adapter_dir, step, base_model,
-// previous_adapter, algorithm, learning_rate, clip_low, clip_high,
+// previous_adapter, previous_adapter_dir, algorithm, learning_rate, clip_low, clip_high,
 // kl_coef, token_level, epochs, gpus, workdir, seed and run_id; every
 // value reaches the command as a quoted variable, never as code.
 func (t *Trainer) prepareUpdate(req *plugins.RunRequest, cfg *Config, dir string, limit time.Duration) (*prepared, error) {
@@ -38,7 +38,7 @@ func (t *Trainer) prepareUpdate(req *plugins.RunRequest, cfg *Config, dir string
 	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	vars := map[string]string{
 		"batch": u.BatchFile, "adapter_dir": u.AdapterDir, "step": strconv.Itoa(u.Step),
-		"base_model": u.BaseModel, "previous_adapter": u.PreviousAdapter, "algorithm": u.Algorithm,
+		"base_model": u.BaseModel, "previous_adapter": u.PreviousAdapter, "previous_adapter_dir": u.PreviousAdapterDir, "algorithm": u.Algorithm,
 		"learning_rate": f(u.LearningRate), "clip_low": f(u.ClipLow), "clip_high": f(u.ClipHigh),
 		"kl_coef": f(u.KLCoef), "token_level": strconv.FormatBool(u.TokenLevel), "epochs": strconv.Itoa(u.Epochs),
 		"gpus": strconv.Itoa(req.GPUs), "workdir": dir, "seed": strconv.FormatInt(req.Seed, 10), "run_id": req.RunID,

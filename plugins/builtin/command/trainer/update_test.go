@@ -23,7 +23,7 @@ func updateRequest(t *testing.T, id string, cfg map[string]any) *plugins.RunRequ
 	return &plugins.RunRequest{RunID: id, Seed: 3, Config: cfg, GPUs: 2,
 		Executor: plugins.ExecutorSpec{Kind: "local", Concurrency: 1, GPUs: 2}, WorkDir: dir,
 		Update: &plugins.PolicyJob{Step: 4, BatchFile: batch, AdapterDir: filepath.Join(dir, "adapter"), BaseModel: "base; rm -rf /",
-			PreviousAdapter: "$(touch pwned)", Algorithm: "dapo", LearningRate: 1e-6, ClipLow: 0.2, ClipHigh: 0.28, TokenLevel: true, Epochs: 4}}
+			PreviousAdapter: "$(touch pwned)", PreviousAdapterDir: "/prev dir", Algorithm: "dapo", LearningRate: 1e-6, ClipLow: 0.2, ClipHigh: 0.28, TokenLevel: true, Epochs: 4}}
 }
 
 // An update runs update_command with every value quoted, and finishes only
@@ -32,14 +32,14 @@ func TestPolicyUpdate(t *testing.T) {
 	t.Parallel()
 	tr := newTrainer()
 	cmd := `mkdir -p {{adapter_dir}} && wc -l < {{batch}} > {{adapter_dir}}/lines && ` +
-		`echo "{{step}} {{algorithm}} {{learning_rate}} {{clip_low}} {{clip_high}} {{kl_coef}} {{token_level}} {{epochs}} {{gpus}}|{{base_model}}|{{previous_adapter}}" > {{adapter_dir}}/args`
+		`echo "{{step}} {{algorithm}} {{learning_rate}} {{clip_low}} {{clip_high}} {{kl_coef}} {{token_level}} {{epochs}} {{gpus}}|{{base_model}}|{{previous_adapter}}|{{previous_adapter_dir}}" > {{adapter_dir}}/args`
 	req := updateRequest(t, "u1", map[string]any{"update_command": cmd})
 	r := run(t, tr, req)
 	if r.Status != plugins.StatusFinished {
 		t.Fatalf("status %s: %s", r.Status, r.Reason)
 	}
 	got, _ := os.ReadFile(filepath.Join(req.Update.AdapterDir, "args"))
-	if want := "4 dapo 1e-06 0.2 0.28 0 true 4 2|base; rm -rf /|$(touch pwned)\n"; string(got) != want {
+	if want := "4 dapo 1e-06 0.2 0.28 0 true 4 2|base; rm -rf /|$(touch pwned)|/prev dir\n"; string(got) != want {
 		t.Errorf("args %q, want %q", got, want)
 	}
 	if _, err := os.Stat(filepath.Join(req.WorkDir, "pwned")); err == nil {
