@@ -270,3 +270,66 @@ func TestUpdateCommand(t *testing.T) {
 		t.Errorf("%d updates ran under a cap with room for a few", len(up2.jobs))
 	}
 }
+
+// A run interrupted during a policy update resumes to the totals of an
+// uninterrupted one: updates already made are read back with their
+// reservations, and the interrupted one's reservation is counted once.
+func TestUpdateCommandResume(t *testing.T) {
+	t.Parallel()
+	mk := func() *plan.Plan {
+		p := lm2lmPlan()
+		v := p.Variants[0]
+		v.Plugins = append(v.Plugins, &plan.Plugin{Name: "rl", Kind: "trainer"})
+		v.Loops[0].ZeroVariance = "keep"
+		v.Loops[0].Update = &plan.PolicyUpdate{Trainer: "rl", GPU: "CPU", GPUs: 2, Hours: 0.5, GPUHours: 1, USD: 2, Adapter: "pol", Updates: plan.Exact(8)}
+		return p
+	}
+	var mu sync.Mutex
+	loader := func(up plugins.Trainer) Loader {
+		var loaded, used []string
+		return loaderFunc(func(ctx context.Context, pl *plan.Plugin) (Instance, error) {
+			switch pl.Name {
+			case "rl":
+				return &inst{t: up}, nil
+			case "trainer":
+				return &inst{t: newFakeTrainer()}, nil
+			}
+			return &inst{l: servedLLM{mu: &mu, loaded: &loaded, used: &used}}, nil
+		})
+	}
+	dir := t.TempDir()
+	want, err := runPlan(t, mk(), dir, "ref", loader(&fakeUpdater{}), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cut := &cancelAt{fakeUpdater: &fakeUpdater{}, step: 3, cancel: cancel}
+	if _, err := Run(ctx, mk(), Options{ID: "cut", Dir: dir, Plugins: loader(cut)}); err == nil {
+		t.Fatal("the run was not interrupted")
+	}
+	got, err := runPlan(t, nil, dir, "cut", loader(&fakeUpdater{}), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Totals.GPUHours != want.Totals.GPUHours || got.Totals.USD != want.Totals.USD || got.Totals.PolicyUpdates != want.Totals.PolicyUpdates {
+		t.Errorf("resumed: GPU-hours %v, $%v, %d updates; uninterrupted: %v, $%v, %d",
+			got.Totals.GPUHours, got.Totals.USD, got.Totals.PolicyUpdates, want.Totals.GPUHours, want.Totals.USD, want.Totals.PolicyUpdates)
+	}
+}
+
+// cancelAt interrupts the run while the update of one step is in flight.
+type cancelAt struct {
+	*fakeUpdater
+	step   int
+	cancel func()
+}
+
+func (c *cancelAt) Start(ctx context.Context, req *plugins.RunRequest) (*plugins.RunHandle, error) {
+	h, err := c.fakeUpdater.Start(ctx, req)
+	if req.Update != nil && req.Update.Step == c.step {
+		c.cancel()
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	return h, err
+}
