@@ -101,6 +101,7 @@ func (k *checker) domain() {
 	for _, l := range k.s.Loops {
 		k.updateDomain(l)
 	}
+	k.updaterOnly()
 	k.calibrationDomain()
 	k.budgetFit()
 	k.rolesPriced()

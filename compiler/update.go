@@ -68,6 +68,21 @@ func (k *checker) updateDomain(l *spec.Loop) {
 	}
 }
 
+// updaterOnly refuses an environment whose trainer is a command plugin
+// with only an update_command: it trains policies but runs no proposal.
+func (k *checker) updaterOnly() {
+	for _, e := range k.s.Environments {
+		p := k.x.plugins[e.Trainer.Name]
+		if !e.Trainer.Set || p == nil {
+			continue
+		}
+		if sch, ok := pluginconfig.Lookup(p.Source.V); ok && sch.UpdateKey != "" && hasKey(p.Config.V, sch.UpdateKey) && !hasKey(p.Config.V, "command") {
+			k.add(diag.Errorf(CodeMissing, e.Trainer.Range, "environment %q runs its proposals on plugin %q, which has an update_command but no command", e.Name, p.Name).
+				WithDetail("add command = \"python train.py --config {{config}}\" (and where the metric is) to its config, or name another trainer"))
+		}
+	}
+}
+
 func hasKey(m map[string]any, k string) bool {
 	v, ok := m[k]
 	return ok && v != nil && fmt.Sprint(v) != ""

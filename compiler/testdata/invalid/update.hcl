@@ -21,6 +21,12 @@ plugin "runs" {
   config = { command = "python train.py", metric_regex = "loss=([0-9.]+)" } # ERROR: E_MISSING its config has no update_command
 }
 
+plugin "updater" {
+  kind   = "trainer"
+  source = "builtin:command"
+  config = { update_command = "python grpo_step.py --batch {{batch}} --out {{adapter_dir}}" }
+}
+
 prices {
   gpu_hourly = { B200 = 14.0 }
 }
@@ -141,6 +147,24 @@ loop "own" {
     gpu     = "B200"
     gpus    = 1
     hours   = 1
+  }
+}
+
+environment "nocommand" {
+  trainer  = plugin.updater # ERROR: E_MISSING has an update_command but no command
+  baseline = 0.98
+  scale    = 0.01
+  metric {
+    name      = "val_bpb"
+    direction = "minimize"
+  }
+  run_cost {
+    gpu   = "B200"
+    gpus  = 1
+    hours = 1
+  }
+  tasks {
+    train = 1
   }
 }
 
