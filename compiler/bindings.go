@@ -63,11 +63,12 @@ func bind(c *compilation) {
 }
 
 // warnFixedPolicies warns about an RL loop whose proposer is served by a
-// built-in that cannot update a policy: the run samples a fixed policy, so
-// the loop's updates do nothing, and validate says so before the run does.
+// built-in that cannot update a policy, and that has no update block to
+// train it: the run samples a fixed policy, so the loop's updates do
+// nothing, and validate says so before the run does.
 func warnFixedPolicies(c *compilation) {
 	for _, l := range c.spec.Loops {
-		if l.Kind.V != "rl" || !l.Proposer.Set {
+		if l.Kind.V != "rl" || !l.Proposer.Set || l.Update != nil {
 			continue
 		}
 		role := c.idx.roles[l.Proposer.Name]
@@ -80,7 +81,7 @@ func warnFixedPolicies(c *compilation) {
 		}
 		if sch, ok := pluginconfig.Lookup(p.Source.V); ok && sch.Kind == "llm" && !sch.TrainsPolicy {
 			c.add(diag.Warnf(CodePolicyFixed, firstValid(l.NameRange, l.Range), "loop %q trains proposer %q, whose plugin %s cannot update a policy: the run samples a fixed policy and makes no policy update", l.Name, role.Name, p.Source.V).
-				WithDetail("serve the proposer with a plugin that trains (builtin:offline does), or treat this spec as pricing only"))
+				WithDetail("add an update block to the loop, which trains the policy with your RL command after each step and serves the adapter it writes (docs/policy-training.md); or serve the proposer with a plugin that trains (builtin:offline does)"))
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"regexp"
 	"strings"
 
 	"assay/lang/diag"
@@ -286,9 +287,13 @@ func (k *checker) environment(e *spec.Environment) {
 }
 
 var (
-	rlOnly   = []string{"algorithm", "steps", "until_budget", "max_steps", "states", "proposals_per_state", "rollout_every", "zero_variance", "reward", "learning_rate", "new_parent"}
+	rlOnly   = []string{"algorithm", "steps", "until_budget", "max_steps", "states", "proposals_per_state", "rollout_every", "zero_variance", "resample_rounds", "expected_dropped", "reward", "learning_rate", "new_parent"}
 	evolOnly = []string{"islands", "rounds", "migration_every", "ideas_per_round", "verifications_per_round", "select", "verify_routed", "migration_rate", "top_programs", "diverse_programs", "feature_bins"}
 )
+
+// adapterNameRE is what an update's adapter prefix may be: a served model
+// name, safe in a URL path and a file name.
+var adapterNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
 func (k *checker) loop(l *spec.Loop) {
 	at := k.at(l.NameRange, l.Range)
@@ -331,7 +336,28 @@ func (k *checker) loop(l *spec.Loop) {
 		k.intMin(l.ProposalsPerState, 1, "proposals_per_state")
 		k.intMin(l.RolloutEvery, 1, "rollout_every")
 		k.numMin(l.LearningRate, 0, true, "learning_rate")
+		k.intMin(l.ResampleRounds, 0, "resample_rounds")
+		if l.ExpectedDropped.Set && (l.ExpectedDropped.V < 0 || l.ExpectedDropped.V > 1) {
+			k.add(diag.Errorf(CodeRange, l.ExpectedDropped.Range, "expected_dropped is a share of groups, in [0, 1]; got %g", l.ExpectedDropped.V))
+		}
+		if u := l.Update; u != nil {
+			uat := k.at(u.Range, at)
+			k.need(u.Trainer.Set, uat, name+": update.trainer", "trainer = plugin.NAME, a command plugin with update_command in its config")
+			k.need(u.GPU.Set, uat, name+": update.gpu", `gpu = "B200"`)
+			k.need(u.GPUs.Set, uat, name+": update.gpus", "gpus = 8")
+			k.need(u.Hours.Set, uat, name+": update.hours", "hours = 1.5 (wall-clock hours of one update)")
+			k.intMin(u.GPUs, 1, "update.gpus")
+			k.numMin(u.Hours, 0, true, "update.hours")
+			if u.Adapter.Set && !adapterNameRE.MatchString(u.Adapter.V) {
+				k.add(diag.Errorf(CodeRange, u.Adapter.Range, "update.adapter %q is not a name an endpoint serves adapters under", u.Adapter.V).
+					WithDetail("use letters, digits, '.', '_' and '-', starting with a letter or digit"))
+			}
+		}
 	case "evolution":
+		if l.Update != nil {
+			k.add(diag.Errorf(CodeLoopField, k.at(l.Update.Range, at), "update is not a block of an evolution loop").
+				WithDetail("remove it: an evolution loop trains no policy"))
+		}
 		k.need(l.Islands.Set, at, name+": islands", "islands = 3")
 		k.need(l.Rounds.Set, at, name+": rounds", "rounds = 10")
 		k.need(l.Ideas.Set, at, name+": ideas_per_round", "ideas_per_round = 16")

@@ -113,7 +113,7 @@ var Codes = []Code{
 	{CodePresetUnused, "a loop preset is set, but the loop sets every field the preset would fill"},
 	{CodeUnusedBlock, "a reward or critic block is used by no loop (nor, for a critic, by any reward)"},
 	{CodeNameChars, "a name holds a control character (newline, escape, NUL, DEL...) or an invisible or bidirectional format character; rename it with visible characters"},
-	{CodePolicyFixed, "warning: an RL loop's proposer is served by a plugin that cannot update a policy, so the run samples a fixed policy"},
+	{CodePolicyFixed, "warning: an RL loop's proposer is served by a plugin that cannot update a policy, and the loop has no update block, so the run samples a fixed policy"},
 	{CodeLLMUnpriced, "warning: a role has no tokens or price, so its dollars are not estimated"},
 	{CodeCalibrationSkips, "warning: a calibration round falls after the last policy step and never runs"},
 	{CodeUnbounded, "warning: nothing bounds some figure of the estimate from above (a loop that spends the real-run budget may make no real run per step at the low end of its assumptions, and neither max_steps nor budget.usd stops it); the estimate shows it as unbounded"},

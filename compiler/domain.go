@@ -80,6 +80,10 @@ func (k *checker) domain() {
 	k.loopsDomain()
 	k.tasksDomain()
 	k.pricesDomain()
+	for _, l := range k.s.Loops {
+		k.updateDomain(l)
+	}
+	k.updaterOnly()
 	k.calibrationDomain()
 	k.budgetFit()
 	k.rolesPriced()

@@ -36,6 +36,9 @@ var fieldValues = map[string][]any{
 	"environment.*.task.*.baseline": {0.5},
 	"loop.*.new_parent":             {"all_improve"},
 	"loop.*.feature_bins":           {map[string]float64{"complexity": 5, "mechanism": 4}, map[string]float64{"score": 8}},
+	"loop.*.update.gpu":             {"H100", "B200", "CPU"},
+	"loop.*.resample_rounds":        {1, 3},
+	"loop.*.expected_dropped":       {0.3},
 }
 
 // refKinds names the block kind a reference field points at, for fields
@@ -52,6 +55,7 @@ var refKinds = map[string]string{
 	"loop.*.proposer":         "role",
 	"loop.*.builder":          "role",
 	"loop.*.summarizer":       "role",
+	"loop.*.update.trainer":   "plugin",
 	"records.proposer":        "role",
 	"records.builder":         "role",
 	"evaluation.proposer":     "role",
@@ -106,6 +110,12 @@ var alsoChange = map[string]func(s *spec.Spec, path string, x any){
 					c.ExpectedRouted = spec.Of(spec.One(0.3), mutRange)
 				}
 			}
+		}
+	},
+	// expected_dropped prices the refill, which resample_rounds turns on.
+	"loop.*.expected_dropped": func(s *spec.Spec, path string, _ any) {
+		if in, ok := findInst(s, strings.TrimSuffix(path, "expected_dropped")+"resample_rounds"); ok {
+			setVal(2)(in.v)
 		}
 	},
 	// A real reward takes no predictor.

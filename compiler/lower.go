@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"fmt"
 	"math"
 	"path/filepath"
 	"sort"
@@ -322,6 +323,16 @@ func (lv *lowering) assumptions(v *plan.Variant) []*plan.Assumption {
 			add("role."+r.Name+".seconds", lv.seconds(r), "wall-clock hours", r.Seconds.Range)
 		}
 	}
+	for _, l := range s.Loops {
+		if r := resampleRounds(l); r > 0 {
+			f := resampleFactor(l).count()
+			add("loop."+l.Name+".dropped_share", plan.Count{Low: 0, Expected: l.ExpectedDropped.V, High: 1},
+				fmt.Sprintf("proposals, their scoring and real runs of loop %s: groups sampled again in place of dropped ones (x%g to x%g)", l.Name, f.Expected, f.High), l.ExpectedDropped.Range)
+		}
+		if u := l.Update; u != nil && l.Kind.V == "rl" {
+			add("loop."+l.Name+".update.hours", plan.Exact(u.Hours.V), "GPU-hours, dollars and wall-clock hours of the loop's policy updates", u.Hours.Range, u.Range)
+		}
+	}
 	for _, e := range v.Envs {
 		if se := x.envs[e.Name]; se != nil && se.RunCost != nil {
 			add("environment."+e.Name+".hours_per_run", e.Hours, "GPU-hours, dollars and wall-clock hours of its real runs; the caps hold each run at the high figure", se.RunCost.Hours.Range, se.RunCost.GPUHours.Range, se.RunCost.Range)
@@ -330,6 +341,11 @@ func (lv *lowering) assumptions(v *plan.Variant) []*plan.Assumption {
 	used := map[string]bool{}
 	for _, e := range v.Envs {
 		used[e.GPU] = true
+	}
+	for _, l := range v.Loops {
+		if l.Update != nil {
+			used[l.Update.GPU] = true
+		}
 	}
 	for _, g := range keys(v.Prices) {
 		if !used[g] {
@@ -621,6 +637,34 @@ type loopPlan struct {
 	// the budget; its steps per scenario then stand in for the low and
 	// expected figures only.
 	unbounded string
+	// sampled is the groups a refresh samples per group it plans: 1, plus
+	// the refill of dynamic sampling (see resampleFactor).
+	sampled vec
+}
+
+// resampleFactor is how many groups a refresh of l samples per group it
+// plans, when dynamic sampling refills dropped groups: none dropped (1) at
+// the low corner, every group dropped in every one of its resample_rounds
+// (1 + R) at the high corner, and 1 + d + d^2 + ... + d^R elsewhere, d
+// being the expected share dropped. Every figure grows with both the
+// routed and the built share, so the corners stay the least and the most.
+func resampleFactor(l *spec.Loop) vec {
+	var f vec
+	r := 0
+	if l.ZeroVariance.V == "drop" {
+		r = l.ResampleRounds.V
+	}
+	d := l.ExpectedDropped.V
+	e, p := 1.0, 1.0
+	for i := 0; i < r; i++ {
+		p *= d
+		e += p
+	}
+	for sc := range f {
+		f[sc] = e
+	}
+	f[0], f[scHigh] = 1, float64(1+r)
+	return f
 }
 
 // phases computes the loops and phases of a variant.
@@ -702,6 +746,7 @@ func (lv *lowering) phases() ([]*plan.Loop, []*plan.Phase) {
 		switch l.Kind.V {
 		case "rl":
 			lp.perRefresh = float64(l.StatesPerStep.V * l.ProposalsPerState.V)
+			lp.sampled = resampleFactor(l)
 			rw := x.rewards[l.Reward.Name]
 			var frac vec
 			if l.Screen.Set {
@@ -715,6 +760,7 @@ func (lv *lowering) phases() ([]*plan.Loop, []*plan.Phase) {
 				case l.Screen.Set && rw.Source.V != "predicted" && critRoutes(x.critics[l.Screen.Name]):
 					lp.runsPerCan[sc] = ok[sc] * frac[sc]
 				}
+				lp.runsPerCan[sc] *= lp.sampled[sc] // refilled groups are judged like the rest
 			})
 			if l.UntilBudget.V {
 				budgetLoop = lp
@@ -784,11 +830,10 @@ func (lv *lowering) phases() ([]*plan.Loop, []*plan.Phase) {
 		}
 		pl := &plan.Loop{Name: l.Name, Kind: l.Kind.V, Algorithm: l.Algorithm.V, Steps: steps, UntilBudget: l.UntilBudget.V, MaxSteps: l.MaxSteps.V,
 			StatesPerStep: l.StatesPerStep.V, ProposalsPerState: l.ProposalsPerState.V, RolloutEvery: l.RolloutEvery.V,
-			ZeroVariance: l.ZeroVariance.V, Reward: l.Reward.Name, Screen: l.Screen.Name, LearningRate: l.LearningRate.V,
+			ZeroVariance: l.ZeroVariance.V, ResampleRounds: resampleRounds(l), Reward: l.Reward.Name, Screen: l.Screen.Name, LearningRate: l.LearningRate.V,
 			Proposer: l.Proposer.Name, Builder: l.Builder.Name, Summarizer: l.Summarizer.Name,
 			Islands: l.Islands.V, Rounds: l.Rounds.V, MigrationEvery: l.MigrationEvery.V, Ideas: l.Ideas.V,
-			Verifications: l.Verifications.V, Select: l.Select.V, Split: l.Split.V, Source: l.NameRange,
-		}
+			Verifications: l.Verifications.V, Select: l.Select.V, Split: l.Split.V, Source: l.NameRange}
 		if l.Builder.Set {
 			pl.Repairs = l.Repairs.V
 		}
@@ -808,6 +853,9 @@ func (lv *lowering) phases() ([]*plan.Loop, []*plan.Phase) {
 			if l.MigrationEvery.Set && l.Islands.V > 1 {
 				pl.MigrationRate = l.MigrationRate.V
 			}
+		}
+		if u := l.Update; u != nil && l.Kind.V == "rl" {
+			pl.Update = lv.policyUpdate(l, pl.Steps)
 		}
 		if a, ok := plan.Algorithms[l.Algorithm.V]; ok && l.Kind.V == "rl" {
 			pl.ClipLow, pl.ClipHigh, pl.KLCoef, pl.TokenLevel, pl.Epochs = a.ClipLow, a.ClipHigh, a.KLCoef, a.TokenLevel, a.Epochs
@@ -1071,7 +1119,7 @@ func (lv *lowering) rlPhases(lp *loopPlan, newPhase func(name, kind, loop string
 	for sc := 0; sc < nScenarios; sc++ {
 		st := lp.steps[sc]
 		ref := lp.refreshes(st)
-		cand := ref * lp.perRefresh
+		cand := ref * lp.perRefresh * lp.sampled[sc]
 		r.steps[sc], r.refreshes[sc], r.cand[sc] = st, ref, cand
 		r.addLLM(l.Proposer.Name, sc, cand)
 		// Every candidate is built first: the builder decides whether it
@@ -1188,4 +1236,35 @@ func itoa(n int) string {
 		b = append([]byte{'-'}, b...)
 	}
 	return string(b)
+}
+
+// resampleRounds is the plan's bound on dynamic sampling's extra rounds:
+// only a loop that drops zero-variance groups refills them.
+func resampleRounds(l *spec.Loop) int {
+	if l.Kind.V != "rl" || l.ZeroVariance.V != "drop" {
+		return 0
+	}
+	return l.ResampleRounds.V
+}
+
+// policyUpdate lowers a loop's update block: one update per step that has
+// samples, so at most the loop's steps; a loop that drops zero-variance
+// groups may end a step with none, so its low count is 0.
+func (lv *lowering) policyUpdate(l *spec.Loop, steps plan.Count) *plan.PolicyUpdate {
+	u := l.Update
+	adapter := u.Adapter.V
+	if !u.Adapter.Set || adapter == "" {
+		adapter = l.Name
+	}
+	gpuh := float64(u.GPUs.V) * u.Hours.V
+	var price float64
+	if lv.s.Prices != nil {
+		price = lv.s.Prices.GPU.V[u.GPU.V]
+	}
+	n := steps
+	if l.ZeroVariance.V == "drop" {
+		n.Low = 0
+	}
+	return &plan.PolicyUpdate{Trainer: u.Trainer.Name, GPU: u.GPU.V, GPUs: u.GPUs.V, Hours: u.Hours.V,
+		GPUHours: gpuh, USD: gpuh * price, Adapter: adapter, Updates: n, Source: firstValid(u.Range, l.NameRange)}
 }

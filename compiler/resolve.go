@@ -169,6 +169,9 @@ func resolve(c *compilation) {
 	for _, l := range s.Loops {
 		ref(l.Reward, "reward", "reward")
 		ref(l.Screen, "screen", "critic")
+		if l.Update != nil {
+			pluginKind(l.Update.Trainer, "update.trainer", "trainer")
+		}
 	}
 	if cal := s.Calibration; cal != nil {
 		if cal.Loop.Set {

@@ -103,6 +103,38 @@ type RunRequest struct {
 	TimeLimitSeconds float64
 	// WorkDir is the directory the runtime set aside for this run's files.
 	WorkDir string
+	// Update, when set, makes this run a policy update instead of a
+	// training run of a proposal: a trainer that can (the command trainer
+	// with an update_command) runs the user's RL training command on the
+	// batch and writes the new adapter; Proposal, Env and Task are empty.
+	// A trainer that cannot train a policy returns ErrUnsupported.
+	Update *PolicyJob
+}
+
+// PolicyJob is one policy update handed to a training command: the batch
+// file the runtime wrote (one JSON object per sample, see docs
+// policy-training.md), where the new adapter goes, and the algorithm and
+// hyperparameters the plan carries for the loop.
+type PolicyJob struct {
+	// Step is the policy step (1-based) this update ends.
+	Step int
+	// BatchFile is the JSONL batch; AdapterDir is the directory the command
+	// must write the new adapter (weights) into. Both are absolute paths.
+	BatchFile  string
+	AdapterDir string
+	// BaseModel is the proposer's model; PreviousAdapter the adapter the
+	// batch was sampled from ("" before the first update), served under
+	// that name from PreviousAdapterDir.
+	BaseModel          string
+	PreviousAdapter    string
+	PreviousAdapterDir string
+	Algorithm          string
+	LearningRate       float64
+	ClipLow            float64
+	ClipHigh           float64
+	KLCoef             float64
+	TokenLevel         bool
+	Epochs             int
 }
 
 // ExecutorSpec is the plan's executor section.
@@ -217,6 +249,11 @@ type Sample struct {
 	State     string
 	Proposal  Proposal
 	Advantage float64
+	// Group names the state the sample's group was sampled at: samples of
+	// one group share it (GRPO and DAPO normalise within a group).
+	Group string
+	// Reward is the shaped reward the advantage was computed from.
+	Reward float64
 }
 
 // UpdateRequest is one policy-gradient step.
@@ -250,6 +287,19 @@ type UpdateRequest struct {
 	State   []byte
 	// Config is the plugin block's config, verbatim.
 	Config map[string]any
+	// Adapter, when set, says the update was trained elsewhere (by the
+	// loop's update command): the plugin points the role's endpoint at the
+	// new adapter (a served LLM loads it) and returns a State naming it, so
+	// later calls with that State use it. Samples are then for the record
+	// only. A plugin that cannot serve an adapter returns ErrUnsupported.
+	Adapter *Adapter
+}
+
+// Adapter is a trained policy adapter: the name requests will use as model
+// and the directory its weights are in.
+type Adapter struct {
+	Name string
+	Path string
 }
 
 // UpdateResponse returns the new checkpoint.

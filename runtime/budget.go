@@ -64,6 +64,37 @@ func (b *Budget) Reserve(gpuHours, usd float64) error {
 	return nil
 }
 
+// ReserveUpdate atomically reserves one policy update of the given cost
+// against the GPU-hour and dollar caps (an update is no real run), or
+// returns an error wrapping ErrBudget and reserves nothing.
+func (b *Budget) ReserveUpdate(gpuHours, usd float64) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	c := b.caps
+	switch {
+	case c.GPUHours > 0 && b.gpuNano+nano(gpuHours) > nano(c.GPUHours):
+		return fmt.Errorf("%w: GPU-hours %g + %g for a policy update > %g", ErrBudget, b.used.GPUHours, gpuHours, c.GPUHours)
+	case c.USD > 0 && b.usdNano+b.heldNano+nano(usd) > nano(c.USD):
+		return fmt.Errorf("%w: dollars %s + %s for a policy update > %s", ErrBudget, dollars(b.used.USD+float64(b.heldNano)/1e9), dollars(usd), dollars(c.USD))
+	}
+	b.addUpdate(gpuHours, usd)
+	return nil
+}
+
+// restoreUpdate counts a policy update's reservation read back from the
+// journal.
+func (b *Budget) restoreUpdate(gpuHours, usd float64) {
+	b.mu.Lock()
+	b.addUpdate(gpuHours, usd)
+	b.mu.Unlock()
+}
+
+func (b *Budget) addUpdate(gpuHours, usd float64) {
+	b.gpuNano += nano(gpuHours)
+	b.usdNano += nano(usd)
+	b.sync()
+}
+
 // dollars prints an amount as the estimate does (estimate.FormatUSD, which
 // the runtime may not import): cents, or three significant digits below a
 // cent, so a $0.001 cap does not read "$0.00".

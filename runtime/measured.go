@@ -40,6 +40,10 @@ type MeasuredLoop struct {
 	BuildFail   float64 `json:"build_failure_rate,omitempty"`
 	// Repairs counts builder repairs of failed builds (each one call).
 	Repairs int `json:"repairs,omitempty"`
+	// Resampled counts the groups dynamic sampling drew in place of
+	// dropped ones; Updates the policy updates an update command made.
+	Resampled int `json:"resampled_groups,omitempty"`
+	Updates   int `json:"updates,omitempty"`
 }
 
 // MeasuredPhase is one phase's reserved real runs.

@@ -222,7 +222,11 @@ func (r *rlLoop) run(idx int, ph *plan.Phase) error {
 		}
 		per := (len(rollout) + every - 1) / every
 		lo, hi := min((t%every)*per, len(rollout)), min((t%every+1)*per, len(rollout))
-		if err := r.update(t, rollout[lo:hi]); err != nil {
+		batch, err := r.refill(t, rollout[lo:hi])
+		if err != nil {
+			return err
+		}
+		if err := r.update(t, batch); err != nil {
 			return err
 		}
 		r.steps++
@@ -241,6 +245,51 @@ func (r *rlLoop) run(idx int, ph *plan.Phase) error {
 	// Rounds scheduled after the last step that ran are skipped: a loop that
 	// stops early for budget has nothing newer to calibrate.
 	return nil
+}
+
+// refill is DAPO's dynamic sampling: a step's groups whose rewards are
+// all equal carry no advantage and are dropped, so as many fresh groups are
+// sampled in their place, and again for those of them that are dropped, at
+// most the plan's resample_rounds extra rounds. The fresh groups join the
+// current rollout (calibration may pick from them).
+func (r *rlLoop) refill(t int, groups []*group) ([]*group, error) {
+	l := r.l
+	if l.ZeroVariance != "drop" || l.ResampleRounds <= 0 {
+		return groups, nil
+	}
+	// A copy: groups is a window of the rollout, and appending to it would
+	// overwrite the next step's groups.
+	out := append([]*group(nil), groups...)
+	dropped := zeroVariance(groups)
+	for round := 1; round <= l.ResampleRounds && dropped > 0; round++ {
+		if l.UntilBudget && !r.canAffordRefresh() {
+			break
+		}
+		extra, err := r.sampleGroups(fmt.Sprintf("r%d/t%d/x%d", t/l.RolloutEvery, t, round), dropped)
+		if err != nil {
+			return nil, err
+		}
+		r.rollouts[len(r.rollouts)-1] = append(r.rollouts[len(r.rollouts)-1], extra...)
+		r.measured.loop(l.Name, func(m *MeasuredLoop) { m.Resampled += len(extra) })
+		out = append(out, extra...)
+		dropped = zeroVariance(extra)
+	}
+	return out, nil
+}
+
+// zeroVariance counts the groups whose rewards are all equal.
+func zeroVariance(groups []*group) int {
+	n := 0
+	for _, gr := range groups {
+		rewards := make([]float64, len(gr.Cands))
+		for i, c := range gr.Cands {
+			rewards[i] = c.Reward
+		}
+		if _, ok := advantages(rewards); !ok {
+			n++
+		}
+	}
+	return n
 }
 
 // canAffordRefresh reports whether the budget, less what later phases
@@ -265,8 +314,14 @@ func (r *rlLoop) canAffordRefresh() bool {
 
 // rollout samples G proposals for each of the loop's states and scores them.
 func (r *rlLoop) rollout(refresh int) ([]*group, error) {
+	return r.sampleGroups(fmt.Sprintf("r%d", refresh), r.l.StatesPerStep)
+}
+
+// sampleGroups samples G proposals for each of n fresh states, named
+// LOOP/TAG/sN, and scores them.
+func (r *rlLoop) sampleGroups(tag string, states int) ([]*group, error) {
 	l, sh := r.l, r.sh
-	states, G := l.StatesPerStep, l.ProposalsPerState
+	G := l.ProposalsPerState
 	train := r.tasksOf("", l.Split)
 	if len(train) == 0 {
 		return nil, fmt.Errorf("loop %s: no %s tasks", l.Name, l.Split)
@@ -295,8 +350,8 @@ func (r *rlLoop) rollout(refresh int) ([]*group, error) {
 		if len(pool) == 0 {
 			pool = train
 		}
-		t := pool[rng(r.v.Seed, fmt.Sprintf("%s/r%d/s%d/task", l.Name, refresh, s)).IntN(len(pool))]
-		gr := &group{State: fmt.Sprintf("%s/r%d/s%d", l.Name, refresh, s), Task: t, TaskKey: t.Env + "/" + t.Name, Cands: make([]candidate, G), Parent: seedParent()}
+		t := pool[rng(r.v.Seed, fmt.Sprintf("%s/%s/s%d/task", l.Name, tag, s)).IntN(len(pool))]
+		gr := &group{State: fmt.Sprintf("%s/%s/s%d", l.Name, tag, s), Task: t, TaskKey: t.Env + "/" + t.Name, Cands: make([]candidate, G), Parent: seedParent()}
 		if tp := r.parents[gr.TaskKey]; tp != nil {
 			gr.Parent, gr.ParentGain = tp.p, tp.gain
 		}
@@ -692,7 +747,7 @@ func (r *rlLoop) update(t int, groups []*group) error {
 			if c.Infeasible && c.Proposal.ID == "" && len(c.Proposal.Edits) == 0 {
 				continue // the proposer gave nothing to reinforce
 			}
-			samples = append(samples, plugins.Sample{Proposal: c.Proposal, Advantage: gr.Adv[i]})
+			samples = append(samples, plugins.Sample{Proposal: c.Proposal, Advantage: gr.Adv[i], Group: gr.State, Reward: c.Reward})
 			states = append(states, c.state)
 		}
 	}
@@ -702,15 +757,9 @@ func (r *rlLoop) update(t int, groups []*group) error {
 	}
 	fig.Samples = len(samples)
 	key := fmt.Sprintf("%s/update/%d", l.Name, t)
-	if d, ok := r.j.Call(journal.KindPolicy, key); ok {
-		var pr policyRecord
-		if err := json.Unmarshal(d, &pr); err == nil && pr.Failed == "" {
-			r.setPolicy(l.Proposer, pr.State)
-			r.updates++
-		}
-	} else if len(samples) > 0 && !r.fixedPolicy {
-		// A sample's state is the request it was proposed from, encoded
-		// here: a proposer that cannot train never needs it.
+	// A sample's state is the request it was proposed from, encoded only
+	// when an update needs it: a proposer that cannot train never does.
+	encodeStates := func() error {
 		for i, st := range states {
 			if st == nil {
 				continue
@@ -720,6 +769,25 @@ func (r *rlLoop) update(t int, groups []*group) error {
 				return err
 			}
 			samples[i].State = string(b)
+		}
+		return nil
+	}
+	if l.Update != nil {
+		if err := encodeStates(); err != nil {
+			return err
+		}
+		if err := r.trainPolicy(t, key, samples); err != nil {
+			return err
+		}
+	} else if d, ok := r.j.Call(journal.KindPolicy, key); ok {
+		var pr policyRecord
+		if err := json.Unmarshal(d, &pr); err == nil && pr.Failed == "" {
+			r.setPolicy(l.Proposer, pr.State)
+			r.updates++
+		}
+	} else if len(samples) > 0 && !r.fixedPolicy {
+		if err := encodeStates(); err != nil {
+			return err
 		}
 		ro := r.roles[l.Proposer]
 		var resp *plugins.UpdateResponse

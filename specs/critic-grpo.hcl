@@ -42,6 +42,17 @@ plugin "runner" {
   }
 }
 
+# The proposer policy is trained by your RL framework after every GRPO step
+# (see docs/policy-training.md): update_command trains a LoRA adapter on the
+# step's batch and the proposer's endpoint then serves it.
+plugin "rl" {
+  kind   = "trainer"
+  source = "builtin:command"
+  config = {
+    update_command = "python grpo_step.py --batch {{batch}} --out {{adapter_dir}} --model {{base_model}} --adapter {{previous_adapter_dir}} --algorithm {{algorithm}} --lr {{learning_rate}} --clip-low {{clip_low}} --clip-high {{clip_high}} --kl {{kl_coef}} --token-level {{token_level}} --epochs {{epochs}}"
+  }
+}
+
 plugin "openai" {
   kind   = "llm"
   source = "builtin:openai"
@@ -166,6 +177,15 @@ loop "policy" {
   reward              = reward.improve
   learning_rate       = 1e-6
   screen              = critic.screen
+
+  # One GRPO step on 256 candidates. The paper gives no training cost:
+  # 8 H100 GPUs for 15 minutes a step is an assumption, priced as such.
+  update {
+    trainer = plugin.rl
+    gpu     = "H100"
+    gpus    = 8
+    hours   = minutes(15)
+  }
 }
 
 budget {

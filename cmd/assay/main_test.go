@@ -84,7 +84,44 @@ func TestNormalizeArgs(t *testing.T) {
 // CONTENT, sets $OPENAI_URL to its /v1 endpoint, and when the script ends
 // writes nothing; "openai-server -check N" fails unless exactly N requests
 // arrived, each at /v1/chat/completions with the script's bearer key.
+//
+// Like vLLM with --enable-lora, the server also loads LoRA adapters (POST
+// /v1/load_lora_adapter with lora_name and lora_path, a directory that
+// must exist) and refuses a chat request for a model that is neither a
+// loaded adapter nor one of the models it was started with, so a request
+// can only name an adapter after it was loaded. "openai-server -adapters
+// N BASE" fails unless exactly N adapters were loaded, each but the last
+// served at least one request, and no request named the base model BASE
+// after the first load: requests after an update go to the new adapter.
 func cmdOpenAIServer(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) == 3 && args[0] == "-adapters" {
+		want, err := strconv.Atoi(args[1])
+		if err != nil {
+			ts.Fatalf("openai-server -adapters: %v", err)
+		}
+		v, _ := ts.Value("openai").(*fakeOpenAI)
+		if v == nil {
+			ts.Fatalf("openai-server -adapters: no server started")
+		}
+		v.mu.Lock()
+		defer v.mu.Unlock()
+		if len(v.loads) != want {
+			ts.Fatalf("the server loaded %d adapters %v, want %d", len(v.loads), v.loads, want)
+		}
+		for i, a := range v.loads[:max(len(v.loads)-1, 0)] {
+			if v.served[a] == 0 {
+				ts.Fatalf("adapter %d (%s) served no request", i+1, a)
+			}
+		}
+		if len(v.loads) > 0 && v.baseAfterLoad[args[2]] > 0 {
+			ts.Fatalf("%d requests named the base model %s after the first adapter was loaded", v.baseAfterLoad[args[2]], args[2])
+		}
+		if v.bad > 0 {
+			ts.Fatalf("%d requests were malformed or named a model the server does not serve", v.bad)
+		}
+		ts.Logf("adapters %v served %v", v.loads, v.served)
+		return
+	}
 	if len(args) == 2 && args[0] == "-check" {
 		want, err := strconv.Atoi(args[1])
 		if err != nil {
@@ -104,8 +141,8 @@ func cmdOpenAIServer(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		return
 	}
-	if neg || len(args) != 1 {
-		ts.Fatalf("usage: openai-server CONTENT | openai-server -check N")
+	if neg || len(args) < 1 {
+		ts.Fatalf("usage: openai-server CONTENT [MODEL...] | openai-server -check N | openai-server -adapters N BASE")
 	}
 	f, _ := ts.Value("openai").(*fakeOpenAI)
 	if f == nil {
@@ -116,13 +153,55 @@ func cmdOpenAIServer(ts *testscript.TestScript, neg bool, args []string) {
 		"choices": []any{map[string]any{"message": map[string]any{"role": "assistant", "content": args[0]}, "finish_reason": "stop"}},
 		"usage":   map[string]any{"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110},
 	})
+	// Models the server starts with; none listed: it serves any model.
+	models := map[string]bool{}
+	for _, m := range args[1:] {
+		models[m] = true
+	}
+	f.served, f.baseAfterLoad = map[string]int{}, map[string]int{}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		f.mu.Lock()
+		defer f.mu.Unlock()
+		if r.URL.Path == "/v1/load_lora_adapter" {
+			var req struct {
+				Name string `json:"lora_name"`
+				Path string `json:"lora_path"`
+			}
+			if json.NewDecoder(r.Body).Decode(&req) != nil || req.Name == "" {
+				f.bad++
+				http.Error(w, "bad request", http.StatusBadRequest)
+				return
+			}
+			if st, err := os.Stat(req.Path); err != nil || !st.IsDir() {
+				f.bad++
+				http.Error(w, "no adapter at "+req.Path, http.StatusBadRequest)
+				return
+			}
+			f.loads = append(f.loads, req.Name)
+			f.adapters = append(f.adapters, req.Name)
+			w.Write([]byte("Success: LoRA adapter '" + req.Name + "' added successfully."))
+			return
+		}
 		f.calls++
-		if r.URL.Path != "/v1/chat/completions" || r.Header.Get("Authorization") != f.key {
+		var req struct {
+			Model string `json:"model"`
+		}
+		if r.URL.Path != "/v1/chat/completions" || r.Header.Get("Authorization") != f.key || json.NewDecoder(r.Body).Decode(&req) != nil {
 			f.bad++
 		}
-		f.mu.Unlock()
+		known := len(models) == 0 || models[req.Model]
+		for _, a := range f.adapters {
+			known = known || a == req.Model
+		}
+		if !known {
+			f.bad++
+			http.Error(w, `{"error": {"message": "The model `+req.Model+` does not exist."}}`, http.StatusNotFound)
+			return
+		}
+		f.served[req.Model]++
+		if len(f.loads) > 0 {
+			f.baseAfterLoad[req.Model]++
+		}
 		w.Header().Set("Content-Type", "application/json")
 		w.Write(body)
 	}))
@@ -134,4 +213,9 @@ type fakeOpenAI struct {
 	mu         sync.Mutex
 	key        string
 	calls, bad int
+	// loads lists the adapters loaded, in order; served counts the chat
+	// requests per model; baseAfterLoad those after the first load.
+	loads, adapters []string
+	served          map[string]int
+	baseAfterLoad   map[string]int
 }

@@ -96,6 +96,29 @@ func TestAcceptanceLM2LM(t *testing.T) {
 	exact(t, "totals.real_runs", r.Totals.RealRuns, 200)
 	exact(t, "roles.rwm.calls", r.Roles["rwm"].Calls, 24576)
 	exact(t, "rl refreshes", phase(p, plan.PhaseRL)[0].Refreshes, 12)
+	// RL training: the paper's $56.1k with training less $40.1k of data
+	// generation alone, over 96 updates; a DAPO step whose groups are all
+	// dropped makes no update, so the low count is 0.
+	u := r.Loops["policy"].Updates
+	if u == nil {
+		t.Fatal("loops.policy.updates missing")
+	}
+	if u.Count.Low != 0 || u.Count.Expected != 96 || u.Count.High != 96 {
+		t.Errorf("loops.policy.updates.count = %+v, want 0 / 96 / 96", u.Count)
+	}
+	if math.Abs(u.USD.Expected-16000) > 0.5 || u.USD.High != u.USD.Expected {
+		t.Errorf("loops.policy.updates.usd = %+v, want $16,000 expected and high", u.USD)
+	}
+	runs := 0.0
+	for _, e := range r.Environments {
+		runs += e.USD.Expected
+	}
+	if got := r.Totals.USDGPU.Expected; math.Abs(got-(runs+u.USD.Expected)) > 1e-6 {
+		t.Errorf("totals.usd_gpu = %v, want the real runs' %v plus the updates' %v", got, runs, u.USD.Expected)
+	}
+	if got := r.GPUHoursByType["B200"].Expected; math.Abs(got-(2400+u.GPUHours.Expected)) > 1e-6 {
+		t.Errorf("B200 GPU-hours = %v, want 2,400 of real runs plus the updates' %v", got, u.GPUHours.Expected)
+	}
 	if len(phase(p, plan.PhaseEvaluation)) != 0 {
 		t.Error("lm2lm.hcl has no evaluation block, but the plan has an evaluation phase")
 	}

@@ -55,6 +55,16 @@ type Loop struct {
 	Steps      plan.Count `json:"steps"`
 	Candidates plan.Count `json:"candidates"`
 	RealRuns   plan.Count `json:"real_runs"`
+	// Updates are the loop's policy updates by its update command, when it
+	// has one: how many, their GPU-hours and their dollars.
+	Updates *Updates `json:"updates,omitempty"`
+}
+
+// Updates are a loop's policy updates and their cost.
+type Updates struct {
+	Count    plan.Count `json:"count"`
+	GPUHours plan.Count `json:"gpu_hours"`
+	USD      plan.Count `json:"usd"`
 }
 
 // Environment is one environment's real runs and their cost.
@@ -174,6 +184,12 @@ func (b *Breakdown) add(o *Breakdown) {
 			b.Loops[k] = l
 		}
 		l.Steps, l.Candidates, l.RealRuns = l.Steps.Add(v.Steps), l.Candidates.Add(v.Candidates), l.RealRuns.Add(v.RealRuns)
+		if u := v.Updates; u != nil {
+			if l.Updates == nil {
+				l.Updates = &Updates{}
+			}
+			l.Updates.Count, l.Updates.GPUHours, l.Updates.USD = l.Updates.Count.Add(u.Count), l.Updates.GPUHours.Add(u.GPUHours), l.Updates.USD.Add(u.USD)
+		}
 	}
 	for k, v := range o.Environments {
 		e := b.Environments[k]
@@ -216,8 +232,10 @@ func estimateVariant(v *plan.Variant) *Variant {
 		roles[r.Name] = r
 		out.Roles[r.Name] = &Role{}
 	}
+	loops := map[string]*plan.Loop{}
 	for _, l := range v.Loops {
 		out.Loops[l.Name] = &Loop{Steps: l.Steps}
+		loops[l.Name] = l
 	}
 	t := &out.Totals
 	for _, ph := range v.Phases {
@@ -251,6 +269,18 @@ func estimateVariant(v *plan.Variant) *Variant {
 			t.LLMCalls, t.LLMTokens, t.USDLLM = t.LLMCalls.Add(n), t.LLMTokens.Add(in).Add(outTok), t.USDLLM.Add(usd)
 			pe.LLMCalls, pe.USD = pe.LLMCalls.Add(n), pe.USD.Add(usd)
 			pe.WallHours = pe.WallHours.Add(wall(n, plan.Exact(r.Seconds/3600), float64(max(r.Concurrency, 1)), waves))
+		}
+		if ph.Kind == plan.PhaseRL && loops[ph.Loop] != nil && loops[ph.Loop].Update != nil {
+			// The loop's policy updates run in its phase, one after another
+			// between steps, each reserved like a real run.
+			u := loops[ph.Loop].Update
+			gh := u.Updates.Scale(u.GPUHours)
+			usd := u.Updates.Scale(u.USD)
+			out.Loops[ph.Loop].Updates = &Updates{Count: u.Updates, GPUHours: gh, USD: usd}
+			out.GPUHoursByType[u.GPU] = out.GPUHoursByType[u.GPU].Add(gh)
+			t.GPUHours, t.USDGPU = t.GPUHours.Add(gh), t.USDGPU.Add(usd)
+			pe.USD = pe.USD.Add(usd)
+			pe.WallHours = pe.WallHours.Add(u.Updates.Scale(u.Hours))
 		}
 		if ph.Loop != "" {
 			if l := out.Loops[ph.Loop]; l != nil {

@@ -154,6 +154,15 @@ func sections(r *Report) []section {
 			s.rows = append(s.rows, []string{k, formatCount(x.Steps, FormatNumber), formatCount(x.Candidates, FormatNumber), formatCount(x.RealRuns, FormatNumber)})
 		}
 		out = append(out, s)
+		u := section{title: "Policy updates", header: []string{"loop", "updates", "GPU-hours", "dollars"}}
+		for _, k := range sortedKeys(r.Loops) {
+			if x := r.Loops[k].Updates; x != nil {
+				u.rows = append(u.rows, []string{k, formatCount(x.Count, FormatNumber), formatCount(x.GPUHours, FormatNumber), formatCount(x.USD, FormatUSD)})
+			}
+		}
+		if len(u.rows) > 0 {
+			out = append(out, u)
+		}
 	}
 	if len(r.Environments) > 0 {
 		s := section{title: "Environments", header: []string{"environment", "real runs", "GPU-hours", "dollars"}}

@@ -314,7 +314,15 @@ type Loop struct {
 	ProposalsPerState int    `json:"proposals_per_state,omitempty"`
 	RolloutEvery      int    `json:"rollout_every,omitempty"`
 	ZeroVariance      string `json:"zero_variance,omitempty"`
-	Reward            string `json:"reward,omitempty"`
+	// ResampleRounds is dynamic sampling's bound: a step whose groups were
+	// dropped for zero variance samples as many fresh groups again, at
+	// most this many extra rounds (0: no refill).
+	ResampleRounds int `json:"resample_rounds,omitempty"`
+	// Update, when set, trains the proposer with the user's command after
+	// every step that has samples, and points its endpoint at the adapter
+	// the command writes; nil: the proposer's own plugin updates it.
+	Update *PolicyUpdate `json:"update,omitempty"`
+	Reward string        `json:"reward,omitempty"`
 	// RewardSource is the reward's gain_from: predicted, real or critic.
 	RewardSource string `json:"reward_source,omitempty"`
 	Screen       string `json:"screen,omitempty"`
@@ -378,6 +386,25 @@ type Loop struct {
 type Feature struct {
 	Name string `json:"name"`
 	Bins int    `json:"bins"`
+}
+
+// PolicyUpdate is a loop's policy training outside Assay: the trainer
+// plugin whose update_command runs each update, what one update costs, and
+// the name prefix its adapters are served under.
+type PolicyUpdate struct {
+	Trainer string  `json:"trainer"`
+	GPU     string  `json:"gpu"`
+	GPUs    int     `json:"gpus"`
+	Hours   float64 `json:"hours"`
+	// GPUHours and USD are one update's cost, reserved before it starts.
+	GPUHours float64 `json:"gpu_hours"`
+	USD      float64 `json:"usd"`
+	// Adapter is the prefix: update N is served as Adapter-step-N.
+	Adapter string `json:"adapter"`
+	// Updates is how many updates the loop makes: one per step with
+	// samples (a step whose groups are all dropped makes none).
+	Updates Count      `json:"updates"`
+	Source  diag.Range `json:"source"`
 }
 
 // Phase kinds, in the order they run.

@@ -302,6 +302,13 @@ func TestVariants(t *testing.T) {
 			{"  reward              = reward.rwm_gain\n", "  reward              = reward.rwm_gain\n  proposer            = role.proposer_b\n"},
 			{"records {\n", "records {\n  proposer  = role.proposer\n"},
 			{"evaluation {\n", "evaluation {\n  proposer = role.proposer_b\n"}}},
+		// DAPO's dynamic sampling: dropped groups are refilled, at most two
+		// rounds a step; the refill's candidates, proposer and world-model
+		// calls stay within the estimate's range.
+		{name: "dynamic sampling refills dropped groups", base: qs, edits: [][2]string{
+			{"  learning_rate       = 0.5\n", "  learning_rate       = 0.5\n  resample_rounds     = 2\n  expected_dropped    = 0.3\n"}}},
+		{name: "refill where groups are kept", base: qs, edits: [][2]string{
+			{"  learning_rate       = 0.5\n", "  learning_rate       = 0.5\n  zero_variance       = \"keep\"\n  resample_rounds     = 2\n"}}, reject: "E_NOT_APPLICABLE"},
 		{name: "two proposers, none named", base: qs, edits: [][2]string{{"role \"rwm\" {", proposerB + "\nrole \"rwm\" {"}}, reject: "E_ROLE_AMBIGUOUS"},
 		{name: "critic-only reward", base: qs, edits: [][2]string{
 			{"role \"rwm\" {", criticRole + "\nrole \"rwm\" {"},

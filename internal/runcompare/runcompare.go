@@ -58,6 +58,9 @@ func Rows(p *plan.Plan, variant string, tot *runtime.Totals) []runtime.Compariso
 		}
 		add("loops."+name+".steps", b.Loops[name].Steps, float64(ml.Steps))
 		add("loops."+name+".candidates", b.Loops[name].Candidates, float64(ml.Candidates))
+		if u := b.Loops[name].Updates; u != nil {
+			add("loops."+name+".updates", u.Count, float64(ml.Updates))
+		}
 	}
 	for _, name := range keys(b.Environments) {
 		got := 0

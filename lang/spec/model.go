@@ -199,6 +199,11 @@ type Loop struct {
 	LearningRate      Val[float64] `assay:"learning_rate" doc:"policy learning rate"`
 	NewParent         Val[string]  `assay:"new_parent" enum:"all_improve|never" doc:"parent-conditioned RL (a critic or a real reward): all_improve makes one child, at random, its task's new parent when every candidate of its group is judged Improve, as the papers' critic-in-loop GRPO does; never keeps each task's seed program as the parent"`
 	Repairs           Val[int]     `assay:"repairs" doc:"builder repairs of a candidate whose build fails: each repair is one more builder call, told the failure, up to this many (the papers' critic-in-loop GRPO allows 3); 0 makes a failed build final"`
+	// Dynamic sampling (DAPO): a step whose groups were dropped samples
+	// that many fresh groups again, at most this many extra rounds.
+	ResampleRounds  Val[int]      `assay:"resample_rounds" doc:"dynamic sampling (zero_variance = \"drop\"): most extra rounds per step that sample fresh groups in place of the dropped ones; 0 = no refill"`
+	ExpectedDropped Val[float64]  `assay:"expected_dropped" doc:"expected share of groups with all rewards equal, for estimates of the refill (default 0; the high estimate assumes every group is dropped)"`
+	Update          *PolicyUpdate `assay:"update,block" doc:"train the proposer with your RL training command after each step and serve the new adapter (see docs/policy-training.md)"`
 
 	// Evolution.
 	Islands         Val[int]                `assay:"islands" doc:"independent populations per task"`
@@ -221,6 +226,18 @@ type Loop struct {
 	Summarizer Ref `assay:"summarizer" doc:"summarizer role that describes a built candidate for the critic; required when the spec has several"`
 
 	Range diag.Range `json:"-"`
+}
+
+// PolicyUpdate trains a loop's proposer outside Assay: each policy update's
+// batch goes to a command plugin's update_command, through the spec's
+// executor, and the proposer's endpoint then serves the adapter it wrote.
+type PolicyUpdate struct {
+	Trainer Ref          `assay:"trainer" doc:"command plugin (source = \"builtin:command\", with update_command in its config) that runs one policy update"`
+	GPU     Val[string]  `assay:"gpu" doc:"GPU type of one update; must have a price"`
+	GPUs    Val[int]     `assay:"gpus" doc:"GPUs of one update"`
+	Hours   Val[float64] `assay:"hours" unit:"hours" doc:"wall-clock hours of one update, for its cost and the wall-time estimate"`
+	Adapter Val[string]  `assay:"adapter" doc:"name prefix of the adapters the proposer's endpoint serves: update N is loaded as PREFIX-step-N; defaults to the loop's name"`
+	Range   diag.Range   `json:"-"`
 }
 
 // Records are seed records.

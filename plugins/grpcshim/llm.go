@@ -81,7 +81,7 @@ func (c *LLMGRPCClient) Update(ctx context.Context, req *plugins.UpdateRequest) 
 	}
 	samples := make([]*pb.Sample, 0, len(req.Samples))
 	for _, s := range req.Samples {
-		samples = append(samples, &pb.Sample{State: s.State, Proposal: proposalToProto(s.Proposal), Advantage: s.Advantage})
+		samples = append(samples, &pb.Sample{State: s.State, Proposal: proposalToProto(s.Proposal), Advantage: s.Advantage, Group: s.Group, Reward: s.Reward})
 	}
 	resp, err := c.client.Update(ctx, &pb.UpdateRequest{
 		Model:        req.Model,
@@ -95,6 +95,7 @@ func (c *LLMGRPCClient) Update(ctx context.Context, req *plugins.UpdateRequest) 
 		KlCoef:       req.KLCoef,
 		TokenLevel:   req.TokenLevel,
 		Epochs:       int64(req.Epochs),
+		Adapter:      adapterToProto(req.Adapter),
 	})
 	if err != nil {
 		return nil, fromStatus(err)
@@ -150,7 +151,7 @@ func (s *LLMGRPCServer) Update(ctx context.Context, req *pb.UpdateRequest) (*pb.
 	}
 	samples := make([]plugins.Sample, 0, len(req.GetSamples()))
 	for _, x := range req.GetSamples() {
-		samples = append(samples, plugins.Sample{State: x.GetState(), Proposal: proposalFromProto(x.GetProposal()), Advantage: x.GetAdvantage()})
+		samples = append(samples, plugins.Sample{State: x.GetState(), Proposal: proposalFromProto(x.GetProposal()), Advantage: x.GetAdvantage(), Group: x.GetGroup(), Reward: x.GetReward()})
 	}
 	resp, err := s.Impl.Update(ctx, &plugins.UpdateRequest{
 		Model:        req.GetModel(),
@@ -164,6 +165,7 @@ func (s *LLMGRPCServer) Update(ctx context.Context, req *pb.UpdateRequest) (*pb.
 		Samples:      samples,
 		State:        req.GetState(),
 		Config:       cfg,
+		Adapter:      adapterFromProto(req.GetAdapter()),
 	})
 	if err != nil {
 		return nil, toStatus(err)
@@ -172,4 +174,18 @@ func (s *LLMGRPCServer) Update(ctx context.Context, req *pb.UpdateRequest) (*pb.
 		return &pb.UpdateResponse{}, nil
 	}
 	return &pb.UpdateResponse{State: resp.State, Stats: resp.Stats}, nil
+}
+
+func adapterToProto(a *plugins.Adapter) *pb.Adapter {
+	if a == nil {
+		return nil
+	}
+	return &pb.Adapter{Name: a.Name, Path: a.Path}
+}
+
+func adapterFromProto(a *pb.Adapter) *plugins.Adapter {
+	if a == nil {
+		return nil
+	}
+	return &plugins.Adapter{Name: a.GetName(), Path: a.GetPath()}
 }

@@ -102,6 +102,8 @@ func TestRoundTripEveryField(t *testing.T) {
 		Config:   cfg,
 		Executor: plugins.ExecutorSpec{Kind: "slurm", Concurrency: 4, GPUs: 8, Slurm: map[string]any{"partition": "gpu"}},
 		GPUs:     2, TimeLimitSeconds: 3600.5, WorkDir: "/tmp/w",
+		Update: &plugins.PolicyJob{Step: 3, BatchFile: "/w/batch.jsonl", AdapterDir: "/w/adapter", BaseModel: "q", PreviousAdapter: "p-2", PreviousAdapterDir: "/w/prev",
+			Algorithm: "grpo", LearningRate: 1e-6, ClipLow: 0.2, ClipHigh: 0.2, KLCoef: 0.04, TokenLevel: false, Epochs: 4},
 	}
 	h, err := tr.Start(ctx, run)
 	if err != nil {
@@ -141,7 +143,8 @@ func TestRoundTripEveryField(t *testing.T) {
 	}
 	upd := &plugins.UpdateRequest{Model: "m", LearningRate: 1e-5, State: []byte{1},
 		Algorithm: "dapo", ClipLow: 0.2, ClipHigh: 0.28, KLCoef: 0.01, TokenLevel: true, Epochs: 4,
-		Samples: []plugins.Sample{{State: "s", Proposal: plugins.Proposal{ID: "p", Edits: map[string]string{"a": "b"}}, Advantage: -0.5}}}
+		Samples: []plugins.Sample{{State: "s", Proposal: plugins.Proposal{ID: "p", Edits: map[string]string{"a": "b"}}, Advantage: -0.5, Group: "g/1", Reward: 2.5}},
+		Adapter: &plugins.Adapter{Name: "policy-step-1", Path: "/w/adapter"}}
 	ur, err := l.Update(ctx, upd)
 	if err != nil {
 		t.Fatal(err)

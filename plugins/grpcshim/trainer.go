@@ -131,6 +131,7 @@ func runRequestToProto(req *plugins.RunRequest) (*pb.RunRequest, error) {
 		Gpus:             int64(req.GPUs),
 		TimeLimitSeconds: req.TimeLimitSeconds,
 		WorkDir:          req.WorkDir,
+		Update:           policyJobToProto(req.Update),
 	}, nil
 }
 
@@ -262,6 +263,7 @@ func runRequestFromProto(req *pb.RunRequest) (*plugins.RunRequest, error) {
 		GPUs:             int(req.GetGpus()),
 		TimeLimitSeconds: req.GetTimeLimitSeconds(),
 		WorkDir:          req.GetWorkDir(),
+		Update:           policyJobFromProto(req.GetUpdate()),
 	}, nil
 }
 
@@ -306,4 +308,22 @@ func proposalFromProto(p *pb.Proposal) plugins.Proposal {
 		Edits:     p.GetEdits(),
 		Patch:     p.GetPatch(),
 	}
+}
+
+func policyJobToProto(j *plugins.PolicyJob) *pb.PolicyJob {
+	if j == nil {
+		return nil
+	}
+	return &pb.PolicyJob{Step: int64(j.Step), BatchFile: j.BatchFile, AdapterDir: j.AdapterDir, BaseModel: j.BaseModel,
+		PreviousAdapter: j.PreviousAdapter, PreviousAdapterDir: j.PreviousAdapterDir, Algorithm: j.Algorithm, LearningRate: j.LearningRate, ClipLow: j.ClipLow,
+		ClipHigh: j.ClipHigh, KlCoef: j.KLCoef, TokenLevel: j.TokenLevel, Epochs: int64(j.Epochs)}
+}
+
+func policyJobFromProto(j *pb.PolicyJob) *plugins.PolicyJob {
+	if j == nil {
+		return nil
+	}
+	return &plugins.PolicyJob{Step: int(j.GetStep()), BatchFile: j.GetBatchFile(), AdapterDir: j.GetAdapterDir(), BaseModel: j.GetBaseModel(),
+		PreviousAdapter: j.GetPreviousAdapter(), PreviousAdapterDir: j.GetPreviousAdapterDir(), Algorithm: j.GetAlgorithm(), LearningRate: j.GetLearningRate(), ClipLow: j.GetClipLow(),
+		ClipHigh: j.GetClipHigh(), KLCoef: j.GetKlCoef(), TokenLevel: j.GetTokenLevel(), Epochs: int(j.GetEpochs())}
 }

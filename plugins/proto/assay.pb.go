@@ -340,8 +340,10 @@ type RunRequest struct {
 	Gpus             int64                  `protobuf:"varint,8,opt,name=gpus,proto3" json:"gpus,omitempty"`
 	TimeLimitSeconds float64                `protobuf:"fixed64,9,opt,name=time_limit_seconds,json=timeLimitSeconds,proto3" json:"time_limit_seconds,omitempty"`
 	WorkDir          string                 `protobuf:"bytes,10,opt,name=work_dir,json=workDir,proto3" json:"work_dir,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// Set for a policy update (see plugins.PolicyJob).
+	Update        *PolicyJob `protobuf:"bytes,11,opt,name=update,proto3" json:"update,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *RunRequest) Reset() {
@@ -444,6 +446,153 @@ func (x *RunRequest) GetWorkDir() string {
 	return ""
 }
 
+func (x *RunRequest) GetUpdate() *PolicyJob {
+	if x != nil {
+		return x.Update
+	}
+	return nil
+}
+
+type PolicyJob struct {
+	state              protoimpl.MessageState `protogen:"open.v1"`
+	Step               int64                  `protobuf:"varint,1,opt,name=step,proto3" json:"step,omitempty"`
+	BatchFile          string                 `protobuf:"bytes,2,opt,name=batch_file,json=batchFile,proto3" json:"batch_file,omitempty"`
+	AdapterDir         string                 `protobuf:"bytes,3,opt,name=adapter_dir,json=adapterDir,proto3" json:"adapter_dir,omitempty"`
+	BaseModel          string                 `protobuf:"bytes,4,opt,name=base_model,json=baseModel,proto3" json:"base_model,omitempty"`
+	PreviousAdapter    string                 `protobuf:"bytes,5,opt,name=previous_adapter,json=previousAdapter,proto3" json:"previous_adapter,omitempty"`
+	Algorithm          string                 `protobuf:"bytes,6,opt,name=algorithm,proto3" json:"algorithm,omitempty"`
+	LearningRate       float64                `protobuf:"fixed64,7,opt,name=learning_rate,json=learningRate,proto3" json:"learning_rate,omitempty"`
+	ClipLow            float64                `protobuf:"fixed64,8,opt,name=clip_low,json=clipLow,proto3" json:"clip_low,omitempty"`
+	ClipHigh           float64                `protobuf:"fixed64,9,opt,name=clip_high,json=clipHigh,proto3" json:"clip_high,omitempty"`
+	KlCoef             float64                `protobuf:"fixed64,10,opt,name=kl_coef,json=klCoef,proto3" json:"kl_coef,omitempty"`
+	TokenLevel         bool                   `protobuf:"varint,11,opt,name=token_level,json=tokenLevel,proto3" json:"token_level,omitempty"`
+	Epochs             int64                  `protobuf:"varint,12,opt,name=epochs,proto3" json:"epochs,omitempty"`
+	PreviousAdapterDir string                 `protobuf:"bytes,13,opt,name=previous_adapter_dir,json=previousAdapterDir,proto3" json:"previous_adapter_dir,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
+}
+
+func (x *PolicyJob) Reset() {
+	*x = PolicyJob{}
+	mi := &file_assay_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PolicyJob) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PolicyJob) ProtoMessage() {}
+
+func (x *PolicyJob) ProtoReflect() protoreflect.Message {
+	mi := &file_assay_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PolicyJob.ProtoReflect.Descriptor instead.
+func (*PolicyJob) Descriptor() ([]byte, []int) {
+	return file_assay_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *PolicyJob) GetStep() int64 {
+	if x != nil {
+		return x.Step
+	}
+	return 0
+}
+
+func (x *PolicyJob) GetBatchFile() string {
+	if x != nil {
+		return x.BatchFile
+	}
+	return ""
+}
+
+func (x *PolicyJob) GetAdapterDir() string {
+	if x != nil {
+		return x.AdapterDir
+	}
+	return ""
+}
+
+func (x *PolicyJob) GetBaseModel() string {
+	if x != nil {
+		return x.BaseModel
+	}
+	return ""
+}
+
+func (x *PolicyJob) GetPreviousAdapter() string {
+	if x != nil {
+		return x.PreviousAdapter
+	}
+	return ""
+}
+
+func (x *PolicyJob) GetAlgorithm() string {
+	if x != nil {
+		return x.Algorithm
+	}
+	return ""
+}
+
+func (x *PolicyJob) GetLearningRate() float64 {
+	if x != nil {
+		return x.LearningRate
+	}
+	return 0
+}
+
+func (x *PolicyJob) GetClipLow() float64 {
+	if x != nil {
+		return x.ClipLow
+	}
+	return 0
+}
+
+func (x *PolicyJob) GetClipHigh() float64 {
+	if x != nil {
+		return x.ClipHigh
+	}
+	return 0
+}
+
+func (x *PolicyJob) GetKlCoef() float64 {
+	if x != nil {
+		return x.KlCoef
+	}
+	return 0
+}
+
+func (x *PolicyJob) GetTokenLevel() bool {
+	if x != nil {
+		return x.TokenLevel
+	}
+	return false
+}
+
+func (x *PolicyJob) GetEpochs() int64 {
+	if x != nil {
+		return x.Epochs
+	}
+	return 0
+}
+
+func (x *PolicyJob) GetPreviousAdapterDir() string {
+	if x != nil {
+		return x.PreviousAdapterDir
+	}
+	return ""
+}
+
 type RunHandle struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	RunId         string                 `protobuf:"bytes,1,opt,name=run_id,json=runId,proto3" json:"run_id,omitempty"`
@@ -454,7 +603,7 @@ type RunHandle struct {
 
 func (x *RunHandle) Reset() {
 	*x = RunHandle{}
-	mi := &file_assay_proto_msgTypes[6]
+	mi := &file_assay_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -466,7 +615,7 @@ func (x *RunHandle) String() string {
 func (*RunHandle) ProtoMessage() {}
 
 func (x *RunHandle) ProtoReflect() protoreflect.Message {
-	mi := &file_assay_proto_msgTypes[6]
+	mi := &file_assay_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -479,7 +628,7 @@ func (x *RunHandle) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RunHandle.ProtoReflect.Descriptor instead.
 func (*RunHandle) Descriptor() ([]byte, []int) {
-	return file_assay_proto_rawDescGZIP(), []int{6}
+	return file_assay_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *RunHandle) GetRunId() string {
@@ -512,7 +661,7 @@ type RunResult struct {
 
 func (x *RunResult) Reset() {
 	*x = RunResult{}
-	mi := &file_assay_proto_msgTypes[7]
+	mi := &file_assay_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -524,7 +673,7 @@ func (x *RunResult) String() string {
 func (*RunResult) ProtoMessage() {}
 
 func (x *RunResult) ProtoReflect() protoreflect.Message {
-	mi := &file_assay_proto_msgTypes[7]
+	mi := &file_assay_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -537,7 +686,7 @@ func (x *RunResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RunResult.ProtoReflect.Descriptor instead.
 func (*RunResult) Descriptor() ([]byte, []int) {
-	return file_assay_proto_rawDescGZIP(), []int{7}
+	return file_assay_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *RunResult) GetRunId() string {
@@ -604,7 +753,7 @@ type CancelResponse struct {
 
 func (x *CancelResponse) Reset() {
 	*x = CancelResponse{}
-	mi := &file_assay_proto_msgTypes[8]
+	mi := &file_assay_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -616,7 +765,7 @@ func (x *CancelResponse) String() string {
 func (*CancelResponse) ProtoMessage() {}
 
 func (x *CancelResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_assay_proto_msgTypes[8]
+	mi := &file_assay_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -629,7 +778,7 @@ func (x *CancelResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelResponse.ProtoReflect.Descriptor instead.
 func (*CancelResponse) Descriptor() ([]byte, []int) {
-	return file_assay_proto_rawDescGZIP(), []int{8}
+	return file_assay_proto_rawDescGZIP(), []int{9}
 }
 
 type BatchRequest struct {
@@ -641,7 +790,7 @@ type BatchRequest struct {
 
 func (x *BatchRequest) Reset() {
 	*x = BatchRequest{}
-	mi := &file_assay_proto_msgTypes[9]
+	mi := &file_assay_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -653,7 +802,7 @@ func (x *BatchRequest) String() string {
 func (*BatchRequest) ProtoMessage() {}
 
 func (x *BatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_assay_proto_msgTypes[9]
+	mi := &file_assay_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -666,7 +815,7 @@ func (x *BatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BatchRequest.ProtoReflect.Descriptor instead.
 func (*BatchRequest) Descriptor() ([]byte, []int) {
-	return file_assay_proto_rawDescGZIP(), []int{9}
+	return file_assay_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *BatchRequest) GetRuns() []*RunRequest {
@@ -685,7 +834,7 @@ type BatchResponse struct {
 
 func (x *BatchResponse) Reset() {
 	*x = BatchResponse{}
-	mi := &file_assay_proto_msgTypes[10]
+	mi := &file_assay_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -697,7 +846,7 @@ func (x *BatchResponse) String() string {
 func (*BatchResponse) ProtoMessage() {}
 
 func (x *BatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_assay_proto_msgTypes[10]
+	mi := &file_assay_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -710,7 +859,7 @@ func (x *BatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BatchResponse.ProtoReflect.Descriptor instead.
 func (*BatchResponse) Descriptor() ([]byte, []int) {
-	return file_assay_proto_rawDescGZIP(), []int{10}
+	return file_assay_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *BatchResponse) GetHandles() []*RunHandle {
@@ -730,7 +879,7 @@ type Message struct {
 
 func (x *Message) Reset() {
 	*x = Message{}
-	mi := &file_assay_proto_msgTypes[11]
+	mi := &file_assay_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -742,7 +891,7 @@ func (x *Message) String() string {
 func (*Message) ProtoMessage() {}
 
 func (x *Message) ProtoReflect() protoreflect.Message {
-	mi := &file_assay_proto_msgTypes[11]
+	mi := &file_assay_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -755,7 +904,7 @@ func (x *Message) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Message.ProtoReflect.Descriptor instead.
 func (*Message) Descriptor() ([]byte, []int) {
-	return file_assay_proto_rawDescGZIP(), []int{11}
+	return file_assay_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *Message) GetRole() string {
@@ -789,7 +938,7 @@ type CompleteRequest struct {
 
 func (x *CompleteRequest) Reset() {
 	*x = CompleteRequest{}
-	mi := &file_assay_proto_msgTypes[12]
+	mi := &file_assay_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -801,7 +950,7 @@ func (x *CompleteRequest) String() string {
 func (*CompleteRequest) ProtoMessage() {}
 
 func (x *CompleteRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_assay_proto_msgTypes[12]
+	mi := &file_assay_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -814,7 +963,7 @@ func (x *CompleteRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompleteRequest.ProtoReflect.Descriptor instead.
 func (*CompleteRequest) Descriptor() ([]byte, []int) {
-	return file_assay_proto_rawDescGZIP(), []int{12}
+	return file_assay_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *CompleteRequest) GetRole() string {
@@ -890,7 +1039,7 @@ type Usage struct {
 
 func (x *Usage) Reset() {
 	*x = Usage{}
-	mi := &file_assay_proto_msgTypes[13]
+	mi := &file_assay_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -902,7 +1051,7 @@ func (x *Usage) String() string {
 func (*Usage) ProtoMessage() {}
 
 func (x *Usage) ProtoReflect() protoreflect.Message {
-	mi := &file_assay_proto_msgTypes[13]
+	mi := &file_assay_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -915,7 +1064,7 @@ func (x *Usage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Usage.ProtoReflect.Descriptor instead.
 func (*Usage) Descriptor() ([]byte, []int) {
-	return file_assay_proto_rawDescGZIP(), []int{13}
+	return file_assay_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *Usage) GetIn() int64 {
@@ -943,7 +1092,7 @@ type CompleteResponse struct {
 
 func (x *CompleteResponse) Reset() {
 	*x = CompleteResponse{}
-	mi := &file_assay_proto_msgTypes[14]
+	mi := &file_assay_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -955,7 +1104,7 @@ func (x *CompleteResponse) String() string {
 func (*CompleteResponse) ProtoMessage() {}
 
 func (x *CompleteResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_assay_proto_msgTypes[14]
+	mi := &file_assay_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -968,7 +1117,7 @@ func (x *CompleteResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompleteResponse.ProtoReflect.Descriptor instead.
 func (*CompleteResponse) Descriptor() ([]byte, []int) {
-	return file_assay_proto_rawDescGZIP(), []int{14}
+	return file_assay_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *CompleteResponse) GetText() string {
@@ -997,13 +1146,15 @@ type Sample struct {
 	State         string                 `protobuf:"bytes,1,opt,name=state,proto3" json:"state,omitempty"`
 	Proposal      *Proposal              `protobuf:"bytes,2,opt,name=proposal,proto3" json:"proposal,omitempty"`
 	Advantage     float64                `protobuf:"fixed64,3,opt,name=advantage,proto3" json:"advantage,omitempty"`
+	Group         string                 `protobuf:"bytes,4,opt,name=group,proto3" json:"group,omitempty"`
+	Reward        float64                `protobuf:"fixed64,5,opt,name=reward,proto3" json:"reward,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Sample) Reset() {
 	*x = Sample{}
-	mi := &file_assay_proto_msgTypes[15]
+	mi := &file_assay_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1015,7 +1166,7 @@ func (x *Sample) String() string {
 func (*Sample) ProtoMessage() {}
 
 func (x *Sample) ProtoReflect() protoreflect.Message {
-	mi := &file_assay_proto_msgTypes[15]
+	mi := &file_assay_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1028,7 +1179,7 @@ func (x *Sample) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Sample.ProtoReflect.Descriptor instead.
 func (*Sample) Descriptor() ([]byte, []int) {
-	return file_assay_proto_rawDescGZIP(), []int{15}
+	return file_assay_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *Sample) GetState() string {
@@ -1052,6 +1203,20 @@ func (x *Sample) GetAdvantage() float64 {
 	return 0
 }
 
+func (x *Sample) GetGroup() string {
+	if x != nil {
+		return x.Group
+	}
+	return ""
+}
+
+func (x *Sample) GetReward() float64 {
+	if x != nil {
+		return x.Reward
+	}
+	return 0
+}
+
 type UpdateRequest struct {
 	state        protoimpl.MessageState `protogen:"open.v1"`
 	Model        string                 `protobuf:"bytes,1,opt,name=model,proto3" json:"model,omitempty"`
@@ -1061,19 +1226,21 @@ type UpdateRequest struct {
 	ConfigJson   []byte                 `protobuf:"bytes,5,opt,name=config_json,json=configJson,proto3" json:"config_json,omitempty"`
 	// The loop's algorithm and its update hyperparameters (see
 	// plugins.UpdateRequest).
-	Algorithm     string  `protobuf:"bytes,6,opt,name=algorithm,proto3" json:"algorithm,omitempty"`
-	ClipLow       float64 `protobuf:"fixed64,7,opt,name=clip_low,json=clipLow,proto3" json:"clip_low,omitempty"`
-	ClipHigh      float64 `protobuf:"fixed64,8,opt,name=clip_high,json=clipHigh,proto3" json:"clip_high,omitempty"`
-	KlCoef        float64 `protobuf:"fixed64,9,opt,name=kl_coef,json=klCoef,proto3" json:"kl_coef,omitempty"`
-	TokenLevel    bool    `protobuf:"varint,10,opt,name=token_level,json=tokenLevel,proto3" json:"token_level,omitempty"`
-	Epochs        int64   `protobuf:"varint,11,opt,name=epochs,proto3" json:"epochs,omitempty"`
+	Algorithm  string  `protobuf:"bytes,6,opt,name=algorithm,proto3" json:"algorithm,omitempty"`
+	ClipLow    float64 `protobuf:"fixed64,7,opt,name=clip_low,json=clipLow,proto3" json:"clip_low,omitempty"`
+	ClipHigh   float64 `protobuf:"fixed64,8,opt,name=clip_high,json=clipHigh,proto3" json:"clip_high,omitempty"`
+	KlCoef     float64 `protobuf:"fixed64,9,opt,name=kl_coef,json=klCoef,proto3" json:"kl_coef,omitempty"`
+	TokenLevel bool    `protobuf:"varint,10,opt,name=token_level,json=tokenLevel,proto3" json:"token_level,omitempty"`
+	Epochs     int64   `protobuf:"varint,11,opt,name=epochs,proto3" json:"epochs,omitempty"`
+	// Set when the update was trained elsewhere (see plugins.Adapter).
+	Adapter       *Adapter `protobuf:"bytes,12,opt,name=adapter,proto3" json:"adapter,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *UpdateRequest) Reset() {
 	*x = UpdateRequest{}
-	mi := &file_assay_proto_msgTypes[16]
+	mi := &file_assay_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1085,7 +1252,7 @@ func (x *UpdateRequest) String() string {
 func (*UpdateRequest) ProtoMessage() {}
 
 func (x *UpdateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_assay_proto_msgTypes[16]
+	mi := &file_assay_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1098,7 +1265,7 @@ func (x *UpdateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateRequest.ProtoReflect.Descriptor instead.
 func (*UpdateRequest) Descriptor() ([]byte, []int) {
-	return file_assay_proto_rawDescGZIP(), []int{16}
+	return file_assay_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *UpdateRequest) GetModel() string {
@@ -1178,6 +1345,65 @@ func (x *UpdateRequest) GetEpochs() int64 {
 	return 0
 }
 
+func (x *UpdateRequest) GetAdapter() *Adapter {
+	if x != nil {
+		return x.Adapter
+	}
+	return nil
+}
+
+type Adapter struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Path          string                 `protobuf:"bytes,2,opt,name=path,proto3" json:"path,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Adapter) Reset() {
+	*x = Adapter{}
+	mi := &file_assay_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Adapter) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Adapter) ProtoMessage() {}
+
+func (x *Adapter) ProtoReflect() protoreflect.Message {
+	mi := &file_assay_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Adapter.ProtoReflect.Descriptor instead.
+func (*Adapter) Descriptor() ([]byte, []int) {
+	return file_assay_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *Adapter) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *Adapter) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
 type UpdateResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	State         []byte                 `protobuf:"bytes,1,opt,name=state,proto3" json:"state,omitempty"`
@@ -1188,7 +1414,7 @@ type UpdateResponse struct {
 
 func (x *UpdateResponse) Reset() {
 	*x = UpdateResponse{}
-	mi := &file_assay_proto_msgTypes[17]
+	mi := &file_assay_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1200,7 +1426,7 @@ func (x *UpdateResponse) String() string {
 func (*UpdateResponse) ProtoMessage() {}
 
 func (x *UpdateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_assay_proto_msgTypes[17]
+	mi := &file_assay_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1213,7 +1439,7 @@ func (x *UpdateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateResponse.ProtoReflect.Descriptor instead.
 func (*UpdateResponse) Descriptor() ([]byte, []int) {
-	return file_assay_proto_rawDescGZIP(), []int{17}
+	return file_assay_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *UpdateResponse) GetState() []byte {
@@ -1240,7 +1466,7 @@ type TasksRequest struct {
 
 func (x *TasksRequest) Reset() {
 	*x = TasksRequest{}
-	mi := &file_assay_proto_msgTypes[18]
+	mi := &file_assay_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1252,7 +1478,7 @@ func (x *TasksRequest) String() string {
 func (*TasksRequest) ProtoMessage() {}
 
 func (x *TasksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_assay_proto_msgTypes[18]
+	mi := &file_assay_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1265,7 +1491,7 @@ func (x *TasksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TasksRequest.ProtoReflect.Descriptor instead.
 func (*TasksRequest) Descriptor() ([]byte, []int) {
-	return file_assay_proto_rawDescGZIP(), []int{18}
+	return file_assay_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *TasksRequest) GetEnv() string {
@@ -1296,7 +1522,7 @@ type TaskInfo struct {
 
 func (x *TaskInfo) Reset() {
 	*x = TaskInfo{}
-	mi := &file_assay_proto_msgTypes[19]
+	mi := &file_assay_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1308,7 +1534,7 @@ func (x *TaskInfo) String() string {
 func (*TaskInfo) ProtoMessage() {}
 
 func (x *TaskInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_assay_proto_msgTypes[19]
+	mi := &file_assay_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1321,7 +1547,7 @@ func (x *TaskInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskInfo.ProtoReflect.Descriptor instead.
 func (*TaskInfo) Descriptor() ([]byte, []int) {
-	return file_assay_proto_rawDescGZIP(), []int{19}
+	return file_assay_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *TaskInfo) GetName() string {
@@ -1375,7 +1601,7 @@ type TasksResponse struct {
 
 func (x *TasksResponse) Reset() {
 	*x = TasksResponse{}
-	mi := &file_assay_proto_msgTypes[20]
+	mi := &file_assay_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1387,7 +1613,7 @@ func (x *TasksResponse) String() string {
 func (*TasksResponse) ProtoMessage() {}
 
 func (x *TasksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_assay_proto_msgTypes[20]
+	mi := &file_assay_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1400,7 +1626,7 @@ func (x *TasksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TasksResponse.ProtoReflect.Descriptor instead.
 func (*TasksResponse) Descriptor() ([]byte, []int) {
-	return file_assay_proto_rawDescGZIP(), []int{20}
+	return file_assay_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *TasksResponse) GetTasks() []*TaskInfo {
@@ -1440,7 +1666,7 @@ const file_assay_proto_rawDesc = "" +
 	"\vconcurrency\x18\x02 \x01(\x03R\vconcurrency\x12\x12\n" +
 	"\x04gpus\x18\x03 \x01(\x03R\x04gpus\x12\x1d\n" +
 	"\n" +
-	"slurm_json\x18\x04 \x01(\fR\tslurmJson\"\xcd\x02\n" +
+	"slurm_json\x18\x04 \x01(\fR\tslurmJson\"\x81\x03\n" +
 	"\n" +
 	"RunRequest\x12\x15\n" +
 	"\x06run_id\x18\x01 \x01(\tR\x05runId\x12\x10\n" +
@@ -1454,7 +1680,27 @@ const file_assay_proto_rawDesc = "" +
 	"\x04gpus\x18\b \x01(\x03R\x04gpus\x12,\n" +
 	"\x12time_limit_seconds\x18\t \x01(\x01R\x10timeLimitSeconds\x12\x19\n" +
 	"\bwork_dir\x18\n" +
-	" \x01(\tR\aworkDir\":\n" +
+	" \x01(\tR\aworkDir\x122\n" +
+	"\x06update\x18\v \x01(\v2\x1a.assay.plugin.v1.PolicyJobR\x06update\"\xa8\x03\n" +
+	"\tPolicyJob\x12\x12\n" +
+	"\x04step\x18\x01 \x01(\x03R\x04step\x12\x1d\n" +
+	"\n" +
+	"batch_file\x18\x02 \x01(\tR\tbatchFile\x12\x1f\n" +
+	"\vadapter_dir\x18\x03 \x01(\tR\n" +
+	"adapterDir\x12\x1d\n" +
+	"\n" +
+	"base_model\x18\x04 \x01(\tR\tbaseModel\x12)\n" +
+	"\x10previous_adapter\x18\x05 \x01(\tR\x0fpreviousAdapter\x12\x1c\n" +
+	"\talgorithm\x18\x06 \x01(\tR\talgorithm\x12#\n" +
+	"\rlearning_rate\x18\a \x01(\x01R\flearningRate\x12\x19\n" +
+	"\bclip_low\x18\b \x01(\x01R\aclipLow\x12\x1b\n" +
+	"\tclip_high\x18\t \x01(\x01R\bclipHigh\x12\x17\n" +
+	"\akl_coef\x18\n" +
+	" \x01(\x01R\x06klCoef\x12\x1f\n" +
+	"\vtoken_level\x18\v \x01(\bR\n" +
+	"tokenLevel\x12\x16\n" +
+	"\x06epochs\x18\f \x01(\x03R\x06epochs\x120\n" +
+	"\x14previous_adapter_dir\x18\r \x01(\tR\x12previousAdapterDir\":\n" +
 	"\tRunHandle\x12\x15\n" +
 	"\x06run_id\x18\x01 \x01(\tR\x05runId\x12\x16\n" +
 	"\x06handle\x18\x02 \x01(\tR\x06handle\"\xd0\x01\n" +
@@ -1493,11 +1739,13 @@ const file_assay_proto_rawDesc = "" +
 	"\x10CompleteResponse\x12\x12\n" +
 	"\x04text\x18\x01 \x01(\tR\x04text\x12\x18\n" +
 	"\apayload\x18\x02 \x01(\fR\apayload\x12,\n" +
-	"\x05usage\x18\x03 \x01(\v2\x16.assay.plugin.v1.UsageR\x05usage\"s\n" +
+	"\x05usage\x18\x03 \x01(\v2\x16.assay.plugin.v1.UsageR\x05usage\"\xa1\x01\n" +
 	"\x06Sample\x12\x14\n" +
 	"\x05state\x18\x01 \x01(\tR\x05state\x125\n" +
 	"\bproposal\x18\x02 \x01(\v2\x19.assay.plugin.v1.ProposalR\bproposal\x12\x1c\n" +
-	"\tadvantage\x18\x03 \x01(\x01R\tadvantage\"\xdc\x02\n" +
+	"\tadvantage\x18\x03 \x01(\x01R\tadvantage\x12\x14\n" +
+	"\x05group\x18\x04 \x01(\tR\x05group\x12\x16\n" +
+	"\x06reward\x18\x05 \x01(\x01R\x06reward\"\x90\x03\n" +
 	"\rUpdateRequest\x12\x14\n" +
 	"\x05model\x18\x01 \x01(\tR\x05model\x12#\n" +
 	"\rlearning_rate\x18\x02 \x01(\x01R\flearningRate\x121\n" +
@@ -1512,7 +1760,11 @@ const file_assay_proto_rawDesc = "" +
 	"\vtoken_level\x18\n" +
 	" \x01(\bR\n" +
 	"tokenLevel\x12\x16\n" +
-	"\x06epochs\x18\v \x01(\x03R\x06epochs\"\xa2\x01\n" +
+	"\x06epochs\x18\v \x01(\x03R\x06epochs\x122\n" +
+	"\aadapter\x18\f \x01(\v2\x18.assay.plugin.v1.AdapterR\aadapter\"1\n" +
+	"\aAdapter\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
+	"\x04path\x18\x02 \x01(\tR\x04path\"\xa2\x01\n" +
 	"\x0eUpdateResponse\x12\x14\n" +
 	"\x05state\x18\x01 \x01(\fR\x05state\x12@\n" +
 	"\x05stats\x18\x02 \x03(\v2*.assay.plugin.v1.UpdateResponse.StatsEntryR\x05stats\x1a8\n" +
@@ -1558,7 +1810,7 @@ func file_assay_proto_rawDescGZIP() []byte {
 	return file_assay_proto_rawDescData
 }
 
-var file_assay_proto_msgTypes = make([]protoimpl.MessageInfo, 23)
+var file_assay_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
 var file_assay_proto_goTypes = []any{
 	(*DescribeRequest)(nil),  // 0: assay.plugin.v1.DescribeRequest
 	(*DescribeResponse)(nil), // 1: assay.plugin.v1.DescribeResponse
@@ -1566,58 +1818,62 @@ var file_assay_proto_goTypes = []any{
 	(*Proposal)(nil),         // 3: assay.plugin.v1.Proposal
 	(*ExecutorSpec)(nil),     // 4: assay.plugin.v1.ExecutorSpec
 	(*RunRequest)(nil),       // 5: assay.plugin.v1.RunRequest
-	(*RunHandle)(nil),        // 6: assay.plugin.v1.RunHandle
-	(*RunResult)(nil),        // 7: assay.plugin.v1.RunResult
-	(*CancelResponse)(nil),   // 8: assay.plugin.v1.CancelResponse
-	(*BatchRequest)(nil),     // 9: assay.plugin.v1.BatchRequest
-	(*BatchResponse)(nil),    // 10: assay.plugin.v1.BatchResponse
-	(*Message)(nil),          // 11: assay.plugin.v1.Message
-	(*CompleteRequest)(nil),  // 12: assay.plugin.v1.CompleteRequest
-	(*Usage)(nil),            // 13: assay.plugin.v1.Usage
-	(*CompleteResponse)(nil), // 14: assay.plugin.v1.CompleteResponse
-	(*Sample)(nil),           // 15: assay.plugin.v1.Sample
-	(*UpdateRequest)(nil),    // 16: assay.plugin.v1.UpdateRequest
-	(*UpdateResponse)(nil),   // 17: assay.plugin.v1.UpdateResponse
-	(*TasksRequest)(nil),     // 18: assay.plugin.v1.TasksRequest
-	(*TaskInfo)(nil),         // 19: assay.plugin.v1.TaskInfo
-	(*TasksResponse)(nil),    // 20: assay.plugin.v1.TasksResponse
-	nil,                      // 21: assay.plugin.v1.Proposal.EditsEntry
-	nil,                      // 22: assay.plugin.v1.UpdateResponse.StatsEntry
+	(*PolicyJob)(nil),        // 6: assay.plugin.v1.PolicyJob
+	(*RunHandle)(nil),        // 7: assay.plugin.v1.RunHandle
+	(*RunResult)(nil),        // 8: assay.plugin.v1.RunResult
+	(*CancelResponse)(nil),   // 9: assay.plugin.v1.CancelResponse
+	(*BatchRequest)(nil),     // 10: assay.plugin.v1.BatchRequest
+	(*BatchResponse)(nil),    // 11: assay.plugin.v1.BatchResponse
+	(*Message)(nil),          // 12: assay.plugin.v1.Message
+	(*CompleteRequest)(nil),  // 13: assay.plugin.v1.CompleteRequest
+	(*Usage)(nil),            // 14: assay.plugin.v1.Usage
+	(*CompleteResponse)(nil), // 15: assay.plugin.v1.CompleteResponse
+	(*Sample)(nil),           // 16: assay.plugin.v1.Sample
+	(*UpdateRequest)(nil),    // 17: assay.plugin.v1.UpdateRequest
+	(*Adapter)(nil),          // 18: assay.plugin.v1.Adapter
+	(*UpdateResponse)(nil),   // 19: assay.plugin.v1.UpdateResponse
+	(*TasksRequest)(nil),     // 20: assay.plugin.v1.TasksRequest
+	(*TaskInfo)(nil),         // 21: assay.plugin.v1.TaskInfo
+	(*TasksResponse)(nil),    // 22: assay.plugin.v1.TasksResponse
+	nil,                      // 23: assay.plugin.v1.Proposal.EditsEntry
+	nil,                      // 24: assay.plugin.v1.UpdateResponse.StatsEntry
 }
 var file_assay_proto_depIdxs = []int32{
 	2,  // 0: assay.plugin.v1.DescribeResponse.knobs:type_name -> assay.plugin.v1.Knob
-	21, // 1: assay.plugin.v1.Proposal.edits:type_name -> assay.plugin.v1.Proposal.EditsEntry
+	23, // 1: assay.plugin.v1.Proposal.edits:type_name -> assay.plugin.v1.Proposal.EditsEntry
 	3,  // 2: assay.plugin.v1.RunRequest.proposal:type_name -> assay.plugin.v1.Proposal
 	4,  // 3: assay.plugin.v1.RunRequest.executor:type_name -> assay.plugin.v1.ExecutorSpec
-	5,  // 4: assay.plugin.v1.BatchRequest.runs:type_name -> assay.plugin.v1.RunRequest
-	6,  // 5: assay.plugin.v1.BatchResponse.handles:type_name -> assay.plugin.v1.RunHandle
-	11, // 6: assay.plugin.v1.CompleteRequest.messages:type_name -> assay.plugin.v1.Message
-	13, // 7: assay.plugin.v1.CompleteResponse.usage:type_name -> assay.plugin.v1.Usage
-	3,  // 8: assay.plugin.v1.Sample.proposal:type_name -> assay.plugin.v1.Proposal
-	15, // 9: assay.plugin.v1.UpdateRequest.samples:type_name -> assay.plugin.v1.Sample
-	22, // 10: assay.plugin.v1.UpdateResponse.stats:type_name -> assay.plugin.v1.UpdateResponse.StatsEntry
-	19, // 11: assay.plugin.v1.TasksResponse.tasks:type_name -> assay.plugin.v1.TaskInfo
-	0,  // 12: assay.plugin.v1.Trainer.Describe:input_type -> assay.plugin.v1.DescribeRequest
-	5,  // 13: assay.plugin.v1.Trainer.Start:input_type -> assay.plugin.v1.RunRequest
-	6,  // 14: assay.plugin.v1.Trainer.Wait:input_type -> assay.plugin.v1.RunHandle
-	6,  // 15: assay.plugin.v1.Trainer.Cancel:input_type -> assay.plugin.v1.RunHandle
-	9,  // 16: assay.plugin.v1.Trainer.StartBatch:input_type -> assay.plugin.v1.BatchRequest
-	12, // 17: assay.plugin.v1.LLM.Complete:input_type -> assay.plugin.v1.CompleteRequest
-	16, // 18: assay.plugin.v1.LLM.Update:input_type -> assay.plugin.v1.UpdateRequest
-	18, // 19: assay.plugin.v1.Benchmark.Tasks:input_type -> assay.plugin.v1.TasksRequest
-	1,  // 20: assay.plugin.v1.Trainer.Describe:output_type -> assay.plugin.v1.DescribeResponse
-	6,  // 21: assay.plugin.v1.Trainer.Start:output_type -> assay.plugin.v1.RunHandle
-	7,  // 22: assay.plugin.v1.Trainer.Wait:output_type -> assay.plugin.v1.RunResult
-	8,  // 23: assay.plugin.v1.Trainer.Cancel:output_type -> assay.plugin.v1.CancelResponse
-	10, // 24: assay.plugin.v1.Trainer.StartBatch:output_type -> assay.plugin.v1.BatchResponse
-	14, // 25: assay.plugin.v1.LLM.Complete:output_type -> assay.plugin.v1.CompleteResponse
-	17, // 26: assay.plugin.v1.LLM.Update:output_type -> assay.plugin.v1.UpdateResponse
-	20, // 27: assay.plugin.v1.Benchmark.Tasks:output_type -> assay.plugin.v1.TasksResponse
-	20, // [20:28] is the sub-list for method output_type
-	12, // [12:20] is the sub-list for method input_type
-	12, // [12:12] is the sub-list for extension type_name
-	12, // [12:12] is the sub-list for extension extendee
-	0,  // [0:12] is the sub-list for field type_name
+	6,  // 4: assay.plugin.v1.RunRequest.update:type_name -> assay.plugin.v1.PolicyJob
+	5,  // 5: assay.plugin.v1.BatchRequest.runs:type_name -> assay.plugin.v1.RunRequest
+	7,  // 6: assay.plugin.v1.BatchResponse.handles:type_name -> assay.plugin.v1.RunHandle
+	12, // 7: assay.plugin.v1.CompleteRequest.messages:type_name -> assay.plugin.v1.Message
+	14, // 8: assay.plugin.v1.CompleteResponse.usage:type_name -> assay.plugin.v1.Usage
+	3,  // 9: assay.plugin.v1.Sample.proposal:type_name -> assay.plugin.v1.Proposal
+	16, // 10: assay.plugin.v1.UpdateRequest.samples:type_name -> assay.plugin.v1.Sample
+	18, // 11: assay.plugin.v1.UpdateRequest.adapter:type_name -> assay.plugin.v1.Adapter
+	24, // 12: assay.plugin.v1.UpdateResponse.stats:type_name -> assay.plugin.v1.UpdateResponse.StatsEntry
+	21, // 13: assay.plugin.v1.TasksResponse.tasks:type_name -> assay.plugin.v1.TaskInfo
+	0,  // 14: assay.plugin.v1.Trainer.Describe:input_type -> assay.plugin.v1.DescribeRequest
+	5,  // 15: assay.plugin.v1.Trainer.Start:input_type -> assay.plugin.v1.RunRequest
+	7,  // 16: assay.plugin.v1.Trainer.Wait:input_type -> assay.plugin.v1.RunHandle
+	7,  // 17: assay.plugin.v1.Trainer.Cancel:input_type -> assay.plugin.v1.RunHandle
+	10, // 18: assay.plugin.v1.Trainer.StartBatch:input_type -> assay.plugin.v1.BatchRequest
+	13, // 19: assay.plugin.v1.LLM.Complete:input_type -> assay.plugin.v1.CompleteRequest
+	17, // 20: assay.plugin.v1.LLM.Update:input_type -> assay.plugin.v1.UpdateRequest
+	20, // 21: assay.plugin.v1.Benchmark.Tasks:input_type -> assay.plugin.v1.TasksRequest
+	1,  // 22: assay.plugin.v1.Trainer.Describe:output_type -> assay.plugin.v1.DescribeResponse
+	7,  // 23: assay.plugin.v1.Trainer.Start:output_type -> assay.plugin.v1.RunHandle
+	8,  // 24: assay.plugin.v1.Trainer.Wait:output_type -> assay.plugin.v1.RunResult
+	9,  // 25: assay.plugin.v1.Trainer.Cancel:output_type -> assay.plugin.v1.CancelResponse
+	11, // 26: assay.plugin.v1.Trainer.StartBatch:output_type -> assay.plugin.v1.BatchResponse
+	15, // 27: assay.plugin.v1.LLM.Complete:output_type -> assay.plugin.v1.CompleteResponse
+	19, // 28: assay.plugin.v1.LLM.Update:output_type -> assay.plugin.v1.UpdateResponse
+	22, // 29: assay.plugin.v1.Benchmark.Tasks:output_type -> assay.plugin.v1.TasksResponse
+	22, // [22:30] is the sub-list for method output_type
+	14, // [14:22] is the sub-list for method input_type
+	14, // [14:14] is the sub-list for extension type_name
+	14, // [14:14] is the sub-list for extension extendee
+	0,  // [0:14] is the sub-list for field type_name
 }
 
 func init() { file_assay_proto_init() }
@@ -1631,7 +1887,7 @@ func file_assay_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_assay_proto_rawDesc), len(file_assay_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   23,
+			NumMessages:   25,
 			NumExtensions: 0,
 			NumServices:   3,
 		},

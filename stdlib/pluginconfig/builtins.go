@@ -33,8 +33,9 @@ func secondsField(name string, def float64, doc string) *Field {
 // OpenAI is builtin:openai, an LLM client for servers that speak the
 // OpenAI chat-completions API.
 var OpenAI = &Schema{
-	Builtin: "openai",
-	Kind:    "llm",
+	Builtin:        "openai",
+	Kind:           "llm",
+	ServesAdapters: true,
 	Doc: "LLM client for any server that speaks the OpenAI chat-completions API (hosted APIs, vLLM, Ollama, llama.cpp). " +
 		"Requests go only to base_url: there is no default endpoint. The API key is read from the environment variable api_key_env names, never from the spec.",
 	Fields: []*Field{
@@ -88,13 +89,17 @@ var TinyLM = &Schema{
 // training command once per real run. Where the command runs (locally or
 // on Slurm) is the spec's executor block, not this config.
 var Command = &Schema{
-	Builtin: "command",
-	Kind:    "trainer",
-	Doc: "runs your own training command once per real run, in a working directory of its own, and reads the metric it reports. " +
+	Builtin:   "command",
+	Kind:      "trainer",
+	UpdateKey: "update_command",
+	Doc: "runs your own training command once per real run, in a working directory of its own, and reads the metric it reports; " +
+		"with update_command it also runs your RL training command once per policy update of a loop whose update block names it. " +
 		"Where the command runs (local or Slurm) is the spec's executor block",
 	Fields: []*Field{
-		{Name: "command", Type: String, Required: true,
+		{Name: "command", Type: String,
 			Doc: "the command that trains: a bash template rendered once per run, e.g. \"python train.py --config {{config}} --seed {{seed}}\""},
+		{Name: "update_command", Type: String,
+			Doc: "the command that trains the proposer policy on one update's batch: a bash template rendered once per update, e.g. \"python grpo_step.py --batch {{batch}} --out {{adapter_dir}}\" (see docs/policy-training.md)"},
 		{Name: "apply", Type: String, Enum: []string{"overrides", "patch"}, Default: "overrides",
 			Doc: "how a proposal reaches the command: \"overrides\" writes its edits to overrides_file; \"patch\" checks out repo at revision and applies its patch"},
 		{Name: "overrides_file", Type: String, Default: "overrides.json", Doc: "file the edits are written to, in the run's directory ({{config}} in the command)"},
@@ -119,7 +124,9 @@ var Command = &Schema{
 			}},
 	},
 	Rules: []Rule{
-		{OneOf: []string{"metric_file", "metric_regex"},
+		{AnyOf: []string{"command", "update_command"},
+			Why: "the command trainer needs the command that trains, e.g. command = \"python train.py --config {{config}}\", or update_command for a policy updater"},
+		{If: "command", OneOf: []string{"metric_file", "metric_regex"},
 			Why: "say where the metric is: metric_file (with metric_field) for a JSON file the command writes, or metric_regex for a line of its stdout"},
 		{If: "metric_file", Need: []string{"metric_field"}, Why: "name the JSON field that holds the metric, e.g. \"eval.val_bpb\""},
 		{If: "metric_field", Need: []string{"metric_file"}, Why: "metric_field is a field of metric_file"},

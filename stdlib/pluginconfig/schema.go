@@ -55,10 +55,12 @@ type Field struct {
 }
 
 // Rule relates keys of one config. With OneOf, exactly one of those keys
-// must be set. With If, the rule applies when If is set (and equals
-// IfValue, when that is not empty); then every key of Need must be set.
+// must be set; with AnyOf, at least one. With If, the rule applies when If
+// is set (and equals IfValue, when that is not empty); then every key of
+// Need must be set, and OneOf holds.
 type Rule struct {
 	OneOf   []string
+	AnyOf   []string
 	If      string
 	IfValue string
 	Need    []string
@@ -80,6 +82,13 @@ type Schema struct {
 	// TrainsPolicy: an llm built-in that can update a proposer policy (it
 	// serves Update); a proposer on one that cannot samples a fixed policy.
 	TrainsPolicy bool
+	// ServesAdapters: an llm built-in that can point a proposer at an
+	// adapter a loop's update command trained (plugins.UpdateRequest's
+	// Adapter).
+	ServesAdapters bool
+	// UpdateKey: a trainer built-in that can run a loop's policy update
+	// when its config has this key; "" for one that cannot.
+	UpdateKey string
 }
 
 // Field returns the top-level field named name, or nil.
@@ -191,6 +200,18 @@ func (s *Schema) Decode(cfg map[string]any) (Values, error) {
 
 func (r Rule) check(s *Schema, cfg map[string]any) []Problem {
 	set := func(k string) bool { return present(cfg, k) }
+	if len(r.AnyOf) > 0 {
+		for _, k := range r.AnyOf {
+			// A blank string is no command.
+			if str, ok := cfg[k].(string); set(k) && (!ok || strings.TrimSpace(str) != "") {
+				return nil
+			}
+		}
+		return []Problem{{Path: r.AnyOf[0], Kind: Missing, Msg: "missing; " + r.Why}}
+	}
+	if r.If != "" && !set(r.If) {
+		return nil
+	}
 	if len(r.OneOf) > 0 {
 		var got []string
 		for _, k := range r.OneOf {

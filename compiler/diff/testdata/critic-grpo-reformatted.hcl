@@ -25,6 +25,12 @@ plugin "runner" {
   config = { command = "mls-lite-bench run --task {{task}} --config {{config}} --seed {{seed}}", metric_regex = "score=([0-9.eE+-]+)" }
 }
 
+plugin "rl" {
+  kind = "trainer"
+  source = "builtin:command"
+  config = { update_command = "python grpo_step.py --batch {{batch}} --out {{adapter_dir}} --model {{base_model}} --adapter {{previous_adapter_dir}} --algorithm {{algorithm}} --lr {{learning_rate}} --clip-low {{clip_low}} --clip-high {{clip_high}} --kl {{kl_coef}} --token-level {{token_level}} --epochs {{epochs}}" }
+}
+
 plugin "openai" {
   kind = "llm"
   source = "builtin:openai"
@@ -143,6 +149,12 @@ loop "policy" {
   reward = reward.improve
   learning_rate = 1e-6
   screen = critic.screen
+  update {
+    hours = 0.25
+    gpus = 8
+    gpu = "H100"
+    trainer = plugin.rl
+  }
 }
 
 budget {

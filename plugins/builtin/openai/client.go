@@ -99,26 +99,53 @@ func retryable(err error) bool {
 
 // chat sends one request, retrying transient failures.
 func (c *client) chat(ctx context.Context, req *chatRequest) (*chatResponse, error) {
-	body, err := json.Marshal(req)
+	var out chatResponse
+	err := c.send(ctx, "/chat/completions", req, func(data []byte, quote func() string) error {
+		if err := json.Unmarshal(data, &out); err != nil {
+			return fmt.Errorf("the server's answer is not a chat-completions response (%v): %s", err, quote())
+		}
+		if len(out.Choices) == 0 {
+			return fmt.Errorf("the server's answer has no choices: %s", quote())
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
+	return &out, nil
+}
+
+// loadAdapter asks the server to serve a LoRA adapter under name (vLLM's
+// POST /v1/load_lora_adapter, with base_url ending in /v1), retrying
+// transient failures like a chat request.
+func (c *client) loadAdapter(ctx context.Context, name, path string) error {
+	body := map[string]string{"lora_name": name, "lora_path": path}
+	return c.send(ctx, "/load_lora_adapter", body, func([]byte, func() string) error { return nil })
+}
+
+// send posts req as JSON to base_url + path and hands a 2xx answer to
+// parse, retrying transient failures (a parse error is not retried).
+func (c *client) send(ctx context.Context, path string, req any, parse func(data []byte, quote func() string) error) error {
+	body, err := json.Marshal(req)
+	if err != nil {
+		return err
+	}
 	for attempt := 0; ; attempt++ {
 		if err := c.limit.wait(ctx); err != nil {
-			return nil, err
+			return err
 		}
-		resp, err := c.once(ctx, body)
+		data, quote, err := c.once(ctx, path, body)
 		if err == nil {
-			return resp, nil
+			return parse(data, quote)
 		}
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return ctx.Err()
 		}
 		if !retryable(err) {
-			return nil, fmt.Errorf("%s: %w", c.cfg.BaseURL, c.explain(err))
+			return fmt.Errorf("%s: %w", c.cfg.BaseURL, c.explain(err))
 		}
 		if attempt >= c.cfg.MaxRetries {
-			return nil, fmt.Errorf("%s: gave up after %d attempts: %w", c.cfg.BaseURL, attempt+1, c.explain(err))
+			return fmt.Errorf("%s: gave up after %d attempts: %w", c.cfg.BaseURL, attempt+1, c.explain(err))
 		}
 		var he *httpError
 		d := c.backoff(attempt)
@@ -127,7 +154,7 @@ func (c *client) chat(ctx context.Context, req *chatRequest) (*chatResponse, err
 		}
 		c.retries.Add(1)
 		if err := c.sleep(ctx, d); err != nil {
-			return nil, err
+			return err
 		}
 	}
 }
@@ -159,19 +186,19 @@ func (c *client) explain(err error) error {
 
 // once makes one attempt, holding a concurrency slot only while the
 // request is in flight (not while backing off).
-func (c *client) once(ctx context.Context, body []byte) (*chatResponse, error) {
+func (c *client) once(ctx context.Context, path string, body []byte) ([]byte, func() string, error) {
 	select {
 	case c.slots <- struct{}{}:
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return nil, nil, ctx.Err()
 	}
 	defer func() { <-c.slots }()
 
 	actx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
 	defer cancel()
-	hreq, err := http.NewRequestWithContext(actx, http.MethodPost, c.cfg.BaseURL+"/chat/completions", bytes.NewReader(body))
+	hreq, err := http.NewRequestWithContext(actx, http.MethodPost, c.cfg.BaseURL+path, bytes.NewReader(body))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	hreq.Header.Set("Content-Type", "application/json")
 	key := c.key()
@@ -181,36 +208,29 @@ func (c *client) once(ctx context.Context, body []byte) (*chatResponse, error) {
 	hresp, err := c.http.Do(hreq)
 	if err != nil {
 		if ctx.Err() == nil && actx.Err() != nil {
-			return nil, fmt.Errorf("no answer within %s", c.cfg.Timeout)
+			return nil, nil, fmt.Errorf("no answer within %s", c.cfg.Timeout)
 		}
-		return nil, err
+		return nil, nil, err
 	}
 	defer hresp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(hresp.Body, 32<<20))
 	if err != nil {
-		return nil, fmt.Errorf("reading the answer: %w", err)
+		return nil, nil, fmt.Errorf("reading the answer: %w", err)
 	}
 	// What the server says is quoted in errors; it may echo the key.
 	quote := func() string { return excerpt(redact.String(string(data), key), 300) }
 	if hresp.StatusCode/100 == 3 {
-		return nil, &httpError{status: hresp.StatusCode,
+		return nil, nil, &httpError{status: hresp.StatusCode,
 			body: "the server redirects, and requests go only to base_url; set base_url to the endpoint that answers"}
 	}
 	if hresp.StatusCode/100 != 2 {
-		return nil, &httpError{
+		return nil, nil, &httpError{
 			status:     hresp.StatusCode,
 			body:       quote(),
 			retryAfter: parseRetryAfter(hresp.Header.Get("Retry-After"), time.Now()),
 		}
 	}
-	var out chatResponse
-	if err := json.Unmarshal(data, &out); err != nil {
-		return nil, fmt.Errorf("the server's answer is not a chat-completions response (%v): %s", err, quote())
-	}
-	if len(out.Choices) == 0 {
-		return nil, fmt.Errorf("the server's answer has no choices: %s", quote())
-	}
-	return &out, nil
+	return data, quote, nil
 }
 
 // maxRetryAfter bounds a server's Retry-After, so a bogus header cannot

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -73,6 +72,14 @@ func (l *llm) complete(ctx context.Context, c *client, req *plugins.CompleteRequ
 	if model == "" {
 		model = c.cfg.Model
 	}
+	if req.Role == plugins.RolePropose && len(req.State) > 0 {
+		// A trained policy: its adapter, which Update had the server load.
+		st, err := parseState(req.State)
+		if err != nil {
+			return nil, err
+		}
+		model = st.Adapter
+	}
 	if model == "" {
 		return nil, fmt.Errorf("openai plugin: no model for the %s role: set model on the role or in the plugin config", req.Role)
 	}
@@ -114,62 +121,63 @@ func (l *llm) complete(ctx context.Context, c *client, req *plugins.CompleteRequ
 	return out, nil
 }
 
-// Update is not possible through a chat-completions API.
-func (l *llm) Update(context.Context, *plugins.UpdateRequest) (*plugins.UpdateResponse, error) {
-	return nil, fmt.Errorf("openai plugin cannot train a hosted model: %w", plugins.ErrUnsupported)
+// Update points the role at an adapter the loop's update command trained:
+// the server loads it (vLLM's /v1/load_lora_adapter) and the returned
+// State names it, so later proposer calls with that State ask for it as
+// their model. Training itself is not possible through a chat-completions
+// API: an update without an adapter is ErrUnsupported.
+func (l *llm) Update(ctx context.Context, req *plugins.UpdateRequest) (*plugins.UpdateResponse, error) {
+	if req.Adapter == nil {
+		return nil, fmt.Errorf("openai plugin cannot train a hosted model: %w", plugins.ErrUnsupported)
+	}
+	if req.Adapter.Name == "" || req.Adapter.Path == "" {
+		return nil, fmt.Errorf("openai plugin: an adapter needs a name and a path, got %+v", *req.Adapter)
+	}
+	c, err := l.client(req.Config)
+	if err != nil {
+		return nil, redact.Error(err)
+	}
+	if err := c.loadAdapter(ctx, req.Adapter.Name, req.Adapter.Path); err != nil {
+		return nil, redact.Error(fmt.Errorf("openai plugin: loading adapter %s from %s: %w", req.Adapter.Name, req.Adapter.Path, err), c.key())
+	}
+	st, err := json.Marshal(policyState{Adapter: req.Adapter.Name, Path: req.Adapter.Path})
+	if err != nil {
+		return nil, err
+	}
+	return &plugins.UpdateResponse{State: st}, nil
 }
 
-// instructions tell each role what to answer, in the shape of its
-// response type in package plugins/payload.
-var instructions = map[string]string{
-	plugins.RolePropose: `You propose changes to a machine-learning training setup that improve its metric on the given task. ` +
-		`The input lists the task, the current solution (parent), earlier proposals with their measured gains (history) and the knobs you may change with their allowed values. ` +
-		`Answer with a JSON object {"proposals": [{"ID": string, "Text": what to change and why, "Mechanism": the knob mechanism it acts through, "Edits": {knob name: allowed value}}]} holding exactly n proposals, each different, using only the listed knobs and values.`,
-	plugins.RolePredict: `You predict how much a proposed change improves a training run's metric over the task's baseline, from the measured records given. ` +
-		`Answer with a JSON object {"predicted_gain": number, "confidence": number from 0 to 1}.`,
-	plugins.RoleCritic: `You judge whether the child proposal beats the parent on the task. ` +
-		`Answer with a JSON object {"label": one of %s, "reason": one sentence}.`,
-	plugins.RoleSummarize: `You describe a proposed change neutrally and briefly, without advocacy. ` +
-		`Answer with a JSON object {"summary": string}.`,
-	plugins.RoleBuild: `You implement the proposed idea as concrete edits of the trainer's knobs, using only the listed knobs and allowed values. ` +
-		`Answer with a JSON object {"proposal": {"ID": string, "Text": string, "Mechanism": string, "Edits": {knob name: allowed value}}, "infeasible": boolean, "reason": string}; set infeasible with a reason when the idea cannot be expressed with the knobs.`,
+// policyState is the State of a proposer whose policy an update command
+// trained: the adapter the server serves it under.
+type policyState struct {
+	Adapter string `json:"adapter"`
+	Path    string `json:"path"`
 }
 
-func init() { instructions[plugins.RoleImplement] = instructions[plugins.RoleBuild] }
+func parseState(b []byte) (policyState, error) {
+	var st policyState
+	if err := json.Unmarshal(b, &st); err != nil || st.Adapter == "" {
+		return st, fmt.Errorf("openai plugin: the proposer's policy state is not an adapter this plugin loaded (%q): %w", excerpt(string(b), 80), plugins.ErrInvalidConfig)
+	}
+	return st, nil
+}
 
-// render builds the chat: the role's instructions, the caller's own
-// messages, then the payload as indented JSON.
+// render builds the chat as payload.Chat does, from the caller's messages
+// and the payload; the loop's update command trains on the same chat.
 func render(req *plugins.CompleteRequest) ([]chatMessage, error) {
-	inst, ok := instructions[req.Role]
-	if !ok {
-		inst = "Answer with a single JSON object."
-	}
-	if req.Role == plugins.RoleCritic {
-		var in struct {
-			Labels string `json:"labels"`
-		}
-		json.Unmarshal(req.Payload, &in)
-		labels := payload.LabelSet(in.Labels)
-		if labels == nil {
-			return nil, fmt.Errorf("openai plugin: the critic payload's labels %q is not %q or %q", in.Labels, payload.Labels3, payload.Labels5)
-		}
-		inst = fmt.Sprintf(inst, `"`+strings.Join(labels, `", "`)+`"`)
-	}
-	msgs := []chatMessage{{Role: "system", Content: inst + " Reply with the JSON object only."}}
+	var extra []payload.Message
 	for _, m := range req.Messages {
-		msgs = append(msgs, chatMessage{Role: m.Role, Content: m.Content})
+		extra = append(extra, payload.Message{Role: m.Role, Content: m.Content})
 	}
-	if len(req.Payload) > 0 {
-		var buf bytes.Buffer
-		if err := json.Indent(&buf, req.Payload, "", "  "); err != nil {
-			return nil, fmt.Errorf("openai plugin: the %s payload is not JSON: %v", req.Role, err)
-		}
-		msgs = append(msgs, chatMessage{Role: "user", Content: "Input:\n" + buf.String()})
+	msgs, err := payload.Chat(req.Role, extra, req.Payload)
+	if err != nil {
+		return nil, fmt.Errorf("openai plugin: %w", err)
 	}
-	if len(msgs) == 1 {
-		return nil, fmt.Errorf("openai plugin: the %s call has neither messages nor a payload", req.Role)
+	out := make([]chatMessage, len(msgs))
+	for i, m := range msgs {
+		out[i] = chatMessage{Role: m.Role, Content: m.Content}
 	}
-	return msgs, nil
+	return out, nil
 }
 
 // parseAnswer extracts the JSON object from the model's text, checks it

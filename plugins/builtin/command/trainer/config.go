@@ -22,6 +22,10 @@ const (
 type Config struct {
 	// Command is the command template (bash), rendered once per run.
 	Command string
+	// UpdateCommand is the policy-update command template (bash), rendered
+	// once per policy update (plugins.PolicyJob); "" when this trainer
+	// trains no policy.
+	UpdateCommand string
 	// Apply is how a proposal reaches the command: ApplyOverrides writes its
 	// edits to OverridesFile; ApplyPatch checks out Repo at Revision and
 	// applies its patch.
@@ -51,11 +55,13 @@ type Config struct {
 	// Knobs are what proposals may edit, with defaults.
 	Knobs []plugins.Knob
 
-	// command is Command parsed, its placeholders replaced by references.
+	// command is Command parsed, its placeholders replaced by references;
+	// update is UpdateCommand parsed. Either is nil when not configured.
 	command *commandTemplate
+	update  *commandTemplate
 }
 
-var configKeys = []string{"command", "apply", "overrides_file", "overrides_format", "repo", "revision",
+var configKeys = []string{"command", "update_command", "apply", "overrides_file", "overrides_format", "repo", "revision",
 	"metric_file", "metric_field", "metric_regex", "time_limit", "infeasible_exit_codes",
 	"infeasible_patterns", "timeout_infeasible", "run_dir", "env", "knobs"}
 
@@ -90,6 +96,8 @@ func ParseConfig(m map[string]any) (*Config, error) {
 		switch k {
 		case "command":
 			c.Command, err = str(v)
+		case "update_command":
+			c.UpdateCommand, err = str(v)
 		case "apply":
 			c.Apply, err = str(v)
 		case "overrides_file":
@@ -148,11 +156,19 @@ func ParseConfig(m map[string]any) (*Config, error) {
 			return nil, fmt.Errorf("config.%s: %v", k, err)
 		}
 	}
-	if strings.TrimSpace(c.Command) == "" {
-		return nil, fmt.Errorf("config.command: missing; the command trainer needs the command that trains, e.g. command = \"python train.py --config {{config}}\"")
+	hasCommand := strings.TrimSpace(c.Command) != ""
+	if !hasCommand && strings.TrimSpace(c.UpdateCommand) == "" {
+		return nil, fmt.Errorf("config.command: missing; the command trainer needs the command that trains, e.g. command = \"python train.py --config {{config}}\", or update_command for a policy updater")
 	}
-	if c.command, err = compileCommand(c.Command); err != nil {
-		return nil, fmt.Errorf("config.command: %w", err)
+	if hasCommand {
+		if c.command, err = compileCommand(c.Command); err != nil {
+			return nil, fmt.Errorf("config.command: %w", err)
+		}
+	}
+	if strings.TrimSpace(c.UpdateCommand) != "" {
+		if c.update, err = compileCommand(c.UpdateCommand); err != nil {
+			return nil, fmt.Errorf("config.update_command: %w", err)
+		}
 	}
 	for k := range c.Env {
 		if !identRE.MatchString(k) {
@@ -198,6 +214,8 @@ func ParseConfig(m map[string]any) (*Config, error) {
 		}
 	}
 	switch {
+	case !hasCommand:
+		// A policy updater alone reports no metric.
 	case c.MetricFile == "" && c.MetricRegex == nil:
 		return nil, fmt.Errorf("config.metric_file: missing; say where the metric is: metric_file (+ metric_field) for a JSON file the command writes, or metric_regex for a line of its stdout")
 	case c.MetricFile != "" && c.MetricRegex != nil:

@@ -86,6 +86,8 @@ type record struct {
 	Submitted        time.Time            `json:"submitted"`
 	Handle           string               `json:"handle,omitempty"`
 	Decided          *plugins.RunResult   `json:"decided,omitempty"`
+	// Update is set for a policy update (see update.go).
+	Update *plugins.PolicyJob `json:"update,omitempty"`
 }
 
 // Describe lists the knobs the config declares.
@@ -321,6 +323,12 @@ func (t *Trainer) prepare(ctx context.Context, req *plugins.RunRequest) (*prepar
 	if req.TimeLimitSeconds > 0 {
 		limit = time.Duration(req.TimeLimitSeconds * float64(time.Second))
 	}
+	if req.Update != nil {
+		return t.prepareUpdate(req, cfg, dir, limit)
+	}
+	if cfg.command == nil {
+		return nil, &configError{fmt.Errorf("config.command: missing; this plugin has only an update_command, so it trains policies but runs no proposal")}
+	}
 	rec := &record{
 		RunID: req.RunID, Env: req.Env, Task: req.Task, Seed: req.Seed, Proposal: req.Proposal,
 		Config: req.Config, Executor: req.Executor, GPUs: req.GPUs,
@@ -412,7 +420,7 @@ func (t *Trainer) prepare(ctx context.Context, req *plugins.RunRequest) (*prepar
 	if err != nil {
 		return nil, &configError{fmt.Errorf("config.command: %w", err)}
 	}
-	script, err := runScript(rec, cfg, cwd, dir, overrides, defs, limit)
+	script, err := runScript(rec, cfg, cfg.command, cwd, dir, overrides, defs, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -483,7 +491,7 @@ func commentSafe(s string) string {
 // runScript is run.sh: the run's environment, the values its command
 // refers to, then the command, so `bash run.sh` re-runs it by hand. Every
 // value is single-quoted in an assignment; the command only refers to it.
-func runScript(rec *record, cfg *Config, cwd, dir, overrides string, defs [][2]string, limit time.Duration) (string, error) {
+func runScript(rec *record, cfg *Config, cmd *commandTemplate, cwd, dir, overrides string, defs [][2]string, limit time.Duration) (string, error) {
 	q := executor.Quote
 	var b strings.Builder
 	fmt.Fprintf(&b, "#!/usr/bin/env bash\n# Assay run %s: environment %s, task %s, seed %d.\n",
@@ -501,6 +509,12 @@ func runScript(rec *record, cfg *Config, cwd, dir, overrides string, defs [][2]s
 		"ASSAY_RUN_ID": rec.RunID, "ASSAY_ENV": rec.Env, "ASSAY_TASK": rec.Task,
 		"ASSAY_SEED": strconv.FormatInt(rec.Seed, 10), "ASSAY_WORKDIR": dir,
 		"ASSAY_CONFIG": overrides, "ASSAY_GPUS": strconv.Itoa(rec.GPUs),
+	}
+	if u := rec.Update; u != nil {
+		delete(env, "ASSAY_CONFIG")
+		delete(env, "ASSAY_ENV")
+		delete(env, "ASSAY_TASK")
+		env["ASSAY_BATCH"], env["ASSAY_ADAPTER_DIR"] = u.BatchFile, u.AdapterDir
 	}
 	for k, v := range cfg.Env {
 		env[k] = v
@@ -525,7 +539,7 @@ func runScript(rec *record, cfg *Config, cwd, dir, overrides string, defs [][2]s
 		}
 		b.WriteString("export " + d[0] + "=" + shellQuote(d[1]) + "\n")
 	}
-	command := cfg.command.body
+	command := cmd.body
 	if limit <= 0 {
 		b.WriteString(command)
 		if !strings.HasSuffix(command, "\n") {
@@ -751,6 +765,9 @@ func outcome(rec *record, cfg *Config, dir string, st executor.Status) *plugins.
 		return r
 	}
 	// The script ran to an end: completed or failed.
+	if rec.Update != nil {
+		return updateOutcome(rec, r, st, stderr)
+	}
 	if st.State == executor.Failed && st.ExitCode == 124 && rec.TimeLimitSeconds > 0 && strings.Contains(stderr, timeLimitMarker) {
 		timedOut()
 		return r

@@ -107,6 +107,10 @@ func (Model) Update(ctx context.Context, req *plugins.UpdateRequest) (*plugins.U
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if req.Adapter != nil {
+		// An adapter trained elsewhere is not a policy this model can serve.
+		return nil, fmt.Errorf("offline proposer: cannot serve adapter %s: %w", req.Adapter.Name, plugins.ErrUnsupported)
+	}
 	if err := checkConfig(req.Config); err != nil {
 		return nil, err
 	}

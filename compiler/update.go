@@ -1,0 +1,97 @@
+package compiler
+
+import (
+	"fmt"
+
+	"assay/lang/diag"
+	"assay/lang/spec"
+	"assay/stdlib/pluginconfig"
+)
+
+// updateDomain checks what a loop's policy training needs beyond its own
+// fields: a trainer that can run an update, a proposer served by a plugin
+// that can serve the adapter it writes, a priced GPU type and room on the
+// executor; and that dynamic sampling's fields apply.
+func (k *checker) updateDomain(l *spec.Loop) {
+	if l.Kind.V != "rl" {
+		return
+	}
+	keep := l.ZeroVariance.V == "keep"
+	if l.ResampleRounds.Set && l.ResampleRounds.V > 0 && keep {
+		k.add(diag.Errorf(CodeNotApplicable, l.ResampleRounds.Range, "resample_rounds refills the groups dynamic sampling drops, and loop %q keeps them (zero_variance = \"keep\")", l.Name).
+			WithDetail("remove resample_rounds, or write zero_variance = \"drop\""))
+	}
+	if l.ExpectedDropped.Set && (keep || l.ResampleRounds.V == 0) {
+		k.add(diag.Errorf(CodeNotApplicable, l.ExpectedDropped.Range, "expected_dropped prices the refill of dropped groups, and loop %q refills none", l.Name).
+			WithDetail("remove expected_dropped, or set resample_rounds above 0 with zero_variance = \"drop\""))
+	}
+	u := l.Update
+	if u == nil {
+		return
+	}
+	at := k.at(u.Range, l.NameRange, l.Range)
+	if p := k.x.plugins[u.Trainer.Name]; u.Trainer.Set && p != nil {
+		if sch, ok := pluginconfig.Lookup(p.Source.V); ok {
+			switch {
+			case sch.UpdateKey == "":
+				k.add(diag.Errorf(CodeRefKind, u.Trainer.Range, "plugin %q (%s) cannot run a policy update", p.Name, p.Source.V).
+					WithDetail("name a plugin with source = \"builtin:command\" whose config has update_command, the command that trains the policy"))
+			case !hasKey(p.Config.V, sch.UpdateKey):
+				k.add(diag.Errorf(CodeMissing, k.at(p.Config.Range, p.NameRange, u.Trainer.Range), "plugin %q runs loop %q's policy updates, and its config has no %s", p.Name, l.Name, sch.UpdateKey).
+					WithDetail("add %s = \"python grpo_step.py --batch {{batch}} --out {{adapter_dir}}\" to its config (see docs/policy-training.md)", sch.UpdateKey))
+			}
+		}
+	}
+	if role := k.x.roles[l.Proposer.Name]; role != nil && role.LLM.Set {
+		if p := k.x.plugins[role.LLM.Name]; p != nil {
+			if sch, ok := pluginconfig.Lookup(p.Source.V); ok {
+				switch {
+				case sch.TrainsPolicy:
+					k.add(diag.Errorf(CodeNotApplicable, at, "loop %q trains proposer %q, whose plugin %s updates the policy itself", l.Name, role.Name, p.Source.V).
+						WithDetail("remove the update block, or serve the proposer with builtin:openai from an endpoint that loads adapters"))
+				case !sch.ServesAdapters:
+					k.add(diag.Errorf(CodeNotApplicable, at, "loop %q trains proposer %q, whose plugin %s cannot serve a trained adapter", l.Name, role.Name, p.Source.V).
+						WithDetail("serve the proposer with builtin:openai from an endpoint that loads adapters (vLLM with --enable-lora)"))
+				}
+			}
+		}
+	}
+	if u.GPU.Set {
+		if _, ok := k.prices()[u.GPU.V]; !ok {
+			k.add(diag.Errorf(CodePriceMissing, u.GPU.Range, "GPU type %q of loop %q's update has no price", u.GPU.V, l.Name).
+				WithDetail("add prices { gpu_hourly = { %s = 14.00 } } (dollars per GPU-hour); an update is never priced at $0", u.GPU.V))
+		}
+	}
+	if ex := k.s.Executor; ex != nil && u.GPUs.Set && u.GPUs.V > ex.GPUs.V && (ex.GPUs.Set || ex.Kind.V == "local") {
+		k.add(diag.Errorf(CodeExecutorGPUs, u.GPUs.Range, "one update of loop %q needs %d GPUs, and the executor has %d", l.Name, u.GPUs.V, ex.GPUs.V).
+			WithDetail("raise executor.gpus (the local executor hands out only the GPUs it declares), or lower update.gpus"))
+	}
+}
+
+// updaterOnly refuses an environment whose trainer is a command plugin
+// with only an update_command: it trains policies but runs no proposal.
+func (k *checker) updaterOnly() {
+	for _, e := range k.s.Environments {
+		p := k.x.plugins[e.Trainer.Name]
+		if !e.Trainer.Set || p == nil {
+			continue
+		}
+		if sch, ok := pluginconfig.Lookup(p.Source.V); ok && sch.UpdateKey != "" && hasKey(p.Config.V, sch.UpdateKey) && !hasKey(p.Config.V, "command") {
+			k.add(diag.Errorf(CodeMissing, e.Trainer.Range, "environment %q runs its proposals on plugin %q, which has an update_command but no command", e.Name, p.Name).
+				WithDetail("add command = \"python train.py --config {{config}}\" (and where the metric is) to its config, or name another trainer"))
+		}
+	}
+}
+
+func hasKey(m map[string]any, k string) bool {
+	v, ok := m[k]
+	return ok && v != nil && fmt.Sprint(v) != ""
+}
+
+// prices is the spec's price table (nil without one).
+func (k *checker) prices() map[string]float64 {
+	if k.s.Prices == nil {
+		return nil
+	}
+	return k.s.Prices.GPU.V
+}

@@ -1,0 +1,202 @@
+package runtime
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"assay/plugins"
+	"assay/plugins/payload"
+	"assay/runtime/journal"
+)
+
+// updateReservation is a policy update's journaled budget reservation,
+// written before the update starts and never released.
+type updateReservation struct {
+	GPUHours float64 `json:"gpu_hours"`
+	USD      float64 `json:"usd"`
+}
+
+// batchLine is one line of an update's batch file (JSONL): one sampled
+// proposal with its group, reward and group-relative advantage. Prompt is
+// the chat the proposer was served (payload.Chat of State, the proposer
+// request the proposal was sampled from) and Completion the answer as the
+// runtime read it, re-encoded: the text to reinforce.
+type batchLine struct {
+	Step       int               `json:"step"`
+	Group      string            `json:"group"`
+	Prompt     []payload.Message `json:"prompt"`
+	Completion string            `json:"completion"`
+	State      json.RawMessage   `json:"state"`
+	Proposal   plugins.Proposal  `json:"proposal"`
+	Reward     float64           `json:"reward"`
+	Advantage  float64           `json:"advantage"`
+}
+
+// trainPolicy makes step t's policy update with the loop's update command:
+// it reserves the update's cost, writes the batch, runs the command on the
+// update's trainer plugin (through the spec's executor), and has the
+// proposer's plugin serve the adapter it wrote. A failed update leaves the
+// policy as it was, journaled, like a failed plugin update. After a crash
+// the journaled reservation is counted again, and Start on the same work
+// directory returns the update already submitted instead of running it
+// twice.
+func (r *rlLoop) trainPolicy(t int, key string, samples []plugins.Sample) error {
+	l, u := r.l, r.l.Update
+	ro := r.roles[l.Proposer]
+	if d, ok := r.j.Call(journal.KindPolicy, key); ok {
+		if d2, ok := r.j.Call(journal.KindPolicy, key+"/reserve"); ok {
+			var res updateReservation
+			if json.Unmarshal(d2, &res) == nil {
+				r.budget.restoreUpdate(res.GPUHours, res.USD)
+			}
+		}
+		var pr policyRecord
+		if err := json.Unmarshal(d, &pr); err == nil && pr.Failed == "" {
+			r.setPolicy(l.Proposer, pr.State)
+			r.updates++
+			r.measured.loop(l.Name, func(m *MeasuredLoop) { m.Updates++ })
+		}
+		return nil
+	}
+	if len(samples) == 0 {
+		return nil // every group dropped: nothing to train on
+	}
+	fail := func(why string) error {
+		r.progress.logf("policy update at step %d failed; the policy stays: %s", t+1, why)
+		if err := r.j.Append(journal.KindPolicy, key, policyRecord{Step: t + 1, State: r.policyOf(ro.Name), Samples: len(samples), Failed: why}); err != nil {
+			return err
+		}
+		return r.j.Flush()
+	}
+	if d, ok := r.j.Call(journal.KindPolicy, key+"/reserve"); ok {
+		var res updateReservation
+		if err := json.Unmarshal(d, &res); err != nil {
+			return fmt.Errorf("%w: journal: update reservation %s: %v", errPermanent, key, err)
+		}
+		r.budget.restoreUpdate(res.GPUHours, res.USD)
+	} else {
+		if err := r.budget.ReserveUpdate(u.GPUHours, u.USD); errors.Is(err, ErrBudget) {
+			return fail(err.Error())
+		} else if err != nil {
+			return err
+		}
+		if err := r.j.Append(journal.KindPolicy, key+"/reserve", updateReservation{GPUHours: u.GPUHours, USD: u.USD}); err != nil {
+			return err
+		}
+		if err := r.j.Flush(); err != nil {
+			return err
+		}
+	}
+	dir, err := filepath.Abs(filepath.Join(r.dir, "work", strings.ReplaceAll(key, "/", "_")))
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	batch := filepath.Join(dir, "batch.jsonl")
+	if err := writeBatch(batch, t+1, samples); err != nil {
+		return err
+	}
+	// The adapter the batch was sampled from, as the proposer's plugin
+	// named it in the policy state it returned.
+	var prev struct {
+		Adapter string `json:"adapter"`
+		Path    string `json:"path"`
+	}
+	if p := r.policyOf(ro.Name); len(p) > 0 {
+		_ = json.Unmarshal(p, &prev)
+	}
+	name := fmt.Sprintf("%s-step-%d", u.Adapter, t+1)
+	job := &plugins.PolicyJob{Step: t + 1, BatchFile: batch, AdapterDir: filepath.Join(dir, "adapter"), BaseModel: ro.Model, PreviousAdapter: prev.Adapter, PreviousAdapterDir: prev.Path,
+		Algorithm: l.Algorithm, LearningRate: l.LearningRate, ClipLow: l.ClipLow, ClipHigh: l.ClipHigh, KLCoef: l.KLCoef, TokenLevel: l.TokenLevel, Epochs: l.Epochs}
+	req := &plugins.RunRequest{RunID: key, Seed: int64(derive(r.v.Seed, key) >> 1), Config: r.config[u.Trainer],
+		Executor: plugins.ExecutorSpec{Kind: r.v.Executor.Kind, Concurrency: r.v.Executor.Concurrency, GPUs: r.v.Executor.GPUs, Slurm: r.v.Executor.Slurm},
+		GPUs:     u.GPUs, WorkDir: dir, Update: job}
+	var res *plugins.RunResult
+	err = r.call(u.Trainer, func(inst Instance) error {
+		tr := inst.Trainer()
+		if tr == nil {
+			return fmt.Errorf("%w: plugin %s is not a trainer", errPermanent, u.Trainer)
+		}
+		h, err := tr.Start(r.ctx, req)
+		if err != nil {
+			return err
+		}
+		res, err = tr.Wait(r.ctx, h)
+		return err
+	})
+	switch {
+	case err != nil && r.ctx.Err() != nil:
+		return err
+	case errors.Is(err, plugins.ErrUnsupported), errors.Is(err, plugins.ErrConfig), errors.Is(err, errPermanent):
+		return fmt.Errorf("%w: loop %s: policy update on plugin %s: %v", errPermanent, l.Name, u.Trainer, err)
+	case err != nil:
+		return fail(err.Error())
+	case res.Status != plugins.StatusFinished:
+		return fail(fmt.Sprintf("%s: %s", res.Status, res.Reason))
+	}
+	var resp *plugins.UpdateResponse
+	err = r.call(ro.Plugin, func(inst Instance) error {
+		m := inst.LLM()
+		if m == nil {
+			return fmt.Errorf("%w: plugin %s is not an LLM", errPermanent, ro.Plugin)
+		}
+		var err error
+		resp, err = m.Update(r.ctx, &plugins.UpdateRequest{Model: ro.Model, LearningRate: l.LearningRate, State: r.policyOf(ro.Name), Config: r.config[ro.Plugin],
+			Algorithm: l.Algorithm, ClipLow: l.ClipLow, ClipHigh: l.ClipHigh, KLCoef: l.KLCoef, TokenLevel: l.TokenLevel, Epochs: l.Epochs,
+			Adapter: &plugins.Adapter{Name: name, Path: job.AdapterDir}})
+		return err
+	})
+	switch {
+	case err != nil && r.ctx.Err() != nil:
+		return err
+	case errors.Is(err, plugins.ErrUnsupported), errors.Is(err, plugins.ErrConfig), errors.Is(err, errPermanent):
+		return fmt.Errorf("%w: loop %s: proposer %s cannot serve the trained adapter: %v", errPermanent, l.Name, ro.Name, err)
+	case err != nil:
+		return fail("loading the adapter: " + err.Error())
+	}
+	r.setPolicy(ro.Name, resp.State)
+	r.updates++
+	r.measured.loop(l.Name, func(m *MeasuredLoop) { m.Updates++ })
+	r.progress.logf("policy update %d: adapter %s", t+1, name)
+	if err := r.j.Append(journal.KindPolicy, key, policyRecord{Step: t + 1, State: resp.State, Stats: resp.Stats, Samples: len(samples)}); err != nil {
+		return err
+	}
+	return r.j.Flush()
+}
+
+// writeBatch writes an update's samples as JSONL, atomically.
+func writeBatch(path string, step int, samples []plugins.Sample) error {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	for _, s := range samples {
+		state := json.RawMessage(s.State)
+		if !json.Valid(state) {
+			q, _ := json.Marshal(s.State)
+			state = q
+		}
+		completion, err := payload.Encode(payload.ProposeResponse{Proposals: []plugins.Proposal{s.Proposal}})
+		if err != nil {
+			return err
+		}
+		prompt, err := payload.Chat(plugins.RolePropose, nil, state)
+		if err != nil {
+			return err
+		}
+		line := batchLine{Step: step, Group: s.Group, Prompt: prompt, Completion: string(completion), State: state,
+			Proposal: s.Proposal, Reward: s.Reward, Advantage: s.Advantage}
+		if err := enc.Encode(line); err != nil {
+			return err
+		}
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(b.String()), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
