@@ -122,6 +122,16 @@ var Defaults = []Default{
 			setDefault(&s.Evaluation.Split, "holdout")
 		}
 	}},
+	{"evaluation.states", "1", "one research state per task", func(s *spec.Spec) {
+		if s.Evaluation != nil {
+			setDefault(&s.Evaluation.States, 1)
+		}
+	}},
+	{"evaluation.normalize", "\"scale\"", "gains over tau_e compare across tasks and environments, as both papers report them", func(s *spec.Spec) {
+		if s.Evaluation != nil {
+			setDefault(&s.Evaluation.Normalize, "scale")
+		}
+	}},
 	{"executor", "kind \"local\", concurrency 1", "one real run at a time on this machine", func(s *spec.Spec) {
 		if s.Executor == nil {
 			s.Executor = &spec.Executor{}

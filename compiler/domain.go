@@ -3,6 +3,7 @@ package compiler
 import (
 	"fmt"
 
+	"assay/compiler/plan"
 	"assay/lang/diag"
 	"assay/lang/spec"
 )
@@ -98,6 +99,7 @@ func (k *checker) domain() {
 	k.loopsDomain()
 	k.tasksDomain()
 	k.pricesDomain()
+	k.evaluationScales()
 	k.calibrationDomain()
 	k.budgetFit()
 	k.rolesPriced()
@@ -294,6 +296,34 @@ func (k *checker) tasksDomain() {
 	}
 }
 
+// evaluationScales: an evaluation that normalises gains by scale needs a
+// scale on every task it evaluates.
+func (k *checker) evaluationScales() {
+	ev := k.s.Evaluation
+	if ev == nil || ev.Normalize.V != "scale" {
+		return
+	}
+	at := k.at(ev.Normalize.Range, ev.Range)
+	for _, e := range k.s.Environments {
+		if e.Scale.Set || e.Benchmark.Set || envTaskCount(e, ev.Split.V) == 0 {
+			continue
+		}
+		if len(e.TaskList) > 0 {
+			var missing []string
+			for _, t := range e.TaskList {
+				if t.Split.V == ev.Split.V && !t.Scale.Set {
+					missing = append(missing, t.Name)
+				}
+			}
+			if len(missing) == 0 {
+				continue
+			}
+		}
+		k.add(diag.Errorf(CodeScaleMissing, at, "evaluation normalises gains by scale, and environment %q has %s tasks without a scale", e.Name, ev.Split.V).
+			WithDetail("write scale = N in environment %q (or its tasks), name a benchmark plugin that supplies it, or set normalize = \"none\" in evaluation", e.Name))
+	}
+}
+
 func (k *checker) pricesDomain() {
 	s := k.s
 	var prices map[string]float64
@@ -381,13 +411,32 @@ func calibrationRuns(cal *spec.Calibration) []int {
 	return out
 }
 
-// evaluationRuns is the real runs of the evaluation phase.
+// evaluationRuns is the real runs of the evaluation phase: per task, per
+// state and per arm, max(avg_at, best_at) proposals.
 func evaluationRuns(s *spec.Spec) int {
 	ev := s.Evaluation
 	if ev == nil {
 		return 0
 	}
-	return countSplit(s, ev.Split.V) * max(ev.AvgAt.V, ev.BestAt.V)
+	return countSplit(s, ev.Split.V) * evalPerTask(ev)
+}
+
+// evalPerTask is the proposals the evaluation makes per task, over its
+// states and arms.
+func evalPerTask(ev *spec.Evaluation) int {
+	return max(ev.States.V, 1) * len(evalArms(ev)) * max(ev.AvgAt.V, ev.BestAt.V)
+}
+
+// evalArms lists the arms of an evaluation, the evaluated policy first.
+func evalArms(ev *spec.Evaluation) []plan.EvalArm {
+	arms := []plan.EvalArm{{Name: plan.ArmPolicy, Proposer: ev.Proposer.Name}}
+	if ev.Base.Set {
+		arms = append(arms, plan.EvalArm{Name: plan.ArmBase, Proposer: ev.Base.Name, Untrained: true})
+	}
+	if ev.ICL.Set {
+		arms = append(arms, plan.EvalArm{Name: plan.ArmICL, Proposer: ev.ICL.Name, Untrained: true, Records: ev.ICLRecords.V})
+	}
+	return arms
 }
 
 func seedRuns(s *spec.Spec) int {

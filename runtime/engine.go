@@ -289,13 +289,19 @@ func (r *runner) context() []record {
 // request, encoded: a policy update names each sample's state by the
 // request its proposal was sampled from.
 func (r *runner) propose(proposer, key string, t *taskInfo, state string, parent *plugins.Proposal) (plugins.Proposal, []byte, bool, error) {
-	req := payload.ProposeRequest{Task: t.Name, Env: t.Env, State: state, Parent: parent, History: r.history(t), Knobs: r.knobs[t.Env], N: 1}
+	return r.proposeWith(proposer, key, t, state, parent, nil, false)
+}
+
+// proposeWith is propose with real records in the prompt (in-context
+// learning) and, when untrained, the proposer's initial policy.
+func (r *runner) proposeWith(proposer, key string, t *taskInfo, state string, parent *plugins.Proposal, records []record, untrained bool) (plugins.Proposal, []byte, bool, error) {
+	req := payload.ProposeRequest{Task: t.Name, Env: t.Env, State: state, Parent: parent, History: r.history(t), Records: records, Knobs: r.knobs[t.Env], N: 1}
 	enc, err := payload.Encode(req)
 	if err != nil {
 		return plugins.Proposal{}, nil, false, err
 	}
 	var resp payload.ProposeResponse
-	if err := r.complete(proposer, key, req, &resp); errors.Is(err, errCallFailed) {
+	if err := r.completeAs(proposer, key, req, &resp, untrained); errors.Is(err, errCallFailed) {
 		return plugins.Proposal{}, enc, false, nil
 	} else if err != nil {
 		return plugins.Proposal{}, enc, false, err

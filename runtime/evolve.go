@@ -208,6 +208,12 @@ func (r *evolution) islandRound(t *taskInfo, i, round int, is *island, fig *Roun
 			continue
 		}
 		fig.Verified++
+		if c != nil {
+			// The critic judged the idea against this island's parent.
+			v := ideas[order[n]].v
+			better := o.Gain > is.Gain
+			r.measured.critic(l.Name, critPoint{score: v.ImproveShare, improved: better, errored: improving(c.Labels, v.Label) != better, routed: v.Routed})
+		}
 		if o.Gain > is.Gain {
 			*is = island{Parent: runs[n].Proposal, Gain: o.Gain}
 			fig.Replaced++
