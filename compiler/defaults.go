@@ -127,9 +127,13 @@ var Defaults = []Default{
 			setDefault(&s.Evaluation.States, 1)
 		}
 	}},
-	{"evaluation.normalize", "\"scale\"", "gains over tau_e compare across tasks and environments, as both papers report them", func(s *spec.Spec) {
+	{"evaluation.normalize", "\"scale\" when every evaluated task has a scale (declared, or from a benchmark), else \"none\"", "gains over tau_e compare across tasks and environments, as both papers report them; without scales there is nothing to divide by", func(s *spec.Spec) {
 		if s.Evaluation != nil {
-			setDefault(&s.Evaluation.Normalize, "scale")
+			if evaluatedScales(s) {
+				setDefault(&s.Evaluation.Normalize, "scale")
+			} else {
+				setDefault(&s.Evaluation.Normalize, "none")
+			}
 		}
 	}},
 	{"executor", "kind \"local\", concurrency 1", "one real run at a time on this machine", func(s *spec.Spec) {

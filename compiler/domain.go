@@ -296,6 +296,33 @@ func (k *checker) tasksDomain() {
 	}
 }
 
+// unscaled lists the environments with a task of the split that has no
+// scale: none declared (environment or task) and no benchmark to supply it.
+func unscaled(s *spec.Spec, split string) []*spec.Environment {
+	var out []*spec.Environment
+	for _, e := range s.Environments {
+		if e.Scale.Set || e.Benchmark.Set || envTaskCount(e, split) == 0 {
+			continue
+		}
+		missing := len(e.TaskList) == 0
+		for _, t := range e.TaskList {
+			if t.Split.V == split && !t.Scale.Set {
+				missing = true
+			}
+		}
+		if missing {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// evaluatedScales reports whether every task the evaluation runs on has a
+// scale, for the default of evaluation.normalize.
+func evaluatedScales(s *spec.Spec) bool {
+	return len(unscaled(s, splitOr(s.Evaluation.Split.V, "holdout"))) == 0
+}
+
 // evaluationScales: an evaluation that normalises gains by scale needs a
 // scale on every task it evaluates.
 func (k *checker) evaluationScales() {
@@ -304,21 +331,7 @@ func (k *checker) evaluationScales() {
 		return
 	}
 	at := k.at(ev.Normalize.Range, ev.Range)
-	for _, e := range k.s.Environments {
-		if e.Scale.Set || e.Benchmark.Set || envTaskCount(e, ev.Split.V) == 0 {
-			continue
-		}
-		if len(e.TaskList) > 0 {
-			var missing []string
-			for _, t := range e.TaskList {
-				if t.Split.V == ev.Split.V && !t.Scale.Set {
-					missing = append(missing, t.Name)
-				}
-			}
-			if len(missing) == 0 {
-				continue
-			}
-		}
+	for _, e := range unscaled(k.s, ev.Split.V) {
 		k.add(diag.Errorf(CodeScaleMissing, at, "evaluation normalises gains by scale, and environment %q has %s tasks without a scale", e.Name, ev.Split.V).
 			WithDetail("write scale = N in environment %q (or its tasks), name a benchmark plugin that supplies it, or set normalize = \"none\" in evaluation", e.Name))
 	}

@@ -764,6 +764,7 @@ func proveDocOnly(pattern, prefix string) func(t *testing.T) {
 				t.Fatalf("%s has no %q to change", name, prefix)
 			}
 			dir := t.TempDir()
+			withSource(t, dir, "openevolve.hcl", specSource(t, "openevolve.hcl")) // critic-evolve.hcl extends it
 			h1, ds := hashOfFile(t, withSource(t, dir, name, src))
 			if ds != nil {
 				t.Fatal(ds.Format(0))
@@ -784,6 +785,7 @@ func proveDocOnly(pattern, prefix string) func(t *testing.T) {
 func proveVariableDefault(t *testing.T) {
 	src := specSource(t, "critic-evolve.hcl")
 	dir := t.TempDir()
+	withSource(t, dir, "openevolve.hcl", specSource(t, "openevolve.hcl")) // critic-evolve.hcl extends it
 	h1, ds := hashOfFile(t, withSource(t, dir, "a.hcl", src))
 	if ds != nil {
 		t.Fatal(ds.Format(0))

@@ -34,7 +34,7 @@ func (r *runner) execute() error {
 		r.floor = 0
 		r.phase = ph.Name
 		for _, later := range r.v.Phases[i+1:] {
-			r.floor += int(math.Ceil(sumRuns(later.Calls.RealRuns)))
+			r.floor += r.heldBack(later)
 		}
 		if err := r.j.Append(journal.KindPhaseStart, ph.Name, ph); err != nil {
 			return err
@@ -85,10 +85,27 @@ func (r *runner) preflight() error {
 	return nil
 }
 
+// heldBack is what the phases before ph hold back for it: the most real
+// runs its counts allow, so a phase with a fixed count (an evaluation)
+// gets every run the plan gives it even when fewer builds fail than
+// expected; for a loop that runs until the budget is spent, the least,
+// since it spends what the others leave.
+func (r *runner) heldBack(ph *plan.Phase) int {
+	if l := r.loops[ph.Loop]; l != nil && l.UntilBudget && ph.Kind == plan.PhaseRL {
+		var n float64
+		for _, c := range ph.Calls.RealRuns {
+			n += c.Low
+		}
+		return int(math.Ceil(n - 1e-9))
+	}
+	return int(math.Ceil(sumRuns(ph.Calls.RealRuns) - 1e-9))
+}
+
+// sumRuns is the most real runs a phase's counts allow.
 func sumRuns(m map[string]plan.Count) float64 {
 	var n float64
 	for _, c := range m {
-		n += c.Expected
+		n += c.High
 	}
 	return n
 }

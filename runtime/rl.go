@@ -161,7 +161,7 @@ func (r *rlLoop) run(idx int, ph *plan.Phase) error {
 	}
 	// Calibration runs belong to this phase; hold back only what follows.
 	for _, c := range cals {
-		r.floor -= int(math.Ceil(sumRuns(c.Calls.RealRuns)))
+		r.floor -= r.heldBack(c)
 	}
 	steps := int(math.Round(l.Steps.Expected))
 	if l.UntilBudget {
