@@ -123,7 +123,7 @@ func (l *llm) Update(context.Context, *plugins.UpdateRequest) (*plugins.UpdateRe
 // response type in package plugins/payload.
 var instructions = map[string]string{
 	plugins.RolePropose: `You propose changes to a machine-learning training setup that improve its metric on the given task. ` +
-		`The input lists the task, the current solution (parent), earlier proposals with their measured gains (history) and the knobs you may change with their allowed values. ` +
+		`The input lists the task, the current solution (parent), earlier proposals with their measured gains (history), possibly measured records of other tasks to learn from (records) and the knobs you may change with their allowed values. ` +
 		`Answer with a JSON object {"proposals": [{"ID": string, "Text": what to change and why, "Mechanism": the knob mechanism it acts through, "Edits": {knob name: allowed value}}]} holding exactly n proposals, each different, using only the listed knobs and values.`,
 	plugins.RolePredict: `You predict how much a proposed change improves a training run's metric over the task's baseline, from the measured records given. ` +
 		`Answer with a JSON object {"predicted_gain": number, "confidence": number from 0 to 1}.`,
