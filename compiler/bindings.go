@@ -74,11 +74,11 @@ func bind(c *compilation) {
 	}
 }
 
-// untrainedArms refuses an icl arm whose role some RL loop trains, unless it
-// is the evaluated proposer itself: the arm runs the role's untrained
-// policy, and a trained role that is not evaluated would suggest otherwise.
-// The base arm may be the evaluated proposer (the papers' Base: the same
-// model before training).
+// untrainedArms refuses a base or icl arm whose role some RL loop trains,
+// unless it is the evaluated proposer itself: an arm runs its role's
+// untrained policy, and naming another trained role would suggest it runs
+// that role's trained one. The evaluated proposer is allowed: the papers'
+// Base is the same model before training.
 func untrainedArms(c *compilation, ev *spec.Evaluation) {
 	for _, arm := range []*spec.Ref{&ev.Base, &ev.ICL} {
 		if !arm.Set || arm.Name == ev.Proposer.Name {

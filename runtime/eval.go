@@ -146,6 +146,8 @@ func (r *runner) evaluationPhase(ph *plan.Phase) error {
 		state := fmt.Sprintf("eval/%s/%s/s%d", it.t.Env, it.t.Name, it.state)
 		key := fmt.Sprintf("eval/%s/%s/%s/s%d/%d", arm.Name, it.t.Env, it.t.Name, it.state, it.i)
 		if arm.Name == plan.ArmPolicy && states == 1 && len(e.Arms) == 1 {
+			// A plain Avg@k evaluation keeps the keys (and so the samples)
+			// it had before states and arms existed.
 			key = fmt.Sprintf("eval/%s/%s/%d", it.t.Env, it.t.Name, it.i)
 			state = "eval/" + it.t.Env + "/" + it.t.Name
 		}
