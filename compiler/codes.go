@@ -37,6 +37,9 @@ const (
 	CodeExtendsUnloaded  = "E_EXTENDS_UNLOADED"
 	CodeNotApplicable    = "E_NOT_APPLICABLE"
 	CodePolicyFixed      = "W_POLICY_FIXED"
+	// CodeICLRecords: the in-context arm asks for more records than the
+	// run's real runs before the evaluation can make.
+	CodeICLRecords = "W_ICL_RECORDS"
 	CodeRoleAmbiguous    = "E_ROLE_AMBIGUOUS"
 	// CodePluginConfig: a built-in plugin's config does not fit its schema
 	// in package stdlib/pluginconfig.
@@ -113,6 +116,7 @@ var Codes = []Code{
 	{CodeUnusedBlock, "a reward or critic block is used by no loop (nor, for a critic, by any reward)"},
 	{CodeNameChars, "a name holds a control character (newline, escape, NUL, DEL...) or an invisible or bidirectional format character; rename it with visible characters"},
 	{CodePolicyFixed, "warning: an RL loop's proposer is served by a plugin that cannot update a policy, so the run samples a fixed policy"},
+	{CodeICLRecords, "warning: evaluation.icl_records is more than the real records the run can have before its evaluation, so the in-context arm's prompts hold fewer"},
 	{CodeLLMUnpriced, "warning: a role has no tokens or price, so its dollars are not estimated"},
 	{CodeCalibrationSkips, "warning: a calibration round falls after the last policy step and never runs"},
 	{CodeSweepRouted, "warning: a sweep varies a critic's votes or threshold but not its expected_routed, so every variant assumes the same routed share"},

@@ -100,6 +100,7 @@ func (k *checker) domain() {
 	k.tasksDomain()
 	k.pricesDomain()
 	k.evaluationScales()
+	k.iclRecords()
 	k.calibrationDomain()
 	k.budgetFit()
 	k.rolesPriced()
@@ -293,6 +294,33 @@ func (k *checker) tasksDomain() {
 				}
 			}
 		}
+	}
+}
+
+// iclRecords warns when the in-context arm asks for more records than the
+// run can have: its real records before the evaluation are the seed runs
+// and calibration runs, where no loop makes real runs of its own (those
+// the warning does not try to bound).
+func (k *checker) iclRecords() {
+	s := k.s
+	ev := s.Evaluation
+	if ev == nil || !ev.ICL.Set || !ev.ICLRecords.Set {
+		return
+	}
+	for _, l := range s.Loops {
+		if rw := k.x.rewards[l.Reward.Name]; l.Kind.V != "rl" || rw == nil || rw.Source.V != "predicted" || l.Screen.Set {
+			return
+		}
+	}
+	n := seedRuns(s)
+	for i, c := range calibrationRuns(s.Calibration) {
+		if l := k.calLoop(); l == nil || l.UntilBudget.V || !l.Steps.Set || s.Calibration.AfterSteps.V[i] < l.Steps.V {
+			n += c
+		}
+	}
+	if ev.ICLRecords.V > n {
+		k.add(diag.Warnf(CodeICLRecords, ev.ICLRecords.Range, "icl_records = %d, and the run makes at most %d real records before its evaluation (seed and calibration runs)", ev.ICLRecords.V, n).
+			WithDetail("the in-context arm's prompts hold the records there are; lower icl_records to %d, or raise seed_runs", n))
 	}
 }
 

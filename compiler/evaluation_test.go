@@ -1,6 +1,8 @@
 package compiler
 
 import (
+	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -66,5 +68,33 @@ func TestEvaluationArmsCounted(t *testing.T) {
 	}
 	if plain.Hash == p.Hash {
 		t.Error("the arms did not change the plan")
+	}
+}
+
+// TestICLRecordsWarning: an in-context arm that asks for more records than
+// the seed and calibration runs make is warned about, at icl_records.
+func TestICLRecordsWarning(t *testing.T) {
+	b, err := os.ReadFile("../specs/quickstart.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		k    int
+		warn bool
+	}{{34, false}, {35, true}} {
+		src, line := mutate(t, string(b), "evaluation {\n", fmt.Sprintf("evaluation {\n  icl = role.proposer\n  icl_records = %d\n", c.k))
+		_, ds := compileSource(t, "quickstart.hcl", []byte(src))
+		var got bool
+		for _, d := range ds {
+			if d.Code == CodeICLRecords {
+				got = true
+				if d.Range.Start.Line != line+2 {
+					t.Errorf("warning at line %d, want %d (icl_records)", d.Range.Start.Line, line+2)
+				}
+			}
+		}
+		if ds.HasErrors() || got != c.warn {
+			t.Errorf("icl_records = %d (16 seed + 18 calibration runs): warned %v, want %v\n%s", c.k, got, c.warn, ds.Format(0))
+		}
 	}
 }
