@@ -39,8 +39,8 @@ const (
 	CodePolicyFixed      = "W_POLICY_FIXED"
 	// CodeICLRecords: the in-context arm asks for more records than the
 	// run's real runs before the evaluation can make.
-	CodeICLRecords = "W_ICL_RECORDS"
-	CodeRoleAmbiguous    = "E_ROLE_AMBIGUOUS"
+	CodeICLRecords    = "W_ICL_RECORDS"
+	CodeRoleAmbiguous = "E_ROLE_AMBIGUOUS"
 	// CodePluginConfig: a built-in plugin's config does not fit its schema
 	// in package stdlib/pluginconfig.
 	CodePluginConfig = "E_PLUGIN_CONFIG"
