@@ -59,6 +59,37 @@ func bind(c *compilation) {
 	if ev := s.Evaluation; ev != nil {
 		bindRole(c, &ev.Proposer, "proposer", proposerKinds, "evaluation", ev.Range, true, true)
 		bindRole(c, &ev.Builder, "builder", builderKinds, "evaluation", ev.Range, false, true)
+		// The further arms and the world model are named or absent: an
+		// evaluation without them is the papers' plain Avg@k.
+		if ev.Base.Set {
+			bindRole(c, &ev.Base, "base", proposerKinds, "evaluation", ev.Range, false, true)
+		}
+		if ev.ICL.Set {
+			bindRole(c, &ev.ICL, "icl", proposerKinds, "evaluation", ev.Range, false, true)
+		}
+		if ev.Predictor.Set {
+			bindRole(c, &ev.Predictor, "predictor", predictorKinds, "evaluation", ev.Range, false, true)
+		}
+		untrainedArms(c, ev)
+	}
+}
+
+// untrainedArms refuses a base or icl arm whose role some RL loop trains,
+// unless it is the evaluated proposer itself: an arm runs its role's
+// untrained policy, and naming another trained role would suggest it runs
+// that role's trained one. The evaluated proposer is allowed: the papers'
+// Base is the same model before training.
+func untrainedArms(c *compilation, ev *spec.Evaluation) {
+	for _, arm := range []*spec.Ref{&ev.Base, &ev.ICL} {
+		if !arm.Set || arm.Name == ev.Proposer.Name {
+			continue
+		}
+		for _, l := range c.spec.Loops {
+			if l.Kind.V == "rl" && l.Proposer.Name == arm.Name {
+				c.add(diag.Errorf(CodeConflict, arm.Range, "evaluation arm %s is trained by loop %q; an arm runs its role's untrained policy", arm.String(), l.Name).
+					WithDetail("name the evaluated proposer (proposer = role.%s) or a role no loop trains", arm.Name))
+			}
+		}
 	}
 }
 

@@ -224,6 +224,15 @@ func (k *checker) fields() {
 		k.need(ev.AvgAt.Set || ev.BestAt.Set, k.at(ev.Range), "evaluation: avg_at or best_at", "avg_at = 4 and/or best_at = 4")
 		k.intMin(ev.AvgAt, 1, "avg_at")
 		k.intMin(ev.BestAt, 1, "best_at")
+		k.intMin(ev.States, 1, "evaluation.states")
+		k.intMin(ev.ICLRecords, 1, "evaluation.icl_records")
+		switch {
+		case ev.ICL.Set && !ev.ICLRecords.Set:
+			k.need(false, k.at(ev.ICL.Range, ev.Range), "evaluation: icl_records", "icl_records = 200 (K, real records in the icl arm's prompt)")
+		case ev.ICLRecords.Set && !ev.ICL.Set:
+			k.add(diag.Errorf(CodeNotApplicable, ev.ICLRecords.Range, "icl_records applies to an icl arm, and the evaluation has none").
+				WithDetail("name the in-context proposer with icl = role.NAME, or remove icl_records"))
+		}
 	}
 	if b := s.Budget; b != nil {
 		k.intMin(b.RealRuns, 1, "budget.real_runs")

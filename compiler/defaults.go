@@ -134,6 +134,20 @@ var Defaults = []Default{
 			setDefault(&s.Evaluation.Split, "holdout")
 		}
 	}},
+	{"evaluation.states", "1", "one research state per task", func(s *spec.Spec) {
+		if s.Evaluation != nil {
+			setDefault(&s.Evaluation.States, 1)
+		}
+	}},
+	{"evaluation.normalize", "\"scale\" when every evaluated task has a scale (declared, or from a benchmark), else \"none\"", "gains over tau_e compare across tasks and environments, as both papers report them; without scales there is nothing to divide by", func(s *spec.Spec) {
+		if s.Evaluation != nil {
+			if evaluatedScales(s) {
+				setDefault(&s.Evaluation.Normalize, "scale")
+			} else {
+				setDefault(&s.Evaluation.Normalize, "none")
+			}
+		}
+	}},
 	{"executor", "kind \"local\", concurrency 1", "one real run at a time on this machine", func(s *spec.Spec) {
 		if s.Executor == nil {
 			s.Executor = &spec.Executor{}

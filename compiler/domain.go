@@ -3,6 +3,7 @@ package compiler
 import (
 	"fmt"
 
+	"assay/compiler/plan"
 	"assay/lang/diag"
 	"assay/lang/spec"
 )
@@ -84,6 +85,8 @@ func (k *checker) domain() {
 		k.updateDomain(l)
 	}
 	k.updaterOnly()
+	k.evaluationScales()
+	k.iclRecords()
 	k.calibrationDomain()
 	k.budgetFit()
 	k.rolesPriced()
@@ -288,6 +291,74 @@ func (k *checker) tasksDomain() {
 	}
 }
 
+// iclRecords warns when the in-context arm asks for more records than the
+// run can have: its real records before the evaluation are the seed runs
+// and calibration runs, where no loop makes real runs of its own (those
+// the warning does not try to bound).
+func (k *checker) iclRecords() {
+	s := k.s
+	ev := s.Evaluation
+	if ev == nil || !ev.ICL.Set || !ev.ICLRecords.Set {
+		return
+	}
+	for _, l := range s.Loops {
+		if rw := k.x.rewards[l.Reward.Name]; l.Kind.V != "rl" || rw == nil || rw.Source.V != "predicted" || l.Screen.Set {
+			return
+		}
+	}
+	n := seedRuns(s)
+	for i, c := range calibrationRuns(s.Calibration) {
+		if l := k.calLoop(); l == nil || l.UntilBudget.V || !l.Steps.Set || s.Calibration.AfterSteps.V[i] < l.Steps.V {
+			n += c
+		}
+	}
+	if ev.ICLRecords.V > n {
+		k.add(diag.Warnf(CodeICLRecords, ev.ICLRecords.Range, "icl_records = %d, and the run makes at most %d real records before its evaluation (seed and calibration runs)", ev.ICLRecords.V, n).
+			WithDetail("the in-context arm's prompts hold the records there are; lower icl_records to %d, or raise seed_runs", n))
+	}
+}
+
+// unscaled lists the environments with a task of the split that has no
+// scale: none declared (environment or task) and no benchmark to supply it.
+func unscaled(s *spec.Spec, split string) []*spec.Environment {
+	var out []*spec.Environment
+	for _, e := range s.Environments {
+		if e.Scale.Set || e.Benchmark.Set || envTaskCount(e, split) == 0 {
+			continue
+		}
+		missing := len(e.TaskList) == 0
+		for _, t := range e.TaskList {
+			if t.Split.V == split && !t.Scale.Set {
+				missing = true
+			}
+		}
+		if missing {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// evaluatedScales reports whether every task the evaluation runs on has a
+// scale, for the default of evaluation.normalize.
+func evaluatedScales(s *spec.Spec) bool {
+	return len(unscaled(s, splitOr(s.Evaluation.Split.V, "holdout"))) == 0
+}
+
+// evaluationScales: an evaluation that normalises gains by scale needs a
+// scale on every task it evaluates.
+func (k *checker) evaluationScales() {
+	ev := k.s.Evaluation
+	if ev == nil || ev.Normalize.V != "scale" {
+		return
+	}
+	at := k.at(ev.Normalize.Range, ev.Range)
+	for _, e := range unscaled(k.s, ev.Split.V) {
+		k.add(diag.Errorf(CodeScaleMissing, at, "evaluation normalises gains by scale, and environment %q has %s tasks without a scale", e.Name, ev.Split.V).
+			WithDetail("write scale = N in environment %q (or its tasks), name a benchmark plugin that supplies it, or set normalize = \"none\" in evaluation", e.Name))
+	}
+}
+
 func (k *checker) pricesDomain() {
 	s := k.s
 	var prices map[string]float64
@@ -382,13 +453,32 @@ func calibrationRuns(cal *spec.Calibration) []int {
 	return out
 }
 
-// evaluationRuns is the real runs of the evaluation phase.
+// evaluationRuns is the real runs of the evaluation phase: per task, per
+// state and per arm, max(avg_at, best_at) proposals.
 func evaluationRuns(s *spec.Spec) int {
 	ev := s.Evaluation
 	if ev == nil {
 		return 0
 	}
-	return countSplit(s, ev.Split.V) * max(ev.AvgAt.V, ev.BestAt.V)
+	return countSplit(s, ev.Split.V) * evalPerTask(ev)
+}
+
+// evalPerTask is the proposals the evaluation makes per task, over its
+// states and arms.
+func evalPerTask(ev *spec.Evaluation) int {
+	return max(ev.States.V, 1) * len(evalArms(ev)) * max(ev.AvgAt.V, ev.BestAt.V)
+}
+
+// evalArms lists the arms of an evaluation, the evaluated policy first.
+func evalArms(ev *spec.Evaluation) []plan.EvalArm {
+	arms := []plan.EvalArm{{Name: plan.ArmPolicy, Proposer: ev.Proposer.Name}}
+	if ev.Base.Set {
+		arms = append(arms, plan.EvalArm{Name: plan.ArmBase, Proposer: ev.Base.Name, Untrained: true})
+	}
+	if ev.ICL.Set {
+		arms = append(arms, plan.EvalArm{Name: plan.ArmICL, Proposer: ev.ICL.Name, Untrained: true, Records: ev.ICLRecords.V})
+	}
+	return arms
 }
 
 func seedRuns(s *spec.Spec) int {

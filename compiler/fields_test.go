@@ -60,6 +60,15 @@ var refKinds = map[string]string{
 	"records.builder":         "role",
 	"evaluation.proposer":     "role",
 	"evaluation.builder":      "role",
+	"evaluation.base":         "role",
+	"evaluation.icl":          "role",
+	"evaluation.predictor":    "role",
+}
+
+// refRoleKind names the role kind an unset role reference must point at,
+// where the first role of the spec would be of another kind.
+var refRoleKind = map[string]string{
+	"evaluation.predictor": "rwm",
 }
 
 // alsoChange makes a change valid where the field alone cannot change: it
@@ -116,6 +125,22 @@ var alsoChange = map[string]func(s *spec.Spec, path string, x any){
 	"loop.*.expected_dropped": func(s *spec.Spec, path string, _ any) {
 		if in, ok := findInst(s, strings.TrimSuffix(path, "expected_dropped")+"resample_rounds"); ok {
 			setVal(2)(in.v)
+		}
+	},
+	"evaluation.base": nameOriginal("proposer"),
+	// An icl arm needs its K, and K needs the arm.
+	"evaluation.icl": func(s *spec.Spec, path string, x any) {
+		nameOriginal("proposer")(s, path, x)
+		if !s.Evaluation.ICLRecords.Set {
+			s.Evaluation.ICLRecords = spec.Of(8, mutRange)
+		}
+	},
+	"evaluation.icl_records": func(s *spec.Spec, _ string, _ any) {
+		if !s.Evaluation.ICL.Set {
+			s.Evaluation.ICL = spec.Ref{Kind: "role", Name: s.Evaluation.Proposer.Name, Set: true, Range: mutRange}
+			if !s.Evaluation.ICL.Set || s.Evaluation.ICL.Name == "" {
+				s.Evaluation.ICL.Name = "proposer"
+			}
 		}
 	},
 	// A real reward takes no predictor.
@@ -468,6 +493,15 @@ func mutations(t *testing.T, s *spec.Spec, in attrInst, eff reflect.Value) []mut
 				return nil
 			}
 			target = firstBlock(s, kind)
+			if rk := refRoleKind[in.pattern]; rk != "" {
+				target = ""
+				for _, ro := range s.Roles {
+					if ro.Kind.V == rk || (!ro.Kind.Set && ro.Name == rk) {
+						target = ro.Name
+						break
+					}
+				}
+			}
 			if target == "" {
 				return nil // nothing of that kind to point at in this spec
 			}
@@ -768,6 +802,7 @@ func proveDocOnly(pattern, prefix string) func(t *testing.T) {
 				t.Fatalf("%s has no %q to change", name, prefix)
 			}
 			dir := t.TempDir()
+			withSource(t, dir, "openevolve.hcl", specSource(t, "openevolve.hcl")) // critic-evolve.hcl extends it
 			h1, ds := hashOfFile(t, withSource(t, dir, name, src))
 			if ds != nil {
 				t.Fatal(ds.Format(0))
@@ -788,6 +823,7 @@ func proveDocOnly(pattern, prefix string) func(t *testing.T) {
 func proveVariableDefault(t *testing.T) {
 	src := specSource(t, "critic-evolve.hcl")
 	dir := t.TempDir()
+	withSource(t, dir, "openevolve.hcl", specSource(t, "openevolve.hcl")) // critic-evolve.hcl extends it
 	h1, ds := hashOfFile(t, withSource(t, dir, "a.hcl", src))
 	if ds != nil {
 		t.Fatal(ds.Format(0))

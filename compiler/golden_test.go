@@ -12,16 +12,21 @@ import (
 	"assay/lang/load"
 )
 
-// TestPlanGolden compiles every spec in specs/ and compares its plan JSON
-// with testdata/plans/NAME.json; a spec that does not compile is compared by
-// its diagnostics instead (NAME.diags), so a regression either way shows.
+// TestPlanGolden compiles every spec in specs/ (and specs/laptop/, the
+// laptop-scale ablations, as laptop-NAME) and compares its plan JSON with
+// testdata/plans/NAME.json; a spec that does not compile is compared by its
+// diagnostics instead (NAME.diags), so a regression either way shows.
 func TestPlanGolden(t *testing.T) {
 	files, err := filepath.Glob("../specs/*.hcl")
 	if err != nil || len(files) == 0 {
 		t.Skip("no specs/ directory")
 	}
-	for _, file := range files {
+	laptop, _ := filepath.Glob("../specs/laptop/*.hcl")
+	for _, file := range append(files, laptop...) {
 		name := strings.TrimSuffix(filepath.Base(file), ".hcl")
+		if filepath.Base(filepath.Dir(file)) == "laptop" {
+			name = "laptop-" + name
+		}
 		t.Run(name, func(t *testing.T) {
 			// Through lang/load, so a spec with extends is compared merged.
 			s, _, ds := load.Load(file, load.Options{})

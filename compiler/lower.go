@@ -232,7 +232,8 @@ func (lv *lowering) variant() *plan.Variant {
 		out.Calibration = &plan.Calibration{Loop: cal.Loop.Name, AfterSteps: append([]int(nil), cal.AfterSteps.V...), Budget: calibrationRuns(cal), Select: cal.Select.V}
 	}
 	if ev := s.Evaluation; ev != nil {
-		out.Evaluation = &plan.Evaluation{Split: ev.Split.V, AvgAt: ev.AvgAt.V, BestAt: ev.BestAt.V}
+		out.Evaluation = &plan.Evaluation{Split: ev.Split.V, AvgAt: ev.AvgAt.V, BestAt: ev.BestAt.V, States: ev.States.V,
+			Normalize: ev.Normalize.V, Arms: evalArms(ev), Predictor: ev.Predictor.Name}
 	}
 	if b := s.Budget; b != nil {
 		out.Budget = plan.Budget{RealRuns: b.RealRuns.V, GPUHours: b.GPUHours.V, USD: b.USD.V, WallHours: b.WallHours.V, Source: map[string]diag.Range{}}
@@ -910,15 +911,27 @@ func (lv *lowering) phases() ([]*plan.Loop, []*plan.Phase) {
 	if ev := s.Evaluation; ev != nil {
 		r := newPhase(plan.PhaseEvaluation, plan.PhaseEvaluation, "", ev.Range)
 		r.ph.Proposer, r.ph.Builder = ev.Proposer.Name, ev.Builder.Name
-		k := max(ev.AvgAt.V, ev.BestAt.V)
+		// Every arm makes k proposals per state of every task; each is
+		// built, and what builds is predicted (with a predictor) and run.
+		perArm := float64(max(ev.States.V, 1) * max(ev.AvgAt.V, ev.BestAt.V))
+		arms := evalArms(ev)
 		ok := lv.built(ev.Builder)
 		allScen(func(sc int) {
 			for _, e := range s.Environments {
-				n := float64(envTaskCount(e, ev.Split.V)) * float64(k)
-				r.addRuns(e.Name, sc, n*ok[sc])
-				r.cand[sc] += n
+				tasks := float64(envTaskCount(e, ev.Split.V))
+				for _, a := range arms {
+					n := tasks * perArm
+					r.addRuns(e.Name, sc, n*ok[sc])
+					r.cand[sc] += n
+					r.addLLM(a.Proposer, sc, n)
+					if ev.Builder.Set {
+						r.addLLM(ev.Builder.Name, sc, n)
+					}
+					if ev.Predictor.Set {
+						r.addLLM(ev.Predictor.Name, sc, n*ok[sc])
+					}
+				}
 			}
-			perRun(r, sc, r.cand[sc], ev.Proposer, ev.Builder)
 		})
 	}
 

@@ -34,7 +34,7 @@ func (r *runner) execute() error {
 		r.floor = 0
 		r.phase = ph.Name
 		for _, later := range r.v.Phases[i+1:] {
-			r.floor += int(math.Ceil(sumRuns(later.Calls.RealRuns)))
+			r.floor += r.heldBack(later)
 		}
 		if err := r.j.Append(journal.KindPhaseStart, ph.Name, ph); err != nil {
 			return err
@@ -85,10 +85,27 @@ func (r *runner) preflight() error {
 	return nil
 }
 
+// heldBack is what the phases before ph hold back for it: the most real
+// runs its counts allow, so a phase with a fixed count (an evaluation)
+// gets every run the plan gives it even when fewer builds fail than
+// expected; for a loop that runs until the budget is spent, the least,
+// since it spends what the others leave.
+func (r *runner) heldBack(ph *plan.Phase) int {
+	if l := r.loops[ph.Loop]; l != nil && l.UntilBudget && ph.Kind == plan.PhaseRL {
+		var n float64
+		for _, c := range ph.Calls.RealRuns {
+			n += c.Low
+		}
+		return int(math.Ceil(n - 1e-9))
+	}
+	return int(math.Ceil(sumRuns(ph.Calls.RealRuns) - 1e-9))
+}
+
+// sumRuns is the most real runs a phase's counts allow.
 func sumRuns(m map[string]plan.Count) float64 {
 	var n float64
 	for _, c := range m {
-		n += c.Expected
+		n += c.High
 	}
 	return n
 }
@@ -291,16 +308,25 @@ func (r *runner) context() []record {
 // request: a policy update names each sample's state by the request its
 // proposal was sampled from, encoded only when an update needs it.
 func (r *runner) propose(proposer, key string, t *taskInfo, state string, parent *plugins.Proposal) (plugins.Proposal, *payload.ProposeRequest, bool, error) {
-	return r.proposeWith(proposer, key, t, state, parent, nil)
+	return r.proposeWith(proposer, key, t, state, parent, proposeOpts{})
 }
 
-// proposeWith is propose with inspirations: verified programs shown to the
-// proposer beside its parent.
-func (r *runner) proposeWith(proposer, key string, t *taskInfo, state string, parent *plugins.Proposal, insp []record) (plugins.Proposal, *payload.ProposeRequest, bool, error) {
-	enc := &payload.ProposeRequest{Task: t.Name, Env: t.Env, State: state, Parent: parent, History: r.history(t), Knobs: r.knobs[t.Env], N: 1, Inspirations: insp}
+// proposeOpts are what a proposal request may add to the state: verified
+// programs shown beside the parent (inspirations), real records in the
+// prompt (in-context learning), and whether the proposer answers at its
+// initial, untrained policy.
+type proposeOpts struct {
+	inspirations, records []record
+	untrained             bool
+}
+
+// proposeWith is propose with o.
+func (r *runner) proposeWith(proposer, key string, t *taskInfo, state string, parent *plugins.Proposal, o proposeOpts) (plugins.Proposal, *payload.ProposeRequest, bool, error) {
+	enc := &payload.ProposeRequest{Task: t.Name, Env: t.Env, State: state, Parent: parent, History: r.history(t), Records: o.records, Knobs: r.knobs[t.Env], N: 1, Inspirations: o.inspirations}
 	req := *enc
+	untrained := o.untrained
 	var resp payload.ProposeResponse
-	if err := r.complete(proposer, key, req, &resp); errors.Is(err, errCallFailed) {
+	if err := r.completeAs(proposer, key, req, &resp, untrained); errors.Is(err, errCallFailed) {
 		return plugins.Proposal{}, enc, false, nil
 	} else if err != nil {
 		return plugins.Proposal{}, enc, false, err

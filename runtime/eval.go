@@ -1,32 +1,107 @@
 package runtime
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
 	"assay/compiler/plan"
+	"assay/plugins/payload"
 	"assay/runtime/journal"
 )
 
-// EvalFigures are the evaluation results: Avg@k and Best@k of real gain
-// over holdout states, the share of negative-gain proposals and the share
-// of states whose best proposal beats the base configuration.
+// EvalFigures are the evaluation results, as the papers report them: per
+// arm (the evaluated policy, and the Base and in-context arms the plan
+// names), Avg@k and Best@k of real gain over the states of every task, per
+// model family, with gains normalised by each task's scale when the plan
+// says so; the share of negative-gain proposals; the share of states where
+// the policy's Avg@k beats the Base arm's; and, with a predictor, how well
+// the world model ranks the evaluated proposals it never saw measured.
+// Avg, Best, Negative and Tasks repeat the policy arm's figures.
 type EvalFigures struct {
 	AvgAt     int            `json:"avg_at"`
 	BestAt    int            `json:"best_at"`
+	States    int            `json:"states_per_task"`
+	Normalize string         `json:"normalize"`
 	Avg       float64        `json:"avg_at_k"`
 	Best      float64        `json:"best_at_k"`
 	Negative  float64        `json:"negative_share"`
-	BeatsBase float64        `json:"beats_base_share"`
 	Tasks     []TaskEvalFigs `json:"tasks"`
+	Arms      []ArmFigures   `json:"arms"`
+	// BeatsBase is the share of states where the policy's Avg@k is above
+	// the Base arm's; nil without a Base arm.
+	BeatsBase *float64    `json:"beats_base_share,omitempty"`
+	RWM       *RWMFigures `json:"rwm,omitempty"`
 }
 
-// TaskEvalFigs is one task's evaluation.
+// ArmFigures are one arm's results over every evaluated state.
+type ArmFigures struct {
+	Arm      string `json:"arm"`
+	Proposer string `json:"proposer"`
+	// Records is how many real records the arm's prompts carried (icl).
+	Records  int             `json:"records,omitempty"`
+	States   int             `json:"states"`
+	Avg      float64         `json:"avg_at_k"`
+	Best     float64         `json:"best_at_k"`
+	Negative float64         `json:"negative_share"`
+	Families []FamilyFigures `json:"families"`
+	Tasks    []TaskEvalFigs  `json:"tasks"`
+}
+
+// FamilyFigures are an arm's results over the states of one model family.
+type FamilyFigures struct {
+	Family   string  `json:"family"`
+	States   int     `json:"states"`
+	Avg      float64 `json:"avg_at_k"`
+	Best     float64 `json:"best_at_k"`
+	Negative float64 `json:"negative_share"`
+}
+
+// TaskEvalFigs is one task's evaluation by one arm: the gains of every
+// proposal of every state, and the mean over states of Avg@k and Best@k.
 type TaskEvalFigs struct {
-	Task  string    `json:"task"`
-	Gains []float64 `json:"gains"`
-	Avg   float64   `json:"avg"`
-	Best  float64   `json:"best"`
+	Task   string    `json:"task"`
+	Family string    `json:"family,omitempty"`
+	Gains  []float64 `json:"gains"`
+	Avg    float64   `json:"avg"`
+	Best   float64   `json:"best"`
+}
+
+// RWMFigures measure a world model on held-out records: its predictions of
+// the evaluated proposals, made before their real runs, against what the
+// runs measured (normalised as the evaluation is). Rank accuracy and the
+// advantage cosine are within-state: pairs and group-relative advantages
+// among the k proposals of one state of one arm.
+type RWMFigures struct {
+	Role    string `json:"role"`
+	Records int    `json:"context_records"`
+	Points  int    `json:"points"`
+	// RankAcc is the share of within-state pairs the predictions order as
+	// the real gains do (ties in either skipped); Pairs counts them.
+	RankAcc float64 `json:"rank_accuracy"`
+	Pairs   int     `json:"pairs"`
+	// AdvCosine is the cosine between predicted and real group-relative
+	// advantages ((x - mean) / std within a state), over states where
+	// both vary; Groups counts them.
+	AdvCosine float64 `json:"advantage_cosine"`
+	Groups    int     `json:"groups"`
+	// Gap is the mean of predicted minus real gain (positive: the world
+	// model overrates); MAE its mean absolute value.
+	Gap float64 `json:"gap"`
+	MAE float64 `json:"mae"`
+}
+
+// evalItem is one proposal of one arm for one state of one task.
+type evalItem struct {
+	arm   int
+	t     *taskInfo
+	state int
+	i     int
+	// filled as the item goes
+	run       realRun
+	feasible  bool
+	predicted float64
+	hasPred   bool
 }
 
 func (r *runner) evaluationPhase(ph *plan.Phase) error {
@@ -34,108 +109,339 @@ func (r *runner) evaluationPhase(ph *plan.Phase) error {
 	if e == nil {
 		return fmt.Errorf("%w: the plan has an evaluation phase but no evaluation protocol", errPermanent)
 	}
-	split, avgAt, bestAt := e.Split, e.AvgAt, e.BestAt
-	tasks := r.tasksOf("", split)
+	tasks := r.tasksOf("", e.Split)
 	if len(tasks) == 0 {
-		return fmt.Errorf("evaluation: no %s tasks", split)
+		return fmt.Errorf("evaluation: no %s tasks", e.Split)
+	}
+	if len(e.Arms) == 0 {
+		return fmt.Errorf("%w: the plan's evaluation has no arm", errPermanent)
 	}
 	// k proposals per state, as the plan counted: max(avg_at, best_at).
-	k := max(avgAt, bestAt)
-	r.progress.start(ph.Name, len(tasks)*k, "runs")
-	type item struct {
-		t *taskInfo
-		i int
-	}
-	var items []item
-	for _, t := range tasks {
-		for i := 0; i < k; i++ {
-			items = append(items, item{t, i})
+	k, states := max(e.AvgAt, e.BestAt), max(e.States, 1)
+	var items []*evalItem
+	for a := range e.Arms {
+		for _, t := range tasks {
+			for s := 0; s < states; s++ {
+				for i := 0; i < k; i++ {
+					items = append(items, &evalItem{arm: a, t: t, state: s, i: i})
+				}
+			}
 		}
 	}
-	runs := make([]realRun, len(items))
-	ok := make([]bool, len(items))
+	r.progress.start(ph.Name, len(items), "runs")
+	// The in-context arm's records: the real records so far, oldest first,
+	// the same for every state.
+	ctx := r.context()
+	records := make([][]record, len(e.Arms))
+	for a, arm := range e.Arms {
+		if arm.Records > 0 {
+			records[a] = ctx[:min(arm.Records, len(ctx))]
+		}
+	}
 	err := parallel(len(items), r.concurrency(ph.Proposer), func(n int) error {
 		it := items[n]
-		key := fmt.Sprintf("eval/%s/%s/%d", it.t.Env, it.t.Name, it.i)
-		p, _, got, err := r.propose(ph.Proposer, key+"/propose", it.t, "eval/"+it.t.Env+"/"+it.t.Name, nil)
+		arm := e.Arms[it.arm]
+		// Arms share the state (its key salts sampling), as the papers
+		// evaluate every policy on the same states.
+		state := fmt.Sprintf("eval/%s/%s/s%d", it.t.Env, it.t.Name, it.state)
+		key := fmt.Sprintf("eval/%s/%s/%s/s%d/%d", arm.Name, it.t.Env, it.t.Name, it.state, it.i)
+		if arm.Name == plan.ArmPolicy && states == 1 && len(e.Arms) == 1 {
+			// A plain Avg@k evaluation keeps the keys (and so the samples)
+			// it had before states and arms existed.
+			key = fmt.Sprintf("eval/%s/%s/%d", it.t.Env, it.t.Name, it.i)
+			state = "eval/" + it.t.Env + "/" + it.t.Name
+		}
+		p, _, got, err := r.proposeWith(arm.Proposer, key+"/propose", it.t, state, nil, proposeOpts{records: records[it.arm], untrained: arm.Untrained})
 		if err != nil || !got {
 			return err
 		}
 		p, feasible, err := r.implement(ph.Builder, "", key+"/implement", it.t, p)
-		runs[n], ok[n] = realRun{Key: key, Task: it.t, Proposal: p}, feasible
-		return err
+		if err != nil {
+			return err
+		}
+		it.run, it.feasible = realRun{Key: key, Task: it.t, Proposal: p}, feasible
+		if !feasible || e.Predictor == "" {
+			return nil
+		}
+		// The world model predicts before the run; the run's record never
+		// joins its context, so these are held-out predictions.
+		var resp payload.PredictResponse
+		req := payload.PredictRequest{Task: it.t.Name, Env: it.t.Env, Records: ctx, Proposal: p}
+		if err := r.complete(e.Predictor, key+"/predict", req, &resp); errors.Is(err, errCallFailed) {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		it.predicted, it.hasPred = resp.PredictedGain, true
+		return nil
 	})
 	if err != nil {
 		return err
 	}
 	var todo []realRun
-	var at []int
-	for n := range runs {
-		if ok[n] {
-			todo = append(todo, runs[n])
-			at = append(at, n)
+	var at []*evalItem
+	for _, it := range items {
+		if it.feasible {
+			todo = append(todo, it.run)
+			at = append(at, it)
 		}
 	}
 	out, err := r.runReal(todo)
 	if err != nil {
 		return err
 	}
-	gains := make([]float64, len(items))
-	valid := make([]bool, len(items))
-	for n := range items {
-		// An infeasible proposal counts as zero gain: the base setup stays.
-		valid[n] = true
+	// An infeasible proposal counts as zero gain: the base setup stays. A
+	// run skipped for budget or failed counts not at all.
+	gains := map[*evalItem]float64{}
+	real := map[*evalItem]bool{}
+	for _, it := range items {
+		gains[it] = 0
 	}
-	for m, n := range at {
-		o := out[m]
-		switch {
+	for m, it := range at {
+		switch o := out[m]; {
 		case o.Skipped || o.Failed:
-			valid[n] = false
+			delete(gains, it)
 		case !o.Infeasible:
-			gains[n] = o.Gain
+			gains[it] = r.evalNorm(o.Gain, it.t)
+			real[it] = true
 		}
 	}
-	fig := EvalFigures{AvgAt: avgAt, BestAt: bestAt}
-	var neg, total, beats int
-	for ti, t := range tasks {
-		tf := TaskEvalFigs{Task: t.Env + "/" + t.Name, Best: math.Inf(-1)}
-		var sum float64
-		var cnt int
-		for i := 0; i < k; i++ {
-			n := ti*k + i
-			if !valid[n] {
-				continue
+	fig := EvalFigures{AvgAt: e.AvgAt, BestAt: e.BestAt, States: states, Normalize: e.Normalize}
+	// stateAvg[arm][task*states+s] is the state's Avg@k, for Beats-Base.
+	stateAvg := make([][]float64, len(e.Arms))
+	stateOK := make([][]bool, len(e.Arms))
+	for a, arm := range e.Arms {
+		af := ArmFigures{Arm: arm.Name, Proposer: arm.Proposer, Records: len(records[a])}
+		stateAvg[a] = make([]float64, len(tasks)*states)
+		stateOK[a] = make([]bool, len(tasks)*states)
+		fams := map[string]*famAcc{}
+		var famOrder []string
+		var all famAcc
+		for ti, t := range tasks {
+			fam := r.envs[t.Env].Family
+			tf := TaskEvalFigs{Task: t.Env + "/" + t.Name, Family: fam}
+			var tAvg, tBest float64
+			var tStates int
+			for s := 0; s < states; s++ {
+				var sum, best float64
+				var cnt, neg, valid int
+				best = math.Inf(-1)
+				for i := 0; i < k; i++ {
+					it := items[((a*len(tasks)+ti)*states+s)*k+i]
+					g, ok := gains[it]
+					if !ok {
+						continue
+					}
+					tf.Gains = append(tf.Gains, round6(g))
+					valid++
+					if g < 0 {
+						neg++
+					}
+					if it.i < e.AvgAt {
+						sum += g
+						cnt++
+					}
+					if it.i < e.BestAt {
+						best = max(best, g)
+					}
+				}
+				if valid == 0 {
+					continue // every run of the state skipped or failed
+				}
+				avg := 0.0
+				if cnt > 0 {
+					avg = sum / float64(cnt)
+				}
+				if math.IsInf(best, -1) {
+					best = 0
+				}
+				stateAvg[a][ti*states+s], stateOK[a][ti*states+s] = avg, true
+				tAvg += avg
+				tBest += best
+				tStates++
+				f := fams[fam]
+				if f == nil {
+					f = &famAcc{}
+					fams[fam] = f
+					famOrder = append(famOrder, fam)
+				}
+				f.add(avg, best, neg, valid)
+				all.add(avg, best, neg, valid)
 			}
-			tf.Gains = append(tf.Gains, gains[n])
-			total++
-			if gains[n] < 0 {
-				neg++
+			if tStates > 0 {
+				tf.Avg, tf.Best = round6(tAvg/float64(tStates)), round6(tBest/float64(tStates))
 			}
-			if i < avgAt {
-				sum += gains[n]
-				cnt++
-			}
-			if i < bestAt {
-				tf.Best = max(tf.Best, gains[n])
-			}
+			af.Tasks = append(af.Tasks, tf)
 		}
-		if cnt > 0 {
-			tf.Avg = sum / float64(cnt)
+		af.States, af.Avg, af.Best, af.Negative = all.figures()
+		for _, name := range famOrder {
+			ff := FamilyFigures{Family: name}
+			ff.States, ff.Avg, ff.Best, ff.Negative = fams[name].figures()
+			af.Families = append(af.Families, ff)
 		}
-		if math.IsInf(tf.Best, -1) {
-			tf.Best = 0
-		}
-		if tf.Best > 0 {
-			beats++
-		}
-		fig.Avg += tf.Avg / float64(len(tasks))
-		fig.Best += tf.Best / float64(len(tasks))
-		fig.Tasks = append(fig.Tasks, tf)
-		r.progress.step(fmt.Sprintf("%s Avg@%d %.4g Best@%d %.4g", tf.Task, avgAt, tf.Avg, bestAt, tf.Best))
+		fig.Arms = append(fig.Arms, af)
+		r.progress.step(fmt.Sprintf("%s Avg@%d %.4g Best@%d %.4g", arm.Name, e.AvgAt, af.Avg, e.BestAt, af.Best))
 	}
-	if total > 0 {
-		fig.Negative = float64(neg) / float64(total)
+	pol := fig.Arms[0]
+	fig.Avg, fig.Best, fig.Negative, fig.Tasks = pol.Avg, pol.Best, pol.Negative, pol.Tasks
+	for a, arm := range e.Arms {
+		if arm.Name != plan.ArmBase {
+			continue
+		}
+		var beats, n int
+		for i := range stateAvg[0] {
+			if stateOK[0][i] && stateOK[a][i] {
+				n++
+				if stateAvg[0][i] > stateAvg[a][i] {
+					beats++
+				}
+			}
+		}
+		share := 0.0
+		if n > 0 {
+			share = round6(float64(beats) / float64(n))
+		}
+		fig.BeatsBase = &share
 	}
-	fig.BeatsBase = float64(beats) / float64(len(tasks))
+	if e.Predictor != "" {
+		fig.RWM = rwmFigures(e.Predictor, len(ctx), items, gains, real, func(it *evalItem) float64 { return r.evalNorm(it.predicted, it.t) })
+	}
 	return r.j.Commit(journal.KindEval, ph.Name, fig)
+}
+
+// evalNorm is a gain as the evaluation reports it: over the task's scale
+// when the plan normalises (a task without a scale counts in raw units).
+func (r *runner) evalNorm(g float64, t *taskInfo) float64 {
+	if e := r.v.Evaluation; e != nil && e.Normalize == "scale" && t.Scale > 0 {
+		return g / t.Scale
+	}
+	return g
+}
+
+// famAcc sums per-state figures.
+type famAcc struct {
+	states, neg, valid int
+	avg, best          float64
+}
+
+func (f *famAcc) add(avg, best float64, neg, valid int) {
+	f.states++
+	f.avg += avg
+	f.best += best
+	f.neg += neg
+	f.valid += valid
+}
+
+func (f *famAcc) figures() (states int, avg, best, neg float64) {
+	if f.states == 0 {
+		return 0, 0, 0, 0
+	}
+	n := float64(f.states)
+	if f.valid > 0 {
+		neg = float64(f.neg) / float64(f.valid)
+	}
+	return f.states, round6(f.avg / n), round6(f.best / n), round6(neg)
+}
+
+// rwmFigures compares held-out predictions with real gains, within states.
+func rwmFigures(role string, records int, items []*evalItem, gains map[*evalItem]float64, real map[*evalItem]bool, pred func(*evalItem) float64) *RWMFigures {
+	type key struct {
+		arm   int
+		t     *taskInfo
+		state int
+	}
+	groups := map[key][][2]float64{}
+	var order []key
+	f := &RWMFigures{Role: role, Records: records}
+	for _, it := range items {
+		if !it.hasPred || !real[it] {
+			continue
+		}
+		k := key{it.arm, it.t, it.state}
+		if _, ok := groups[k]; !ok {
+			order = append(order, k)
+		}
+		p, g := pred(it), gains[it]
+		groups[k] = append(groups[k], [2]float64{p, g})
+		f.Points++
+		f.Gap += p - g
+		f.MAE += math.Abs(p - g)
+	}
+	if f.Points == 0 {
+		return f
+	}
+	f.Gap, f.MAE = round6(f.Gap/float64(f.Points)), round6(f.MAE/float64(f.Points))
+	gs := make([][][2]float64, len(order))
+	for i, k := range order {
+		gs[i] = groups[k]
+	}
+	f.RankAcc, f.Pairs, f.AdvCosine, f.Groups = groupStats(gs)
+	return f
+}
+
+// groupStats compares predicted (column 0) with real (column 1) values
+// within each group: the share of pairs ordered alike (ties in either
+// skipped) and the cosine between their group-relative advantages, over
+// the groups where both vary.
+func groupStats(gs [][][2]float64) (acc float64, pairs int, cos float64, groups int) {
+	var right int
+	var dot, np, nr float64
+	for _, g := range gs {
+		for i := range g {
+			for j := i + 1; j < len(g); j++ {
+				dp, dr := g[i][0]-g[j][0], g[i][1]-g[j][1]
+				if dp == 0 || dr == 0 {
+					continue
+				}
+				pairs++
+				if (dp > 0) == (dr > 0) {
+					right++
+				}
+			}
+		}
+		ap, ar := standardize(g, 0), standardize(g, 1)
+		if ap == nil || ar == nil {
+			continue
+		}
+		groups++
+		for i := range ap {
+			dot += ap[i] * ar[i]
+			np += ap[i] * ap[i]
+			nr += ar[i] * ar[i]
+		}
+	}
+	if pairs > 0 {
+		acc = round6(float64(right) / float64(pairs))
+	}
+	if np > 0 && nr > 0 {
+		cos = round6(dot / math.Sqrt(np*nr))
+	}
+	return acc, pairs, cos, groups
+}
+
+// standardize returns the group-relative advantages (x - mean) / std of
+// column c of g, or nil when the group has fewer than two members or does
+// not vary.
+func standardize(g [][2]float64, c int) []float64 {
+	if len(g) < 2 {
+		return nil
+	}
+	var mean float64
+	for _, x := range g {
+		mean += x[c]
+	}
+	mean /= float64(len(g))
+	var v float64
+	for _, x := range g {
+		v += (x[c] - mean) * (x[c] - mean)
+	}
+	sd := math.Sqrt(v / float64(len(g)))
+	if sd < 1e-12 {
+		return nil
+	}
+	out := make([]float64, len(g))
+	for i, x := range g {
+		out[i] = (x[c] - mean) / sd
+	}
+	return out
 }

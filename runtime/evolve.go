@@ -336,7 +336,7 @@ func (r *evolution) islandRound(t *taskInfo, i, round int, is *island, arch *arc
 	insp := r.inspirations(t, is, arch, base)
 	err := parallel(n, r.concurrency(l.Proposer), func(k int) error {
 		key := fmt.Sprintf("%s/%d", base, k)
-		p, _, ok, err := r.proposeWith(l.Proposer, key+"/propose", t, base, &parent, insp)
+		p, _, ok, err := r.proposeWith(l.Proposer, key+"/propose", t, base, &parent, proposeOpts{inspirations: insp})
 		r.measured.loop(l.Name, func(m *MeasuredLoop) { m.Candidates++ })
 		if err != nil || !ok {
 			return err
@@ -411,6 +411,12 @@ func (r *evolution) islandRound(t *taskInfo, i, round int, is *island, arch *arc
 		}
 		fig.Verified++
 		p := program{P: runs[n].Proposal, Gain: o.Gain}
+		if c != nil {
+			// The critic judged the idea against this island's parent.
+			v := ideas[order[n]].v
+			better := o.Gain > is.parent().Gain
+			r.measured.critic(l.Name, critPoint{score: v.ImproveShare, improved: better, errored: improving(c.Labels, v.Label) != better, routed: v.Routed})
+		}
 		before := is.Parent
 		is.add(p)
 		arch.add(p, is.Progs)

@@ -44,6 +44,24 @@ type MeasuredLoop struct {
 	// dropped ones; Updates the policy updates an update command made.
 	Resampled int `json:"resampled_groups,omitempty"`
 	Updates   int `json:"updates,omitempty"`
+	// The critic measured on the candidates it judged that were verified
+	// for real: AUROC of its vote share for an improving label against
+	// whether the run improved, and the share of its errors (verdict and
+	// run disagree on improving) that its uncertainty routed. Where only
+	// routed candidates are verified (an RL screen), every error seen was
+	// routed, so ErrorRecall is 1 by construction there.
+	CriticVerified     int     `json:"critic_verified,omitempty"`
+	CriticAUROC        float64 `json:"critic_auroc,omitempty"`
+	CriticErrors       int     `json:"critic_errors,omitempty"`
+	CriticErrorsRouted int     `json:"critic_errors_routed,omitempty"`
+	ErrorRecall        float64 `json:"error_recall,omitempty"`
+}
+
+// critPoint is one critic-judged candidate verified for real.
+type critPoint struct {
+	score             float64 // share of votes for an improving label
+	improved, errored bool
+	routed            bool
 }
 
 // MeasuredPhase is one phase's reserved real runs.
@@ -60,13 +78,14 @@ type MeasuredEnv struct {
 // Dollars are summed in integer nanodollars, so a resumed run, whose calls
 // are counted again in another order, ends with the same figures.
 type measured struct {
-	mu  sync.Mutex
-	m   Measured
-	usd map[string]int64
+	mu   sync.Mutex
+	m    Measured
+	usd  map[string]int64
+	crit map[string][]critPoint
 }
 
 func newMeasured() *measured {
-	return &measured{usd: map[string]int64{}, m: Measured{Roles: map[string]*MeasuredRole{}, Loops: map[string]*MeasuredLoop{},
+	return &measured{usd: map[string]int64{}, crit: map[string][]critPoint{}, m: Measured{Roles: map[string]*MeasuredRole{}, Loops: map[string]*MeasuredLoop{},
 		Phases: map[string]*MeasuredPhase{}, Environments: map[string]*MeasuredEnv{}}}
 }
 
@@ -126,6 +145,42 @@ func (m *measured) loop(name string, f func(l *MeasuredLoop)) {
 	f(l)
 }
 
+// critic records a critic-judged candidate of a loop that a real run
+// verified.
+func (m *measured) critic(loop string, p critPoint) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.crit[loop] = append(m.crit[loop], p)
+}
+
+// auroc is the probability that an improving candidate scores above one
+// that does not (ties count half); 0 without both kinds.
+func auroc(ps []critPoint) float64 {
+	var pos, neg []float64
+	for _, p := range ps {
+		if p.improved {
+			pos = append(pos, p.score)
+		} else {
+			neg = append(neg, p.score)
+		}
+	}
+	if len(pos) == 0 || len(neg) == 0 {
+		return 0
+	}
+	var s float64
+	for _, a := range pos {
+		for _, b := range neg {
+			switch {
+			case a > b:
+				s++
+			case a == b:
+				s += 0.5
+			}
+		}
+	}
+	return s / float64(len(pos)*len(neg))
+}
+
 // snapshot is a deep copy with the shares computed.
 func (m *measured) snapshot() *Measured {
 	m.mu.Lock()
@@ -148,6 +203,25 @@ func (m *measured) snapshot() *Measured {
 			c.BuildFail = round6(float64(c.BuildFailed) / float64(c.Built))
 		}
 		out.Loops[k] = &c
+	}
+	for k, ps := range m.crit {
+		c := out.Loops[k]
+		if c == nil {
+			c = &MeasuredLoop{}
+			out.Loops[k] = c
+		}
+		c.CriticVerified, c.CriticAUROC = len(ps), round6(auroc(ps))
+		for _, p := range ps {
+			if p.errored {
+				c.CriticErrors++
+				if p.routed {
+					c.CriticErrorsRouted++
+				}
+			}
+		}
+		if c.CriticErrors > 0 {
+			c.ErrorRecall = round6(float64(c.CriticErrorsRouted) / float64(c.CriticErrors))
+		}
 	}
 	out.Phases, out.Environments = cloneMap(m.m.Phases), cloneMap(m.m.Environments)
 	return out

@@ -255,14 +255,14 @@ func TestArchiveKeepsEachCellsBest(t *testing.T) {
 	}
 }
 
-// recordingLLM records the inspirations of every propose request.
-type recordingLLM struct {
+// inspLLM records the inspirations of every propose request.
+type inspLLM struct {
 	plugins.LLM
 	mu   *sync.Mutex
 	insp *[]int
 }
 
-func (r recordingLLM) Complete(ctx context.Context, req *plugins.CompleteRequest) (*plugins.CompleteResponse, error) {
+func (r inspLLM) Complete(ctx context.Context, req *plugins.CompleteRequest) (*plugins.CompleteResponse, error) {
 	if req.Role == plugins.RolePropose {
 		var in payload.ProposeRequest
 		if err := payload.Decode(req.Payload, &in); err == nil {
@@ -274,15 +274,15 @@ func (r recordingLLM) Complete(ctx context.Context, req *plugins.CompleteRequest
 	return r.LLM.Complete(ctx, req)
 }
 
-type recordingLoader struct {
+type inspLoader struct {
 	testLoader
 	mu   sync.Mutex
 	insp []int
 }
 
-func (l *recordingLoader) Open(ctx context.Context, p *plan.Plugin) (Instance, error) {
+func (l *inspLoader) Open(ctx context.Context, p *plan.Plugin) (Instance, error) {
 	if p.Kind == plugins.KindLLM {
-		return &inst{l: recordingLLM{LLM: offline.Model{}, mu: &l.mu, insp: &l.insp}}, nil
+		return &inst{l: inspLLM{LLM: offline.Model{}, mu: &l.mu, insp: &l.insp}}, nil
 	}
 	return l.testLoader.Open(ctx, p)
 }
@@ -293,7 +293,7 @@ func TestEvolutionInspirations(t *testing.T) {
 	p := evolvePlan()
 	l := p.Variants[0].Loops[0]
 	l.TopPrograms, l.DiversePrograms, l.Features = 2, 1, []plan.Feature{{Name: "complexity", Bins: 4}, {Name: "mechanism", Bins: 3}}
-	rl := &recordingLoader{testLoader: testLoader{trainer: newFakeTrainer()}}
+	rl := &inspLoader{testLoader: testLoader{trainer: newFakeTrainer()}}
 	res, err := runPlan(t, p, t.TempDir(), "e", rl, false)
 	if err != nil {
 		t.Fatal(err)

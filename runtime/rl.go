@@ -82,16 +82,24 @@ type CalibrationFigures struct {
 	// RewardGap is the mean |clip(predicted/scale) - clip(real/scale)|:
 	// the gap in reward units, where a diverging run counts at -c rather
 	// than by its raw metric.
-	RewardGap float64      `json:"reward_gap"`
-	RankAcc   float64      `json:"rank_accuracy"`
-	Pairs     int          `json:"pairs"`
-	Points    []CalibPoint `json:"points"`
-	Records   int          `json:"records"`
+	RewardGap float64 `json:"reward_gap"`
+	RankAcc   float64 `json:"rank_accuracy"`
+	Pairs     int     `json:"pairs"`
+	// StateRankAcc and AdvCosine are within-state: over pairs, and over
+	// group-relative advantages, of calibrated proposals of one rollout
+	// state (StatePairs pairs, StateGroups states with two or more).
+	StateRankAcc float64      `json:"state_rank_accuracy"`
+	StatePairs   int          `json:"state_pairs"`
+	AdvCosine    float64      `json:"advantage_cosine"`
+	StateGroups  int          `json:"state_groups"`
+	Points       []CalibPoint `json:"points,omitempty"`
+	Records      int          `json:"records"`
 }
 
 // CalibPoint is one calibration proposal's predicted and real gain.
 type CalibPoint struct {
 	Task      string  `json:"task"`
+	State     string  `json:"state,omitempty"`
 	Proposal  string  `json:"proposal"`
 	Predicted float64 `json:"predicted"`
 	Real      float64 `json:"real"`
@@ -185,7 +193,7 @@ func (r *rlLoop) run(idx int, ph *plan.Phase) error {
 	}
 	// Calibration runs belong to this phase; hold back only what follows.
 	for _, c := range cals {
-		r.floor -= int(math.Ceil(sumRuns(c.Calls.RealRuns)))
+		r.floor -= r.heldBack(c)
 	}
 	steps := int(math.Round(l.Steps.Expected))
 	if l.UntilBudget {
@@ -657,7 +665,10 @@ func (r *rlLoop) screenCandidates(groups []*group, all []pos) error {
 		}
 		better := improving(c.Labels, verdicts[i].Label)
 		if cand.HasReal {
-			better = cand.RealGain > gr.ParentGain
+			improved := cand.RealGain > gr.ParentGain
+			r.measured.critic(l.Name, critPoint{score: verdicts[i].ImproveShare, improved: improved,
+				errored: better != improved, routed: verdicts[i].Routed})
+			better = improved
 		}
 		cand.Improve = better
 		cand.LabelScore = -1
@@ -920,10 +931,11 @@ func (r *rlLoop) calibrate(round int, ph *plan.Phase) error {
 		recs = append(recs, rec)
 		if !o.Infeasible {
 			pr, rr := r.sh.normalised(p.c.Predicted, *p.gr.Task), r.sh.normalised(o.Gain, *p.gr.Task)
-			fig.Points = append(fig.Points, CalibPoint{Task: p.gr.TaskKey, Proposal: proposalKey(p.c.Proposal), Predicted: p.c.Predicted, Real: o.Gain, PredictedReward: pr, RealReward: rr})
+			fig.Points = append(fig.Points, CalibPoint{Task: p.gr.TaskKey, State: p.gr.State, Proposal: proposalKey(p.c.Proposal), Predicted: p.c.Predicted, Real: o.Gain, PredictedReward: pr, RealReward: rr})
 		}
 	}
 	fig.MAE, fig.RankAcc, fig.Pairs = calibrationError(fig.Points)
+	fig.StateRankAcc, fig.StatePairs, fig.AdvCosine, fig.StateGroups = withinState(fig.Points)
 	for _, p := range fig.Points {
 		fig.RewardGap += math.Abs(p.PredictedReward-p.RealReward) / float64(len(fig.Points))
 	}
@@ -967,4 +979,23 @@ func calibrationError(pts []CalibPoint) (mae, acc float64, pairs int) {
 		acc = float64(right) / float64(pairs)
 	}
 	return mae, acc, pairs
+}
+
+// withinState is the world model's within-state figures on calibration
+// points, in reward units: pairwise rank accuracy and the cosine of
+// group-relative advantages among points of one rollout state.
+func withinState(pts []CalibPoint) (acc float64, pairs int, cos float64, groups int) {
+	by := map[string][][2]float64{}
+	var order []string
+	for _, p := range pts {
+		if _, ok := by[p.State]; !ok {
+			order = append(order, p.State)
+		}
+		by[p.State] = append(by[p.State], [2]float64{p.PredictedReward, p.RealReward})
+	}
+	gs := make([][][2]float64, len(order))
+	for i, st := range order {
+		gs[i] = by[st]
+	}
+	return groupStats(gs)
 }

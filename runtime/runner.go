@@ -285,6 +285,12 @@ const maxFailedCalls = 5
 // the run. Before the call its worst-case dollars are held against the
 // dollar cap; after it, what it cost is charged.
 func (r *runner) complete(roleName, key string, in, out any) error {
+	return r.completeAs(roleName, key, in, out, false)
+}
+
+// completeAs is complete; untrained sends a proposer's call with its
+// initial policy instead of its latest one (an evaluation's base arm).
+func (r *runner) completeAs(roleName, key string, in, out any, untrained bool) error {
 	role := r.roles[roleName]
 	if role == nil {
 		return fmt.Errorf("%w: call %s: the plan has no role %q", errPermanent, key, roleName)
@@ -313,7 +319,7 @@ func (r *runner) complete(roleName, key string, in, out any) error {
 	if role.TokensOut.High > 0 {
 		req.MaxTokens = int(math.Ceil(role.TokensOut.High))
 	}
-	if kind == plugins.RolePropose {
+	if kind == plugins.RolePropose && !untrained {
 		req.State = r.policyOf(role.Name)
 	}
 	var resp *plugins.CompleteResponse

@@ -55,6 +55,11 @@ type Status struct {
 	RunUSD     float64     `json:"run_usd"`
 	Budget     plan.Budget `json:"budget"`
 	Totals     *Totals     `json:"totals,omitempty"`
+	// The analyses: the world model's figures at each calibration round
+	// (without their points) and the evaluation's, with its world-model
+	// figures on held-out proposals. The critic's are in Totals.Measured.
+	Calibration []CalibrationFigures `json:"calibration,omitempty"`
+	Evaluation  []EvalFigures        `json:"evaluation,omitempty"`
 	// Meta is what the command recorded at the start (spec and lock paths).
 	Meta    map[string]string `json:"meta,omitempty"`
 	Updated time.Time         `json:"updated"`
@@ -160,6 +165,23 @@ func statusOf(j *journal.Journal, id string) (*Status, error) {
 		}
 	}
 	st.GPUHours, st.RunUSD = round6(st.GPUHours), round6(st.RunUSD)
+	if ev, err := j.Events(journal.KindCalibration); err == nil {
+		for _, e := range ev {
+			var f CalibrationFigures
+			if json.Unmarshal(e.Data, &f) == nil {
+				f.Points = nil
+				st.Calibration = append(st.Calibration, f)
+			}
+		}
+	}
+	if ev, err := j.Events(journal.KindEval); err == nil {
+		for _, e := range ev {
+			var f EvalFigures
+			if json.Unmarshal(e.Data, &f) == nil {
+				st.Evaluation = append(st.Evaluation, f)
+			}
+		}
+	}
 	if d, ok, _ := lastEvent(j, journal.KindPhaseStart); ok {
 		st.Phase = d.Key
 	}

@@ -58,7 +58,19 @@ them for the list. Each field has one meaning:
                             totals.measured has the run in the estimate's
                             terms: roles.NAME.calls, loops.NAME.steps,
                             candidates, routed_share, build_failure_rate,
-                            phases.NAME.real_runs, environments.NAME.real_runs
+                            and, for a loop a critic judges, critic_auroc
+                            and error_recall on the candidates verified
+                            for real; phases.NAME.real_runs,
+                            environments.NAME.real_runs
+  calibration               per calibration round, the world model's error
+                            on its proposals: mae, reward_gap,
+                            rank_accuracy, and within-state
+                            state_rank_accuracy and advantage_cosine
+  evaluation                Avg@k, Best@k, negative_share per arm (policy,
+                            base, icl) and family, beats_base_share, and
+                            rwm: the world model's rank_accuracy,
+                            advantage_cosine and gap on the evaluated
+                            proposals
   meta                      what the command recorded (spec and lock paths)
   updated                   the time of the journal's last event`,
 		Example: `  assay status

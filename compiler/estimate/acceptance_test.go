@@ -141,8 +141,12 @@ func TestAcceptanceLM2LMEval(t *testing.T) {
 	if len(ev) != 1 {
 		t.Fatalf("evaluation phases = %d, want 1", len(ev))
 	}
-	exact(t, "evaluation real runs", sum(ev[0].Calls.RealRuns), 40)
-	exact(t, "totals.real_runs", r.Totals.RealRuns, 240)
+	// 10 holdout tasks x 3 states x 4 proposals x 3 arms (policy, Base,
+	// Base-ICL); the world model predicts each evaluated proposal.
+	exact(t, "evaluation real runs", sum(ev[0].Calls.RealRuns), 360)
+	exact(t, "evaluation rwm calls", ev[0].Calls.LLM["rwm"], 360)
+	exact(t, "evaluation proposer_icl calls", ev[0].Calls.LLM["proposer_icl"], 120)
+	exact(t, "totals.real_runs", r.Totals.RealRuns, 560)
 }
 
 func TestAcceptanceLM2LMVerifyAll(t *testing.T) {

@@ -189,11 +189,33 @@ type Calibration struct {
 	Select     string `json:"select"`
 }
 
-// Evaluation is the held-out evaluation protocol.
+// Evaluation is the held-out evaluation protocol. Arms lists the proposer
+// roles evaluated on the same states, the trained policy first; Predictor
+// is the world model that predicts every evaluated proposal (empty: none).
 type Evaluation struct {
-	Split  string `json:"split"`
-	AvgAt  int    `json:"avg_at,omitempty"`
-	BestAt int    `json:"best_at,omitempty"`
+	Split     string    `json:"split"`
+	AvgAt     int       `json:"avg_at,omitempty"`
+	BestAt    int       `json:"best_at,omitempty"`
+	States    int       `json:"states"`
+	Normalize string    `json:"normalize"`
+	Arms      []EvalArm `json:"arms"`
+	Predictor string    `json:"predictor,omitempty"`
+}
+
+// Eval arm names.
+const (
+	ArmPolicy = "policy" // the evaluated proposer's latest policy
+	ArmBase   = "base"   // a proposer at its untrained policy
+	ArmICL    = "icl"    // a proposer at its untrained policy, records in its prompt
+)
+
+// EvalArm is one arm of an evaluation: a proposer role, whether it runs at
+// its untrained policy, and how many real records its prompt carries.
+type EvalArm struct {
+	Name      string `json:"name"`
+	Proposer  string `json:"proposer"`
+	Untrained bool   `json:"untrained,omitempty"`
+	Records   int    `json:"records,omitempty"`
 }
 
 // Plugin is a resolved plugin declaration.

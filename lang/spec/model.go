@@ -263,10 +263,22 @@ type Evaluation struct {
 	Split  Val[string] `assay:"split" enum:"holdout|train" doc:"tasks evaluated"`
 	AvgAt  Val[int]    `assay:"avg_at" doc:"k of Avg@k: mean gain over k proposals per state"`
 	BestAt Val[int]    `assay:"best_at" doc:"k of Best@k: best gain over k proposals per state"`
+	// States are research states per task; each gets k proposals per arm.
+	States    Val[int]    `assay:"states" doc:"research states evaluated per task, each with max(avg_at, best_at) proposals of every arm (default 1)"`
+	Normalize Val[string] `assay:"normalize" enum:"scale|none" doc:"scale: gains are divided by the task's scale tau_e, so tasks and environments compare (default); none: raw metric units"`
 	// Proposer is the policy evaluated: its latest trained state.
-	Proposer Ref        `assay:"proposer" doc:"proposer role evaluated (its latest trained policy); required when the spec has several proposers"`
-	Builder  Ref        `assay:"builder" doc:"builder (or implementer) role; required when the spec has several"`
-	Range    diag.Range `json:"-"`
+	Proposer Ref `assay:"proposer" doc:"proposer role evaluated (its latest trained policy); required when the spec has several proposers"`
+	Builder  Ref `assay:"builder" doc:"builder (or implementer) role; required when the spec has several"`
+	// Base and ICL are further arms on the same states: proposer roles at
+	// their untrained (initial) policy, the second with real records in
+	// its prompt.
+	Base       Ref      `assay:"base" doc:"proposer role evaluated the same way at its untrained policy (the Base, or zero-shot, arm); the share of states the evaluated policy beats it is reported. May be the evaluated proposer itself"`
+	ICL        Ref      `assay:"icl" doc:"proposer role evaluated the same way at its untrained policy with icl_records real records in its prompt (the in-context baseline); size its tokens.in for them"`
+	ICLRecords Val[int] `assay:"icl_records" doc:"K: real records (seed, calibration and loop runs, oldest first) in the prompt of the icl arm"`
+	// Predictor is a world model that predicts each evaluated proposal
+	// before its real run, which never joins its context.
+	Predictor Ref        `assay:"predictor" doc:"world model role (kind rwm) that predicts every evaluated proposal's gain before its real run, for the held-out analysis: within-state rank accuracy, advantage cosine and predicted-real gap"`
+	Range     diag.Range `json:"-"`
 }
 
 // Budget holds hard caps. Unset caps are not enforced.

@@ -37,6 +37,9 @@ type ProposeRequest struct {
 	Parent *plugins.Proposal `json:"parent,omitempty"`
 	// History lists earlier proposals of this state and their outcomes.
 	History []Record `json:"history,omitempty"`
+	// Records are real records of any task put in the prompt for
+	// in-context learning (an evaluation's icl arm); nil otherwise.
+	Records []Record `json:"records,omitempty"`
 	// Knobs are what the trainer lets a proposal change.
 	Knobs []plugins.Knob `json:"knobs"`
 	N     int            `json:"n"`

@@ -260,7 +260,7 @@ func Plots(r *runtime.Report) []Plot {
 	return out
 }
 
-var page = template.Must(template.New("report").Funcs(template.FuncMap{"num": num, "pct": func(x float64) string { return fmt.Sprintf("%+.1f%%", 100*x) }, "edits": func(m map[string]string) string {
+var page = template.Must(template.New("report").Funcs(template.FuncMap{"num": num, "deref": func(p *float64) float64 { return *p }, "pct": func(x float64) string { return fmt.Sprintf("%+.1f%%", 100*x) }, "edits": func(m map[string]string) string {
 	var parts []string
 	for k, v := range m {
 		parts = append(parts, k+"="+v)
@@ -299,11 +299,18 @@ svg .f{fill:#fafafa;stroke:#ccc}svg .g{stroke:#e6e6e6}svg .d{stroke:#999;stroke-
 <h2>Figures</h2>
 <div class="plots">{{range .Plots}}{{.SVG}}{{end}}</div>
 {{if .R.Calibration}}<h2>Calibration rounds</h2>
-<table><tr><th>round</th><th>after step</th><th>real runs</th><th>MAE</th><th>ranking accuracy</th><th>pairs</th><th>records in context</th></tr>
-{{range .R.Calibration}}<tr><td>{{.Round}}</td><td class="n">{{.AfterStep}}</td><td class="n">{{.Runs}}</td><td class="n">{{num .MAE}}</td><td class="n">{{num .RankAcc}}</td><td class="n">{{.Pairs}}</td><td class="n">{{.Records}}</td></tr>{{end}}
+<p>The world model's error on each round's proposals before they join its context; within-state figures compare proposals of one rollout state (rank accuracy over pairs, cosine of group-relative advantages).</p>
+<table><tr><th>round</th><th>after step</th><th>real runs</th><th>MAE</th><th>reward gap</th><th>ranking accuracy (task)</th><th>pairs</th><th>ranking accuracy (state)</th><th>pairs</th><th>advantage cosine</th><th>states</th><th>records in context</th></tr>
+{{range .R.Calibration}}<tr><td>{{.Round}}</td><td class="n">{{.AfterStep}}</td><td class="n">{{.Runs}}</td><td class="n">{{num .MAE}}</td><td class="n">{{num .RewardGap}}</td><td class="n">{{num .RankAcc}}</td><td class="n">{{.Pairs}}</td><td class="n">{{num .StateRankAcc}}</td><td class="n">{{.StatePairs}}</td><td class="n">{{num .AdvCosine}}</td><td class="n">{{.StateGroups}}</td><td class="n">{{.Records}}</td></tr>{{end}}
 </table>{{end}}
-{{range .R.Evaluation}}<h2>Evaluation</h2>
-<p>Avg@{{.AvgAt}} {{num .Avg}}, Best@{{.BestAt}} {{num .Best}}; negative-gain proposals {{num .Negative}}; states beating the base configuration {{num .BeatsBase}}.</p>
+{{with .R.Status.Totals}}{{with .Measured}}{{range $name, $l := .Loops}}{{if $l.CriticVerified}}<h2>Critic of loop {{$name}}</h2>
+<p>On the {{$l.CriticVerified}} candidates it judged that were verified for real: AUROC {{num $l.CriticAUROC}} (vote share for an improving label against whether the run improved); {{$l.CriticErrors}} errors, {{$l.CriticErrorsRouted}} of them routed by uncertainty (error recall {{num $l.ErrorRecall}}); {{num $l.RoutedShare}} of judged candidates routed.</p>{{end}}{{end}}{{end}}{{end}}
+{{range .R.Evaluation}}{{$e := .}}<h2>Evaluation</h2>
+<p>{{.States}} state(s) per task; gains {{if eq .Normalize "scale"}}divided by each task's scale{{else}}in metric units{{end}}. Policy: Avg@{{.AvgAt}} {{num .Avg}}, Best@{{.BestAt}} {{num .Best}}; negative-gain proposals {{num .Negative}}{{with .BeatsBase}}; states where the policy's Avg@{{$e.AvgAt}} beats the Base arm's {{num (deref .)}}{{end}}.</p>
+<table><tr><th>arm</th><th>proposer</th><th>records in prompt</th><th>family</th><th>states</th><th>Avg@k</th><th>Best@k</th><th>negative share</th></tr>
+{{range .Arms}}{{$a := .}}<tr><td>{{.Arm}}</td><td>{{.Proposer}}</td><td class="n">{{.Records}}</td><td>all</td><td class="n">{{.States}}</td><td class="n">{{num .Avg}}</td><td class="n">{{num .Best}}</td><td class="n">{{num .Negative}}</td></tr>
+{{range .Families}}<tr><td>{{$a.Arm}}</td><td></td><td></td><td>{{.Family}}</td><td class="n">{{.States}}</td><td class="n">{{num .Avg}}</td><td class="n">{{num .Best}}</td><td class="n">{{num .Negative}}</td></tr>{{end}}{{end}}</table>
+{{with .RWM}}<p>World model {{.Role}} on the evaluated proposals (held out: predicted before their runs, never in its context of {{.Records}} records), {{.Points}} points: within-state ranking accuracy {{num .RankAcc}} ({{.Pairs}} pairs), advantage cosine {{num .AdvCosine}} ({{.Groups}} states), predicted minus real {{num .Gap}} (MAE {{num .MAE}}).</p>{{end}}
 <table><tr><th>task</th><th>Avg</th><th>Best</th></tr>{{range .Tasks}}<tr><td>{{.Task}}</td><td class="n">{{num .Avg}}</td><td class="n">{{num .Best}}</td></tr>{{end}}</table>{{end}}
 <h2>Best proposals by real gain</h2>
 <table><tr><th>run</th><th>task</th><th>proposal</th><th>edits</th><th>metric</th><th>real gain</th></tr>

@@ -61,3 +61,30 @@ func TestEmptyPlot(t *testing.T) {
 		t.Error("empty plot has no marker")
 	}
 }
+
+// TestEvaluationAndCriticShown: the evaluation's arms, families, Beats-Base
+// share and world-model figures, and a loop's critic figures, are on the
+// page.
+func TestEvaluationAndCriticShown(t *testing.T) {
+	r := sample()
+	beats := 0.75
+	r.Evaluation = []runtime.EvalFigures{{AvgAt: 4, BestAt: 4, States: 2, Normalize: "scale", BeatsBase: &beats,
+		Arms: []runtime.ArmFigures{
+			{Arm: "policy", Proposer: "proposer", States: 4, Avg: 1.5, Families: []runtime.FamilyFigures{{Family: "diffusion", States: 4, Avg: 1.5}}},
+			{Arm: "icl", Proposer: "proposer", Records: 16, States: 4, Avg: -0.25},
+		},
+		RWM: &runtime.RWMFigures{Role: "rwm", Points: 12, RankAcc: 0.625, Pairs: 8, AdvCosine: -0.42, Gap: 2.5}}}
+	r.Status.Totals = &runtime.Totals{Measured: &runtime.Measured{Loops: map[string]*runtime.MeasuredLoop{
+		"evolve": {CriticVerified: 9, CriticAUROC: 0.8125, CriticErrors: 4, CriticErrorsRouted: 3, ErrorRecall: 0.75}}}}
+	var b bytes.Buffer
+	if err := WriteHTML(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{"beats the Base arm", "s 0.75.", "<td>icl</td>", ">16<", "diffusion", "ranking accuracy 0.625", "advantage cosine -0.42",
+		"Critic of loop evolve", "AUROC 0.812", "3 of them routed", "error recall 0.75"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+}

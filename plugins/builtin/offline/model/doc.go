@@ -8,7 +8,10 @@
 //     of the trainer's knobs. An edit's score is an untrained prior (small
 //     moves from the current value are likelier) plus learnt weights on
 //     three features: the edit, the edit within the task, and its
-//     mechanism direction. Proposals are the parent's setup plus one
+//     mechanism direction. Real records in the request's prompt
+//     (ProposeRequest.Records, an evaluation's in-context arm) shift each
+//     edit's prior by the weighted mean of whether the records that made
+//     it gained or lost (iclBonus). Proposals are the parent's setup plus one
 //     sampled edit, at the request's temperature and seed. Update ascends
 //     the clipped surrogate objective GRPO and DAPO share, with the
 //     request's hyperparameters: Epochs passes of the learning rate times

@@ -108,9 +108,52 @@ func inspired(req *payload.ProposeRequest) map[string]int {
 	return out
 }
 
+// iclWeight is how far the records in a prompt move the model's
+// preference for an edit: the offline model's in-context learning.
+const iclWeight = 1.5
+
+// iclBonus reads the records in the prompt: for each edit ("knob=value"),
+// the relevance-weighted mean of whether the records that made it gained
+// (+1) or lost (-1; an infeasible record loses), shrunk towards 0 by one
+// record's weight, times iclWeight. A record of the same task weighs 1, of
+// the same environment 0.5, of another 0.25.
+func iclBonus(req *payload.ProposeRequest) map[string]float64 {
+	if len(req.Records) == 0 {
+		return nil
+	}
+	sum, wt := map[string]float64{}, map[string]float64{}
+	for _, r := range req.Records {
+		t := 0.25
+		switch {
+		case r.Task == req.Task && r.Env == req.Env:
+			t = 1
+		case r.Env == req.Env:
+			t = 0.5
+		}
+		sign := 0.0
+		switch {
+		case r.Infeasible || r.Gain < 0:
+			sign = -1
+		case r.Gain > 0:
+			sign = 1
+		}
+		for k, v := range r.Proposal.Edits {
+			sum[k+"="+v] += t * sign
+			wt[k+"="+v] += t
+		}
+	}
+	out := make(map[string]float64, len(sum))
+	for e, s := range sum {
+		out[e] = iclWeight * s / (wt[e] + 1)
+	}
+	return out
+}
+
 // candidates lists every edit that changes the current setup, in a fixed
-// order (knob order, then value order).
+// order (knob order, then value order). Records in the prompt shift each
+// edit's prior by iclBonus.
 func candidates(req *payload.ProposeRequest) []action {
+	icl := iclBonus(req)
 	cur := currentEdits(req.Parent)
 	borrow := inspired(req)
 	var out []action
@@ -135,7 +178,7 @@ func candidates(req *payload.ProposeRequest) []action {
 			}
 			out = append(out, action{
 				Knob: k.Name, Value: v, Mechanism: k.Mechanism,
-				prior: -0.4*(dist-1) + 0.3*unitHash("prior:"+k.Name+"="+v) + inspirationBonus*float64(borrow[k.Name+"="+v]),
+				prior: -0.4*(dist-1) + 0.3*unitHash("prior:"+k.Name+"="+v) + inspirationBonus*float64(borrow[k.Name+"="+v]) + icl[k.Name+"="+v],
 			})
 		}
 	}

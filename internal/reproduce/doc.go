@@ -1,0 +1,15 @@
+// Command reproduce runs the papers' ablations at laptop scale and writes
+// their results to docs/reproducing.md:
+//
+//	go run ./internal/reproduce [-seeds 3] [-out docs/reproducing.md]
+//
+// The experiments are the specs of specs/laptop (the full-scale ablations
+// of specs/ in miniature), each run for real on the built-in tinylm
+// trainer and offline LLM, served in process, once per seed. Each
+// experiment becomes a table of the mean and the sample standard deviation
+// over seeds of its figures: the evaluation's Avg@k, Best@k and
+// Beats-Base share, the world model's held-out figures, steps and
+// candidates, the critic's AUROC and error recall, and evolution's final
+// best gain. Only the section between the generated markers of the output
+// file is rewritten; the text around it is kept.
+package main

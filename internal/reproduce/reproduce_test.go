@@ -1,0 +1,128 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"assay/internal/runcompare"
+	"assay/runtime"
+)
+
+const specsDir = "../../specs/laptop"
+
+// TestExperimentsCompile: every arm of every experiment names a laptop
+// spec that compiles, and a variant it has; every laptop spec is some
+// experiment's arm.
+func TestExperimentsCompile(t *testing.T) {
+	used := map[string]bool{}
+	for _, e := range experiments {
+		for _, a := range e.Arms {
+			p, err := compileSpec(filepath.Join(specsDir, a.Spec), 0)
+			if err != nil {
+				t.Fatalf("%s: %v", a.Spec, err)
+			}
+			if _, err := variantIndex(p, a.Variant); err != nil {
+				t.Errorf("%s: %v", a.Spec, err)
+			}
+			used[a.Spec] = true
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(specsDir, "*.hcl"))
+	if len(files) == 0 {
+		t.Fatal("no laptop specs")
+	}
+	for _, f := range files {
+		if !used[filepath.Base(f)] {
+			t.Errorf("%s is in no experiment", f)
+		}
+	}
+}
+
+// TestArmRunsWithinItsEstimate runs arms of each kind for real, with short
+// tinylm runs (an evaluation with Base, in-context and world-model figures;
+// a screened loop that spends its budget before an evaluation; evolution
+// with and without a critic), checks each stays within its estimate, and
+// reads its figures.
+func TestArmRunsWithinItsEstimate(t *testing.T) {
+	for _, name := range []string{"lm2lm-top-rated.hcl", "critic-grpo.hcl", "openevolve.hcl", "critic-evolve.hcl"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			armWithinEstimate(t, name)
+		})
+	}
+}
+
+func armWithinEstimate(t *testing.T, name string) {
+	p, err := compileSpec(filepath.Join(specsDir, name), 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	r, err := runtime.Run(context.Background(), p, runtime.Options{ID: "a", Dir: dir, Plugins: loader()})
+	if err != nil || r.State != runtime.StateFinished {
+		t.Fatalf("%s: %v %+v", name, err, r)
+	}
+	for _, row := range runcompare.Rows(p, "", &r.Totals) {
+		if !row.Within && !strings.HasSuffix(row.Figure, "routed_share") {
+			t.Errorf("%s: %s = %g outside [%g, %g]", name, row.Figure, row.Measured, row.Low, row.High)
+		}
+	}
+	f, err := figures(dir, "a", p.Variants[0], r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]string{
+		"lm2lm-top-rated.hcl": {"avg", "best", "beats_base", "base_avg", "icl_avg", "rwm_rank", "rwm_cos"},
+		"critic-grpo.hcl":     {"avg", "beats_base", "auroc", "routed", "train_runs"},
+		"openevolve.hcl":      {"final_best"},
+		"critic-evolve.hcl":   {"final_best", "auroc"},
+	}[name]
+	for _, k := range want {
+		if _, ok := f[k]; !ok {
+			t.Errorf("%s: no %s in %v", name, k, f)
+		}
+	}
+	if _, ok := f["auroc"]; ok && name == "openevolve.hcl" {
+		t.Errorf("%s: critic figures without a critic: %v", name, f)
+	}
+	// The screened loop leaves the evaluation every run it was given.
+	if name == "critic-grpo.hcl" && f["train_runs"] > 48 {
+		t.Errorf("%s: the loop took %v real runs of the 48 it has", name, f["train_runs"])
+	}
+}
+
+func TestCell(t *testing.T) {
+	runs := []map[string]float64{{"x": 1}, {"x": 2}, {"x": 3}, {}}
+	if got := cell(runs, "x"); got != "2 ± 1" {
+		t.Errorf("cell = %q", got)
+	}
+	if got := cell(runs[:1], "x"); got != "1" {
+		t.Errorf("one seed: %q", got)
+	}
+	if got := cell(runs, "y"); got != "–" {
+		t.Errorf("missing: %q", got)
+	}
+}
+
+func TestWriteGeneratedKeepsTheText(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.md")
+	if err := writeGenerated(path, "first\n"); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(path)
+	doc := "# Title\n\nbefore\n\n" + string(b[strings.Index(string(b), beginMark):]) + "\nafter\n"
+	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeGenerated(path, "second\n"); err != nil {
+		t.Fatal(err)
+	}
+	b, _ = os.ReadFile(path)
+	got := string(b)
+	if strings.Contains(got, "first") || !strings.Contains(got, "second") || !strings.HasPrefix(got, "# Title\n\nbefore\n") || !strings.HasSuffix(got, "after\n") {
+		t.Errorf("rewritten:\n%s", got)
+	}
+}

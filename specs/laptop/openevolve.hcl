@@ -1,0 +1,97 @@
+# OpenEvolve at laptop scale with no critic (openevolve.hcl in miniature):
+# per task, 2 islands evolve for 6 rounds (the best solution migrates every
+# 3 rounds); each island-round the proposer makes 6 ideas, each is built,
+# and one chosen at random is trained for real by tinylm. A child replaces
+# its island's parent only when its real gain is higher.
+#
+# Expected figures (assay estimate):
+#   real runs  4 baselines + 4 tasks x 2 islands x 6 rounds = 52
+
+name        = "laptop-openevolve"
+description = "OpenEvolve in miniature verifying one random idea per island-round"
+seed        = 1
+
+plugin "tinylm" {
+  kind   = "trainer"
+  source = "builtin:tinylm"
+  config = { steps = 300 }
+}
+
+plugin "offline" {
+  kind   = "llm"
+  source = "builtin:offline"
+}
+
+prices {
+  gpu_hourly = { CPU = 0.05 }
+}
+
+environment "tiny" {
+  family  = "autoregressive"
+  trainer = plugin.tinylm
+  scale   = 0.2
+  metric {
+    name      = "val_bpb"
+    direction = "minimize"
+  }
+  run_cost {
+    gpu   = "CPU"
+    gpus  = 1
+    hours = 0.001
+  }
+  tasks {
+    train   = 4
+    holdout = 0
+  }
+}
+
+role "proposer" {
+  llm         = plugin.offline
+  temperature = 0.8
+  concurrency = 4
+  seconds     = 0.001
+  tokens {
+    in  = 500
+    out = 100
+  }
+  price {
+    in  = 0
+    out = 0
+  }
+}
+
+role "implementer" {
+  build_failures      = 0.05
+  build_failure_range = [0, 0.5]
+  llm                 = plugin.offline
+  concurrency         = 4
+  seconds             = 0.001
+  tokens {
+    in  = 500
+    out = 200
+  }
+  price {
+    in  = 0
+    out = 0
+  }
+}
+
+loop "evolve" {
+  preset                  = "openevolve"
+  islands                 = 2
+  rounds                  = 6
+  migration_every         = 3
+  ideas_per_round         = 6
+  verifications_per_round = 1
+  select                  = "random"
+}
+
+budget {
+  real_runs = 52
+  usd       = 1
+}
+
+executor {
+  kind        = "local"
+  concurrency = 2
+}
