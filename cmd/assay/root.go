@@ -49,7 +49,7 @@ Exit codes:
   64 usage error: unknown command or flag, wrong arguments
 
 Flags written with one dash (-var, -var-file, -json, -check, -diff,
--format) mean the same as with two.`,
+-format, -upgrade, -out) mean the same as with two.`,
 	Version:       buildVersion(),
 	SilenceUsage:  true,
 	SilenceErrors: true,
@@ -113,7 +113,7 @@ func usageArgs(lo, hi int) cobra.PositionalArgs {
 }
 
 // longFlags may be written with one dash, as in -var name=value.
-var longFlags = []string{"var", "var-file", "json", "check", "diff", "format", "no-color"}
+var longFlags = []string{"var", "var-file", "json", "check", "diff", "format", "no-color", "upgrade", "out"}
 
 // normalizeArgs rewrites -name and -name=value to --name forms for the
 // flags in longFlags; pflag reads a single dash as shorthand letters.

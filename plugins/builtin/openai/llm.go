@@ -1,4 +1,4 @@
-package main
+package openai
 
 import (
 	"bytes"
@@ -253,3 +253,6 @@ func extractJSON(text string) string {
 	}
 	return s
 }
+
+// New returns the plugin, for the assay binary to serve.
+func New() plugins.LLM { return newLLM() }
