@@ -12,6 +12,7 @@ import (
 
 	"assay/compiler"
 	"assay/compiler/plan"
+	release "assay/internal/version"
 	"assay/lang/diag"
 	"assay/lang/load"
 )
@@ -74,7 +75,7 @@ func buildVersion() string {
 	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 		return bi.Main.Version
 	}
-	return "dev"
+	return release.Build()
 }
 
 // exitError ends the process with code after printing msg (when not empty)
