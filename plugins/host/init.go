@@ -108,10 +108,11 @@ func Init(ctx context.Context, specs []Spec, lockPath string, opts Options) (*Lo
 	if opts.SpecDir, err = filepath.Abs(opts.SpecDir); err != nil {
 		return nil, err
 	}
+	// Changes are told once the lock is written: a refused Init changes
+	// nothing and says only why.
+	var changes []string
 	logf := func(format string, args ...any) {
-		if opts.Log != nil {
-			fmt.Fprintf(opts.Log, format+"\n", args...)
-		}
+		changes = append(changes, fmt.Sprintf(format, args...))
 	}
 	if err := checkSpecs(specs, opts.Upgrade); err != nil {
 		return nil, err
@@ -190,6 +191,11 @@ func Init(ctx context.Context, specs []Spec, lockPath string, opts Options) (*Lo
 	}
 	if err := lock.Write(lockPath); err != nil {
 		return nil, fmt.Errorf("writing the plugin lock: %w", err)
+	}
+	if opts.Log != nil {
+		for _, c := range changes {
+			fmt.Fprintln(opts.Log, c)
+		}
 	}
 	return lock, nil
 }
