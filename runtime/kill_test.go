@@ -234,7 +234,7 @@ func TestKill9Resume(t *testing.T) {
 	}
 	root := moduleRoot(t)
 	dir := t.TempDir()
-	c := &cli{t: t, bin: filepath.Join(dir, "assay"), dir: dir, env: []string{"ASSAY_ROOT=" + root}}
+	c := &cli{t: t, bin: filepath.Join(dir, "assay"), dir: dir}
 	build(t, root, "./cmd/assay", c.bin)
 	trainer := filepath.Join(dir, "testtrainer")
 	build(t, root, "./runtime/internal/testtrainer", trainer)
@@ -331,7 +331,7 @@ func TestPluginProcessCrash(t *testing.T) {
 	}
 	root := moduleRoot(t)
 	dir := t.TempDir()
-	c := &cli{t: t, bin: filepath.Join(dir, "assay"), dir: dir, env: []string{"ASSAY_ROOT=" + root}}
+	c := &cli{t: t, bin: filepath.Join(dir, "assay"), dir: dir}
 	build(t, root, "./cmd/assay", c.bin)
 	trainer := filepath.Join(dir, "testtrainer")
 	build(t, root, "./runtime/internal/testtrainer", trainer)

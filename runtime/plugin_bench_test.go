@@ -31,7 +31,7 @@ func BenchmarkRealRunOverheadPlugin(b *testing.B) {
 	if o, err := cmd.CombinedOutput(); err != nil {
 		b.Fatalf("%v\n%s", err, o)
 	}
-	lock, err := host.Init(context.Background(), []host.Spec{{Name: "trainer", Kind: "trainer", Source: bin}}, filepath.Join(dir, host.LockFileName), host.Options{})
+	lock, err := host.Init(context.Background(), []host.Spec{{Name: "trainer", Kind: "trainer", Source: bin}}, host.LockPathFor(filepath.Join(dir, "bench.hcl")), host.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

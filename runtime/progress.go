@@ -10,6 +10,8 @@ import (
 
 	"github.com/mattn/go-isatty"
 	"github.com/schollz/progressbar/v3"
+
+	"assay/compiler/plan"
 )
 
 // progress reports a run's advance: on a terminal a live line per phase
@@ -115,6 +117,22 @@ func (p *progress) logf(format string, args ...any) {
 		_ = p.bar.Clear()
 	}
 	fmt.Fprintf(p.w, "assay: "+format+"\n", args...)
+}
+
+// pluginStarting shows a plugin's start-up, which a phase waits on: a line
+// when it begins and one when it is ready; call the returned function with
+// Open's error. (A nil progress, as in tests, shows nothing.)
+func (p *progress) pluginStarting(pl *plan.Plugin) func(error) {
+	if p == nil || p.w == nil {
+		return func(error) {}
+	}
+	start := time.Now()
+	p.logf("starting plugin %s (%s)", pl.Name, pl.Source)
+	return func(err error) {
+		if err == nil {
+			p.logf("plugin %s ready in %.2f s", pl.Name, time.Since(start).Seconds())
+		}
+	}
 }
 
 func (p *progress) finishBar() {

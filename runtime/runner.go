@@ -163,6 +163,8 @@ type supervised struct {
 	p    *plan.Plugin
 	inst Instance
 	gen  int
+	// progress shows the plugin's start-up.
+	progress *progress
 }
 
 func (r *runner) plugin(name string) (*supervised, error) {
@@ -173,7 +175,7 @@ func (r *runner) plugin(name string) (*supervised, error) {
 	}
 	for _, p := range r.v.Plugins {
 		if p.Name == name {
-			s := &supervised{p: p}
+			s := &supervised{p: p, progress: r.progress}
 			r.plugins[name] = s
 			return s, nil
 		}
@@ -187,7 +189,9 @@ func (s *supervised) get(ctx context.Context, l Loader) (Instance, int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.inst == nil {
+		started := s.progress.pluginStarting(s.p)
 		inst, err := l.Open(ctx, s.p)
+		started(err)
 		if err != nil {
 			return nil, s.gen, fmt.Errorf("start plugin %s: %w", s.p.Name, err)
 		}

@@ -58,6 +58,9 @@ type Options struct {
 	Variant string
 	// Meta is recorded in the journal (e.g. the spec path).
 	Meta map[string]string
+	// Provenance is recorded in the journal when the run starts; a resume
+	// keeps the first one.
+	Provenance *Provenance
 	// Retries is how often a failed plugin call or infrastructure-failed
 	// real run is retried after restarting the plugin (default 2).
 	Retries int
@@ -205,6 +208,14 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
 	defer r.closePlugins()
 	if err := j.SetMeta("run", runMeta{ID: opts.ID, Plan: p.Name, Hash: p.Hash, Variant: v.Name, Seed: v.Seed, PID: os.Getpid(), Meta: opts.Meta, Budget: v.Budget}); err != nil {
 		return nil, err
+	}
+	if opts.Provenance != nil {
+		var first Provenance
+		if !j.Meta(metaProvenance, &first) {
+			if err := j.SetMeta(metaProvenance, opts.Provenance); err != nil {
+				return nil, err
+			}
+		}
 	}
 	// The wall-time cap counts from the run's first start, across resumes.
 	if !j.Meta("started_at", &r.startedAt) {

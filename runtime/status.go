@@ -61,8 +61,11 @@ type Status struct {
 	Calibration []CalibrationFigures `json:"calibration,omitempty"`
 	Evaluation  []EvalFigures        `json:"evaluation,omitempty"`
 	// Meta is what the command recorded at the start (spec and lock paths).
-	Meta    map[string]string `json:"meta,omitempty"`
-	Updated time.Time         `json:"updated"`
+	Meta map[string]string `json:"meta,omitempty"`
+	// Provenance is what the run was made from (absent for runs recorded
+	// without it).
+	Provenance *Provenance `json:"provenance,omitempty"`
+	Updated    time.Time   `json:"updated"`
 }
 
 // RunDir is the directory of run id under dir.
@@ -119,6 +122,10 @@ func statusOf(j *journal.Journal, id string) (*Status, error) {
 			Reason: fmt.Sprintf("journal %s holds no run record (the run stopped before it began, or its write-ahead log %s-wal was lost); nothing to resume: start the run again with `assay run`", j.Path(), j.Path())}, nil
 	}
 	st := &Status{ID: id, Plan: m.Plan, Variant: m.Variant, Seed: m.Seed, Budget: m.Budget, Meta: m.Meta}
+	var pv Provenance
+	if j.Meta(metaProvenance, &pv) {
+		st.Provenance = &pv
+	}
 	j.Meta("state", &st.State)
 	j.Meta("reason", &st.Reason)
 	// Who runs it: the run lock when the run took one (it also covers a

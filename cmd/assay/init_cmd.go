@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -16,48 +17,48 @@ func init() { rootCmd.AddCommand(newInitCmd()) }
 
 func newInitCmd() *cobra.Command {
 	var flags *specFlags
-	var rebuild bool
 	var upgrade []string
 	c := &cobra.Command{
-		Use:   "init [--upgrade[=PLUGIN,...]] SPEC",
-		Short: "Resolve a spec's plugins and write the lock file",
-		Long: `Init resolves every plugin SPEC declares: a built-in plugin
-("builtin:NAME") is built from this source tree and cached under .assay/plugins
-next to the spec; any other source is a path to an executable. It writes the
-lock file (assay.lock.json next to the spec) with each plugin's binary and
-SHA-256, so a run starts exactly the binaries that were locked.
+		Use:   "init [-upgrade[=PLUGIN,...]] SPEC",
+		Short: "Resolve a spec's plugins and write its lock file",
+		Long: `Init resolves every plugin SPEC declares and writes SPEC's lock file
+beside it: SPEC.lock (quickstart.hcl is locked by quickstart.hcl.lock). Each
+spec has its own lock, so running one spec never changes another's. Commit
+the lock with the spec: it pins what a reviewer's run starts.
+
+For each plugin the lock records its name, kind, source and version, and:
+
+  - for a built-in plugin ("builtin:NAME"), the Assay release that serves
+    it. Built-ins are served by the assay binary itself (it starts itself as
+    the plugin process), so nothing is compiled and any directory works.
+  - for any other source (a path to an executable, relative to the spec),
+    the executable's SHA-256 for each platform it was locked on
+    (linux/amd64, darwin/arm64, ...).
 
 The lock is trusted, not refreshed:
 
-  - A locked entry never changes by itself. When a plugin's binary no longer
-    has its locked SHA-256 (it was patched, rebuilt from changed source, or
-    built by another Go toolchain), init and run refuse and print both
-    checksums. Restore the binary, or, if the change is deliberate, accept
-    it with --upgrade=PLUGIN.
-  - A built-in is always built afresh into a temporary file, hashed, and only
-    then moved over the cached binary, so a changed cached binary is replaced
-    rather than locked.
-  - All specs in one directory share assay.lock.json, keyed by plugin name.
-    Init adds the spec's new plugins and leaves other specs' entries alone.
-    A plugin that another spec (or an earlier version of this one) locked
-    with another kind, source or version is a conflict: rename it in one
-    spec, or replace the entry with --upgrade=PLUGIN.
-  - --upgrade alone re-locks every plugin of SPEC; --upgrade=a,b only those.
-    A lock file that cannot be read is rewritten only with --upgrade (it may
-    hold other specs' plugins, which are then dropped).
+  - Init only adds: plugins the lock lacks, and this platform's checksum of
+    a plugin locked on other platforms. It drops plugins the spec no longer
+    declares. It prints every change it makes.
+  - A locked entry never changes by itself. An executable whose SHA-256
+    differs from the one locked for this platform, a declaration with
+    another kind, source or version, or a built-in locked by another Assay
+    release is refused, by init and by run, with what to do. If the change
+    is deliberate, accept it with -upgrade=PLUGIN (or -upgrade for every
+    plugin of SPEC).
 
-assay run does this by itself when the spec has no lock file yet or lacks
-one of its plugins; it never upgrades.`,
+assay run writes the lock when the spec has none; when it has one, run
+only checks it and refuses a mismatch.`,
 		Example: `  assay init specs/quickstart.hcl
-  assay init --upgrade=trainer specs/quickstart.hcl
-  assay init --upgrade specs/quickstart.hcl`,
+  assay init -upgrade=trainer specs/quickstart.hcl
+  assay init -upgrade specs/quickstart.hcl`,
 		Args: usageArgs(1, 1),
 		RunE: func(c *cobra.Command, args []string) error {
 			p, _, err := mustCompile(c, args[0], flags)
 			if err != nil {
 				return err
 			}
-			opts := host.Options{Rebuild: rebuild}
+			opts := host.Options{Log: c.ErrOrStderr()}
 			for _, u := range upgrade {
 				if u == upgradeAll {
 					opts.UpgradeAll = true
@@ -65,25 +66,28 @@ one of its plugins; it never upgrades.`,
 					opts.Upgrade = append(opts.Upgrade, u)
 				}
 			}
-			lock, err := initLock(c.Context(), args[0], p, opts, c.ErrOrStderr())
+			lock, err := initLock(c.Context(), args[0], p, opts)
 			if err != nil {
 				return err
 			}
 			for _, lp := range lock.Plugins {
-				fmt.Fprintf(c.OutOrStdout(), "%-12s %-9s %-24s sha256:%.12s\n", lp.Name, lp.Kind, lp.Source, lp.SHA256)
+				pin := "assay " + lp.AssayVersion
+				if sum, ok := lp.Checksums[host.Platform]; ok {
+					pin = fmt.Sprintf("sha256:%.12s (%d platforms)", sum, len(lp.Checksums))
+				}
+				fmt.Fprintf(c.OutOrStdout(), "%-12s %-9s %-24s %s\n", lp.Name, lp.Kind, termSafe(lp.Source), pin)
 			}
-			fmt.Fprintf(c.OutOrStdout(), "wrote %s\n", host.LockPathFor(args[0]))
+			fmt.Fprintf(c.OutOrStdout(), "locked in %s\n", host.LockPathFor(args[0]))
 			return nil
 		},
 	}
 	flags = addSpecFlags(c)
-	c.Flags().BoolVar(&rebuild, "rebuild", false, "build built-in plugins ignoring Go's build cache (go build -a)")
 	c.Flags().StringSliceVar(&upgrade, "upgrade", nil, "let the lock entries of these plugins change (all of SPEC's plugins when given without a value)")
 	c.Flags().Lookup("upgrade").NoOptDefVal = upgradeAll
 	return c
 }
 
-// upgradeAll is --upgrade's value when given without one.
+// upgradeAll is -upgrade's value when given without one.
 const upgradeAll = "*"
 
 // pluginSpecs lists the plugins of every variant of a plan, once each.
@@ -102,38 +106,42 @@ func pluginSpecs(p *plan.Plan) []host.Spec {
 	return out
 }
 
-// initLock builds and locks the plan's plugins for the spec at specPath.
-func initLock(ctx context.Context, specPath string, p *plan.Plan, opts host.Options, log io.Writer) (*host.Lock, error) {
+// initLock resolves and locks the plan's plugins for the spec at specPath.
+func initLock(ctx context.Context, specPath string, p *plan.Plan, opts host.Options) (*host.Lock, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	fmt.Fprintf(log, "assay: resolving plugins of %s (built-in plugins are compiled on first use)\n", specPath)
 	lock, err := host.Init(ctx, pluginSpecs(p), host.LockPathFor(specPath), opts)
 	if err != nil {
-		return nil, userErrorf("init: %v", err)
+		return nil, userErrorf("init: %s", withSpec(err, specPath))
 	}
 	return lock, nil
 }
 
-// lockFor returns the spec's lock, writing it first when there is none or
-// when it lacks a plugin the plan needs.
+// withSpec names the spec in the commands an error of package host
+// suggests ("assay init -upgrade SPEC").
+func withSpec(err error, specPath string) string {
+	return strings.ReplaceAll(err.Error(), " SPEC`", " "+specPath+"`")
+}
+
+// lockFor returns the spec's lock. A spec without one gets one, as assay
+// init writes it (said on log); an existing lock is only checked: a
+// mismatch is an error that says what to run, never a silent rewrite.
 func lockFor(ctx context.Context, specPath string, p *plan.Plan, log io.Writer) (*host.Lock, error) {
 	path := host.LockPathFor(specPath)
-	if _, err := os.Stat(path); err == nil {
-		lock, err := host.ReadLock(path)
-		if err != nil {
-			return nil, userErrorf("%v; run `assay init %s` to rewrite it", err, specPath)
+	if _, err := os.Stat(path); os.IsNotExist(err) {
+		lock, err := initLock(ctx, specPath, p, host.Options{Log: log})
+		if err == nil {
+			fmt.Fprintf(log, "assay: wrote %s; commit it with the spec\n", path)
 		}
-		complete := true
-		for _, s := range pluginSpecs(p) {
-			lp, ok := lock.Plugin(s.Name)
-			if !ok || lp.Source != s.Source || lp.Kind != s.Kind {
-				complete = false
-			}
-		}
-		if complete {
-			return lock, nil
-		}
+		return lock, err
 	}
-	return initLock(ctx, specPath, p, host.Options{}, log)
+	lock, err := host.ReadLock(path)
+	if err != nil {
+		return nil, userErrorf("%s", withSpec(err, specPath))
+	}
+	if err := host.Verify(lock, path, pluginSpecs(p)); err != nil {
+		return nil, userErrorf("%s", withSpec(err, specPath))
+	}
+	return lock, nil
 }

@@ -4,9 +4,16 @@ import (
 	"errors"
 	"fmt"
 	"os"
+
+	"assay/plugins/builtin"
 )
 
-func main() { os.Exit(run(os.Args[1:])) }
+func main() {
+	// The host starts this binary itself as each built-in plugin's process,
+	// with hidden arguments; serve the plugin and never reach the CLI.
+	builtin.Main()
+	os.Exit(run(os.Args[1:]))
+}
 
 // run executes the command line args and returns the process exit code.
 func run(args []string) int {

@@ -14,11 +14,17 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"assay/plugins/builtin"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files inside testdata/script/*.txtar")
 
+// TestMain serves built-in plugins when this test binary is started as one
+// (the host starts the running executable, which under testscript is this
+// binary), and otherwise runs the scripts with it as the assay command.
 func TestMain(m *testing.M) {
+	builtin.Main()
 	testscript.Main(m, map[string]func(){"assay": main})
 }
 

@@ -17,9 +17,10 @@ func init() { rootCmd.AddCommand(newPlanCmd()) }
 
 func newPlanCmd() *cobra.Command {
 	var asJSON bool
+	var out string
 	var flags *specFlags
 	c := &cobra.Command{
-		Use:   "plan [--json] SPEC",
+		Use:   "plan [--json] [-out FILE] SPEC",
 		Short: "Show the execution plan of a spec: phases and call counts",
 		Long: `Plan compiles SPEC and prints its execution plan: for each variant (one
 without a sweep), the phases in order (seed records, RL loops with their
@@ -31,14 +32,31 @@ With --json the plan itself is printed: the data the runtime executes, with
 format_version and a hash that depends only on the spec's meaning (it does
 not change when the spec is reformatted or comments change).
 
+With -out FILE the plan is also saved, for assay run FILE to execute
+exactly as it was shown. The saved plan pins what it was made from: the
+SHA-256 of every file the spec read (itself, the specs it extends,
+-var-file files), the -var and -var-file settings, the checksum of each
+plugin's executable on this platform (the assay binary itself for a
+built-in), and the assay version. assay run FILE refuses it, naming each
+change, when a spec file or a plugin changed since; save it again then.
+Saving resolves the spec's plugins as run does: it writes the spec's lock
+when there is none.
+
 Exit codes: 0 ok, 1 invalid spec, 64 usage error.`,
 		Example: `  assay plan specs/lm2lm.hcl
-  assay plan --json specs/critic-grpo.hcl | jq .hash`,
+  assay plan --json specs/critic-grpo.hcl | jq .hash
+  assay plan -out quickstart.plan specs/quickstart.hcl && assay run quickstart.plan`,
 		Args: usageArgs(1, 1),
 		RunE: func(c *cobra.Command, args []string) error {
-			p, _, err := mustCompile(c, args[0], flags)
+			p, src, err := mustCompile(c, args[0], flags)
 			if err != nil {
 				return err
+			}
+			if out != "" {
+				if err := savePlan(c.Context(), out, args[0], src, p, flags, c.ErrOrStderr()); err != nil {
+					return err
+				}
+				defer fmt.Fprintf(c.ErrOrStderr(), "assay: saved the plan to %s; run exactly this plan with: assay run %s\n", termSafe(out), termSafe(out))
 			}
 			if asJSON {
 				b, err := json.MarshalIndent(p, "", "  ")
@@ -54,6 +72,7 @@ Exit codes: 0 ok, 1 invalid spec, 64 usage error.`,
 	}
 	flags = addSpecFlags(c)
 	c.Flags().BoolVar(&asJSON, "json", false, "print the plan as JSON")
+	c.Flags().StringVar(&out, "out", "", "also save the plan to `FILE`, for assay run FILE")
 	return c
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"assay/compiler"
 	"assay/compiler/plan"
+	release "assay/internal/version"
 	"assay/lang/diag"
 	"assay/lang/load"
 )
@@ -49,7 +50,7 @@ Exit codes:
   64 usage error: unknown command or flag, wrong arguments
 
 Flags written with one dash (-var, -var-file, -json, -check, -diff,
--format) mean the same as with two.`,
+-format, -upgrade, -out) mean the same as with two.`,
 	Version:       buildVersion(),
 	SilenceUsage:  true,
 	SilenceErrors: true,
@@ -74,7 +75,7 @@ func buildVersion() string {
 	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 		return bi.Main.Version
 	}
-	return "dev"
+	return release.Build()
 }
 
 // exitError ends the process with code after printing msg (when not empty)
@@ -113,7 +114,7 @@ func usageArgs(lo, hi int) cobra.PositionalArgs {
 }
 
 // longFlags may be written with one dash, as in -var name=value.
-var longFlags = []string{"var", "var-file", "json", "check", "diff", "format", "no-color"}
+var longFlags = []string{"var", "var-file", "json", "check", "diff", "format", "no-color", "upgrade", "out"}
 
 // normalizeArgs rewrites -name and -name=value to --name forms for the
 // flags in longFlags; pflag reads a single dash as shorthand letters.

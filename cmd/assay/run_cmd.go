@@ -52,27 +52,48 @@ func newRunCmd() *cobra.Command {
 	var rf *runFlags
 	var id string
 	c := &cobra.Command{
-		Use:   "run [--id NAME] SPEC",
-		Short: "Run an experiment spec",
+		Use:   "run [--id NAME] SPEC | PLANFILE",
+		Short: "Run an experiment spec, or a saved plan",
 		Long: `Run compiles SPEC and executes its plan: seed records, RL or evolution
 loops, calibration rounds and evaluation, with real runs through the trainer
-plugin and LLM calls through the LLM plugins. When the spec has no lock file
-yet, run resolves and builds its plugins first (as assay init does).
+plugin and LLM calls through the LLM plugins. Given a plan saved with
+assay plan -out, run executes exactly that plan, after checking that the
+spec's files and the plugins' executables are those it pinned; it refuses
+the plan, naming each change, when one changed.
+
+Plugins start from the spec's lock file (SPEC.lock, see assay init). When
+the spec has no lock yet, run writes one; an existing lock is only checked,
+and a mismatch is an error that says what to run.
 
 Every plugin call, result, reward, policy update and budget reservation is
-journaled under .assay/runs/ID/journal.db. Budget caps are hard: a real run
-is reserved before it starts, and an LLM call holds its worst-case dollars
-before it is made, so no cap is exceeded. A spec whose estimate breaks a
-hard cap is refused before anything runs, as estimate refuses it. An interrupted run (a
-crash, kill -9, Ctrl-C) continues with assay resume ID: finished real runs
-are never run again, and a resumed run ends with the same totals as an
+journaled under .assay/runs/ID/journal.db, with the run's provenance: the
+git commit of the spec and whether its files had uncommitted changes (run
+warns then), the plan's hash, the assay version, the -var and -var-file
+settings, and each plugin executable's SHA-256 (assay status ID shows it).
+Budget caps are hard: a real run is reserved before it starts, and an LLM
+call holds its worst-case dollars before it is made, so no cap is
+exceeded. A spec whose estimate breaks a hard cap is refused before
+anything runs, as estimate refuses it. An interrupted run (a crash, kill
+-9, Ctrl-C) continues with assay resume ID: finished real runs are never
+run again, and a resumed run ends with the same totals as an
 uninterrupted one with the same seed.
 
 Exit codes: 0 finished, 1 invalid spec or a failed run, 64 usage error.`,
 		Example: `  assay run specs/quickstart.hcl
-  assay run --id try1 -var steps=4 specs/small-local.hcl`,
+  assay run --id try1 -var steps=4 specs/small-local.hcl
+  assay plan -out try2.plan specs/small-local.hcl && assay run try2.plan`,
 		Args: usageArgs(1, 1),
 		RunE: func(c *cobra.Command, args []string) error {
+			saved, isSaved, err := readSaved(args[0])
+			if err != nil {
+				return err
+			}
+			if isSaved {
+				if len(flags.vars) > 0 || len(flags.varFiles) > 0 {
+					return &exitError{code: exitUsage, msg: "a saved plan runs as it was saved: -var and -var-file cannot change it; save it again with them instead"}
+				}
+				return runSaved(c, args[0], saved, id, rf)
+			}
 			p, src, err := mustCompile(c, args[0], flags)
 			if err != nil {
 				return err
@@ -81,18 +102,20 @@ Exit codes: 0 finished, 1 invalid spec or a failed run, 64 usage error.`,
 				printDiags(c.ErrOrStderr(), ds, src)
 				return userErrorf("%s", capBroken)
 			}
-			if len(p.Variants) > 1 && rf.variant == "" {
-				fmt.Fprintf(c.ErrOrStderr(), "assay: the spec sweeps %d variants; running %q (choose one with --variant)\n", len(p.Variants), p.Variants[0].Name)
-			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			lock, err := lockFor(ctx, args[0], p, c.ErrOrStderr())
 			if err != nil {
 				return err
 			}
-			abs, _ := filepath.Abs(args[0])
-			return execRun(c, ctx, p, lock, runtime.Options{ID: id, Dir: rf.dir, Variant: rf.variant,
-				Meta: map[string]string{"spec": abs, "lock": host.LockPathFor(abs)}}, rf)
+			pins, err := pinsFor(p, lock)
+			if err != nil {
+				return userErrorf("%v", err)
+			}
+			abs := absPath(args[0])
+			prov := runProvenance(c.ErrOrStderr(), args[0], specFiles(args[0], src), p, pins, flags.overrides(), "")
+			return startRun(c, ctx, p, lock, runtime.Options{ID: id, Dir: rf.dir, Variant: rf.variant,
+				Meta: map[string]string{"spec": abs, "lock": host.LockPathFor(abs)}, Provenance: prov}, rf)
 		},
 	}
 	flags = addSpecFlags(c)
@@ -150,6 +173,39 @@ once. An empty journal (the run stopped before it began) cannot be resumed.`,
 	}
 	rf = addRunFlags(c)
 	return c
+}
+
+// runSaved executes a saved plan after checking its pins.
+func runSaved(c *cobra.Command, path string, s *plan.Saved, id string, rf *runFlags) error {
+	specPath, lock, err := checkSaved(s, path)
+	if err != nil {
+		return err
+	}
+	if ds := capDiags(s.Plan); ds.HasErrors() {
+		printDiags(c.ErrOrStderr(), ds, nil)
+		return userErrorf("%s", capBroken)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var files []string
+	for _, f := range s.Files {
+		if filepath.IsAbs(f.Path) {
+			files = append(files, f.Path)
+		} else {
+			files = append(files, filepath.Join(filepath.Dir(path), f.Path))
+		}
+	}
+	prov := runProvenance(c.ErrOrStderr(), specPath, files, s.Plan, s.Plugins, s.Overrides, absPath(path))
+	return startRun(c, ctx, s.Plan, lock, runtime.Options{ID: id, Dir: rf.dir, Variant: rf.variant,
+		Meta: map[string]string{"spec": specPath, "lock": host.LockPathFor(specPath), "saved_plan": absPath(path)}, Provenance: prov}, rf)
+}
+
+// startRun starts a new run of p.
+func startRun(c *cobra.Command, ctx context.Context, p *plan.Plan, lock *host.Lock, opts runtime.Options, rf *runFlags) error {
+	if len(p.Variants) > 1 && rf.variant == "" {
+		fmt.Fprintf(c.ErrOrStderr(), "assay: the spec sweeps %d variants; running %q (choose one with --variant)\n", len(p.Variants), p.Variants[0].Name)
+	}
+	return execRun(c, ctx, p, lock, opts, rf)
 }
 
 func execRun(c *cobra.Command, ctx context.Context, p *plan.Plan, lock *host.Lock, opts runtime.Options, rf *runFlags) error {

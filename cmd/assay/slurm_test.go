@@ -63,7 +63,7 @@ func TestSlurmQuickstartArrays(t *testing.T) {
 		defer cancel()
 		cmd := exec.CommandContext(ctx, bin, args...)
 		cmd.Dir = root
-		cmd.Env = append(os.Environ(), "ASSAY_ROOT="+root, "NO_COLOR=1")
+		cmd.Env = append(os.Environ(), "NO_COLOR=1")
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Fatalf("assay %s: %v\n%s", strings.Join(args, " "), err, out)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -71,7 +72,16 @@ them for the list. Each field has one meaning:
                             rwm: the world model's rank_accuracy,
                             advantage_cosine and gap on the evaluated
                             proposals
-  meta                      what the command recorded (spec and lock paths)
+  meta                      what the command recorded (spec and lock paths,
+                            saved_plan for a run of a saved plan)
+  provenance                what the run was made from, recorded when it
+                            began: spec, saved_plan, git_commit (absent
+                            outside git; no_commit says why), git_dirty and
+                            dirty_files (spec files that differed from the
+                            commit), plan_hash, assay_version, overrides
+                            (-var, -var-file), plugins (name, source,
+                            platform and sha256 of each executable; the
+                            assay binary for a built-in)
   updated                   the time of the journal's last event`,
 		Example: `  assay status
   assay status --json 20261130-021500-a1b2c3`,
@@ -152,6 +162,36 @@ func writeStatus(w io.Writer, s *runtime.Status) {
 	}
 	if s.State == runtime.StateInterrupted {
 		fmt.Fprintf(w, "continue   assay resume %s\n", s.ID)
+	}
+	writeProvenance(w, s.Provenance)
+}
+
+// writeProvenance renders what a run was made from.
+func writeProvenance(w io.Writer, pv *runtime.Provenance) {
+	if pv == nil {
+		return
+	}
+	spec := termSafe(pv.Spec)
+	if pv.SavedPlan != "" {
+		spec += " (saved plan " + termSafe(pv.SavedPlan) + ")"
+	}
+	fmt.Fprintf(w, "spec       %s\n", spec)
+	commit := pv.GitCommit
+	if commit == "" {
+		commit = "none (" + termSafe(pv.NoCommit) + ")"
+	}
+	if pv.GitDirty {
+		commit += ", with uncommitted changes"
+		if len(pv.DirtyFiles) > 0 {
+			commit += " to " + termSafe(strings.Join(pv.DirtyFiles, ", "))
+		}
+	}
+	fmt.Fprintf(w, "git        %s\nplan hash  %s\nassay      %s\n", commit, pv.PlanHash, termSafe(pv.Assay))
+	if len(pv.Overrides) > 0 {
+		fmt.Fprintf(w, "overrides  %s\n", termSafe(strings.Join(pv.Overrides, " ")))
+	}
+	for _, p := range pv.Plugins {
+		fmt.Fprintf(w, "plugin     %s %s sha256:%s (%s)\n", termSafe(p.Name), termSafe(p.Source), p.SHA256, p.Platform)
 	}
 }
 

@@ -48,7 +48,7 @@ type Plugin struct {
 	Name      string              `json:"-"`
 	NameRange diag.Range          `json:"-"`
 	Kind      Val[string]         `assay:"kind" enum:"trainer|llm|benchmark" doc:"what the plugin does"`
-	Source    Val[string]         `assay:"source" doc:"\"builtin:NAME\" for a plugin built from this repository, or a path to an executable"`
+	Source    Val[string]         `assay:"source" doc:"\"builtin:NAME\" for a plugin served by the assay binary itself, or a path to an executable (relative to the spec)"`
 	Version   Val[string]         `assay:"version" doc:"version the lock file pins"`
 	Config    Val[map[string]any] `assay:"config" doc:"plugin-specific settings passed verbatim"`
 }

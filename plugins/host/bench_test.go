@@ -47,7 +47,7 @@ func benchTasks(b *testing.B, bm plugins.Benchmark) {
 
 func BenchmarkPluginCall(b *testing.B) {
 	dir := b.TempDir()
-	lock, err := Init(context.Background(), []Spec{{Name: "tp", Kind: plugins.KindBenchmark, Source: testPluginBin}}, filepath.Join(dir, LockFileName), Options{})
+	lock, err := Init(context.Background(), []Spec{{Name: "tp", Kind: plugins.KindBenchmark, Source: testPluginBin}}, filepath.Join(dir, testLock), Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func BenchmarkPlainGRPCUnixSocket(b *testing.B) {
 // handshake, connection) and stopping it.
 func BenchmarkPluginStart(b *testing.B) {
 	dir := b.TempDir()
-	lock, err := Init(context.Background(), []Spec{{Name: "tp", Kind: plugins.KindBenchmark, Source: testPluginBin}}, filepath.Join(dir, LockFileName), Options{})
+	lock, err := Init(context.Background(), []Spec{{Name: "tp", Kind: plugins.KindBenchmark, Source: testPluginBin}}, filepath.Join(dir, testLock), Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

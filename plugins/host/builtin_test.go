@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -11,12 +12,15 @@ import (
 	"strings"
 	"testing"
 
+	"assay/internal/version"
 	"assay/plugins"
 	"assay/plugins/payload"
 )
 
-// TestBuiltinOpenAI builds the openai built-in through Init, locks it, and
-// drives it as a subprocess against a local chat-completions server.
+// TestBuiltinOpenAI locks the openai built-in and drives it as a
+// subprocess (this test binary, in plugin mode, as the assay binary would
+// be) against a local chat-completions server, in a directory far from
+// any Assay source tree.
 func TestBuiltinOpenAI(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") != "Bearer sk-host-test" {
@@ -29,21 +33,22 @@ func TestBuiltinOpenAI(t *testing.T) {
 	t.Setenv("ASSAY_HOST_TEST_KEY", "sk-host-test")
 
 	dir := t.TempDir()
-	specDir := filepath.Join(dir, "exp")
-	os.Mkdir(specDir, 0o755)
-	lockPath := filepath.Join(specDir, LockFileName)
+	lockPath := filepath.Join(dir, testLock)
 	var log strings.Builder
-	lock, err := Init(context.Background(), []Spec{{Name: "gpt", Kind: plugins.KindLLM, Source: "builtin:openai", Version: "1"}},
-		lockPath, Options{ModuleRoot: moduleRoot, BuildLog: &log})
+	specs := []Spec{{Name: "gpt", Kind: plugins.KindLLM, Source: "builtin:openai", Version: "1"}}
+	lock, err := Init(context.Background(), specs, lockPath, Options{Log: &log})
 	if err != nil {
 		t.Fatal(err)
 	}
-	lp := lock.Plugins[0]
-	if lp.Path != filepath.Join(".assay", "plugins", "openai") {
-		t.Errorf("locked path %q, want .assay/plugins/openai", lp.Path)
+	want := LockedPlugin{Name: "gpt", Kind: plugins.KindLLM, Source: "builtin:openai", Version: "1", AssayVersion: version.Release}
+	if lp := lock.Plugins[0]; !sameEntry(lp, want) || lp.Name != want.Name {
+		t.Errorf("locked %+v, want %+v", lp, want)
 	}
-	if !strings.Contains(log.String(), "go build -trimpath -o") {
-		t.Errorf("build log %q", log.String())
+	if !strings.Contains(log.String(), `locked plugin "gpt" (builtin:openai)`) {
+		t.Errorf("Init log %q does not say what it locked", log.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".assay")); err == nil {
+		t.Error("Init of a built-in wrote a plugin cache: nothing should be built")
 	}
 
 	p, err := Open(context.Background(), lock, "gpt")
@@ -65,47 +70,47 @@ func TestBuiltinOpenAI(t *testing.T) {
 	}
 	p.Close()
 
-	// A missing built-in binary is rebuilt on Open, reproducibly: the new
-	// build still matches the lock.
-	if err := os.Remove(lock.BinaryPath(lp)); err != nil {
+	// Init again changes nothing and says nothing.
+	before, _ := os.ReadFile(lockPath)
+	log.Reset()
+	if _, err := Init(context.Background(), specs, lockPath, Options{Log: &log}); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv(RootEnv, moduleRoot)
-	read, err := ReadLock(lockPath)
-	if err != nil {
-		t.Fatal(err)
+	if after, _ := os.ReadFile(lockPath); string(after) != string(before) || log.Len() != 0 {
+		t.Errorf("a second Init changed the lock (log %q)", log.String())
 	}
-	p2, err := Open(context.Background(), read, "gpt")
-	if err != nil {
-		t.Fatalf("Open after the binary was deleted: %v", err)
-	}
-	p2.Close()
+}
 
-	// A patched cached binary keeps its Go build ID, so `go build -o` over
-	// it would leave it alone; Init must replace it with a fresh build that
-	// matches the lock, never lock the patched one.
-	bin := lock.BinaryPath(lp)
-	f, err := os.OpenFile(bin, os.O_APPEND|os.O_WRONLY, 0)
+// A built-in locked by another Assay release is refused by Verify, Init
+// and Open with what to run, until an upgrade re-locks it.
+func TestBuiltinLockedByAnotherRelease(t *testing.T) {
+	dir := t.TempDir()
+	lockPath := filepath.Join(dir, testLock)
+	os.WriteFile(lockPath, []byte(`{"format_version": 2, "plugins": [{"name": "llm", "kind": "llm", "source": "builtin:offline", "assay_version": "0.0.1"}]}`), 0o644)
+	specs := []Spec{{Name: "llm", Kind: plugins.KindLLM, Source: "builtin:offline"}}
+	lock, err := ReadLock(lockPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.Write([]byte("patched"))
-	f.Close()
-	if _, err := Init(context.Background(), []Spec{{Name: "gpt", Kind: plugins.KindLLM, Source: "builtin:openai", Version: "1"}},
-		lockPath, Options{}); err != nil {
-		t.Fatalf("Init over a patched built-in: %v", err)
+	var re *ReleaseError
+	if err := Verify(lock, lockPath, specs); !errors.As(err, &re) || !strings.Contains(err.Error(), "assay init -upgrade=llm") || !strings.Contains(err.Error(), "0.0.1") {
+		t.Errorf("Verify: %v, want a *ReleaseError saying to upgrade", err)
 	}
-	if sum, _ := FileSHA256(bin); sum != lp.SHA256 {
-		t.Errorf("after Init the built-in binary has SHA-256 %s, want the locked %s", sum, lp.SHA256)
+	if _, err := Open(context.Background(), lock, "llm"); !errors.As(err, &re) || !errors.Is(err, plugins.ErrPluginStart) {
+		t.Errorf("Open: %v, want a *ReleaseError", err)
 	}
-
-	// Init again is cheap and gives the same lock.
-	again, err := Init(context.Background(), []Spec{{Name: "gpt", Kind: plugins.KindLLM, Source: "builtin:openai", Version: "1"}},
-		lockPath, Options{})
+	if _, err := Init(context.Background(), specs, lockPath, Options{}); !errors.As(err, &re) {
+		t.Errorf("Init without upgrade: %v, want a *ReleaseError", err)
+	}
+	var log strings.Builder
+	lock, err = Init(context.Background(), specs, lockPath, Options{Upgrade: []string{"llm"}, Log: &log})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if again.Plugins[0] != lp {
-		t.Errorf("re-Init locked %+v, want %+v", again.Plugins[0], lp)
+	if lock.Plugins[0].AssayVersion != version.Release || !strings.Contains(log.String(), `upgraded plugin "llm"`) {
+		t.Errorf("upgrade locked %+v (log %q)", lock.Plugins[0], log.String())
+	}
+	if err := Verify(lock, lockPath, specs); err != nil {
+		t.Errorf("Verify after the upgrade: %v", err)
 	}
 }

@@ -1,22 +1,26 @@
 // Package host loads Assay plugins for the runtime.
 //
-// Init resolves each plugin a spec declares (Spec) to an executable — a
-// built-in plugin ("builtin:NAME") is built from plugins/builtin/NAME in the
-// Assay module and cached under .assay/plugins/, any other source is a path
-// to an executable — and records name, kind, source, version, binary path
-// and SHA-256 in a lock file (assay.lock.json). Open starts a locked plugin
-// as a hashicorp/go-plugin subprocess speaking gRPC only, refusing a binary
-// whose checksum differs from the lock, and hands out plugins.Trainer,
-// plugins.LLM and plugins.Benchmark values.
+// Each spec has its own lock file beside it (LockPathFor: quickstart.hcl
+// is locked by quickstart.hcl.lock), meant to be committed with the spec.
+// Init resolves each plugin the spec declares (Spec) and records its name,
+// kind, source and version, and what pins it: for a built-in plugin
+// ("builtin:NAME") the Assay release that serves it, since built-ins are
+// served by the assay binary itself; for any other source, a path to an
+// executable, its SHA-256 per platform (GOOS/GOARCH), so one lock serves a
+// team on several platforms. Open starts a locked plugin as a
+// hashicorp/go-plugin subprocess speaking gRPC only: a built-in as the
+// running executable (Self) with the hidden arguments of sdk.BuiltinArg,
+// verified against that executable's own SHA-256, any other plugin as its
+// executable, verified against the lock's checksum for this platform; it
+// hands out plugins.Trainer, plugins.LLM and plugins.Benchmark values.
 //
-// The lock is trusted, never refreshed silently. One lock file serves every
-// spec in its directory, keyed by plugin name: Init keeps entries it was not
-// asked about, and changes an existing entry (checksum, kind, source,
-// version) only for plugins named in Options.Upgrade (or UpgradeAll);
-// otherwise it refuses with a *ChecksumError or *ConflictError. Built-ins
-// are built into a temporary file, hashed, and renamed over the cached
-// binary only when everything resolved, because `go build -o` leaves an
-// existing binary with a current build ID alone even when its bytes changed.
+// The lock is trusted, never refreshed silently. Init only adds (a plugin
+// the lock lacks, this platform's checksum of a plugin locked elsewhere)
+// and drops plugins the spec no longer declares; it changes an entry
+// (checksum, kind, source, version, release) only for plugins named in
+// Options.Upgrade (or UpgradeAll), and otherwise refuses with a
+// *ChecksumError, *ConflictError or *ReleaseError. Verify checks a lock
+// against a spec without changing it, for a run. Every change is logged.
 //
 // Every Open failure is plugins.ErrPluginStart (a checksum mismatch also
 // plugins.ErrChecksum): permanent, the run must stop.

@@ -30,7 +30,7 @@ func openTest(t *testing.T, name string) (*Plugin, *Lock) {
 		{Name: "echo", Kind: plugins.KindTrainer, Source: echoBin},
 		{Name: "echo-as-llm", Kind: plugins.KindLLM, Source: echoBin},
 	}
-	lock, err := Init(context.Background(), specs, filepath.Join(dir, LockFileName), Options{})
+	lock, err := Init(context.Background(), specs, filepath.Join(dir, testLock), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func openTest(t *testing.T, name string) (*Plugin, *Lock) {
 func TestLockFile(t *testing.T) {
 	dir := t.TempDir()
 	bin := copyBinary(t, echoBin, dir)
-	lockPath := filepath.Join(dir, LockFileName)
+	lockPath := filepath.Join(dir, testLock)
 	lock, err := Init(context.Background(), []Spec{
 		{Name: "echo", Kind: plugins.KindTrainer, Source: "./echotrainer", Version: "0.1.0"},
 	}, lockPath, Options{})
@@ -56,7 +56,7 @@ func TestLockFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []LockedPlugin{{Name: "echo", Kind: "trainer", Source: "./echotrainer", Version: "0.1.0", Path: "echotrainer", SHA256: sum}}
+	want := []LockedPlugin{{Name: "echo", Kind: "trainer", Source: "./echotrainer", Version: "0.1.0", Checksums: map[string]string{Platform: sum}}}
 	if diff := cmp.Diff(want, lock.Plugins); diff != "" {
 		t.Errorf("lock (-want +got):\n%s", diff)
 	}
@@ -67,7 +67,7 @@ func TestLockFile(t *testing.T) {
 	if diff := cmp.Diff(want, read.Plugins); diff != "" {
 		t.Errorf("lock read back (-want +got):\n%s", diff)
 	}
-	if got := read.BinaryPath(read.Plugins[0]); got != bin {
+	if got, _ := read.BinaryPath(read.Plugins[0]); got != bin {
 		t.Errorf("BinaryPath = %s, want %s", got, bin)
 	}
 
@@ -83,7 +83,6 @@ func TestLockFile(t *testing.T) {
 func TestInitErrors(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "notexec"), []byte("#!/bin/sh\n"), 0o644)
-	t.Setenv(RootEnv, moduleRoot)
 	tests := []struct {
 		name  string
 		specs []Spec
@@ -95,13 +94,13 @@ func TestInitErrors(t *testing.T) {
 		{"no name", []Spec{{Kind: "llm", Source: echoBin}}, []string{`plugin #1 has no name`}},
 		{"missing", []Spec{{Name: "a", Kind: "llm", Source: "./nope"}}, []string{"no plugin executable at " + filepath.Join(dir, "nope")}},
 		{"not executable", []Spec{{Name: "a", Kind: "llm", Source: "notexec"}}, []string{"is not executable"}},
-		{"bad builtin name", []Spec{{Name: "a", Kind: "llm", Source: "builtin:../x"}}, []string{"is not a built-in plugin name"}},
+		{"bad builtin name", []Spec{{Name: "a", Kind: "llm", Source: "builtin:../x"}}, []string{`no built-in plugin "../x"`}},
 		{"unknown builtin", []Spec{{Name: "a", Kind: "llm", Source: "builtin:nosuch"}}, []string{`no built-in plugin "nosuch"`, "openai"}},
 		{"all at once", []Spec{{Name: "a", Kind: "x", Source: "./nope"}, {Name: "b", Kind: "y", Source: "./nope"}}, []string{`plugin "a"`, `plugin "b"`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			lockPath := filepath.Join(dir, LockFileName)
+			lockPath := filepath.Join(dir, testLock)
 			_, err := Init(context.Background(), tt.specs, lockPath, Options{})
 			if err == nil {
 				t.Fatal("Init succeeded, want an error")
@@ -249,7 +248,7 @@ func abs(x float64) float64 {
 func TestChecksumRefusal(t *testing.T) {
 	dir := t.TempDir()
 	bin := copyBinary(t, echoBin, dir)
-	lock, err := Init(context.Background(), []Spec{{Name: "echo", Kind: plugins.KindTrainer, Source: bin}}, filepath.Join(dir, LockFileName), Options{})
+	lock, err := Init(context.Background(), []Spec{{Name: "echo", Kind: plugins.KindTrainer, Source: bin}}, filepath.Join(dir, testLock), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +265,7 @@ func TestChecksumRefusal(t *testing.T) {
 	if !errors.As(err, &ce) {
 		t.Fatalf("Open of a changed binary: err = %v, want a *ChecksumError", err)
 	}
-	for _, w := range []string{`plugin "echo"`, bin, lock.Plugins[0].SHA256, actual, "assay init --upgrade=echo"} {
+	for _, w := range []string{`plugin "echo"`, bin, lock.Plugins[0].Checksums[Platform], actual, "assay init -upgrade=echo", testLock} {
 		if !strings.Contains(err.Error(), w) {
 			t.Errorf("error %q does not mention %q", err, w)
 		}
@@ -281,7 +280,7 @@ func TestChecksumRefusal(t *testing.T) {
 func TestOpenFailuresArePluginStart(t *testing.T) {
 	dir := t.TempDir()
 	bin := copyBinary(t, echoBin, dir)
-	lock, err := Init(context.Background(), []Spec{{Name: "echo", Kind: plugins.KindTrainer, Source: bin}}, filepath.Join(dir, LockFileName), Options{})
+	lock, err := Init(context.Background(), []Spec{{Name: "echo", Kind: plugins.KindTrainer, Source: bin}}, filepath.Join(dir, testLock), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,14 +289,14 @@ func TestOpenFailuresArePluginStart(t *testing.T) {
 	}
 	bad := *lock
 	bad.Plugins = []LockedPlugin{lock.Plugins[0]}
-	bad.Plugins[0].SHA256 = "xyz"
+	bad.Plugins[0].Checksums = map[string]string{Platform: "xyz"}
 	if _, err := Open(context.Background(), &bad, "echo"); !errors.Is(err, plugins.ErrPluginStart) {
 		t.Errorf("bad checksum in the lock: %v, want ErrPluginStart", err)
 	}
 	notPlugin := filepath.Join(dir, "true.sh")
 	os.WriteFile(notPlugin, []byte("#!/bin/sh\nexit 0\n"), 0o755)
 	sum, _ := FileSHA256(notPlugin)
-	bad.Plugins[0].Path, bad.Plugins[0].SHA256 = notPlugin, sum
+	bad.Plugins[0].Source, bad.Plugins[0].Checksums = notPlugin, map[string]string{Platform: sum}
 	if _, err := Open(context.Background(), &bad, "echo"); !errors.Is(err, plugins.ErrPluginStart) || errors.Is(err, plugins.ErrChecksum) {
 		t.Errorf("a binary that is no plugin: %v, want ErrPluginStart only", err)
 	}
@@ -313,7 +312,7 @@ func TestOpenFailuresArePluginStart(t *testing.T) {
 func TestReopenRefusedAfterBinaryChanged(t *testing.T) {
 	dir := t.TempDir()
 	bin := copyBinary(t, testPluginBin, dir)
-	lock, err := Init(context.Background(), []Spec{{Name: "tp", Kind: plugins.KindTrainer, Source: bin}}, filepath.Join(dir, LockFileName), Options{})
+	lock, err := Init(context.Background(), []Spec{{Name: "tp", Kind: plugins.KindTrainer, Source: bin}}, filepath.Join(dir, testLock), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -9,14 +10,21 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
+	"strings"
 )
 
-// LockFileName is the lock file's name, written next to the spec.
-const LockFileName = "assay.lock.json"
+// LockSuffix is appended to a spec file's name to name its lock file:
+// quickstart.hcl is locked by quickstart.hcl.lock beside it. One lock per
+// spec, so running one spec never rewrites another's lock.
+const LockSuffix = ".lock"
 
 // LockFormatVersion is the lock file's format version.
-const LockFormatVersion = 1
+const LockFormatVersion = 2
+
+// Platform is this machine's key in a lock's checksums: GOOS/GOARCH.
+var Platform = runtime.GOOS + "/" + runtime.GOARCH
 
 // Spec is one plugin as a spec declares it.
 type Spec struct {
@@ -29,14 +37,16 @@ type Spec struct {
 	Version string
 }
 
-// Lock records exactly which binary each plugin of a spec runs.
+// Lock records exactly which plugin each name of a spec runs.
 type Lock struct {
 	FormatVersion int            `json:"format_version"`
 	Plugins       []LockedPlugin `json:"plugins"`
 
-	// dir is the lock file's directory; relative binary paths resolve
-	// against it so a project can move as a whole.
+	// dir is the lock file's directory; relative plugin sources resolve
+	// against it (it lies beside its spec).
 	dir string
+	// path is the lock file, for messages.
+	path string
 }
 
 // LockedPlugin is one plugin of a lock.
@@ -45,12 +55,17 @@ type LockedPlugin struct {
 	Kind    string `json:"kind"`
 	Source  string `json:"source"`
 	Version string `json:"version,omitempty"`
-	// Path is the resolved binary, relative to the lock file's directory
-	// when it lies below it.
-	Path string `json:"path"`
-	// SHA256 is the binary's checksum in hex.
-	SHA256 string `json:"sha256"`
+	// AssayVersion is, for a built-in plugin, the Assay release whose
+	// binary serves it (version.Release).
+	AssayVersion string `json:"assay_version,omitempty"`
+	// Checksums are, for any other plugin, its executable's SHA-256 in hex
+	// per platform ("linux/amd64"), so one committed lock serves every
+	// machine a team runs on.
+	Checksums map[string]string `json:"checksums,omitempty"`
 }
+
+// Builtin reports whether p is served by the assay binary, and its name.
+func (p LockedPlugin) Builtin() (string, bool) { return strings.CutPrefix(p.Source, BuiltinPrefix) }
 
 // Plugin returns the locked plugin called name.
 func (l *Lock) Plugin(name string) (LockedPlugin, bool) {
@@ -62,16 +77,26 @@ func (l *Lock) Plugin(name string) (LockedPlugin, bool) {
 	return LockedPlugin{}, false
 }
 
-// Dir returns the directory relative binary paths resolve against.
+// Path returns the lock file's path.
+func (l *Lock) Path() string { return l.path }
+
+// Dir returns the directory relative plugin sources resolve against.
 func (l *Lock) Dir() string { return l.dir }
 
-// BinaryPath returns p's binary as an absolute (or lock-relative) path.
-func (l *Lock) BinaryPath(p LockedPlugin) string {
-	if filepath.IsAbs(p.Path) || l.dir == "" {
-		return p.Path
+// BinaryPath returns the executable p runs: the running assay binary for
+// a built-in, else its source resolved against the lock's directory.
+func (l *Lock) BinaryPath(p LockedPlugin) (string, error) {
+	if _, ok := p.Builtin(); ok {
+		return Self()
 	}
-	return filepath.Join(l.dir, p.Path)
+	if filepath.IsAbs(p.Source) || l.dir == "" {
+		return p.Source, nil
+	}
+	return filepath.Join(l.dir, p.Source), nil
 }
+
+// LockPathFor returns the lock file path of the spec file at specPath.
+func LockPathFor(specPath string) string { return specPath + LockSuffix }
 
 // ReadLock reads a lock file.
 func ReadLock(path string) (*Lock, error) {
@@ -86,22 +111,32 @@ func ReadLock(path string) (*Lock, error) {
 }
 
 // parseLock decodes a lock file's bytes; path names it in errors and
-// gives the directory relative binary paths resolve against.
+// gives the directory relative sources resolve against.
 func parseLock(b []byte, path string) (*Lock, error) {
 	var l Lock
 	if err := json.Unmarshal(b, &l); err != nil {
-		return nil, fmt.Errorf("%s: not a valid plugin lock file (%v): run `assay init --upgrade SPEC` to rewrite it", path, err)
+		return nil, fmt.Errorf("%s: not a valid plugin lock file (%v): run `assay init -upgrade SPEC` to rewrite it", path, err)
 	}
 	if l.FormatVersion != LockFormatVersion {
-		return nil, fmt.Errorf("%s: lock format version %d, this assay reads version %d: run `assay init --upgrade SPEC` to rewrite it", path, l.FormatVersion, LockFormatVersion)
+		return nil, fmt.Errorf("%s: lock format version %d, this assay reads version %d: run `assay init -upgrade SPEC` to rewrite it", path, l.FormatVersion, LockFormatVersion)
 	}
 	seen := map[string]bool{}
 	for i, p := range l.Plugins {
+		_, builtin := p.Builtin()
 		switch {
-		case p.Name == "" || p.Path == "" || p.SHA256 == "":
-			return nil, fmt.Errorf("%s: plugin #%d lacks a name, path or sha256: run `assay init --upgrade SPEC` to rewrite the lock", path, i+1)
+		case p.Name == "" || p.Source == "":
+			return nil, fmt.Errorf("%s: plugin #%d lacks a name or source: run `assay init -upgrade SPEC` to rewrite the lock", path, i+1)
 		case seen[p.Name]:
-			return nil, fmt.Errorf("%s: plugin %q is locked twice: run `assay init --upgrade SPEC` to rewrite the lock", path, p.Name)
+			return nil, fmt.Errorf("%s: plugin %q is locked twice: run `assay init -upgrade SPEC` to rewrite the lock", path, p.Name)
+		case builtin && p.AssayVersion == "":
+			return nil, fmt.Errorf("%s: built-in plugin %q lacks assay_version: run `assay init -upgrade SPEC` to rewrite the lock", path, p.Name)
+		case !builtin && len(p.Checksums) == 0:
+			return nil, fmt.Errorf("%s: plugin %q lacks checksums: run `assay init -upgrade SPEC` to rewrite the lock", path, p.Name)
+		}
+		for plat, sum := range p.Checksums {
+			if b, err := hex.DecodeString(sum); err != nil || len(b) != sha256.Size {
+				return nil, fmt.Errorf("%s: plugin %q: the %s checksum %q is not a SHA-256 in hex: run `assay init -upgrade=%s SPEC` to rewrite the entry", path, p.Name, plat, sum, p.Name)
+			}
 		}
 		seen[p.Name] = true
 	}
@@ -109,21 +144,33 @@ func parseLock(b []byte, path string) (*Lock, error) {
 	if err != nil {
 		return nil, err
 	}
-	l.dir = abs
+	l.dir, l.path = abs, path
 	return &l, nil
 }
 
-// Write writes the lock to path atomically, plugins sorted by name so that
-// the file diffs cleanly.
-func (l *Lock) Write(path string) error {
+// encode renders the lock as written: plugins sorted by name, so that the
+// file diffs cleanly (encoding/json sorts the checksums' platforms).
+func (l *Lock) encode() ([]byte, error) {
 	l.FormatVersion = LockFormatVersion
 	sort.Slice(l.Plugins, func(i, j int) bool { return l.Plugins[i].Name < l.Plugins[j].Name })
 	b, err := json.MarshalIndent(l, "", "  ")
 	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// Write writes the lock to path atomically. A file that already holds the
+// same bytes is left alone, so a committed lock is not touched.
+func (l *Lock) Write(path string) error {
+	b, err := l.encode()
+	if err != nil {
 		return err
 	}
-	b = append(b, '\n')
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".assay.lock.*.tmp")
+	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, b) {
+		return nil
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".assay-lock.*.tmp")
 	if err != nil {
 		return err
 	}

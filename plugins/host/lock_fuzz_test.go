@@ -11,15 +11,16 @@ import (
 // FuzzParseLock: any bytes give a lock or an error, never a panic, and a
 // lock that parses survives Write and a second parse unchanged.
 func FuzzParseLock(f *testing.F) {
-	f.Add([]byte(`{"format_version":1,"plugins":[{"name":"gpt","kind":"llm","source":"builtin:openai","version":"1","path":".assay/plugins/openai","sha256":"00"}]}`))
-	f.Add([]byte(`{"format_version":1,"plugins":[]}`))
-	f.Add([]byte(`{"format_version":2}`))
-	f.Add([]byte(`{"format_version":1,"plugins":[{"name":"a","path":"x","sha256":"1"},{"name":"a","path":"y","sha256":"2"}]}`))
+	f.Add([]byte(`{"format_version":2,"plugins":[{"name":"gpt","kind":"llm","source":"builtin:openai","version":"1","assay_version":"0.1.0"}]}`))
+	f.Add([]byte(`{"format_version":2,"plugins":[{"name":"t","kind":"trainer","source":"./t","checksums":{"linux/amd64":"` + "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" + `"}}]}`))
+	f.Add([]byte(`{"format_version":2,"plugins":[]}`))
+	f.Add([]byte(`{"format_version":1}`))
+	f.Add([]byte(`{"format_version":2,"plugins":[{"name":"a","source":"x","checksums":{"a":"1"}},{"name":"a","source":"y","assay_version":"2"}]}`))
 	f.Add([]byte(`[`))
 	f.Add([]byte(``))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		dir := t.TempDir()
-		path := filepath.Join(dir, LockFileName)
+		path := filepath.Join(dir, testLock)
 		l, err := parseLock(b, path)
 		if err != nil {
 			return

@@ -6,16 +6,24 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"assay/plugins/builtin"
 )
+
+// testLock is the lock file name the tests use, as for a spec "spec.hcl".
+const testLock = "spec.hcl" + LockSuffix
 
 // Binaries built once for all tests: real plugin subprocesses.
 var (
-	moduleRoot    string
 	testPluginBin string
 	echoBin       string
 )
 
+// TestMain serves the built-in plugins when this test binary is started as
+// one (the host starts the running executable for a built-in, as the
+// assay binary does), and otherwise builds the third-party test plugins.
 func TestMain(m *testing.M) {
+	builtin.Main()
 	os.Exit(run(m))
 }
 
@@ -26,23 +34,13 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	wd, _ := os.Getwd()
-	if moduleRoot, err = findModuleRoot("", wd); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
 	testPluginBin = filepath.Join(dir, "testplugin")
 	echoBin = filepath.Join(dir, "echotrainer")
-	for bin, pkg := range map[string]string{
-		testPluginBin: "./plugins/host/internal/testplugin",
-		echoBin:       "./examples/plugin/echotrainer",
-	} {
-		cmd := exec.Command("go", "build", "-o", bin, pkg)
-		cmd.Dir = moduleRoot
-		if out, err := cmd.CombinedOutput(); err != nil {
-			fmt.Fprintf(os.Stderr, "building %s: %v\n%s", pkg, err, out)
-			return 1
-		}
+	// One go build for both: the toolchain shares the work.
+	cmd := exec.Command("go", "build", "-o", dir+string(filepath.Separator), "./internal/testplugin", "../../examples/plugin/echotrainer")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building the test plugins: %v\n%s", err, out)
+		return 1
 	}
 	return m.Run()
 }

@@ -20,8 +20,10 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"assay/internal/version"
 	"assay/plugins"
 	"assay/plugins/grpcshim"
+	"assay/plugins/sdk"
 )
 
 // ErrPluginCrashed is returned (wrapped in a *CrashError) when a plugin
@@ -48,18 +50,26 @@ func (e *CrashError) Error() string {
 // Unwrap makes errors.Is(err, ErrPluginCrashed) true.
 func (e *CrashError) Unwrap() []error { return []error{ErrPluginCrashed, e.Err} }
 
-// ChecksumError reports a plugin binary that differs from its lock.
+// ChecksumError reports a plugin executable that differs from its lock.
 type ChecksumError struct {
 	Plugin string
 	Path   string
 	Locked string
 	Actual string
+	// Lock is the lock file ("" for a built-in, whose checksum is the
+	// running assay binary's).
+	Lock    string
+	Builtin bool
 }
 
 func (e *ChecksumError) Error() string {
-	return fmt.Sprintf("plugin %q: the binary %s has SHA-256 %s, but %s records %s; "+
-		"if you changed or rebuilt the plugin deliberately, run `assay init --upgrade=%s SPEC` to re-lock it, otherwise restore the locked binary",
-		e.Plugin, e.Path, e.Actual, LockFileName, e.Locked, e.Plugin)
+	if e.Builtin {
+		return fmt.Sprintf("plugin %q: the assay executable %s has SHA-256 %s, but it had %s when this process started: "+
+			"it was replaced while running; run the command again with the new binary", e.Plugin, e.Path, e.Actual, e.Locked)
+	}
+	return fmt.Sprintf("plugin %q: the executable %s has SHA-256 %s, but %s records %s for %s; "+
+		"if you changed or rebuilt the plugin deliberately, run `assay init -upgrade=%s SPEC` to re-lock it, otherwise restore the locked executable",
+		e.Plugin, e.Path, e.Actual, filepath.Base(e.Lock), e.Locked, Platform, e.Plugin)
 }
 
 // Unwrap makes errors.Is(err, plugins.ErrChecksum) and
@@ -82,11 +92,9 @@ func startErr(ctx context.Context, err error) error {
 type OpenOption func(*openConfig)
 
 type openConfig struct {
-	logger     hclog.Logger
-	closers    []io.Closer // log files, closed with the plugin
-	stderr     io.Writer
-	moduleRoot string
-	goCmd      string
+	logger  hclog.Logger
+	closers []io.Closer // log files, closed with the plugin
+	stderr  io.Writer
 }
 
 // WithLogger sends go-plugin's log and the plugin's stderr to l.
@@ -109,10 +117,6 @@ func WithLogFile(path string) OpenOption {
 // WithStderr copies the plugin's raw stderr to w as well.
 func WithStderr(w io.Writer) OpenOption { return func(c *openConfig) { c.stderr = w } }
 
-// WithModuleRoot sets the Assay module root used to rebuild a missing
-// built-in binary (default: $ASSAY_ROOT or the search Init does).
-func WithModuleRoot(dir string) OpenOption { return func(c *openConfig) { c.moduleRoot = dir } }
-
 // Plugin is a resident plugin process. Its methods are safe for concurrent
 // use. When the process dies, every later call returns a *CrashError; the
 // caller opens the plugin again (the runtime's supervisor does).
@@ -120,6 +124,7 @@ type Plugin struct {
 	locked LockedPlugin
 	lock   *Lock
 	path   string
+	args   []string // for a built-in: the hidden plugin-mode arguments
 	sum    []byte
 	cfg    openConfig
 
@@ -159,19 +164,39 @@ func open(ctx context.Context, lock *Lock, name string, opts []OpenOption) (*Plu
 		return nil, fmt.Errorf("plugin %q is not in the lock (locked: %s): run `assay init` after adding it to the spec",
 			name, strings.Join(names, ", "))
 	}
-	cfg := openConfig{logger: hclog.NewNullLogger(), goCmd: "go"}
+	cfg := openConfig{logger: hclog.NewNullLogger()}
 	for _, o := range opts {
 		o(&cfg)
 	}
-	sum, err := hex.DecodeString(lp.SHA256)
+	p := &Plugin{locked: lp, lock: lock, cfg: cfg}
+	var hexSum string
+	if bname, ok := lp.Builtin(); ok {
+		if lp.AssayVersion != version.Release {
+			return nil, &ReleaseError{Plugin: name, Locked: lp.AssayVersion, Actual: version.Release, Path: lock.path}
+		}
+		var err error
+		if p.path, err = Self(); err == nil {
+			hexSum, err = SelfSHA256()
+		}
+		if err != nil {
+			return nil, fmt.Errorf("plugin %q: %w", name, err)
+		}
+		p.args = []string{sdk.BuiltinArg, bname}
+	} else {
+		var ok bool
+		if hexSum, ok = lp.Checksums[Platform]; !ok {
+			return nil, fmt.Errorf("plugin %q has no %s checksum in the lock (it was locked on %s): run `assay init SPEC` here to add it", name, Platform, platforms(lp))
+		}
+		p.path, _ = lock.BinaryPath(lp)
+		if _, err := os.Stat(p.path); err != nil {
+			return nil, fmt.Errorf("plugin %q: the locked executable %s is missing: restore it, or run `assay init -upgrade=%s SPEC` to lock another", name, p.path, name)
+		}
+	}
+	sum, err := hex.DecodeString(hexSum)
 	if err != nil || len(sum) != sha256.Size {
-		return nil, fmt.Errorf("plugin %q: the lock's sha256 %q is not a SHA-256 checksum: run `assay init --upgrade=%s SPEC` to rewrite the entry", name, lp.SHA256, name)
+		return nil, fmt.Errorf("plugin %q: the lock's checksum %q is not a SHA-256 in hex: run `assay init -upgrade=%s SPEC` to rewrite the entry", name, hexSum, name)
 	}
-	p := &Plugin{locked: lp, lock: lock, path: lock.BinaryPath(lp), sum: sum, cfg: cfg}
-	if err := p.ensureBinary(ctx); err != nil {
-		p.closeLogs()
-		return nil, err
-	}
+	p.sum = sum
 	if err := ctx.Err(); err != nil {
 		p.closeLogs()
 		return nil, err
@@ -192,37 +217,6 @@ func (p *Plugin) closeLogs() {
 	p.cfg.closers = nil
 }
 
-// ensureBinary rebuilds a missing built-in; the rebuilt binary must still
-// match the lock (builds are reproducible with -trimpath).
-func (p *Plugin) ensureBinary(ctx context.Context) error {
-	if _, err := os.Stat(p.path); err == nil {
-		return nil
-	}
-	bname, ok := strings.CutPrefix(p.locked.Source, BuiltinPrefix)
-	if !ok {
-		return fmt.Errorf("plugin %q: the locked binary %s is missing: restore it, or run `assay init --upgrade=%s SPEC` to lock another", p.locked.Name, p.path, p.locked.Name)
-	}
-	root, err := findModuleRoot(p.cfg.moduleRoot, p.lock.Dir())
-	if err != nil {
-		return fmt.Errorf("plugin %q: the built-in binary %s is missing and cannot be rebuilt: %w", p.locked.Name, p.path, err)
-	}
-	dir, base := filepath.Dir(p.path), filepath.Base(p.path)
-	if base != bname {
-		return fmt.Errorf("plugin %q: the built-in binary %s is missing: run `assay init`", p.locked.Name, p.path)
-	}
-	b, err := buildBuiltin(ctx, root, bname, Options{CacheDir: dir, GoCmd: p.cfg.goCmd})
-	if err != nil {
-		return fmt.Errorf("plugin %q: %w", p.locked.Name, err)
-	}
-	defer b.discard()
-	if b.sum != p.locked.SHA256 {
-		// Only a build that matches the lock goes into the cache.
-		return fmt.Errorf("%w (checked on a fresh build: its source or the Go toolchain changed since it was locked)",
-			&ChecksumError{Plugin: p.locked.Name, Path: p.path, Locked: p.locked.SHA256, Actual: b.sum})
-	}
-	return b.install()
-}
-
 // start launches a process. go-plugin hashes the binary and compares it
 // with the lock before it executes it (hashing a plugin binary costs about
 // as much as starting it, so it is done once); only on a mismatch is the
@@ -232,7 +226,7 @@ func (p *Plugin) start() (*instance, error) {
 	client := plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig:  grpcshim.Handshake,
 		VersionedPlugins: grpcshim.VersionedPlugins(grpcshim.PluginSet(nil, nil, nil)),
-		Cmd:              exec.Command(p.path),
+		Cmd:              exec.Command(p.path, p.args...),
 		SecureConfig:     &plugin.SecureConfig{Checksum: p.sum, Hash: sha256.New()},
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		Logger:           logger,
@@ -250,7 +244,8 @@ func (p *Plugin) start() (*instance, error) {
 			if herr != nil {
 				actual = "(unreadable: " + herr.Error() + ")"
 			}
-			return nil, &ChecksumError{Plugin: p.locked.Name, Path: p.path, Locked: p.locked.SHA256, Actual: actual}
+			_, builtin := p.locked.Builtin()
+			return nil, &ChecksumError{Plugin: p.locked.Name, Path: p.path, Locked: hex.EncodeToString(p.sum), Actual: actual, Lock: p.lock.path, Builtin: builtin}
 		}
 		return nil, fmt.Errorf("plugin %q: starting %s: %w", p.locked.Name, p.path, err)
 	}

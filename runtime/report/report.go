@@ -288,6 +288,15 @@ svg .f{fill:#fafafa;stroke:#ccc}svg .g{stroke:#e6e6e6}svg .d{stroke:#999;stroke-
 {{with .R.Status.Totals}}<tr><th>dollars</th><td>{{num .USD}} (LLM {{num .LLMUSD}}, {{.LLMCalls}} calls)</td></tr>
 <tr><th>steps</th><td>{{.Steps}} ({{.Candidates}} candidates rewarded, {{.PolicyUpdates}} policy updates)</td></tr>{{end}}
 </table>
+{{with .R.Status.Provenance}}<h2>Provenance</h2>
+<table>
+<tr><th>spec</th><td>{{.Spec}}{{if .SavedPlan}} (saved plan {{.SavedPlan}}){{end}}</td></tr>
+<tr><th>git commit</th><td>{{if .GitCommit}}{{.GitCommit}}{{else}}none: {{.NoCommit}}{{end}}{{if .GitDirty}} <b>with uncommitted changes</b>{{range .DirtyFiles}} {{.}}{{end}}{{end}}</td></tr>
+<tr><th>plan hash</th><td>{{.PlanHash}}</td></tr>
+<tr><th>assay</th><td>{{.Assay}}</td></tr>
+{{if .Overrides}}<tr><th>overrides</th><td>{{range .Overrides}}{{.}} {{end}}</td></tr>{{end}}
+{{range .Plugins}}<tr><th>plugin {{.Name}}</th><td>{{.Source}} sha256:{{.SHA256}} ({{.Platform}})</td></tr>{{end}}
+</table>{{end}}
 {{if .R.Compare}}<h2>Estimate and run</h2>
 <table><tr><th>figure</th><th>low</th><th>expected</th><th>high</th><th>run</th><th></th></tr>
 {{range .R.Compare}}<tr><td>{{.Figure}}</td><td class="n">{{num .Low}}</td><td class="n">{{num .Expected}}</td><td class="n">{{num .High}}</td><td class="n">{{num .Measured}}</td><td>{{if .Within}}within{{else}}<b>outside</b>{{end}}</td></tr>{{end}}

@@ -6,13 +6,17 @@ import (
 	"strings"
 	"testing"
 
+	"assay/compiler/plan"
 	"assay/runtime"
 )
 
 func sample() *runtime.Report {
 	return &runtime.Report{
-		Status: &runtime.Status{ID: "r1", Plan: "p", State: "finished", RealRuns: 3},
-		Steps:  []runtime.StepFigures{{Loop: "policy", Step: 1, MeanReward: 0.5}, {Loop: "policy", Step: 2, MeanReward: 1.5}},
+		Status: &runtime.Status{ID: "r1", Plan: "p", State: "finished", RealRuns: 3, Provenance: &runtime.Provenance{
+			Spec: "exp/a.hcl", GitCommit: "0123abcd", GitDirty: true, DirtyFiles: []string{"exp/a.hcl"}, PlanHash: "sha256:feed",
+			Assay: "0.1.0", Overrides: []string{"-var steps=4"}, Plugins: []plan.PluginPin{{Name: "trainer", Source: "builtin:tinylm", Platform: "linux/amd64", SHA256: "beef"}},
+		}},
+		Steps: []runtime.StepFigures{{Loop: "policy", Step: 1, MeanReward: 0.5}, {Loop: "policy", Step: 2, MeanReward: 1.5}},
 		Calibration: []runtime.CalibrationFigures{
 			{Round: 1, AfterStep: 2, MAE: 0.3, Points: []runtime.CalibPoint{{Predicted: 0.1, Real: 0.4}}},
 			{Round: 2, AfterStep: 4, MAE: 0.1, RankAcc: 0.7, Pairs: 3, Points: []runtime.CalibPoint{{Predicted: 0.2, Real: 0.25}}},
@@ -29,7 +33,8 @@ func TestHTMLIsSelfContained(t *testing.T) {
 	}
 	out := b.String()
 	for _, want := range []string{"<svg", "Reward per step", "World model error at each calibration round", "Budget burn",
-		"Predicted vs real gain", "use &lt;adam&gt;", "a=1, b=2", "<polyline"} {
+		"Predicted vs real gain", "use &lt;adam&gt;", "a=1, b=2", "<polyline",
+		"Provenance", "0123abcd <b>with uncommitted changes</b> exp/a.hcl", "sha256:feed", "-var steps=4", "builtin:tinylm sha256:beef (linux/amd64)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q", want)
 		}

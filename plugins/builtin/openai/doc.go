@@ -1,4 +1,4 @@
-// Command openai is Assay's built-in LLM plugin for any server that speaks
+// Package openai is Assay's built-in LLM plugin for any server that speaks
 // the OpenAI chat-completions API: hosted APIs, vLLM, Ollama, llama.cpp.
 //
 // It renders a role call's structured Payload (package plugins/payload)
@@ -22,4 +22,4 @@
 //
 // Update returns plugins.ErrUnsupported: a hosted model cannot be trained
 // through this API. Serving is done by package plugins/sdk.
-package main
+package openai

@@ -1,4 +1,4 @@
-package main
+package openai
 
 import (
 	"context"
@@ -277,3 +277,6 @@ func extractJSON(text string) string {
 	}
 	return s
 }
+
+// New returns the plugin, for the assay binary to serve.
+func New() plugins.LLM { return newLLM() }

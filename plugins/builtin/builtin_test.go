@@ -1,34 +1,49 @@
-package main
+package builtin_test
 
 import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"assay/plugins"
+	"assay/plugins/builtin"
 	"assay/plugins/host"
 	"assay/plugins/payload"
+	"assay/stdlib/pluginconfig"
 )
 
+// TestMain serves a built-in plugin when the host starts this test binary
+// as one, as it starts the assay binary.
+func TestMain(m *testing.M) {
+	builtin.Main()
+	os.Exit(m.Run())
+}
+
+// Every built-in with a config schema is served, and nothing else.
+func TestNamesMatchSchemas(t *testing.T) {
+	var want []string
+	for _, s := range pluginconfig.All {
+		want = append(want, s.Builtin)
+	}
+	slices.Sort(want)
+	if got := builtin.Names(); !slices.Equal(got, want) {
+		t.Errorf("Names() = %v, the config schemas declare %v", got, want)
+	}
+}
+
+// openBuiltin locks the built-in plugin called name and starts it with the
+// real host: a subprocess of this test binary in plugin mode.
 func openBuiltin(t *testing.T, name, kind string) *host.Plugin {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("builds and starts a plugin binary")
-	}
-	root, err := filepath.Abs("../../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
-		t.Fatalf("module root: %v", err)
-	}
 	dir := t.TempDir()
 	ctx := context.Background()
 	lock, err := host.Init(ctx, []host.Spec{{Name: name, Kind: kind, Source: host.BuiltinPrefix + name}},
-		filepath.Join(dir, host.LockFileName), host.Options{ModuleRoot: root, CacheDir: filepath.Join(dir, "cache")})
+		host.LockPathFor(filepath.Join(dir, "spec.hcl")), host.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +55,46 @@ func openBuiltin(t *testing.T, name, kind string) *host.Plugin {
 	return p
 }
 
-func TestSubprocessRoundTrip(t *testing.T) {
+func TestTinyLMSubprocess(t *testing.T) {
+	tr := openBuiltin(t, "tinylm", plugins.KindTrainer).Trainer()
+	ctx := context.Background()
+	d, err := tr.Describe(ctx, &plugins.DescribeRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Knobs) < 10 || d.Knobs[0].Mechanism == "" {
+		t.Fatalf("Describe = %+v", d)
+	}
+	cfg := map[string]any{"steps": 200}
+	run := func(id string, edits map[string]string) *plugins.RunResult {
+		h, err := tr.Start(ctx, &plugins.RunRequest{RunID: id, Task: "grammar", Seed: 3, Config: cfg, Proposal: plugins.Proposal{Edits: edits}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := tr.Wait(ctx, h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	a := run("a", map[string]string{"width": "64"})
+	b := run("b", map[string]string{"width": "64"})
+	if a.Status != plugins.StatusFinished || !(a.Metric > 0 && a.Metric < 8) {
+		t.Fatalf("run a: %+v", a)
+	}
+	if a.Metric != b.Metric {
+		t.Errorf("same seed and proposal, different metrics over the wire: %v vs %v", a.Metric, b.Metric)
+	}
+	bad := run("c", map[string]string{"width": "huge"})
+	if bad.Status != plugins.StatusInfeasible || !strings.Contains(bad.Reason, "invalid value") {
+		t.Errorf("invalid proposal: %+v", bad)
+	}
+	if _, err := tr.Start(ctx, &plugins.RunRequest{RunID: "d", Config: map[string]any{"corpus": "nope"}}); err == nil {
+		t.Error("unknown corpus accepted")
+	}
+}
+
+func TestOfflineSubprocess(t *testing.T) {
 	llm := openBuiltin(t, "offline", plugins.KindLLM).LLM()
 	ctx := context.Background()
 	knobs := []plugins.Knob{

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"assay/compiler/plan"
+	"assay/internal/provenance"
+	release "assay/internal/version"
+	"assay/lang/load"
+	"assay/plugins/host"
+	"assay/runtime"
+)
+
+// specFiles lists the files a spec was compiled from, the spec first.
+func specFiles(specPath string, src load.Sources) []string {
+	files := []string{specPath}
+	var rest []string
+	for f := range src {
+		if f != specPath {
+			rest = append(rest, f)
+		}
+	}
+	sort.Strings(rest)
+	return append(files, rest...)
+}
+
+// overrides lists the command-line settings a plan was compiled with, in
+// the order they apply: variable files, then variables.
+//
+// Settings that other flags add to the plan (overrides of spec fields)
+// belong here too, so that provenance and saved plans record them.
+func (f *specFlags) overrides() []string {
+	var out []string
+	for _, vf := range f.varFiles {
+		out = append(out, "-var-file="+vf)
+	}
+	for _, v := range f.vars {
+		out = append(out, "-var="+v)
+	}
+	return out
+}
+
+// pinsFor returns the checksum of the executable each plugin of p runs on
+// this platform, as it is now: the assay binary itself for a built-in.
+func pinsFor(p *plan.Plan, lock *host.Lock) ([]plan.PluginPin, error) {
+	var pins []plan.PluginPin
+	for _, s := range pluginSpecs(p) {
+		lp, ok := lock.Plugin(s.Name)
+		if !ok {
+			return nil, fmt.Errorf("plugin %q is not in %s: run `assay init` to add it", s.Name, lock.Path())
+		}
+		var sum string
+		var err error
+		if _, builtin := lp.Builtin(); builtin {
+			sum, err = host.SelfSHA256()
+		} else {
+			var path string
+			if path, err = lock.BinaryPath(lp); err == nil {
+				sum, err = host.FileSHA256(path)
+			}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("plugin %q: %w", s.Name, err)
+		}
+		pins = append(pins, plan.PluginPin{Name: s.Name, Source: s.Source, Platform: host.Platform, SHA256: sum})
+	}
+	return pins, nil
+}
+
+// runProvenance records what a run is made from, and warns on w when the
+// spec's files are not committed: such a run cannot be traced to a commit.
+func runProvenance(w io.Writer, specPath string, files []string, p *plan.Plan, pins []plan.PluginPin, overrides []string, saved string) *runtime.Provenance {
+	g := provenance.GitState(files)
+	pv := &runtime.Provenance{
+		Spec: specPath, SavedPlan: saved,
+		GitCommit: g.Commit, GitDirty: g.Dirty, DirtyFiles: g.DirtyFiles, NoCommit: g.NoCommit,
+		PlanHash: p.Hash, Assay: release.Build(), Overrides: overrides, Plugins: pins,
+	}
+	switch {
+	case g.Commit == "":
+		fmt.Fprintf(w, "assay: warning: %s is not committed (%s); the run records no commit\n", termSafe(specPath), termSafe(g.NoCommit))
+	case g.Dirty:
+		fmt.Fprintf(w, "assay: warning: running uncommitted changes to %s (commit %.12s does not hold them); the run records them as dirty\n",
+			termSafe(strings.Join(g.DirtyFiles, ", ")), g.Commit)
+	}
+	return pv
+}
+
+// absPath is path made absolute, or path when that fails.
+func absPath(path string) string {
+	if a, err := filepath.Abs(path); err == nil {
+		return a
+	}
+	return path
+}

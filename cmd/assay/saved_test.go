@@ -1,0 +1,85 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"assay/compiler/plan"
+	"assay/plugins/host"
+)
+
+// checkSaved accepts a saved plan whose spec files and plugin executables
+// are unchanged, and refuses one where the spec, a third-party plugin or
+// the assay binary serving a built-in changed, naming the change.
+func TestCheckSaved(t *testing.T) {
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "s.hcl")
+	os.WriteFile(spec, []byte("# spec\n"), 0o644)
+	tool := filepath.Join(dir, "trainer.sh")
+	os.WriteFile(tool, []byte("#!/bin/sh\n"), 0o755)
+	p := &plan.Plan{FormatVersion: plan.FormatVersion, Name: "s", Variants: []*plan.Variant{{Name: "default", Plugins: []*plan.Plugin{
+		{Name: "trainer", Kind: "trainer", Source: "./trainer.sh"},
+		{Name: "llm", Kind: "llm", Source: "builtin:offline"},
+	}}}}
+	p.ComputeHash()
+	lock, err := host.Init(context.Background(), pluginSpecs(p), host.LockPathFor(spec), host.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pins, err := pinsFor(p, lock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := &plan.Saved{Format: plan.SavedFormat, Spec: "s.hcl", Files: []plan.FileHash{{Path: "s.hcl", SHA256: sha256Hex([]byte("# spec\n"))}}, Plugins: pins, Plan: p}
+	planPath := filepath.Join(dir, "s.plan")
+
+	if got, _, err := checkSaved(saved, planPath); err != nil || got != spec {
+		t.Fatalf("unchanged: spec %q, err %v", got, err)
+	}
+	refused := func(what string, want ...string) {
+		t.Helper()
+		_, _, err := checkSaved(saved, planPath)
+		if err == nil {
+			t.Fatalf("%s: the saved plan was accepted", what)
+		}
+		for _, w := range append(want, "save the plan again: assay plan -out "+planPath+" s.hcl") {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: error %q does not say %q", what, err, w)
+			}
+		}
+	}
+
+	os.WriteFile(spec, []byte("# spec, edited\n"), 0o644)
+	refused("changed spec", "spec file s.hcl changed since the plan was saved")
+	os.WriteFile(spec, []byte("# spec\n"), 0o644)
+
+	os.WriteFile(tool, []byte("#!/bin/sh\n# rebuilt\n"), 0o755)
+	refused("changed plugin", `plugin "trainer" changed since the plan was saved: its executable ./trainer.sh has SHA-256`)
+	os.WriteFile(tool, []byte("#!/bin/sh\n"), 0o755)
+
+	saved.Plugins = append([]plan.PluginPin(nil), pins...)
+	saved.Plugins[1].SHA256 = strings.Repeat("0", 64) // saved by another assay binary
+	refused("changed assay binary", `plugin "llm" changed since the plan was saved: the assay binary that serves it`)
+	saved.Plugins = pins
+
+	if _, _, err := checkSaved(saved, planPath); err != nil {
+		t.Errorf("restored: %v", err)
+	}
+}
+
+func TestIsSavedAndParse(t *testing.T) {
+	for _, b := range []string{``, `plan "x" {}`, `{"name": "a spec in JSON"}`, `{"assay_saved_plan"`} {
+		if plan.IsSaved([]byte(b)) {
+			t.Errorf("IsSaved(%q) = true", b)
+		}
+	}
+	if !plan.IsSaved([]byte(` {"assay_saved_plan": 7}`)) {
+		t.Error("a saved plan of another format is not recognised")
+	}
+	if _, err := plan.ParseSaved([]byte(`{"assay_saved_plan": 7}`)); err == nil || !strings.Contains(err.Error(), "format 7") {
+		t.Errorf("ParseSaved of another format: %v", err)
+	}
+}

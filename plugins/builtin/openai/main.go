@@ -1,7 +1,0 @@
-package main
-
-import "assay/plugins/sdk"
-
-func main() {
-	sdk.ServeLLM(newLLM())
-}
