@@ -30,6 +30,9 @@ const (
 	CodeSweepPath        = "E_SWEEP_PATH"
 	CodeSweepValue       = "E_SWEEP_VALUE"
 	CodeSweepShape       = "E_SWEEP_SHAPE"
+	CodeSetSyntax        = "E_SET_SYNTAX"
+	CodeSetPath          = "E_SET_PATH"
+	CodeSetValue         = "E_SET_VALUE"
 	CodeFormula          = "E_FORMULA"
 	CodeLLMUnpriced      = "W_LLM_UNPRICED"
 	CodeCalibrationSkips = "W_CALIBRATION_UNUSED"
@@ -93,6 +96,9 @@ var Codes = []Code{
 	{CodeSweepPath, "a sweep axis names no sweepable field"},
 	{CodeSweepValue, "a sweep value does not fit its field"},
 	{CodeSweepShape, "zip axes have different lengths, or a sweep has no axes"},
+	{CodeSetSyntax, "a --set argument is not PATH=VALUE"},
+	{CodeSetPath, "a --set path names no settable field, names a swept, sweep or variable field, or is set twice"},
+	{CodeSetValue, "a --set value does not fit its field's type or allowed values"},
 	{CodeFormula, "a formula does not parse or type-check"},
 	{CodeTooLarge, "a spec asks for more than any run can do: more tasks than a plan holds, or a count past a billion"},
 	{CodeNothingToDo, "the spec declares no loop, no evaluation and no seed records, so a run would make no call"},

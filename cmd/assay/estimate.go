@@ -76,6 +76,7 @@ Exit codes: 0 within every cap, 1 invalid spec or a hard cap broken,
 		},
 	}
 	flags = addSpecFlags(c)
+	addSetFlag(c, flags)
 	c.Flags().StringVar(&format, "format", "table", "output format: table, json or markdown")
 	return c
 }

@@ -53,6 +53,7 @@ Exit codes: 0 ok, 1 invalid spec, 64 usage error.`,
 		},
 	}
 	flags = addSpecFlags(c)
+	addSetFlag(c, flags)
 	c.Flags().BoolVar(&asJSON, "json", false, "print the plan as JSON")
 	return c
 }

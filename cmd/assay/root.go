@@ -113,7 +113,7 @@ func usageArgs(lo, hi int) cobra.PositionalArgs {
 }
 
 // longFlags may be written with one dash, as in -var name=value.
-var longFlags = []string{"var", "var-file", "json", "check", "diff", "format", "no-color"}
+var longFlags = []string{"var", "var-file", "set", "json", "check", "diff", "format", "no-color"}
 
 // normalizeArgs rewrites -name and -name=value to --name forms for the
 // flags in longFlags; pflag reads a single dash as shorthand letters.
@@ -137,10 +137,12 @@ func normalizeArgs(args []string) []string {
 	return out
 }
 
-// specFlags are -var and -var-file, shared by every command that reads a spec.
+// specFlags are -var and -var-file, shared by every command that reads a
+// spec, and --set where the command compiles it (addSetFlag).
 type specFlags struct {
 	vars     []string
 	varFiles []string
+	sets     []string
 }
 
 func addSpecFlags(c *cobra.Command) *specFlags {
@@ -150,19 +152,48 @@ func addSpecFlags(c *cobra.Command) *specFlags {
 	return f
 }
 
+// setHelp is the --set flag's help, shared by every command that has it.
+const setHelp = "set a field as a sweep axis addresses it: PATH=VALUE, e.g. critic.screen.votes=9 (repeatable; recorded in the plan)"
+
+// addSetFlag adds --set PATH=VALUE to a command that compiles a spec read
+// through f; compileSpec and compileOptions apply it.
+func addSetFlag(c *cobra.Command, f *specFlags) {
+	c.Flags().StringArrayVar(&f.sets, "set", nil, setHelp)
+}
+
 func (f *specFlags) options() load.Options {
 	return load.Options{Vars: f.vars, VarFiles: f.varFiles}
+}
+
+// compileOptions turns --set into compiler options. Its diagnostics point
+// into the pseudo-file compiler.SetSource, which it adds to src for
+// snippets.
+func (f *specFlags) compileOptions(src load.Sources) (compiler.Options, diag.Diagnostics) {
+	if len(f.sets) == 0 {
+		return compiler.Options{}, nil
+	}
+	if src != nil {
+		src[compiler.SetSource] = compiler.SetSourceText(f.sets)
+	}
+	sets, ds := compiler.ParseSettings(f.sets)
+	return compiler.Options{Set: sets}, ds
 }
 
 // compileSpec loads and compiles the spec at path. It returns the plan,
 // every diagnostic and the sources read, for rendering.
 func compileSpec(path string, f *specFlags) (*plan.Plan, diag.Diagnostics, load.Sources) {
 	s, src, diags := load.Load(path, f.options())
+	opts, sds := f.compileOptions(src)
 	if diags.HasErrors() || s == nil {
-		return nil, diags, src
+		return nil, diags.Append(sds), src
 	}
-	p, cdiags := compiler.Compile(s, compiler.Options{})
-	return p, diags.Append(cdiags), src
+	p, cdiags := compiler.Compile(s, opts)
+	diags = diags.Append(sds, cdiags)
+	diags.Sort()
+	if diags.HasErrors() {
+		p = nil
+	}
+	return p, diags, src
 }
 
 // mustCompile compiles the spec at path, prints its diagnostics to standard

@@ -96,6 +96,7 @@ Exit codes: 0 finished, 1 invalid spec or a failed run, 64 usage error.`,
 		},
 	}
 	flags = addSpecFlags(c)
+	addSetFlag(c, flags)
 	rf = addRunFlags(c)
 	c.Flags().StringVar(&id, "id", "", "run id (default: the time and a random suffix)")
 	c.Flags().StringVar(&rf.variant, "variant", "", "variant of a sweep to run (default: the first)")

@@ -68,6 +68,7 @@ Exit codes: 0 valid (warnings allowed), 1 invalid, 64 usage error.`,
 		},
 	}
 	flags = addSpecFlags(c)
+	addSetFlag(c, flags)
 	c.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
 	return c
 }
