@@ -248,6 +248,34 @@ func TestCUETwinSameHash(t *testing.T) {
 	}
 }
 
+// Specs written as JSON and YAML load through the CUE front end and compile
+// to the same plan hash as the HCL spec they were converted from.
+func TestDataTwinsSameHash(t *testing.T) {
+	t.Parallel()
+	hs, ds := hcl.LoadFile("../specs/quickstart-critic.hcl", hcl.Options{})
+	if ds.HasErrors() {
+		t.Fatal(ds)
+	}
+	hp, ds := Compile(hs, Options{})
+	if ds.HasErrors() {
+		t.Fatal(ds)
+	}
+	for _, ext := range []string{".json", ".yaml"} {
+		name := "../specs/quickstart-critic" + ext
+		cs, ds2 := cue.LoadFile(name, cue.Options{})
+		if ds2.HasErrors() {
+			t.Fatalf("%s: %v", name, ds2)
+		}
+		p, cds := Compile(cs, Options{})
+		if cds.HasErrors() {
+			t.Fatalf("%s: %v", name, cds)
+		}
+		if p.Hash != hp.Hash {
+			t.Errorf("%s: hash %s, HCL hash %s", name, p.Hash, hp.Hash)
+		}
+	}
+}
+
 // Every code the compiler emits is documented in Codes.
 func TestCodesDocumented(t *testing.T) {
 	src, err := os.ReadFile("codes.go")

@@ -39,8 +39,9 @@ var noColor bool
 var rootCmd = &cobra.Command{
 	Use:   "assay",
 	Short: "Assay: validate, plan, price and run AutoResearch experiment specs",
-	Long: `Assay reads an experiment spec (HCL, or CUE), checks it, lowers it to an
-execution plan, prices it and runs it with trainer, LLM and benchmark plugins.
+	Long: `Assay reads an experiment spec (HCL, CUE, or JSON or YAML, which CUE
+reads), checks it, lowers it to an execution plan, prices it and runs it
+with trainer, LLM and benchmark plugins.
 
 Exit codes:
   0  success

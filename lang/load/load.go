@@ -151,17 +151,28 @@ func (r *resolver) loadFile(path string, from diag.Range) (*spec.Spec, diag.Diag
 		r.mu.Unlock()
 	}
 	switch {
-	case info.IsDir() || strings.EqualFold(filepath.Ext(path), ".cue"):
+	case info.IsDir() || isCUEFamily(path):
+		// JSON and YAML are data CUE reads: one front end for the three.
 		return r.loadCUE(path, onUnknown)
 	case strings.EqualFold(filepath.Ext(path), ".hcl"):
 		return r.loadHCL(path, onUnknown)
 	}
 	if from.Filename != "" {
 		return nil, diag.Diagnostics{diag.Errorf(codeExtends, from, "cannot tell the spec language of base spec %s from its name", path).
-			WithDetail("extends names an HCL spec (*.hcl), a CUE spec (*.cue) or a directory of .cue files.")}
+			WithDetail("extends names an HCL spec (*.hcl), a CUE spec (*.cue), a JSON or YAML spec (*.json, *.yaml, *.yml) or a directory of .cue files.")}
 	}
 	return nil, diag.Diagnostics{diag.Errorf(codeFormat, diag.Range{Filename: path}, "cannot tell the spec language of %q from its name", path).
-		WithDetail("name HCL specs *.hcl and CUE specs *.cue (or pass a directory of .cue files)")}
+		WithDetail("name HCL specs *.hcl, CUE specs *.cue, JSON specs *.json and YAML specs *.yaml or *.yml (or pass a directory of .cue files)")}
+}
+
+// isCUEFamily reports whether the CUE front end reads path: CUE, and JSON
+// and YAML, which CUE reads as data.
+func isCUEFamily(path string) bool {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".cue", ".json", ".yaml", ".yml":
+		return true
+	}
+	return false
 }
 
 func (r *resolver) loadHCL(path string, onUnknown func(string, diag.Range)) (*spec.Spec, diag.Diagnostics) {
