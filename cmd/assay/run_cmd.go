@@ -51,8 +51,10 @@ func newRunCmd() *cobra.Command {
 	var flags *specFlags
 	var rf *runFlags
 	var id string
+	var allVariants bool
+	var parallel int
 	c := &cobra.Command{
-		Use:   "run [--id NAME] SPEC",
+		Use:   "run [--id NAME] [--variant NAME | --all-variants] SPEC",
 		Short: "Run an experiment spec",
 		Long: `Run compiles SPEC and executes its plan: seed records, RL or evolution
 loops, calibration rounds and evaluation, with real runs through the trainer
@@ -68,9 +70,17 @@ crash, kill -9, Ctrl-C) continues with assay resume ID: finished real runs
 are never run again, and a resumed run ends with the same totals as an
 uninterrupted one with the same seed.
 
+A sweep runs one variant (--variant NAME, default the first), or all of
+them with --all-variants: one run per variant, ID-v1, ID-v2, ... for the
+group id ID (--id, default the time and a random suffix), each recording
+the group in its journal; --parallel N runs N variants at once (default 1;
+each runs its real runs with the executor's concurrency, and each has its
+own budget). assay compare ID then sets the group's runs side by side.
+
 Exit codes: 0 finished, 1 invalid spec or a failed run, 64 usage error.`,
 		Example: `  assay run specs/quickstart.hcl
-  assay run --id try1 -var steps=4 specs/small-local.hcl`,
+  assay run --id try1 -var steps=4 specs/small-local.hcl
+  assay run --all-variants --id sweep1 specs/critic-sweep.hcl && assay compare sweep1`,
 		Args: usageArgs(1, 1),
 		RunE: func(c *cobra.Command, args []string) error {
 			p, src, err := mustCompile(c, args[0], flags)
@@ -81,7 +91,10 @@ Exit codes: 0 finished, 1 invalid spec or a failed run, 64 usage error.`,
 				printDiags(c.ErrOrStderr(), ds, src)
 				return userErrorf("%s", capBroken)
 			}
-			if len(p.Variants) > 1 && rf.variant == "" {
+			if allVariants && rf.variant != "" {
+				return &exitError{code: exitUsage, msg: "--all-variants and --variant exclude each other"}
+			}
+			if len(p.Variants) > 1 && rf.variant == "" && !allVariants {
 				fmt.Fprintf(c.ErrOrStderr(), "assay: the spec sweeps %d variants; running %q (choose one with --variant)\n", len(p.Variants), p.Variants[0].Name)
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -91,6 +104,9 @@ Exit codes: 0 finished, 1 invalid spec or a failed run, 64 usage error.`,
 				return err
 			}
 			abs, _ := filepath.Abs(args[0])
+			if allVariants {
+				return runAllVariants(c, ctx, p, lock, map[string]string{"spec": abs, "lock": host.LockPathFor(abs)}, rf, id, parallel)
+			}
 			return execRun(c, ctx, p, lock, runtime.Options{ID: id, Dir: rf.dir, Variant: rf.variant,
 				Meta: map[string]string{"spec": abs, "lock": host.LockPathFor(abs)}}, rf)
 		},
@@ -100,6 +116,8 @@ Exit codes: 0 finished, 1 invalid spec or a failed run, 64 usage error.`,
 	rf = addRunFlags(c)
 	c.Flags().StringVar(&id, "id", "", "run id (default: the time and a random suffix)")
 	c.Flags().StringVar(&rf.variant, "variant", "", "variant of a sweep to run (default: the first)")
+	c.Flags().BoolVar(&allVariants, "all-variants", false, "run every variant of the sweep as one group of runs (ID-v1, ID-v2, ...; --id names the group)")
+	c.Flags().IntVar(&parallel, "parallel", 1, "with --all-variants: how many variants run at once (each with the executor's concurrency)")
 	return c
 }
 

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"assay/runtime"
+	"assay/runtime/compare"
+)
+
+// watchRun shows run id's status every interval until the run ends. On a
+// terminal each refresh redraws the screen; elsewhere a block is printed
+// whenever it changed, so a log stays short. It reads the journal
+// read-only, as status does, and never takes the run's lock.
+func watchRun(ctx context.Context, w io.Writer, dir, id string, interval time.Duration, asJSON bool) error {
+	if interval <= 0 {
+		return &exitError{code: exitUsage, msg: fmt.Sprintf("--interval must be positive, got %s", interval)}
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	tty := useColor(w) && !asJSON
+	var last []byte
+	for {
+		st, err := runtime.ReadStatus(dir, id)
+		if err != nil {
+			return userErrorf("%v", err)
+		}
+		var b bytes.Buffer
+		if asJSON {
+			if err := writeJSON(&b, st); err != nil {
+				return err
+			}
+		} else {
+			writeStatus(&b, st)
+			writeLive(&b, dir, id)
+		}
+		if !bytes.Equal(b.Bytes(), last) {
+			if tty {
+				// Home and clear, then the block: a redraw in place.
+				fmt.Fprint(w, "\x1b[H\x1b[2J")
+				fmt.Fprintf(w, "assay status --watch %s  (every %s, %s)\n\n", termSafe(id), interval, time.Now().Format("15:04:05"))
+			} else if last != nil && !asJSON {
+				fmt.Fprintln(w, "---")
+			}
+			if _, err := w.Write(escapeTerm(b.Bytes(), asJSON)); err != nil {
+				return err
+			}
+			last = b.Bytes()
+		}
+		switch st.State {
+		case runtime.StateRunning:
+		case runtime.StateFinished:
+			return nil
+		default:
+			return silentFailure()
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(interval):
+		}
+	}
+}
+
+// escapeTerm keeps text from a journal from driving the terminal; JSON
+// escapes control characters itself.
+func escapeTerm(b []byte, asJSON bool) []byte {
+	if asJSON {
+		return b
+	}
+	return []byte(escapeControls(string(b)))
+}
+
+// writeLive adds what a run measured so far: the latest RL step or
+// evolution round, the last calibration and the best real gain.
+func writeLive(w io.Writer, dir, id string) {
+	rep, err := runtime.LoadReport(dir, id)
+	if err != nil {
+		return
+	}
+	if n := len(rep.Steps); n > 0 {
+		s := rep.Steps[n-1]
+		fmt.Fprintf(w, "last step  %s step %d: mean reward %.4g, %d real runs\n", s.Loop, s.Step, s.MeanReward, s.RealRuns)
+	}
+	if n := len(rep.Rounds); n > 0 {
+		r := rep.Rounds[n-1]
+		fmt.Fprintf(w, "last round %s %s round %d: best gain %.4g, %d verified\n", r.Loop, r.Task, r.Round, r.Best, r.Verified)
+	}
+	if n := len(rep.Calibration); n > 0 {
+		c := rep.Calibration[n-1]
+		fmt.Fprintf(w, "calibrated round %d after step %d: MAE %.4g, rank accuracy %.3g\n", c.Round, c.AfterStep, c.MAE, c.RankAcc)
+	}
+	row := compare.FromReport(rep, nil)
+	if row.BestGain != nil && rep.Status.Totals == nil {
+		fmt.Fprintf(w, "best gain  %.4g so far\n", *row.BestGain)
+	}
+}
