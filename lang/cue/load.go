@@ -61,6 +61,13 @@ const (
 	codeFileRead      = "E_FILE_READ"
 )
 
+// Codes documents the codes only this front end emits; the others mean
+// what they mean in the HCL front end.
+var Codes = []diag.Code{
+	{Code: codeCUESyntax, Meaning: "the CUE, JSON or YAML does not parse, or the files of a CUE package disagree on the package name"},
+	{Code: codeCUEConstraint, Meaning: "a value conflicts with the spec's CUE schema or with another value of the spec (CUE's own unification error)"},
+}
+
 // varsFile is the name of the synthetic file that holds the var struct.
 const varsFile = "<assay vars>"
 

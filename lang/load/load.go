@@ -40,8 +40,10 @@ const (
 // language reference.
 type Code struct{ Code, Meaning string }
 
-// Codes lists the codes of `extends` resolution.
+// Codes lists the codes of this package: the spec language and `extends`
+// resolution.
 var Codes = []Code{
+	{codeFormat, "the spec's language cannot be told from its file name: name specs *.hcl, *.cue, *.json, *.yaml or *.yml"},
 	{codeExtends, "the base spec that extends names cannot be read, is not a regular file or a CUE package directory, is not a spec, or extends is not a path to a .hcl or .cue spec"},
 	{codeExtendsCycle, "specs extend each other in a cycle"},
 }
