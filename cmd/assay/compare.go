@@ -45,8 +45,9 @@ sets them side by side, one row per run:
                         assumed
 
 A figure the run did not measure is blank (in JSON: absent), never 0. The
-table and Markdown leave out columns blank in every row; JSON and CSV keep
-every column. Journals are read read-only, so compare works while runs go on.
+table and Markdown leave out columns blank in every row; CSV keeps every
+column, with plain numbers (usd, routed_share and expected_routed as
+fractions) under the JSON field names. Journals are read read-only, so compare works while runs go on.
 
 Exit codes: 0 ok, 1 a run or group does not exist or cannot be read,
 64 usage error.`,
@@ -95,7 +96,32 @@ type compareColumn struct {
 	cell func(*compare.Row) string
 }
 
+// compareColumns are the columns for people (short: hashes cut, dollars
+// and shares formatted, k in the Avg@k header when all rows share it), or
+// for a spreadsheet (!short: whole hashes, plain numbers, fixed headers,
+// the routed share and expected_routed in columns of their own).
 func compareColumns(rows []*compare.Row, short bool) []compareColumn {
+	if !short {
+		return []compareColumn{
+			{"run", func(r *compare.Row) string { return r.ID }},
+			{"group", func(r *compare.Row) string { return r.Group }},
+			{"variant", func(r *compare.Row) string { return r.Variant }},
+			{"overrides", func(r *compare.Row) string { return overridesText(r.Overrides) }},
+			{"plan_hash", func(r *compare.Row) string { return r.PlanHash }},
+			{"state", func(r *compare.Row) string { return r.State }},
+			{"real_runs", func(r *compare.Row) string { return strconv.Itoa(r.RealRuns) }},
+			{"gpu_hours", func(r *compare.Row) string { return plain(&r.GPUHours) }},
+			{"usd", func(r *compare.Row) string { return plain(&r.USD) }},
+			{"best_real_gain", func(r *compare.Row) string { return plain(r.BestGain) }},
+			{"avg_at", func(r *compare.Row) string { return whole(r.AvgAt) }},
+			{"avg_at_k", func(r *compare.Row) string { return plain(r.Avg) }},
+			{"best_at", func(r *compare.Row) string { return whole(r.BestAt) }},
+			{"best_at_k", func(r *compare.Row) string { return plain(r.Best) }},
+			{"calibration_mae", func(r *compare.Row) string { return plain(r.CalibrationMAE) }},
+			{"routed_share", func(r *compare.Row) string { return plain(r.RoutedShare) }},
+			{"expected_routed", func(r *compare.Row) string { return plain(r.ExpectedRouted) }},
+		}
+	}
 	k := func(get func(*compare.Row) int, name string) string {
 		seen := map[int]bool{}
 		for _, r := range rows {
@@ -111,7 +137,7 @@ func compareColumns(rows []*compare.Row, short bool) []compareColumn {
 		return name + "@k"
 	}
 	hash := func(r *compare.Row) string {
-		if short && len(r.PlanHash) > 19 {
+		if len(r.PlanHash) > 19 {
 			return r.PlanHash[:19]
 		}
 		return r.PlanHash
@@ -161,6 +187,21 @@ func figure(x *float64) string {
 		return ""
 	}
 	return strconv.FormatFloat(*x, 'g', 4, 64)
+}
+
+// plain is a number as a spreadsheet reads it, or "" when not measured.
+func plain(x *float64) string {
+	if x == nil {
+		return ""
+	}
+	return strconv.FormatFloat(*x, 'g', -1, 64)
+}
+
+func whole(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return strconv.Itoa(n)
 }
 
 func share(x float64) string { return strconv.FormatFloat(x*100, 'f', 1, 64) + "%" }

@@ -76,7 +76,8 @@ func escapeTerm(b []byte, asJSON bool) []byte {
 }
 
 // writeLive adds what a run measured so far: the latest RL step or
-// evolution round, the last calibration and the best real gain.
+// evolution round, the last calibration, the evaluation and the best real
+// gain.
 func writeLive(w io.Writer, dir, id string) {
 	rep, err := runtime.LoadReport(dir, id)
 	if err != nil {
@@ -93,6 +94,10 @@ func writeLive(w io.Writer, dir, id string) {
 	if n := len(rep.Calibration); n > 0 {
 		c := rep.Calibration[n-1]
 		fmt.Fprintf(w, "calibrated round %d after step %d: MAE %.4g, rank accuracy %.3g\n", c.Round, c.AfterStep, c.MAE, c.RankAcc)
+	}
+	if n := len(rep.Evaluation); n > 0 {
+		e := rep.Evaluation[n-1]
+		fmt.Fprintf(w, "evaluation Avg@%d %.4g, Best@%d %.4g\n", e.AvgAt, e.Avg, e.BestAt, e.Best)
 	}
 	row := compare.FromReport(rep, nil)
 	if row.BestGain != nil && rep.Status.Totals == nil {

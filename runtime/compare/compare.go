@@ -137,18 +137,10 @@ func FromReport(rep *runtime.Report, p *plan.Plan) *Row {
 	st := rep.Status
 	r := &Row{ID: st.ID, Group: st.Meta["group"], Plan: st.Plan, Variant: st.Variant, PlanHash: st.Hash, State: st.State,
 		RealRuns: st.RealRuns, GPUHours: st.GPUHours, USD: st.RunUSD}
+	var measured *runtime.Measured
 	if t := st.Totals; t != nil {
 		r.USD = t.USD
-		if m := t.Measured; m != nil {
-			judged, routed := 0, 0
-			for _, l := range m.Loops {
-				judged += l.Judged
-				routed += l.Routed
-			}
-			if judged > 0 {
-				r.RoutedShare = ptr(round6(float64(routed) / float64(judged)))
-			}
-		}
+		measured = t.Measured
 	}
 	if len(rep.Best) > 0 {
 		r.BestGain = ptr(rep.Best[0].Gain)
@@ -175,9 +167,7 @@ func FromReport(rep *runtime.Report, p *plan.Plan) *Row {
 			for k, x := range v.Overrides {
 				ov[k] = x
 			}
-			if r.RoutedShare != nil {
-				r.ExpectedRouted = expectedRouted(v)
-			}
+			r.RoutedShare, r.ExpectedRouted = routedShare(v, measured)
 		}
 		if len(ov) > 0 {
 			r.Overrides = ov
@@ -186,28 +176,40 @@ func FromReport(rep *runtime.Report, p *plan.Plan) *Row {
 	return r
 }
 
-// expectedRouted is the routed share the plan assumed (a critic's
-// expected_routed) for the critics its loops screen with; nil when there is
-// none, or when they assume different shares.
-func expectedRouted(v *plan.Variant) *float64 {
-	screens := map[string]bool{}
-	for _, l := range v.Loops {
-		if l.Screen != "" {
-			screens[l.Screen] = true
-		}
+// routedShare is the share of judged candidates the critics of v's routing
+// loops sent to a real run, over those loops, beside the expected_routed
+// the plan assumed for them (nil when they assume different shares). Both
+// are nil when no routing loop judged a candidate.
+func routedShare(v *plan.Variant, m *runtime.Measured) (got, want *float64) {
+	if m == nil {
+		return nil, nil
 	}
-	var got *float64
+	critics := map[string]*plan.Critic{}
 	for _, c := range v.Critics {
-		if !screens[c.Name] && len(screens) > 0 || c.Routed.Expected <= 0 {
+		critics[c.Name] = c
+	}
+	judged, routed := 0, 0
+	for _, l := range v.Loops {
+		ml := m.Loops[l.Name]
+		if !l.Routes || ml == nil || ml.Judged == 0 {
 			continue
 		}
-		x := c.Routed.Expected
-		if got != nil && *got != x {
-			return nil
+		judged += ml.Judged
+		routed += ml.Routed
+		if c := critics[l.Critic]; c != nil {
+			x := c.Routed.Expected
+			switch {
+			case want == nil && judged == ml.Judged:
+				want = &x
+			case want != nil && *want != x:
+				want = nil
+			}
 		}
-		got = &x
 	}
-	return got
+	if judged == 0 {
+		return nil, nil
+	}
+	return ptr(round6(float64(routed) / float64(judged))), want
 }
 
 func ptr(x float64) *float64 { return &x }
