@@ -55,6 +55,8 @@ gpu_hours=1000 (either way). METRIC is real_runs, gpu_hours, usd, usd_gpu,
 usd_llm, llm_calls, llm_tokens, wall_hours, roles.NAME.calls or
 loops.NAME.steps. --warn-above marks the same without failing.
 
+-var, -var-file and --set apply to both specs.
+
 Formats: human (default; --verbose lists every field and figure), json,
 markdown (for a pull-request comment).
 
