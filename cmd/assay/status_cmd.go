@@ -34,7 +34,8 @@ With --watch, status follows run ID: it shows the status again every
 --interval (on a terminal it redraws in place; otherwise it prints a new
 block whenever something changed), with the latest step, calibration and
 best real gain, until the run ends; then it exits 0 when the run finished
-and 1 otherwise. It opens the journal read-only and never takes the run's
+and 1 otherwise. A run that is just starting (its directory is there, its
+journal not yet) is waited for up to 30 seconds. It opens the journal read-only and never takes the run's
 lock, so it works while the run goes on (in another terminal or on
 another host sharing the directory).
 

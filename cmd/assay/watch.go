@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"assay/runtime"
@@ -24,8 +25,20 @@ func watchRun(ctx context.Context, w io.Writer, dir, id string, interval time.Du
 	}
 	tty := useColor(w) && !asJSON
 	var last []byte
+	// A run that is just starting has a directory before its journal, and
+	// a journal before its run record; watch waits for them a while.
+	grace := time.Now().Add(startGrace)
 	for {
 		st, err := runtime.ReadStatus(dir, id)
+		starting := time.Now().Before(grace) && (err != nil && dirExists(runtime.RunDir(dir, id)) || err == nil && st.State == runtime.StateEmpty)
+		if starting {
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(min(interval, time.Second)):
+			}
+			continue
+		}
 		if err != nil {
 			return userErrorf("%v", err)
 		}
@@ -64,6 +77,14 @@ func watchRun(ctx context.Context, w io.Writer, dir, id string, interval time.Du
 		case <-time.After(interval):
 		}
 	}
+}
+
+// startGrace is how long watch waits for a starting run's journal.
+const startGrace = 30 * time.Second
+
+func dirExists(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
 }
 
 // escapeTerm keeps text from a journal from driving the terminal; JSON
