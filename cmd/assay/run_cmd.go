@@ -83,6 +83,12 @@ Exit codes: 0 finished, 1 invalid spec or a failed run, 64 usage error.`,
   assay run --all-variants --id sweep1 specs/critic-sweep.hcl && assay compare sweep1`,
 		Args: usageArgs(1, 1),
 		RunE: func(c *cobra.Command, args []string) error {
+			if allVariants && rf.variant != "" {
+				return &exitError{code: exitUsage, msg: "--all-variants and --variant exclude each other"}
+			}
+			if parallel < 1 {
+				return &exitError{code: exitUsage, msg: fmt.Sprintf("--parallel must be at least 1, got %d", parallel)}
+			}
 			p, src, err := mustCompile(c, args[0], flags)
 			if err != nil {
 				return err
@@ -90,9 +96,6 @@ Exit codes: 0 finished, 1 invalid spec or a failed run, 64 usage error.`,
 			if ds := capDiags(p); ds.HasErrors() {
 				printDiags(c.ErrOrStderr(), ds, src)
 				return userErrorf("%s", capBroken)
-			}
-			if allVariants && rf.variant != "" {
-				return &exitError{code: exitUsage, msg: "--all-variants and --variant exclude each other"}
 			}
 			if len(p.Variants) > 1 && rf.variant == "" && !allVariants {
 				fmt.Fprintf(c.ErrOrStderr(), "assay: the spec sweeps %d variants; running %q (choose one with --variant)\n", len(p.Variants), p.Variants[0].Name)

@@ -28,9 +28,6 @@ func runAllVariants(c *cobra.Command, ctx context.Context, p *plan.Plan, lock *h
 	if group == "" {
 		group = runtime.NewID()
 	}
-	if parallel < 1 {
-		return &exitError{code: exitUsage, msg: fmt.Sprintf("--parallel must be at least 1, got %d", parallel)}
-	}
 	out, errw := c.OutOrStdout(), c.ErrOrStderr()
 	ids := make([]string, len(p.Variants))
 	for i := range p.Variants {
