@@ -81,8 +81,10 @@ func writeCompletionDoc(b *bytes.Buffer, root *cobra.Command) {
 	w := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	w("## Shell completion\n\n")
 	w("`assay completion SHELL` prints a completion script for bash, zsh, fish or\n")
-	w("PowerShell: commands, flags, and file names for SPEC arguments. Load it\n")
-	w("once in the current shell, or install it for every new shell, as below.\n\n")
+	w("PowerShell: commands, flags, and file names for SPEC arguments; after\n")
+	w("`--set` it offers the settable field paths (`critic.screen.votes=`), with\n")
+	w("the labels of the spec named before it on the command line. Load it once\n")
+	w("in the current shell, or install it for every new shell, as below.\n\n")
 	w("```\n%s\n```\n\n", comp.UseLine())
 	subs := comp.Commands()
 	sort.Slice(subs, func(i, j int) bool { return subs[i].Name() < subs[j].Name() })

@@ -14,6 +14,7 @@ import (
 	"assay/compiler/plan"
 	"assay/lang/diag"
 	"assay/lang/load"
+	"assay/lang/spec"
 )
 
 // Exit codes, documented in docs/cli.md and the root help.
@@ -160,6 +161,19 @@ const setHelp = "set a field as a sweep axis addresses it: PATH=VALUE, e.g. crit
 // through f; compileSpec and compileOptions apply it.
 func addSetFlag(c *cobra.Command, f *specFlags) {
 	c.Flags().StringArrayVar(&f.sets, "set", nil, setHelp)
+	// Shell completion offers the settable paths of the spec named on the
+	// command line (its labelled blocks included), or of the schema alone.
+	_ = c.RegisterFlagCompletionFunc("set", func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+		var s *spec.Spec
+		if len(args) > 0 {
+			s, _, _ = load.Load(args[len(args)-1], f.options())
+		}
+		paths := spec.SettablePaths(s)
+		for i := range paths {
+			paths[i] += "="
+		}
+		return paths, cobra.ShellCompDirectiveNoSpace
+	})
 }
 
 func (f *specFlags) options() load.Options {

@@ -221,3 +221,51 @@ func schemaField(path string) (*Field, error) {
 	}
 	return nil, fmt.Errorf("%q names a block, not an attribute", path)
 }
+
+// SettablePaths lists the paths SetPath can set in s: every string,
+// number, int and bool attribute, through the single blocks of the schema
+// (present or not, as SetPath creates them) and the labelled blocks s
+// declares. The sweep and variable blocks are left out: a sweep cannot set
+// itself, and variables are read before any path is set. For completion.
+func SettablePaths(s *Spec) []string {
+	var out []string
+	var walk func(v reflect.Value, b *BlockSchema, prefix string)
+	walk = func(v reflect.Value, b *BlockSchema, prefix string) {
+		for _, f := range b.Fields {
+			p := prefix + f.Name
+			if prefix == "" && (f.Name == "sweep" || f.Name == "variable" || f.Name == "extends") {
+				continue
+			}
+			var fv reflect.Value
+			if v.IsValid() {
+				fv = FieldValue(v, f)
+			}
+			switch f.Kind {
+			case Attr:
+				if f.Type == "string" || f.Type == "number" || f.Type == "int" || f.Type == "bool" {
+					out = append(out, p)
+				}
+			case Block:
+				var inner reflect.Value
+				if fv.IsValid() && !fv.IsNil() {
+					inner = fv.Elem()
+				}
+				walk(inner, f.Block, p+".")
+			case Blocks:
+				if !fv.IsValid() {
+					continue
+				}
+				for j := 0; j < fv.Len(); j++ {
+					blk := fv.Index(j).Elem()
+					walk(blk, f.Block, p+"."+blk.FieldByName("Name").String()+".")
+				}
+			}
+		}
+	}
+	var root reflect.Value
+	if s != nil {
+		root = reflect.ValueOf(s).Elem()
+	}
+	walk(root, Describe(), "")
+	return out
+}
