@@ -49,6 +49,7 @@ With --json it prints the same as JSON: an object for one run, an array of
 them for the list. Each field has one meaning:
 
   id, plan, variant, seed   the run and what it runs
+  plan_hash                 the hash of the plan it runs
   state                     one of the states above
   reason                    why it failed, was interrupted, is empty or
                             unreadable; absent for running and finished runs

@@ -22,6 +22,8 @@ func TestDataSpecErrors(t *testing.T) {
 		{"s.yml", "name: x\nsed: 1\n", "s.yml:2:1: error[E_UNKNOWN_FIELD]"},
 		{"s.yaml", "name: x\nseed: one\n", "s.yaml:2:7: error[cue_constraint]"},
 		{"s.yaml", "- 1\n- 2\n", "s.yaml:1:1: error[E_TYPE]: a YAML spec must be a mapping"},
+		// Aliases that expand exponentially are refused, not expanded.
+		{"s.yaml", bomb(), "s.yaml:1:1: error[cue_syntax]: invalid YAML: aliases expand to more than"},
 	} {
 		_, ds := Load([]Source{{Name: tc.name, Src: []byte(tc.src)}}, Options{})
 		if got := ds.Format(0); !strings.Contains(got, tc.want) {
@@ -55,4 +57,16 @@ func FuzzLoadData(f *testing.F) {
 			}
 		}
 	})
+}
+
+// bomb is YAML whose aliases expand to 9^9 strings.
+func bomb() string {
+	var b strings.Builder
+	b.WriteString("a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n")
+	prev := "a"
+	for _, n := range "bcdefghi" {
+		b.WriteString(string(n) + ": &" + string(n) + " [" + strings.Repeat("*"+prev+",", 8) + "*" + prev + "]\n")
+		prev = string(n)
+	}
+	return b.String()
 }
