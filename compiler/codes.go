@@ -33,6 +33,7 @@ const (
 	CodeSetSyntax        = "E_SET_SYNTAX"
 	CodeSetPath          = "E_SET_PATH"
 	CodeSetValue         = "E_SET_VALUE"
+	CodeSetRouted        = "W_SET_ROUTED"
 	CodeFormula          = "E_FORMULA"
 	CodeLLMUnpriced      = "W_LLM_UNPRICED"
 	CodeCalibrationSkips = "W_CALIBRATION_UNUSED"
@@ -121,5 +122,6 @@ var Codes = []Code{
 	{CodePolicyFixed, "warning: an RL loop's proposer is served by a plugin that cannot update a policy, so the run samples a fixed policy"},
 	{CodeLLMUnpriced, "warning: a role has no tokens or price, so its dollars are not estimated"},
 	{CodeCalibrationSkips, "warning: a calibration round falls after the last policy step and never runs"},
+	{CodeSetRouted, "warning: --set changes a critic's votes or threshold but not its expected_routed, so the estimate assumes the routed share it had"},
 	{CodeSweepRouted, "warning: a sweep varies a critic's votes or threshold but not its expected_routed, so every variant assumes the same routed share"},
 }

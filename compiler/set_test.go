@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"assay/lang/diag"
 	"assay/lang/hcl"
 )
 
@@ -83,6 +84,16 @@ func TestSet(t *testing.T) {
 		}
 	}
 
+	// Votes changed, routed share not: a warning at the path; both: none.
+	sets, _ = ParseSettings([]string{"critic.screen.votes=9"})
+	if _, ds = Compile(s, Options{Set: sets}); len(ds) == 0 || ds[len(ds)-1].Code != CodeSetRouted || ds[len(ds)-1].Range.String() != "--set:1:1" {
+		t.Errorf("votes without expected_routed: got\n%s", ds.Format(0))
+	}
+	sets, _ = ParseSettings([]string{"critic.screen.votes=9", "critic.screen.expected_routed=0.2"})
+	if _, ds = Compile(s, Options{Set: sets}); hasCode(ds, CodeSetRouted) {
+		t.Errorf("votes with expected_routed: got\n%s", ds.Format(0))
+	}
+
 	// A field a sweep axis sets cannot also be set.
 	swept := strings.Replace(string(src), "loop \"policy\" {", "sweep {\n  axis \"critic.screen.votes\" {\n    values = [3, 5]\n  }\n}\n\nloop \"policy\" {", 1)
 	ss, ds := hcl.Load("swept.hcl", []byte(swept), hcl.Options{})
@@ -110,4 +121,13 @@ func FuzzParseSettings(f *testing.F) {
 			}
 		}
 	})
+}
+
+func hasCode(ds diag.Diagnostics, code string) bool {
+	for _, d := range ds {
+		if d.Code == code {
+			return true
+		}
+	}
+	return false
 }
