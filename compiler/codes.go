@@ -30,6 +30,10 @@ const (
 	CodeSweepPath        = "E_SWEEP_PATH"
 	CodeSweepValue       = "E_SWEEP_VALUE"
 	CodeSweepShape       = "E_SWEEP_SHAPE"
+	CodeSetSyntax        = "E_SET_SYNTAX"
+	CodeSetPath          = "E_SET_PATH"
+	CodeSetValue         = "E_SET_VALUE"
+	CodeSetRouted        = "W_SET_ROUTED"
 	CodeFormula          = "E_FORMULA"
 	CodeLLMUnpriced      = "W_LLM_UNPRICED"
 	CodeCalibrationSkips = "W_CALIBRATION_UNUSED"
@@ -98,6 +102,9 @@ var Codes = []Code{
 	{CodeSweepPath, "a sweep axis names no sweepable field"},
 	{CodeSweepValue, "a sweep value does not fit its field"},
 	{CodeSweepShape, "zip axes have different lengths, or a sweep has no axes"},
+	{CodeSetSyntax, "a --set argument is not PATH=VALUE"},
+	{CodeSetPath, "a --set path names no settable field, names a swept, sweep or variable field, or is set twice"},
+	{CodeSetValue, "a --set value does not fit its field's type or allowed values"},
 	{CodeFormula, "a formula does not parse or type-check"},
 	{CodeTooLarge, "a spec asks for more than any run can do: more tasks than a plan holds, or a count past a billion"},
 	{CodeNothingToDo, "the spec declares no loop, no evaluation and no seed records, so a run would make no call"},
@@ -122,5 +129,6 @@ var Codes = []Code{
 	{CodeCalibrationSkips, "warning: a calibration round falls after the last policy step and never runs"},
 	{CodeUnbounded, "warning: nothing bounds some figure of the estimate from above (a loop that spends the real-run budget may make no real run per step at the low end of its assumptions, and neither max_steps nor budget.usd stops it); the estimate shows it as unbounded"},
 	{CodeCalMidRollout, "warning: a calibration round falls between rollout refreshes, so it runs an older rollout's proposals and its records reach rewards only at the next refresh"},
+	{CodeSetRouted, "warning: --set changes a critic's votes or threshold but not its expected_routed, so the estimate assumes the routed share it had"},
 	{CodeSweepRouted, "warning: a sweep varies a critic's votes or threshold but not its expected_routed, so every variant assumes the same routed share"},
 }

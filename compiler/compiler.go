@@ -18,6 +18,9 @@ type Options struct {
 	// "critic.screen.routed_share"); a name the plan does not assume is
 	// ignored.
 	Learned map[string]Learned
+	// Set are --set PATH=VALUE settings, applied to the spec before any
+	// pass reads it and recorded in the plan (plan.Plan.Overrides).
+	Set []Setting
 }
 
 // Learned is a figure a run measured, standing in for an assumption.
@@ -44,6 +47,9 @@ type pass struct {
 
 // passes run in this order; each comment says why it comes where it does.
 var passes = []pass{
+	// set comes first: a --set acts as if the spec said it, so presets,
+	// defaults and every check see the value.
+	{name: "set", fn: applySettings},
 	// presets come first so that every later pass sees the merged spec, and
 	// a preset's values are checked exactly like the user's.
 	{name: "presets", fn: applyPresets},
@@ -100,6 +106,8 @@ type compilation struct {
 	// checked holds every formula the formulas pass parsed and checked
 	// clean, by its text, for lowering to carry into the plan.
 	checked map[string]*formula.Expr
+	// overrides are the --set values applied, by path, for the plan.
+	overrides map[string]any
 }
 
 // variant is one point of a sweep: a deep copy of the spec with the axis

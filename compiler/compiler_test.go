@@ -16,7 +16,7 @@ import (
 
 func TestPassOrder(t *testing.T) {
 	got := strings.Join(PassNames(), ",")
-	if got != "presets,defaults,resolve,bind,purpose,sweep,check,pluginconfig,limits,domain,formulas,applies,canonical,lower,hash" {
+	if got != "set,presets,defaults,resolve,bind,purpose,sweep,check,pluginconfig,limits,domain,formulas,applies,canonical,lower,hash" {
 		t.Fatalf("passes = %s", got)
 	}
 }
@@ -245,6 +245,34 @@ func TestCUETwinSameHash(t *testing.T) {
 		}
 		if hp.Hash != cp.Hash {
 			t.Errorf("%s: HCL hash %s, CUE hash %s", name, hp.Hash, cp.Hash)
+		}
+	}
+}
+
+// Specs written as JSON and YAML load through the CUE front end and compile
+// to the same plan hash as the HCL spec they were converted from.
+func TestDataTwinsSameHash(t *testing.T) {
+	t.Parallel()
+	hs, ds := hcl.LoadFile("../specs/quickstart-critic.hcl", hcl.Options{})
+	if ds.HasErrors() {
+		t.Fatal(ds)
+	}
+	hp, ds := Compile(hs, Options{})
+	if ds.HasErrors() {
+		t.Fatal(ds)
+	}
+	for _, ext := range []string{".json", ".yaml"} {
+		name := "../specs/quickstart-critic" + ext
+		cs, ds2 := cue.LoadFile(name, cue.Options{})
+		if ds2.HasErrors() {
+			t.Fatalf("%s: %v", name, ds2)
+		}
+		p, cds := Compile(cs, Options{})
+		if cds.HasErrors() {
+			t.Fatalf("%s: %v", name, cds)
+		}
+		if p.Hash != hp.Hash {
+			t.Errorf("%s: hash %s, HCL hash %s", name, p.Hash, hp.Hash)
 		}
 	}
 }

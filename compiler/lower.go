@@ -27,6 +27,9 @@ func lower(c *compilation) {
 		}
 		p.Variants = append(p.Variants, out)
 	}
+	if len(c.overrides) > 0 {
+		p.Overrides = c.overrides
+	}
 	c.plan = p
 }
 

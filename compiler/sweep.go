@@ -12,6 +12,7 @@ import (
 // sweep, else one per grid point (or per zip index), each a deep copy with
 // the axis values set through spec.SetPath.
 func expandSweep(c *compilation) {
+	warnSetRouted(c)
 	s := c.spec
 	sw := s.Sweep
 	if sw == nil {

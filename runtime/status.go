@@ -34,6 +34,7 @@ const (
 type Status struct {
 	ID      string `json:"id"`
 	Plan    string `json:"plan"`
+	Hash    string `json:"plan_hash,omitempty"`
 	Variant string `json:"variant"`
 	Seed    int64  `json:"seed"`
 	State   string `json:"state"`
@@ -121,7 +122,7 @@ func statusOf(j *journal.Journal, id string) (*Status, error) {
 		return &Status{ID: id, State: StateEmpty,
 			Reason: fmt.Sprintf("journal %s holds no run record (the run stopped before it began, or its write-ahead log %s-wal was lost); nothing to resume: start the run again with `assay run`", j.Path(), j.Path())}, nil
 	}
-	st := &Status{ID: id, Plan: m.Plan, Variant: m.Variant, Seed: m.Seed, Budget: m.Budget, Meta: m.Meta}
+	st := &Status{ID: id, Plan: m.Plan, Hash: m.Hash, Variant: m.Variant, Seed: m.Seed, Budget: m.Budget, Meta: m.Meta}
 	var pv Provenance
 	if j.Meta(metaProvenance, &pv) {
 		st.Provenance = &pv

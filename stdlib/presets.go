@@ -212,9 +212,17 @@ func ApplyPresets(s *spec.Spec) diag.Diagnostics {
 	return diags
 }
 
+// CodePresetUnknown: a preset name that no preset of the kind has.
+const CodePresetUnknown = "E_PRESET_UNKNOWN"
+
+// Codes documents the codes of preset resolution.
+var Codes = []diag.Code{
+	{Code: CodePresetUnknown, Meaning: "a loop or price preset names no preset of the standard library; the message lists them"},
+}
+
 func unknownPreset(what, kind string, v spec.Val[string]) *diag.Diagnostic {
 	names := Presets(kind)
-	d := diag.Errorf("E_PRESET_UNKNOWN", v.Range, "unknown %s preset %q", what, v.V)
+	d := diag.Errorf(CodePresetUnknown, v.Range, "unknown %s preset %q", what, v.V)
 	hint := ""
 	if s := diag.DidYouMean(v.V, names); s != "" {
 		hint = s + " "

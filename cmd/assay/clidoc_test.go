@@ -61,7 +61,39 @@ func renderCLIDoc(root *cobra.Command) []byte {
 	for _, c := range cmds {
 		writeCommandDoc(&b, c, "## ")
 	}
+	writeCompletionDoc(&b, root)
 	return b.Bytes()
+}
+
+// writeCompletionDoc documents shell completion from cobra's own completion
+// command, which assay has (assay completion SHELL).
+func writeCompletionDoc(b *bytes.Buffer, root *cobra.Command) {
+	root.InitDefaultCompletionCmd()
+	var comp *cobra.Command
+	for _, c := range root.Commands() {
+		if c.Name() == "completion" {
+			comp = c
+		}
+	}
+	if comp == nil {
+		return
+	}
+	w := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
+	w("## Shell completion\n\n")
+	w("`assay completion SHELL` prints a completion script for bash, zsh, fish or\n")
+	w("PowerShell: commands, flags, and file names for SPEC arguments; after\n")
+	w("`--set` it offers the settable field paths (`critic.screen.votes=`), with\n")
+	w("the labels of the spec named before it on the command line. Load it once\n")
+	w("in the current shell, or install it for every new shell, as below.\n\n")
+	w("```\n%s\n```\n\n", comp.UseLine())
+	subs := comp.Commands()
+	sort.Slice(subs, func(i, j int) bool { return subs[i].Name() < subs[j].Name() })
+	for _, s := range subs {
+		if s.Hidden || s.Name() == "help" {
+			continue
+		}
+		w("### %s\n\n%s\n\n", s.Name(), strings.TrimSpace(s.Long))
+	}
 }
 
 func writeCommandDoc(b *bytes.Buffer, c *cobra.Command, level string) {

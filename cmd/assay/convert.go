@@ -16,9 +16,10 @@ func newConvertCmd() *cobra.Command {
 	var flags *specFlags
 	c := &cobra.Command{
 		Use:   "convert IN -o OUT",
-		Short: "Convert a spec between HCL and CUE",
-		Long: `Convert reads IN (.hcl, .cue or a directory of .cue files) and writes the
-same spec to OUT in the language its extension names (.hcl or .cue). The
+		Short: "Convert a spec between HCL, CUE, JSON and YAML",
+		Long: `Convert reads IN (.hcl, .cue, a directory of .cue files, .json, .yaml or
+.yml) and writes the same spec to OUT in the language its extension names
+(.hcl, .cue, .json, .yaml or .yml). The
 output is canonical and evaluated: locals, dynamic blocks, comprehensions
 and uses of variables become their values, while variable declarations are
 kept. A spec that extends another is written merged: one flat spec with
@@ -28,7 +29,8 @@ same plan (the same plan hash).
 Exit codes: 0 success, 1 the input does not load or the output cannot be
 written, 64 usage error.`,
 		Example: `  assay convert specs/lm2lm.hcl -o lm2lm.cue
-  assay convert specs/lm2lm.cue -o lm2lm.hcl`,
+  assay convert specs/lm2lm.cue -o lm2lm.hcl
+  assay convert specs/quickstart-critic.hcl -o quickstart-critic.json`,
 		Args: usageArgs(1, 1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if out == "" {
@@ -52,6 +54,6 @@ written, 64 usage error.`,
 		},
 	}
 	flags = addSpecFlags(c)
-	c.Flags().StringVarP(&out, "output", "o", "", "output file; its extension (.hcl or .cue) picks the language")
+	c.Flags().StringVarP(&out, "output", "o", "", "output file; its extension (.hcl, .cue, .json, .yaml or .yml) picks the language")
 	return c
 }

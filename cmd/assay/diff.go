@@ -55,6 +55,8 @@ gpu_hours=1000 (either way). METRIC is real_runs, gpu_hours, usd, usd_gpu,
 usd_llm, llm_calls, llm_tokens, wall_hours, roles.NAME.calls or
 loops.NAME.steps. --warn-above marks the same without failing.
 
+-var, -var-file and --set apply to both specs.
+
 Formats: human (default; --verbose lists every field and figure), json,
 markdown (for a pull-request comment).
 
@@ -116,7 +118,9 @@ Exit codes (as terraform plan -detailed-exitcode):
 			for k, v := range nsrc {
 				osrc[k] = v
 			}
-			ds := diag.Diagnostics{}.Append(ods, nds)
+			copts, sds := flags.compileOptions(osrc)
+			opts.Compile = copts
+			ds := diag.Diagnostics{}.Append(ods, nds, sds)
 			if ds.HasErrors() {
 				printDiags(c.ErrOrStderr(), ds, osrc)
 				return silentFailure()
@@ -139,6 +143,7 @@ Exit codes (as terraform plan -detailed-exitcode):
 		},
 	}
 	flags = addSpecFlags(c)
+	addSetFlag(c, flags)
 	c.Flags().StringVar(&format, "format", "human", "output format: human, json or markdown")
 	c.Flags().StringVar(&gitRev, "git", "", "compare PATH at git revision REV (old) with PATH in the working tree (new)")
 	c.Flags().BoolVar(&verbose, "verbose", false, "list every changed field with values and every figure")

@@ -114,6 +114,7 @@ Exit codes: 0 within every cap, 1 invalid spec or a hard cap broken,
 		},
 	}
 	flags = addSpecFlags(c)
+	addSetFlag(c, flags)
 	c.Flags().StringVar(&format, "format", "table", "output format: table, json or markdown")
 	c.Flags().StringVar(&fromRun, "from-run", "", "replace the assumptions with what run `ID` measured")
 	c.Flags().StringVar(&dir, "dir", runtime.DefaultDir, "directory that holds runs (with --from-run)")

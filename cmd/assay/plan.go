@@ -42,10 +42,18 @@ change, when a spec file or a plugin changed since; save it again then.
 Saving resolves the spec's plugins as run does: it writes the spec's lock
 when there is none.
 
+--set PATH=VALUE (repeatable, here and in validate, estimate, diff and run)
+sets any field a sweep axis can address, e.g. critic.screen.votes=9 or
+loop.policy.steps=40, typed by the field's type: a number, true or false,
+or text (a double-quoted string is unquoted). A bad path or value is
+reported at its place in the --set arguments (--set:N:COL, the N-th --set).
+The plan records the settings under "overrides" and its hash covers them.
+
 Exit codes: 0 ok, 1 invalid spec, 64 usage error.`,
 		Example: `  assay plan specs/lm2lm.hcl
   assay plan --json specs/critic-grpo.hcl | jq .hash
-  assay plan -out quickstart.plan specs/quickstart.hcl && assay run quickstart.plan`,
+  assay plan -out quickstart.plan specs/quickstart.hcl && assay run quickstart.plan
+  assay plan --set critic.screen.votes=9 --set loop.policy.steps=40 specs/critic-grpo.hcl`,
 		Args: usageArgs(1, 1),
 		RunE: func(c *cobra.Command, args []string) error {
 			p, src, err := mustCompile(c, args[0], flags)
@@ -71,6 +79,7 @@ Exit codes: 0 ok, 1 invalid spec, 64 usage error.`,
 		},
 	}
 	flags = addSpecFlags(c)
+	addSetFlag(c, flags)
 	c.Flags().BoolVar(&asJSON, "json", false, "print the plan as JSON")
 	c.Flags().StringVar(&out, "out", "", "also save the plan to `FILE`, for assay run FILE")
 	return c
@@ -83,6 +92,9 @@ func writePlanSummary(w io.Writer, p *plan.Plan) {
 		name = "(unnamed)"
 	}
 	fmt.Fprintf(w, "Plan %s (format %s)\n%s\n", name, p.FormatVersion, p.Hash)
+	if len(p.Overrides) > 0 {
+		fmt.Fprintf(w, "set        %s\n", termSafe(overridesText(p.Overrides)))
+	}
 	for _, v := range p.Variants {
 		fmt.Fprintf(w, "\nVariant %s\n", termSafe(v.Name))
 		for _, ph := range v.Phases {

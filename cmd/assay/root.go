@@ -15,6 +15,7 @@ import (
 	release "assay/internal/version"
 	"assay/lang/diag"
 	"assay/lang/load"
+	"assay/lang/spec"
 )
 
 // Exit codes, documented in docs/cli.md and the root help.
@@ -40,8 +41,9 @@ var noColor bool
 var rootCmd = &cobra.Command{
 	Use:   "assay",
 	Short: "Assay: validate, plan, price and run AutoResearch experiment specs",
-	Long: `Assay reads an experiment spec (HCL, or CUE), checks it, lowers it to an
-execution plan, prices it and runs it with trainer, LLM and benchmark plugins.
+	Long: `Assay reads an experiment spec (HCL, CUE, or JSON or YAML, which CUE
+reads), checks it, lowers it to an execution plan, prices it and runs it
+with trainer, LLM and benchmark plugins.
 
 Exit codes:
   0  success
@@ -114,7 +116,7 @@ func usageArgs(lo, hi int) cobra.PositionalArgs {
 }
 
 // longFlags may be written with one dash, as in -var name=value.
-var longFlags = []string{"var", "var-file", "json", "check", "diff", "format", "no-color", "upgrade", "out"}
+var longFlags = []string{"var", "var-file", "set", "json", "check", "diff", "format", "no-color", "upgrade", "out"}
 
 // normalizeArgs rewrites -name and -name=value to --name forms for the
 // flags in longFlags; pflag reads a single dash as shorthand letters.
@@ -138,10 +140,12 @@ func normalizeArgs(args []string) []string {
 	return out
 }
 
-// specFlags are -var and -var-file, shared by every command that reads a spec.
+// specFlags are -var and -var-file, shared by every command that reads a
+// spec, and --set where the command compiles it (addSetFlag).
 type specFlags struct {
 	vars     []string
 	varFiles []string
+	sets     []string
 }
 
 func addSpecFlags(c *cobra.Command) *specFlags {
@@ -151,8 +155,44 @@ func addSpecFlags(c *cobra.Command) *specFlags {
 	return f
 }
 
+// setHelp is the --set flag's help, shared by every command that has it.
+const setHelp = "set a field as a sweep axis addresses it: PATH=VALUE, e.g. critic.screen.votes=9 (repeatable; recorded in the plan)"
+
+// addSetFlag adds --set PATH=VALUE to a command that compiles a spec read
+// through f; compileSpec and compileOptions apply it.
+func addSetFlag(c *cobra.Command, f *specFlags) {
+	c.Flags().StringArrayVar(&f.sets, "set", nil, setHelp)
+	// Shell completion offers the settable paths of the spec named on the
+	// command line (its labelled blocks included), or of the schema alone.
+	_ = c.RegisterFlagCompletionFunc("set", func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+		var s *spec.Spec
+		if len(args) > 0 {
+			s, _, _ = load.Load(args[len(args)-1], f.options())
+		}
+		paths := spec.SettablePaths(s)
+		for i := range paths {
+			paths[i] += "="
+		}
+		return paths, cobra.ShellCompDirectiveNoSpace
+	})
+}
+
 func (f *specFlags) options() load.Options {
 	return load.Options{Vars: f.vars, VarFiles: f.varFiles}
+}
+
+// compileOptions turns --set into compiler options. Its diagnostics point
+// into the pseudo-file compiler.SetSource, which it adds to src for
+// snippets.
+func (f *specFlags) compileOptions(src load.Sources) (compiler.Options, diag.Diagnostics) {
+	if len(f.sets) == 0 {
+		return compiler.Options{}, nil
+	}
+	if src != nil {
+		src[compiler.SetSource] = compiler.SetSourceText(f.sets)
+	}
+	sets, ds := compiler.ParseSettings(f.sets)
+	return compiler.Options{Set: sets}, ds
 }
 
 // compileSpec loads and compiles the spec at path. It returns the plan,
@@ -168,11 +208,19 @@ func compileSpecWith(path string, f *specFlags, opts compiler.Options) (*plan.Pl
 		f = &specFlags{}
 	}
 	s, src, diags := load.Load(path, f.options())
+	co, sds := f.compileOptions(src)
+	co.Learned = opts.Learned
+	opts = co
 	if diags.HasErrors() || s == nil {
-		return nil, diags, src
+		return nil, diags.Append(sds), src
 	}
 	p, cdiags := compiler.Compile(s, opts)
-	return p, diags.Append(cdiags), src
+	diags = diags.Append(sds, cdiags)
+	diags.Sort()
+	if diags.HasErrors() {
+		p = nil
+	}
+	return p, diags, src
 }
 
 // mustCompile compiles the spec at path, prints its diagnostics to standard

@@ -51,8 +51,10 @@ func newRunCmd() *cobra.Command {
 	var flags *specFlags
 	var rf *runFlags
 	var id string
+	var allVariants bool
+	var parallel int
 	c := &cobra.Command{
-		Use:   "run [--id NAME] SPEC | PLANFILE",
+		Use:   "run [--id NAME] [--variant NAME | --all-variants] SPEC | PLANFILE",
 		Short: "Run an experiment spec, or a saved plan",
 		Long: `Run compiles SPEC and executes its plan: seed records, RL or evolution
 loops, calibration rounds and evaluation, with real runs through the trainer
@@ -78,19 +80,36 @@ anything runs, as estimate refuses it. An interrupted run (a crash, kill
 run again, and a resumed run ends with the same totals as an
 uninterrupted one with the same seed.
 
+A sweep runs one variant (--variant NAME, default the first), or all of
+them with --all-variants: one run per variant, ID-v1, ID-v2, ... for the
+group id ID (--id, default the time and a random suffix), each recording
+the group in its journal; --parallel N runs N variants at once (default 1;
+each runs its real runs with the executor's concurrency, and each has its
+own budget). assay compare ID then sets the group's runs side by side.
+
 Exit codes: 0 finished, 1 invalid spec or a failed run, 64 usage error.`,
 		Example: `  assay run specs/quickstart.hcl
   assay run --id try1 -var steps=4 specs/small-local.hcl
-  assay plan -out try2.plan specs/small-local.hcl && assay run try2.plan`,
+  assay plan -out try2.plan specs/small-local.hcl && assay run try2.plan
+  assay run --all-variants --id sweep1 specs/critic-sweep.hcl && assay compare sweep1`,
 		Args: usageArgs(1, 1),
 		RunE: func(c *cobra.Command, args []string) error {
+			if allVariants && rf.variant != "" {
+				return &exitError{code: exitUsage, msg: "--all-variants and --variant exclude each other"}
+			}
+			if parallel < 1 {
+				return &exitError{code: exitUsage, msg: fmt.Sprintf("--parallel must be at least 1, got %d", parallel)}
+			}
 			saved, isSaved, err := readSaved(args[0])
 			if err != nil {
 				return err
 			}
 			if isSaved {
-				if len(flags.vars) > 0 || len(flags.varFiles) > 0 {
-					return &exitError{code: exitUsage, msg: "a saved plan runs as it was saved: -var and -var-file cannot change it; save it again with them instead"}
+				if len(flags.vars) > 0 || len(flags.varFiles) > 0 || len(flags.sets) > 0 {
+					return &exitError{code: exitUsage, msg: "a saved plan runs as it was saved: -var, -var-file and --set cannot change it; save it again with them instead"}
+				}
+				if allVariants {
+					return &exitError{code: exitUsage, msg: "--all-variants runs a spec, not a saved plan"}
 				}
 				return runSaved(c, args[0], saved, id, rf)
 			}
@@ -114,14 +133,21 @@ Exit codes: 0 finished, 1 invalid spec or a failed run, 64 usage error.`,
 			}
 			abs := absPath(args[0])
 			prov := runProvenance(c.ErrOrStderr(), args[0], specFiles(args[0], src), p, pins, flags.overrides(), "")
+			meta := map[string]string{"spec": abs, "lock": host.LockPathFor(abs)}
+			if allVariants {
+				return runAllVariants(c, ctx, p, lock, meta, prov, rf, id, parallel)
+			}
 			return startRun(c, ctx, p, lock, runtime.Options{ID: id, Dir: rf.dir, Variant: rf.variant,
-				Meta: map[string]string{"spec": abs, "lock": host.LockPathFor(abs)}, Provenance: prov}, rf)
+				Meta: meta, Provenance: prov}, rf)
 		},
 	}
 	flags = addSpecFlags(c)
+	addSetFlag(c, flags)
 	rf = addRunFlags(c)
 	c.Flags().StringVar(&id, "id", "", "run id (default: the time and a random suffix)")
 	c.Flags().StringVar(&rf.variant, "variant", "", "variant of a sweep to run (default: the first)")
+	c.Flags().BoolVar(&allVariants, "all-variants", false, "run every variant of the sweep as one group of runs (ID-v1, ID-v2, ...; --id names the group)")
+	c.Flags().IntVar(&parallel, "parallel", 1, "with --all-variants: how many variants run at once (each with the executor's concurrency)")
 	return c
 }
 

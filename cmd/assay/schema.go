@@ -16,7 +16,9 @@ func newSchemaCmd() *cobra.Command {
 from the same description as the decoders, the CUE schema and the language
 reference. It describes a spec as JSON: single blocks are objects, labelled
 blocks are objects keyed by label, references are "kind.name" strings.
-Editors can use it to complete and check specs written as JSON or YAML.
+Editors can use it to complete and check specs written as JSON or YAML,
+which every assay command reads as it reads HCL and CUE (spec.json,
+spec.yaml or spec.yml; assay convert writes them).
 
 Exit codes: 0 success, 64 usage error.`,
 		Example: `  assay schema > assay.schema.json`,

@@ -6,25 +6,39 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"assay/compiler/estimate"
 	"assay/runtime"
+	"assay/runtime/compare"
 )
 
 func init() { rootCmd.AddCommand(newStatusCmd()) }
 
 func newStatusCmd() *cobra.Command {
 	var dir string
-	var asJSON bool
+	var asJSON, watch bool
+	var interval time.Duration
 	c := &cobra.Command{
-		Use:   "status [ID] [--json]",
+		Use:   "status [ID] [--json] [--watch]",
 		Short: "Show a run's state, or list runs",
 		Long: `Status reads run ID's journal and shows its state, the current phase,
 real runs reserved against the budget (finished, infeasible, failed, in
-flight), GPU-hours and dollars. Without ID it lists every run, newest first;
-a journal that cannot be read is listed as unreadable with the reason, and
-the other runs are still listed.
+flight), GPU-hours and dollars. Without ID it lists every run, newest first,
+with its key results (dollars, best real gain, Avg@k; assay compare shows
+them all); a journal that cannot be read is listed as unreadable with the
+reason, and the other runs are still listed.
+
+With --watch, status follows run ID: it shows the status again every
+--interval (on a terminal it redraws in place; otherwise it prints a new
+block whenever something changed), with the latest step, calibration and
+best real gain, until the run ends; then it exits 0 when the run finished
+and 1 otherwise. A run that is just starting (its directory is there, its
+journal not yet) is waited for up to 30 seconds. It opens the journal read-only and never takes the run's
+lock, so it works while the run goes on (in another terminal or on
+another host sharing the directory).
 
 States: running (a process holds the run's lock; status names its pid, host
 and start), finished, failed, interrupted (its process is gone without
@@ -36,6 +50,7 @@ With --json it prints the same as JSON: an object for one run, an array of
 them for the list. Each field has one meaning:
 
   id, plan, variant, seed   the run and what it runs
+  plan_hash                 the hash of the plan it runs
   state                     one of the states above
   reason                    why it failed, was interrupted, is empty or
                             unreadable; absent for running and finished runs
@@ -84,7 +99,8 @@ them for the list. Each field has one meaning:
                             assay binary for a built-in)
   updated                   the time of the journal's last event`,
 		Example: `  assay status
-  assay status --json 20261130-021500-a1b2c3`,
+  assay status --json 20261130-021500-a1b2c3
+  assay status --watch 20261130-021500-a1b2c3`,
 		Args: usageArgs(0, 1),
 		RunE: func(c *cobra.Command, args []string) error {
 			out := c.OutOrStdout()
@@ -103,22 +119,22 @@ them for the list. Each field has one meaning:
 					fmt.Fprintf(out, "no runs in %s\n", dir)
 					return nil
 				}
-				tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "ID\tPLAN\tSTATE\tPHASE\tREAL RUNS\tGPU-HOURS\tUPDATED")
+				if err := writeEscaped(out, func(w io.Writer) error { return writeRunList(w, dir, list) }); err != nil {
+					return err
+				}
 				var bad []*runtime.Status
 				for _, s := range list {
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.2f\t%s\n", s.ID, s.Plan, s.State, s.Phase, runsOf(s), s.GPUHours, s.Updated.Format("2006-01-02 15:04:05"))
 					if s.State == runtime.StateUnreadable || s.State == runtime.StateEmpty {
 						bad = append(bad, s)
 					}
-				}
-				if err := tw.Flush(); err != nil {
-					return err
 				}
 				for _, s := range bad {
 					fmt.Fprintf(out, "%s: %s\n", s.ID, s.Reason)
 				}
 				return nil
+			}
+			if watch {
+				return watchRun(c.Context(), out, dir, args[0], interval, asJSON)
 			}
 			st, err := runtime.ReadStatus(dir, args[0])
 			if err != nil {
@@ -133,7 +149,29 @@ them for the list. Each field has one meaning:
 	}
 	c.Flags().StringVar(&dir, "dir", runtime.DefaultDir, "directory that holds runs")
 	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	c.Flags().BoolVarP(&watch, "watch", "w", false, "follow run ID: show its status again every --interval until it ends")
+	c.Flags().DurationVar(&interval, "interval", 2*time.Second, "with --watch: time between refreshes")
 	return c
+}
+
+// writeRunList renders the run list with each run's key results.
+func writeRunList(w io.Writer, dir string, list []*runtime.Status) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tPLAN\tSTATE\tVARIANT\tPHASE\tREAL RUNS\tDOLLARS\tBEST GAIN\tAVG@K\tUPDATED")
+	for _, s := range list {
+		var gain, avg, usd string
+		if s.State != runtime.StateUnreadable && s.State != runtime.StateEmpty {
+			usd = estimate.FormatUSD(s.RunUSD)
+			if r, err := compare.LoadRow(dir, s.ID); err == nil {
+				usd, gain = estimate.FormatUSD(r.USD), figure(r.BestGain)
+				if r.Avg != nil {
+					avg = fmt.Sprintf("%s (k=%d)", figure(r.Avg), r.AvgAt)
+				}
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.ID, s.Plan, s.State, s.Variant, s.Phase, runsOf(s), usd, gain, avg, s.Updated.Format("2006-01-02 15:04:05"))
+	}
+	return tw.Flush()
 }
 
 func runsOf(s *runtime.Status) string {
@@ -155,10 +193,10 @@ func writeStatus(w io.Writer, s *runtime.Status) {
 		fmt.Fprintf(w, "phase      %s\n", s.Phase)
 	}
 	fmt.Fprintf(w, "real runs  %s (%d finished, %d infeasible, %d failed, %d in flight)\n", runsOf(s), s.Finished, s.Infeasible, s.Failed, s.InFlight)
-	fmt.Fprintf(w, "GPU-hours  %.2f\nrun $      %.2f\n", s.GPUHours, s.RunUSD)
+	fmt.Fprintf(w, "GPU-hours  %s\nrun $      %s%s\n", estimate.FormatNumber(s.GPUHours), estimate.FormatUSD(s.RunUSD), capOf(s.Budget.USD))
 	if t := s.Totals; t != nil {
-		fmt.Fprintf(w, "total $    %.2f (LLM %.2f, %d calls)\nsteps      %d (%d candidates, %d policy updates)\nbest gain  %.4g\n",
-			t.USD, t.LLMUSD, t.LLMCalls, t.Steps, t.Candidates, t.PolicyUpdates, t.BestGain)
+		fmt.Fprintf(w, "total $    %s (LLM %s, %d calls)\nsteps      %d (%d candidates, %d policy updates)\nbest gain  %.4g\n",
+			estimate.FormatUSD(t.USD), estimate.FormatUSD(t.LLMUSD), t.LLMCalls, t.Steps, t.Candidates, t.PolicyUpdates, t.BestGain)
 	}
 	if s.State == runtime.StateInterrupted {
 		fmt.Fprintf(w, "continue   assay resume %s\n", s.ID)
@@ -193,6 +231,14 @@ func writeProvenance(w io.Writer, pv *runtime.Provenance) {
 	for _, p := range pv.Plugins {
 		fmt.Fprintf(w, "plugin     %s %s sha256:%s (%s)\n", termSafe(p.Name), termSafe(p.Source), p.SHA256, p.Platform)
 	}
+}
+
+// capOf is " of $CAP" for a dollar cap, or "" without one.
+func capOf(usd float64) string {
+	if usd <= 0 {
+		return ""
+	}
+	return " of " + estimate.FormatUSD(usd)
 }
 
 func writeJSON(w io.Writer, v any) error {

@@ -17,7 +17,8 @@ func newValidateCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "validate [--json] SPEC",
 		Short: "Check a spec and report every problem",
-		Long: `Validate loads SPEC (a .hcl file, a .cue file or a directory of .cue files)
+		Long: `Validate loads SPEC (a .hcl file, a .cue file, a directory of .cue files,
+or a spec written as JSON or YAML: .json, .yaml, .yml)
 and runs every check of the compiler without running anything: syntax,
 unknown fields with "did you mean" hints, types, enums, references,
 formulas, prices and budget arithmetic.
@@ -68,6 +69,7 @@ Exit codes: 0 valid (warnings allowed), 1 invalid, 64 usage error.`,
 		},
 	}
 	flags = addSpecFlags(c)
+	addSetFlag(c, flags)
 	c.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
 	return c
 }

@@ -14,6 +14,12 @@ const (
 	CodeCapAtRisk   = "W_CAP_AT_RISK"
 )
 
+// Codes documents the cap check's codes.
+var Codes = []diag.Code{
+	{Code: CodeCapExceeded, Meaning: "the estimate breaks a hard budget cap (real runs, GPU-hours, dollars or wall-clock hours): validate, estimate and run refuse the spec"},
+	{Code: CodeCapAtRisk, Meaning: "warning: the expected figure is within a budget cap, but the high end of the estimate is not"},
+}
+
 // CheckCaps compares the estimate with the hard caps of b: an error when the
 // expected figure breaks a cap, a warning when only the high one does. With
 // a sweep each variant is checked on its own, since each runs as its own

@@ -14,10 +14,13 @@ const FormatVersion = "1.3"
 
 // Plan is a compiled experiment. Without a sweep it has one variant.
 type Plan struct {
-	FormatVersion string     `json:"format_version"`
-	Hash          string     `json:"hash"`
-	Name          string     `json:"name"`
-	Variants      []*Variant `json:"variants"`
+	FormatVersion string `json:"format_version"`
+	Hash          string `json:"hash"`
+	Name          string `json:"name"`
+	// Overrides are the fields set from the command line (--set PATH=VALUE),
+	// by path, as typed by the field; they are part of the hash.
+	Overrides map[string]any `json:"overrides,omitempty"`
+	Variants  []*Variant     `json:"variants"`
 }
 
 // Count is a number of calls (or runs, steps, hours) as low / expected / high,

@@ -27,6 +27,18 @@ func TestLanguageDocIsCurrent(t *testing.T) {
 	}
 }
 
+// TestPluginDocIsCurrent fails when docs/plugins.md was not regenerated
+// after a change to a built-in plugin's config schema.
+func TestPluginDocIsCurrent(t *testing.T) {
+	got, err := os.ReadFile(filepath.Join("..", "..", "docs", "plugins.md"))
+	if err != nil {
+		t.Fatalf("%v; run: go run ./internal/gendocs", err)
+	}
+	if !bytes.Equal(got, renderPlugins()) {
+		t.Fatalf("docs/plugins.md is stale; run: go run ./internal/gendocs")
+	}
+}
+
 // TestEverythingDocumented checks that the reference names every block,
 // field, enum value, default, formula name and function, and that every
 // schema field has a doc string to show.
@@ -72,8 +84,13 @@ func TestEverythingDocumented(t *testing.T) {
 			t.Errorf("function %s missing", f.Name)
 		}
 	}
+	pdoc := string(renderPlugins())
 	for _, s := range pluginconfig.All {
-		if !strings.Contains(doc, "### `builtin:"+s.Builtin+"`") {
+		if !strings.Contains(doc, "(plugins.md#builtin"+s.Builtin+")") {
+			t.Errorf("the language reference does not link builtin:%s", s.Builtin)
+		}
+		doc := pdoc
+		if !strings.Contains(doc, "## `builtin:"+s.Builtin+"`") {
 			t.Errorf("built-in plugin %s has no config section", s.Builtin)
 		}
 		var walk func(prefix string, fs []*pluginconfig.Field)

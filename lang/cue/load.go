@@ -4,17 +4,22 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/ast"
+	"cuelang.org/go/cue/ast/astutil"
 	"cuelang.org/go/cue/build"
 	"cuelang.org/go/cue/cuecontext"
 	cueerrors "cuelang.org/go/cue/errors"
 	"cuelang.org/go/cue/parser"
 	"cuelang.org/go/cue/token"
+	cuejson "cuelang.org/go/encoding/json"
+	cueyaml "cuelang.org/go/encoding/yaml"
 
 	"assay/lang/diag"
 	"assay/lang/internal/budget"
@@ -56,11 +61,19 @@ const (
 	codeFileRead      = "E_FILE_READ"
 )
 
+// Codes documents the codes only this front end emits; the others mean
+// what they mean in the HCL front end.
+var Codes = []diag.Code{
+	{Code: codeCUESyntax, Meaning: "the CUE, JSON or YAML does not parse, or the files of a CUE package disagree on the package name"},
+	{Code: codeCUEConstraint, Meaning: "a value conflicts with the spec's CUE schema or with another value of the spec (CUE's own unification error)"},
+}
+
 // varsFile is the name of the synthetic file that holds the var struct.
 const varsFile = "<assay vars>"
 
-// LoadFile reads the spec at path: a .cue file, or a directory whose .cue
-// files form one CUE package. It returns a best-effort spec alongside errors;
+// LoadFile reads the spec at path: a .cue file, a directory whose .cue
+// files form one CUE package, or a spec written as JSON (.json) or YAML
+// (.yaml, .yml), which CUE reads as data. It returns a best-effort spec alongside errors;
 // the spec is nil only when the CUE does not parse.
 func LoadFile(path string, opts Options) (*spec.Spec, diag.Diagnostics) {
 	info, err := os.Stat(path)
@@ -103,7 +116,73 @@ func LoadFile(path string, opts Options) (*spec.Spec, diag.Diagnostics) {
 	return Load(files, opts)
 }
 
-// Source is one CUE file's name and content.
+// parseSource parses one file by its extension: JSON (.json) and YAML
+// (.yaml, .yml) are read by CUE's own encoders into the same syntax tree
+// as CUE, so a spec written in either is checked, positioned and decoded
+// exactly as a CUE spec. The error is a *diag.Diagnostic for a limit, else
+// CUE's.
+func parseSource(f Source, lim budget.Limits) (*ast.File, error) {
+	switch Language(f.Name) {
+	case "json":
+		x, err := cuejson.Extract(f.Name, f.Src)
+		if err != nil {
+			return nil, err
+		}
+		if _, ok := x.(*ast.StructLit); !ok {
+			return nil, diag.Errorf(codeType, fileStart(f.Name), "a JSON spec must be an object of the spec's fields").
+				WithDetail("Write {\"name\": ..., \"loop\": {...}, ...}, as in the JSON Schema that assay schema prints.")
+		}
+		return astutil.ToFile(x)
+	case "yaml":
+		af, err := cueyaml.Extract(f.Name, f.Src)
+		if err != nil {
+			return nil, yamlError(f.Name, err)
+		}
+		for _, d := range af.Decls {
+			if _, ok := d.(*ast.EmbedDecl); ok {
+				return nil, diag.Errorf(codeType, fileStart(f.Name), "a YAML spec must be a mapping of the spec's fields").
+					WithDetail("Write name: ..., loop: ..., and so on, as in the JSON Schema that assay schema prints.")
+			}
+		}
+		return af, nil
+	}
+	if d := labelChain(f.Name, f.Src, lim.MaxDepth); d != nil {
+		return nil, d
+	}
+	return parser.ParseFile(f.Name, f.Src, parser.ParseComments)
+}
+
+// yamlLine is how the YAML decoder places an error: "NAME:LINE: message".
+var yamlLine = regexp.MustCompile(`^(?s)(.*?):(\d+): (.*)$`)
+
+// yamlError turns a YAML syntax error, which carries its line only in its
+// text, into a positioned diagnostic.
+func yamlError(name string, err error) *diag.Diagnostic {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	at := fileStart(name)
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		if n, e := strconv.Atoi(m[2]); e == nil && n > 0 {
+			at.Start.Line, at.End.Line = n, n
+		}
+		msg = m[3]
+	}
+	return diag.Errorf(codeCUESyntax, at, "invalid YAML: %s", msg).
+		WithDetail("A YAML spec is a mapping of the spec's fields, as in the JSON Schema that assay schema prints.")
+}
+
+// Language tells the data language of a file this front end reads by its
+// extension: "json", "yaml", or "cue" for everything else.
+func Language(name string) string {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".json":
+		return "json"
+	case ".yaml", ".yml":
+		return "yaml"
+	}
+	return "cue"
+}
+
+// Source is one CUE, JSON or YAML file's name and content.
 type Source struct {
 	Name string
 	Src  []byte
@@ -123,11 +202,11 @@ func Load(files []Source, opts Options) (*spec.Spec, diag.Diagnostics) {
 		if l.first == "" {
 			l.first = f.Name
 		}
-		if d := labelChain(f.Name, f.Src, lim.MaxDepth); d != nil {
+		af, err := parseSource(f, lim)
+		if d, ok := err.(*diag.Diagnostic); ok {
 			l.add(d)
 			continue
 		}
-		af, err := parser.ParseFile(f.Name, f.Src, parser.ParseComments)
 		if err != nil {
 			l.addCUE(err, codeCUESyntax)
 			continue

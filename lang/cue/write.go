@@ -1,6 +1,7 @@
 package cue
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -9,8 +10,11 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/ast"
+	"cuelang.org/go/cue/cuecontext"
 	"cuelang.org/go/cue/format"
+	cueyaml "cuelang.org/go/encoding/yaml"
 
 	"assay/lang/spec"
 )
@@ -173,4 +177,27 @@ func keyword(s string) bool {
 		return true
 	}
 	return false
+}
+
+// WriteData renders a spec model as JSON (lang "json") or YAML (lang
+// "yaml"): the canonical CUE of Write, which is concrete data, exported by
+// CUE's own encoders, so loading the output gives the same spec tree.
+func WriteData(s *spec.Spec, lang string) ([]byte, error) {
+	v := cuecontext.New().CompileBytes(Write(s), cue.Filename("spec.cue"))
+	if err := v.Err(); err != nil {
+		return nil, err
+	}
+	if lang == "yaml" {
+		return cueyaml.Encode(v)
+	}
+	b, err := v.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, b, "", "  "); err != nil {
+		return nil, err
+	}
+	out.WriteByte('\n')
+	return out.Bytes(), nil
 }

@@ -252,3 +252,14 @@ func (ds Diagnostics) Format(limit int) string {
 }
 
 func expandTabs(s string) string { return strings.ReplaceAll(s, "\t", " ") }
+
+// Code documents one diagnostic code: what it means, for the language
+// reference. Each package that emits codes lists its own (Codes); the
+// reference gathers them, and a test fails when code emits one no list
+// documents.
+type Code struct{ Code, Meaning string }
+
+// Codes are the codes this package emits itself.
+var Codes = []Code{
+	{Code: "E_INTERNAL", Meaning: "an internal failure was reported as a diagnostic (a bug in Assay: please report it with the spec)"},
+}

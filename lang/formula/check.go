@@ -179,3 +179,10 @@ func (e *Expr) Vars() []string {
 	walk(e.root)
 	return out
 }
+
+// Codes documents the formula language's codes.
+var Codes = []diag.Code{
+	{Code: "E_FORMULA_SYNTAX", Meaning: "a formula does not parse; the message says what was expected"},
+	{Code: "E_FORMULA_NAME", Meaning: "a formula uses a name or function that does not exist where it is used"},
+	{Code: "E_FORMULA_TYPE", Meaning: "a formula mixes numbers and conditions, or calls a function with the wrong number of arguments"},
+}

@@ -160,3 +160,24 @@ func toRange(r hcl.Range) diag.Range {
 		End:      diag.Pos{Line: r.End.Line, Column: r.End.Column, Byte: r.End.Byte},
 	}
 }
+
+// Codes documents this front end's codes; the CUE front end emits the same
+// codes with the same meanings where they apply.
+var Codes = []diag.Code{
+	{Code: codeSyntax, Meaning: "the HCL does not parse: a missing brace, quote or equals sign; the message says what was expected"},
+	{Code: codeUnknownField, Meaning: "an attribute or block the spec model does not have, with a did-you-mean hint and the fields that are allowed there"},
+	{Code: codeType, Meaning: "a value of the wrong type: a string where a number is expected, a list where a block is, ..."},
+	{Code: codeEnum, Meaning: "a value is not one of the allowed words"},
+	{Code: codeDuplicate, Meaning: "an attribute or single block is written twice, or two labelled blocks of a kind share a name"},
+	{Code: codeRefSyntax, Meaning: "a reference is not written kind.name (e.g. role.rwm)"},
+	{Code: codeExpr, Meaning: "an expression cannot be evaluated: an unknown local, function or variable, or a function call that fails"},
+	{Code: codeLabel, Meaning: "a block has a label where none is allowed, lacks one it needs, or the label is not a valid name"},
+	{Code: codeVarUnknown, Meaning: "a -var, -var-file entry or var.NAME names a variable no file of the spec declares"},
+	{Code: codeVarRequired, Meaning: "a variable has no default and no value from -var or -var-file"},
+	{Code: codeVarType, Meaning: "a variable's value (default, -var or -var-file) does not fit its declared type"},
+	{Code: codeVarSyntax, Meaning: "a -var argument is not NAME=VALUE, a variable file does not parse, or a variable's type is not a known type"},
+	{Code: codeLocalCycle, Meaning: "locals refer to each other in a cycle"},
+	{Code: codeFileRead, Meaning: "a spec or variable file cannot be read, or is not a regular file"},
+	{Code: codeTooLarge, Meaning: "a file is larger than a spec may be"},
+	{Code: codeTooComplex, Meaning: "a spec nests too deeply, or evaluating it takes too long or too much memory"},
+}

@@ -45,8 +45,10 @@ const (
 // language reference.
 type Code struct{ Code, Meaning string }
 
-// Codes lists the codes of `extends` resolution.
+// Codes lists the codes of this package: the spec language and `extends`
+// resolution.
 var Codes = []Code{
+	{codeFormat, "the spec's language cannot be told from its file name: name specs *.hcl, *.cue, *.json, *.yaml or *.yml"},
 	{codeExtends, "the base spec that extends names cannot be read, is not a regular file or a CUE package directory, is not a spec, or extends is not a path to a .hcl or .cue spec"},
 	{codeExtendsCycle, "specs extend each other in a cycle"},
 }
@@ -159,17 +161,28 @@ func (r *resolver) loadFile(path string, from diag.Range) (*spec.Spec, diag.Diag
 		r.mu.Unlock()
 	}
 	switch {
-	case info.IsDir() || strings.EqualFold(filepath.Ext(path), ".cue"):
+	case info.IsDir() || isCUEFamily(path):
+		// JSON and YAML are data CUE reads: one front end for the three.
 		return r.loadCUE(path, onUnknown)
 	case strings.EqualFold(filepath.Ext(path), ".hcl"):
 		return r.loadHCL(path, onUnknown)
 	}
 	if from.Filename != "" {
 		return nil, diag.Diagnostics{diag.Errorf(codeExtends, from, "cannot tell the spec language of base spec %s from its name", path).
-			WithDetail("extends names an HCL spec (*.hcl), a CUE spec (*.cue) or a directory of .cue files.")}
+			WithDetail("extends names an HCL spec (*.hcl), a CUE spec (*.cue), a JSON or YAML spec (*.json, *.yaml, *.yml) or a directory of .cue files.")}
 	}
 	return nil, diag.Diagnostics{diag.Errorf(codeFormat, diag.Range{Filename: path}, "cannot tell the spec language of %q from its name", path).
-		WithDetail("name HCL specs *.hcl and CUE specs *.cue (or pass a directory of .cue files)")}
+		WithDetail("name HCL specs *.hcl, CUE specs *.cue, JSON specs *.json and YAML specs *.yaml or *.yml (or pass a directory of .cue files)")}
+}
+
+// isCUEFamily reports whether the CUE front end reads path: CUE, and JSON
+// and YAML, which CUE reads as data.
+func isCUEFamily(path string) bool {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".cue", ".json", ".yaml", ".yml":
+		return true
+	}
+	return false
 }
 
 // overlay returns the editor's content of path, if it has any.

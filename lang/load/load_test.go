@@ -22,7 +22,7 @@ func TestLoadPicksFrontEnd(t *testing.T) {
 		msg  string
 	}{
 		{filepath.Join("..", "..", "specs", "lm2lm.hcl"), "", ""},
-		{write("x.yaml", "a: 1"), "E_SPEC_FORMAT", "cannot tell the spec language"},
+		{write("x.toml", "a = 1"), "E_SPEC_FORMAT", "cannot tell the spec language"},
 		{filepath.Join(dir, "missing.hcl"), "E_FILE_READ", "cannot read spec"},
 		{write("bad.hcl", "environment {"), "E_SYNTAX", ""},
 	}

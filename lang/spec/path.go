@@ -2,7 +2,9 @@ package spec
 
 import (
 	"fmt"
+	"math"
 	"reflect"
+	"strconv"
 	"strings"
 
 	"assay/lang/diag"
@@ -103,7 +105,7 @@ func SetPath(s *Spec, path string, lit Literal) error {
 		return err
 	}
 	if !Sweepable(f.Type) {
-		return fmt.Errorf("%q is of type %s; only string, number, int and bool fields can be swept", path, f.Type)
+		return fmt.Errorf("%q is of type %s; only string, number, int, bool and assumed-figure fields can be set by path", path, f.Type)
 	}
 	val := v.FieldByName("V")
 	switch f.Type {
@@ -159,4 +161,127 @@ func contains(l []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// ParseText reads text, as written on a command line, as a value of the
+// scalar field at path: a number for number and int fields, true or false
+// for bool fields, and the text itself (or a double-quoted Go string) for
+// string fields. The literal carries rng. Only the schema is consulted:
+// whether the spec has the blocks path names is SetPath's to say.
+func ParseText(path, text string, rng diag.Range) (Literal, error) {
+	f, err := schemaField(path)
+	if err != nil {
+		return Literal{}, err
+	}
+	lit := Literal{Range: rng}
+	switch f.Type {
+	case "string":
+		lit.Kind, lit.Str = LitString, text
+		if strings.HasPrefix(text, `"`) {
+			u, err := strconv.Unquote(text)
+			if err != nil {
+				return Literal{}, fmt.Errorf("%q takes a string; %s is not a well-formed quoted string", path, text)
+			}
+			lit.Str = u
+		}
+	case "number", "int":
+		n, err := strconv.ParseFloat(strings.TrimSpace(text), 64)
+		if err != nil || math.IsNaN(n) || math.IsInf(n, 0) {
+			want := "a number"
+			if f.Type == "int" {
+				want = "a whole number"
+			}
+			return Literal{}, fmt.Errorf("%q takes %s, got %q", path, want, text)
+		}
+		lit.Kind, lit.Num = LitNumber, n
+	case "bool":
+		switch strings.TrimSpace(text) {
+		case "true":
+			lit.Kind, lit.Bool = LitBool, true
+		case "false":
+			lit.Kind, lit.Bool = LitBool, false
+		default:
+			return Literal{}, fmt.Errorf("%q takes true or false, got %q", path, text)
+		}
+	default:
+		return Literal{}, fmt.Errorf("%q is of type %s; only string, number, int and bool fields can be set by path", path, f.Type)
+	}
+	return lit, nil
+}
+
+// schemaField walks the schema along path (labels of repeated blocks are
+// skipped, not looked up) and returns the attribute's field.
+func schemaField(path string) (*Field, error) {
+	parts := strings.Split(path, ".")
+	b := Describe()
+	for i := 0; i < len(parts); i++ {
+		f := b.Field(parts[i])
+		if f == nil {
+			return nil, unknownField(parts[i], b, strings.Join(parts[:i], "."))
+		}
+		switch f.Kind {
+		case Attr:
+			if i != len(parts)-1 {
+				return nil, fmt.Errorf("%q is an attribute, not a block", strings.Join(parts[:i+1], "."))
+			}
+			return f, nil
+		case Block:
+			b = f.Block
+		case Blocks:
+			if i+1 >= len(parts) {
+				return nil, fmt.Errorf("%q needs a block label, e.g. %s.NAME.FIELD", path, parts[i])
+			}
+			b = f.Block
+			i++
+		}
+	}
+	return nil, fmt.Errorf("%q names a block, not an attribute", path)
+}
+
+// SettablePaths lists the paths SetPath can set in s: every string,
+// number, int and bool attribute, through the single blocks of the schema
+// (present or not, as SetPath creates them) and the labelled blocks s
+// declares. The sweep and variable blocks are left out: a sweep cannot set
+// itself, and variables are read before any path is set. For completion.
+func SettablePaths(s *Spec) []string {
+	var out []string
+	var walk func(v reflect.Value, b *BlockSchema, prefix string)
+	walk = func(v reflect.Value, b *BlockSchema, prefix string) {
+		for _, f := range b.Fields {
+			p := prefix + f.Name
+			if prefix == "" && (f.Name == "sweep" || f.Name == "variable" || f.Name == "extends") {
+				continue
+			}
+			var fv reflect.Value
+			if v.IsValid() {
+				fv = FieldValue(v, f)
+			}
+			switch f.Kind {
+			case Attr:
+				if f.Type == "string" || f.Type == "number" || f.Type == "int" || f.Type == "bool" {
+					out = append(out, p)
+				}
+			case Block:
+				var inner reflect.Value
+				if fv.IsValid() && !fv.IsNil() {
+					inner = fv.Elem()
+				}
+				walk(inner, f.Block, p+".")
+			case Blocks:
+				if !fv.IsValid() {
+					continue
+				}
+				for j := 0; j < fv.Len(); j++ {
+					blk := fv.Index(j).Elem()
+					walk(blk, f.Block, p+"."+blk.FieldByName("Name").String()+".")
+				}
+			}
+		}
+	}
+	var root reflect.Value
+	if s != nil {
+		root = reflect.ValueOf(s).Elem()
+	}
+	walk(root, Describe(), "")
+	return out
 }

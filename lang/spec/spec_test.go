@@ -109,3 +109,40 @@ func FuzzSpread(f *testing.F) {
 		}
 	})
 }
+
+// Every path SettablePaths offers can be set, and typed from text.
+func TestSettablePaths(t *testing.T) {
+	s := &Spec{Critics: []*Critic{{Name: "screen"}}}
+	paths := SettablePaths(s)
+	has := map[string]bool{}
+	for _, p := range paths {
+		has[p] = true
+	}
+	for _, want := range []string{"critic.screen.votes", "budget.usd", "seed"} {
+		if !has[want] {
+			t.Errorf("SettablePaths lacks %s", want)
+		}
+	}
+	for _, bad := range []string{"sweep.mode", "extends", "critic.screen.role"} {
+		if has[bad] {
+			t.Errorf("SettablePaths offers %s", bad)
+		}
+	}
+	for _, p := range paths {
+		f, err := schemaField(p)
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		text := map[string]string{"string": "x", "number": "1", "int": "1", "bool": "true", "spread": "0.5"}[f.Type]
+		if len(f.Enum) > 0 {
+			text = f.Enum[0]
+		}
+		lit, err := ParseText(p, text, diag.Range{})
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		if err := SetPath(s, p, lit); err != nil {
+			t.Errorf("SetPath(%s): %v", p, err)
+		}
+	}
+}

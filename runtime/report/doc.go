@@ -5,7 +5,11 @@
 //
 // Plots: reward per step (RL loops) or best gain per round (evolution), the
 // world model's predicted-vs-real gap at each calibration round, and budget
-// burn; then the best proposals with their real gains and the evaluation.
+// burn in real runs and dollars with the caps drawn; then the best
+// proposals with their real gains and the evaluation. Each plot's legend
+// stands in a column beside its plot area, never over the data; money is
+// shown in dollars, and a critic's measured routed share beside the
+// expected_routed the plan assumed.
 //
 // Next phase: none; the report command in cmd/assay writes the file.
 package report

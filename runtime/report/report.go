@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"assay/compiler/plan"
 	"assay/runtime"
 )
 
@@ -27,21 +28,59 @@ type Series struct {
 	Points bool // draw markers only
 }
 
-// Plot is a titled 2-D chart.
+// Line is a horizontal reference line across a plot, such as a budget cap.
+type Line struct {
+	Name  string
+	Color string
+	Y     float64
+}
+
+// Plot is a titled 2-D chart. Its legend stands in a column beside the plot
+// area, never over the data.
 type Plot struct {
 	Title, XLabel, YLabel string
 	Series                []Series
+	// Lines are drawn dashed across the plot, and the y range includes them.
+	Lines []Line
 	// Diagonal draws y = x (predicted vs real).
 	Diagonal bool
+	// YMoney labels the y axis in dollars.
+	YMoney bool
+	// YFromZero starts the y axis at 0, for amounts used against a cap.
+	YFromZero bool
 }
 
 const (
-	pw, ph             = 560.0, 260.0
-	left, right        = 56.0, 16.0
+	pw, ph             = 580.0, 260.0
+	left, right        = 56.0, 8.0
 	top, bottom        = 28.0, 40.0
-	innerW, innerH     = pw - left - right, ph - top - bottom
+	innerH             = ph - top - bottom
+	charW              = 6.2 // width of a legend character at 11px, about
+	legendW            = 156.0
 	defaultEmptyMarker = "no data"
 )
+
+// wrap breaks text into lines of at most n characters at spaces (a longer
+// word stands alone on its line).
+func wrap(text string, n int) []string {
+	var lines []string
+	cur := ""
+	for _, w := range strings.Fields(text) {
+		switch {
+		case cur == "":
+			cur = w
+		case len([]rune(cur))+1+len([]rune(w)) <= n:
+			cur += " " + w
+		default:
+			lines = append(lines, cur)
+			cur = w
+		}
+	}
+	if cur != "" || len(lines) == 0 {
+		lines = append(lines, cur)
+	}
+	return lines
+}
 
 func bounds(p Plot) (x0, x1, y0, y1 float64, ok bool) {
 	x0, y0 = math.Inf(1), math.Inf(1)
@@ -54,6 +93,12 @@ func bounds(p Plot) (x0, x1, y0, y1 float64, ok bool) {
 	}
 	if math.IsInf(x0, 1) {
 		return 0, 1, 0, 1, false
+	}
+	for _, l := range p.Lines {
+		y0, y1 = math.Min(y0, l.Y), math.Max(y1, l.Y)
+	}
+	if p.YFromZero {
+		y0 = math.Min(y0, 0)
 	}
 	if p.Diagonal {
 		x0, x1 = math.Min(x0, y0), math.Max(x1, y1)
@@ -69,22 +114,31 @@ func bounds(p Plot) (x0, x1, y0, y1 float64, ok bool) {
 	return x0, x1, y0 - pad, y1 + pad, true
 }
 
-// SVG renders a plot as an inline SVG element.
+// SVG renders a plot as an inline SVG element: the plot area, then the
+// legend in its own column to the right of it.
 func (p Plot) SVG() template.HTML {
 	var b strings.Builder
+	// Every plot has the same legend column, so plot areas line up.
+	lw := legendW
+	innerW := pw - left - right - lw - 8
+	lx := left + innerW + 10 // the legend column's left edge
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%g" height="%g" viewBox="0 0 %g %g" role="img" aria-label="%s">`, pw, ph, pw, ph, template.HTMLEscapeString(p.Title))
 	fmt.Fprintf(&b, `<text x="%g" y="18" class="t">%s</text>`, left, template.HTMLEscapeString(p.Title))
 	x0, x1, y0, y1, ok := bounds(p)
 	fmt.Fprintf(&b, `<rect x="%g" y="%g" width="%g" height="%g" class="f"/>`, left, top, innerW, innerH)
 	if !ok {
-		fmt.Fprintf(&b, `<text x="%g" y="%g" class="l">%s</text></svg>`, left+innerW/2-20, top+innerH/2, defaultEmptyMarker)
+		fmt.Fprintf(&b, `<text x="%g" y="%g" class="l" text-anchor="middle">%s</text></svg>`, left+innerW/2, top+innerH/2, defaultEmptyMarker)
 		return template.HTML(b.String())
 	}
 	sx := func(x float64) float64 { return left + (x-x0)/(x1-x0)*innerW }
 	sy := func(y float64) float64 { return top + innerH - (y-y0)/(y1-y0)*innerH }
+	ylabel := num
+	if p.YMoney {
+		ylabel = money
+	}
 	for _, y := range ticks(y0, y1, false) {
 		fmt.Fprintf(&b, `<line x1="%g" x2="%g" y1="%.1f" y2="%.1f" class="g"/><text x="%g" y="%.1f" class="l" text-anchor="end">%s</text>`,
-			left, left+innerW, sy(y), sy(y), left-4, sy(y)+4, num(y))
+			left, left+innerW, sy(y), sy(y), left-4, sy(y)+4, ylabel(y))
 	}
 	for _, x := range ticks(x0, x1, wholeX(p)) {
 		fmt.Fprintf(&b, `<text x="%.1f" y="%g" class="l" text-anchor="middle">%s</text>`, sx(x), top+innerH+14, num(x))
@@ -94,7 +148,10 @@ func (p Plot) SVG() template.HTML {
 	if p.Diagonal {
 		fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" class="d"/>`, sx(x0), sy(x0), sx(x1), sy(x1))
 	}
-	for si, s := range p.Series {
+	for _, l := range p.Lines {
+		fmt.Fprintf(&b, `<line x1="%g" x2="%g" y1="%.1f" y2="%.1f" stroke="%s" stroke-width="1.5" stroke-dasharray="6 4"/>`, left, left+innerW, sy(l.Y), sy(l.Y), l.Color)
+	}
+	for _, s := range p.Series {
 		if s.Points || len(s.X) == 1 {
 			for i := range s.X {
 				fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3" fill="%s" fill-opacity="0.75"/>`, sx(s.X[i]), sy(s.Y[i]), s.Color)
@@ -106,11 +163,58 @@ func (p Plot) SVG() template.HTML {
 			}
 			fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" stroke-width="2" points="%s"/>`, s.Color, strings.Join(pts, " "))
 		}
-		fmt.Fprintf(&b, `<rect x="%g" y="%g" width="10" height="10" fill="%s"/><text x="%g" y="%g" class="l">%s</text>`,
-			left+innerW-150, top+6+float64(si)*14, s.Color, left+innerW-136, top+15+float64(si)*14, template.HTMLEscapeString(s.Name))
+	}
+	// The legend: one entry per series, then per reference line, each name
+	// wrapped to the column.
+	per := int((lw - 16) / charW)
+	y := top + 6
+	entry := func(name, swatch string) {
+		fmt.Fprintf(&b, swatch, lx, y)
+		for i, line := range wrap(name, per) {
+			fmt.Fprintf(&b, `<text x="%g" y="%g" class="l">%s</text>`, lx+14, y+9+float64(i)*13, template.HTMLEscapeString(line))
+			if i > 0 {
+				y += 13
+			}
+		}
+		y += 17
+	}
+	for _, s := range p.Series {
+		entry(s.Name, `<rect x="%g" y="%g" width="10" height="10" fill="`+s.Color+`"/>`)
+	}
+	for _, l := range p.Lines {
+		entry(l.Name, `<rect x="%g" y="%g" width="10" height="2" transform="translate(0 4)" fill="`+l.Color+`"/>`)
 	}
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String())
+}
+
+// group puts thousands separators into a whole number's digits.
+func group(s string) string {
+	sign := ""
+	if strings.HasPrefix(s, "-") {
+		sign, s = "-", s[1:]
+	}
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return sign + s
+}
+
+// money formats dollars for an axis or a table: $0.0012, $3.50, $1,250.
+func money(x float64) string {
+	sign := ""
+	if x < 0 {
+		sign, x = "-", -x
+	}
+	switch {
+	case x == 0:
+		return "$0"
+	case x >= 1000:
+		return sign + "$" + group(fmt.Sprintf("%.0f", x))
+	case x < 0.01:
+		return sign + "$" + strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2g", x), "0"), ".")
+	}
+	return sign + "$" + fmt.Sprintf("%.2f", x)
 }
 
 // ticks returns about five or six axis values at round steps (1, 2 or 5 times a
@@ -166,7 +270,7 @@ func num(x float64) string {
 	case ax == 0:
 		return "0"
 	case ax >= 1000:
-		return fmt.Sprintf("%.0f", x)
+		return group(fmt.Sprintf("%.0f", x))
 	case ax >= 10:
 		s = fmt.Sprintf("%.1f", x)
 	case ax >= 0.01:
@@ -249,18 +353,72 @@ func Plots(r *runtime.Report) []Plot {
 		}
 		out = append(out, scatter)
 	}
-	burn := Plot{Title: "Budget burn", XLabel: "seconds since the run began", YLabel: "real runs reserved"}
-	s := Series{Name: "real runs", Color: palette[0]}
+	// Budget burn: what the run reserved against each cap, with the cap
+	// drawn, so how close the run came to it reads at a glance.
+	var budget plan.Budget
+	if r.Status != nil {
+		budget = r.Status.Budget
+	}
+	burn := Plot{Title: "Budget burn: real runs", XLabel: "seconds since the run began", YLabel: "real runs reserved", YFromZero: true}
+	s := Series{Name: "real runs reserved", Color: palette[0]}
+	usd := Series{Name: "dollars reserved for real runs", Color: palette[4]}
 	for _, b := range r.Burn {
 		s.X = append(s.X, b.Seconds)
 		s.Y = append(s.Y, float64(b.Run))
+		usd.X = append(usd.X, b.Seconds)
+		usd.Y = append(usd.Y, b.USD)
 	}
 	burn.Series = []Series{s}
+	if budget.RealRuns > 0 && len(s.X) > 0 {
+		burn.Lines = []Line{{Name: fmt.Sprintf("cap: %d real runs", budget.RealRuns), Color: palette[1], Y: float64(budget.RealRuns)}}
+	}
 	out = append(out, burn)
+	if len(usd.X) > 0 && (budget.USD > 0 || usd.Y[len(usd.Y)-1] > 0) {
+		p := Plot{Title: "Budget burn: dollars", XLabel: "seconds since the run began", YLabel: "dollars reserved", YMoney: true, YFromZero: true, Series: []Series{usd}}
+		if budget.USD > 0 {
+			p.Lines = []Line{{Name: "cap: " + money(budget.USD) + " (real runs and LLM calls)", Color: palette[1], Y: budget.USD}}
+		}
+		out = append(out, p)
+	}
 	return out
 }
 
-var page = template.Must(template.New("report").Funcs(template.FuncMap{"num": num, "deref": func(p *float64) float64 { return *p }, "pct": func(x float64) string { return fmt.Sprintf("%+.1f%%", 100*x) }, "edits": func(m map[string]string) string {
+// figure formats a value of an estimate-vs-run row by what the figure
+// measures: dollars, a share, or a count.
+func figure(name string, x float64) string {
+	switch {
+	case strings.HasSuffix(name, "usd"):
+		return money(x)
+	case strings.HasSuffix(name, "_share"):
+		return pct(x)
+	}
+	return num(x)
+}
+
+func pct(x float64) string { return strings.TrimSuffix(fmt.Sprintf("%.1f", x*100), ".0") + "%" }
+
+// routedRows are the estimate-vs-run rows of a critic's routed share: the
+// measured share beside the expected_routed the plan assumed.
+func routedRows(cs []runtime.Comparison) []runtime.Comparison {
+	var out []runtime.Comparison
+	for _, c := range cs {
+		if strings.HasSuffix(c.Figure, ".routed_share") {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// loopOf is NAME of a figure loops.NAME.x.
+func loopOf(figure string) string {
+	f := strings.TrimPrefix(figure, "loops.")
+	if i := strings.LastIndex(f, "."); i >= 0 {
+		return f[:i]
+	}
+	return f
+}
+
+var page = template.Must(template.New("report").Funcs(template.FuncMap{"num": num, "money": money, "pct": pct, "pcterr": func(x float64) string { return fmt.Sprintf("%+.1f%%", 100*x) }, "deref": func(p *float64) float64 { return *p }, "figure": figure, "routed": routedRows, "loopOf": loopOf, "edits": func(m map[string]string) string {
 	var parts []string
 	for k, v := range m {
 		parts = append(parts, k+"="+v)
@@ -271,7 +429,7 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{"num": nu
 <html lang="en"><head><meta charset="utf-8">
 <title>Assay run {{.R.Status.ID}}</title>
 <style>
-body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:1180px;color:#222}
+body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:1200px;color:#222;padding:0 12px}
 h1{font-size:1.5em}h2{font-size:1.15em;margin-top:1.6em}
 table{border-collapse:collapse}td,th{border-bottom:1px solid #ddd;padding:3px 10px;text-align:left}
 td.n{text-align:right;font-variant-numeric:tabular-nums}
@@ -285,7 +443,9 @@ svg .f{fill:#fafafa;stroke:#ccc}svg .g{stroke:#e6e6e6}svg .d{stroke:#999;stroke-
 <tr><th>state</th><td>{{.R.Status.State}}{{if .R.Status.Reason}}: {{.R.Status.Reason}}{{end}}</td></tr>
 <tr><th>real runs</th><td>{{.R.Status.RealRuns}}{{if .R.Status.Budget.RealRuns}} of {{.R.Status.Budget.RealRuns}}{{end}} ({{.R.Status.Finished}} finished, {{.R.Status.Failed}} failed, {{.R.Status.InFlight}} in flight)</td></tr>
 <tr><th>GPU-hours</th><td>{{num .R.Status.GPUHours}}</td></tr>
-{{with .R.Status.Totals}}<tr><th>dollars</th><td>{{num .USD}} (LLM {{num .LLMUSD}}, {{.LLMCalls}} calls)</td></tr>
+<tr><th>dollars</th><td>{{with .R.Status.Totals}}{{money .USD}} (real runs {{money $.R.Status.RunUSD}}, LLM {{money .LLMUSD}}, {{.LLMCalls}} calls){{else}}{{money .R.Status.RunUSD}} reserved for real runs so far{{end}}{{if .R.Status.Budget.USD}} of a {{money .R.Status.Budget.USD}} cap{{end}}</td></tr>
+{{range routed .R.Compare}}<tr><th>routed share, loop {{loopOf .Figure}}</th><td>{{pct .Measured}} measured, beside expected_routed {{pct .Expected}}{{if ne .Low .High}} (assumed {{pct .Low}} – {{pct .High}}){{end}}{{if not .Within}}: <b>outside the assumed range</b>{{end}}</td></tr>{{end}}
+{{with .R.Status.Totals}}
 <tr><th>steps</th><td>{{.Steps}} ({{.Candidates}} candidates rewarded, {{.PolicyUpdates}} policy updates)</td></tr>{{end}}
 </table>
 {{with .R.Status.Provenance}}<h2>Provenance</h2>
@@ -299,11 +459,11 @@ svg .f{fill:#fafafa;stroke:#ccc}svg .g{stroke:#e6e6e6}svg .d{stroke:#999;stroke-
 </table>{{end}}
 {{if .R.Compare}}<h2>Estimate and run</h2>
 <table><tr><th>figure</th><th>low</th><th>expected</th><th>high</th><th>run</th><th></th></tr>
-{{range .R.Compare}}<tr><td>{{.Figure}}</td><td class="n">{{num .Low}}</td><td class="n">{{num .Expected}}</td><td class="n">{{num .High}}</td><td class="n">{{num .Measured}}</td><td>{{if .Within}}within{{else}}<b>outside</b>{{end}}</td></tr>{{end}}
+{{range .R.Compare}}<tr><td>{{.Figure}}</td><td class="n">{{figure .Figure .Low}}</td><td class="n">{{figure .Figure .Expected}}</td><td class="n">{{figure .Figure .High}}</td><td class="n">{{figure .Figure .Measured}}</td><td>{{if .Within}}within{{else}}<b>outside</b>{{end}}</td></tr>{{end}}
 </table>
 {{end}}{{if .R.Predicted}}<h2>Predicted from the run's own measurements, and actual</h2>
 <table><tr><th>figure</th><th>predicted</th><th>actual</th><th>error</th></tr>
-{{range .R.Predicted}}<tr><td>{{.Figure}}</td><td class="n">{{num .Predicted}}</td><td class="n">{{num .Actual}}</td><td class="n">{{pct .Error}}</td></tr>{{end}}
+{{range .R.Predicted}}<tr><td>{{.Figure}}</td><td class="n">{{num .Predicted}}</td><td class="n">{{num .Actual}}</td><td class="n">{{pcterr .Error}}</td></tr>{{end}}
 </table>{{end}}
 <h2>Figures</h2>
 <div class="plots">{{range .Plots}}{{.SVG}}{{end}}</div>

@@ -3,6 +3,8 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -12,16 +14,21 @@ import (
 
 func sample() *runtime.Report {
 	return &runtime.Report{
-		Status: &runtime.Status{ID: "r1", Plan: "p", State: "finished", RealRuns: 3, Provenance: &runtime.Provenance{
-			Spec: "exp/a.hcl", GitCommit: "0123abcd", GitDirty: true, DirtyFiles: []string{"exp/a.hcl"}, PlanHash: "sha256:feed",
-			Assay: "0.1.0", Overrides: []string{"-var steps=4"}, Plugins: []plan.PluginPin{{Name: "trainer", Source: "builtin:tinylm", Platform: "linux/amd64", SHA256: "beef"}},
-		}},
+		Status: &runtime.Status{ID: "r1", Plan: "p", State: "finished", RealRuns: 3, RunUSD: 1.25,
+			Budget: plan.Budget{RealRuns: 40, USD: 25}, Totals: &runtime.Totals{USD: 3.5, LLMUSD: 2.25}, Provenance: &runtime.Provenance{
+				Spec: "exp/a.hcl", GitCommit: "0123abcd", GitDirty: true, DirtyFiles: []string{"exp/a.hcl"}, PlanHash: "sha256:feed",
+				Assay: "0.1.0", Overrides: []string{"-var steps=4"}, Plugins: []plan.PluginPin{{Name: "trainer", Source: "builtin:tinylm", Platform: "linux/amd64", SHA256: "beef"}},
+			}},
+		Compare: []runtime.Comparison{
+			{Figure: "totals.usd", Low: 1, Expected: 2, High: 4, Measured: 3.5, Within: true},
+			{Figure: "loops.policy.routed_share", Low: 0.1, Expected: 0.25, High: 0.5, Measured: 0.31, Within: true},
+		},
 		Steps: []runtime.StepFigures{{Loop: "policy", Step: 1, MeanReward: 0.5}, {Loop: "policy", Step: 2, MeanReward: 1.5}},
 		Calibration: []runtime.CalibrationFigures{
 			{Round: 1, AfterStep: 2, MAE: 0.3, Points: []runtime.CalibPoint{{Predicted: 0.1, Real: 0.4}}},
 			{Round: 2, AfterStep: 4, MAE: 0.1, RankAcc: 0.7, Pairs: 3, Points: []runtime.CalibPoint{{Predicted: 0.2, Real: 0.25}}},
 		},
-		Burn: []runtime.BurnPoint{{Run: 1, Seconds: 0}, {Run: 2, Seconds: 3}},
+		Burn: []runtime.BurnPoint{{Run: 1, Seconds: 0, USD: 0.5}, {Run: 2, Seconds: 3, USD: 1.25}},
 		Best: []runtime.BestProposal{{Key: "seed/x/0", Task: "x/t", Text: "use <adam>", Edits: map[string]string{"b": "2", "a": "1"}, Gain: 0.25}},
 	}
 }
@@ -90,6 +97,78 @@ func TestEvaluationAndCriticShown(t *testing.T) {
 		"Critic of loop evolve", "AUROC 0.812", "3 of them routed", "error recall 0.75"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q", want)
+		}
+	}
+}
+
+// Money is shown with dollar signs, the measured routed share beside the
+// expected_routed the plan assumed, and the budget caps on the burn plots.
+func TestMoneyRoutedAndCaps(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteHTML(&b, sample()); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"$3.50 (real runs $1.25, LLM $2.25",
+		"of a $25.00 cap",
+		"31% measured, beside expected_routed 25% (assumed 10% – 50%)",
+		`<td class="n">$2.00</td>`,
+		"cap: 40 real runs",
+		"cap: $25.00",
+		"Budget burn: dollars",
+		">$20.00<", // a dollar axis tick
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+}
+
+// The legend stands beside the plot area: no legend entry starts inside
+// it, and every plot area ends at the same x.
+func TestLegendBesidePlot(t *testing.T) {
+	rect := regexp.MustCompile(`<rect x="([\d.]+)" y="[\d.]+" width="([\d.]+)" height="[\d.]+" class="f"/>`)
+	swatch := regexp.MustCompile(`<rect x="([\d.]+)" y="[\d.]+" width="10" height="(?:10|2)"`)
+	var right float64
+	for _, p := range Plots(sample()) {
+		svg := string(p.SVG())
+		m := rect.FindStringSubmatch(svg)
+		if m == nil {
+			t.Fatalf("%s: no plot area", p.Title)
+		}
+		x, _ := strconv.ParseFloat(m[1], 64)
+		w, _ := strconv.ParseFloat(m[2], 64)
+		if right != 0 && x+w != right {
+			t.Errorf("%s: plot area ends at %g, another at %g", p.Title, x+w, right)
+		}
+		right = x + w
+		sw := swatch.FindAllStringSubmatch(svg, -1)
+		if len(sw) != len(p.Series)+len(p.Lines) {
+			t.Errorf("%s: %d legend entries for %d series and %d lines", p.Title, len(sw), len(p.Series), len(p.Lines))
+		}
+		for _, s := range sw {
+			if lx, _ := strconv.ParseFloat(s[1], 64); lx <= x+w {
+				t.Errorf("%s: a legend entry at x=%g lies over the plot area (%g to %g)", p.Title, lx, x, x+w)
+			}
+		}
+	}
+}
+
+func TestWrap(t *testing.T) {
+	got := strings.Join(wrap("MAE before the round joins the context", 22), "|")
+	if got != "MAE before the round|joins the context" {
+		t.Errorf("wrap = %q", got)
+	}
+	if got := wrap("", 10); len(got) != 1 {
+		t.Errorf("wrap of nothing = %q", got)
+	}
+}
+
+func TestMoney(t *testing.T) {
+	for x, want := range map[float64]string{0: "$0", 0.0015: "$0.0015", 3.5: "$3.50", 1250: "$1,250", -2: "-$2.00", 1234567: "$1,234,567"} {
+		if got := money(x); got != want {
+			t.Errorf("money(%g) = %q, want %q", x, got, want)
 		}
 	}
 }

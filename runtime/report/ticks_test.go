@@ -37,7 +37,7 @@ func TestTicks(t *testing.T) {
 }
 
 func TestNum(t *testing.T) {
-	for x, want := range map[float64]string{0: "0", 5: "5", 0.6000000000000001: "0.6", 12.5: "12.5", -0.5: "-0.5", 2500: "2500", 0.001: "0.001", 20: "20"} {
+	for x, want := range map[float64]string{0: "0", 5: "5", 0.6000000000000001: "0.6", 12.5: "12.5", -0.5: "-0.5", 2500: "2,500", -12345: "-12,345", 0.001: "0.001", 20: "20"} {
 		if got := num(x); got != want {
 			t.Errorf("num(%v) = %q, want %q", x, got, want)
 		}

@@ -3,6 +3,7 @@ package jsonschema
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -156,8 +157,10 @@ func TestSpecsValidate(t *testing.T) {
 		t.Fatalf("$schema = %v", root["$schema"])
 	}
 	paths, _ := filepath.Glob("../../../specs/*.hcl")
-	cues, _ := filepath.Glob("../../../specs/*.cue")
-	paths = append(paths, cues...)
+	for _, ext := range []string{"cue", "json", "yaml"} {
+		more, _ := filepath.Glob("../../../specs/*." + ext)
+		paths = append(paths, more...)
+	}
 	if len(paths) < 2 {
 		t.Fatal("no specs found")
 	}
@@ -170,6 +173,30 @@ func TestSpecsValidate(t *testing.T) {
 		var tree any
 		json.Unmarshal(b, &tree)
 		if err := validate(root, root, tree, filepath.Base(p)); err != nil {
+			t.Errorf("%v", err)
+		}
+	}
+}
+
+// A spec written as JSON validates against the schema as the file it is,
+// not only as the tree the decoders make of it: the schema's claim that
+// editors can check JSON and YAML specs with it holds.
+func TestJSONSpecFilesValidate(t *testing.T) {
+	root := roundTrip(t)
+	paths, _ := filepath.Glob("../../../specs/*.json")
+	if len(paths) == 0 {
+		t.Fatal("no JSON specs in specs/")
+	}
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc any
+		if err := json.Unmarshal(b, &doc); err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		if err := validate(root, root, doc, filepath.Base(p)); err != nil {
 			t.Errorf("%v", err)
 		}
 	}

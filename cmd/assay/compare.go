@@ -1,0 +1,305 @@
+package main
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"assay/compiler/diff"
+	"assay/compiler/estimate"
+	"assay/runtime"
+	"assay/runtime/compare"
+)
+
+func init() { rootCmd.AddCommand(newCompareCmd()) }
+
+func newCompareCmd() *cobra.Command {
+	var dir, format string
+	c := &cobra.Command{
+		Use:   "compare ID... [--format table|json|markdown|csv]",
+		Short: "Set runs side by side: overrides, plan hashes, real runs, dollars and results",
+		Long: `Compare reads the journals of the runs named (an ID may also be the group
+id of assay run --all-variants, standing for every run of the group) and
+sets them side by side, one row per run:
+
+  run, variant          the run and the variant of its plan it ran
+  overrides             the fields the variant's sweep axes and --set
+                        changed, PATH=VALUE
+  plan hash             the hash of the plan the run ran
+  state                 running, finished, failed or interrupted
+  real runs, GPU-hours  real runs reserved against the budget, their hours
+  dollars               real runs and LLM calls once the run ended (while it
+                        runs: the real runs' reserved dollars)
+  best gain             the best real gain of a proposal that ran for real
+  Avg@k, Best@k         the last evaluation's figures
+  cal. MAE              the world model's mean absolute error at the last
+                        calibration round
+  routed                the share of judged candidates the critic routed to
+                        a real run, beside the expected_routed the plan
+                        assumed
+
+A figure the run did not measure is blank (in JSON: absent), never 0. The
+table and Markdown leave out columns blank in every row; CSV keeps every
+column, with plain numbers (usd, routed_share and expected_routed as
+fractions) under the JSON field names. Journals are read read-only, so compare works while runs go on.
+
+Exit codes: 0 ok, 1 a run or group does not exist or cannot be read,
+64 usage error.`,
+		Example: `  assay compare 20261130-021500-a1b2c3        # a group from run --all-variants
+  assay compare try1 try2 --format markdown
+  assay compare --format csv sweep1 > sweep1.csv`,
+		Args: usageArgs(1, -1),
+		RunE: func(c *cobra.Command, args []string) error {
+			write, ok := compareWriters[format]
+			if !ok {
+				return &exitError{code: exitUsage, msg: fmt.Sprintf("--format must be table, json, markdown or csv, not %q", format)}
+			}
+			rows, err := compare.Load(dir, args)
+			if err != nil {
+				return userErrorf("%v", err)
+			}
+			if format == "json" || format == "csv" {
+				return write(c.OutOrStdout(), rows)
+			}
+			return writeEscaped(c.OutOrStdout(), func(w io.Writer) error { return write(w, rows) })
+		},
+	}
+	c.Flags().StringVar(&dir, "dir", runtime.DefaultDir, "directory that holds runs")
+	c.Flags().StringVar(&format, "format", "table", "output format: table, json, markdown or csv")
+	return c
+}
+
+var compareWriters = map[string]func(io.Writer, []*compare.Row) error{
+	"table":    writeCompareTable,
+	"markdown": writeCompareMarkdown,
+	"csv":      writeCompareCSV,
+	"json":     func(w io.Writer, rows []*compare.Row) error { return writeJSON(w, rowsOrEmpty(rows)) },
+}
+
+func rowsOrEmpty(rows []*compare.Row) []*compare.Row {
+	if rows == nil {
+		return []*compare.Row{}
+	}
+	return rows
+}
+
+// compareColumn is one column of the comparison: its header, and its cell
+// of a row ("" when the run did not measure it).
+type compareColumn struct {
+	head string
+	cell func(*compare.Row) string
+}
+
+// compareColumns are the columns for people (short: hashes cut, dollars
+// and shares formatted, k in the Avg@k header when all rows share it), or
+// for a spreadsheet (!short: whole hashes, plain numbers, fixed headers,
+// the routed share and expected_routed in columns of their own).
+func compareColumns(rows []*compare.Row, short bool) []compareColumn {
+	if !short {
+		return []compareColumn{
+			{"run", func(r *compare.Row) string { return r.ID }},
+			{"group", func(r *compare.Row) string { return r.Group }},
+			{"variant", func(r *compare.Row) string { return r.Variant }},
+			{"overrides", func(r *compare.Row) string { return overridesText(r.Overrides) }},
+			{"plan_hash", func(r *compare.Row) string { return r.PlanHash }},
+			{"state", func(r *compare.Row) string { return r.State }},
+			{"real_runs", func(r *compare.Row) string { return strconv.Itoa(r.RealRuns) }},
+			{"gpu_hours", func(r *compare.Row) string { return plain(&r.GPUHours) }},
+			{"usd", func(r *compare.Row) string { return plain(&r.USD) }},
+			{"best_real_gain", func(r *compare.Row) string { return plain(r.BestGain) }},
+			{"avg_at", func(r *compare.Row) string { return whole(r.AvgAt) }},
+			{"avg_at_k", func(r *compare.Row) string { return plain(r.Avg) }},
+			{"best_at", func(r *compare.Row) string { return whole(r.BestAt) }},
+			{"best_at_k", func(r *compare.Row) string { return plain(r.Best) }},
+			{"calibration_mae", func(r *compare.Row) string { return plain(r.CalibrationMAE) }},
+			{"routed_share", func(r *compare.Row) string { return plain(r.RoutedShare) }},
+			{"expected_routed", func(r *compare.Row) string { return plain(r.ExpectedRouted) }},
+		}
+	}
+	k := func(get func(*compare.Row) int, name string) string {
+		seen := map[int]bool{}
+		for _, r := range rows {
+			if n := get(r); n > 0 {
+				seen[n] = true
+			}
+		}
+		if len(seen) == 1 {
+			for n := range seen {
+				return fmt.Sprintf("%s@%d", name, n)
+			}
+		}
+		return name + "@k"
+	}
+	hash := func(r *compare.Row) string {
+		if len(r.PlanHash) > 19 {
+			return r.PlanHash[:19]
+		}
+		return r.PlanHash
+	}
+	return []compareColumn{
+		{"run", func(r *compare.Row) string { return r.ID }},
+		{"variant", func(r *compare.Row) string { return r.Variant }},
+		{"overrides", func(r *compare.Row) string { return overridesText(r.Overrides) }},
+		{"plan hash", hash},
+		{"state", func(r *compare.Row) string { return r.State }},
+		{"real runs", func(r *compare.Row) string { return strconv.Itoa(r.RealRuns) }},
+		{"GPU-hours", func(r *compare.Row) string { return estimate.FormatNumber(r.GPUHours) }},
+		{"dollars", func(r *compare.Row) string { return estimate.FormatUSD(r.USD) }},
+		{"best gain", func(r *compare.Row) string { return figure(r.BestGain) }},
+		{k(func(r *compare.Row) int { return r.AvgAt }, "Avg"), func(r *compare.Row) string { return figure(r.Avg) }},
+		{k(func(r *compare.Row) int { return r.BestAt }, "Best"), func(r *compare.Row) string { return figure(r.Best) }},
+		{"cal. MAE", func(r *compare.Row) string { return figure(r.CalibrationMAE) }},
+		{"routed", func(r *compare.Row) string {
+			if r.RoutedShare == nil {
+				return ""
+			}
+			s := share(*r.RoutedShare)
+			if r.ExpectedRouted != nil {
+				s += " (expected " + share(*r.ExpectedRouted) + ")"
+			}
+			return s
+		}},
+	}
+}
+
+// nonBlank keeps the columns with a cell in some row.
+func nonBlank(cols []compareColumn, rows []*compare.Row) []compareColumn {
+	var out []compareColumn
+	for _, c := range cols {
+		for _, r := range rows {
+			if c.cell(r) != "" {
+				out = append(out, c)
+				break
+			}
+		}
+	}
+	return out
+}
+
+func figure(x *float64) string {
+	if x == nil {
+		return ""
+	}
+	return strconv.FormatFloat(*x, 'g', 4, 64)
+}
+
+// plain is a number as a spreadsheet reads it, or "" when not measured.
+func plain(x *float64) string {
+	if x == nil {
+		return ""
+	}
+	return strconv.FormatFloat(*x, 'g', -1, 64)
+}
+
+func whole(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return strconv.Itoa(n)
+}
+
+func share(x float64) string { return strconv.FormatFloat(x*100, 'f', 1, 64) + "%" }
+
+func overridesText(ov map[string]any) string {
+	keys := make([]string, 0, len(ov))
+	for k := range ov {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + "=" + diff.FormatValue(ov[k])
+	}
+	return strings.Join(parts, " ")
+}
+
+func writeCompareTable(w io.Writer, rows []*compare.Row) error {
+	if len(rows) == 0 {
+		_, err := fmt.Fprintln(w, "no runs")
+		return err
+	}
+	cols := nonBlank(compareColumns(rows, true), rows)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	heads := make([]string, len(cols))
+	for i, c := range cols {
+		heads[i] = strings.ToUpper(c.head)
+	}
+	fmt.Fprintln(tw, strings.Join(heads, "\t"))
+	for _, r := range rows {
+		cells := make([]string, len(cols))
+		for i, c := range cols {
+			cells[i] = termSafe(c.cell(r))
+		}
+		fmt.Fprintln(tw, strings.Join(cells, "\t"))
+	}
+	return tw.Flush()
+}
+
+func writeCompareMarkdown(w io.Writer, rows []*compare.Row) error {
+	cols := nonBlank(compareColumns(rows, true), rows)
+	heads := make([]string, len(cols))
+	rule := make([]string, len(cols))
+	for i, c := range cols {
+		heads[i] = c.head
+		rule[i] = "---"
+		if i >= 5 {
+			rule[i] = "---:"
+		}
+	}
+	fmt.Fprintf(w, "| %s |\n| %s |\n", strings.Join(heads, " | "), strings.Join(rule, " | "))
+	for _, r := range rows {
+		cells := make([]string, len(cols))
+		for i, c := range cols {
+			cells[i] = mdCell(c.cell(r))
+		}
+		fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
+	}
+	return nil
+}
+
+// mdCell keeps a cell on its row: pipes escaped, line breaks as spaces,
+// code spans for values that hold Markdown characters.
+func mdCell(s string) string {
+	s = strings.NewReplacer("|", `\|`, "\n", " ", "\r", " ").Replace(s)
+	if strings.ContainsAny(s, "*_`[]<>") {
+		s = "`" + strings.ReplaceAll(s, "`", "'") + "`"
+	}
+	return s
+}
+
+func writeCompareCSV(w io.Writer, rows []*compare.Row) error {
+	cols := compareColumns(rows, false)
+	cw := csv.NewWriter(w)
+	heads := make([]string, len(cols))
+	for i, c := range cols {
+		heads[i] = c.head
+	}
+	if err := cw.Write(heads); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		cells := make([]string, len(cols))
+		for i, c := range cols {
+			cells[i] = csvSafe(c.cell(r))
+		}
+		if err := cw.Write(cells); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// csvSafe keeps a spreadsheet from reading a cell as a formula.
+func csvSafe(s string) string {
+	if s != "" && strings.ContainsRune("=+@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
+}

@@ -1,0 +1,127 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"assay/runtime"
+	"assay/runtime/compare"
+)
+
+// watchRun shows run id's status every interval until the run ends. On a
+// terminal each refresh redraws the screen; elsewhere a block is printed
+// whenever it changed, so a log stays short. It reads the journal
+// read-only, as status does, and never takes the run's lock.
+func watchRun(ctx context.Context, w io.Writer, dir, id string, interval time.Duration, asJSON bool) error {
+	if interval <= 0 {
+		return &exitError{code: exitUsage, msg: fmt.Sprintf("--interval must be positive, got %s", interval)}
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	tty := useColor(w) && !asJSON
+	var last []byte
+	// A run that is just starting has a directory before its journal, and
+	// a journal before its run record; watch waits for them a while.
+	grace := time.Now().Add(startGrace)
+	for {
+		st, err := runtime.ReadStatus(dir, id)
+		starting := time.Now().Before(grace) && (err != nil && dirExists(runtime.RunDir(dir, id)) || err == nil && st.State == runtime.StateEmpty)
+		if starting {
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(min(interval, time.Second)):
+			}
+			continue
+		}
+		if err != nil {
+			return userErrorf("%v", err)
+		}
+		var b bytes.Buffer
+		if asJSON {
+			if err := writeJSON(&b, st); err != nil {
+				return err
+			}
+		} else {
+			writeStatus(&b, st)
+			writeLive(&b, dir, id)
+		}
+		if !bytes.Equal(b.Bytes(), last) {
+			if tty {
+				// Home and clear, then the block: a redraw in place.
+				fmt.Fprint(w, "\x1b[H\x1b[2J")
+				fmt.Fprintf(w, "assay status --watch %s  (every %s, %s)\n\n", termSafe(id), interval, time.Now().Format("15:04:05"))
+			} else if last != nil && !asJSON {
+				fmt.Fprintln(w, "---")
+			}
+			if _, err := w.Write(escapeTerm(b.Bytes(), asJSON)); err != nil {
+				return err
+			}
+			last = b.Bytes()
+		}
+		switch st.State {
+		case runtime.StateRunning:
+		case runtime.StateFinished:
+			return nil
+		default:
+			return silentFailure()
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(interval):
+		}
+	}
+}
+
+// startGrace is how long watch waits for a starting run's journal.
+const startGrace = 30 * time.Second
+
+func dirExists(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
+}
+
+// escapeTerm keeps text from a journal from driving the terminal; JSON
+// escapes control characters itself.
+func escapeTerm(b []byte, asJSON bool) []byte {
+	if asJSON {
+		return b
+	}
+	return []byte(escapeControls(string(b)))
+}
+
+// writeLive adds what a run measured so far: the latest RL step or
+// evolution round, the last calibration, the evaluation and the best real
+// gain.
+func writeLive(w io.Writer, dir, id string) {
+	rep, err := runtime.LoadReport(dir, id)
+	if err != nil {
+		return
+	}
+	if n := len(rep.Steps); n > 0 {
+		s := rep.Steps[n-1]
+		fmt.Fprintf(w, "last step  %s step %d: mean reward %.4g, %d real runs\n", s.Loop, s.Step, s.MeanReward, s.RealRuns)
+	}
+	if n := len(rep.Rounds); n > 0 {
+		r := rep.Rounds[n-1]
+		fmt.Fprintf(w, "last round %s %s round %d: best gain %.4g, %d verified\n", r.Loop, r.Task, r.Round, r.Best, r.Verified)
+	}
+	if n := len(rep.Calibration); n > 0 {
+		c := rep.Calibration[n-1]
+		fmt.Fprintf(w, "calibrated round %d after step %d: MAE %.4g, rank accuracy %.3g\n", c.Round, c.AfterStep, c.MAE, c.RankAcc)
+	}
+	if n := len(rep.Evaluation); n > 0 {
+		e := rep.Evaluation[n-1]
+		fmt.Fprintf(w, "evaluation Avg@%d %.4g, Best@%d %.4g\n", e.AvgAt, e.Avg, e.BestAt, e.Best)
+	}
+	row := compare.FromReport(rep, nil)
+	if row.BestGain != nil && rep.Status.Totals == nil {
+		fmt.Fprintf(w, "best gain  %.4g so far\n", *row.BestGain)
+	}
+}
