@@ -303,7 +303,7 @@ func TestCodesDocumented(t *testing.T) {
 // build, and its low by the repairs of builds that fail for good.
 func TestBuildsAndRepairsPriced(t *testing.T) {
 	src := readBase(t)
-	src, _ = mutate(t, src, "role \"builder\" {\n  llm = plugin.offline\n", "role \"builder\" {\n  llm = plugin.offline\n  build_failures = 0.1\n  build_failure_range = [0.1, 0.5]\n")
+	src, _ = mutate(t, src, "role \"builder\" {\n  llm = plugin.offline\n", "role \"builder\" {\n  llm = plugin.offline\n  build_failures = { low = 0.1, expected = 0.1, high = 0.5 }\n")
 	src, _ = mutate(t, src, "  screen              = critic.screen\n}", "  screen              = critic.screen\n  repairs             = 3\n}")
 	p, ds := compileSource(t, "base.hcl", []byte(src))
 	if p == nil {

@@ -330,7 +330,7 @@ func TestVariants(t *testing.T) {
 			{"budget {\n  real_runs = 48\n", "budget {\n  real_runs = 80\n"}}},
 		{name: "screened GRPO with new parents and repairs", base: qs, edits: [][2]string{
 			{"role \"rwm\" {", criticRole + "\nrole \"rwm\" {"},
-			{"critic \"judge\" {\n  role   = role.critic\n  votes  = 5\n", "critic \"judge\" {\n  role   = role.critic\n  votes  = 5\n  threshold = 0.25\n  expected_routed = 0.4\n  routed_range = [0.02, 1]\n"},
+			{"critic \"judge\" {\n  role   = role.critic\n  votes  = 5\n", "critic \"judge\" {\n  role   = role.critic\n  votes  = 5\n  threshold = 0.25\n  expected_routed = { low = 0.02, expected = 0.4, high = 1 }\n"},
 			{rwmReward, "reward \"label\" {\n  source     = \"critic\"\n  value      = \"label_score\"\n  infeasible = \"-1\"\n}\n"},
 			{"  steps               = 24\n", "  until_budget        = true\n  screen              = critic.judge\n  new_parent          = \"all_improve\"\n  repairs             = 3\n"},
 			{"  reward              = reward.rwm_gain\n", "  reward              = reward.label\n"},
@@ -338,7 +338,7 @@ func TestVariants(t *testing.T) {
 			{"records {\n  seed_runs = 16\n  select    = \"random\"\n}\n", ""},
 			{"budget {\n  real_runs = 48\n", "budget {\n  real_runs = 80\n"}}},
 		{name: "evolution verifying routed ideas", base: qc, edits: [][2]string{
-			{"  threshold = 0.25\n}", "  threshold = 0.25\n  expected_routed = 0.3\n  routed_range = [0, 1]\n}"},
+			{"  threshold = 0.25\n}", "  threshold = 0.25\n  expected_routed = { low = 0, expected = 0.3, high = 1 }\n}"},
 			{"  screen                  = critic.screen\n", "  screen                  = critic.screen\n  verify_routed           = true\n"},
 			{"  real_runs = 20\n", "  real_runs = 120\n"}}},
 		{name: "seed records near the baseline", base: qs, edits: [][2]string{{"  select    = \"random\"\n}", "  select    = \"baseline_neighbours\"\n}"}}},

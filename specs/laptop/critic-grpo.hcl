@@ -50,8 +50,7 @@ critic "screen" {
   aggregate       = "majority"
   tie             = "route"
   threshold       = 0.25
-  expected_routed = 0.4
-  routed_range    = [0.05, 1]
+  expected_routed = { low = 0.05, expected = 0.4, high = 1 }
 }
 
 reward "improve" {

@@ -62,8 +62,7 @@ role "proposer" {
 }
 
 role "implementer" {
-  build_failures      = 0.05
-  build_failure_range = [0, 0.5]
+  build_failures = { low = 0, expected = 0.05, high = 0.5 }
   llm                 = plugin.offline
   concurrency         = 4
   seconds             = 0.001
