@@ -79,8 +79,8 @@ func TestUnpaidRoutedCandidateIsNotRewarded(t *testing.T) {
 	if gr.Adv[1] <= 0 || gr.Adv[0] >= 0 || !near(gr.Adv[0], gr.Adv[2]) {
 		t.Errorf("advantages %v, want those of rewards 0, 1, 0", gr.Adv)
 	}
-	d, ok := r.j.Call(journal.KindPolicy, "policy/update/0")
-	if !ok {
+	d, ok, err := r.j.Last(journal.KindPolicy, "policy/update/0")
+	if err != nil || !ok {
 		t.Fatal("no policy update journaled")
 	}
 	if n := countSamples(t, d); n != 3 {
@@ -109,7 +109,7 @@ func TestRepairsOfAFailedBuild(t *testing.T) {
 			t.Errorf("repairs %d: measured %+v, want 1 build, 1 failed, %d repairs", repairs, m, repairs)
 		}
 		if repairs > 0 {
-			if _, ok := r.j.Call(journal.KindCall, fmt.Sprintf("k/repair/%d", repairs)); !ok {
+			if _, ok, err := r.j.Last(journal.KindCall, fmt.Sprintf("k/repair/%d", repairs)); err != nil || !ok {
 				t.Errorf("no journaled call k/repair/%d", repairs)
 			}
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"assay/internal/rehearse"
 	"bytes"
 	"flag"
 	"fmt"
@@ -148,7 +149,7 @@ func allCodes() []diag.Code {
 	for _, c := range load.Codes {
 		codes = append(codes, diag.Code{Code: c.Code, Meaning: c.Meaning})
 	}
-	for _, list := range [][]diag.Code{hcl.Codes, cue.Codes, formula.Codes, estimate.Codes, stdlib.Codes, diag.Codes} {
+	for _, list := range [][]diag.Code{hcl.Codes, cue.Codes, formula.Codes, estimate.Codes, stdlib.Codes, diag.Codes, rehearse.Codes} {
 		codes = append(codes, list...)
 	}
 	seen := map[string]bool{}

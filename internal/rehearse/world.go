@@ -54,6 +54,11 @@ type RoleSettings struct {
 
 const codeWorld = "E_WORLD"
 
+// Codes documents the world file's codes.
+var Codes = []diag.Code{
+	{Code: codeWorld, Meaning: "a rehearsal's world file (assay rehearse --world) has a syntax error, an unknown block or setting, a distribution outside its range, or names an environment or role the plan lacks"},
+}
+
 // distFuncs are the world file's distribution functions.
 var distFuncs = map[string]function.Function{
 	"normal":  distFunc("normal", "mean", "sd"),

@@ -184,7 +184,7 @@ func ParseText(path, text string, rng diag.Range) (Literal, error) {
 			}
 			lit.Str = u
 		}
-	case "number", "int":
+	case "number", "int", "spread":
 		n, err := strconv.ParseFloat(strings.TrimSpace(text), 64)
 		if err != nil || math.IsNaN(n) || math.IsInf(n, 0) {
 			want := "a number"
