@@ -66,5 +66,5 @@ evaluation {
 # The 360 evaluation runs need room in lm2lm.hcl's caps.
 budget {
   real_runs = 560
-  usd       = 110000
+  usd       = 125000
 }

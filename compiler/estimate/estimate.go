@@ -18,13 +18,14 @@ type Totals struct {
 	LLMCalls  plan.Count `json:"llm_calls"`
 	LLMTokens plan.Count `json:"llm_tokens"`
 	WallHours plan.Count `json:"wall_hours"`
-	// uncapped are the high figures before the caps bound them, for
-	// CheckCaps, which warns that a run may stop at a cap.
+	// uncapped are the figures before the caps bound them, for CheckCaps:
+	// an expected figure over a cap is an error, a high one a warning that
+	// a run may stop at the cap.
 	uncapped capped
 }
 
 // capped are the figures a cap bounds, before it does.
-type capped struct{ runs, gpuHours, usd, wall float64 }
+type capped struct{ runs, gpuHours, usd, wall plan.Count }
 
 func (t *Totals) add(o *Totals) {
 	t.RealRuns = t.RealRuns.Add(o.RealRuns)
@@ -35,10 +36,10 @@ func (t *Totals) add(o *Totals) {
 	t.LLMCalls = t.LLMCalls.Add(o.LLMCalls)
 	t.LLMTokens = t.LLMTokens.Add(o.LLMTokens)
 	t.WallHours = t.WallHours.Add(o.WallHours)
-	t.uncapped.runs += o.uncapped.runs
-	t.uncapped.gpuHours += o.uncapped.gpuHours
-	t.uncapped.usd += o.uncapped.usd
-	t.uncapped.wall += o.uncapped.wall
+	t.uncapped.runs = t.uncapped.runs.Add(o.uncapped.runs)
+	t.uncapped.gpuHours = t.uncapped.gpuHours.Add(o.uncapped.gpuHours)
+	t.uncapped.usd = t.uncapped.usd.Add(o.uncapped.usd)
+	t.uncapped.wall = t.uncapped.wall.Add(o.uncapped.wall)
 }
 
 // Role is one LLM role's calls, tokens and dollars.
@@ -302,7 +303,7 @@ func estimateVariant(v *plan.Variant) *Variant {
 	// high figure is the cap at most. The uncapped figures stay for
 	// CheckCaps, which warns that such a run may stop at the cap before the
 	// plan is done.
-	t.uncapped = capped{runs: t.RealRuns.High, gpuHours: t.GPUHours.High, usd: t.USD.High, wall: t.WallHours.High}
+	t.uncapped = capped{runs: t.RealRuns, gpuHours: t.GPUHours, usd: t.USD, wall: t.WallHours}
 	b := v.Budget
 	if c := float64(b.RealRuns); c > 0 {
 		t.RealRuns.High = math.Min(t.RealRuns.High, c)

@@ -71,7 +71,12 @@ func World(v *plan.Variant, wf *WorldFile, seed int64, clock *sim.Clock) *sim.Wo
 	if wf == nil {
 		wf = &WorldFile{}
 	}
-	w := &sim.World{Seed: seed, Envs: map[string]*sim.Env{}, Roles: map[string]*sim.Role{}, Knobs: sim.DefaultKnobs(), Clock: clock}
+	w := &sim.World{Seed: seed, Envs: map[string]*sim.Env{}, Roles: map[string]*sim.Role{}, Knobs: sim.DefaultKnobs(), Clock: clock, UpdateHours: map[string]float64{}}
+	for _, l := range v.Loops {
+		if l.Update != nil {
+			w.UpdateHours[l.Name] = l.Update.Hours
+		}
+	}
 	for _, e := range v.Envs {
 		es := wf.Envs[e.Name]
 		if es == nil {

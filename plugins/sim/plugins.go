@@ -5,7 +5,10 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 
 	"assay/plugins"
@@ -74,8 +77,10 @@ func (t *Trainer) Describe(context.Context, *plugins.DescribeRequest) (*plugins.
 
 // Start records the run; it runs when waited on.
 func (t *Trainer) Start(_ context.Context, req *plugins.RunRequest) (*plugins.RunHandle, error) {
-	if _, _, err := t.w.task(req.Env, req.Task); err != nil {
-		return nil, err
+	if req.Update == nil {
+		if _, _, err := t.w.task(req.Env, req.Task); err != nil {
+			return nil, err
+		}
 	}
 	t.mu.Lock()
 	t.runs[req.RunID] = req
@@ -110,6 +115,19 @@ func (t *Trainer) Wait(_ context.Context, h *plugins.RunHandle) (*plugins.RunRes
 	w := t.w
 	if w.OnCall != nil {
 		w.OnCall()
+	}
+	if req.Update != nil {
+		// A policy update runs alone, for its loop's hours, and writes
+		// the adapter the proposer's plugin then loads.
+		hours := w.UpdateHours[strings.SplitN(req.RunID, "/update/", 2)[0]]
+		w.Clock.advanceHours(hours)
+		if err := os.MkdirAll(req.Update.AdapterDir, 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(filepath.Join(req.Update.AdapterDir, "adapter.json"), []byte("{}"), 0o644); err != nil {
+			return nil, err
+		}
+		return &plugins.RunResult{RunID: req.RunID, Status: plugins.StatusFinished, Seconds: hours * 3600, GPUHours: hours * float64(max(req.GPUs, 1))}, nil
 	}
 	e, task, err := w.task(req.Env, req.Task)
 	if err != nil {
@@ -342,6 +360,15 @@ func (l *LLM) critique(ro *Role, req *plugins.CompleteRequest) (payload.Critique
 // Update applies a policy step: the state counts the updates. A proposer
 // whose real plugin cannot train answers ErrUnsupported, as it would.
 func (l *LLM) Update(_ context.Context, req *plugins.UpdateRequest) (*plugins.UpdateResponse, error) {
+	if a := req.Adapter; a != nil {
+		// An adapter trained by an update command: a served model loads
+		// it and names it in its state, as the openai plugin does.
+		st, err := json.Marshal(map[string]string{"adapter": a.Name, "path": a.Path})
+		if err != nil {
+			return nil, err
+		}
+		return &plugins.UpdateResponse{State: st}, nil
+	}
 	ro := l.w.Roles[RoleKey(l.plugin, plugins.RolePropose, req.Model)]
 	if ro == nil || !ro.Trains {
 		return nil, plugins.ErrUnsupported

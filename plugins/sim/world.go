@@ -95,7 +95,10 @@ type World struct {
 	Roles map[string]*Role
 	// Knobs are what the simulated trainer lets proposals edit.
 	Knobs []plugins.Knob
-	Clock *Clock
+	// UpdateHours are the hours one policy update takes, by its loop (a
+	// loop's update block); an update's run id is LOOP/update/N.
+	UpdateHours map[string]float64
+	Clock       *Clock
 	// OnCall, when set, is called before every LLM call and every run's
 	// result (a rehearsal interrupts itself from it).
 	OnCall func()
