@@ -92,17 +92,9 @@ func checkTotals(b plan.Budget, t *Totals, variant string) diag.Diagnostics {
 				WithDetail("the runtime stops before the cap; raise it to be sure the run completes"))
 		}
 	}
-	// Totals made by hand (tests) have no uncapped figures: the capped
-	// ones stand in.
-	raw := func(c, uncapped plan.Count) plan.Count {
-		if uncapped.IsZero() {
-			return c
-		}
-		return uncapped
-	}
-	check("real_runs", " real runs", float64(b.RealRuns), raw(t.RealRuns, t.uncapped.runs), FormatNumber)
-	check("gpu_hours", " GPU-hours", b.GPUHours, raw(t.GPUHours, t.uncapped.gpuHours), FormatNumber)
-	check("usd", "", b.USD, raw(t.USD, t.uncapped.usd), FormatUSD)
-	check("wall_hours", " wall-clock hours", b.WallHours, raw(t.WallHours, t.uncapped.wall), FormatNumber)
+	check("real_runs", " real runs", float64(b.RealRuns), t.uncapped.runs, FormatNumber)
+	check("gpu_hours", " GPU-hours", b.GPUHours, t.uncapped.gpuHours, FormatNumber)
+	check("usd", "", b.USD, t.uncapped.usd, FormatUSD)
+	check("wall_hours", " wall-clock hours", b.WallHours, t.uncapped.wall, FormatNumber)
 	return ds
 }

@@ -12,7 +12,9 @@ import (
 func TestCheckCapsGroupsEqualVariants(t *testing.T) {
 	v := func(name string, usd plan.Count) *Variant {
 		x := &Variant{Name: name, Breakdown: newBreakdown()}
-		x.Totals.USD = usd
+		// As Estimate leaves them: the figures, and the same before the
+		// caps bound them (CheckCaps reads those).
+		x.Totals.USD, x.Totals.uncapped.usd = usd, usd
 		return x
 	}
 	r := &Report{Variants: []*Variant{
