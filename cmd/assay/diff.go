@@ -1,14 +1,8 @@
 package main
 
 import (
-	"archive/tar"
-	"bytes"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -43,9 +37,11 @@ low – high where they differ. OLD and NEW may be any mix of HCL and CUE.
 Formatting, comments, the choice of front end and whether a spec is written
 flat or with extends are not changes: specs are compared merged.
 
-With --git REV, OLD is PATH as committed at REV (its directory is read
-with git archive, so a base spec it extends there is read at REV too) and
-NEW is PATH in the working tree, so a pull request's job can run
+With --git REV, OLD is PATH as committed at REV and NEW is PATH in the
+working tree; a base spec that OLD extends is read at REV too, relative
+to OLD's folder there. PATH may be relative to the current folder or
+absolute, and assay may run from any folder, inside the repository or
+not. So a pull request's job can run
   assay diff --git origin/main specs/lm2lm.hcl --format markdown
 
 --fail-above METRIC=LIMIT (repeatable) fails when an estimate figure moves
@@ -100,20 +96,22 @@ Exit codes (as terraform plan -detailed-exitcode):
 				opts.WarnAbove = append(opts.WarnAbove, t)
 			}
 			oldPath, newPath := "", ""
+			oldOpts := flags.options()
 			if gitRev != "" {
 				newPath = args[0]
-				tmp, cleanup, err := gitShow(gitRev, newPath)
+				tree, err := openGitTree(gitRev, newPath)
 				if err != nil {
 					return userErrorf("%v", err)
 				}
-				defer cleanup()
-				oldPath = tmp
+				defer tree.close()
+				oldPath = tree.spec
+				oldOpts.Fetch = tree.fetch
 				opts.OldName, opts.NewName = gitRev+":"+newPath, newPath
 			} else {
 				oldPath, newPath = args[0], args[1]
 				opts.OldName, opts.NewName = oldPath, newPath
 			}
-			old, osrc, ods := load.Load(oldPath, flags.options())
+			old, osrc, ods := load.Load(oldPath, oldOpts)
 			new, nsrc, nds := load.Load(newPath, flags.options())
 			for k, v := range nsrc {
 				osrc[k] = v
@@ -150,83 +148,4 @@ Exit codes (as terraform plan -detailed-exitcode):
 	c.Flags().StringArrayVar(&failAbove, "fail-above", nil, "exit 3 when a figure moves beyond METRIC=LIMIT, e.g. usd=+10% (repeatable)")
 	c.Flags().StringArrayVar(&warnAbove, "warn-above", nil, "mark a figure that moves beyond METRIC=LIMIT (repeatable)")
 	return c
-}
-
-// gitShow writes the spec's directory as committed at rev into a temporary
-// directory and returns the spec's path there, so a spec that extends a base
-// in the same directory (or below it) is compared with the base as committed
-// at rev too.
-func gitShow(rev, path string) (string, func(), error) {
-	ext := filepath.Ext(path)
-	if ext == "" {
-		return "", nil, fmt.Errorf("--git needs a spec file (.hcl or .cue), not %q", path)
-	}
-	dir, err := filepath.Abs(filepath.Dir(path))
-	if err != nil {
-		return "", nil, err
-	}
-	// "REV:./" makes git resolve the tree from the spec's directory, so the
-	// command works from any directory inside the repository.
-	cmd := exec.Command("git", "archive", "--format=tar", rev+":./")
-	cmd.Dir = dir
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return "", nil, fmt.Errorf("git archive %s:%s: %s", rev, filepath.Dir(path), strings.TrimSpace(stderr.String()+" "+err.Error()))
-	}
-	tmp, err := os.MkdirTemp("", "assay-diff-")
-	if err != nil {
-		return "", nil, err
-	}
-	cleanup := func() { os.RemoveAll(tmp) }
-	if err := untar(out, tmp); err != nil {
-		cleanup()
-		return "", nil, err
-	}
-	old := filepath.Join(tmp, filepath.Base(path))
-	if _, err := os.Stat(old); err != nil {
-		cleanup()
-		return "", nil, fmt.Errorf("%s is not in %s at %s", filepath.Base(path), filepath.Dir(path), rev)
-	}
-	return old, cleanup, nil
-}
-
-// untar extracts the regular files and directories of a tar archive into
-// dir; git archive writes nothing else that a spec can use.
-func untar(b []byte, dir string) error {
-	tr := tar.NewReader(bytes.NewReader(b))
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("reading git archive: %w", err)
-		}
-		name := filepath.FromSlash(h.Name)
-		if !filepath.IsLocal(name) {
-			continue
-		}
-		p := filepath.Join(dir, name)
-		switch h.Typeflag {
-		case tar.TypeDir:
-			if err := os.MkdirAll(p, 0o755); err != nil {
-				return err
-			}
-		case tar.TypeReg:
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				return err
-			}
-			// A file past the size limit is kept one byte over it: loading
-			// it then says it is too large, and nothing more is held.
-			data, err := io.ReadAll(io.LimitReader(tr, load.MaxSourceBytes+1))
-			if err != nil {
-				return err
-			}
-			if err := os.WriteFile(p, data, 0o644); err != nil {
-				return err
-			}
-		}
-	}
 }

@@ -26,6 +26,11 @@ type Options struct {
 	// extends. A path in the overlay need not exist on disk. Paths are
 	// compared absolute and cleaned. CUE directories are read from disk.
 	Overlay map[string][]byte
+	// Fetch, when set, is called with the path of each base spec before it
+	// is read, so a caller that puts files on disk on demand can provide
+	// it: assay diff --git extracts a base as committed at a revision.
+	// An error is reported at the extends attribute.
+	Fetch func(path string) error
 }
 
 // Sources maps a file name to its content, for diagnostic snippets
@@ -120,6 +125,12 @@ func (r *resolver) load(path string, chain []string, from diag.Range) (*spec.Spe
 			loop := append(append([]string(nil), chain[i:]...), base)
 			return s, append(ds, diag.Errorf(codeExtendsCycle, at, "specs extend each other in a cycle: %s", strings.Join(loop, " -> ")).
 				WithDetail("A spec cannot build on itself, directly or through others; remove extends from one of them."))
+		}
+	}
+	if r.opts.Fetch != nil {
+		if err := r.opts.Fetch(base); err != nil {
+			return s, append(ds, diag.Errorf(codeExtends, at, "cannot read base spec %s: %v", s.Extends.V, err).
+				WithDetail("extends is a path relative to the file that writes it; fix the path, or remove extends to make the spec stand alone."))
 		}
 	}
 	b, bds := r.load(base, chain, at)
