@@ -139,7 +139,7 @@ func checkSaved(s *plan.Saved, planPath string) (specPath string, lock *host.Loc
 	}
 	if len(errs) > 0 {
 		return "", nil, userErrorf("%s: refusing the saved plan:\n  %s\nsave the plan again: assay plan -out %s %s",
-			planPath, strings.ReplaceAll(withSpec(errors.Join(errs...), specPath), "\n", "\n  "), planPath, s.Spec)
+			planPath, strings.ReplaceAll(withSpec(errors.Join(errs...), specPath), "\n", "\n  "), planPath, fromWorkDir(specPath))
 	}
 	return specPath, lock, nil
 }
@@ -157,6 +157,17 @@ func relTo(base, path string) string {
 		return abs
 	}
 	return rel
+}
+
+// fromWorkDir is path as the user can paste it from the working
+// directory: relative when it lies below it, else absolute. (A saved plan
+// records its spec relative to the plan file.)
+func fromWorkDir(path string) string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return absPath(path)
+	}
+	return relTo(wd, path)
 }
 
 // writeFileAtomic writes b to path through a temporary file beside it.

@@ -45,7 +45,7 @@ func TestCheckSaved(t *testing.T) {
 		if err == nil {
 			t.Fatalf("%s: the saved plan was accepted", what)
 		}
-		for _, w := range append(want, "save the plan again: assay plan -out "+planPath+" s.hcl") {
+		for _, w := range append(want, "save the plan again: assay plan -out "+planPath+" "+spec) {
 			if !strings.Contains(err.Error(), w) {
 				t.Errorf("%s: error %q does not say %q", what, err, w)
 			}
@@ -67,6 +67,28 @@ func TestCheckSaved(t *testing.T) {
 
 	if _, _, err := checkSaved(saved, planPath); err != nil {
 		t.Errorf("restored: %v", err)
+	}
+}
+
+// The refusal's suggested command can be pasted from the working
+// directory: the spec's path in it is relative to the working directory,
+// not to the plan file (which records it so).
+func TestCheckSavedHintFromWorkDir(t *testing.T) {
+	dir := t.TempDir()
+	specs := filepath.Join(dir, "specs")
+	os.MkdirAll(specs, 0o755)
+	spec := filepath.Join(specs, "s.hcl")
+	os.WriteFile(spec, []byte("# spec\n"), 0o644)
+	p := &plan.Plan{FormatVersion: plan.FormatVersion, Name: "s", Variants: []*plan.Variant{{Name: "default"}}}
+	p.ComputeHash()
+	saved := &plan.Saved{Format: plan.SavedFormat, Spec: "specs/s.hcl", Files: []plan.FileHash{{Path: "specs/s.hcl", SHA256: sha256Hex([]byte("# edited\n"))}}, Plan: p}
+	t.Chdir(specs)
+	_, _, err := checkSaved(saved, filepath.Join("..", "s.plan"))
+	if err == nil {
+		t.Fatal("a saved plan whose spec changed was accepted")
+	}
+	if want := "save the plan again: assay plan -out ../s.plan s.hcl"; !strings.HasSuffix(err.Error(), want) {
+		t.Errorf("error %q does not end %q", err, want)
 	}
 }
 
