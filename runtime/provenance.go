@@ -22,8 +22,8 @@ type Provenance struct {
 	NoCommit   string   `json:"no_commit,omitempty"`
 	PlanHash   string   `json:"plan_hash"`
 	Assay      string   `json:"assay_version"`
-	// Overrides are the settings given on the command line (-var,
-	// -var-file), in order, as the plan was compiled with them.
+	// Overrides are the settings given on the command line (-var-file,
+	// -var, --set), in order, as the plan was compiled with them.
 	Overrides []string `json:"overrides,omitempty"`
 	// Plugins are the executables the plugins run, by checksum; for a
 	// built-in, the assay binary itself.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -29,10 +30,9 @@ func specFiles(specPath string, src load.Sources) []string {
 }
 
 // overrides lists the command-line settings a plan was compiled with, in
-// the order they apply: variable files, then variables.
-//
-// Settings that other flags add to the plan (overrides of spec fields)
-// belong here too, so that provenance and saved plans record them.
+// the order they apply: variable files, variables, then field settings
+// (--set), so that provenance, status, the report and saved plans show
+// every one of them.
 func (f *specFlags) overrides() []string {
 	var out []string
 	for _, vf := range f.varFiles {
@@ -40,6 +40,9 @@ func (f *specFlags) overrides() []string {
 	}
 	for _, v := range f.vars {
 		out = append(out, "-var="+v)
+	}
+	for _, v := range f.sets {
+		out = append(out, "--set="+v)
 	}
 	return out
 }
@@ -69,6 +72,33 @@ func pinsFor(p *plan.Plan, lock *host.Lock) ([]plan.PluginPin, error) {
 		pins = append(pins, plan.PluginPin{Name: s.Name, Source: s.Source, Platform: host.Platform, SHA256: sum})
 	}
 	return pins, nil
+}
+
+// checkPins refuses a plugin executable whose checksum (in pins, from
+// pinsFor) differs from the one lock records for this platform. It runs
+// before a run is created: found only when the plugin starts, the
+// mismatch would leave a failed run that holds its --id.
+func checkPins(lock *host.Lock, pins []plan.PluginPin) error {
+	var errs []error
+	for _, pin := range pins {
+		lp, ok := lock.Plugin(pin.Name)
+		if !ok {
+			continue
+		}
+		if _, builtin := lp.Builtin(); builtin {
+			continue
+		}
+		want := lp.Checksums[host.Platform]
+		if want == "" || want == pin.SHA256 {
+			continue
+		}
+		path, err := lock.BinaryPath(lp)
+		if err != nil {
+			path = pin.Source
+		}
+		errs = append(errs, &host.ChecksumError{Plugin: pin.Name, Path: path, Locked: want, Actual: pin.SHA256, Lock: lock.Path()})
+	}
+	return errors.Join(errs...)
 }
 
 // runProvenance records what a run is made from, and warns on w when the

@@ -70,8 +70,8 @@ and a mismatch is an error that says what to run.
 Every plugin call, result, reward, policy update and budget reservation is
 journaled under .assay/runs/ID/journal.db, with the run's provenance: the
 git commit of the spec and whether its files had uncommitted changes (run
-warns then), the plan's hash, the assay version, the -var and -var-file
-settings, and each plugin executable's SHA-256 (assay status ID shows it).
+warns then), the plan's hash, the assay version, the -var, -var-file and
+--set settings, and each plugin executable's SHA-256 (assay status ID shows it).
 Budget caps are hard: a real run is reserved before it starts, and an LLM
 call holds its worst-case dollars before it is made, so no cap is
 exceeded. A spec whose estimate breaks a hard cap is refused before
@@ -128,8 +128,11 @@ Exit codes: 0 finished, 1 invalid spec or a failed run, 64 usage error.`,
 				return err
 			}
 			pins, err := pinsFor(p, lock)
+			if err == nil {
+				err = checkPins(lock, pins)
+			}
 			if err != nil {
-				return userErrorf("%v", err)
+				return userErrorf("%s", withSpec(err, args[0]))
 			}
 			abs := absPath(args[0])
 			prov := runProvenance(c.ErrOrStderr(), args[0], specFiles(args[0], src), p, pins, flags.overrides(), "")
@@ -206,6 +209,9 @@ func runSaved(c *cobra.Command, path string, s *plan.Saved, id string, rf *runFl
 	specPath, lock, err := checkSaved(s, path)
 	if err != nil {
 		return err
+	}
+	if err := checkPins(lock, s.Plugins); err != nil {
+		return userErrorf("%s", withSpec(err, specPath))
 	}
 	if ds := capDiags(s.Plan); ds.HasErrors() {
 		printDiags(c.ErrOrStderr(), ds, nil)

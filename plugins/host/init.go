@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"assay/internal/version"
@@ -73,9 +74,39 @@ type ReleaseError struct {
 }
 
 func (e *ReleaseError) Error() string {
+	if NewerRelease(e.Locked, e.Actual) {
+		return fmt.Sprintf("plugin %q is built in, and %s was written by a newer Assay (%s) than this one (%s): "+
+			"upgrade Assay to %s or later; or, if you mean to go back to this release, re-lock with `assay init -upgrade=%s SPEC`",
+			e.Plugin, filepath.Base(e.Path), e.Locked, e.Actual, e.Locked, e.Plugin)
+	}
 	return fmt.Sprintf("plugin %q is built in, and %s locks it to assay %s, but this is assay %s; "+
 		"run the locked release, or run `assay init -upgrade=%s SPEC` to re-lock it to this one",
 		e.Plugin, filepath.Base(e.Path), e.Locked, e.Actual, e.Plugin)
+}
+
+// NewerRelease reports whether release a is later than b, comparing
+// dot-separated numbers ("0.10.0" is later than "0.9.1"); a part that is
+// not a number compares as text.
+func NewerRelease(a, b string) bool {
+	as, bs := strings.Split(strings.TrimPrefix(a, "v"), "."), strings.Split(strings.TrimPrefix(b, "v"), ".")
+	for i := 0; i < max(len(as), len(bs)); i++ {
+		x, y := "0", "0"
+		if i < len(as) {
+			x = as[i]
+		}
+		if i < len(bs) {
+			y = bs[i]
+		}
+		xn, xerr := strconv.Atoi(x)
+		yn, yerr := strconv.Atoi(y)
+		switch {
+		case xerr == nil && yerr == nil && xn != yn:
+			return xn > yn
+		case (xerr != nil || yerr != nil) && x != y:
+			return x > y
+		}
+	}
+	return false
 }
 
 // Unwrap makes errors.Is(err, plugins.ErrPluginStart) true.

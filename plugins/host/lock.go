@@ -13,6 +13,8 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+
+	"assay/internal/version"
 )
 
 // LockSuffix is appended to a spec file's name to name its lock file:
@@ -117,6 +119,17 @@ func parseLock(b []byte, path string) (*Lock, error) {
 	if err := json.Unmarshal(b, &l); err != nil {
 		return nil, fmt.Errorf("%s: not a valid plugin lock file (%v): run `assay init -upgrade SPEC` to rewrite it", path, err)
 	}
+	if l.FormatVersion > LockFormatVersion {
+		// Rewriting it would take the lock back to an older format: say
+		// which Assay wrote it, and that upgrading Assay is the fix.
+		by := "a newer Assay"
+		if v := newestRelease(l.Plugins); v != "" {
+			by += " (" + v + ")"
+		}
+		return nil, fmt.Errorf("%s was written by %s: it has lock format %d, and this assay %s reads format %d; "+
+			"upgrade Assay, or, if you mean to go back to this release, re-lock with `assay init -upgrade SPEC`",
+			path, by, l.FormatVersion, version.Release, LockFormatVersion)
+	}
 	if l.FormatVersion != LockFormatVersion {
 		return nil, fmt.Errorf("%s: lock format version %d, this assay reads version %d: run `assay init -upgrade SPEC` to rewrite it", path, l.FormatVersion, LockFormatVersion)
 	}
@@ -146,6 +159,18 @@ func parseLock(b []byte, path string) (*Lock, error) {
 	}
 	l.dir, l.path = abs, path
 	return &l, nil
+}
+
+// newestRelease is the latest Assay release the lock's built-ins record, or
+// "" when none does.
+func newestRelease(ps []LockedPlugin) string {
+	v := ""
+	for _, p := range ps {
+		if p.AssayVersion != "" && (v == "" || NewerRelease(p.AssayVersion, v)) {
+			v = p.AssayVersion
+		}
+	}
+	return v
 }
 
 // encode renders the lock as written: plugins sorted by name, so that the
