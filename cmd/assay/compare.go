@@ -47,7 +47,8 @@ sets them side by side, one row per run:
 A figure the run did not measure is blank (in JSON: absent), never 0. The
 table and Markdown leave out columns blank in every row; CSV keeps every
 column, with plain numbers (usd, routed_share and expected_routed as
-fractions) under the JSON field names. Journals are read read-only, so compare works while runs go on.
+fractions) under the JSON field names: avg_at_k and best_at_k are the
+figures Avg@k and Best@k, avg_k and best_k their k. Journals are read read-only, so compare works while runs go on.
 
 Exit codes: 0 ok, 1 a run or group does not exist or cannot be read,
 64 usage error.`,
@@ -113,9 +114,9 @@ func compareColumns(rows []*compare.Row, short bool) []compareColumn {
 			{"gpu_hours", func(r *compare.Row) string { return plain(&r.GPUHours) }},
 			{"usd", func(r *compare.Row) string { return plain(&r.USD) }},
 			{"best_real_gain", func(r *compare.Row) string { return plain(r.BestGain) }},
-			{"avg_at", func(r *compare.Row) string { return whole(r.AvgAt) }},
+			{"avg_k", func(r *compare.Row) string { return whole(r.AvgAt) }},
 			{"avg_at_k", func(r *compare.Row) string { return plain(r.Avg) }},
-			{"best_at", func(r *compare.Row) string { return whole(r.BestAt) }},
+			{"best_k", func(r *compare.Row) string { return whole(r.BestAt) }},
 			{"best_at_k", func(r *compare.Row) string { return plain(r.Best) }},
 			{"calibration_mae", func(r *compare.Row) string { return plain(r.CalibrationMAE) }},
 			{"routed_share", func(r *compare.Row) string { return plain(r.RoutedShare) }},

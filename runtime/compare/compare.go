@@ -30,10 +30,11 @@ type Row struct {
 	// reserved real-run dollars while it runs.
 	USD      float64  `json:"usd"`
 	BestGain *float64 `json:"best_real_gain,omitempty"`
-	// AvgAt and BestAt are the k of Avg@k and Best@k.
-	AvgAt  int      `json:"avg_at,omitempty"`
+	// AvgAt and BestAt are the k of Avg@k and Best@k (avg_k, best_k);
+	// Avg and Best the figures (avg_at_k, best_at_k).
+	AvgAt  int      `json:"avg_k,omitempty"`
 	Avg    *float64 `json:"avg_at_k,omitempty"`
-	BestAt int      `json:"best_at,omitempty"`
+	BestAt int      `json:"best_k,omitempty"`
 	Best   *float64 `json:"best_at_k,omitempty"`
 	// CalibrationMAE is the world model's mean absolute error at the last
 	// calibration round.
