@@ -20,7 +20,7 @@ func init() { rootCmd.AddCommand(newStatusCmd()) }
 func newStatusCmd() *cobra.Command {
 	var dir string
 	var asJSON, watch bool
-	var interval time.Duration
+	var interval, wait time.Duration
 	c := &cobra.Command{
 		Use:   "status [ID] [--json] [--watch]",
 		Short: "Show a run's state, or list runs",
@@ -35,10 +35,15 @@ With --watch, status follows run ID: it shows the status again every
 --interval (on a terminal it redraws in place; otherwise it prints a new
 block whenever something changed), with the latest step, calibration and
 best real gain, until the run ends; then it exits 0 when the run finished
-and 1 otherwise. A run that is just starting (its directory is there, its
-journal not yet) is waited for up to 30 seconds. It opens the journal read-only and never takes the run's
-lock, so it works while the run goes on (in another terminal or on
-another host sharing the directory).
+and 1 otherwise. ID may be the group id of assay run --all-variants: watch
+then follows every variant of the group, one line each, and shows a
+variant that has not started yet as waiting; it ends when every variant
+has run (exit 0 when all finished). A run that has not started (no
+directory yet, or a directory without a journal) is waited for up to
+--wait (30 seconds), and a variant of a group as long as its group runs;
+then watch says it found no such run. It opens journals read-only and never
+takes a run's lock, so it works while the run goes on (in another
+terminal or on another host sharing the directory).
 
 States: running (a process holds the run's lock; status names its pid, host
 and start), finished, failed, interrupted (its process is gone without
@@ -94,7 +99,7 @@ them for the list. Each field has one meaning:
                             outside git; no_commit says why), git_dirty and
                             dirty_files (spec files that differed from the
                             commit), plan_hash, assay_version, overrides
-                            (-var, -var-file), plugins (name, source,
+                            (-var-file, -var, --set), plugins (name, source,
                             platform and sha256 of each executable; the
                             assay binary for a built-in)
   updated                   the time of the journal's last event`,
@@ -134,7 +139,7 @@ them for the list. Each field has one meaning:
 				return nil
 			}
 			if watch {
-				return watchRun(c.Context(), out, dir, args[0], interval, asJSON)
+				return watchRun(c.Context(), out, dir, args[0], interval, wait, asJSON)
 			}
 			st, err := runtime.ReadStatus(dir, args[0])
 			if err != nil {
@@ -151,6 +156,7 @@ them for the list. Each field has one meaning:
 	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	c.Flags().BoolVarP(&watch, "watch", "w", false, "follow run ID: show its status again every --interval until it ends")
 	c.Flags().DurationVar(&interval, "interval", 2*time.Second, "with --watch: time between refreshes")
+	c.Flags().DurationVar(&wait, "wait", 30*time.Second, "with --watch: how long to wait for a run that has not started")
 	return c
 }
 

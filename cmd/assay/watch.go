@@ -15,19 +15,34 @@ import (
 // watchRun shows run id's status every interval until the run ends. On a
 // terminal each refresh redraws the screen; elsewhere a block is printed
 // whenever it changed, so a log stays short. It reads the journal
-// read-only, as status does, and never takes the run's lock.
-func watchRun(ctx context.Context, w io.Writer, dir, id string, interval time.Duration, asJSON bool) error {
+// read-only, as status does, and never takes the run's lock. An id that
+// names a group of run --all-variants follows every variant of it; a run
+// that has not started yet is waited for (up to wait, or as long as the
+// group it belongs to runs).
+func watchRun(ctx context.Context, w io.Writer, dir, id string, interval, wait time.Duration, asJSON bool) error {
 	if interval <= 0 {
 		return &exitError{code: exitUsage, msg: fmt.Sprintf("--interval must be positive, got %s", interval)}
 	}
+	if wait < 0 {
+		return &exitError{code: exitUsage, msg: fmt.Sprintf("--wait must not be negative, got %s", wait)}
+	}
 	if ctx == nil {
 		ctx = context.Background()
+	}
+	if !dirExists(runtime.RunDir(dir, id)) {
+		group, err := awaitRun(ctx, w, dir, id, interval, wait, asJSON)
+		if err != nil || ctx.Err() != nil {
+			return err
+		}
+		if group {
+			return watchGroup(ctx, w, dir, id, interval, wait, asJSON)
+		}
 	}
 	tty := useColor(w) && !asJSON
 	var last []byte
 	// A run that is just starting has a directory before its journal, and
 	// a journal before its run record; watch waits for them a while.
-	grace := time.Now().Add(startGrace)
+	grace := time.Now().Add(wait)
 	for {
 		st, err := runtime.ReadStatus(dir, id)
 		starting := time.Now().Before(grace) && (err != nil && dirExists(runtime.RunDir(dir, id)) || err == nil && st.State == runtime.StateEmpty)
@@ -78,9 +93,6 @@ func watchRun(ctx context.Context, w io.Writer, dir, id string, interval time.Du
 		}
 	}
 }
-
-// startGrace is how long watch waits for a starting run's journal.
-const startGrace = 30 * time.Second
 
 func dirExists(path string) bool {
 	fi, err := os.Stat(path)

@@ -1,0 +1,267 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"assay/compiler/estimate"
+	"assay/runtime"
+)
+
+// stateWaiting is how watch shows a variant of a group that has not
+// started yet: its group runs a few variants at a time.
+const stateWaiting = "waiting"
+
+// groupView is one refresh of a group: every variant of its plan, started
+// or not.
+type groupView struct {
+	Group    string            `json:"group"`
+	Variants []*runtime.Status `json:"variants"`
+}
+
+// running reports whether a variant of the group still runs, and done
+// whether every variant has started and none runs.
+func (g *groupView) running() (running, done bool) {
+	done = true
+	for _, s := range g.Variants {
+		switch s.State {
+		case runtime.StateRunning:
+			running, done = true, false
+		case stateWaiting:
+			done = false
+		}
+	}
+	return running, done
+}
+
+// readGroup reads the runs of group g (run --all-variants names them
+// G-v1, G-v2, ...); ok is false when no run of it exists yet. Variants of
+// its plan without a run are listed as waiting.
+func readGroup(dir, g string) (*groupView, bool, error) {
+	list, err := runtime.ListRuns(dir)
+	if err != nil {
+		return nil, false, err
+	}
+	byIndex := map[int]*runtime.Status{}
+	total := 0
+	for _, s := range list {
+		if s.Meta["group"] != g {
+			continue
+		}
+		i, err := strconv.Atoi(s.Meta["variant_index"])
+		if err != nil || i < 1 {
+			continue
+		}
+		byIndex[i] = s
+		total = max(total, i, planVariants(dir, s.ID))
+	}
+	if len(byIndex) == 0 {
+		return nil, false, nil
+	}
+	v := &groupView{Group: g}
+	for i := 1; i <= total; i++ {
+		s := byIndex[i]
+		if s == nil {
+			s = &runtime.Status{ID: g + "-v" + strconv.Itoa(i), State: stateWaiting,
+				Reason: "not started yet: the group runs its variants a few at a time (run --parallel)"}
+		}
+		v.Variants = append(v.Variants, s)
+	}
+	return v, true, nil
+}
+
+// planVariants is the number of variants of the plan run id runs, or 0
+// when its plan cannot be read.
+func planVariants(dir, id string) int {
+	path := filepath.Join(runtime.RunDir(dir, id), runtime.PlanFile)
+	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() || fi.Size() > maxSavedPlan {
+		return 0
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	var p struct {
+		Variants []json.RawMessage `json:"variants"`
+	}
+	if json.Unmarshal(b, &p) != nil {
+		return 0
+	}
+	return len(p.Variants)
+}
+
+// writeGroup renders one refresh of a group.
+func writeGroup(w io.Writer, g *groupView) {
+	counts := map[string]int{}
+	for _, s := range g.Variants {
+		counts[s.State]++
+	}
+	var parts []string
+	for _, st := range []string{runtime.StateFinished, runtime.StateRunning, stateWaiting} {
+		if counts[st] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", counts[st], st))
+			delete(counts, st)
+		}
+	}
+	var rest []string
+	for st := range counts {
+		rest = append(rest, st)
+	}
+	sort.Strings(rest)
+	for _, st := range rest {
+		parts = append(parts, fmt.Sprintf("%d %s", counts[st], st))
+	}
+	fmt.Fprintf(w, "group %s: %d variants (%s)\n", g.Group, len(g.Variants), strings.Join(parts, ", "))
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "RUN\tVARIANT\tSTATE\tPHASE\tREAL RUNS\tDOLLARS")
+	for _, s := range g.Variants {
+		if s.State == stateWaiting {
+			fmt.Fprintf(tw, "%s\t-\t%s\t-\t-\t-\n", s.ID, s.State)
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", s.ID, s.Variant, s.State, s.Phase, runsOf(s), estimate.FormatUSD(s.RunUSD))
+	}
+	tw.Flush()
+}
+
+// watchGroup shows group g every interval until every variant has run:
+// exit 0 when all finished, 1 otherwise. A group with variants waiting
+// and none running is waited on up to wait (the next variant may be about
+// to start); then watch says which variants never started.
+func watchGroup(ctx context.Context, w io.Writer, dir, g string, interval, wait time.Duration, asJSON bool) error {
+	tty := useColor(w) && !asJSON
+	var last []byte
+	var idleSince time.Time
+	for {
+		v, ok, err := readGroup(dir, g)
+		if err != nil {
+			return userErrorf("%v", err)
+		}
+		if !ok {
+			// A journal being written can be unreadable for a moment.
+			if idleSince.IsZero() {
+				idleSince = time.Now()
+			} else if time.Since(idleSince) >= wait {
+				return userErrorf("no run or group %q in %s", g, dir)
+			}
+			if !sleepCtx(ctx, min(interval, wait/2+time.Millisecond)) {
+				return nil
+			}
+			continue
+		}
+		var b bytes.Buffer
+		if asJSON {
+			if err := writeJSON(&b, v); err != nil {
+				return err
+			}
+		} else {
+			writeGroup(&b, v)
+		}
+		if !bytes.Equal(b.Bytes(), last) {
+			if tty {
+				fmt.Fprint(w, "\x1b[H\x1b[2J")
+				fmt.Fprintf(w, "assay status --watch %s  (every %s, %s)\n\n", termSafe(g), interval, time.Now().Format("15:04:05"))
+			} else if last != nil && !asJSON {
+				fmt.Fprintln(w, "---")
+			}
+			if _, err := w.Write(escapeTerm(b.Bytes(), asJSON)); err != nil {
+				return err
+			}
+			last = b.Bytes()
+		}
+		running, done := v.running()
+		switch {
+		case done:
+			for _, s := range v.Variants {
+				if s.State != runtime.StateFinished {
+					return silentFailure()
+				}
+			}
+			return nil
+		case running:
+			idleSince = time.Time{}
+		case idleSince.IsZero():
+			idleSince = time.Now()
+		case time.Since(idleSince) >= wait:
+			var never []string
+			for _, s := range v.Variants {
+				if s.State == stateWaiting {
+					never = append(never, s.ID)
+				}
+			}
+			return userErrorf("group %s runs no variant, and %s did not start within %s: the group's run stopped before them; run them with assay run --variant NAME",
+				g, strings.Join(never, ", "), wait)
+		}
+		if !sleepCtx(ctx, min(interval, wait/2+time.Millisecond)) {
+			return nil
+		}
+	}
+}
+
+// sleepCtx sleeps d; false when ctx ended first.
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	select {
+	case <-ctx.Done():
+		return false
+	case <-time.After(d):
+		return true
+	}
+}
+
+// memberRE splits a group member's id, GROUP-vN.
+var memberRE = regexp.MustCompile(`^(.+)-v([1-9][0-9]*)$`)
+
+// awaitRun waits, up to wait, for id to appear as a run or as a group of
+// runs, saying why it is not there: a variant of a group that has not
+// started yet is waited on as long as its group runs. It returns whether
+// id turned out to be a group; nil error once it appeared.
+func awaitRun(ctx context.Context, w io.Writer, dir, id string, interval, wait time.Duration, asJSON bool) (group bool, err error) {
+	deadline := time.Now().Add(wait)
+	said := ""
+	for {
+		if dirExists(runtime.RunDir(dir, id)) {
+			return false, nil
+		}
+		if _, ok, err := readGroup(dir, id); err == nil && ok {
+			return true, nil
+		}
+		msg := fmt.Sprintf("run %s has not started; waiting up to %s for it", id, wait)
+		if m := memberRE.FindStringSubmatch(id); m != nil {
+			if g, ok, err := readGroup(dir, m[1]); err == nil && ok {
+				i, _ := strconv.Atoi(m[2])
+				if i > len(g.Variants) {
+					return false, userErrorf("group %s has %d variants; there is no %s", m[1], len(g.Variants), id)
+				}
+				msg = fmt.Sprintf("run %s is variant %d of group %s, which runs no variant now; waiting up to %s for it to start", id, i, m[1], wait)
+				if running, _ := g.running(); running {
+					// Its group goes on: wait as long as it does.
+					deadline = time.Now().Add(wait)
+					msg = fmt.Sprintf("run %s is waiting: variant %d of group %s has not started yet (the group runs a few variants at a time)", id, i, m[1])
+				}
+			}
+		}
+		if msg != said && !asJSON {
+			fmt.Fprintln(w, termSafe(msg))
+			said = msg
+		}
+		if !time.Now().Before(deadline) {
+			return false, userErrorf("no run %q in %s after waiting %s: check the id and --dir, or start it with assay run --id %s", id, dir, wait, id)
+		}
+		select {
+		case <-ctx.Done():
+			return false, nil
+		case <-time.After(min(interval, time.Until(deadline)+time.Millisecond)):
+		}
+	}
+}
