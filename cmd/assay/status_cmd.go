@@ -199,9 +199,11 @@ func writeStatus(w io.Writer, s *runtime.Status) {
 		fmt.Fprintf(w, "phase      %s\n", s.Phase)
 	}
 	fmt.Fprintf(w, "real runs  %s (%d finished, %d infeasible, %d failed, %d in flight)\n", runsOf(s), s.Finished, s.Infeasible, s.Failed, s.InFlight)
-	fmt.Fprintf(w, "GPU-hours  %s\nrun $      %s%s\n", estimate.FormatNumber(s.GPUHours), estimate.FormatUSD(s.RunUSD), capOf(s.Budget.USD))
+	// Real runs are held at the plan's hours and dollars (reserved); LLM
+	// calls are charged as they answer (measured): say which is which.
+	fmt.Fprintf(w, "GPU-hours  %s reserved\nrun $      %s reserved%s\n", estimate.FormatNumber(s.GPUHours), estimate.FormatUSD(s.RunUSD), capOf(s.Budget.USD))
 	if t := s.Totals; t != nil {
-		fmt.Fprintf(w, "total $    %s (LLM %s, %d calls)\nsteps      %d (%d candidates, %d policy updates)\nbest gain  %.4g\n",
+		fmt.Fprintf(w, "total $    %s (real runs reserved, LLM %s measured, %d calls)\nsteps      %d (%d candidates, %d policy updates)\nbest gain  %.4g\n",
 			estimate.FormatUSD(t.USD), estimate.FormatUSD(t.LLMUSD), t.LLMCalls, t.Steps, t.Candidates, t.PolicyUpdates, t.BestGain)
 	}
 	if s.State == runtime.StateInterrupted {

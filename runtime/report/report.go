@@ -330,14 +330,22 @@ func Plots(r *runtime.Report) []Plot {
 	if len(r.Calibration) > 0 {
 		gap := Plot{Title: "World model error at each calibration round", XLabel: "calibration round", YLabel: "mean |predicted - real| gain"}
 		s := Series{Name: "MAE before the round joins the context", Color: palette[1]}
-		acc := Series{Name: "in-state ranking accuracy", Color: palette[2]}
+		// In-state accuracy orders proposals of one rollout state, as the
+		// policy's advantages do; same-task pairs mix states, so they are
+		// a second line, named as such.
+		acc := Series{Name: "in-state: pairs of one rollout state", Color: palette[2]}
+		task := Series{Name: "same task: pairs across states", Color: palette[3]}
 		scatter := Plot{Title: "Predicted vs real gain of calibration proposals", XLabel: "predicted gain", YLabel: "real gain", Diagonal: true}
 		for i, c := range r.Calibration {
 			s.X = append(s.X, float64(c.Round))
 			s.Y = append(s.Y, c.MAE)
-			if c.Pairs > 0 {
+			if c.StatePairs > 0 {
 				acc.X = append(acc.X, float64(c.Round))
-				acc.Y = append(acc.Y, c.RankAcc)
+				acc.Y = append(acc.Y, c.StateRankAcc)
+			}
+			if c.Pairs > 0 {
+				task.X = append(task.X, float64(c.Round))
+				task.Y = append(task.Y, c.RankAcc)
 			}
 			pts := Series{Name: fmt.Sprintf("round %d (after step %d)", c.Round, c.AfterStep), Color: palette[i%len(palette)], Points: true}
 			for _, p := range c.Points {
@@ -348,8 +356,14 @@ func Plots(r *runtime.Report) []Plot {
 		}
 		gap.Series = append(gap.Series, s)
 		out = append(out, gap)
-		if len(acc.X) > 0 {
-			out = append(out, Plot{Title: "In-state pairwise ranking accuracy", XLabel: "calibration round", YLabel: "accuracy", Series: []Series{acc}})
+		rank := Plot{Title: "Pairwise ranking accuracy of the world model", XLabel: "calibration round", YLabel: "accuracy"}
+		for _, se := range []Series{acc, task} {
+			if len(se.X) > 0 {
+				rank.Series = append(rank.Series, se)
+			}
+		}
+		if len(rank.Series) > 0 {
+			out = append(out, rank)
 		}
 		out = append(out, scatter)
 	}
@@ -418,7 +432,23 @@ func loopOf(figure string) string {
 	return f
 }
 
-var page = template.Must(template.New("report").Funcs(template.FuncMap{"num": num, "money": money, "pct": pct, "pcterr": func(x float64) string { return fmt.Sprintf("%+.1f%%", 100*x) }, "deref": func(p *float64) float64 { return *p }, "figure": figure, "routed": routedRows, "loopOf": loopOf, "edits": func(m map[string]string) string {
+// costBasis says how a cost figure was counted, for a label beside it:
+// GPU-hours by how (reserved or measured), dollars split into real runs
+// (so counted) and LLM calls (always measured); "" for other figures.
+func costBasis(figure, how string) string {
+	switch {
+	case strings.HasSuffix(figure, "gpu_hours"):
+		return how
+	case strings.HasSuffix(figure, ".usd"):
+		if how == "measured" {
+			return how
+		}
+		return "real runs " + how + ", LLM measured"
+	}
+	return ""
+}
+
+var page = template.Must(template.New("report").Funcs(template.FuncMap{"num": num, "money": money, "pct": pct, "pcterr": func(x float64) string { return fmt.Sprintf("%+.1f%%", 100*x) }, "deref": func(p *float64) float64 { return *p }, "figure": figure, "basis": costBasis, "routed": routedRows, "loopOf": loopOf, "edits": func(m map[string]string) string {
 	var parts []string
 	for k, v := range m {
 		parts = append(parts, k+"="+v)
@@ -442,8 +472,8 @@ svg .f{fill:#fafafa;stroke:#ccc}svg .g{stroke:#e6e6e6}svg .d{stroke:#999;stroke-
 <tr><th>plan</th><td>{{.R.Status.Plan}} ({{.R.Status.Variant}}, seed {{.R.Status.Seed}})</td></tr>
 <tr><th>state</th><td>{{.R.Status.State}}{{if .R.Status.Reason}}: {{.R.Status.Reason}}{{end}}</td></tr>
 <tr><th>real runs</th><td>{{.R.Status.RealRuns}}{{if .R.Status.Budget.RealRuns}} of {{.R.Status.Budget.RealRuns}}{{end}} ({{.R.Status.Finished}} finished, {{.R.Status.Failed}} failed, {{.R.Status.InFlight}} in flight)</td></tr>
-<tr><th>GPU-hours</th><td>{{num .R.Status.GPUHours}}</td></tr>
-<tr><th>dollars</th><td>{{with .R.Status.Totals}}{{money .USD}} (real runs {{money $.R.Status.RunUSD}}, LLM {{money .LLMUSD}}, {{.LLMCalls}} calls){{else}}{{money .R.Status.RunUSD}} reserved for real runs so far{{end}}{{if .R.Status.Budget.USD}} of a {{money .R.Status.Budget.USD}} cap{{end}}</td></tr>
+<tr><th>GPU-hours</th><td>{{num .R.Status.GPUHours}} reserved (each real run held at the plan's hours)</td></tr>
+<tr><th>dollars</th><td>{{with .R.Status.Totals}}{{money .USD}} (real runs {{money $.R.Status.RunUSD}} reserved, LLM {{money .LLMUSD}} measured, {{.LLMCalls}} calls){{else}}{{money .R.Status.RunUSD}} reserved for real runs so far{{end}}{{if .R.Status.Budget.USD}} of a {{money .R.Status.Budget.USD}} cap{{end}}</td></tr>
 {{range routed .R.Compare}}<tr><th>routed share, loop {{loopOf .Figure}}</th><td>{{pct .Measured}} measured, beside expected_routed {{pct .Expected}}{{if ne .Low .High}} (assumed {{pct .Low}} – {{pct .High}}){{end}}{{if not .Within}}: <b>outside the assumed range</b>{{end}}</td></tr>{{end}}
 {{with .R.Status.Totals}}
 <tr><th>steps</th><td>{{.Steps}} ({{.Candidates}} candidates rewarded, {{.PolicyUpdates}} policy updates)</td></tr>{{end}}
@@ -458,12 +488,14 @@ svg .f{fill:#fafafa;stroke:#ccc}svg .g{stroke:#e6e6e6}svg .d{stroke:#999;stroke-
 {{range .Plugins}}<tr><th>plugin {{.Name}}</th><td>{{.Source}} sha256:{{.SHA256}} ({{.Platform}})</td></tr>{{end}}
 </table>{{end}}
 {{if .R.Compare}}<h2>Estimate and run</h2>
+<p>The run's GPU-hours and real-run dollars here are reserved: each real run held against the budget at the plan's hours. LLM dollars are measured.</p>
 <table><tr><th>figure</th><th>low</th><th>expected</th><th>high</th><th>run</th><th></th></tr>
-{{range .R.Compare}}<tr><td>{{.Figure}}</td><td class="n">{{figure .Figure .Low}}</td><td class="n">{{figure .Figure .Expected}}</td><td class="n">{{figure .Figure .High}}</td><td class="n">{{figure .Figure .Measured}}</td><td>{{if .Within}}within{{else}}<b>outside</b>{{end}}</td></tr>{{end}}
+{{range .R.Compare}}<tr><td>{{.Figure}}{{with basis .Figure "reserved"}} <small>({{.}})</small>{{end}}</td><td class="n">{{figure .Figure .Low}}</td><td class="n">{{figure .Figure .Expected}}</td><td class="n">{{figure .Figure .High}}</td><td class="n">{{figure .Figure .Measured}}</td><td>{{if .Within}}within{{else}}<b>outside</b>{{end}}</td></tr>{{end}}
 </table>
-{{end}}{{if .R.Predicted}}<h2>Predicted from the run's own measurements, and actual</h2>
-<table><tr><th>figure</th><th>predicted</th><th>actual</th><th>error</th></tr>
-{{range .R.Predicted}}<tr><td>{{.Figure}}</td><td class="n">{{num .Predicted}}</td><td class="n">{{num .Actual}}</td><td class="n">{{pcterr .Error}}</td></tr>{{end}}
+{{end}}{{if .R.Predicted}}<h2>Predicted from the run's own measurements, and measured</h2>
+<p>GPU-hours and dollars here are measured: each real run's timed hours at the run's prices, plus LLM dollars (the table above holds what the run reserved).</p>
+<table><tr><th>figure</th><th>predicted</th><th>measured</th><th>error</th></tr>
+{{range .R.Predicted}}<tr><td>{{.Figure}}{{with basis .Figure "measured"}} <small>({{.}})</small>{{end}}</td><td class="n">{{num .Predicted}}</td><td class="n">{{num .Actual}}</td><td class="n">{{pcterr .Error}}</td></tr>{{end}}
 </table>{{end}}
 <h2>Figures</h2>
 <div class="plots">{{range .Plots}}{{.SVG}}{{end}}</div>

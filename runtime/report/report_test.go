@@ -110,7 +110,7 @@ func TestMoneyRoutedAndCaps(t *testing.T) {
 	}
 	out := b.String()
 	for _, want := range []string{
-		"$3.50 (real runs $1.25, LLM $2.25",
+		"$3.50 (real runs $1.25 reserved, LLM $2.25 measured",
 		"of a $25.00 cap",
 		"31% measured, beside expected_routed 25% (assumed 10% – 50%)",
 		`<td class="n">$2.00</td>`,
@@ -170,5 +170,60 @@ func TestMoney(t *testing.T) {
 		if got := money(x); got != want {
 			t.Errorf("money(%g) = %q, want %q", x, got, want)
 		}
+	}
+}
+
+// The ranking plot draws the in-state figure the runtime measures
+// (StateRankAcc over pairs of one rollout state), and the same-task figure
+// only as a second line named so.
+func TestRankingPlotIsInState(t *testing.T) {
+	r := sample()
+	r.Calibration = []runtime.CalibrationFigures{
+		{Round: 1, AfterStep: 2, RankAcc: 0.9, Pairs: 10, StateRankAcc: 0.3, StatePairs: 4},
+		{Round: 2, AfterStep: 4, RankAcc: 0.8, Pairs: 10},
+	}
+	var rank *Plot
+	for i, p := range Plots(r) {
+		if strings.Contains(p.Title, "ranking accuracy") {
+			rank = &Plots(r)[i]
+		}
+	}
+	if rank == nil {
+		t.Fatal("no ranking accuracy plot")
+	}
+	in := rank.Series[0]
+	if !strings.HasPrefix(in.Name, "in-state") || len(in.Y) != 1 || in.Y[0] != 0.3 {
+		t.Errorf("in-state series %q = %v, want [0.3] (StateRankAcc of round 1 only)", in.Name, in.Y)
+	}
+	if len(rank.Series) != 2 || !strings.HasPrefix(rank.Series[1].Name, "same task") || rank.Series[1].Y[0] != 0.9 {
+		t.Errorf("second series: %+v", rank.Series)
+	}
+}
+
+// Reserved and measured cost figures are labelled as such: the estimate
+// table's run column holds reserved GPU-hours, the prediction table
+// measured ones, and neither is called "actual".
+func TestReservedAndMeasuredLabelled(t *testing.T) {
+	r := sample()
+	r.Compare = append(r.Compare, runtime.Comparison{Figure: "totals.gpu_hours", Low: 1, Expected: 2, High: 3, Measured: 2, Within: true})
+	r.Predicted = []runtime.Prediction{{Figure: "totals.gpu_hours", Predicted: 1.5, Actual: 1.2}, {Figure: "totals.usd", Predicted: 3, Actual: 2.5}}
+	var b bytes.Buffer
+	if err := WriteHTML(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"<td>totals.gpu_hours <small>(reserved)</small></td><td class=\"n\">1</td>",
+		"<td>totals.usd <small>(real runs reserved, LLM measured)</small></td>",
+		"<th>measured</th>",
+		"<td>totals.gpu_hours <small>(measured)</small></td><td class=\"n\">1.5</td>",
+		"real runs $1.25 reserved, LLM $2.25 measured",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	if strings.Contains(out, "<th>actual</th>") {
+		t.Error("the report still calls a figure actual without saying reserved or measured")
 	}
 }
