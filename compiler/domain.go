@@ -375,13 +375,8 @@ func (k *checker) pricesDomain() {
 		if _, ok := prices[g.V]; ok {
 			continue
 		}
-		d := diag.Errorf(CodePriceMissing, g.Range, "GPU type %q of environment %q has no price", g.V, e.Name)
-		if h := diag.DidYouMean(g.V, known); h != "" {
-			d.WithDetail("%s Or add it: prices { gpu_hourly = { %s = 14.00 } }", h, g.V)
-		} else {
-			d.WithDetail("add prices { gpu_hourly = { %s = 14.00 } } (dollars per GPU-hour); a run is never priced at $0", g.V)
-		}
-		k.add(d)
+		k.add(diag.Errorf(CodePriceMissing, g.Range, "GPU type %q of environment %q has no price", g.V, e.Name).
+			WithDetail("%s", priceHint(g.V, known, "a real run")))
 	}
 }
 

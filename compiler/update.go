@@ -59,7 +59,7 @@ func (k *checker) updateDomain(l *spec.Loop) {
 	if u.GPU.Set {
 		if _, ok := k.prices()[u.GPU.V]; !ok {
 			k.add(diag.Errorf(CodePriceMissing, u.GPU.Range, "GPU type %q of loop %q's update has no price", u.GPU.V, l.Name).
-				WithDetail("add prices { gpu_hourly = { %s = 14.00 } } (dollars per GPU-hour); an update is never priced at $0", u.GPU.V))
+				WithDetail("%s", priceHint(u.GPU.V, sortedKeys(k.prices()), "an update")))
 		}
 	}
 	if ex := k.s.Executor; ex != nil && u.GPUs.Set && u.GPUs.V > ex.GPUs.V && (ex.GPUs.Set || ex.Kind.V == "local") {
