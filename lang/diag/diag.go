@@ -229,6 +229,9 @@ func (ds Diagnostics) Format(limit int) string {
 		}
 		if d.Range.Valid() {
 			fmt.Fprintf(&b, "%s: ", d.Range)
+		} else if d.Range.Filename != "" {
+			// A file that cannot be read has no line; name it all the same.
+			fmt.Fprintf(&b, "%s: ", d.Range.Filename)
 		}
 		fmt.Fprintf(&b, "%s[%s]: %s\n", d.Severity, d.Code, d.Summary)
 		if d.Snippet != "" {
