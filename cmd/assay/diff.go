@@ -97,9 +97,11 @@ Exit codes (as terraform plan -detailed-exitcode):
 			}
 			oldPath, newPath := "", ""
 			oldOpts := flags.options()
+			var tree *gitTree
 			if gitRev != "" {
 				newPath = args[0]
-				tree, err := openGitTree(gitRev, newPath)
+				var err error
+				tree, err = openGitTree(gitRev, newPath)
 				if err != nil {
 					return userErrorf("%v", err)
 				}
@@ -120,11 +122,14 @@ Exit codes (as terraform plan -detailed-exitcode):
 			opts.Compile = copts
 			ds := diag.Diagnostics{}.Append(ods, nds, sds)
 			if ds.HasErrors() {
+				tree.relabel(ds, osrc)
 				printDiags(c.ErrOrStderr(), ds, osrc)
 				return silentFailure()
 			}
 			r, cds := diff.Diff(old, new, opts)
-			printDiags(c.ErrOrStderr(), ds.Append(cds), osrc)
+			ds = ds.Append(cds)
+			tree.relabel(ds, osrc)
+			printDiags(c.ErrOrStderr(), ds, osrc)
 			if cds.HasErrors() || r == nil {
 				return silentFailure()
 			}

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"assay/lang/diag"
 	"assay/lang/load"
 )
 
@@ -86,6 +87,33 @@ func openGitTree(rev, specPath string) (*gitTree, error) {
 }
 
 func (t *gitTree) close() { os.RemoveAll(t.tmp) }
+
+// relabel names the revision's files in diagnostics and sources as
+// REV:PATH (PATH from the repository's top), not by the temporary
+// directory they were extracted to. A nil tree changes nothing.
+func (t *gitTree) relabel(ds diag.Diagnostics, src load.Sources) {
+	if t == nil {
+		return
+	}
+	label := func(name string) string {
+		rel, err := filepath.Rel(t.tmp, name)
+		if err != nil || !filepath.IsLocal(rel) {
+			return name
+		}
+		return t.rev + ":" + filepath.ToSlash(rel)
+	}
+	prefix := strings.NewReplacer(t.tmp+string(filepath.Separator), t.rev+":")
+	for _, d := range ds {
+		d.Range.Filename = label(d.Range.Filename)
+		d.Summary, d.Detail = prefix.Replace(d.Summary), prefix.Replace(d.Detail)
+	}
+	for name, b := range src {
+		if l := label(name); l != name {
+			delete(src, name)
+			src[l] = b
+		}
+	}
+}
 
 // fetch extracts, as committed at the revision, the folder that holds p (a
 // path under t.tmp), or p itself when it is a folder (a CUE package). Only
