@@ -179,6 +179,14 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
 		if _, err := os.Stat(planPath); err == nil {
 			return nil, fmt.Errorf("run %s already exists in %s; resume it with `assay resume %s` or choose another --id", opts.ID, opts.Dir, opts.ID)
 		}
+		// Refused before the run's directory exists: a run that cannot
+		// begin must not hold its id.
+		if err := runnable(p); err != nil {
+			return nil, err
+		}
+		if _, err := pickVariant(p, opts.Variant); err != nil {
+			return nil, err
+		}
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, err
 		}

@@ -246,15 +246,14 @@ func execRun(c *cobra.Command, ctx context.Context, p *plan.Plan, lock *host.Loc
 	if rf.quiet {
 		opts.Progress = nil
 	}
-	logPath := ""
-	opts.Plugins = hostLoader{lock: lock}
 	if opts.ID == "" {
 		opts.ID = runtime.NewID()
 	}
-	logPath = filepath.Join(runtime.RunDir(opts.Dir, opts.ID), "plugins.log")
-	if err := os.MkdirAll(filepath.Dir(logPath), 0o755); err == nil {
-		opts.Plugins = hostLoader{lock: lock, opts: []host.OpenOption{host.WithLogFile(logPath)}}
-	}
+	// The run's directory is made by runtime.Run once the run can begin,
+	// before any plugin starts: made here, a run refused at the start
+	// would leave it behind.
+	logPath := filepath.Join(runtime.RunDir(opts.Dir, opts.ID), "plugins.log")
+	opts.Plugins = hostLoader{lock: lock, opts: []host.OpenOption{host.WithLogFile(logPath)}}
 	res, err := runtime.Run(ctx, p, opts)
 	if res != nil {
 		fmt.Fprintf(c.OutOrStdout(), "run %s %s: %d real runs, %s GPU-hours, %s; report: assay report %s\n",

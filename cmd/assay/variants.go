@@ -68,11 +68,9 @@ launch:
 				pw = &prefixWriter{w: errw, mu: &mu, prefix: "[" + ids[i] + "] "}
 				opts.Progress = pw
 			}
-			opts.Plugins = hostLoader{lock: lock}
+			// runtime.Run makes the run's directory before plugins start.
 			logPath := filepath.Join(runtime.RunDir(opts.Dir, opts.ID), "plugins.log")
-			if err := os.MkdirAll(filepath.Dir(logPath), 0o755); err == nil {
-				opts.Plugins = hostLoader{lock: lock, opts: []host.OpenOption{host.WithLogFile(logPath)}}
-			}
+			opts.Plugins = hostLoader{lock: lock, opts: []host.OpenOption{host.WithLogFile(logPath)}}
 			res, err := runtime.Run(ctx, p, opts)
 			if pw != nil {
 				pw.flush()
