@@ -22,7 +22,7 @@ type Saved struct {
 	// it lies below it, else absolute.
 	Spec string `json:"spec"`
 	// Overrides are the command-line settings the plan was compiled with
-	// (-var name=value, -var-file path), in order.
+	// (-var-file=path, -var=name=value, --set=PATH=VALUE), in order.
 	Overrides []string `json:"overrides,omitempty"`
 	// Files are every file the spec read (itself, the specs it extends,
 	// variable files) with their SHA-256, paths as Spec's.
