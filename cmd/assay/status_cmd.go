@@ -35,7 +35,8 @@ With --watch, status follows run ID: it shows the status again every
 --interval (on a terminal it redraws in place; otherwise it prints a new
 block whenever something changed), with the latest step, calibration and
 best real gain, until the run ends; then it exits 0 when the run finished
-and 1 otherwise. ID may be the group id of assay run --all-variants: watch
+and 1 otherwise. ID may be the group id of assay run --all-variants (plain
+status shows the group once, and a variant not started yet as waiting): watch
 then follows every variant of the group, one line each, and shows a
 variant that has not started yet as waiting; it ends when every variant
 has run (exit 0 when all finished). A run that has not started (no
@@ -143,6 +144,9 @@ them for the list. Each field has one meaning:
 			}
 			st, err := runtime.ReadStatus(dir, args[0])
 			if err != nil {
+				if shown, gerr := writeGroupStatus(out, dir, args[0], asJSON); shown {
+					return gerr
+				}
 				return userErrorf("%v", err)
 			}
 			if asJSON {

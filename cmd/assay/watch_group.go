@@ -219,6 +219,32 @@ func sleepCtx(ctx context.Context, d time.Duration) bool {
 	}
 }
 
+// writeGroupStatus shows id when it names no run but a group, or a variant
+// of a group that has not started yet; shown is false otherwise.
+func writeGroupStatus(w io.Writer, dir, id string, asJSON bool) (shown bool, err error) {
+	if g, ok, err := readGroup(dir, id); err == nil && ok {
+		if asJSON {
+			return true, writeJSON(w, g)
+		}
+		return true, writeEscaped(w, func(w io.Writer) error { writeGroup(w, g); return nil })
+	}
+	m := memberRE.FindStringSubmatch(id)
+	if m == nil {
+		return false, nil
+	}
+	g, ok, err := readGroup(dir, m[1])
+	i, _ := strconv.Atoi(m[2])
+	if err != nil || !ok || i > len(g.Variants) || g.Variants[i-1].State != stateWaiting {
+		return false, nil
+	}
+	s := g.Variants[i-1]
+	if asJSON {
+		return true, writeJSON(w, s)
+	}
+	fmt.Fprintf(w, "run        %s\nstate      %s: variant %d of group %s has not started yet\n", termSafe(s.ID), s.State, i, termSafe(m[1]))
+	return true, nil
+}
+
 // memberRE splits a group member's id, GROUP-vN.
 var memberRE = regexp.MustCompile(`^(.+)-v([1-9][0-9]*)$`)
 
