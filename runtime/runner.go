@@ -809,10 +809,15 @@ func (r *runner) runRequest(rr realRun, key string) *plugins.RunRequest {
 	}
 }
 
-// handleSync is how long a started run's handle may wait in the journal's
-// buffer for the run's result to commit it together.
-const handleSync = 100 * time.Millisecond
-
+// attempt runs attempt key of a run to its result. A run is started only
+// once its reservation is durable, and counts as started once its handle
+// is: the handle is committed before anything waits on it, so a resume
+// always finds a started run's handle and re-attaches to it (Wait) rather
+// than starting it again. Only a handle the trainer does not know
+// (ErrUnknownRun: its process lost the run) starts the run again, and that
+// re-execution is journaled first, so status counts it. A reservation
+// without a handle (a crash between Start and the commit) is started again
+// under the same run id, which the trainer contract makes idempotent.
 func (r *runner) attempt(rr realRun, key string) (*plugins.RunResult, error) {
 	env := r.envs[rr.Task.Env]
 	run, _ := r.j.Run(key)
@@ -829,8 +834,7 @@ func (r *runner) attempt(rr realRun, key string) (*plugins.RunResult, error) {
 		if t == nil {
 			return fmt.Errorf("%w: plugin %s is not a trainer", errPermanent, env.Trainer)
 		}
-		h := run.Handle
-		if h != nil {
+		if h := run.Handle; h != nil {
 			got, err := t.Wait(r.ctx, h)
 			if err == nil {
 				res = got
@@ -839,27 +843,27 @@ func (r *runner) attempt(rr realRun, key string) (*plugins.RunResult, error) {
 			if r.ctx.Err() != nil || !errors.Is(err, plugins.ErrUnknownRun) {
 				return err // retried by call, which waits on the handle again
 			}
-			// The trainer does not know the handle (it was restarted): start
-			// the run again under the same id, which it treats as idempotent.
-			r.progress.logf("run %s: the trainer does not know handle %s; starting it again", key, h.Handle)
+			// The trainer lost the run (its process died with the run in
+			// flight): nothing of it can be collected, so it runs again.
+			r.progress.logf("run %s: the trainer does not know handle %s (%v); starting it again", key, h.Handle, err)
+			if err := r.j.Rerun(key, journal.Rerun{Handle: h.Handle, Reason: err.Error()}); err != nil {
+				return fmt.Errorf("%w: %v", errPermanent, err)
+			}
 		}
 		started = r.opts.Clock.Now()
 		nh, err := t.Start(r.ctx, req)
 		if err != nil {
 			return err
 		}
-		// The handle joins the next group commit: with the result when the
-		// run ends soon, else within handleSync. Start is idempotent per
-		// run id (the trainer contract), so a handle lost in a crash before
-		// then costs a second Start of the same id, never a second run;
-		// the reservation was durable before Start.
-		if err := r.j.Append(journal.KindStarted, key, nh); err != nil {
+		if nh == nil {
+			return fmt.Errorf("%w: plugin %s started run %s without a handle", errPermanent, env.Trainer, key)
+		}
+		// The handle is durable before the run counts as started.
+		if err := r.j.Started(key, nh); err != nil {
 			return fmt.Errorf("%w: %v", errPermanent, err)
 		}
-		sync := time.AfterFunc(handleSync, func() { _ = r.j.Flush() })
 		run.Handle = nh
 		got, err := t.Wait(r.ctx, nh)
-		sync.Stop()
 		if err != nil {
 			return err
 		}

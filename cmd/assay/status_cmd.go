@@ -65,6 +65,9 @@ them for the list. Each field has one meaning:
   infeasible_runs           real runs the trainer judged infeasible
   failed_runs               real runs that failed or were preempted
   in_flight_runs            real runs reserved but without a result yet
+  re_executions             real runs started again because their trainer
+                            had lost them (its process died with them in
+                            flight); each may have spent its GPU time twice
   gpu_hours, run_usd        reserved GPU-hours and their dollars
   budget                    the plan's budget caps
   totals                    the run's figures when it ended (absent while it
@@ -193,6 +196,9 @@ func writeStatus(w io.Writer, s *runtime.Status) {
 		fmt.Fprintf(w, "phase      %s\n", s.Phase)
 	}
 	fmt.Fprintf(w, "real runs  %s (%d finished, %d infeasible, %d failed, %d in flight)\n", runsOf(s), s.Finished, s.Infeasible, s.Failed, s.InFlight)
+	if s.ReExecutions > 0 {
+		fmt.Fprintf(w, "re-run     %d real runs started again: their trainer had lost them, so their GPU time may be spent twice\n", s.ReExecutions)
+	}
 	fmt.Fprintf(w, "GPU-hours  %s\nrun $      %s%s\n", estimate.FormatNumber(s.GPUHours), estimate.FormatUSD(s.RunUSD), capOf(s.Budget.USD))
 	if t := s.Totals; t != nil {
 		fmt.Fprintf(w, "total $    %s (LLM %s, %d calls)\nsteps      %d (%d candidates, %d policy updates)\nbest gain  %.4g\n",
