@@ -97,8 +97,11 @@ type runner struct {
 	batchKeys []string
 	batchRes  []journal.Reservation
 	startedAt time.Time
-	// capStop says where a cap first stopped a phase, for the result.
-	capStop string
+	// cuts are the phases a cap stopped or shrank; skipped says why each
+	// run key that got no reservation got none.
+	cutMu   sync.Mutex
+	cuts    []PhaseCut
+	skipped map[string]string
 }
 
 func newRunner(ctx context.Context, v *plan.Variant, j *journal.Journal, dir string, opts Options) *runner {
@@ -119,6 +122,7 @@ func newRunner(ctx context.Context, v *plan.Variant, j *journal.Journal, dir str
 		maxCallUSD: map[string]float64{},
 		measured:   newMeasured(),
 		poolBy:     map[string][]record{},
+		skipped:    map[string]string{},
 	}
 	for _, run := range j.Runs() {
 		r.budget.restore(run.Reservation.GPUHours, run.Reservation.USD)
@@ -487,8 +491,9 @@ type realRun struct {
 
 // outcome is a real run's result.
 type outcome struct {
-	Skipped    bool // not run: no budget
+	Skipped    bool // not run: no budget (Why says which cap)
 	Failed     bool // infrastructure failure after retries
+	Why        string
 	Infeasible bool
 	Metric     float64
 	Gain       float64
@@ -516,18 +521,18 @@ func (r *runner) reserve(key string, rr realRun) (bool, error) {
 	}
 	// Runs planned for later phases are held back from this one.
 	if left := r.budget.RunsLeft(); left >= 0 && left <= r.floor {
-		return false, nil
+		return r.skip(key, r.realRunCapReason(left)), nil
 	}
 	// The wall-time cap: no run starts that could end after it.
 	if c := r.v.Budget.WallHours; c > 0 {
 		if e := r.envs[env]; e != nil && r.opts.Clock.Now().Sub(r.startedAt).Hours()+e.Hours.High > c {
-			return false, nil
+			return r.skip(key, fmt.Sprintf("the wall-time cap of %g hours leaves no time for a run of up to %g hours", c, e.Hours.High)), nil
 		}
 	}
 	gpuh, usd := r.runCost(env)
 	if err := r.budget.Reserve(gpuh, usd); err != nil {
 		if errors.Is(err, ErrBudget) {
-			return false, nil
+			return r.skip(key, strings.TrimPrefix(err.Error(), ErrBudget.Error()+": ")), nil
 		}
 		return false, err
 	}
@@ -566,7 +571,7 @@ func (r *runner) runReal(runs []realRun) ([]outcome, error) {
 			return nil, err
 		}
 		if !ok {
-			out[i].Skipped = true
+			out[i].Skipped, out[i].Why = true, r.skipReason(k)
 			continue
 		}
 		keys[i] = k

@@ -34,17 +34,20 @@ reason, and the other runs are still listed.
 With --watch, status follows run ID: it shows the status again every
 --interval (on a terminal it redraws in place; otherwise it prints a new
 block whenever something changed), with the latest step, calibration and
-best real gain, until the run ends; then it exits 0 when the run finished
-and 1 otherwise. A run that is just starting (its directory is there, its
-journal not yet) is waited for up to 30 seconds. It opens the journal read-only and never takes the run's
-lock, so it works while the run goes on (in another terminal or on
+best real gain, until the run ends; then it exits 0 when the run finished,
+4 when it ended stopped at a budget cap, and 1 otherwise. A run that is
+just starting (its directory is there, its journal not yet) is waited for
+up to 30 seconds. It opens the journal read-only and never takes the
+run's lock, so it works while the run goes on (in another terminal or on
 another host sharing the directory).
 
 States: running (a process holds the run's lock; status names its pid, host
-and start), finished, failed, interrupted (its process is gone without
-finishing: continue it with assay resume), empty (the journal holds no run
-record: the run stopped before it began, or its write-ahead log was lost),
-unreadable (the journal is corrupt; only in the list).
+and start), finished, stopped_at_cap (it ended, but a budget cap stopped
+or shrank a phase: the reason names each), failed, interrupted (its
+process is gone without finishing: continue it with assay resume), empty
+(the journal holds no run record: the run stopped before it began, or its
+write-ahead log was lost), unreadable (the journal is corrupt; only in the
+list).
 
 With --json it prints the same as JSON: an object for one run, an array of
 them for the list. Each field has one meaning:
@@ -57,8 +60,9 @@ them for the list. Each field has one meaning:
   holder                    {pid, host, since} of the process running it,
                             while one does
   phase                     the phase last started
-  stopped_at_cap            for a finished run: the phase a budget cap
-                            stopped before it was done, and the cap
+  stopped_at_cap            for a run a budget cap cut short: every phase
+                            it stopped or shrank, and the cap
+  cut_phases                the same, one {phase, reason} per phase
   real_runs                 real runs reserved against the budget; the sum of
                             the four counts below
   finished_runs             real runs that finished with a measured metric
@@ -169,6 +173,9 @@ func writeRunList(w io.Writer, dir string, list []*runtime.Status) error {
 				usd, gain = estimate.FormatUSD(r.USD), figure(r.BestGain)
 				if r.Avg != nil {
 					avg = fmt.Sprintf("%s (k=%d)", figure(r.Avg), r.AvgAt)
+					if r.AvgGot != nil && *r.AvgGot < r.AvgAt {
+						avg = fmt.Sprintf("%s (Avg@%d of %d asked)", figure(r.Avg), *r.AvgGot, r.AvgAt)
+					}
 				}
 			}
 		}
@@ -186,8 +193,17 @@ func runsOf(s *runtime.Status) string {
 
 func writeStatus(w io.Writer, s *runtime.Status) {
 	fmt.Fprintf(w, "run        %s\nplan       %s (%s, seed %d)\nstate      %s\n", s.ID, s.Plan, s.Variant, s.Seed, s.State)
-	if s.Reason != "" {
+	if s.Reason != "" && len(s.Cuts) == 0 {
 		fmt.Fprintf(w, "reason     %s\n", s.Reason)
+	}
+	if len(s.Cuts) > 0 {
+		if s.State != runtime.StateStoppedAtCap && s.Reason != "" {
+			fmt.Fprintf(w, "reason     %s\n", s.Reason)
+		}
+		fmt.Fprintf(w, "cap        a budget cap cut the plan short; these figures are not the plan's\n")
+		for _, c := range s.Cuts {
+			fmt.Fprintf(w, "cut        phase %s %s\n", c.Phase, c.Reason)
+		}
 	}
 	if h := s.Holder; h != nil {
 		fmt.Fprintf(w, "held by    pid %d on %s since %s\n", h.PID, h.Host, h.Since.Format("2006-01-02 15:04:05 MST"))
