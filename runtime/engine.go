@@ -84,6 +84,9 @@ func (r *runner) preflight() error {
 // the plan's hold_back, which the compiler decides. A plan from before
 // hold_back existed holds back real runs only, as that version did.
 func (r *runner) holdBackFor(i int, ph *plan.Phase) {
+	if ph.Kind == plan.PhaseCalibration {
+		return // it runs inside its loop's phase, under that one's hold-back
+	}
 	if hb := ph.HoldBack; hb != nil {
 		r.floor = hb.RealRuns
 		r.budget.SetHoldBack(*hb)
