@@ -351,7 +351,7 @@ func interruptAndResume(t *testing.T, c *cli, sig syscall.Signal, want *runtime.
 	if done != got.Finished {
 		t.Errorf("the trainer completed %d runs, the journal has %d finished", done, got.Finished)
 	}
-	t.Logf("%d kills; %d real runs, %d LLM calls", kills, got.RealRuns, got.Totals.LLMCalls)
+	t.Logf("%d kills; %d real runs (%d re-executed: their trainer process died with them in flight), %d LLM calls", kills, got.RealRuns, got.ReExecutions, got.Totals.LLMCalls)
 }
 
 // TestPluginProcessCrash makes the trainer plugin's process exit in the
