@@ -269,6 +269,7 @@ func (lv *lowering) variant() *plan.Variant {
 		}
 	}
 	out.Loops, out.Phases = lv.phases()
+	holdBack(out)
 	out.Assumptions = lv.assumptions(out)
 	return out
 }

@@ -15,10 +15,20 @@ const (
 // crash the runtime calls Wait (or Cancel) with a journaled handle instead of
 // starting the run again.
 //
+// Re-attachment: the runtime journals a run's handle durably before it
+// waits, and on resume waits on every started run without a result by its
+// handle, in whatever trainer process serves it then. So a trainer keeps
+// what it needs to answer Wait where a new process finds it (the command
+// trainer's run.json and result.json, tinylm's result file in the run's
+// WorkDir), and Start of a RunID that already ran returns its handle, in
+// any process, without running it again.
+//
 // Errors: Wait on a run or handle the trainer does not know (its process
-// restarted and lost it) returns ErrUnknownRun, not a failed RunResult:
-// nothing ran, so the runtime starts the run again under the same id
-// without spending an attempt. An invalid config is ErrConfig (permanent).
+// restarted and nothing of the run survives) returns ErrUnknownRun, not a
+// failed RunResult: nothing was measured, so the runtime starts the run
+// again under the same id without spending an attempt, and counts it as a
+// re-execution (status re_executions). An invalid config is ErrConfig
+// (permanent).
 type Trainer interface {
 	Describe(ctx context.Context, req *DescribeRequest) (*DescribeResponse, error)
 	Start(ctx context.Context, req *RunRequest) (*RunHandle, error)

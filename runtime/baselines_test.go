@@ -141,3 +141,21 @@ func TestUncountedBaselineRefused(t *testing.T) {
 		tr.mu.Unlock()
 	}
 }
+
+// A baseline that gets no run fails the run with its real cause: the cap
+// and what is held back of it, never a hint to declare the baseline as if
+// the spec were wrong. The plan here holds back 14 of 15 real runs for the
+// phases after the baselines (a plan without hold_back, as before it
+// existed), so the second baseline gets none.
+func TestBaselineFailureNamesTheCap(t *testing.T) {
+	p := baselinePlan()
+	p.Variants[0].Budget.RealRuns = 15
+	_, err := runPlan(t, p, t.TempDir(), "a", &testLoader{trainer: newFakeTrainer()}, false)
+	want := "task tiny/t1: the baseline run got no run: the real-run cap of 15 left no run for it (1 used, 14 held back for later phases)"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("err = %v, want it to say %q", err, want)
+	}
+	if strings.Contains(err.Error(), "did not finish") {
+		t.Errorf("err = %v: it blames the spec for a cap", err)
+	}
+}

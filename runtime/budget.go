@@ -30,6 +30,45 @@ type Budget struct {
 	// before a call is made, settled when it returns, so calls in flight
 	// together can never spend past the dollar cap.
 	heldNano int64
+	// hold is what the current phase leaves unspent for the phases after
+	// it (the plan's hold_back): its reservations stop short of it.
+	hold plan.HoldBack
+}
+
+// SetHoldBack sets what reservations leave unspent from now on, for the
+// phases after the current one (the plan phase's HoldBack).
+func (b *Budget) SetHoldBack(h plan.HoldBack) {
+	b.mu.Lock()
+	b.hold = h
+	b.mu.Unlock()
+}
+
+// heldFor says what of a cap is held back for later phases, for an error.
+func heldFor(x string) string {
+	if x == "" {
+		return ""
+	}
+	return " (" + x + " of it held back for later phases)"
+}
+
+// gpuRoom and usdRoom are the GPU-hours and dollars (nano) this phase may
+// still reserve under each cap, and what is held back of it.
+func (b *Budget) gpuRoom() (room int64, held string) {
+	room = nano(b.caps.GPUHours) - b.gpuNano
+	if h := b.hold.GPUHours; h > 0 {
+		room -= nano(h)
+		held = hours(h)
+	}
+	return room, held
+}
+
+func (b *Budget) usdRoom() (room int64, held string) {
+	room = nano(b.caps.USD) - b.usdNano - b.heldNano
+	if h := b.hold.USD; h > 0 {
+		room -= nano(h)
+		held = dollars(h)
+	}
+	return room, held
 }
 
 func nano(x float64) int64 { return int64(math.Round(x * 1e9)) }
@@ -51,14 +90,11 @@ func NewBudget(caps plan.Budget) *Budget { return &Budget{caps: caps} }
 func (b *Budget) Reserve(gpuHours, usd float64) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	c := b.caps
-	switch {
-	case c.RealRuns > 0 && b.used.RealRuns+1 > c.RealRuns:
-		return fmt.Errorf("%w: real runs %d of %d", ErrBudget, b.used.RealRuns, c.RealRuns)
-	case c.GPUHours > 0 && b.gpuNano+nano(gpuHours) > nano(c.GPUHours):
-		return fmt.Errorf("%w: GPU-hours %g + %g > %g", ErrBudget, b.used.GPUHours, gpuHours, c.GPUHours)
-	case c.USD > 0 && b.usdNano+b.heldNano+nano(usd) > nano(c.USD):
-		return fmt.Errorf("%w: dollars %s + %s > %s", ErrBudget, dollars(b.used.USD+float64(b.heldNano)/1e9), dollars(usd), dollars(c.USD))
+	if err := b.check(gpuHours, usd, ""); err != nil {
+		return err
+	}
+	if c := b.caps; c.RealRuns > 0 && b.used.RealRuns+1 > c.RealRuns {
+		return fmt.Errorf("%w: the real-run cap of %d is spent", ErrBudget, c.RealRuns)
 	}
 	b.add(gpuHours, usd)
 	return nil
@@ -70,14 +106,36 @@ func (b *Budget) Reserve(gpuHours, usd float64) error {
 func (b *Budget) ReserveUpdate(gpuHours, usd float64) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	c := b.caps
-	switch {
-	case c.GPUHours > 0 && b.gpuNano+nano(gpuHours) > nano(c.GPUHours):
-		return fmt.Errorf("%w: GPU-hours %g + %g for a policy update > %g", ErrBudget, b.used.GPUHours, gpuHours, c.GPUHours)
-	case c.USD > 0 && b.usdNano+b.heldNano+nano(usd) > nano(c.USD):
-		return fmt.Errorf("%w: dollars %s + %s for a policy update > %s", ErrBudget, dollars(b.used.USD+float64(b.heldNano)/1e9), dollars(usd), dollars(c.USD))
+	if err := b.check(gpuHours, usd, " for a policy update"); err != nil {
+		return err
 	}
 	b.addUpdate(gpuHours, usd)
+	return nil
+}
+
+// Fits reports whether one more real run of the given cost fits the
+// GPU-hour and dollar caps, less what is held back for later phases.
+func (b *Budget) Fits(gpuHours, usd float64) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.check(gpuHours, usd, "") == nil
+}
+
+// check returns an error wrapping ErrBudget when gpuHours and usd more do
+// not fit the GPU-hour and dollar caps, less what is held back for later
+// phases. Called with mu held.
+func (b *Budget) check(gpuHours, usd float64, what string) error {
+	c := b.caps
+	if c.GPUHours > 0 {
+		if room, held := b.gpuRoom(); nano(gpuHours) > room {
+			return fmt.Errorf("%w: the GPU-hour cap of %s%s leaves no room for %s GPU-hours more%s (%s reserved)", ErrBudget, hours(c.GPUHours), heldFor(held), hours(gpuHours), what, hours(b.used.GPUHours))
+		}
+	}
+	if c.USD > 0 {
+		if room, held := b.usdRoom(); nano(usd) > room {
+			return fmt.Errorf("%w: the dollar cap of %s%s leaves no room for %s more%s (%s spent or held)", ErrBudget, dollars(c.USD), heldFor(held), dollars(usd), what, dollars(b.used.USD+float64(b.heldNano)/1e9))
+		}
+	}
 	return nil
 }
 
@@ -110,8 +168,10 @@ func dollars(x float64) string {
 func (b *Budget) ReserveLLM(usd float64) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if c := b.caps.USD; c > 0 && b.usdNano+b.heldNano+nano(usd) > nano(c) {
-		return fmt.Errorf("%w: dollars %s spent or held + %s for an LLM call > %s", ErrBudget, dollars(b.used.USD+float64(b.heldNano)/1e9), dollars(usd), dollars(c))
+	if b.caps.USD > 0 {
+		if room, held := b.usdRoom(); nano(usd) > room {
+			return fmt.Errorf("%w: the dollar cap of %s%s leaves no room for an LLM call of up to %s (%s spent or held)", ErrBudget, dollars(b.caps.USD), heldFor(held), dollars(usd), dollars(b.used.USD+float64(b.heldNano)/1e9))
+		}
 	}
 	b.heldNano += nano(usd)
 	return nil
@@ -160,8 +220,10 @@ func (b *Budget) ChargeLLM(usd float64) {
 func (b *Budget) CheckLLM() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.caps.USD > 0 && b.usdNano+b.heldNano >= nano(b.caps.USD) {
-		return fmt.Errorf("%w: dollars %s of %s", ErrBudget, dollars(b.used.USD), dollars(b.caps.USD))
+	if b.caps.USD > 0 {
+		if room, held := b.usdRoom(); room <= 0 {
+			return fmt.Errorf("%w: the dollar cap of %s%s is spent (%s spent or held)", ErrBudget, dollars(b.caps.USD), heldFor(held), dollars(b.used.USD+float64(b.heldNano)/1e9))
+		}
 	}
 	return nil
 }
@@ -185,3 +247,6 @@ func (b *Budget) Spent() Spent {
 
 // Caps returns the caps.
 func (b *Budget) Caps() plan.Budget { return b.caps }
+
+// hours prints GPU-hours to four significant digits.
+func hours(x float64) string { return strconv.FormatFloat(x, 'g', 4, 64) }

@@ -28,6 +28,18 @@
 // handles are waited on and reserved runs without one go out again as a
 // batch of just those; StartBatch is idempotent per run id.
 //
+// On every executor a run counts as started once its handle is durable in
+// the journal, before anything waits on it; a resume waits on every
+// started run without a result through its handle, whatever trainer
+// process serves it then. Only a run its trainer no longer knows
+// (plugins.ErrUnknownRun) starts again, journaled first as a re-execution
+// that status counts.
+//
+// While a phase runs, the budget holds back what the plan's hold_back
+// says the phases after it need (real runs, GPU-hours, dollars). A phase a
+// cap stops or leaves with fewer real runs than the plan gives it is a cut
+// (capcut.go): the run ends in state stopped_at_cap, naming each.
+//
 // The run commands (assay run, resume, status, report) in cmd/assay call
 // Run, Status and LoadReport. Next phase: the plugins, as separate processes
 // (package plugins/host).

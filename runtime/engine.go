@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 
 	"assay/compiler/plan"
 	"assay/plugins"
@@ -31,11 +32,8 @@ func (r *runner) execute() error {
 		if err := r.ctx.Err(); err != nil {
 			return err
 		}
-		r.floor = 0
 		r.phase = ph.Name
-		for _, later := range r.v.Phases[i+1:] {
-			r.floor += r.heldBack(later)
-		}
+		r.holdBackFor(i, ph)
 		if err := r.j.Append(journal.KindPhaseStart, ph.Name, ph); err != nil {
 			return err
 		}
@@ -57,14 +55,11 @@ func (r *runner) execute() error {
 			err = fmt.Errorf("phase %s: unknown kind %q", ph.Name, ph.Kind)
 		}
 		if err != nil {
-			if errors.Is(err, ErrBudget) {
-				r.progress.logf("phase %s stopped: %v", ph.Name, err)
-				if r.capStop == "" {
-					r.capStop = fmt.Sprintf("phase %s stopped at a budget cap (%v)", ph.Name, err)
-				}
-			} else {
+			if !errors.Is(err, ErrBudget) {
 				return fmt.Errorf("phase %s: %w", ph.Name, err)
 			}
+			r.progress.logf("phase %s stopped: %v", ph.Name, err)
+			r.cut(ph.Name, "stopped: "+strings.TrimPrefix(err.Error(), ErrBudget.Error()+": "))
 		}
 		if err := r.j.Commit(journal.KindPhaseEnd, ph.Name, r.totals()); err != nil {
 			return err
@@ -83,6 +78,28 @@ func (r *runner) preflight() error {
 		}
 	}
 	return nil
+}
+
+// holdBackFor sets what phase i leaves unspent for the phases after it:
+// the plan's hold_back, which the compiler decides. A plan from before
+// hold_back existed holds back real runs only, as that version did.
+func (r *runner) holdBackFor(i int, ph *plan.Phase) {
+	if ph.Kind == plan.PhaseCalibration {
+		return // it runs inside its loop's phase, under that one's hold-back
+	}
+	if hb := ph.HoldBack; hb != nil {
+		r.floor = hb.RealRuns
+		r.budget.SetHoldBack(*hb)
+		return
+	}
+	r.floor = 0
+	for _, later := range r.v.Phases[i+1:] {
+		if ph.Kind == plan.PhaseRL && later.Kind == plan.PhaseCalibration && (later.Loop == "" || later.Loop == ph.Loop) {
+			continue // its calibration runs belong to this phase
+		}
+		r.floor += r.heldBack(later)
+	}
+	r.budget.SetHoldBack(plan.HoldBack{RealRuns: r.floor})
 }
 
 // heldBack is what the phases before ph hold back for it: the most real
@@ -233,13 +250,34 @@ func (r *runner) baselinesPhase(ph *plan.Phase) error {
 		return err
 	}
 	for i, o := range out {
-		if o.Skipped || o.Failed || o.Infeasible {
-			return fmt.Errorf("task %s/%s: the baseline run did not finish; declare the task's baseline in the spec", need[i].Task.Env, need[i].Task.Name)
+		if why := baselineFailure(o); why != "" {
+			// Every later run of the task is measured against it.
+			return fmt.Errorf("task %s/%s: %s; nothing of the task can be measured without it (or declare the task's baseline in the spec)", need[i].Task.Env, need[i].Task.Name, why)
 		}
 		need[i].Task.Baseline = o.Metric
 		r.progress.step("")
 	}
 	return nil
+}
+
+// baselineFailure says why a baseline run measured no metric ("" when it
+// did): its real cause, a cap, the trainer's reason or infrastructure.
+func baselineFailure(o outcome) string {
+	reason := func() string {
+		if o.Result != nil && o.Result.Reason != "" {
+			return ": " + o.Result.Reason
+		}
+		return ""
+	}
+	switch {
+	case o.Skipped:
+		return "the baseline run got no run: " + o.Why
+	case o.Failed:
+		return "the baseline run failed on the infrastructure after its retries" + reason()
+	case o.Infeasible:
+		return "the baseline run, the unchanged reference configuration, was infeasible" + reason()
+	}
+	return ""
 }
 
 // ensureBaselines checks that every task of runs has a baseline: every

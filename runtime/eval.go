@@ -32,6 +32,26 @@ type EvalFigures struct {
 	// the Base arm's; nil without a Base arm.
 	BeatsBase *float64    `json:"beats_base_share,omitempty"`
 	RWM       *RWMFigures `json:"rwm,omitempty"`
+	// AvgGot and BestGot are set when a state got fewer measured
+	// proposals than k (a cap left no run for some, or they failed): the
+	// fewest any state of any arm averaged (Avg) or took the best of
+	// (Best). Such figures are not Avg@k and never print as it.
+	AvgGot  *int `json:"avg_at_got,omitempty"`
+	BestGot *int `json:"best_at_got,omitempty"`
+}
+
+// AvgLabel names the Avg figure: "Avg@k", or "Avg@n of k asked" when a
+// state got only n measured proposals.
+func (f EvalFigures) AvgLabel() string { return atLabel("Avg", f.AvgAt, f.AvgGot) }
+
+// BestLabel is AvgLabel for Best@k.
+func (f EvalFigures) BestLabel() string { return atLabel("Best", f.BestAt, f.BestGot) }
+
+func atLabel(name string, k int, got *int) string {
+	if got == nil || *got >= k {
+		return fmt.Sprintf("%s@%d", name, k)
+	}
+	return fmt.Sprintf("%s@%d of %d asked", name, *got, k)
 }
 
 // ArmFigures are one arm's results over every evaluated state.
@@ -207,6 +227,8 @@ func (r *runner) evaluationPhase(ph *plan.Phase) error {
 		}
 	}
 	fig := EvalFigures{AvgAt: e.AvgAt, BestAt: e.BestAt, States: states, Normalize: e.Normalize}
+	// The fewest proposals a state measured, for Avg and for Best.
+	avgGot, bestGot := e.AvgAt, e.BestAt
 	// stateAvg[arm][task*states+s] is the state's Avg@k, for Beats-Base.
 	stateAvg := make([][]float64, len(e.Arms))
 	stateOK := make([][]bool, len(e.Arms))
@@ -224,7 +246,7 @@ func (r *runner) evaluationPhase(ph *plan.Phase) error {
 			var tStates int
 			for s := 0; s < states; s++ {
 				var sum, best float64
-				var cnt, neg, valid int
+				var cnt, bestCnt, neg, valid int
 				best = math.Inf(-1)
 				for i := 0; i < k; i++ {
 					it := items[((a*len(tasks)+ti)*states+s)*k+i]
@@ -243,8 +265,10 @@ func (r *runner) evaluationPhase(ph *plan.Phase) error {
 					}
 					if it.i < e.BestAt {
 						best = max(best, g)
+						bestCnt++
 					}
 				}
+				avgGot, bestGot = min(avgGot, cnt), min(bestGot, bestCnt)
 				if valid == 0 {
 					continue // every run of the state skipped or failed
 				}
@@ -280,7 +304,15 @@ func (r *runner) evaluationPhase(ph *plan.Phase) error {
 			af.Families = append(af.Families, ff)
 		}
 		fig.Arms = append(fig.Arms, af)
-		r.progress.step(fmt.Sprintf("%s Avg@%d %.4g Best@%d %.4g", arm.Name, e.AvgAt, af.Avg, e.BestAt, af.Best))
+	}
+	if avgGot < e.AvgAt {
+		fig.AvgGot = &avgGot
+	}
+	if bestGot < e.BestAt {
+		fig.BestGot = &bestGot
+	}
+	for _, af := range fig.Arms {
+		r.progress.step(fmt.Sprintf("%s %s %.4g %s %.4g", af.Arm, fig.AvgLabel(), af.Avg, fig.BestLabel(), af.Best))
 	}
 	pol := fig.Arms[0]
 	fig.Avg, fig.Best, fig.Negative, fig.Tasks = pol.Avg, pol.Best, pol.Negative, pol.Tasks

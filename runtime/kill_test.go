@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -154,12 +155,46 @@ func moduleRoot(t *testing.T) string {
 	return filepath.Dir(strings.TrimSpace(string(out)))
 }
 
-func build(t *testing.T, root, pkg, out string) {
-	cmd := exec.Command("go", "build", "-o", out, pkg)
-	cmd.Dir = root
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build %s: %v\n%s", pkg, err, b)
+// bins holds assay and the test trainer, built once per test binary: a
+// run of these tests with -count=20 links them once, not 20 times.
+var bins struct {
+	once           sync.Once
+	dir            string
+	assay, trainer string
+	err            error
+}
+
+// builtBinaries returns the paths of assay and the test trainer.
+func builtBinaries(t *testing.T) (assay, trainer string) {
+	t.Helper()
+	bins.once.Do(func() {
+		root := moduleRoot(t)
+		if bins.dir, bins.err = os.MkdirTemp("", "assay-kill-test-"); bins.err != nil {
+			return
+		}
+		bins.assay, bins.trainer = filepath.Join(bins.dir, "assay"), filepath.Join(bins.dir, "testtrainer")
+		for pkg, out := range map[string]string{"./cmd/assay": bins.assay, "./runtime/internal/testtrainer": bins.trainer} {
+			cmd := exec.Command("go", "build", "-o", out, pkg)
+			cmd.Dir = root
+			if b, err := cmd.CombinedOutput(); err != nil {
+				bins.err = fmt.Errorf("go build %s: %v\n%s", pkg, err, b)
+				return
+			}
+		}
+	})
+	if bins.err != nil {
+		t.Fatal(bins.err)
 	}
+	return bins.assay, bins.trainer
+}
+
+// TestMain removes the binaries builtBinaries made.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if bins.dir != "" {
+		os.RemoveAll(bins.dir)
+	}
+	os.Exit(code)
 }
 
 type cli struct {
@@ -232,12 +267,9 @@ func TestKill9Resume(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds binaries and runs plugins")
 	}
-	root := moduleRoot(t)
 	dir := t.TempDir()
-	c := &cli{t: t, bin: filepath.Join(dir, "assay"), dir: dir}
-	build(t, root, "./cmd/assay", c.bin)
-	trainer := filepath.Join(dir, "testtrainer")
-	build(t, root, "./runtime/internal/testtrainer", trainer)
+	bin, trainer := builtBinaries(t)
+	c := &cli{t: t, bin: bin, dir: dir}
 	if err := os.WriteFile(filepath.Join(dir, "kill.hcl"), []byte(fmt.Sprintf(killSpec, trainer)), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -319,7 +351,7 @@ func interruptAndResume(t *testing.T, c *cli, sig syscall.Signal, want *runtime.
 	if done != got.Finished {
 		t.Errorf("the trainer completed %d runs, the journal has %d finished", done, got.Finished)
 	}
-	t.Logf("%d kills; %d real runs, %d LLM calls", kills, got.RealRuns, got.Totals.LLMCalls)
+	t.Logf("%d kills; %d real runs (%d re-executed: their trainer process died with them in flight), %d LLM calls", kills, got.RealRuns, got.ReExecutions, got.Totals.LLMCalls)
 }
 
 // TestPluginProcessCrash makes the trainer plugin's process exit in the
@@ -329,12 +361,9 @@ func TestPluginProcessCrash(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds binaries and runs plugins")
 	}
-	root := moduleRoot(t)
 	dir := t.TempDir()
-	c := &cli{t: t, bin: filepath.Join(dir, "assay"), dir: dir}
-	build(t, root, "./cmd/assay", c.bin)
-	trainer := filepath.Join(dir, "testtrainer")
-	build(t, root, "./runtime/internal/testtrainer", trainer)
+	bin, trainer := builtBinaries(t)
+	c := &cli{t: t, bin: bin, dir: dir}
 	spec := fmt.Sprintf(killSpec, trainer)
 	os.WriteFile(filepath.Join(dir, "ok.hcl"), []byte(spec), 0o644)
 	crashing := strings.Replace(spec, "config = { delay_ms = 300 }", `config = { delay_ms = 20, crash_run = "seed/tiny/3" }`, 1)

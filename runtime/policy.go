@@ -80,6 +80,7 @@ func (r *rlLoop) trainPolicy(t int, key string, samples []plugins.Sample) error 
 		r.budget.restoreUpdate(res.GPUHours, res.USD)
 	} else {
 		if err := r.budget.ReserveUpdate(u.GPUHours, u.USD); errors.Is(err, ErrBudget) {
+			r.cut(r.phase, "made fewer policy updates than the plan gives it: "+strings.TrimPrefix(err.Error(), ErrBudget.Error()+": "))
 			return fail(err.Error())
 		} else if err != nil {
 			return err

@@ -191,10 +191,6 @@ func (r *rlLoop) run(idx int, ph *plan.Phase) error {
 			cals = append(cals, c)
 		}
 	}
-	// Calibration runs belong to this phase; hold back only what follows.
-	for _, c := range cals {
-		r.floor -= r.heldBack(c)
-	}
 	steps := int(math.Round(l.Steps.Expected))
 	if l.UntilBudget {
 		// Until the budget is spent, and never past the most steps the
@@ -307,6 +303,18 @@ func zeroVariance(groups []*group) int {
 func (r *rlLoop) canAffordRefresh() bool {
 	l := r.l
 	if r.budget.CheckLLM() != nil {
+		return false
+	}
+	// A refresh that cannot pay one real run under the GPU-hour and dollar
+	// caps (less what later phases hold back) would only skip its runs.
+	fits := false
+	for _, t := range r.tasksOf("", l.Split) {
+		if gpuh, usd := r.runCost(t.Env); r.budget.Fits(gpuh, usd) {
+			fits = true
+			break
+		}
+	}
+	if !fits {
 		return false
 	}
 	left := r.budget.RunsLeft()

@@ -97,8 +97,11 @@ type runner struct {
 	batchKeys []string
 	batchRes  []journal.Reservation
 	startedAt time.Time
-	// capStop says where a cap first stopped a phase, for the result.
-	capStop string
+	// cuts are the phases a cap stopped or shrank; skipped says why each
+	// run key that got no reservation got none.
+	cutMu   sync.Mutex
+	cuts    []PhaseCut
+	skipped map[string]string
 }
 
 func newRunner(ctx context.Context, v *plan.Variant, j *journal.Journal, dir string, opts Options) *runner {
@@ -119,6 +122,7 @@ func newRunner(ctx context.Context, v *plan.Variant, j *journal.Journal, dir str
 		maxCallUSD: map[string]float64{},
 		measured:   newMeasured(),
 		poolBy:     map[string][]record{},
+		skipped:    map[string]string{},
 	}
 	for _, run := range j.Runs() {
 		r.budget.restore(run.Reservation.GPUHours, run.Reservation.USD)
@@ -487,8 +491,9 @@ type realRun struct {
 
 // outcome is a real run's result.
 type outcome struct {
-	Skipped    bool // not run: no budget
+	Skipped    bool // not run: no budget (Why says which cap)
 	Failed     bool // infrastructure failure after retries
+	Why        string
 	Infeasible bool
 	Metric     float64
 	Gain       float64
@@ -516,18 +521,18 @@ func (r *runner) reserve(key string, rr realRun) (bool, error) {
 	}
 	// Runs planned for later phases are held back from this one.
 	if left := r.budget.RunsLeft(); left >= 0 && left <= r.floor {
-		return false, nil
+		return r.skip(key, r.realRunCapReason(left)), nil
 	}
 	// The wall-time cap: no run starts that could end after it.
 	if c := r.v.Budget.WallHours; c > 0 {
 		if e := r.envs[env]; e != nil && r.opts.Clock.Now().Sub(r.startedAt).Hours()+e.Hours.High > c {
-			return false, nil
+			return r.skip(key, fmt.Sprintf("the wall-time cap of %g hours leaves no time for a run of up to %g hours", c, e.Hours.High)), nil
 		}
 	}
 	gpuh, usd := r.runCost(env)
 	if err := r.budget.Reserve(gpuh, usd); err != nil {
 		if errors.Is(err, ErrBudget) {
-			return false, nil
+			return r.skip(key, strings.TrimPrefix(err.Error(), ErrBudget.Error()+": ")), nil
 		}
 		return false, err
 	}
@@ -566,7 +571,7 @@ func (r *runner) runReal(runs []realRun) ([]outcome, error) {
 			return nil, err
 		}
 		if !ok {
-			out[i].Skipped = true
+			out[i].Skipped, out[i].Why = true, r.skipReason(k)
 			continue
 		}
 		keys[i] = k
@@ -809,10 +814,15 @@ func (r *runner) runRequest(rr realRun, key string) *plugins.RunRequest {
 	}
 }
 
-// handleSync is how long a started run's handle may wait in the journal's
-// buffer for the run's result to commit it together.
-const handleSync = 100 * time.Millisecond
-
+// attempt runs attempt key of a run to its result. A run is started only
+// once its reservation is durable, and counts as started once its handle
+// is: the handle is committed before anything waits on it, so a resume
+// always finds a started run's handle and re-attaches to it (Wait) rather
+// than starting it again. Only a handle the trainer does not know
+// (ErrUnknownRun: its process lost the run) starts the run again, and that
+// re-execution is journaled first, so status counts it. A reservation
+// without a handle (a crash between Start and the commit) is started again
+// under the same run id, which the trainer contract makes idempotent.
 func (r *runner) attempt(rr realRun, key string) (*plugins.RunResult, error) {
 	env := r.envs[rr.Task.Env]
 	run, _ := r.j.Run(key)
@@ -829,8 +839,7 @@ func (r *runner) attempt(rr realRun, key string) (*plugins.RunResult, error) {
 		if t == nil {
 			return fmt.Errorf("%w: plugin %s is not a trainer", errPermanent, env.Trainer)
 		}
-		h := run.Handle
-		if h != nil {
+		if h := run.Handle; h != nil {
 			got, err := t.Wait(r.ctx, h)
 			if err == nil {
 				res = got
@@ -839,27 +848,27 @@ func (r *runner) attempt(rr realRun, key string) (*plugins.RunResult, error) {
 			if r.ctx.Err() != nil || !errors.Is(err, plugins.ErrUnknownRun) {
 				return err // retried by call, which waits on the handle again
 			}
-			// The trainer does not know the handle (it was restarted): start
-			// the run again under the same id, which it treats as idempotent.
-			r.progress.logf("run %s: the trainer does not know handle %s; starting it again", key, h.Handle)
+			// The trainer lost the run (its process died with the run in
+			// flight): nothing of it can be collected, so it runs again.
+			r.progress.logf("run %s: the trainer does not know handle %s (%v); starting it again", key, h.Handle, err)
+			if err := r.j.Rerun(key, journal.Rerun{Handle: h.Handle, Reason: err.Error()}); err != nil {
+				return fmt.Errorf("%w: %v", errPermanent, err)
+			}
 		}
 		started = r.opts.Clock.Now()
 		nh, err := t.Start(r.ctx, req)
 		if err != nil {
 			return err
 		}
-		// The handle joins the next group commit: with the result when the
-		// run ends soon, else within handleSync. Start is idempotent per
-		// run id (the trainer contract), so a handle lost in a crash before
-		// then costs a second Start of the same id, never a second run;
-		// the reservation was durable before Start.
-		if err := r.j.Append(journal.KindStarted, key, nh); err != nil {
+		if nh == nil {
+			return fmt.Errorf("%w: plugin %s started run %s without a handle", errPermanent, env.Trainer, key)
+		}
+		// The handle is durable before the run counts as started.
+		if err := r.j.Started(key, nh); err != nil {
 			return fmt.Errorf("%w: %v", errPermanent, err)
 		}
-		sync := time.AfterFunc(handleSync, func() { _ = r.j.Flush() })
 		run.Handle = nh
 		got, err := t.Wait(r.ctx, nh)
-		sync.Stop()
 		if err != nil {
 			return err
 		}

@@ -89,7 +89,10 @@ type Result struct {
 	Dir    string `json:"dir"`
 	State  string `json:"state"`
 	Reason string `json:"reason,omitempty"`
-	Totals Totals `json:"totals"`
+	// Cuts are the phases a budget cap stopped or shrank (state
+	// stopped_at_cap), also when the run failed after them.
+	Cuts   []PhaseCut `json:"cut_phases,omitempty"`
+	Totals Totals     `json:"totals"`
 }
 
 // Totals are a run's figures; a resumed run ends with the same totals as an
@@ -235,7 +238,10 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
 	_ = j.SetMeta("state", StateRunning)
 	_ = j.SetMeta("reason", "") // an earlier interruption's reason no longer applies
 	runErr := r.execute()
-	res := &Result{ID: opts.ID, Dir: dir, State: StateFinished, Totals: r.totals(), Reason: r.capStop}
+	res := &Result{ID: opts.ID, Dir: dir, State: StateFinished, Totals: r.totals(), Cuts: r.capCuts()}
+	if len(res.Cuts) > 0 {
+		res.State, res.Reason = StateStoppedAtCap, cutsReason(res.Cuts)
+	}
 	if runErr != nil {
 		res.State, res.Reason = StateFailed, runErr.Error()
 		if ctx.Err() != nil {
@@ -245,7 +251,7 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
 	_ = j.SetMeta("totals", res.Totals)
 	_ = j.SetMeta("state", res.State)
 	_ = j.SetMeta("reason", res.Reason)
-	_ = j.SetMeta("cap_stop", r.capStop)
+	_ = j.SetMeta("cap_cuts", res.Cuts)
 	r.progress.done(res)
 	return res, runErr
 }

@@ -44,18 +44,24 @@ type Status struct {
 	// Holder is the process holding the run lock while one does.
 	Holder *journal.Holder `json:"holder,omitempty"`
 	Phase  string          `json:"phase,omitempty"`
-	// CapStop: a finished run one of whose phases a budget cap stopped
-	// before it was done, and where.
-	CapStop    string      `json:"stopped_at_cap,omitempty"`
-	RealRuns   int         `json:"real_runs"` // reserved, counted against the budget
-	Finished   int         `json:"finished_runs"`
-	Infeasible int         `json:"infeasible_runs"`
-	InFlight   int         `json:"in_flight_runs"`
-	Failed     int         `json:"failed_runs"`
-	GPUHours   float64     `json:"gpu_hours"`
-	RunUSD     float64     `json:"run_usd"`
-	Budget     plan.Budget `json:"budget"`
-	Totals     *Totals     `json:"totals,omitempty"`
+	// CapStop says, for a run a budget cap cut short (state
+	// stopped_at_cap, or failed after a cut), which phases it stopped or
+	// shrank and why; Cuts lists them one by one.
+	CapStop    string     `json:"stopped_at_cap,omitempty"`
+	Cuts       []PhaseCut `json:"cut_phases,omitempty"`
+	RealRuns   int        `json:"real_runs"` // reserved, counted against the budget
+	Finished   int        `json:"finished_runs"`
+	Infeasible int        `json:"infeasible_runs"`
+	InFlight   int        `json:"in_flight_runs"`
+	Failed     int        `json:"failed_runs"`
+	// ReExecutions counts real runs started again because their trainer
+	// had lost them (the process that ran them died): each may have spent
+	// its GPU time twice.
+	ReExecutions int         `json:"re_executions"`
+	GPUHours     float64     `json:"gpu_hours"`
+	RunUSD       float64     `json:"run_usd"`
+	Budget       plan.Budget `json:"budget"`
+	Totals       *Totals     `json:"totals,omitempty"`
 	// The analyses: the world model's figures at each calibration round
 	// (without their points) and the evaluation's, with its world-model
 	// figures on held-out proposals. The critic's are in Totals.Measured.
@@ -150,8 +156,8 @@ func statusOf(j *journal.Journal, id string) (*Status, error) {
 		// A reason left by an earlier interruption no longer applies.
 		st.Reason = ""
 	}
-	if st.State == StateFinished {
-		j.Meta("cap_stop", &st.CapStop)
+	if j.Meta("cap_cuts", &st.Cuts) && len(st.Cuts) > 0 {
+		st.CapStop = cutsReason(st.Cuts)
 	}
 	var tot Totals
 	if j.Meta("totals", &tot) && st.State != StateRunning {
@@ -161,6 +167,7 @@ func statusOf(j *journal.Journal, id string) (*Status, error) {
 		st.RealRuns++
 		st.GPUHours += r.Reservation.GPUHours
 		st.RunUSD += r.Reservation.USD
+		st.ReExecutions += r.Reruns
 		switch {
 		case r.Result == nil:
 			st.InFlight++

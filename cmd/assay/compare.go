@@ -153,8 +153,8 @@ func compareColumns(rows []*compare.Row, short bool) []compareColumn {
 		{"GPU-hours", func(r *compare.Row) string { return estimate.FormatNumber(r.GPUHours) }},
 		{"dollars", func(r *compare.Row) string { return estimate.FormatUSD(r.USD) }},
 		{"best gain", func(r *compare.Row) string { return figure(r.BestGain) }},
-		{k(func(r *compare.Row) int { return r.AvgAt }, "Avg"), func(r *compare.Row) string { return figure(r.Avg) }},
-		{k(func(r *compare.Row) int { return r.BestAt }, "Best"), func(r *compare.Row) string { return figure(r.Best) }},
+		{k(func(r *compare.Row) int { return r.AvgAt }, "Avg"), func(r *compare.Row) string { return figure(r.Avg) + askedK(r.AvgGot, r.AvgAt) }},
+		{k(func(r *compare.Row) int { return r.BestAt }, "Best"), func(r *compare.Row) string { return figure(r.Best) + askedK(r.BestGot, r.BestAt) }},
 		{"cal. MAE", func(r *compare.Row) string { return figure(r.CalibrationMAE) }},
 		{"routed", func(r *compare.Row) string {
 			if r.RoutedShare == nil {
@@ -303,4 +303,13 @@ func csvSafe(s string) string {
 		return "'" + s
 	}
 	return s
+}
+
+// askedK marks a figure some state measured fewer than k proposals for:
+// it is no figure at k.
+func askedK(got *int, k int) string {
+	if got == nil || *got >= k {
+		return ""
+	}
+	return fmt.Sprintf(" (@%d of %d asked)", *got, k)
 }

@@ -22,6 +22,7 @@ import (
 const (
 	exitOK    = 0
 	exitUser  = 1  // invalid spec, broken cap, failed run
+	exitCap   = 4  // assay run and resume: the run ended, but a budget cap cut a phase (state stopped_at_cap)
 	exitUsage = 64 // bad command line (sysexits EX_USAGE), distinct from diff's 2 = changed
 )
 
@@ -49,6 +50,8 @@ Exit codes:
   0  success
   1  the spec is invalid, a budget cap is broken, or a run failed
   2  assay diff only: the specs differ (3: a --fail-above limit was crossed)
+  4  assay run and resume only: the run ended, but a budget cap stopped or
+     shrank one of its phases (state stopped_at_cap; status says which)
   64 usage error: unknown command or flag, wrong arguments
 
 Flags written with one dash (-var, -var-file, -json, -check, -diff,

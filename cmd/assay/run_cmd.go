@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -74,8 +75,15 @@ warns then), the plan's hash, the assay version, the -var, -var-file and
 --set settings, and each plugin executable's SHA-256 (assay status ID shows it).
 Budget caps are hard: a real run is reserved before it starts, and an LLM
 call holds its worst-case dollars before it is made, so no cap is
-exceeded. A spec whose estimate breaks a hard cap is refused before
-anything runs, as estimate refuses it. An interrupted run (a crash, kill
+exceeded. While a phase runs, what the phases after it need is held back
+from it (the plan's hold_back, which the compiler decides: their low
+GPU-hours and dollars, and their real runs, up to their high figure as
+far as the cap leaves the earlier phases their low), so an early loop
+cannot spend a later evaluation's share. A spec whose estimate breaks a hard cap is refused
+before anything runs, as estimate refuses it; one whose high figure only
+may break it (W_CAP_AT_RISK) runs until the cap. A run a cap cut short
+ends in state stopped_at_cap, naming every phase the cap stopped or left
+with fewer real runs than planned, and run exits with code 4. An interrupted run (a crash, kill
 -9, Ctrl-C) continues with assay resume ID: finished real runs are never
 run again, and a resumed run ends with the same totals as an
 uninterrupted one with the same seed.
@@ -87,7 +95,8 @@ the group in its journal; --parallel N runs N variants at once (default 1;
 each runs its real runs with the executor's concurrency, and each has its
 own budget). assay compare ID then sets the group's runs side by side.
 
-Exit codes: 0 finished, 1 invalid spec or a failed run, 64 usage error.`,
+Exit codes: 0 finished, 1 invalid spec or a failed run, 4 the run ended
+but a budget cap cut a phase (stopped_at_cap), 64 usage error.`,
 		Example: `  assay run specs/quickstart.hcl
   assay run --id try1 -var steps=4 specs/small-local.hcl
   assay plan -out try2.plan specs/small-local.hcl && assay run try2.plan
@@ -265,5 +274,20 @@ func execRun(c *cobra.Command, ctx context.Context, p *plan.Plan, lock *host.Loc
 		}
 		return userErrorf("%v", err)
 	}
+	if res != nil && res.State == runtime.StateStoppedAtCap {
+		return capCutError(res.ID, res.Cuts)
+	}
 	return nil
+}
+
+// capCutError is the exit of a run a budget cap cut short: every phase it
+// cut, and a code of its own, so a script does not take the figures for
+// the plan's.
+func capCutError(id string, cuts []runtime.PhaseCut) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "run %s stopped at a budget cap: its figures are not the plan's", id)
+	for _, c := range cuts {
+		fmt.Fprintf(&b, "\n  phase %s %s", termSafe(c.Phase), termSafe(c.Reason))
+	}
+	return &exitError{code: exitCap, msg: b.String()}
 }

@@ -34,12 +34,13 @@ reason, and the other runs are still listed.
 With --watch, status follows run ID: it shows the status again every
 --interval (on a terminal it redraws in place; otherwise it prints a new
 block whenever something changed), with the latest step, calibration and
-best real gain, until the run ends; then it exits 0 when the run finished
-and 1 otherwise. ID may be the group id of assay run --all-variants (plain
-status shows the group once, and a variant not started yet as waiting): watch
-then follows every variant of the group, one line each, and shows a
-variant that has not started yet as waiting; it ends when every variant
-has run (exit 0 when all finished). A run that has not started (no
+best real gain, until the run ends; then it exits 0 when the run finished,
+4 when it ended stopped at a budget cap, and 1 otherwise. ID may be the
+group id of assay run --all-variants (plain status shows the group once,
+and a variant not started yet as waiting): watch then follows every
+variant of the group, one line each, and shows a variant that has not
+started yet as waiting; it ends when every variant has run (exit 0 when
+all finished, 4 when none failed but one stopped at a cap). A run that has not started (no
 directory yet, or a directory without a journal) is waited for up to
 --wait (30 seconds), and a variant of a group as long as its group runs;
 then watch says it found no such run. It opens journals read-only and never
@@ -47,10 +48,12 @@ takes a run's lock, so it works while the run goes on (in another
 terminal or on another host sharing the directory).
 
 States: running (a process holds the run's lock; status names its pid, host
-and start), finished, failed, interrupted (its process is gone without
-finishing: continue it with assay resume), empty (the journal holds no run
-record: the run stopped before it began, or its write-ahead log was lost),
-unreadable (the journal is corrupt; only in the list).
+and start), finished, stopped_at_cap (it ended, but a budget cap stopped
+or shrank a phase: the reason names each), failed, interrupted (its
+process is gone without finishing: continue it with assay resume), empty
+(the journal holds no run record: the run stopped before it began, or its
+write-ahead log was lost), unreadable (the journal is corrupt; only in the
+list).
 
 With --json it prints the same as JSON: an object for one run, an array of
 them for the list. Each field has one meaning:
@@ -63,14 +66,18 @@ them for the list. Each field has one meaning:
   holder                    {pid, host, since} of the process running it,
                             while one does
   phase                     the phase last started
-  stopped_at_cap            for a finished run: the phase a budget cap
-                            stopped before it was done, and the cap
+  stopped_at_cap            for a run a budget cap cut short: every phase
+                            it stopped or shrank, and the cap
+  cut_phases                the same, one {phase, reason} per phase
   real_runs                 real runs reserved against the budget; the sum of
                             the four counts below
   finished_runs             real runs that finished with a measured metric
   infeasible_runs           real runs the trainer judged infeasible
   failed_runs               real runs that failed or were preempted
   in_flight_runs            real runs reserved but without a result yet
+  re_executions             real runs started again because their trainer
+                            had lost them (its process died with them in
+                            flight); each may have spent its GPU time twice
   gpu_hours, run_usd        reserved GPU-hours and their dollars
   budget                    the plan's budget caps
   totals                    the run's figures when it ended (absent while it
@@ -176,6 +183,9 @@ func writeRunList(w io.Writer, dir string, list []*runtime.Status) error {
 				usd, gain = estimate.FormatUSD(r.USD), figure(r.BestGain)
 				if r.Avg != nil {
 					avg = fmt.Sprintf("%s (k=%d)", figure(r.Avg), r.AvgAt)
+					if r.AvgGot != nil && *r.AvgGot < r.AvgAt {
+						avg = fmt.Sprintf("%s (Avg@%d of %d asked)", figure(r.Avg), *r.AvgGot, r.AvgAt)
+					}
 				}
 			}
 		}
@@ -193,8 +203,17 @@ func runsOf(s *runtime.Status) string {
 
 func writeStatus(w io.Writer, s *runtime.Status) {
 	fmt.Fprintf(w, "run        %s\nplan       %s (%s, seed %d)\nstate      %s\n", s.ID, s.Plan, s.Variant, s.Seed, s.State)
-	if s.Reason != "" {
+	if s.Reason != "" && len(s.Cuts) == 0 {
 		fmt.Fprintf(w, "reason     %s\n", s.Reason)
+	}
+	if len(s.Cuts) > 0 {
+		if s.State != runtime.StateStoppedAtCap && s.Reason != "" {
+			fmt.Fprintf(w, "reason     %s\n", s.Reason)
+		}
+		fmt.Fprintf(w, "cap        a budget cap cut the plan short; these figures are not the plan's\n")
+		for _, c := range s.Cuts {
+			fmt.Fprintf(w, "cut        phase %s %s\n", c.Phase, c.Reason)
+		}
 	}
 	if h := s.Holder; h != nil {
 		fmt.Fprintf(w, "held by    pid %d on %s since %s\n", h.PID, h.Host, h.Since.Format("2006-01-02 15:04:05 MST"))
@@ -203,6 +222,9 @@ func writeStatus(w io.Writer, s *runtime.Status) {
 		fmt.Fprintf(w, "phase      %s\n", s.Phase)
 	}
 	fmt.Fprintf(w, "real runs  %s (%d finished, %d infeasible, %d failed, %d in flight)\n", runsOf(s), s.Finished, s.Infeasible, s.Failed, s.InFlight)
+	if s.ReExecutions > 0 {
+		fmt.Fprintf(w, "re-run     %d real runs started again: their trainer had lost them, so their GPU time may be spent twice\n", s.ReExecutions)
+	}
 	// Real runs are held at the plan's hours and dollars (reserved); LLM
 	// calls are charged as they answer (measured): say which is which.
 	fmt.Fprintf(w, "GPU-hours  %s reserved\nrun $      %s reserved%s\n", estimate.FormatNumber(s.GPUHours), estimate.FormatUSD(s.RunUSD), capOf(s.Budget.USD))

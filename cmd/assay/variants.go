@@ -38,7 +38,7 @@ func runAllVariants(c *cobra.Command, ctx context.Context, p *plan.Plan, lock *h
 	}
 	fmt.Fprintf(errw, "assay: running %d variants as group %s, %d at a time\n", len(p.Variants), group, parallel)
 	var mu sync.Mutex // guards out and failed
-	var failed []string
+	var failed, capped []string
 	sem := make(chan struct{}, parallel)
 	var wg sync.WaitGroup
 launch:
@@ -86,6 +86,9 @@ launch:
 					fmt.Fprintf(errw, "assay: run %s: %v\n", ids[i], err)
 				}
 				failed = append(failed, ids[i])
+			} else if res != nil && res.State == runtime.StateStoppedAtCap {
+				fmt.Fprintf(errw, "assay: %v\n", capCutError(ids[i], res.Cuts))
+				capped = append(capped, ids[i])
 			}
 		}(i, v)
 	}
@@ -96,6 +99,9 @@ launch:
 	}
 	if len(failed) > 0 {
 		return userErrorf("%d variant run(s) of group %s did not finish: %v", len(failed), group, failed)
+	}
+	if len(capped) > 0 {
+		return &exitError{code: exitCap, msg: fmt.Sprintf("%d variant run(s) of group %s stopped at a budget cap: %v", len(capped), group, capped)}
 	}
 	return nil
 }

@@ -83,6 +83,8 @@ func watchRun(ctx context.Context, w io.Writer, dir, id string, interval, wait t
 		case runtime.StateRunning:
 		case runtime.StateFinished:
 			return nil
+		case runtime.StateStoppedAtCap:
+			return &exitError{code: exitCap}
 		default:
 			return silentFailure()
 		}
@@ -130,7 +132,7 @@ func writeLive(w io.Writer, dir, id string) {
 	}
 	if n := len(rep.Evaluation); n > 0 {
 		e := rep.Evaluation[n-1]
-		fmt.Fprintf(w, "evaluation Avg@%d %.4g, Best@%d %.4g\n", e.AvgAt, e.Avg, e.BestAt, e.Best)
+		fmt.Fprintf(w, "evaluation %s %.4g, %s %.4g\n", e.AvgLabel(), e.Avg, e.BestLabel(), e.Best)
 	}
 	row := compare.FromReport(rep, nil)
 	if row.BestGain != nil && rep.Status.Totals == nil {

@@ -136,7 +136,8 @@ func writeGroup(w io.Writer, g *groupView) {
 }
 
 // watchGroup shows group g every interval until every variant has run:
-// exit 0 when all finished, 1 otherwise. A group with variants waiting
+// exit 0 when all finished, 4 when none failed but a cap stopped one, 1
+// otherwise. A group with variants waiting
 // and none running is waited on up to wait (the next variant may be about
 // to start); then watch says which variants never started.
 func watchGroup(ctx context.Context, w io.Writer, dir, g string, interval, wait time.Duration, asJSON bool) error {
@@ -183,10 +184,18 @@ func watchGroup(ctx context.Context, w io.Writer, dir, g string, interval, wait 
 		running, done := v.running()
 		switch {
 		case done:
+			capped := false
 			for _, s := range v.Variants {
-				if s.State != runtime.StateFinished {
+				switch s.State {
+				case runtime.StateFinished:
+				case runtime.StateStoppedAtCap:
+					capped = true
+				default:
 					return silentFailure()
 				}
+			}
+			if capped {
+				return &exitError{code: exitCap}
 			}
 			return nil
 		case running:

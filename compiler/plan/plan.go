@@ -469,9 +469,28 @@ type Phase struct {
 	Proposals map[string]int `json:"proposals,omitempty"`
 	// Tasks lists the tasks a baselines phase measures, one real run each;
 	// the runtime runs no baseline that is not listed here.
-	Tasks  []TaskRef  `json:"tasks,omitempty"`
-	Calls  Calls      `json:"calls"`
-	Source diag.Range `json:"source"`
+	Tasks []TaskRef `json:"tasks,omitempty"`
+	Calls Calls     `json:"calls"`
+	// HoldBack is what the phase leaves unspent under each cap for the
+	// phases after it (see HoldBack). Nil for a calibration phase, which
+	// runs inside its loop's phase, and in a plan from before it existed.
+	HoldBack *HoldBack  `json:"hold_back,omitempty"`
+	Source   diag.Range `json:"source"`
+}
+
+// HoldBack is what a phase may not spend of the budget's caps, because the
+// phases after it need it: real runs, GPU-hours and dollars in the units
+// the runtime reserves (a real run at its environment's high GPU-hours, an
+// LLM call at what it costs at its low tokens, a policy update at its
+// cost). The compiler decides it (see compiler.holdBack): the later
+// phases' low figures of GPU-hours and dollars; of real runs, up to their
+// high figures (their low, for a loop that spends the budget) as long as
+// the phases up to this one keep room for their own low figures. Zero
+// for a figure whose cap is not set.
+type HoldBack struct {
+	RealRuns int     `json:"real_runs,omitempty"`
+	GPUHours float64 `json:"gpu_hours,omitempty"`
+	USD      float64 `json:"usd,omitempty"`
 }
 
 // TaskRef names one task of one environment.

@@ -36,6 +36,10 @@ type Row struct {
 	Avg    *float64 `json:"avg_at_k,omitempty"`
 	BestAt int      `json:"best_k,omitempty"`
 	Best   *float64 `json:"best_at_k,omitempty"`
+	// AvgGot and BestGot are set when a state got fewer measured
+	// proposals than k: the fewest, so the figure is no Avg@k.
+	AvgGot  *int `json:"avg_at_got,omitempty"`
+	BestGot *int `json:"best_at_got,omitempty"`
 	// CalibrationMAE is the world model's mean absolute error at the last
 	// calibration round.
 	CalibrationMAE *float64 `json:"calibration_mae,omitempty"`
@@ -149,6 +153,7 @@ func FromReport(rep *runtime.Report, p *plan.Plan) *Row {
 	if n := len(rep.Evaluation); n > 0 {
 		e := rep.Evaluation[n-1]
 		r.AvgAt, r.Avg, r.BestAt, r.Best = e.AvgAt, ptr(e.Avg), e.BestAt, ptr(e.Best)
+		r.AvgGot, r.BestGot = e.AvgGot, e.BestGot
 	}
 	if n := len(rep.Calibration); n > 0 {
 		r.CalibrationMAE = ptr(rep.Calibration[n-1].MAE)

@@ -21,6 +21,7 @@ const (
 	KindCall        = "call"        // an LLM call and its result
 	KindReserve     = "reserve"     // a real run's budget reservation
 	KindStarted     = "started"     // a real run's handle
+	KindRerun       = "rerun"       // a started run the trainer lost, started again
 	KindFinished    = "finished"    // a real run's result
 	KindReward      = "reward"      // the reward of a proposal
 	KindPolicy      = "policy"      // a policy update and the new state
@@ -65,6 +66,17 @@ type Run struct {
 	Reservation Reservation
 	Handle      *plugins.RunHandle
 	Result      *plugins.RunResult
+	// Reruns counts the times the run was started again because its
+	// trainer no longer knew it (ErrUnknownRun): each may have spent
+	// resources a second time.
+	Reruns int
+}
+
+// Rerun is why a started run was started again.
+type Rerun struct {
+	// Handle is the journaled handle the trainer no longer knew.
+	Handle string `json:"handle"`
+	Reason string `json:"reason"`
 }
 
 // Journal is an open run journal. It is safe for concurrent use.
@@ -226,8 +238,8 @@ func (j *Journal) Path() string { return j.path }
 func (j *Journal) load() error {
 	j.loading = true
 	defer func() { j.loading = false }()
-	rows, err := j.db.Query(`SELECT seq, kind, key, data FROM events WHERE kind IN (?, ?, ?, ?, ?, ?) ORDER BY seq`,
-		KindMeta, KindCall, KindPolicy, KindReserve, KindStarted, KindFinished)
+	rows, err := j.db.Query(`SELECT seq, kind, key, data FROM events WHERE kind IN (?, ?, ?, ?, ?, ?, ?) ORDER BY seq`,
+		KindMeta, KindCall, KindPolicy, KindReserve, KindStarted, KindRerun, KindFinished)
 	if err != nil {
 		return err
 	}
@@ -278,6 +290,10 @@ func (j *Journal) apply(e Event) {
 			if json.Unmarshal(e.Data, &h) == nil {
 				r.Handle = &h
 			}
+		}
+	case KindRerun:
+		if r := j.runs[e.Key]; r != nil {
+			r.Reruns++
 		}
 	case KindFinished:
 		if r := j.runs[e.Key]; r != nil {
@@ -462,6 +478,12 @@ func (j *Journal) ReserveMany(keys []string, rs []Reservation) ([]*Run, error) {
 // Started durably records a real run's handle.
 func (j *Journal) Started(key string, h *plugins.RunHandle) error {
 	return j.Commit(KindStarted, key, h)
+}
+
+// Rerun durably records that a started run is started again because its
+// trainer no longer knows it; it is on disk before the second Start.
+func (j *Journal) Rerun(key string, rr Rerun) error {
+	return j.Commit(KindRerun, key, rr)
 }
 
 // Finished durably records a real run's result; it is on disk before the

@@ -465,9 +465,11 @@ table{border-collapse:collapse}td,th{border-bottom:1px solid #ddd;padding:3px 10
 td.n{text-align:right;font-variant-numeric:tabular-nums}
 .plots{display:flex;flex-wrap:wrap;gap:12px}
 svg .t{font-weight:600;font-size:13px}svg .l{font-size:11px;fill:#444}
+.cap{border:2px solid #b00;background:#fff4f4;padding:4px 12px;margin:1em 0}
 svg .f{fill:#fafafa;stroke:#ccc}svg .g{stroke:#e6e6e6}svg .d{stroke:#999;stroke-dasharray:4 3}
 </style></head><body>
 <h1>Assay run {{.R.Status.ID}}</h1>
+{{with .R.Status.Cuts}}<div class="cap"><b>Stopped at a budget cap: these figures are not the plan's.</b><ul>{{range .}}<li>phase {{.Phase}} {{.Reason}}</li>{{end}}</ul></div>{{end}}
 <table>
 <tr><th>plan</th><td>{{.R.Status.Plan}} ({{.R.Status.Variant}}, seed {{.R.Status.Seed}})</td></tr>
 <tr><th>state</th><td>{{.R.Status.State}}{{if .R.Status.Reason}}: {{.R.Status.Reason}}{{end}}</td></tr>
@@ -507,8 +509,8 @@ svg .f{fill:#fafafa;stroke:#ccc}svg .g{stroke:#e6e6e6}svg .d{stroke:#999;stroke-
 {{with .R.Status.Totals}}{{with .Measured}}{{range $name, $l := .Loops}}{{if $l.CriticVerified}}<h2>Critic of loop {{$name}}</h2>
 <p>On the {{$l.CriticVerified}} candidates it judged that were verified for real: AUROC {{num $l.CriticAUROC}} (vote share for an improving label against whether the run improved); {{$l.CriticErrors}} errors, {{$l.CriticErrorsRouted}} of them routed by uncertainty (error recall {{num $l.ErrorRecall}}); {{num $l.RoutedShare}} of judged candidates routed.</p>{{end}}{{end}}{{end}}{{end}}
 {{range .R.Evaluation}}{{$e := .}}<h2>Evaluation</h2>
-<p>{{.States}} state(s) per task; gains {{if eq .Normalize "scale"}}divided by each task's scale{{else}}in metric units{{end}}. Policy: Avg@{{.AvgAt}} {{num .Avg}}, Best@{{.BestAt}} {{num .Best}}; negative-gain proposals {{num .Negative}}{{with .BeatsBase}}; states where the policy's Avg@{{$e.AvgAt}} beats the Base arm's {{num (deref .)}}{{end}}.</p>
-<table><tr><th>arm</th><th>proposer</th><th>records in prompt</th><th>family</th><th>states</th><th>Avg@k</th><th>Best@k</th><th>negative share</th></tr>
+<p>{{.States}} state(s) per task; gains {{if eq .Normalize "scale"}}divided by each task's scale{{else}}in metric units{{end}}. Policy: {{.AvgLabel}} {{num .Avg}}, {{.BestLabel}} {{num .Best}}; negative-gain proposals {{num .Negative}}{{with .BeatsBase}}; states where the policy's {{$e.AvgLabel}} beats the Base arm's {{num (deref .)}}{{end}}.{{if or .AvgGot .BestGot}} <b>Some states got fewer measured proposals than asked</b> (a cap left no run for them, or they failed).{{end}}</p>
+<table><tr><th>arm</th><th>proposer</th><th>records in prompt</th><th>family</th><th>states</th><th>{{.AvgLabel}}</th><th>{{.BestLabel}}</th><th>negative share</th></tr>
 {{range .Arms}}{{$a := .}}<tr><td>{{.Arm}}</td><td>{{.Proposer}}</td><td class="n">{{.Records}}</td><td>all</td><td class="n">{{.States}}</td><td class="n">{{num .Avg}}</td><td class="n">{{num .Best}}</td><td class="n">{{num .Negative}}</td></tr>
 {{range .Families}}<tr><td>{{$a.Arm}}</td><td></td><td></td><td>{{.Family}}</td><td class="n">{{.States}}</td><td class="n">{{num .Avg}}</td><td class="n">{{num .Best}}</td><td class="n">{{num .Negative}}</td></tr>{{end}}{{end}}</table>
 {{with .RWM}}<p>World model {{.Role}} on the evaluated proposals (held out: predicted before their runs, never in its context of {{.Records}} records), {{.Points}} points: within-state ranking accuracy {{num .RankAcc}} ({{.Pairs}} pairs), advantage cosine {{num .AdvCosine}} ({{.Groups}} states), predicted minus real {{num .Gap}} (MAE {{num .MAE}}).</p>{{end}}

@@ -4,6 +4,11 @@
 // side that no run finished twice. A run's metric is a fixed function of
 // its edits; it offers the tinylm knobs so the offline proposer works.
 //
+// A finished run's result is its "done" marker, so a restarted process
+// re-attaches to it (Wait on its handle, the run directory) as a real
+// trainer does; a run in flight when its process died is unknown
+// (ErrUnknownRun) and runs again.
+//
 // Config: delay_ms (run time, default 100); crash_run (a run id: the
 // process exits when that run starts, once, leaving a marker next to the
 // run directory so the restarted process does not crash again).

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -37,11 +38,16 @@ func effect(k, v string) float64 {
 }
 
 func (t *trainer) Start(ctx context.Context, req *plugins.RunRequest) (*plugins.RunHandle, error) {
-	h := &plugins.RunHandle{RunID: req.RunID, Handle: req.RunID}
+	// The handle is the run directory: a fresh process re-attaches to a
+	// run that finished in an earlier one by reading its result there.
+	h := &plugins.RunHandle{RunID: req.RunID, Handle: req.WorkDir}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if _, ok := t.runs[req.RunID]; ok {
 		return h, nil
+	}
+	if _, err := readDone(req.WorkDir); err == nil {
+		return h, nil // it finished in an earlier process: nothing runs twice
 	}
 	delay := 100 * time.Millisecond
 	if v, ok := req.Config["delay_ms"].(float64); ok {
@@ -80,12 +86,17 @@ func (t *trainer) Start(ctx context.Context, req *plugins.RunRequest) (*plugins.
 		for _, k := range keys {
 			res.Metric -= effect(k, req.Proposal.Edits[k])
 		}
-		// A second completion of one run leaves a "done.again" marker.
+		// The result is the "done" marker, linked into place whole, so a
+		// kill leaves either no marker or a complete result; a second
+		// completion of one run leaves a "done.again" marker instead.
 		name := filepath.Join(req.WorkDir, "done")
-		if f, err := os.OpenFile(name, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644); err == nil {
-			f.Close()
-		} else if errors.Is(err, os.ErrExist) {
-			os.WriteFile(filepath.Join(req.WorkDir, fmt.Sprintf("done.again.%d", os.Getpid())), nil, 0o644)
+		tmp := fmt.Sprintf("%s.tmp.%d", name, os.Getpid())
+		b, _ := json.Marshal(res)
+		if err := os.WriteFile(tmp, b, 0o644); err == nil {
+			if err := os.Link(tmp, name); errors.Is(err, os.ErrExist) {
+				os.WriteFile(filepath.Join(req.WorkDir, fmt.Sprintf("done.again.%d", os.Getpid())), nil, 0o644)
+			}
+			os.Remove(tmp)
 		}
 		r.res = res
 	}()
@@ -97,6 +108,9 @@ func (t *trainer) Wait(ctx context.Context, h *plugins.RunHandle) (*plugins.RunR
 	r, ok := t.runs[h.RunID]
 	t.mu.Unlock()
 	if !ok {
+		if res, err := readDone(h.Handle); err == nil {
+			return res, nil
+		}
 		return nil, fmt.Errorf("%w: %s", plugins.ErrUnknownRun, h.RunID)
 	}
 	select {
@@ -106,6 +120,22 @@ func (t *trainer) Wait(ctx context.Context, h *plugins.RunHandle) (*plugins.RunR
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+}
+
+// readDone reads the result a run left in its directory.
+func readDone(dir string) (*plugins.RunResult, error) {
+	if dir == "" {
+		return nil, os.ErrNotExist
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "done"))
+	if err != nil {
+		return nil, err
+	}
+	var res plugins.RunResult
+	if err := json.Unmarshal(b, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
 }
 
 func (t *trainer) Cancel(ctx context.Context, h *plugins.RunHandle) error { return nil }

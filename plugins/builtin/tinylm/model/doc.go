@@ -35,6 +35,8 @@
 // machine.
 //
 // Trainer adapts all this to plugins.Trainer (Start returns at once and
-// trains in a goroutine keyed by RunID); the plugin binary in the parent
+// trains in a goroutine keyed by RunID; a run's result is also saved in its
+// work directory, so a later process re-attaches to a run that ended
+// instead of training it again); the plugin binary in the parent
 // directory serves it over the plugin protocol.
 package model

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -190,6 +191,42 @@ func TestTrainer(t *testing.T) {
 	}
 	if _, err := tr.Describe(context.Background(), &plugins.DescribeRequest{Config: map[string]any{"corpus": "nope"}}); !errors.Is(err, plugins.ErrConfig) {
 		t.Errorf("bad config in Describe: %v, want ErrConfig", err)
+	}
+}
+
+// A run that ended in one trainer process is collected, not trained again,
+// by the next (the plugin was restarted, or the experiment resumed): by
+// its handle, and by a second Start of its RunID.
+func TestTrainerReattachesAfterRestart(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "work", "r1")
+	cfg := map[string]any{"steps": float64(50)}
+	req := &plugins.RunRequest{RunID: "r1", Task: "opticks", Seed: 1, Config: cfg, WorkDir: dir,
+		Proposal: plugins.Proposal{Edits: map[string]string{"width": "16"}}}
+	first := NewTrainer()
+	h, err := first.Start(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := first.Wait(context.Background(), h)
+	if err != nil || want.Status != plugins.StatusFinished {
+		t.Fatalf("first run: %+v, %v", want, err)
+	}
+	// A later process, with a proposal that would train to another
+	// metric under the same id: it must not train at all.
+	later := NewTrainer()
+	got, err := later.Wait(context.Background(), h)
+	if err != nil || got.Metric != want.Metric {
+		t.Fatalf("Wait on the handle in a new process: %+v, %v; want the first result", got, err)
+	}
+	other := *req
+	other.Proposal = plugins.Proposal{Edits: map[string]string{"width": "64"}}
+	again := startWait(t, NewTrainer(), &other)
+	if again.Metric != want.Metric {
+		t.Errorf("a second Start of r1 in a new process trained again: %v vs %v", again.Metric, want.Metric)
+	}
+	// A run that left no result is unknown to a new process.
+	if _, err := NewTrainer().Wait(context.Background(), &plugins.RunHandle{RunID: "r2", Handle: filepath.Join(t.TempDir(), "r2")}); !errors.Is(err, plugins.ErrUnknownRun) {
+		t.Errorf("a run with no result: %v, want ErrUnknownRun", err)
 	}
 }
 

@@ -2,9 +2,12 @@ package model
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -107,8 +110,15 @@ func asInt(v any) (int, bool) {
 	return 0, false
 }
 
+// ResultFile is where a run with a work directory leaves its result, so a
+// trainer process started after the one that ran it (the plugin restarted,
+// the experiment was resumed) re-attaches to it instead of training again.
+const ResultFile = "tinylm-result.json"
+
 // Start begins a run and returns at once; starting a RunID again returns
-// the same handle without a second run.
+// the same handle without a second run, in this process or, for a run that
+// left its result in its work directory, in any later one. The handle is
+// the work directory when the request has one.
 func (t *Trainer) Start(ctx context.Context, req *plugins.RunRequest) (*plugins.RunHandle, error) {
 	if req.RunID == "" {
 		return nil, errors.New("tinylm: empty RunID")
@@ -118,10 +128,16 @@ func (t *Trainer) Start(ctx context.Context, req *plugins.RunRequest) (*plugins.
 		return nil, plugins.WithKind(plugins.ErrConfig, err)
 	}
 	h := &plugins.RunHandle{RunID: req.RunID, Handle: req.RunID}
+	if req.WorkDir != "" {
+		h.Handle = req.WorkDir
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if _, ok := t.runs[req.RunID]; ok {
 		return h, nil
+	}
+	if _, err := readResult(req.WorkDir, req.RunID); err == nil {
+		return h, nil // it ended in an earlier process: nothing trains twice
 	}
 	rctx, cancel := context.WithCancel(context.Background())
 	r := &run{done: make(chan struct{}), cancel: cancel}
@@ -129,9 +145,51 @@ func (t *Trainer) Start(ctx context.Context, req *plugins.RunRequest) (*plugins.
 	go func() {
 		defer close(r.done)
 		defer cancel()
-		r.res = execute(rctx, req, steps, corpusName)
+		res := execute(rctx, req, steps, corpusName)
+		if rctx.Err() == nil && req.WorkDir != "" {
+			// Best effort: a result that cannot be saved is still
+			// returned by this process's Wait.
+			_ = writeResult(req.WorkDir, res)
+		}
+		r.res = res
 	}()
 	return h, nil
+}
+
+// writeResult saves a run's result in its work directory, whole or not at
+// all (a temporary file renamed into place).
+func writeResult(dir string, res *plugins.RunResult) error {
+	b, err := json.Marshal(res)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	tmp := filepath.Join(dir, ResultFile+".tmp")
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, filepath.Join(dir, ResultFile))
+}
+
+// readResult reads the result run id left in dir.
+func readResult(dir, id string) (*plugins.RunResult, error) {
+	if dir == "" {
+		return nil, os.ErrNotExist
+	}
+	b, err := os.ReadFile(filepath.Join(dir, ResultFile))
+	if err != nil {
+		return nil, err
+	}
+	var res plugins.RunResult
+	if err := json.Unmarshal(b, &res); err != nil {
+		return nil, err
+	}
+	if res.RunID != id || res.Status == "" {
+		return nil, fmt.Errorf("tinylm: %s holds no result of run %s", filepath.Join(dir, ResultFile), id)
+	}
+	return &res, nil
 }
 
 // execute trains one proposal and turns every outcome into a RunResult.
@@ -185,15 +243,20 @@ func loadCorpusCached(name string) (*Corpus, error) {
 	return c, nil
 }
 
-// Wait blocks until the run ends or ctx is done. A RunID this process never
-// started (the plugin restarted) is plugins.ErrUnknownRun, not a failed run:
-// nothing ran, so the runtime starts it again without spending an attempt.
+// Wait blocks until the run ends or ctx is done. A run an earlier process
+// ran to its end is read from its work directory (the handle). A RunID this
+// process never started and that left no result (the process that ran it
+// stopped first) is plugins.ErrUnknownRun, not a failed run: nothing was
+// measured, so the runtime starts it again without spending an attempt.
 func (t *Trainer) Wait(ctx context.Context, h *plugins.RunHandle) (*plugins.RunResult, error) {
 	t.mu.Lock()
 	r, ok := t.runs[h.RunID]
 	t.mu.Unlock()
 	if !ok {
-		return nil, fmt.Errorf("tinylm: run %s: %w (this trainer process did not start it; it restarted since): start it again", h.RunID, plugins.ErrUnknownRun)
+		if res, err := readResult(h.Handle, h.RunID); err == nil {
+			return res, nil
+		}
+		return nil, fmt.Errorf("tinylm: run %s: %w (this trainer process did not start it and it left no result: it was lost when an earlier process stopped): start it again", h.RunID, plugins.ErrUnknownRun)
 	}
 	select {
 	case <-r.done:

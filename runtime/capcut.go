@@ -1,0 +1,86 @@
+package runtime
+
+import (
+	"fmt"
+	"strings"
+
+	"assay/compiler/plan"
+)
+
+// StateStoppedAtCap is a run that ran to its end, but a budget cap stopped
+// or shrank one of its phases or more (Result.Cuts says which and why): its
+// figures are not the plan's. `assay run` exits with a code of its own.
+const StateStoppedAtCap = "stopped_at_cap"
+
+// PhaseCut is a phase a budget cap stopped before it was done, or left
+// with fewer real runs than the plan gives it.
+type PhaseCut struct {
+	Phase  string `json:"phase"`
+	Reason string `json:"reason"`
+}
+
+// cutsReason is the one-line reason of a run that caps cut.
+func cutsReason(cuts []PhaseCut) string {
+	parts := make([]string, len(cuts))
+	for i, c := range cuts {
+		parts[i] = fmt.Sprintf("phase %s %s", c.Phase, c.Reason)
+	}
+	return "a budget cap cut the plan short: " + strings.Join(parts, "; ")
+}
+
+// cut notes that a cap stopped or shrank a phase, once per phase (the
+// first reason). A loop that spends the budget ends at a cap by design:
+// that is its plan, not a cut.
+func (r *runner) cut(phase, why string) {
+	for _, ph := range r.v.Phases {
+		if ph.Name == phase && ph.Kind == plan.PhaseRL {
+			if l := r.loops[ph.Loop]; l != nil && l.UntilBudget {
+				return
+			}
+		}
+	}
+	r.cutMu.Lock()
+	defer r.cutMu.Unlock()
+	for _, c := range r.cuts {
+		if c.Phase == phase {
+			return
+		}
+	}
+	r.cuts = append(r.cuts, PhaseCut{Phase: phase, Reason: why})
+}
+
+// capCuts returns the phases caps cut, in the order they were cut.
+func (r *runner) capCuts() []PhaseCut {
+	r.cutMu.Lock()
+	defer r.cutMu.Unlock()
+	return append([]PhaseCut(nil), r.cuts...)
+}
+
+// skip records why a run key got no reservation, notes the cut of the
+// current phase, and returns false.
+func (r *runner) skip(key, why string) bool {
+	r.cutMu.Lock()
+	r.skipped[key] = why
+	r.cutMu.Unlock()
+	r.cut(r.phase, "got fewer real runs than the plan gives it: "+why)
+	return false
+}
+
+// skipReason says why run key got no reservation.
+func (r *runner) skipReason(key string) string {
+	r.cutMu.Lock()
+	defer r.cutMu.Unlock()
+	if why, ok := r.skipped[key]; ok {
+		return why
+	}
+	return "no budget was left for it"
+}
+
+// realRunCapReason says why the real-run cap leaves no run for this phase.
+func (r *runner) realRunCapReason(left int) string {
+	c := r.budget.Caps().RealRuns
+	if r.floor > 0 && left > 0 {
+		return fmt.Sprintf("the real-run cap of %d left no run for it (%d used, %d held back for later phases)", c, c-left, r.floor)
+	}
+	return fmt.Sprintf("the real-run cap of %d left no run for it (all %d used)", c, c-left)
+}
