@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -154,5 +155,52 @@ func BenchmarkCompileLargestTasks(b *testing.B) {
 		if p, ds := compileSource(b, "big.hcl", []byte(src)); p == nil {
 			b.Fatal(ds.Format(0))
 		}
+	}
+}
+
+// Zip and grid sweeps share one variant limit, refused before any variant
+// is copied, with a hint that names only settings that exist.
+func TestSweepVariantLimit(t *testing.T) {
+	base := readBase(t)
+	values := func(n int) string {
+		var b strings.Builder
+		for i := range n {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "%d", 3+2*(i%10))
+		}
+		return b.String()
+	}
+	cases := []struct {
+		name, sweep, summary string
+		line                 int // of the sweep, counted from the sweep block
+	}{
+		{"zip", "sweep {\n  mode = \"zip\"\n  axis \"critic.screen.votes\" {\n    values = [" + values(DefaultMaxVariants+1) + "]\n  }\n}\n",
+			"has 1001 values; a sweep expands to at most 1000 variants", 2},
+		{"grid", "sweep {\n  mode = \"grid\"\n  axis \"critic.screen.votes\" {\n    values = [" + values(40) + "]\n  }\n  axis \"seed\" {\n    values = [" + values(40) + "]\n  }\n}\n",
+			"cross to 1600 variants; a sweep expands to at most 1000", 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			src := base + "\n"
+			sweepLine := strings.Count(src, "\n") + 1
+			p, ds := compileWithin(t, "sweep.hcl", src+c.sweep)
+			if p != nil {
+				t.Fatal("compiled; want E_TOO_LARGE")
+			}
+			errs := ds.Errors()
+			if len(errs) != 1 || errs[0].Code != CodeTooLarge || errs[0].Range.Start.Line != sweepLine+c.line || !strings.Contains(errs[0].Summary, c.summary) {
+				t.Fatalf("want one %s at line %d containing %q, got:\n%s", CodeTooLarge, sweepLine+c.line, c.summary, ds.Format(0))
+			}
+			if d := errs[0].Detail; strings.Contains(d, "raise") || !strings.Contains(d, "split the values over several specs") {
+				t.Errorf("detail %q names no setting that exists", d)
+			}
+		})
+	}
+	// The limit itself compiles.
+	src := base + "\nsweep {\n  mode = \"zip\"\n  axis \"critic.screen.votes\" {\n    values = [" + values(5) + "]\n  }\n}\n"
+	if p, ds := compileWithin(t, "sweep.hcl", src); p == nil || ds.HasErrors() {
+		t.Fatalf("a small zip sweep does not compile:\n%s", ds.Format(0))
 	}
 }

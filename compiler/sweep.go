@@ -79,6 +79,14 @@ func expandSweep(c *compilation) {
 				return
 			}
 		}
+		if n > c.opts.MaxVariants {
+			// A zip grows by one variant per value, but each variant is a
+			// whole spec compiled on its own: ten thousand take minutes
+			// and gigabytes, so zip has the grid's limit.
+			c.add(diag.Errorf(CodeTooLarge, sw.Axes[0].Range, "zip sweep axis %q has %d values; a sweep expands to at most %d variants", sw.Axes[0].Name, n, c.opts.MaxVariants).
+				WithDetail("Sweep fewer values, or split the values over several specs that extend one base."))
+			return
+		}
 		for i := 0; i < n; i++ {
 			p := make([]int, len(sw.Axes))
 			for j := range p {
@@ -87,16 +95,13 @@ func expandSweep(c *compilation) {
 			points = append(points, p)
 		}
 	default: // grid
-		total := 1
+		total := 1.0 // in floating point: a product of value counts cannot overflow
 		for _, ax := range sw.Axes {
-			total *= len(ax.Values)
-			if total > c.opts.MaxVariants {
-				break
-			}
+			total *= float64(len(ax.Values))
 		}
-		if total > c.opts.MaxVariants {
-			c.add(diag.Errorf(CodeSweepShape, sw.Range, "sweep expands to more than %d variants", c.opts.MaxVariants).
-				WithDetail("use fewer values, mode = \"zip\", or raise the variant limit"))
+		if total > float64(c.opts.MaxVariants) {
+			c.add(diag.Errorf(CodeTooLarge, sw.Range, "the grid sweep's axes cross to %.0f variants; a sweep expands to at most %d", total, c.opts.MaxVariants).
+				WithDetail("Sweep fewer values; mode = \"zip\" pairs the axes' values instead of crossing them (one variant per value); or split the values over several specs that extend one base."))
 			return
 		}
 		points = [][]int{{}}
