@@ -106,7 +106,7 @@ var Codes = []Code{
 	{CodeSetPath, "a --set path names no settable field, names a swept, sweep or variable field, or is set twice"},
 	{CodeSetValue, "a --set value does not fit its field's type or allowed values"},
 	{CodeFormula, "a formula does not parse or type-check"},
-	{CodeTooLarge, "a spec asks for more than any run can do: more tasks than a plan holds, a count past a billion, or a sweep past its variant limit"},
+	{CodeTooLarge, "a spec asks for more than any run can do: more tasks than a plan holds, a count past a billion, a product of counts the runtime holds at once past its limit, or a sweep past its variant limit"},
 	{CodeNothingToDo, "the spec declares no loop, no evaluation and no seed records, so a run would make no call"},
 	{CodeExtendsUnloaded, "a spec with extends reached the compiler without its base merged in (it was not loaded through lang/load)"},
 	{CodeNotApplicable, "a field is set where it has no effect; remove it, or change what makes it apply"},

@@ -47,6 +47,10 @@ func limits(c *compilation) {
 			v.tooLarge = true
 			continue
 		}
+		// Products only mean something once every factor is in bounds.
+		if !v.tooLarge && k.batchLimits() {
+			v.tooLarge = true
+		}
 		plan += variantTasks(v.spec)
 	}
 	if plan > MaxPlanTasks && c.spec.Sweep != nil {
