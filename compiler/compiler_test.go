@@ -16,7 +16,7 @@ import (
 
 func TestPassOrder(t *testing.T) {
 	got := strings.Join(PassNames(), ",")
-	if got != "set,presets,defaults,resolve,bind,purpose,sweep,check,pluginconfig,limits,domain,formulas,applies,canonical,lower,hash" {
+	if got != "set,presets,defaults,resolve,bind,purpose,sweep,check,pluginconfig,limits,domain,formulas,applies,ignored,canonical,lower,hash" {
 		t.Fatalf("passes = %s", got)
 	}
 }

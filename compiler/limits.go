@@ -39,7 +39,7 @@ const (
 func limits(c *compilation) {
 	plan := 0.0
 	for _, v := range c.variants {
-		k := &checker{c: c, s: v.spec, x: v.idx}
+		k := &checker{c: c, s: v.spec, x: v.idx, v: v}
 		if k.countLimits() {
 			v.tooLarge = true
 		}
