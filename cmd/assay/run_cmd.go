@@ -207,6 +207,9 @@ func runSaved(c *cobra.Command, path string, s *plan.Saved, id string, rf *runFl
 	if err != nil {
 		return err
 	}
+	if err := recompileSaved(s, specPath, path); err != nil {
+		return userErrorf("%s: refusing the saved plan:\n  %v\nsave the plan again: assay plan -out %s %s", path, err, path, s.Spec)
+	}
 	if ds := capDiags(s.Plan); ds.HasErrors() {
 		printDiags(c.ErrOrStderr(), ds, nil)
 		return userErrorf("%s", capBroken)
