@@ -62,20 +62,24 @@ type frameError struct {
 
 // Read returns the next well-formed message. A malformed frame is answered
 // on the stream and skipped; an error means the input ended or failed.
+//
+// Every error is wrapped, as jsonrpc2's own stream wraps them: the
+// connection keeps its first error in an atomic.Value, which panics when a
+// later error has another concrete type.
 func (s *frameStream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 	for {
 		if err := ctx.Err(); err != nil {
-			return nil, 0, err
+			return nil, 0, fmt.Errorf("reading a frame: %w", err)
 		}
 		msg, n, ferr, err := s.readFrame()
 		if err != nil {
-			return nil, n, err
+			return nil, n, fmt.Errorf("reading a frame: %w", err)
 		}
 		if ferr == nil {
 			return msg, n, nil
 		}
 		if err := s.writeError(ferr); err != nil {
-			return nil, n, err
+			return nil, n, fmt.Errorf("answering a malformed frame: %w", err)
 		}
 	}
 }
@@ -269,13 +273,17 @@ func (s *frameStream) writeError(fe *frameError) error {
 // Write implements jsonrpc2.Stream.
 func (s *frameStream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error) {
 	if err := ctx.Err(); err != nil {
-		return 0, err
+		return 0, fmt.Errorf("writing a frame: %w", err)
 	}
 	data, err := json.Marshal(msg)
 	if err != nil {
 		return 0, fmt.Errorf("marshaling message: %w", err)
 	}
-	return s.writeFrame(data)
+	n, err := s.writeFrame(data)
+	if err != nil {
+		return n, fmt.Errorf("writing a frame: %w", err)
+	}
+	return n, nil
 }
 
 func (s *frameStream) writeFrame(data []byte) (int64, error) {

@@ -234,3 +234,21 @@ func FuzzLSPFrames(f *testing.F) {
 		}
 	})
 }
+
+// A client that goes away while a reply is being written ends the
+// connection quietly: the failed write and the end of the input are two
+// errors of the connection, and neither may panic it.
+func TestClientGoneMidReply(t *testing.T) {
+	sr, cw := io.Pipe()
+	cr, sw := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- Serve(context.Background(), pipe{sr, sw}, Options{}) }()
+	io.WriteString(cw, rawFrame(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}}`))
+	cr.Close()
+	cw.Close()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the server did not end")
+	}
+}
