@@ -85,15 +85,16 @@ func (s *frameStream) Read(ctx context.Context) (jsonrpc2.Message, int64, error)
 }
 
 // readFrame reads one frame: a message, or a frame error to answer, or an
-// error of the input itself.
+// error of the input itself. A header it cannot take is answered at once,
+// and reading starts again on the next line: what follows (the rest of a
+// body whose length is unknown) is read as header lines, so the next
+// frame's Content-Length is found and no well-formed frame after a bad one
+// is lost.
 func (s *frameStream) readFrame() (jsonrpc2.Message, int64, *frameError, error) {
 	var total int64
 	length := int64(-1)
-	var bad *frameError
-	fail := func(code jsonrpc2.Code, format string, args ...any) {
-		if bad == nil {
-			bad = &frameError{code: code, msg: fmt.Sprintf(format, args...)}
-		}
+	answer := func(format string, args ...any) (jsonrpc2.Message, int64, *frameError, error) {
+		return nil, total, &frameError{code: jsonrpc2.ParseError, msg: fmt.Sprintf(format, args...)}, nil
 	}
 	for headers := 0; ; {
 		line, n, long, err := s.readLine()
@@ -102,19 +103,17 @@ func (s *frameStream) readFrame() (jsonrpc2.Message, int64, *frameError, error) 
 			return nil, total, nil, err
 		}
 		if long {
-			fail(jsonrpc2.ParseError, "a header line is longer than %d bytes", MaxHeaderLine)
-			continue
+			return answer("a header line is longer than %d bytes", MaxHeaderLine)
 		}
 		line = strings.TrimSpace(line)
 		if line == "" {
-			if headers == 0 && bad == nil {
+			if headers == 0 {
 				continue // blank lines between frames
 			}
 			break
 		}
 		if headers++; headers > MaxHeaderLines {
-			fail(jsonrpc2.ParseError, "a frame has more than %d header lines", MaxHeaderLines)
-			continue
+			return answer("a frame has more than %d header lines", MaxHeaderLines)
 		}
 		// After a body whose length was wrong, the next header follows
 		// the rest of the body on its line: read on from it.
@@ -123,29 +122,24 @@ func (s *frameStream) readFrame() (jsonrpc2.Message, int64, *frameError, error) 
 		}
 		name, value, ok := strings.Cut(line, ":")
 		if !ok {
-			fail(jsonrpc2.ParseError, "header line %q has no colon", clip(line))
-			continue
+			return answer("header line %q has no colon", clip(line))
 		}
 		if !strings.EqualFold(strings.TrimSpace(name), headerContentLength) {
 			continue // Content-Type and unknown headers are ignored
 		}
-		v, err := strconv.ParseInt(strings.TrimSpace(value), 10, 64)
+		value = strings.TrimSpace(value)
+		v, err := strconv.ParseInt(value, 10, 64)
 		switch {
 		case err != nil || v < 0:
-			fail(jsonrpc2.ParseError, "Content-Length %q is not a length", clip(value))
+			return answer("Content-Length %q is not a length", clip(value))
 		case v > MaxBody:
-			// Not read: what follows is scanned as headers, and the next
-			// frame's Content-Length is found within the line limit.
-			fail(jsonrpc2.ParseError, "Content-Length %d is larger than %d bytes", v, MaxBody)
-		default:
-			length = v
+			// Not read: what follows is scanned as header lines.
+			return answer("Content-Length %d is larger than %d bytes", v, MaxBody)
 		}
-	}
-	if bad != nil {
-		return nil, total, bad, nil
+		length = v
 	}
 	if length < 0 {
-		return nil, total, &frameError{code: jsonrpc2.ParseError, msg: "a frame has no Content-Length header"}, nil
+		return answer("a frame has no Content-Length header")
 	}
 	data := make([]byte, length)
 	n, err := io.ReadFull(s.in, data)
