@@ -61,7 +61,10 @@ loops, calibration rounds and evaluation, with real runs through the trainer
 plugin and LLM calls through the LLM plugins. Given a plan saved with
 assay plan -out, run executes exactly that plan, after checking that the
 spec's files and the plugins' executables are those it pinned; it refuses
-the plan, naming each change, when one changed.
+the plan, naming each change, when one changed. It also compiles the
+pinned spec again with the recorded settings, and refuses a plan that is
+not what the spec compiles to (one edited by hand), naming where it first
+differs.
 
 Plugins start from the spec's lock file (SPEC.lock, see assay init). When
 the spec has no lock yet, run writes one; an existing lock is only checked,
