@@ -21,7 +21,7 @@ import (
 // taken to read nothing here only when it parsed.
 func applies(c *compilation) {
 	for _, v := range c.variants {
-		k := &checker{c: c, s: v.spec, x: v.idx}
+		k := &checker{c: c, s: v.spec, x: v.idx, v: v}
 		k.applies()
 	}
 }

@@ -101,3 +101,50 @@ func TestAppliesAllows(t *testing.T) {
 		t.Errorf("want %s at expected_routed (line %d) of an evolution screen, got:\n%s", CodeUnscreened, line+1, ds.Format(0))
 	}
 }
+
+// A field that takes effect in some variants of a sweep is not an error:
+// the variants that ignore it are named in a warning. Only when no variant
+// reads it does its own error stand (the papers' critic sweep, k in
+// {1, 4, 8, 16, 32}, sets tie for the even k).
+func TestAppliesInSomeVariants(t *testing.T) {
+	tie := [2]string{"  votes           = 15\n", "  votes           = 1\n  tie = \"lose\" <-\n"}
+	sweep := func(axes string) [2]string { return [2]string{"budget {", "sweep {\n" + axes + "}\n\nbudget {"} }
+	cases := []struct {
+		name     string
+		muts     [][2]string
+		code     string
+		variants string // in the warning; "" for an error
+	}{
+		{"tie ignored at k = 1", [][2]string{tie, sweep("  axis \"critic.screen.votes\" {\n    values = [1, 4, 8, 16, 32]\n  }\n")}, CodeVariantsIgnore, "1 of 5 variants ignore this (votes=1)"},
+		{"tie ignored in every variant", [][2]string{tie, sweep("  axis \"critic.screen.threshold\" {\n    values = [0.2, 0.3]\n  }\n")}, CodeTieUnused, ""},
+		{"swept tie ignored in every variant", [][2]string{{"  votes           = 15\n", "  votes           = 1\n"},
+			sweep("  axis \"critic.screen.tie\" {\n    values = [\"lose\", <- \"route\"]\n  }\n")}, CodeTieUnused, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			src := readBase(t)
+			for _, m := range c.muts {
+				src, _ = mutate(t, src, m[0], m[1])
+			}
+			i := strings.Index(src, " <-")
+			line := strings.Count(src[:i], "\n") + 1
+			src = strings.Replace(src, " <-", "", 1)
+			p, ds := compileSource(t, "case.hcl", []byte(src))
+			if (p != nil) != (c.variants != "") {
+				t.Fatalf("plan %v, want one only for a warning:\n%s", p != nil, ds.Format(0))
+			}
+			n := 0
+			for _, d := range ds {
+				if d.Code == CodeTieUnused || d.Code == CodeVariantsIgnore {
+					n++
+					if d.Code != c.code || d.Range.Start.Line != line || !strings.Contains(d.Summary, c.variants) {
+						t.Errorf("got %s at line %d: %s; want %s at line %d naming %q", d.Code, d.Range.Start.Line, d.Summary, c.code, line, c.variants)
+					}
+				}
+			}
+			if n == 0 {
+				t.Fatalf("want %s at case.hcl:%d, got:\n%s", c.code, line, ds.Format(0))
+			}
+		})
+	}
+}

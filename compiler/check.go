@@ -16,9 +16,17 @@ type checker struct {
 	c *compilation
 	s *spec.Spec
 	x *index
+	// v is the variant checked, nil for checks of the unswept spec.
+	v *variant
 }
 
-func (k *checker) add(d *diag.Diagnostic) { k.c.add(d) }
+// add reports d; a field that takes no effect in this variant is held back
+// until every variant is checked (see settleIgnored).
+func (k *checker) add(d *diag.Diagnostic) {
+	if !k.c.ignore(k.v, d) {
+		k.c.add(d)
+	}
+}
 
 // at picks the first valid range, so a diagnostic about a block without a
 // range of its own (one a default created) still points somewhere.
@@ -91,7 +99,7 @@ func (k *checker) spread(v spec.Val[spec.Spread], min, max float64, strict bool,
 func check(c *compilation) {
 	checkNames(c)
 	for _, v := range c.variants {
-		k := &checker{c: c, s: v.spec, x: v.idx}
+		k := &checker{c: c, s: v.spec, x: v.idx, v: v}
 		k.enums()
 		k.fields()
 	}

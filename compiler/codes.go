@@ -39,6 +39,7 @@ const (
 	CodeCalibrationSkips = "W_CALIBRATION_UNUSED"
 	CodeCalMidRollout    = "W_CALIBRATION_MID_ROLLOUT"
 	CodeSweepRouted      = "W_SWEEP_ROUTED"
+	CodeVariantsIgnore   = "W_VARIANTS_IGNORE"
 	CodeExtendsUnloaded  = "E_EXTENDS_UNLOADED"
 	CodeNotApplicable    = "E_NOT_APPLICABLE"
 	CodePolicyFixed      = "W_POLICY_FIXED"
@@ -106,7 +107,7 @@ var Codes = []Code{
 	{CodeSetPath, "a --set path names no settable field, names a swept, sweep or variable field, or is set twice"},
 	{CodeSetValue, "a --set value does not fit its field's type or allowed values"},
 	{CodeFormula, "a formula does not parse or type-check"},
-	{CodeTooLarge, "a spec asks for more than any run can do: more tasks than a plan holds, or a count past a billion"},
+	{CodeTooLarge, "a spec asks for more than any run can do: more tasks than a plan holds, a count past a billion, a product of counts the runtime holds at once past its limit, or a sweep past its variant limit"},
 	{CodeNothingToDo, "the spec declares no loop, no evaluation and no seed records, so a run would make no call"},
 	{CodeExtendsUnloaded, "a spec with extends reached the compiler without its base merged in (it was not loaded through lang/load)"},
 	{CodeNotApplicable, "a field is set where it has no effect; remove it, or change what makes it apply"},
@@ -130,5 +131,6 @@ var Codes = []Code{
 	{CodeUnbounded, "warning: nothing bounds some figure of the estimate from above (a loop that spends the real-run budget may make no real run per step at the low end of its assumptions, and neither max_steps nor budget.usd stops it); the estimate shows it as unbounded"},
 	{CodeCalMidRollout, "warning: a calibration round falls between rollout refreshes, so it runs an older rollout's proposals and its records reach rewards only at the next refresh"},
 	{CodeSetRouted, "warning: --set changes a critic's votes or threshold but not its expected_routed, so the estimate assumes the routed share it had"},
+	{CodeVariantsIgnore, "warning: a field is set that takes no effect in some variants of a sweep (it would be refused in a spec of its own, e.g. tie at votes = 1); it takes effect in the others, so the sweep keeps it. When no variant reads it, the field's own error stands"},
 	{CodeSweepRouted, "warning: a sweep varies a critic's votes or threshold but not its expected_routed, so every variant assumes the same routed share"},
 }

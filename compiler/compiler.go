@@ -85,6 +85,9 @@ var passes = []pass{
 	// applies refuses fields set where nothing reads them; it asks which
 	// names formulas read, so it follows the formulas pass.
 	{name: "applies", fn: applies},
+	// ignored follows every per-variant check: a field that takes no
+	// effect is an error only when no variant of the sweep reads it.
+	{name: "ignored", fn: settleIgnored},
 	// canonical sorts the blocks whose order means nothing, just before
 	// lower, so that every earlier diagnostic keeps the declaration order
 	// and the plan does not depend on it.
@@ -108,6 +111,10 @@ type compilation struct {
 	checked map[string]*formula.Expr
 	// overrides are the --set values applied, by path, for the plan.
 	overrides map[string]any
+	// ignored holds the per-variant refusals of fields that take no
+	// effect, by field, in the order first seen, until settleIgnored.
+	ignored      map[ignoredKey]*ignoredSet
+	ignoredOrder []ignoredKey
 }
 
 // variant is one point of a sweep: a deep copy of the spec with the axis

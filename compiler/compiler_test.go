@@ -16,7 +16,7 @@ import (
 
 func TestPassOrder(t *testing.T) {
 	got := strings.Join(PassNames(), ",")
-	if got != "set,presets,defaults,resolve,bind,purpose,sweep,check,pluginconfig,limits,domain,formulas,applies,canonical,lower,hash" {
+	if got != "set,presets,defaults,resolve,bind,purpose,sweep,check,pluginconfig,limits,domain,formulas,applies,ignored,canonical,lower,hash" {
 		t.Fatalf("passes = %s", got)
 	}
 }
@@ -219,8 +219,8 @@ sweep {
 	big := base + "sweep {\n" + strings.Repeat("  axis \"critic.screen.threshold\" {\n    values = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95]\n  }\n", 1) +
 		"  axis \"loop.policy.states\" {\n    values = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n  }\n  axis \"seed\" {\n    values = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]\n  }\n}\n"
 	_, ds = compileSource(t, "big.hcl", []byte(big))
-	if len(ds) == 0 || ds[0].Code != CodeSweepShape {
-		t.Errorf("1,100 variants: want E_SWEEP_SHAPE, got %v", ds)
+	if len(ds) == 0 || ds[0].Code != CodeTooLarge {
+		t.Errorf("1,100 variants: want E_TOO_LARGE, got %v", ds)
 	}
 }
 

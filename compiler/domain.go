@@ -15,7 +15,7 @@ func domain(c *compilation) {
 		if v.tooLarge {
 			continue
 		}
-		k := &checker{c: c, s: v.spec, x: v.idx}
+		k := &checker{c: c, s: v.spec, x: v.idx, v: v}
 		k.domain()
 	}
 }

@@ -39,13 +39,17 @@ const (
 func limits(c *compilation) {
 	plan := 0.0
 	for _, v := range c.variants {
-		k := &checker{c: c, s: v.spec, x: v.idx}
+		k := &checker{c: c, s: v.spec, x: v.idx, v: v}
 		if k.countLimits() {
 			v.tooLarge = true
 		}
 		if k.taskLimits() {
 			v.tooLarge = true
 			continue
+		}
+		// Products only mean something once every factor is in bounds.
+		if !v.tooLarge && k.batchLimits() {
+			v.tooLarge = true
 		}
 		plan += variantTasks(v.spec)
 	}

@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -154,5 +155,93 @@ func BenchmarkCompileLargestTasks(b *testing.B) {
 		if p, ds := compileSource(b, "big.hcl", []byte(src)); p == nil {
 			b.Fatal(ds.Format(0))
 		}
+	}
+}
+
+// Zip and grid sweeps share one variant limit, refused before any variant
+// is copied, with a hint that names only settings that exist.
+func TestSweepVariantLimit(t *testing.T) {
+	base := readBase(t)
+	values := func(n int) string {
+		var b strings.Builder
+		for i := range n {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "%d", 3+2*(i%10))
+		}
+		return b.String()
+	}
+	cases := []struct {
+		name, sweep, summary string
+		line                 int // of the sweep, counted from the sweep block
+	}{
+		{"zip", "sweep {\n  mode = \"zip\"\n  axis \"critic.screen.votes\" {\n    values = [" + values(DefaultMaxVariants+1) + "]\n  }\n}\n",
+			"has 1001 values; a sweep expands to at most 1000 variants", 2},
+		{"grid", "sweep {\n  mode = \"grid\"\n  axis \"critic.screen.votes\" {\n    values = [" + values(40) + "]\n  }\n  axis \"seed\" {\n    values = [" + values(40) + "]\n  }\n}\n",
+			"cross to 1600 variants; a sweep expands to at most 1000", 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			src := base + "\n"
+			sweepLine := strings.Count(src, "\n") + 1
+			p, ds := compileWithin(t, "sweep.hcl", src+c.sweep)
+			if p != nil {
+				t.Fatal("compiled; want E_TOO_LARGE")
+			}
+			errs := ds.Errors()
+			if len(errs) != 1 || errs[0].Code != CodeTooLarge || errs[0].Range.Start.Line != sweepLine+c.line || !strings.Contains(errs[0].Summary, c.summary) {
+				t.Fatalf("want one %s at line %d containing %q, got:\n%s", CodeTooLarge, sweepLine+c.line, c.summary, ds.Format(0))
+			}
+			if d := errs[0].Detail; strings.Contains(d, "raise") || !strings.Contains(d, "split the values over several specs") {
+				t.Errorf("detail %q names no setting that exists", d)
+			}
+		})
+	}
+	// The limit itself compiles.
+	src := base + "\nsweep {\n  mode = \"zip\"\n  axis \"critic.screen.votes\" {\n    values = [" + values(5) + "]\n  }\n}\n"
+	if p, ds := compileWithin(t, "sweep.hcl", src); p == nil || ds.HasErrors() {
+		t.Fatalf("a small zip sweep does not compile:\n%s", ds.Format(0))
+	}
+}
+
+// Products of counts the runtime holds at once are refused at validate,
+// at the largest factor, though each factor alone is within MaxCount.
+func TestBatchLimits(t *testing.T) {
+	base := readBase(t)
+	cases := []struct {
+		name, old, new, summary string
+	}{
+		{"proposals per state", "proposals_per_state = 8", "proposals_per_state = 1e9", "loop \"policy\" makes 16000000000 candidates per rollout (states 16 x proposals_per_state 1000000000)"},
+		{"states", "states              = 16", "states              = 1e9", "8000000000 candidates per rollout"},
+		{"screened votes", "votes           = 15", "votes           = 50001", "loop \"screened\" makes 100002 candidates per rollout (states 1 x proposals_per_state 2 x critic \"screen\" votes 50001)"},
+		{"evaluation k", "best_at = 4", "best_at = 1e6", "evaluation makes 3000000 real runs (arms 1 x holdout tasks 3 x states 1 x best_at 1000000)"},
+		{"seed runs", "seed_runs = 10", "seed_runs = 1e9", "records makes 1000000000 seed runs"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			src, line := mutate(t, base, c.old, c.new)
+			p, ds := compileWithin(t, "big.hcl", src)
+			if p != nil {
+				t.Fatal("compiled; want E_TOO_LARGE")
+			}
+			errs := ds.Errors()
+			if len(errs) != 1 || errs[0].Code != CodeTooLarge || errs[0].Range.Start.Line != line || !strings.Contains(errs[0].Summary, c.summary) {
+				t.Fatalf("want one %s at line %d containing %q, got:\n%s", CodeTooLarge, line, c.summary, ds.Format(0))
+			}
+			if !strings.Contains(errs[0].Detail, "Lower ") {
+				t.Errorf("detail %q says nothing to do", errs[0].Detail)
+			}
+		})
+	}
+	// Evolution: islands x ideas_per_round.
+	evo := base + "\nloop \"evo\" {\n  kind            = \"evolution\"\n  proposer        = role.proposer\n  builder         = role.builder\n  islands         = 1000\n  rounds          = 2\n  ideas_per_round = 1000\n  verifications_per_round = 1\n}\n"
+	_, ds := compileWithin(t, "evo.hcl", evo)
+	found := false
+	for _, d := range ds.Errors() {
+		found = found || d.Code == CodeTooLarge && strings.Contains(d.Summary, "1000000 ideas per round over all islands (islands 1000 x ideas_per_round 1000)")
+	}
+	if !found {
+		t.Fatalf("islands x ideas_per_round: want %s, got:\n%s", CodeTooLarge, ds.Format(0))
 	}
 }

@@ -26,6 +26,9 @@ func expandSweep(c *compilation) {
 			WithDetail("add axis \"PATH\" { values = [...] }, or remove the sweep block"))
 		return
 	}
+	if !sweepSize(c, sw) {
+		return
+	}
 	// Check every axis path and value on a scratch copy first, so each bad
 	// one is reported once, at its own range.
 	ok := true
@@ -87,18 +90,6 @@ func expandSweep(c *compilation) {
 			points = append(points, p)
 		}
 	default: // grid
-		total := 1
-		for _, ax := range sw.Axes {
-			total *= len(ax.Values)
-			if total > c.opts.MaxVariants {
-				break
-			}
-		}
-		if total > c.opts.MaxVariants {
-			c.add(diag.Errorf(CodeSweepShape, sw.Range, "sweep expands to more than %d variants", c.opts.MaxVariants).
-				WithDetail("use fewer values, mode = \"zip\", or raise the variant limit"))
-			return
-		}
 		points = [][]int{{}}
 		for _, ax := range sw.Axes {
 			var next [][]int
@@ -211,4 +202,31 @@ func warnRoutedShare(c *compilation, axes []*spec.Axis) {
 		c.add(diag.Warnf(CodeSweepRouted, ax.NameRange, "sweeping %s leaves critic %q's expected_routed fixed, so every variant estimates the same real runs", ax.Name, parts[1]).
 			WithDetail("sweep \"critic.%s.expected_routed\" too (mode = \"zip\", one routed share per variant), or read the variants' real runs as equal by assumption", parts[1]))
 	}
+}
+
+// sweepSize refuses a sweep of more than MaxVariants variants before any
+// value is checked on a copy of the spec: each variant is a whole spec
+// compiled on its own, and ten thousand take minutes and gigabytes. A zip
+// makes one variant per value, a grid the product of its axes' values.
+func sweepSize(c *compilation, sw *spec.Sweep) bool {
+	if sw.Mode.V == "zip" {
+		for _, ax := range sw.Axes {
+			if n := len(ax.Values); n > c.opts.MaxVariants {
+				c.add(diag.Errorf(CodeTooLarge, ax.Range, "zip sweep axis %q has %d values; a sweep expands to at most %d variants", ax.Name, n, c.opts.MaxVariants).
+					WithDetail("Sweep fewer values, or split the values over several specs that extend one base."))
+				return false
+			}
+		}
+		return true
+	}
+	total := 1.0 // in floating point: a product of value counts cannot overflow
+	for _, ax := range sw.Axes {
+		total *= float64(max(len(ax.Values), 1))
+	}
+	if total > float64(c.opts.MaxVariants) {
+		c.add(diag.Errorf(CodeTooLarge, sw.Range, "the grid sweep's axes cross to %.0f variants; a sweep expands to at most %d", total, c.opts.MaxVariants).
+			WithDetail("Sweep fewer values; mode = \"zip\" pairs the axes' values instead of crossing them (one variant per value); or split the values over several specs that extend one base."))
+		return false
+	}
+	return true
 }

@@ -1,7 +1,10 @@
 // Package lsp is Assay's language server: diagnostics, hover, completion,
 // go to definition, find references, formatting and an estimate code lens
 // for .hcl and .cue specs, spoken over the Language Server Protocol
-// (go.lsp.dev/jsonrpc2 for the wire, go.lsp.dev/protocol for its types).
+// (go.lsp.dev/jsonrpc2 for messages, go.lsp.dev/protocol for its types).
+// The base protocol's framing is its own (frame.go): header lines, header
+// count and body size are bounded, and a malformed frame is answered with
+// a JSON-RPC error (-32700, -32600) instead of ending the connection.
 //
 // The server owns no language of its own. Diagnostics are what `assay
 // validate` reports: lang/load (with the editor's unsaved buffers as an

@@ -429,6 +429,13 @@ func TestEditSupersedesCheck(t *testing.T) {
 	u := e.open(path, strings.Replace(readSpec(t, "lm2lm.hcl"), "predicted_gain / scale", "predicted_gian / scale", 1))
 	<-loaded // the check of version 1 is past its load
 	v := e.replace(u, "predicted_gian", "predicted_gain")
+	// didChange is a notification: nothing says when the server took it.
+	// The server handles messages in order, each after the one before has
+	// replied, so the answer to a request sent after it means it was taken
+	// before the check of version 1 goes on.
+	if _, err := e.srv.Hover(e.ctx, &protocol.HoverParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}}}); err != nil {
+		t.Fatal(err)
+	}
 	close(release)
 	ds := e.waitDiags(u, v)
 	if !sameAsValidate(ds, validate(t, path, e.text(u))) {

@@ -45,7 +45,9 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	conn := jsonrpc2.NewConn(jsonrpc2.NewStream(rwc))
+	// The framing is Assay's own (frame.go): bounded, and a malformed
+	// frame is answered rather than ending the connection.
+	conn := jsonrpc2.NewConn(newFrameStream(rwc))
 	s := &server{
 		opts:  opts,
 		conn:  conn,

@@ -38,9 +38,12 @@ SHA-256 of every file the spec read (itself, the specs it extends,
 -var-file files), the -var and -var-file settings, the checksum of each
 plugin's executable on this platform (the assay binary itself for a
 built-in), and the assay version. assay run FILE refuses it, naming each
-change, when a spec file or a plugin changed since; save it again then.
-Saving resolves the spec's plugins as run does: it writes the spec's lock
-when there is none.
+change, when a spec file or a plugin changed since, and compiles the
+pinned spec again with the recorded settings: a plan that is not what it
+compiles to (one edited by hand) is refused, naming where it first
+differs; save it again then. Saving resolves the spec's plugins as run
+does: it writes the spec's lock when there is none, and refuses to save
+when a plugin's executable is not the one the lock records.
 
 --set PATH=VALUE (repeatable, here and in validate, estimate, diff and run)
 sets any field a sweep axis can address, e.g. critic.screen.votes=9 or

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"assay/compiler"
 	"assay/compiler/plan"
 	"assay/internal/provenance"
 	release "assay/internal/version"
@@ -21,7 +22,9 @@ func specFiles(specPath string, src load.Sources) []string {
 	files := []string{specPath}
 	var rest []string
 	for f := range src {
-		if f != specPath {
+		// --set arguments are kept in src for snippets, under a name that
+		// is no file: the plan records them, not the files.
+		if f != specPath && f != compiler.SetSource {
 			rest = append(rest, f)
 		}
 	}

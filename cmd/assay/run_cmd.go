@@ -62,7 +62,10 @@ loops, calibration rounds and evaluation, with real runs through the trainer
 plugin and LLM calls through the LLM plugins. Given a plan saved with
 assay plan -out, run executes exactly that plan, after checking that the
 spec's files and the plugins' executables are those it pinned; it refuses
-the plan, naming each change, when one changed.
+the plan, naming each change, when one changed. It also compiles the
+pinned spec again with the recorded settings, and refuses a plan that is
+not what the spec compiles to (one edited by hand), naming where it first
+differs.
 
 Plugins start from the spec's lock file (SPEC.lock, see assay init). When
 the spec has no lock yet, run writes one; an existing lock is only checked,
@@ -221,6 +224,9 @@ func runSaved(c *cobra.Command, path string, s *plan.Saved, id string, rf *runFl
 	}
 	if err := checkPins(lock, s.Plugins); err != nil {
 		return userErrorf("%s", withSpec(err, specPath))
+	}
+	if err := recompileSaved(s, specPath, path); err != nil {
+		return userErrorf("%s: refusing the saved plan:\n  %v\nsave the plan again: assay plan -out %s %s", path, err, path, fromWorkDir(specPath))
 	}
 	if ds := capDiags(s.Plan); ds.HasErrors() {
 		printDiags(c.ErrOrStderr(), ds, nil)

@@ -32,6 +32,9 @@ func savePlan(ctx context.Context, out, specPath string, src load.Sources, p *pl
 	if err != nil {
 		return userErrorf("%v", err)
 	}
+	if err := lockedPins(lock, pins); err != nil {
+		return userErrorf("not saving the plan to %s: %s", out, withSpec(err, specPath))
+	}
 	base, err := filepath.Abs(filepath.Dir(out))
 	if err != nil {
 		return err

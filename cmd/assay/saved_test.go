@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"assay/compiler/plan"
+	"assay/lang/load"
 	"assay/plugins/host"
 )
 
@@ -103,5 +106,68 @@ func TestIsSavedAndParse(t *testing.T) {
 	}
 	if _, err := plan.ParseSaved([]byte(`{"assay_saved_plan": 7}`)); err == nil || !strings.Contains(err.Error(), "format 7") {
 		t.Errorf("ParseSaved of another format: %v", err)
+	}
+}
+
+// A saved plan edited by hand, with its hash recomputed, passes every pin
+// but is not what its spec compiles to: run refuses it, naming where it
+// first differs.
+func TestRecompileSaved(t *testing.T) {
+	dir := t.TempDir()
+	src, err := os.ReadFile("../../specs/quickstart-critic.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := filepath.Join(dir, "q.hcl")
+	os.WriteFile(spec, src, 0o644)
+	p, ds, _ := compileSpec(spec, &specFlags{sets: []string{"critic.screen.votes=7"}})
+	if p == nil {
+		t.Fatal(ds.Format(0))
+	}
+	planPath := filepath.Join(dir, "q.plan")
+	saved := &plan.Saved{Format: plan.SavedFormat, Spec: "q.hcl", Plan: p}
+	if err := recompileSaved(saved, spec, planPath); err != nil {
+		t.Fatalf("unedited: %v", err)
+	}
+	b, _ := json.Marshal(p)
+	var edited plan.Plan
+	json.Unmarshal(b, &edited)
+	edited.Variants[0].Seed++
+	edited.ComputeHash()
+	saved.Plan = &edited
+	err = recompileSaved(saved, spec, planPath)
+	if err == nil || !strings.Contains(err.Error(), "not what q.hcl compiles to") || !strings.Contains(err.Error(), "differs first at plan.variants[0].seed") {
+		t.Fatalf("edited seed: %v", err)
+	}
+}
+
+// plan -out checks the executables against the lock before saving: a
+// rebuilt plugin is refused, and no plan is written.
+func TestSavePlanChecksLock(t *testing.T) {
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "s.hcl")
+	os.WriteFile(spec, []byte("# spec\n"), 0o644)
+	tool := filepath.Join(dir, "trainer.sh")
+	os.WriteFile(tool, []byte("#!/bin/sh\n"), 0o755)
+	p := &plan.Plan{FormatVersion: plan.FormatVersion, Name: "s", Variants: []*plan.Variant{{Name: "default", Plugins: []*plan.Plugin{
+		{Name: "trainer", Kind: "trainer", Source: "./trainer.sh"},
+	}}}}
+	p.ComputeHash()
+	if _, err := host.Init(context.Background(), pluginSpecs(p), host.LockPathFor(spec), host.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "s.plan")
+	src := load.Sources{spec: []byte("# spec\n")}
+	if err := savePlan(context.Background(), out, spec, src, p, &specFlags{}, io.Discard); err != nil {
+		t.Fatalf("locked executable: %v", err)
+	}
+	os.Remove(out)
+	os.WriteFile(tool, []byte("#!/bin/sh\n# rebuilt\n"), 0o755)
+	err := savePlan(context.Background(), out, spec, src, p, &specFlags{}, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), `plugin "trainer": the executable`) || !strings.Contains(err.Error(), "assay init -upgrade=trainer") {
+		t.Fatalf("rebuilt executable: %v", err)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("the plan was saved")
 	}
 }

@@ -2,7 +2,6 @@ package rehearse
 
 import (
 	"fmt"
-	"os"
 	"sort"
 
 	"github.com/hashicorp/hcl/v2"
@@ -12,6 +11,7 @@ import (
 
 	"assay/compiler/plan"
 	"assay/lang/diag"
+	"assay/lang/load"
 	"assay/plugins/sim"
 )
 
@@ -94,9 +94,11 @@ var envSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "gain"}
 
 var roleSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "build_failures"}, {Name: "accuracy"}, {Name: "unsure"}, {Name: "noise"}}}
 
-// LoadWorld reads a world file.
+// LoadWorld reads a world file. It is read as spec files are: a regular
+// file of at most load.MaxSourceBytes, so /dev/zero or a named pipe is
+// refused rather than read without end.
 func LoadWorld(path string) (*WorldFile, diag.Diagnostics) {
-	b, err := os.ReadFile(path)
+	b, err := load.ReadSource(path)
 	if err != nil {
 		return nil, diag.Diagnostics{diag.Errorf(codeWorld, diag.Range{Filename: path}, "cannot read the world file: %v", err)}
 	}

@@ -93,7 +93,9 @@ func mergeField(bv, cv reflect.Value, f *Field) reflect.Value {
 	}
 	switch {
 	case cv.IsValid() && isSet(cv):
-		if bv.IsValid() && isSet(bv) && cv.FieldByName("V").Kind() == reflect.Map {
+		// A list (a sweep axis's values) is replaced whole; only a Val of
+		// a map merges entry by entry.
+		if bv.IsValid() && isSet(bv) && cv.Kind() == reflect.Struct && cv.FieldByName("V").Kind() == reflect.Map {
 			return mergeMap(bv, cv)
 		}
 		return cv

@@ -202,3 +202,15 @@ func TestMergeVariables(t *testing.T) {
 		t.Errorf("variables = %+v %+v", got.Variables[0], got.Variables[1])
 	}
 }
+
+// A child that sweeps an axis its base sweeps replaces the axis's values
+// (a list is replaced whole, never merged, and never panics).
+func TestMergeSweepAxis(t *testing.T) {
+	base := mergeBase()
+	base.Sweep = &Sweep{Axes: []*Axis{{Name: "critic.label.votes", Values: []Literal{{Num: 4}, {Num: 8}}}}}
+	child := &Spec{Sweep: &Sweep{Axes: []*Axis{{Name: "critic.label.votes", Values: []Literal{{Num: 1}, {Num: 4}, {Num: 8}}}}}}
+	got := Merge(base, child)
+	if n := len(got.Sweep.Axes[0].Values); len(got.Sweep.Axes) != 1 || n != 3 {
+		t.Fatalf("merged sweep %+v, want the child's one axis of 3 values", got.Sweep.Axes)
+	}
+}
