@@ -162,3 +162,34 @@ func TestPluginConfigCUE(t *testing.T) {
 		t.Errorf("diagnostics:\n%s", ds.Format(0))
 	}
 }
+
+// A command template the trainer would refuse, or whose placeholder names
+// nothing, is refused at validate, placed in the template.
+func TestCommandTemplateCheckedAtValidate(t *testing.T) {
+	for _, c := range []struct{ command, want string }{
+		{`timeout 600 bash -c \"python train.py --lr {{lr}}\"`, "config.command: line 1, column 43: {{lr}}: the script of bash -c is code for another shell"},
+		{`python3 train.py --lr {{lrr}}`, "config.command: line 1, column 23: unknown placeholder {{lrr}}: it is neither built in nor a declared knob; did you mean {{lr}}?"},
+		{`echo {{lr}} | python3 -`, "through a pipe into python3"},
+	} {
+		block := `plugin "c" {
+  kind   = "trainer"
+  source = "builtin:command"
+  config = {
+    command      = "` + c.command + `"
+    metric_regex = "loss=([0-9.]+)"
+    knobs        = { lr = { default = 0.1 } }
+  }
+}`
+		src := pluginSpec(t, block)
+		_, ds := compileSource(t, "p.hcl", []byte(src))
+		var got *diag.Diagnostic
+		for _, d := range ds {
+			if d.Code == CodePluginConfig {
+				got = d
+			}
+		}
+		if got == nil || !strings.Contains(got.Summary, c.want) {
+			t.Errorf("%s: got\n%s\nwant an %s containing %q", c.command, ds.Format(0), CodePluginConfig, c.want)
+		}
+	}
+}

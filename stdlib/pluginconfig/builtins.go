@@ -92,6 +92,7 @@ var Command = &Schema{
 	Builtin:   "command",
 	Kind:      "trainer",
 	UpdateKey: "update_command",
+	Validate:  checkCommandTemplates,
 	Doc: "runs your own training command once per real run, in a working directory of its own, and reads the metric it reports; " +
 		"with update_command it also runs your RL training command once per policy update of a loop whose update block names it. " +
 		"Where the command runs (local or Slurm) is the spec's executor block",

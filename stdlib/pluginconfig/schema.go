@@ -89,6 +89,9 @@ type Schema struct {
 	// UpdateKey: a trainer built-in that can run a loop's policy update
 	// when its config has this key; "" for one that cannot.
 	UpdateKey string
+	// Validate checks what fields and rules cannot say (a command
+	// template's code), as the plugin itself will; nil when nothing more.
+	Validate func(cfg map[string]any) []Problem
 }
 
 // Field returns the top-level field named name, or nil.
@@ -175,6 +178,9 @@ func (s *Schema) Check(cfg map[string]any) []Problem {
 	ps = append(ps, checkObject(s.Fields, "", cfg, s.Forbidden)...)
 	for _, r := range s.Rules {
 		ps = append(ps, r.check(s, cfg)...)
+	}
+	if s.Validate != nil {
+		ps = append(ps, s.Validate(cfg)...)
 	}
 	sort.SliceStable(ps, func(i, j int) bool { return ps[i].Path < ps[j].Path })
 	return ps

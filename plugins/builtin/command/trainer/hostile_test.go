@@ -209,10 +209,10 @@ func TestTemplatesNeverRunValues(t *testing.T) {
 		}
 		for _, v := range values {
 			var b strings.Builder
-			for _, r := range ct.refs {
-				b.WriteString("export " + r.v + "=" + shellQuote(v) + "\n")
+			for _, r := range ct.Refs {
+				b.WriteString("export " + r.Var + "=" + shellQuote(v) + "\n")
 			}
-			b.WriteString(ct.body + "\n")
+			b.WriteString(ct.Body + "\n")
 			cmd := exec.Command("bash", "-c", b.String())
 			cmd.Dir = dir
 			_ = cmd.Run() // many of these fail on odd values; only the canary matters
