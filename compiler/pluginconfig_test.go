@@ -193,3 +193,37 @@ func TestCommandTemplateCheckedAtValidate(t *testing.T) {
 		}
 	}
 }
+
+// pass_env may not hand an LLM plugin's API key to the jobs.
+func TestPassEnvRefusesLLMKeys(t *testing.T) {
+	for _, c := range []struct{ pass, keyEnv, want string }{
+		{`["HF_HOME"]`, "", ""},
+		{`["HF_HOME", "OPENAI_API_KEY"]`, "", `config.pass_env[1]: OPENAI_API_KEY is the API key variable of plugin "o"`},
+		{`["MY_KEY"]`, `, api_key_env = "MY_KEY"`, `config.pass_env[0]: MY_KEY is the API key variable of plugin "o"`},
+		{`["OPENAI_API_KEY"]`, `, api_key_env = "MY_KEY"`, "OPENAI_API_KEY is the default API key variable of builtin:openai"},
+		{`["A-B"]`, "", `config.pass_env[0]: "A-B" is not a variable name`},
+	} {
+		block := `plugin "o" {
+  kind   = "llm"
+  source = "builtin:openai"
+  config = { base_url = "http://127.0.0.1:8000/v1", model = "m"` + c.keyEnv + ` }
+}
+
+plugin "c" {
+  kind   = "trainer"
+  source = "builtin:command"
+  config = { command = "train", metric_regex = "l=([0-9.]+)", pass_env = ` + c.pass + ` }
+}`
+		_, ds := compileSource(t, "p.hcl", []byte(pluginSpec(t, block)))
+		out := ds.Format(0)
+		if c.want == "" {
+			if strings.Contains(out, "pass_env") {
+				t.Errorf("%s: %s", c.pass, out)
+			}
+			continue
+		}
+		if !hasDiag(out, CodePluginConfig, c.want) {
+			t.Errorf("%s %s: got\n%s\nwant %q", c.pass, c.keyEnv, out, c.want)
+		}
+	}
+}

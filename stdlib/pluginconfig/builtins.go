@@ -85,6 +85,10 @@ var TinyLM = &Schema{
 	},
 }
 
+// JobBaseEnv names the variables every job of builtin:command inherits
+// from the environment assay runs in: what programs need to run at all.
+var JobBaseEnv = []string{"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR"}
+
 // Command is builtin:command, the trainer that runs the user's own
 // training command once per real run. Where the command runs (locally or
 // on Slurm) is the spec's executor block, not this config.
@@ -116,7 +120,10 @@ var Command = &Schema{
 		{Name: "infeasible_patterns", Type: RegexList, Doc: "regular expressions that, matched against stderr, mark a run infeasible"},
 		{Name: "timeout_infeasible", Type: Bool, Default: false, Doc: "count a run past its time limit as infeasible rather than failed"},
 		{Name: "run_dir", Type: String, Default: "assay-runs", Doc: "directory of the per-run directories when the run request names none"},
-		{Name: "env", Type: ScalarMap, Doc: "environment variables exported to the command"},
+		{Name: "env", Type: ScalarMap, Doc: "environment variables exported to the command. The command inherits nothing else of the environment assay runs in but " +
+			strings.Join(JobBaseEnv, ", ") + " (and the names in pass_env), so no API key of an LLM plugin reaches it"},
+		{Name: "pass_env", Type: StringList, Doc: "names of variables the command inherits from the environment assay runs in, besides the base ones (e.g. [\"HF_HOME\", \"WANDB_API_KEY\"]); " +
+			"on Slurm they travel with sbatch --export. An LLM plugin's API key variable (api_key_env) is refused"},
 		{Name: "knobs", Type: ObjectMap, Doc: "what proposals may edit, by knob name",
 			Fields: []*Field{
 				{Name: "default", Type: Scalar, Doc: "value of the unedited configuration"},

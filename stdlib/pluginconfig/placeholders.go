@@ -14,13 +14,21 @@ var CommandPlaceholders = []string{"config", "env", "gpus", "run_id", "seed", "t
 var UpdatePlaceholders = []string{"adapter_dir", "algorithm", "base_model", "batch", "clip_high", "clip_low", "epochs", "gpus",
 	"kl_coef", "learning_rate", "previous_adapter", "previous_adapter_dir", "run_id", "seed", "step", "token_level", "workdir"}
 
-// checkCommandTemplates compiles builtin:command's templates as the
+// checkCommandTemplates checks pass_env's names, and compiles
+// builtin:command's templates as the
 // trainer will, so `assay validate` refuses a template the trainer would
 // (a value that could reach an interpreter) and a placeholder that names
 // nothing: a bare {{name}} must be built in or a declared knob, because
 // the baseline run, which edits nothing, would otherwise fail.
 func checkCommandTemplates(cfg map[string]any) []Problem {
 	var ps []Problem
+	if l, ok := cfg["pass_env"].([]any); ok {
+		for i, x := range l {
+			if n, ok := x.(string); ok && !identName.MatchString(n) {
+				ps = append(ps, Problem{Path: fmt.Sprintf("pass_env[%d]", i), Kind: ValueErr, Msg: fmt.Sprintf("%q is not a variable name (letters, digits and _, not starting with a digit)", n)})
+			}
+		}
+	}
 	knobs := []string{}
 	if m, ok := cfg["knobs"].(map[string]any); ok {
 		for k := range m {

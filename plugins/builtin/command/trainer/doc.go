@@ -25,6 +25,11 @@
 // a placeholder where bash would evaluate it (arithmetic, eval, a command
 // name, a here-document, ...) is a config error.
 //
+// The script inherits only a base environment (PATH, HOME, ...; see
+// pluginconfig.JobBaseEnv) and the names in config.pass_env, locally and
+// through sbatch --export alike: no secret of Assay's (an LLM plugin's API
+// key) reaches training code.
+//
 // Where the script runs is an executor (package executor: executor/local, a
 // subprocess pool with GPU slots; executor/slurm, sbatch and job arrays).
 // The plugin binary in plugins/builtin/command serves this package over the

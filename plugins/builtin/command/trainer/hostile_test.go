@@ -222,3 +222,35 @@ func TestTemplatesNeverRunValues(t *testing.T) {
 		}
 	}
 }
+
+// A run's command sees config.env and the pass_env names it inherits,
+// never the rest of the environment assay runs in: no LLM plugin's key.
+func TestCommandEnvironmentIsScrubbed(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "sk-local-secret")
+	t.Setenv("ASSAY_TEST_PASSED", "passed-through")
+	req := request(t, "env", map[string]any{
+		"command": "env > env.txt; echo m=1", "metric_regex": "m=(1)",
+		"env": map[string]any{"FROM_SPEC": "yes"}, "pass_env": []any{"ASSAY_TEST_PASSED"},
+	}, nil)
+	if r := run(t, newTrainer(), req); r.Status != plugins.StatusFinished {
+		t.Fatalf("got %+v", r)
+	}
+	b, err := os.ReadFile(filepath.Join(req.WorkDir, "env.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := string(b)
+	if strings.Contains(env, "sk-local-secret") || strings.Contains(env, "OPENAI_API_KEY") {
+		t.Errorf("the command saw the API key:\n%s", env)
+	}
+	for _, want := range []string{"ASSAY_TEST_PASSED=passed-through", "FROM_SPEC=yes", "PATH="} {
+		if !strings.Contains(env, want) {
+			t.Errorf("the command lacks %s:\n%s", want, env)
+		}
+	}
+	// A name that is no variable is the config's fault.
+	_, err = ParseConfig(map[string]any{"command": "train", "metric_regex": "m=(1)", "pass_env": []any{"A B"}})
+	if err == nil || !strings.Contains(err.Error(), `config.pass_env: "A B" is not a variable name`) {
+		t.Errorf("pass_env [\"A B\"]: %v", err)
+	}
+}

@@ -437,6 +437,7 @@ func (t *Trainer) prepare(ctx context.Context, req *plugins.RunRequest) (*prepar
 		Stdout: filepath.Join(dir, StdoutFile),
 		Stderr: filepath.Join(dir, StderrFile),
 		GPUs:   req.GPUs,
+		Pass:   cfg.PassEnv,
 	}
 	if limit > 0 {
 		// run.sh enforces the limit itself, to the second; the executor's
