@@ -43,6 +43,11 @@ func TestPluginConfigChecked(t *testing.T) {
   source = "builtin:openai"
   config = { base_url = "127.0.0.1:8000" }
 }`, code: CodePluginConfig, want: "not an http(s) URL", line: 4},
+		{name: "openai base_url with a key in the query", block: `plugin "o" {
+  kind   = "llm"
+  source = "builtin:openai"
+  config = { base_url = "https://llm.example/v1?api-key=K3Y-SECRET", model = "m" }
+}`, code: CodePluginConfig, want: "config.base_url: carries a query string", line: 4},
 		{name: "command without command", block: `plugin "c" {
   kind   = "trainer"
   source = "builtin:command"
@@ -105,6 +110,9 @@ func TestPluginConfigChecked(t *testing.T) {
 				t.Fatalf("want one config diagnostic, got:\n%s", ds.Format(0))
 			}
 			d := got[0]
+			if strings.Contains(d.Summary+d.Detail, "K3Y-SECRET") {
+				t.Errorf("the diagnostic repeats the key: %v", d)
+			}
 			if d.Code != tt.code || !strings.Contains(d.Summary+" "+d.Detail, tt.want) {
 				t.Errorf("got %v, want %s containing %q", d, tt.code, tt.want)
 			}

@@ -40,7 +40,7 @@ var OpenAI = &Schema{
 		"Requests go only to base_url: there is no default endpoint. The API key is read from the environment variable api_key_env names, never from the spec.",
 	Fields: []*Field{
 		{Name: "base_url", Type: URL, Required: true,
-			Doc: "API root every request goes to, e.g. \"http://127.0.0.1:8000/v1\" for a local server or your provider's API root; there is no default, and it may not carry user:password@"},
+			Doc: "API root every request goes to, e.g. \"http://127.0.0.1:8000/v1\" for a local server or your provider's API root; there is no default, and it may carry neither user:password@ nor a query string (?api-key=...)"},
 		{Name: "model", Type: String, NonBlank: true, Doc: "model id for roles that set none"},
 		{Name: "api_key_env", Type: String, NonBlank: true, Default: "OPENAI_API_KEY",
 			Doc: "environment variable holding the API key; when it is unset or empty no key is sent"},

@@ -437,6 +437,10 @@ func checkValue(f *Field, path string, v any) []Problem {
 			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 				return valueErr(path, "%q is not an http(s) URL such as \"http://127.0.0.1:8000/v1\"", s)
 			}
+			if u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.ContainsAny(s, "?#") {
+				// Quoting the value would repeat a key such as ?api-key=K.
+				return valueErr(path, "carries a query string or fragment (?...); a key such as ?api-key=K never belongs in the spec, and each request adds its own path to this root: drop it and pass the key through the environment (api_key_env)")
+			}
 		case Regex:
 			re, err := regexp.Compile(s)
 			if err != nil {
