@@ -17,7 +17,7 @@ import (
 // stdinCode names the program of a simple command that reads code from
 // standard input, or "" when it reads data (or nothing) there.
 func (c *classifier) stdinCode(args []*syntax.Word) string {
-	viaXargs, replace := false, false
+	viaXargs := false
 	j := 0
 	for j < len(args) {
 		name, ok := c.static(args[j])
@@ -31,7 +31,14 @@ func (c *classifier) stdinCode(args []*syntax.Word) string {
 				return ""
 			}
 			if base == "xargs" {
-				viaXargs, replace = true, wr.replace != ""
+				if wr.replace != "" {
+					// Each input item replaces the word in the command.
+					if p := c.markerInCode(args[wr.cmd:], wr.replace); p != "" {
+						return "xargs " + p
+					}
+					return ""
+				}
+				viaXargs = true
 			}
 			j = wr.cmd
 			continue
@@ -41,7 +48,7 @@ func (c *classifier) stdinCode(args []*syntax.Word) string {
 		}
 		if g := interpreterOf(base); g != nil {
 			r := c.read(g, args[j+1:])
-			if viaXargs && (replace || r.dangling || r.stdin) || !viaXargs && r.stdin {
+			if viaXargs && (r.dangling || r.stdin) || !viaXargs && r.stdin {
 				if viaXargs {
 					return "xargs " + base
 				}

@@ -30,6 +30,9 @@ type wrapper struct {
 	replace  string // short options that substitute standard input into the command's words (xargs -I)
 }
 
+// xargsReplace is the word xargs -i and --replace substitute when given none.
+const xargsReplace = "{}"
+
 var wrappers = map[string]*wrapper{
 	"env":     {arg: "uC", argLong: []string{"--unset", "--chdir"}, assigns: true, code: "S", codeLong: []string{"--split-string"}},
 	"nice":    {arg: "n", argLong: []string{"--adjustment"}},
@@ -46,6 +49,9 @@ var wrappers = map[string]*wrapper{
 	"exec":    {arg: "a"},
 	"xargs": {arg: "adEILnPs", argLong: []string{"--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-chars", "--process-slot-var"},
 		attached: "eil", replace: "Ii"},
+	// Slurm's srun runs its command on the allocation.
+	"srun": {arg: "ABCDGJLMNSTWbcdeimnopqrtwx", argLong: []string{"--account", "--chdir", "--constraint", "--cpus-per-task", "--dependency",
+		"--error", "--gpus", "--gres", "--input", "--job-name", "--mem", "--nodelist", "--nodes", "--ntasks", "--output", "--partition", "--qos", "--time"}},
 	"sudo":     {arg: "ugCDhpTRUrt", argLong: []string{"--user", "--group", "--close-from", "--chdir", "--host", "--prompt", "--command-timeout", "--chroot", "--other-user", "--role", "--type"}, none: "lvkKVe", shell: "si"},
 	"doas":     {arg: "uC", shell: "s"},
 	"flock":    {arg: "wE", argLong: []string{"--timeout", "--conflict-exit-code"}, code: "c", codeLong: []string{"--command"}, operands: 1},
@@ -99,15 +105,20 @@ var (
 		"lua":     {code: "e", load: "l", script: true},
 		"luajit":  {code: "e", load: "l", script: true},
 		"tclsh":   {script: true},
-		"expect":  {code: "c", script: true},
-		"awk":     {arg: "vF", file: "f", program: true},
-		"gawk":    {arg: "vF", code: "e", codeLong: []string{"--source"}, load: "il", loadLong: []string{"--include", "--load"}, file: "fE", fileLong: []string{"--file", "--exec"}, program: true},
-		"mawk":    {arg: "vFW", file: "f", program: true},
-		"nawk":    {arg: "vF", file: "f", program: true},
-		"sed":     {code: "e", codeLong: []string{"--expression"}, file: "f", fileLong: []string{"--file"}, arg: "l", attached: "i", program: true},
-		"jq":      {file: "f", fileLong: []string{"--from-file"}, arg: "L", argLong: []string{"--indent"}, arg2Long: []string{"--arg", "--argjson", "--slurpfile", "--rawfile"}, program: true},
-		".":       {script: true},
-		"source":  {script: true},
+		// torchrun launches a Python script (or, with -m, a module) on each process.
+		"torchrun": {load: "m", script: true, argLong: []string{"--nproc_per_node", "--nproc-per-node", "--nnodes", "--node_rank", "--node-rank",
+			"--master_addr", "--master-addr", "--master_port", "--master-port", "--rdzv_backend", "--rdzv-backend", "--rdzv_endpoint",
+			"--rdzv-endpoint", "--rdzv_id", "--rdzv-id", "--max_restarts", "--max-restarts", "--monitor_interval", "--log_dir", "--log-dir",
+			"--redirects", "--tee", "--role", "--local_addr"}},
+		"expect": {code: "c", script: true},
+		"awk":    {arg: "vF", file: "f", program: true},
+		"gawk":   {arg: "vF", code: "e", codeLong: []string{"--source"}, load: "il", loadLong: []string{"--include", "--load"}, file: "fE", fileLong: []string{"--file", "--exec"}, program: true},
+		"mawk":   {arg: "vFW", file: "f", program: true},
+		"nawk":   {arg: "vF", file: "f", program: true},
+		"sed":    {code: "e", codeLong: []string{"--expression"}, file: "f", fileLong: []string{"--file"}, arg: "l", attached: "i", program: true},
+		"jq":     {file: "f", fileLong: []string{"--from-file"}, arg: "L", argLong: []string{"--indent"}, arg2Long: []string{"--arg", "--argjson", "--slurpfile", "--rawfile"}, program: true},
+		".":      {script: true},
+		"source": {script: true},
 	}
 	shells   = map[string]bool{"bash": true, "sh": true, "dash": true, "zsh": true, "ksh": true, "mksh": true, "ash": true, "fish": true, "csh": true, "tcsh": true, "yash": true, "posh": true}
 	pythonRE = regexp.MustCompile(`^(python|pypy)[0-9.]*$`)
@@ -298,11 +309,13 @@ func has(l []string, s string) bool {
 // words, and whether it runs the command through a shell or substitutes
 // standard input into it.
 type wrapping struct {
-	cmd            int
-	code           map[int]string // words that are shell code, by option
-	assigns        map[int]bool
-	unknown        string
-	shell, replace string
+	cmd     int
+	code    map[int]string // words that are shell code, by option
+	assigns map[int]bool
+	unknown string
+	shell   string
+	// replace is the word xargs -I replaces by each input item.
+	replace string
 }
 
 func (c *classifier) wrapped(w *wrapper, args []*syntax.Word, j int) *wrapping {
@@ -347,6 +360,11 @@ func (c *classifier) wrapped(w *wrapper, args []*syntax.Word, j int) *wrapping {
 				}
 			case has(w.argLong, name) && !eq:
 				i++
+			case w.replace != "" && name == "--replace":
+				out.replace = xargsReplace
+				if _, r, ok := strings.Cut(t, "="); ok {
+					out.replace = r
+				}
 			}
 			i++
 		case len(t) > 1 && t[0] == '-':
@@ -359,7 +377,18 @@ func (c *classifier) wrapped(w *wrapper, args []*syntax.Word, j int) *wrapping {
 				case strings.Contains(w.shell, ch):
 					out.shell = "-" + ch
 				case strings.Contains(w.replace, ch):
-					out.replace = "-" + ch
+					out.replace = xargsReplace
+					switch {
+					case k+1 < len(letters):
+						out.replace = letters[k+1:]
+					case ch == "I" && i+1 < len(args):
+						if r, ok := c.static(args[i+1]); ok {
+							out.replace = r
+						} else {
+							out.unknown = c.wordText(args[i+1])
+							return out
+						}
+					}
 				}
 				if strings.Contains(w.attached, ch) {
 					break
@@ -505,7 +534,7 @@ func (c *classifier) interpRole(s *site, base string, g *grammar, args []*syntax
 
 // findRole checks args[idx], a word of find at args[j]: the command of
 // -exec is checked as a command of its own, and find's other words may
-// hold a value only when no -exec hands what find finds to an interpreter.
+// hold a value only when no -exec puts what find finds ({}) into code.
 func (c *classifier) findRole(s *site, args []*syntax.Word, j, idx int) error {
 	interp := ""
 	for m := j + 1; m < len(args); m++ {
@@ -524,14 +553,14 @@ func (c *classifier) findRole(s *site, args []*syntax.Word, j, idx int) error {
 			return c.argRole(s, args[m+1:end], idx-m-1)
 		}
 		if m+1 < end {
-			if p, ok := c.static(args[m+1]); ok && (interpreterOf(path.Base(p)) != nil || wrappers[path.Base(p)] != nil) {
-				interp = path.Base(p)
+			if p := c.markerInCode(args[m+1:end], "{}"); p != "" {
+				interp = p
 			}
 		}
 		m = end
 	}
 	if interp != "" {
-		return c.refuse(s, "find hands the names it finds, which this value shapes, to %s through -exec; pass the value to the command differently", interp)
+		return c.refuse(s, "find puts the names it finds, which this value shapes, into code of %s through -exec ... {}; pass the names to it as arguments instead", interp)
 	}
 	return nil
 }
@@ -637,4 +666,71 @@ func (c *classifier) wordText(w *syntax.Word) string {
 		}
 	}
 	return t
+}
+
+// markerInCode names the program of the simple command args when a word
+// holding marker (the {} of find -exec and xargs -I) is code, or names
+// code to run, or the command itself: the text put there runs.
+func (c *classifier) markerInCode(args []*syntax.Word, marker string) string {
+	j := 0
+	for j < len(args) {
+		name, ok := c.static(args[j])
+		if !ok {
+			return c.wordText(args[j])
+		}
+		base := path.Base(name)
+		if strings.Contains(name, marker) {
+			return name
+		}
+		if _, ok := codeOperands[base]; ok {
+			return base
+		}
+		if _, ok := joiners[base]; ok {
+			return base
+		}
+		if w, ok := wrappers[base]; ok {
+			wr := c.wrapped(w, args, j)
+			for k := range wr.code {
+				if t, ok := c.static(args[k]); !ok || strings.Contains(t, marker) {
+					return base
+				}
+			}
+			if wr.cmd < 0 {
+				return ""
+			}
+			if wr.shell != "" {
+				return base
+			}
+			j = wr.cmd
+			continue
+		}
+		if g := interpreterOf(base); g != nil {
+			r := c.read(g, args[j+1:])
+			for k, role := range r.roles {
+				if role == rolePlain {
+					continue
+				}
+				if t, ok := c.static(args[j+1+k]); !ok || strings.Contains(t, marker) {
+					return base
+				}
+			}
+			return ""
+		}
+		for m := j + 1; m < len(args); m++ {
+			t, ok := c.static(args[m])
+			if !ok {
+				continue
+			}
+			if g := interpreterOf(path.Base(t)); g != nil {
+				r := c.read(g, args[m+1:])
+				for k, role := range r.roles {
+					if t, ok := c.static(args[m+1+k]); role == roleCode && ok && strings.Contains(t, marker) {
+						return path.Base(t)
+					}
+				}
+			}
+		}
+		return ""
+	}
+	return ""
 }
