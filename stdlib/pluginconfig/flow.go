@@ -25,8 +25,10 @@ func (c *classifier) stdinCode(args []*syntax.Word) string {
 			return c.wordText(args[j]) + " (known only when the command runs)"
 		}
 		base := path.Base(name)
-		if w, ok := wrappers[base]; ok {
-			wr := c.wrapped(w, args, j)
+		if w, at, sub := c.wrapperAt(base, args, j); sub != "" {
+			return base + " " + sub
+		} else if w != nil {
+			wr := c.wrapped(w, args, at)
 			if wr.cmd < 0 {
 				return ""
 			}

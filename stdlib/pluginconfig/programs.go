@@ -60,6 +60,43 @@ var wrappers = map[string]*wrapper{
 	"unbuffer": {},
 }
 
+// Programs whose subcommand runs the command after its options, in an
+// environment they set up (uv run python3 train.py).
+var subcommands = map[string]map[string]*wrapper{
+	"uv": {"run": {arg: "pw", argLong: []string{"--with", "--with-editable", "--with-requirements", "--python", "--project", "--directory",
+		"--env-file", "--extra", "--group", "--index", "--package", "--default-index", "--index-url", "--extra-index-url"}}},
+	"poetry":     {"run": {}},
+	"pipenv":     {"run": {}},
+	"pixi":       {"run": {arg: "e", argLong: []string{"--manifest-path", "--environment"}}},
+	"conda":      {"run": condaRun},
+	"mamba":      {"run": condaRun},
+	"micromamba": {"run": condaRun},
+}
+
+var condaRun = &wrapper{arg: "np", argLong: []string{"--name", "--prefix", "--cwd"}}
+
+// wrapperAt is the wrapper that starts at args[j] and the index of the
+// word its options follow: j, or j+1 after a subcommand (uv run). A
+// subcommand the template does not fix is refused by the caller as an
+// unknown word (sub is then that word).
+func (c *classifier) wrapperAt(base string, args []*syntax.Word, j int) (w *wrapper, at int, sub string) {
+	if w, ok := wrappers[base]; ok {
+		return w, j, ""
+	}
+	subs, ok := subcommands[base]
+	if !ok || j+1 >= len(args) {
+		return nil, 0, ""
+	}
+	t, ok := c.static(args[j+1])
+	if !ok {
+		return nil, 0, c.wordText(args[j+1])
+	}
+	if w, ok := subs[t]; ok {
+		return w, j + 1, ""
+	}
+	return nil, 0, ""
+}
+
 // Programs that join their words into a line a shell reads, or expand
 // code in them: no value may be one of their words.
 var joiners = map[string]string{
@@ -270,6 +307,20 @@ options:
 	if ended {
 		return r // the rest are the program's arguments
 	}
+	c.readOperands(g, args, r, i, haveProgram, shellC, shellS)
+	return r
+}
+
+// readOperands gives the roles of an interpreter's operands, args[i:]:
+// its code, the script it runs, or data.
+func (c *classifier) readOperands(g *grammar, args []*syntax.Word, r *reading, i int, haveProgram, shellC, shellS bool) {
+	set := func(i int, k roleKind, opt string) {
+		if i >= len(args) {
+			r.dangling = r.dangling || k == roleCode
+			return
+		}
+		r.roles[i], r.opt[i] = k, opt
+	}
 	switch {
 	case g.shell && shellC:
 		set(i, roleCode, "-c")
@@ -292,7 +343,6 @@ options:
 			set(i, roleLoad, "script")
 		}
 	}
-	return r
 }
 
 func has(l []string, s string) bool {
@@ -452,8 +502,15 @@ func (c *classifier) argRole(s *site, args []*syntax.Word, idx int) error {
 		if why, ok := joiners[base]; ok {
 			return c.refuse(s, "%s, so a value among its words could run as code; pass the value in the file {{config}} names or as an argument of a script that %s runs", why, base)
 		}
-		if w, ok := wrappers[base]; ok {
-			wr := c.wrapped(w, args, j)
+		w, at, sub := c.wrapperAt(base, args, j)
+		switch {
+		case sub != "" && idx == j+1:
+			return c.refuse(s, "a value cannot choose the subcommand of %s; write it in the template", base)
+		case sub != "" && idx > j:
+			return c.refuse(s, "cannot tell what %s runs: its subcommand %s is known only when the command runs; write it literally", base, sub)
+		}
+		if w != nil {
+			wr := c.wrapped(w, args, at)
 			if opt, ok := wr.code[idx]; ok {
 				return c.refuse(s, "%s %s takes shell code, so a value there runs as code; pass the value as an argument of the command %s runs", base, opt, base)
 			}
@@ -563,174 +620,4 @@ func (c *classifier) findRole(s *site, args []*syntax.Word, j, idx int) error {
 		return c.refuse(s, "find puts the names it finds, which this value shapes, into code of %s through -exec ... {}; pass the names to it as arguments instead", interp)
 	}
 	return nil
-}
-
-// static is the text of a word the template fixes: literals and quotes
-// only, no placeholder, expansion or backslash.
-func (c *classifier) static(w *syntax.Word) (string, bool) {
-	if w == nil || c.holdsSite(w) {
-		return "", false
-	}
-	var b strings.Builder
-	var part func(p syntax.WordPart) bool
-	part = func(p syntax.WordPart) bool {
-		switch p := p.(type) {
-		case *syntax.Lit:
-			if strings.Contains(p.Value, `\`) {
-				return false
-			}
-			b.WriteString(p.Value)
-		case *syntax.SglQuoted:
-			if p.Dollar {
-				return false
-			}
-			b.WriteString(p.Value)
-		case *syntax.DblQuoted:
-			for _, q := range p.Parts {
-				if !part(q) {
-					return false
-				}
-			}
-		default:
-			return false
-		}
-		return true
-	}
-	for _, p := range w.Parts {
-		if !part(p) {
-			return "", false
-		}
-	}
-	return b.String(), true
-}
-
-// holdsSite reports whether a placeholder stands in w.
-func (c *classifier) holdsSite(w *syntax.Word) bool {
-	lo, hi := int(w.Pos().Offset()), int(w.End().Offset())
-	for _, s := range c.sites {
-		if s.start >= lo && s.end <= hi {
-			return true
-		}
-	}
-	return false
-}
-
-// holdsValue reports whether a placeholder, or a variable that holds a
-// value, stands in w.
-func (c *classifier) holdsValue(w *syntax.Word) bool {
-	if c.holdsSite(w) {
-		return true
-	}
-	found := false
-	syntax.Walk(w, func(n syntax.Node) bool {
-		if pe, ok := n.(*syntax.ParamExp); ok && pe.Param != nil && c.taint[pe.Param.Value] {
-			found = true
-		}
-		return !found
-	})
-	return found
-}
-
-// holdsRaw reports whether an unquoted {{raw}} placeholder or expansion of
-// a variable that holds a value stands in w: bash splits it into words,
-// which may be options or a command.
-func (c *classifier) holdsRaw(w *syntax.Word) bool {
-	for _, p := range w.Parts {
-		switch p := p.(type) {
-		case *syntax.Lit:
-			for _, s := range c.sites {
-				if s.raw && s.start >= int(p.Pos().Offset()) && s.end <= int(p.End().Offset()) {
-					return true
-				}
-			}
-		case *syntax.ParamExp:
-			if p.Param != nil && c.taint[p.Param.Value] {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// wordText is a word as the template writes it, for errors.
-func (c *classifier) wordText(w *syntax.Word) string {
-	lo, hi := int(w.Pos().Offset()), int(w.End().Offset())
-	if lo < 0 || hi > len(c.src) || lo > hi {
-		return "a word"
-	}
-	t := c.src[lo:hi]
-	for i := len(c.sites) - 1; i >= 0; i-- {
-		s := c.sites[i]
-		if s.start >= lo && s.end <= hi {
-			t = t[:s.start-lo] + s.text + t[s.end-lo:]
-		}
-	}
-	return t
-}
-
-// markerInCode names the program of the simple command args when a word
-// holding marker (the {} of find -exec and xargs -I) is code, or names
-// code to run, or the command itself: the text put there runs.
-func (c *classifier) markerInCode(args []*syntax.Word, marker string) string {
-	j := 0
-	for j < len(args) {
-		name, ok := c.static(args[j])
-		if !ok {
-			return c.wordText(args[j])
-		}
-		base := path.Base(name)
-		if strings.Contains(name, marker) {
-			return name
-		}
-		if _, ok := codeOperands[base]; ok {
-			return base
-		}
-		if _, ok := joiners[base]; ok {
-			return base
-		}
-		if w, ok := wrappers[base]; ok {
-			wr := c.wrapped(w, args, j)
-			for k := range wr.code {
-				if t, ok := c.static(args[k]); !ok || strings.Contains(t, marker) {
-					return base
-				}
-			}
-			if wr.cmd < 0 {
-				return ""
-			}
-			if wr.shell != "" {
-				return base
-			}
-			j = wr.cmd
-			continue
-		}
-		if g := interpreterOf(base); g != nil {
-			r := c.read(g, args[j+1:])
-			for k, role := range r.roles {
-				if role == rolePlain {
-					continue
-				}
-				if t, ok := c.static(args[j+1+k]); !ok || strings.Contains(t, marker) {
-					return base
-				}
-			}
-			return ""
-		}
-		for m := j + 1; m < len(args); m++ {
-			t, ok := c.static(args[m])
-			if !ok {
-				continue
-			}
-			if g := interpreterOf(path.Base(t)); g != nil {
-				r := c.read(g, args[m+1:])
-				for k, role := range r.roles {
-					if t, ok := c.static(args[m+1+k]); role == roleCode && ok && strings.Contains(t, marker) {
-						return path.Base(t)
-					}
-				}
-			}
-		}
-		return ""
-	}
-	return ""
 }
