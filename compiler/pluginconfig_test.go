@@ -202,6 +202,28 @@ func TestCommandTemplateCheckedAtValidate(t *testing.T) {
 	}
 }
 
+// metric_file's placeholders are checked too: one that names nothing would
+// leave the path unrendered, found only after a run.
+func TestMetricFileCheckedAtValidate(t *testing.T) {
+	block := `plugin "c" {
+  kind   = "trainer"
+  source = "builtin:command"
+  config = {
+    command      = "python3 train.py --out {{workdir}}/m.json"
+    metric_file  = "{{workdr}}/m.json"
+    metric_field = "loss"
+  }
+}`
+	_, ds := compileSource(t, "p.hcl", []byte(pluginSpec(t, block)))
+	if out := ds.Format(0); !hasDiag(out, CodePluginConfig, "config.metric_file: unknown placeholder {{workdr}}: it is neither built in nor a declared knob; did you mean {{workdir}}?") {
+		t.Errorf("got\n%s", out)
+	}
+	ok, _ := mutate(t, block, "{{workdr}}", "{{workdir}}")
+	if _, ds := compileSource(t, "p.hcl", []byte(pluginSpec(t, ok))); ds.HasErrors() {
+		t.Errorf("{{workdir}}/m.json refused:\n%s", ds.Format(0))
+	}
+}
+
 // pass_env may not hand an LLM plugin's API key to the jobs.
 func TestPassEnvRefusesLLMKeys(t *testing.T) {
 	for _, c := range []struct{ pass, keyEnv, want string }{

@@ -2,8 +2,11 @@ package pluginconfig
 
 import (
 	"fmt"
+	"io"
+	"regexp"
 	"sort"
 	"strings"
+	"text/template"
 )
 
 // CommandPlaceholders are the placeholders every command may use; each
@@ -64,8 +67,58 @@ func checkCommandTemplates(cfg map[string]any) []Problem {
 			ps = append(ps, Problem{Path: key, Kind: ValueErr, Msg: msg + "; known here: " + strings.Join(known, ", "), Got: r.Name, Known: known})
 		}
 	}
+	if text, ok := cfg["metric_file"].(string); ok {
+		// metric_file's placeholders: the command's, but config (the run
+		// reads the metric after the overrides file served its purpose).
+		known := []string{"env", "gpus", "run_id", "seed", "task", "workdir"}
+		known = append(known, knobs...)
+		sort.Strings(known)
+		if msg := checkPathTemplate(text, known); msg != "" {
+			ps = append(ps, Problem{Path: "metric_file", Kind: ValueErr, Msg: msg})
+		}
+	}
 	return ps
 }
+
+// checkPathTemplate renders a path template (Go text/template, as the
+// trainer renders metric_file) with every known name, and says what is
+// wrong with it: a placeholder that names nothing would leave the path
+// unrendered, and the run would report no metric after it ran.
+func checkPathTemplate(text string, known []string) string {
+	data := map[string]any{}
+	funcs := template.FuncMap{}
+	for _, k := range known {
+		data[k] = "x"
+		if identName.MatchString(k) {
+			funcs[k] = func() string { return "x" }
+		}
+	}
+	t, err := template.New("metric_file").Option("missingkey=error").Funcs(funcs).Parse(text)
+	if err == nil {
+		err = t.Execute(io.Discard, data)
+	}
+	if err == nil {
+		return ""
+	}
+	name := ""
+	if m := undefinedRE.FindStringSubmatch(err.Error()); m != nil {
+		name = m[1]
+	} else if m := missingRE.FindStringSubmatch(err.Error()); m != nil {
+		name = m[1]
+	} else {
+		return strings.TrimPrefix(err.Error(), "template: ")
+	}
+	msg := fmt.Sprintf("unknown placeholder {{%s}}: it is neither built in nor a declared knob", name)
+	if s := closest(name, known); s != "" {
+		msg += fmt.Sprintf("; did you mean {{%s}}?", s)
+	}
+	return msg + "; known here: " + strings.Join(known, ", ")
+}
+
+var (
+	undefinedRE = regexp.MustCompile(`function "([^"]+)" not defined`)
+	missingRE   = regexp.MustCompile(`map has no entry for key "([^"]+)"`)
+)
 
 // closest is the name of known nearest to s by edit distance, if near.
 func closest(s string, known []string) string {
