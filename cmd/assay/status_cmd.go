@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"assay/compiler/estimate"
+	"assay/plugins"
 	"assay/runtime"
 	"assay/runtime/compare"
 )
@@ -129,7 +130,7 @@ them for the list. Each field has one meaning:
 					}
 				}
 				for _, s := range bad {
-					fmt.Fprintf(out, "%s: %s\n", s.ID, s.Reason)
+					fmt.Fprintf(out, "%s: %s\n", s.ID, plugins.Printable(s.Reason))
 				}
 				return nil
 			}
@@ -184,7 +185,7 @@ func runsOf(s *runtime.Status) string {
 func writeStatus(w io.Writer, s *runtime.Status) {
 	fmt.Fprintf(w, "run        %s\nplan       %s (%s, seed %d)\nstate      %s\n", s.ID, s.Plan, s.Variant, s.Seed, s.State)
 	if s.Reason != "" {
-		fmt.Fprintf(w, "reason     %s\n", s.Reason)
+		fmt.Fprintf(w, "reason     %s\n", plugins.Printable(s.Reason)) // may quote a plugin or server
 	}
 	if h := s.Holder; h != nil {
 		fmt.Fprintf(w, "held by    pid %d on %s since %s\n", h.PID, h.Host, h.Since.Format("2006-01-02 15:04:05 MST"))
