@@ -331,7 +331,7 @@ func (c *classifier) visit(n syntax.Node) bool {
 	switch n := n.(type) {
 	case *syntax.Lit:
 		lo, hi = int(n.Pos().Offset()), int(n.End().Offset())
-		if c.taint[n.Value] && inArithmetic(c.stack) {
+		if c.taint[n.Value] && inArithmetic(c.stack, lo) {
 			s := &site{name: n.Value, text: n.Value + " (it holds a placeholder's value)", tpos: templateOffset(c.sites, c.text, lo), taint: true}
 			c.err = c.refuse(s, "bash evaluates a variable named in arithmetic as code (a value such as a[$(cmd)] runs cmd); pass the value as an argument to a program that checks it instead")
 			return false
@@ -439,12 +439,22 @@ func (c *classifier) expansion(pe *syntax.ParamExp) error {
 		return nil
 	}
 	s.text = "$" + name + " (it holds a placeholder's value)"
+	if pe.Excl {
+		return c.refuse(s, "${!...} reads the variable its value names, and bash evaluates a subscript there as code; pass the value as an argument instead")
+	}
+	if inArithmetic(c.stack, off) {
+		return c.refuse(s, "bash evaluates arithmetic as code (a value such as a[$(cmd)] runs cmd); pass the value as an argument to a program that checks it instead")
+	}
 	return c.roles(s)
 }
 
-// inArithmetic reports whether the innermost node of stack is inside an
-// arithmetic expression, or a [[ ]] test bash evaluates as one.
-func inArithmetic(stack []syntax.Node) bool {
+// inArithmetic reports whether offset off, inside the innermost node of
+// stack, is in an arithmetic expression: $(( )), (( )), let, an array
+// index or a ${x:offset:length}, or a [[ ]] test bash evaluates as one.
+func inArithmetic(stack []syntax.Node, off int) bool {
+	within := func(n syntax.Node) bool {
+		return off >= int(n.Pos().Offset()) && off < int(n.End().Offset())
+	}
 	for _, a := range stack {
 		switch a := a.(type) {
 		case *syntax.ArithmExp, *syntax.ArithmCmd, *syntax.LetClause, *syntax.CStyleLoop,
@@ -453,6 +463,18 @@ func inArithmetic(stack []syntax.Node) bool {
 		case *syntax.BinaryTest:
 			switch a.Op {
 			case syntax.TsEql, syntax.TsNeq, syntax.TsLeq, syntax.TsGeq, syntax.TsLss, syntax.TsGtr:
+				return true
+			}
+		case *syntax.ParamExp:
+			if a.Index != nil && within(a.Index) || a.Slice != nil && (a.Slice.Offset != nil && within(a.Slice.Offset) || a.Slice.Length != nil && within(a.Slice.Length)) {
+				return true
+			}
+		case *syntax.Assign:
+			if a.Index != nil && within(a.Index) {
+				return true
+			}
+		case *syntax.ArrayElem:
+			if a.Index != nil && within(a.Index) {
 				return true
 			}
 		}
