@@ -24,8 +24,8 @@ func checkPluginConfigs(c *compilation) {
 }
 
 // checkPassEnv refuses a command trainer that would hand an LLM plugin's
-// API key to its jobs: pass_env naming the variable an openai plugin
-// reads its key from (api_key_env, default OPENAI_API_KEY).
+// API key to its jobs: pass_env or env naming the variable an openai
+// plugin reads its key from (api_key_env, default OPENAI_API_KEY).
 func checkPassEnv(c *compilation, s *spec.Spec) {
 	keyDefault, _ := pluginconfig.OpenAI.Field("api_key_env").Default.(string)
 	secrets := map[string]string{keyDefault: "the default API key variable of builtin:openai"}
@@ -49,6 +49,13 @@ func checkPassEnv(c *compilation, s *spec.Spec) {
 			if why, ok := secrets[name]; ok {
 				c.add(diag.Errorf(CodePluginConfig, configRange(c, p), "plugin %q (builtin:command): config.pass_env[%d]: %s is %s; a job never receives an LLM plugin's secret", p.Name, i, name, why).
 					WithDetail("remove it from pass_env; the training command needs no LLM key"))
+			}
+		}
+		env, _ := p.Config.V["env"].(map[string]any)
+		for _, name := range sortedKeys(env) {
+			if why, ok := secrets[name]; ok {
+				c.add(diag.Errorf(CodePluginConfig, configRange(c, p), "plugin %q (builtin:command): config.env.%s: %s is %s; a job never receives an LLM plugin's secret", p.Name, name, name, why).
+					WithDetail("remove it from env; the training command needs no LLM key"))
 			}
 		}
 	}

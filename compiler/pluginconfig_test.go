@@ -232,6 +232,7 @@ func TestPassEnvRefusesLLMKeys(t *testing.T) {
 		{`["MY_KEY"]`, `, api_key_env = "MY_KEY"`, `config.pass_env[0]: MY_KEY is the API key variable of plugin "o"`},
 		{`["OPENAI_API_KEY"]`, `, api_key_env = "MY_KEY"`, "OPENAI_API_KEY is the default API key variable of builtin:openai"},
 		{`["A-B"]`, "", `config.pass_env[0]: "A-B" is not a variable name`},
+		{`[], env = { OPENAI_API_KEY = "sk-x" }`, "", `config.env.OPENAI_API_KEY: OPENAI_API_KEY is the API key variable of plugin "o"`},
 	} {
 		block := `plugin "o" {
   kind   = "llm"
