@@ -315,6 +315,7 @@ type classifier struct {
 	sites     []*site
 	attrs     map[string]bool // variables declared -i or -n
 	taint     map[string]bool // variables that hold a value (flow.go)
+	depth     int             // how deep inside -c scripts (flow.go)
 	stack     []syntax.Node
 	err       error
 }

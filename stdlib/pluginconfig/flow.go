@@ -2,6 +2,7 @@ package pluginconfig
 
 import (
 	"path"
+	"strconv"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -128,8 +129,11 @@ var positional = []string{"@", "*", "1", "2", "3", "4", "5", "6", "7", "8", "9"}
 // tainted lists the variables that hold a value: assigned from a word
 // holding a placeholder or another such variable, read from one, or the
 // parameters of a function the template calls with one.
-func (c *classifier) tainted(f *syntax.File) map[string]bool {
+func (c *classifier) tainted(f *syntax.File, seed ...string) map[string]bool {
 	t := map[string]bool{}
+	for _, name := range seed {
+		t[name] = true
+	}
 	funcs := map[string]bool{}
 	syntax.Walk(f, func(n syntax.Node) bool {
 		if fd, ok := n.(*syntax.FuncDecl); ok && fd.Name != nil {
@@ -220,4 +224,36 @@ func (c *classifier) tainted(f *syntax.File) map[string]bool {
 		})
 	}
 	return t
+}
+
+// maxNested bounds how deep shell scripts inside -c are followed.
+const maxNested = 4
+
+// innerScript checks the script of a shell's -c, script, when a value is
+// one of its positional parameters (arg: 0 for $0, 1 for $1, ...): the
+// script is parsed and that parameter checked wherever it is expanded,
+// as a variable holding a value is (bash -c 'eval "$1"' _ {{v}} is code).
+func (c *classifier) innerScript(s *site, base string, script *syntax.Word, arg int) error {
+	text, ok := c.static(script)
+	if !ok {
+		return c.refuse(s, "the script of %s -c is known only when the command runs, so what it does with this value cannot be checked; write the script in the template", base)
+	}
+	if c.depth >= maxNested {
+		return c.refuse(s, "%s -c scripts nest too deep to check", base)
+	}
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(text), "")
+	if err != nil {
+		return c.refuse(s, "the script of %s -c is not valid bash, so what it does with this value cannot be checked: %v", base, err)
+	}
+	seed := []string{strconv.Itoa(arg)}
+	if arg > 0 {
+		seed = append(seed, "@", "*")
+	}
+	inner := &classifier{src: text, text: text, attrs: declaredAttrs(f), depth: c.depth + 1}
+	inner.taint = inner.tainted(f, seed...)
+	syntax.Walk(f, inner.visit)
+	if inner.err != nil {
+		return c.refuse(s, "the script of %s -c receives it as $%d, and in that script, at %v", base, arg, inner.err)
+	}
+	return nil
 }

@@ -586,6 +586,14 @@ func (c *classifier) interpRole(s *site, base string, g *grammar, args []*syntax
 	case roleUnknown:
 		return c.refuse(s, "cannot tell how %s reads this word: %s before it is known only when the command runs; write %s's options literally", base, r.unknown, base)
 	}
+	if g.shell {
+		// A positional parameter of a -c script: follow it into the script.
+		for m := k - 1; m >= 0; m-- {
+			if r.roles[m] == roleCode {
+				return c.innerScript(s, base, args[j+1+m], k-m-1)
+			}
+		}
+	}
 	return nil
 }
 
