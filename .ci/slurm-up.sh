@@ -64,9 +64,10 @@ ReturnToService=2
 # Start batch jobs at once, and keep finished jobs visible to scontrol.
 SchedulerParameters=batch_sched_delay=0
 MinJobAge=86400
-# Stand-in GPUs: every Assay run asks for --gres=gpu:N (run_cost.gpus is at
-# least 1), so the node advertises 8, backed by character devices that are
-# copies of /dev/null (slurmd insists on device files; nothing opens them).
+# Stand-in GPUs: a run with run_cost.gpus = N > 0 asks for --gres=gpu:N (one
+# with gpus = 0 asks for none), and the specs the tests run declare GPUs, so
+# the node advertises 8, backed by character devices that are copies of
+# /dev/null (slurmd insists on device files; nothing opens them).
 GresTypes=gpu
 NodeName=$name $hw Gres=gpu:8 State=UNKNOWN
 PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP

@@ -268,8 +268,12 @@ func (k *checker) environment(e *spec.Environment) {
 	if k.need(e.RunCost != nil, at, name+": run_cost", `run_cost { gpu = "B200"  gpus = 8  hours = 5.625 }`) {
 		rc := e.RunCost
 		rat := k.at(rc.Range, at)
-		k.need(rc.GPU.Set, rat, name+": run_cost.gpu", `gpu = "B200"`)
+		cpu := rc.GPUs.Set && rc.GPUs.V == 0 // a run that needs no GPU
+		k.need(rc.GPU.Set || cpu, rat, name+": run_cost.gpu", `gpu = "B200" (or gpus = 0 for a run that needs no GPU)`)
 		switch {
+		case cpu && rc.GPUHours.Set:
+			k.add(diag.Errorf(CodeConflict, rc.GPUHours.Range, "run_cost sets gpu_hours with gpus = 0").
+				WithDetail("a run that needs no GPU spends no GPU-hours: give hours (its wall time) instead"))
 		case rc.GPUHours.Set && rc.Hours.Set:
 			k.add(diag.Errorf(CodeConflict, rc.GPUHours.Range, "run_cost sets both gpu_hours and hours").
 				WithDetail("give gpus and hours, or gpu_hours alone"))
@@ -278,7 +282,8 @@ func (k *checker) environment(e *spec.Environment) {
 			k.need(rc.GPUs.Set, rat, name+": run_cost.gpus", "gpus = 8 (or gpu_hours = 45 instead of gpus and hours)")
 			k.need(rc.Hours.Set, rat, name+": run_cost.hours", "hours = 5.625 (or gpu_hours = 45 instead of gpus and hours)")
 		}
-		k.intMin(rc.GPUs, 1, "run_cost.gpus")
+		// 0 is a CPU run: no GPU is asked for and no GPU-hour charged.
+		k.intMin(rc.GPUs, 0, "run_cost.gpus")
 		k.spread(rc.Hours, 0, math.Inf(1), true, "run_cost.hours")
 		k.spread(rc.GPUHours, 0, math.Inf(1), true, "run_cost.gpu_hours")
 	}

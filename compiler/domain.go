@@ -146,10 +146,19 @@ func (k *checker) loopsDomain() {
 	for _, l := range untilBudget[min(1, len(untilBudget)):] {
 		k.add(diag.Errorf(CodeUntilBudget, l.UntilBudget.Range, "only one loop may spend the budget with until_budget = true; %q is the second", l.Name))
 	}
-	if ex := s.Executor; ex != nil && ex.GPUs.Set {
+	if ex := s.Executor; ex != nil {
 		for _, e := range s.Environments {
-			if e.RunCost != nil && e.RunCost.GPUs.Set && e.RunCost.GPUs.V > ex.GPUs.V {
+			if e.RunCost == nil || !e.RunCost.GPUs.Set || e.RunCost.GPUs.V <= ex.GPUs.V {
+				continue
+			}
+			switch {
+			case ex.GPUs.Set:
 				k.add(diag.Errorf(CodeExecutorGPUs, ex.GPUs.Range, "executor has %d GPUs, but one run of environment %q needs %d", ex.GPUs.V, e.Name, e.RunCost.GPUs.V))
+			case ex.Kind.V == "local" && k.commandTrainer(e.Trainer.Name):
+				// The command trainer's local executor hands out only the
+				// GPUs executor.gpus declares: it would refuse every run.
+				k.add(diag.Errorf(CodeExecutorGPUs, e.RunCost.GPUs.Range, "one run of environment %q needs %d GPUs, and the local executor declares none", e.Name, e.RunCost.GPUs.V).
+					WithDetail("set executor { gpus = %d } (the local executor hands out only the GPUs it declares), or run_cost.gpus = 0 for a run that needs no GPU", e.RunCost.GPUs.V))
 			}
 		}
 	}
@@ -368,8 +377,8 @@ func (k *checker) pricesDomain() {
 		known = sortedKeys(prices)
 	}
 	for _, e := range s.Environments {
-		if e.RunCost == nil || !e.RunCost.GPU.Set {
-			continue
+		if e.RunCost == nil || !e.RunCost.GPU.Set || e.RunCost.GPUs.Set && e.RunCost.GPUs.V == 0 {
+			continue // a run on no GPU costs no GPU-hour, whatever its type
 		}
 		g := e.RunCost.GPU
 		if _, ok := prices[g.V]; ok {
@@ -514,4 +523,10 @@ func (k *checker) rolesPriced() {
 				WithDetail("add tokens { in = 4000  out = 800 } and price { in = 0.5  out = 2 } ($ per million tokens)"))
 		}
 	}
+}
+
+// commandTrainer reports whether the plugin named name is builtin:command.
+func (k *checker) commandTrainer(name string) bool {
+	p := k.x.plugins[name]
+	return p != nil && p.Source.V == "builtin:command"
 }

@@ -19,7 +19,57 @@ func checkPluginConfigs(c *compilation) {
 		for _, p := range v.spec.Plugins {
 			checkPluginConfig(c, p)
 		}
+		checkPassEnv(c, v.spec)
 	}
+}
+
+// checkPassEnv refuses a command trainer that would hand an LLM plugin's
+// API key to its jobs: pass_env or env naming the variable an openai
+// plugin reads its key from (api_key_env, default OPENAI_API_KEY).
+func checkPassEnv(c *compilation, s *spec.Spec) {
+	keyDefault, _ := pluginconfig.OpenAI.Field("api_key_env").Default.(string)
+	secrets := map[string]string{keyDefault: "the default API key variable of builtin:openai"}
+	for _, p := range s.Plugins {
+		if p.Source.V != "builtin:openai" {
+			continue
+		}
+		if k, ok := p.Config.V["api_key_env"].(string); ok {
+			secrets[k] = fmt.Sprintf("the API key variable of plugin %q", p.Name)
+		} else {
+			secrets[keyDefault] = fmt.Sprintf("the API key variable of plugin %q", p.Name)
+		}
+	}
+	for _, p := range s.Plugins {
+		if p.Source.V != "builtin:command" {
+			continue
+		}
+		l, _ := p.Config.V["pass_env"].([]any)
+		for i, x := range l {
+			name, _ := x.(string)
+			if why, ok := secrets[name]; ok {
+				c.add(diag.Errorf(CodePluginConfig, configRange(c, p), "plugin %q (builtin:command): config.pass_env[%d]: %s is %s; a job never receives an LLM plugin's secret", p.Name, i, name, why).
+					WithDetail("remove it from pass_env; the training command needs no LLM key"))
+			}
+		}
+		env, _ := p.Config.V["env"].(map[string]any)
+		for _, name := range sortedKeys(env) {
+			if why, ok := secrets[name]; ok {
+				c.add(diag.Errorf(CodePluginConfig, configRange(c, p), "plugin %q (builtin:command): config.env.%s: %s is %s; a job never receives an LLM plugin's secret", p.Name, name, name, why).
+					WithDetail("remove it from env; the training command needs no LLM key"))
+			}
+		}
+	}
+}
+
+// configRange is where a plugin's config problems point: the config, or
+// the block when config is absent.
+func configRange(c *compilation, p *spec.Plugin) diag.Range {
+	for _, r := range []diag.Range{p.Config.Range, p.NameRange, p.Source.Range, c.spec.Range} {
+		if r.Valid() {
+			return r
+		}
+	}
+	return p.Config.Range
 }
 
 func checkPluginConfig(c *compilation, p *spec.Plugin) {
@@ -32,13 +82,7 @@ func checkPluginConfig(c *compilation, p *spec.Plugin) {
 	}
 	// The spec keeps one range for the whole config, none per key; a
 	// problem points at config, or at the block when config is absent.
-	at := p.Config.Range
-	for _, r := range []diag.Range{at, p.NameRange, p.Source.Range, c.spec.Range} {
-		if r.Valid() {
-			at = r
-			break
-		}
-	}
+	at := configRange(c, p)
 	for _, pr := range s.Check(p.Config.V) {
 		c.add(pluginConfigDiag(p, s, pr, at))
 	}

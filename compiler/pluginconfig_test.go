@@ -43,6 +43,11 @@ func TestPluginConfigChecked(t *testing.T) {
   source = "builtin:openai"
   config = { base_url = "127.0.0.1:8000" }
 }`, code: CodePluginConfig, want: "not an http(s) URL", line: 4},
+		{name: "openai base_url with a key in the query", block: `plugin "o" {
+  kind   = "llm"
+  source = "builtin:openai"
+  config = { base_url = "https://llm.example/v1?api-key=K3Y-SECRET", model = "m" }
+}`, code: CodePluginConfig, want: "config.base_url: carries a query string", line: 4},
 		{name: "command without command", block: `plugin "c" {
   kind   = "trainer"
   source = "builtin:command"
@@ -105,6 +110,9 @@ func TestPluginConfigChecked(t *testing.T) {
 				t.Fatalf("want one config diagnostic, got:\n%s", ds.Format(0))
 			}
 			d := got[0]
+			if strings.Contains(d.Summary+d.Detail, "K3Y-SECRET") {
+				t.Errorf("the diagnostic repeats the key: %v", d)
+			}
 			if d.Code != tt.code || !strings.Contains(d.Summary+" "+d.Detail, tt.want) {
 				t.Errorf("got %v, want %s containing %q", d, tt.code, tt.want)
 			}
@@ -160,5 +168,93 @@ func TestPluginConfigCUE(t *testing.T) {
 	}
 	if strings.Join(codes, ",") != CodeMissing+","+CodePluginConfig || !strings.Contains(ds[1].Detail, `did you mean "base_url"?`) {
 		t.Errorf("diagnostics:\n%s", ds.Format(0))
+	}
+}
+
+// A command template the trainer would refuse, or whose placeholder names
+// nothing, is refused at validate, placed in the template.
+func TestCommandTemplateCheckedAtValidate(t *testing.T) {
+	for _, c := range []struct{ command, want string }{
+		{`timeout 600 bash -c \"python train.py --lr {{lr}}\"`, "config.command: line 1, column 43: {{lr}}: the script of bash -c is code for another shell"},
+		{`python3 train.py --lr {{lrr}}`, "config.command: line 1, column 23: unknown placeholder {{lrr}}: it is neither built in nor a declared knob; did you mean {{lr}}?"},
+		{`echo {{lr}} | python3 -`, "through a pipe into python3"},
+	} {
+		block := `plugin "c" {
+  kind   = "trainer"
+  source = "builtin:command"
+  config = {
+    command      = "` + c.command + `"
+    metric_regex = "loss=([0-9.]+)"
+    knobs        = { lr = { default = 0.1 } }
+  }
+}`
+		src := pluginSpec(t, block)
+		_, ds := compileSource(t, "p.hcl", []byte(src))
+		var got *diag.Diagnostic
+		for _, d := range ds {
+			if d.Code == CodePluginConfig {
+				got = d
+			}
+		}
+		if got == nil || !strings.Contains(got.Summary, c.want) {
+			t.Errorf("%s: got\n%s\nwant an %s containing %q", c.command, ds.Format(0), CodePluginConfig, c.want)
+		}
+	}
+}
+
+// metric_file's placeholders are checked too: one that names nothing would
+// leave the path unrendered, found only after a run.
+func TestMetricFileCheckedAtValidate(t *testing.T) {
+	block := `plugin "c" {
+  kind   = "trainer"
+  source = "builtin:command"
+  config = {
+    command      = "python3 train.py --out {{workdir}}/m.json"
+    metric_file  = "{{workdr}}/m.json"
+    metric_field = "loss"
+  }
+}`
+	_, ds := compileSource(t, "p.hcl", []byte(pluginSpec(t, block)))
+	if out := ds.Format(0); !hasDiag(out, CodePluginConfig, "config.metric_file: unknown placeholder {{workdr}}: it is neither built in nor a declared knob; did you mean {{workdir}}?") {
+		t.Errorf("got\n%s", out)
+	}
+	ok, _ := mutate(t, block, "{{workdr}}", "{{workdir}}")
+	if _, ds := compileSource(t, "p.hcl", []byte(pluginSpec(t, ok))); ds.HasErrors() {
+		t.Errorf("{{workdir}}/m.json refused:\n%s", ds.Format(0))
+	}
+}
+
+// pass_env may not hand an LLM plugin's API key to the jobs.
+func TestPassEnvRefusesLLMKeys(t *testing.T) {
+	for _, c := range []struct{ pass, keyEnv, want string }{
+		{`["HF_HOME"]`, "", ""},
+		{`["HF_HOME", "OPENAI_API_KEY"]`, "", `config.pass_env[1]: OPENAI_API_KEY is the API key variable of plugin "o"`},
+		{`["MY_KEY"]`, `, api_key_env = "MY_KEY"`, `config.pass_env[0]: MY_KEY is the API key variable of plugin "o"`},
+		{`["OPENAI_API_KEY"]`, `, api_key_env = "MY_KEY"`, "OPENAI_API_KEY is the default API key variable of builtin:openai"},
+		{`["A-B"]`, "", `config.pass_env[0]: "A-B" is not a variable name`},
+		{`[], env = { OPENAI_API_KEY = "sk-x" }`, "", `config.env.OPENAI_API_KEY: OPENAI_API_KEY is the API key variable of plugin "o"`},
+	} {
+		block := `plugin "o" {
+  kind   = "llm"
+  source = "builtin:openai"
+  config = { base_url = "http://127.0.0.1:8000/v1", model = "m"` + c.keyEnv + ` }
+}
+
+plugin "c" {
+  kind   = "trainer"
+  source = "builtin:command"
+  config = { command = "train", metric_regex = "l=([0-9.]+)", pass_env = ` + c.pass + ` }
+}`
+		_, ds := compileSource(t, "p.hcl", []byte(pluginSpec(t, block)))
+		out := ds.Format(0)
+		if c.want == "" {
+			if strings.Contains(out, "pass_env") {
+				t.Errorf("%s: %s", c.pass, out)
+			}
+			continue
+		}
+		if !hasDiag(out, CodePluginConfig, c.want) {
+			t.Errorf("%s %s: got\n%s\nwant %q", c.pass, c.keyEnv, out, c.want)
+		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 
 	"assay/compiler/plan"
+	"assay/plugins"
 )
 
 // progress reports a run's advance: on a terminal a live line per phase
@@ -89,7 +90,7 @@ func (p *progress) step(detail string) {
 		return
 	}
 	if !p.tty && detail != "" {
-		fmt.Fprintf(p.w, "assay: %s: %s (%s)\n", p.phase, detail, p.budgetLine())
+		fmt.Fprintf(p.w, "assay: %s: %s (%s)\n", p.phase, plugins.Printable(detail), p.budgetLine())
 	}
 }
 
@@ -116,7 +117,8 @@ func (p *progress) logf(format string, args ...any) {
 	if p.bar != nil {
 		_ = p.bar.Clear()
 	}
-	fmt.Fprintf(p.w, "assay: "+format+"\n", args...)
+	// One line whatever the arguments hold: they carry plugins' errors.
+	fmt.Fprintln(p.w, "assay: "+plugins.Printable(fmt.Sprintf(format, args...)))
 }
 
 // pluginStarting shows a plugin's start-up, which a phase waits on: a line
@@ -153,6 +155,6 @@ func (p *progress) done(res *Result) {
 	fmt.Fprintf(p.w, "assay: run %s %s: %d real runs (%d finished, %d infeasible), %s GPU-hours, %s (LLM %s), %d LLM calls, %d steps, best real gain %.4g\n",
 		res.ID, res.State, t.RealRuns, t.Finished, t.Infeasible, strconv.FormatFloat(t.GPUHours, 'g', 4, 64), dollars(t.USD), dollars(t.LLMUSD), t.LLMCalls, t.Steps, t.BestGain)
 	if res.Reason != "" {
-		fmt.Fprintf(p.w, "assay: %s\n", res.Reason)
+		fmt.Fprintf(p.w, "assay: %s\n", plugins.Printable(res.Reason))
 	}
 }

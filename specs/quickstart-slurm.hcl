@@ -60,7 +60,7 @@ plugin "offline" {
 }
 
 prices {
-  preset = "cloud-2026" # CPU
+  preset = "cloud-2026"
 }
 
 environment "tiny" {
@@ -72,8 +72,7 @@ environment "tiny" {
     direction = "minimize"
   }
   run_cost {
-    gpu   = "CPU"
-    gpus  = 1
+    gpus  = 0 # CPU work: the jobs ask Slurm for no GPU
     hours = minutes(2)
   }
   tasks {

@@ -25,11 +25,11 @@ func run(args []string) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.msg != "" {
-			fmt.Fprintf(os.Stderr, "assay: %s\n", ee.msg)
+			fmt.Fprintf(os.Stderr, "assay: %s\n", escapeControls(ee.msg))
 		}
 		return ee.code
 	}
-	fmt.Fprintf(os.Stderr, "assay: %v\n", err)
+	fmt.Fprintf(os.Stderr, "assay: %s\n", escapeControls(err.Error()))
 	if !started {
 		// Cobra failed before a command ran: an unknown command, a bad flag
 		// or a wrong number of arguments.

@@ -23,7 +23,8 @@ import (
 // trainer on the Slurm cluster that `sinfo` reaches, and checks from
 // `assay status --json`, the journal and squeue that it finished, that the
 // planned 8 real runs ran, and that each phase's runs went out as one job
-// array (tasks ID_0, ID_1, ...). It skips without a cluster, except under
+// array (tasks ID_0, ID_1, ...), none asking for a GPU (the spec's runs are
+// CPU work, run_cost.gpus = 0). It skips without a cluster, except under
 // CI=true, where .ci/slurm-up.sh starts one.
 func TestSlurmQuickstartArrays(t *testing.T) {
 	if err := slurm.Available(context.Background()); err != nil {
@@ -135,6 +136,19 @@ func TestSlurmQuickstartArrays(t *testing.T) {
 	}
 	if calib != 2 {
 		t.Errorf("%d calibration runs went out as array tasks, want 2", calib)
+	}
+
+	// The spec's runs are CPU work (run_cost.gpus = 0): no job asks Slurm
+	// for a GPU.
+	for k := range arrays {
+		_, base, _ := strings.Cut(k, " ")
+		out, err := exec.Command("scontrol", "show", "job", base, "-o").CombinedOutput()
+		if err != nil {
+			t.Fatalf("scontrol show job %s: %v: %s", base, err, out)
+		}
+		if strings.Contains(string(out), "gres:gpu") || strings.Contains(string(out), "gres/gpu") {
+			t.Errorf("job %s asks for a GPU though run_cost.gpus = 0:\n%s", base, out)
+		}
 	}
 
 	// Slurm itself lists the calibration runs (and every other) as array tasks.

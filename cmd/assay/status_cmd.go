@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"assay/compiler/estimate"
+	"assay/plugins"
 	"assay/runtime"
 	"assay/runtime/compare"
 )
@@ -142,7 +143,7 @@ them for the list. Each field has one meaning:
 					}
 				}
 				for _, s := range bad {
-					fmt.Fprintf(out, "%s: %s\n", s.ID, s.Reason)
+					fmt.Fprintf(out, "%s: %s\n", s.ID, plugins.Printable(s.Reason))
 				}
 				return nil
 			}
@@ -204,15 +205,15 @@ func runsOf(s *runtime.Status) string {
 func writeStatus(w io.Writer, s *runtime.Status) {
 	fmt.Fprintf(w, "run        %s\nplan       %s (%s, seed %d)\nstate      %s\n", s.ID, s.Plan, s.Variant, s.Seed, s.State)
 	if s.Reason != "" && len(s.Cuts) == 0 {
-		fmt.Fprintf(w, "reason     %s\n", s.Reason)
+		fmt.Fprintf(w, "reason     %s\n", plugins.Printable(s.Reason)) // may quote a plugin or server
 	}
 	if len(s.Cuts) > 0 {
 		if s.State != runtime.StateStoppedAtCap && s.Reason != "" {
-			fmt.Fprintf(w, "reason     %s\n", s.Reason)
+			fmt.Fprintf(w, "reason     %s\n", plugins.Printable(s.Reason))
 		}
 		fmt.Fprintf(w, "cap        a budget cap cut the plan short; these figures are not the plan's\n")
 		for _, c := range s.Cuts {
-			fmt.Fprintf(w, "cut        phase %s %s\n", c.Phase, c.Reason)
+			fmt.Fprintf(w, "cut        phase %s %s\n", c.Phase, plugins.Printable(c.Reason))
 		}
 	}
 	if h := s.Holder; h != nil {

@@ -348,3 +348,19 @@ func TestAssumptionsListed(t *testing.T) {
 		t.Errorf("the table has no Assumptions section (%v)", err)
 	}
 }
+
+// quickstart-slurm's runs are CPU work (run_cost.gpus = 0): the estimate
+// counts its real runs and no GPU-hour, of any type.
+func TestAcceptanceQuickstartSlurmCPU(t *testing.T) {
+	p, r := loadSpec(t, "quickstart-slurm")
+	if p.Variants[0].Envs[0].GPUs != 0 {
+		t.Fatalf("specs/quickstart-slurm.hcl declares %d GPUs per run, want 0", p.Variants[0].Envs[0].GPUs)
+	}
+	if r.Totals.RealRuns.High == 0 {
+		t.Errorf("no real runs: %+v", r.Totals.RealRuns)
+	}
+	exact(t, "totals.gpu_hours", r.Totals.GPUHours, 0)
+	if len(r.GPUHoursByType) != 0 {
+		t.Errorf("gpu_hours_by_type = %+v, want none", r.GPUHoursByType)
+	}
+}

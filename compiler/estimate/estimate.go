@@ -252,7 +252,9 @@ func estimateVariant(v *plan.Variant) *Variant {
 			usd := gh.Scale(v.Prices[e.GPU])
 			ee := out.Environments[name]
 			ee.RealRuns, ee.GPUHours, ee.USD = ee.RealRuns.Add(n), ee.GPUHours.Add(gh), ee.USD.Add(usd)
-			out.GPUHoursByType[e.GPU] = out.GPUHoursByType[e.GPU].Add(gh)
+			if e.GPUs > 0 { // a CPU environment (gpus = 0) spends no GPU type's hours
+				out.GPUHoursByType[e.GPU] = out.GPUHoursByType[e.GPU].Add(gh)
+			}
 			t.RealRuns, t.GPUHours, t.USDGPU = t.RealRuns.Add(n), t.GPUHours.Add(gh), t.USDGPU.Add(usd)
 			pe.RealRuns, pe.USD = pe.RealRuns.Add(n), pe.USD.Add(usd)
 			pe.WallHours = pe.WallHours.Add(wall(n, e.Hours, concurrency(v.Executor, e), waves))

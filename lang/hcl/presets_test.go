@@ -8,7 +8,8 @@ import (
 )
 
 // TestSpecsPresets checks that every example spec names known presets and
-// that, once they are merged, every GPU type it runs on has a price.
+// that, once they are merged, every GPU type it runs on has a price (an
+// environment with run_cost.gpus = 0 runs on none).
 func TestSpecsPresets(t *testing.T) {
 	for _, f := range specFiles(t) {
 		t.Run(filepath.Base(f), func(t *testing.T) {
@@ -18,6 +19,9 @@ func TestSpecsPresets(t *testing.T) {
 				t.Fatal(ds.Format(0))
 			}
 			for _, e := range s.Environments {
+				if e.RunCost.GPUs.Set && e.RunCost.GPUs.V == 0 {
+					continue // CPU work: no GPU type, no GPU-hour
+				}
 				if g := e.RunCost.GPU.V; s.Prices == nil || s.Prices.GPU.V[g] <= 0 {
 					t.Errorf("environment %s runs on %q, which has no price", e.Name, g)
 				}

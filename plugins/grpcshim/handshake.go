@@ -57,8 +57,11 @@ type RemoteError struct {
 	wrapped error
 }
 
+// Error is the plugin's message made printable (plugins.Printable): it
+// reaches terminals, logs and the journal, and a plugin's text (a server's
+// answer inside it) must not forge a line there.
 func (e *RemoteError) Error() string {
-	return fmt.Sprintf("plugin: %s (%s)", e.Message, e.Code)
+	return fmt.Sprintf("plugin: %s (%s)", plugins.Printable(e.Message), e.Code)
 }
 
 // Unwrap lets errors.Is find the error kind the code stands for:

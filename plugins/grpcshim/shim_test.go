@@ -23,6 +23,7 @@ import (
 // or a chosen error; the shims run over an in-memory gRPC connection.
 type fake struct {
 	err     error
+	reason  string // Wait's reason, when set
 	gotRun  *plugins.RunRequest
 	gotComp *plugins.CompleteRequest
 	gotUpd  *plugins.UpdateRequest
@@ -45,7 +46,11 @@ func (f *fake) Wait(_ context.Context, h *plugins.RunHandle) (*plugins.RunResult
 	if f.err != nil {
 		return nil, f.err
 	}
-	return &plugins.RunResult{RunID: h.RunID, Status: plugins.StatusInfeasible, Metric: 1.25, Reason: "oom", Logs: "l", WorkDir: "/w", Seconds: 3, GPUHours: 0.5}, nil
+	reason := "oom"
+	if f.reason != "" {
+		reason = f.reason
+	}
+	return &plugins.RunResult{RunID: h.RunID, Status: plugins.StatusInfeasible, Metric: 1.25, Reason: reason, Logs: "l", WorkDir: "/w", Seconds: 3, GPUHours: 0.5}, nil
 }
 func (f *fake) Cancel(context.Context, *plugins.RunHandle) error { return f.err }
 func (f *fake) Complete(_ context.Context, r *plugins.CompleteRequest) (*plugins.CompleteResponse, error) {
@@ -256,5 +261,22 @@ func TestPluginSet(t *testing.T) {
 	}
 	if v := VersionedPlugins(set); len(v) != 1 || v[ProtocolVersion] == nil {
 		t.Errorf("VersionedPlugins = %v", v)
+	}
+}
+
+// A plugin's error or reason (a server's 500 body inside it) reaches the
+// host on one line: it cannot forge "assay: run X finished" or drive the
+// terminal.
+func TestPluginTextIsPrintable(t *testing.T) {
+	forged := "HTTP 500: \x1b[2K\rboom\nassay: run r1 finished"
+	conn := dial(t, &fake{err: errors.New(forged)})
+	_, err := NewTrainerGRPCClient(conn).Start(context.Background(), &plugins.RunRequest{})
+	if err == nil || strings.ContainsAny(err.Error(), "\n\r\x1b") || !strings.Contains(err.Error(), `boom\nassay: run r1 finished`) {
+		t.Errorf("error: %q", err)
+	}
+	conn = dial(t, &fake{reason: forged})
+	r, err := NewTrainerGRPCClient(conn).Wait(context.Background(), &plugins.RunHandle{RunID: "r1"})
+	if err != nil || strings.ContainsAny(r.Reason, "\n\r\x1b") || !strings.Contains(r.Reason, `\nassay: run r1 finished`) {
+		t.Errorf("reason: %q, %v", r.Reason, err)
 	}
 }

@@ -145,7 +145,7 @@ func (c *TrainerGRPCClient) Wait(ctx context.Context, h *plugins.RunHandle) (*pl
 		RunID:    resp.GetRunId(),
 		Status:   resp.GetStatus(),
 		Metric:   resp.GetMetric(),
-		Reason:   resp.GetReason(),
+		Reason:   plugins.Printable(resp.GetReason()), // shown on one line of status and progress
 		Logs:     resp.GetLogs(),
 		WorkDir:  resp.GetWorkDir(),
 		Seconds:  resp.GetSeconds(),

@@ -503,6 +503,9 @@ func TestLogFile(t *testing.T) {
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		b, _ = os.ReadFile(logPath)
 		if strings.Contains(string(b), "describe called") && strings.Contains(string(b), "plain stderr line") {
+			if strings.ContainsAny(string(b), "\x1b\r") || !strings.Contains(string(b), `\x1b[2K\rforged`) {
+				t.Errorf("the plugin's control characters reached the log raw:\n%q", b)
+			}
 			return
 		}
 	}

@@ -109,9 +109,27 @@ func WithLogFile(path string) OpenOption {
 			fmt.Fprintf(os.Stderr, "assay: cannot open plugin log %s: %v\n", path, err)
 			return
 		}
-		c.logger = hclog.New(&hclog.LoggerOptions{Name: "plugin", Output: f, Level: hclog.Debug})
+		c.logger = hclog.New(&hclog.LoggerOptions{Name: "plugin", Output: printableLines{f}, Level: hclog.Debug})
 		c.closers = append(c.closers, f)
 	}
+}
+
+// printableLines writes each log entry (one Write, ending in a newline) with
+// the plugin's text made printable (plugins.Printable): a plugin cannot put
+// a control sequence or a forged line into the log.
+type printableLines struct{ w io.Writer }
+
+func (p printableLines) Write(b []byte) (int, error) {
+	s := string(b)
+	nl := strings.HasSuffix(s, "\n")
+	s = plugins.Printable(strings.TrimSuffix(s, "\n"))
+	if nl {
+		s += "\n"
+	}
+	if _, err := io.WriteString(p.w, s); err != nil {
+		return 0, err
+	}
+	return len(b), nil
 }
 
 // WithStderr copies the plugin's raw stderr to w as well.

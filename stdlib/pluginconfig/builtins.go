@@ -40,7 +40,7 @@ var OpenAI = &Schema{
 		"Requests go only to base_url: there is no default endpoint. The API key is read from the environment variable api_key_env names, never from the spec.",
 	Fields: []*Field{
 		{Name: "base_url", Type: URL, Required: true,
-			Doc: "API root every request goes to, e.g. \"http://127.0.0.1:8000/v1\" for a local server or your provider's API root; there is no default, and it may not carry user:password@"},
+			Doc: "API root every request goes to, e.g. \"http://127.0.0.1:8000/v1\" for a local server or your provider's API root; there is no default, and it may carry neither user:password@ nor a query string (?api-key=...)"},
 		{Name: "model", Type: String, NonBlank: true, Doc: "model id for roles that set none"},
 		{Name: "api_key_env", Type: String, NonBlank: true, Default: "OPENAI_API_KEY",
 			Doc: "environment variable holding the API key; when it is unset or empty no key is sent"},
@@ -85,6 +85,10 @@ var TinyLM = &Schema{
 	},
 }
 
+// JobBaseEnv names the variables every job of builtin:command inherits
+// from the environment assay runs in: what programs need to run at all.
+var JobBaseEnv = []string{"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR"}
+
 // Command is builtin:command, the trainer that runs the user's own
 // training command once per real run. Where the command runs (locally or
 // on Slurm) is the spec's executor block, not this config.
@@ -92,6 +96,7 @@ var Command = &Schema{
 	Builtin:   "command",
 	Kind:      "trainer",
 	UpdateKey: "update_command",
+	Validate:  checkCommandTemplates,
 	Doc: "runs your own training command once per real run, in a working directory of its own, and reads the metric it reports; " +
 		"with update_command it also runs your RL training command once per policy update of a loop whose update block names it. " +
 		"Where the command runs (local or Slurm) is the spec's executor block",
@@ -115,7 +120,10 @@ var Command = &Schema{
 		{Name: "infeasible_patterns", Type: RegexList, Doc: "regular expressions that, matched against stderr, mark a run infeasible"},
 		{Name: "timeout_infeasible", Type: Bool, Default: false, Doc: "count a run past its time limit as infeasible rather than failed"},
 		{Name: "run_dir", Type: String, Default: "assay-runs", Doc: "directory of the per-run directories when the run request names none"},
-		{Name: "env", Type: ScalarMap, Doc: "environment variables exported to the command"},
+		{Name: "env", Type: ScalarMap, Doc: "environment variables exported to the command. The command inherits nothing else of the environment assay runs in but " +
+			strings.Join(JobBaseEnv, ", ") + " (and the names in pass_env), so no API key of an LLM plugin reaches it"},
+		{Name: "pass_env", Type: StringList, Doc: "names of variables the command inherits from the environment assay runs in, besides the base ones (e.g. [\"HF_HOME\", \"WANDB_API_KEY\"]); " +
+			"on Slurm they travel with sbatch --export. An LLM plugin's API key variable (api_key_env) is refused"},
 		{Name: "knobs", Type: ObjectMap, Doc: "what proposals may edit, by knob name",
 			Fields: []*Field{
 				{Name: "default", Type: Scalar, Doc: "value of the unedited configuration"},

@@ -10,6 +10,11 @@
 // stated here), so a config the compiler accepts is one the plugin
 // accepts; and the docs generator writes the reference from it.
 //
+// builtin:command's config holds bash templates; this package also parses
+// and checks them (command.go; programs.go and flow.go decide which words
+// a value may be, by what the program it reaches does with them), so the
+// check validate runs is the trainer's own.
+//
 // Plugins import this package, and plugins see only the plugin protocol, so
 // it imports nothing of Assay: problems come back as plain Problems, and
 // the compiler turns them into positioned diagnostics. A plugin with a

@@ -89,6 +89,9 @@ type Schema struct {
 	// UpdateKey: a trainer built-in that can run a loop's policy update
 	// when its config has this key; "" for one that cannot.
 	UpdateKey string
+	// Validate checks what fields and rules cannot say (a command
+	// template's code), as the plugin itself will; nil when nothing more.
+	Validate func(cfg map[string]any) []Problem
 }
 
 // Field returns the top-level field named name, or nil.
@@ -175,6 +178,9 @@ func (s *Schema) Check(cfg map[string]any) []Problem {
 	ps = append(ps, checkObject(s.Fields, "", cfg, s.Forbidden)...)
 	for _, r := range s.Rules {
 		ps = append(ps, r.check(s, cfg)...)
+	}
+	if s.Validate != nil {
+		ps = append(ps, s.Validate(cfg)...)
 	}
 	sort.SliceStable(ps, func(i, j int) bool { return ps[i].Path < ps[j].Path })
 	return ps
@@ -420,25 +426,9 @@ func checkValue(f *Field, path string, v any) []Problem {
 		}
 		switch f.Type {
 		case URL:
-			if s == "" {
-				return nil // a blank required one is reported as missing
-			}
-			u, err := url.Parse(s)
-			if err == nil && u.User != nil {
-				// Quoting the value would repeat the secret.
-				return valueErr(path, "carries user info (user:password@); a credential never belongs in the spec: drop it and pass the key through the environment")
-			}
-			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-				return valueErr(path, "%q is not an http(s) URL such as \"http://127.0.0.1:8000/v1\"", s)
-			}
+			return checkURL(path, s)
 		case Regex:
-			re, err := regexp.Compile(s)
-			if err != nil {
-				return valueErr(path, "%q is not a regular expression: %v", s, err)
-			}
-			if re.NumSubexp() < f.Groups {
-				return valueErr(path, "%q has no capture group; put the number in one, e.g. \"loss=([0-9.eE+-]+)\"", s)
-			}
+			return checkRegex(path, s, f.Groups)
 		}
 		return nil
 	case Bool:
@@ -577,4 +567,36 @@ func (v Values) Bool(k string) bool { b, _ := v[k].(bool); return b }
 // Seconds returns k's value, a number of seconds, as a duration.
 func (v Values) Seconds(k string) time.Duration {
 	return time.Duration(v.Float(k) * float64(time.Second))
+}
+
+// checkRegex checks a regular expression with at least groups capture groups.
+func checkRegex(path, s string, groups int) []Problem {
+	re, err := regexp.Compile(s)
+	if err != nil {
+		return valueErr(path, "%q is not a regular expression: %v", s, err)
+	}
+	if re.NumSubexp() < groups {
+		return valueErr(path, "%q has no capture group; put the number in one, e.g. \"loss=([0-9.eE+-]+)\"", s)
+	}
+	return nil
+}
+
+// checkURL checks an http(s) API root. A credential in it (user info, a
+// key in the query) is refused without quoting the value, which would
+// repeat the secret.
+func checkURL(path, s string) []Problem {
+	if s == "" {
+		return nil // a blank required one is reported as missing
+	}
+	u, err := url.Parse(s)
+	if err == nil && u.User != nil {
+		return valueErr(path, "carries user info (user:password@); a credential never belongs in the spec: drop it and pass the key through the environment")
+	}
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return valueErr(path, "%q is not an http(s) URL such as \"http://127.0.0.1:8000/v1\"", s)
+	}
+	if u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.ContainsAny(s, "?#") {
+		return valueErr(path, "carries a query string or fragment (?...); a key such as ?api-key=K never belongs in the spec, and each request adds its own path to this root: drop it and pass the key through the environment (api_key_env)")
+	}
+	return nil
 }

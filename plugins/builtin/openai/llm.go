@@ -53,8 +53,9 @@ func (l *llm) client(cfgMap map[string]any) (*client, error) {
 }
 
 // Complete renders the role call into a chat, sends it and checks the
-// answer against the role's response type. Every error it returns is
-// redacted: the runtime journals it, and a server may echo the key.
+// answer against the role's response type. Every error and every answer
+// it returns is redacted: the runtime journals them, and a server may
+// echo the key.
 func (l *llm) Complete(ctx context.Context, req *plugins.CompleteRequest) (*plugins.CompleteResponse, error) {
 	c, err := l.client(req.Config)
 	if err != nil {
@@ -99,7 +100,10 @@ func (l *llm) complete(ctx context.Context, c *client, req *plugins.CompleteRequ
 	if err != nil {
 		return nil, fmt.Errorf("openai plugin, %s role, model %s: %w", req.Role, model, err)
 	}
-	text := resp.Choices[0].Message.Content
+	// A server may echo the key inside a good answer too: redact it as
+	// errors are, before the answer becomes a proposal that reaches the
+	// journal, a run's overrides and run.json, and the report.
+	text := redact.String(resp.Choices[0].Message.Content, c.key())
 	answer, err := parseAnswer(req, text)
 	if err != nil {
 		if resp.Choices[0].FinishReason == "length" {

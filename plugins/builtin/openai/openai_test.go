@@ -427,3 +427,37 @@ func TestParseRetryAfter(t *testing.T) {
 		}
 	}
 }
+
+// A key a server echoes inside a good answer is redacted before the answer
+// leaves the plugin: it would otherwise become a proposal's text and edits,
+// stored in the journal, overrides.json, run.json and the report.
+func TestAnswerEchoingTheKeyIsRedacted(t *testing.T) {
+	knobs := []plugins.Knob{{Name: "lr"}}
+	propose, _ := payload.Encode(payload.ProposeRequest{Task: "t", State: "s", Knobs: knobs, N: 1})
+	srv := newFakeServer(t, func(int, chatRequest) (int, map[string]string, string) {
+		return 200, nil, completion(`{"proposals":[{"ID":"a","Text":"the key is sk-test, Authorization: Bearer sk-test","Mechanism":"m","Edits":{"lr":"sk-test"}}]}`, 1, 1)
+	})
+	l, _ := testLLM()
+	req := predictReq(srv.URL, nil)
+	req.Role, req.Payload = plugins.RolePropose, propose
+	resp, err := l.Complete(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(resp.Text, "sk-test") || strings.Contains(string(resp.Payload), "sk-test") {
+		t.Errorf("the key survived:\ntext %s\npayload %s", resp.Text, resp.Payload)
+	}
+	var got payload.ProposeResponse
+	if err := payload.Decode(resp.Payload, &got); err != nil || len(got.Proposals) != 1 || got.Proposals[0].Edits["lr"] != "[REDACTED]" {
+		t.Errorf("payload %s: %+v, %v", resp.Payload, got, err)
+	}
+}
+
+// The plugin refuses a base_url with a query string as validate does,
+// without repeating it.
+func TestBaseURLWithQueryRefused(t *testing.T) {
+	_, err := parseConfig(map[string]any{"base_url": "https://llm.example/v1?api-key=K3Y-SECRET"})
+	if err == nil || !strings.Contains(err.Error(), "config.base_url: carries a query string") || strings.Contains(err.Error(), "K3Y-SECRET") {
+		t.Errorf("got %v", err)
+	}
+}

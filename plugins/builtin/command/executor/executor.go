@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"assay/stdlib/pluginconfig"
 )
 
 // Kinds of executor, as written in a spec's executor block.
@@ -33,6 +35,9 @@ type Job struct {
 	TimeLimit time.Duration
 	// Env holds extra KEY=VALUE pairs for the script.
 	Env []string
+	// Pass names variables the job inherits from the environment it is
+	// started from, besides BaseEnv; nothing else is inherited.
+	Pass []string
 }
 
 // Validate reports a job that cannot be submitted.
@@ -47,6 +52,11 @@ func (j *Job) Validate() error {
 	case j.TimeLimit < 0:
 		return fmt.Errorf("job %q: negative time limit", j.Name)
 	}
+	for _, k := range j.Pass {
+		if !isName(k) {
+			return fmt.Errorf("job %q: environment variable name %q is not letters, digits and _", j.Name, k)
+		}
+	}
 	for _, kv := range j.Env {
 		// The wrapper script exports each pair: the key is written as it is.
 		k, _, _ := strings.Cut(kv, "=")
@@ -55,6 +65,35 @@ func (j *Job) Validate() error {
 		}
 	}
 	return nil
+}
+
+// BaseEnv names the variables a job inherits from the process that starts
+// it: what programs need to run at all. Nothing else is inherited, so a
+// secret in Assay's environment (OPENAI_API_KEY) never reaches a job; what
+// a job needs more, the spec passes explicitly: values in the command
+// trainer's config.env (exported by run.sh), names in its config.pass_env
+// (Job.Pass).
+var BaseEnv = pluginconfig.JobBaseEnv
+
+// Inherited lists the names a job inherits: BaseEnv and pass.
+func Inherited(pass []string) []string {
+	return append(append([]string{}, BaseEnv...), pass...)
+}
+
+// Scrub keeps the entries of environ (KEY=VALUE pairs) a job inherits:
+// those of BaseEnv and pass.
+func Scrub(environ, pass []string) []string {
+	keep := map[string]bool{}
+	for _, k := range Inherited(pass) {
+		keep[k] = true
+	}
+	var out []string
+	for _, kv := range environ {
+		if k, _, _ := strings.Cut(kv, "="); keep[k] {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 // isName reports whether s is a shell variable name.

@@ -52,6 +52,9 @@ type Config struct {
 	RunDir string
 	// Env is exported to the command.
 	Env map[string]string
+	// PassEnv names variables the command inherits from the environment
+	// assay runs in, besides executor.BaseEnv; nothing else reaches it.
+	PassEnv []string
 	// Knobs are what proposals may edit, with defaults.
 	Knobs []plugins.Knob
 
@@ -63,7 +66,7 @@ type Config struct {
 
 var configKeys = []string{"command", "update_command", "apply", "overrides_file", "overrides_format", "repo", "revision",
 	"metric_file", "metric_field", "metric_regex", "time_limit", "infeasible_exit_codes",
-	"infeasible_patterns", "timeout_infeasible", "run_dir", "env", "knobs"}
+	"infeasible_patterns", "timeout_infeasible", "run_dir", "env", "pass_env", "knobs"}
 
 // configError is a fault of the plugin block's config (plugins.ErrInvalidConfig):
 // the runtime stops on it instead of retrying.
@@ -146,6 +149,8 @@ func ParseConfig(m map[string]any) (*Config, error) {
 			c.RunDir, err = str(v)
 		case "env":
 			c.Env, err = strMap(v)
+		case "pass_env":
+			c.PassEnv, err = strs(v)
 		case "knobs":
 			c.Knobs, err = knobs(v)
 		default:
@@ -173,6 +178,11 @@ func ParseConfig(m map[string]any) (*Config, error) {
 	for k := range c.Env {
 		if !identRE.MatchString(k) {
 			return nil, fmt.Errorf("config.env: %q is not a variable name (letters, digits and _, not starting with a digit)", k)
+		}
+	}
+	for _, k := range c.PassEnv {
+		if !identRE.MatchString(k) {
+			return nil, fmt.Errorf("config.pass_env: %q is not a variable name (letters, digits and _, not starting with a digit)", k)
 		}
 	}
 	switch c.Apply {

@@ -19,11 +19,19 @@
 // fresh process after a crash: `bash run.sh` in that directory re-runs it by
 // hand.
 //
-// The command is bash with {{placeholders}} (shell.go): it is parsed once,
-// and each placeholder becomes a quoted reference to a variable run.sh
-// defines with the value single-quoted, so no value is ever read as code;
-// a placeholder where bash would evaluate it (arithmetic, eval, a command
-// name, a here-document, ...) is a config error.
+// The command is bash with {{placeholders}}, parsed and checked by
+// stdlib/pluginconfig (CompileCommand), the same code `assay validate`
+// runs: each placeholder becomes a quoted reference to a variable run.sh
+// defines with the value single-quoted, so bash never reads a value as
+// code; a placeholder where bash would evaluate it (arithmetic, eval, a
+// command name, a here-document, ...) or whose value would reach another
+// interpreter (bash -c behind timeout, python3 -c, a pipe into a shell,
+// ...) is a config error.
+//
+// The script inherits only a base environment (PATH, HOME, ...; see
+// pluginconfig.JobBaseEnv) and the names in config.pass_env, locally and
+// through sbatch --export alike: no secret of Assay's (an LLM plugin's API
+// key) reaches training code.
 //
 // Where the script runs is an executor (package executor: executor/local, a
 // subprocess pool with GPU slots; executor/slurm, sbatch and job arrays).

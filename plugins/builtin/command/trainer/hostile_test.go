@@ -3,6 +3,7 @@ package trainer
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -209,10 +210,10 @@ func TestTemplatesNeverRunValues(t *testing.T) {
 		}
 		for _, v := range values {
 			var b strings.Builder
-			for _, r := range ct.refs {
-				b.WriteString("export " + r.v + "=" + shellQuote(v) + "\n")
+			for _, r := range ct.Refs {
+				b.WriteString("export " + r.Var + "=" + shellQuote(v) + "\n")
 			}
-			b.WriteString(ct.body + "\n")
+			b.WriteString(ct.Body + "\n")
 			cmd := exec.Command("bash", "-c", b.String())
 			cmd.Dir = dir
 			_ = cmd.Run() // many of these fail on odd values; only the canary matters
@@ -220,5 +221,77 @@ func TestTemplatesNeverRunValues(t *testing.T) {
 				t.Fatalf("template %q, value %q ran code:\n%s", tmpl, v, b.String())
 			}
 		}
+	}
+}
+
+// A run's command sees config.env and the pass_env names it inherits,
+// never the rest of the environment assay runs in: no LLM plugin's key.
+func TestCommandEnvironmentIsScrubbed(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "sk-local-secret")
+	t.Setenv("ASSAY_TEST_PASSED", "passed-through")
+	req := request(t, "env", map[string]any{
+		"command": "env > env.txt; echo m=1", "metric_regex": "m=(1)",
+		"env": map[string]any{"FROM_SPEC": "yes"}, "pass_env": []any{"ASSAY_TEST_PASSED"},
+	}, nil)
+	if r := run(t, newTrainer(), req); r.Status != plugins.StatusFinished {
+		t.Fatalf("got %+v", r)
+	}
+	b, err := os.ReadFile(filepath.Join(req.WorkDir, "env.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := string(b)
+	if strings.Contains(env, "sk-local-secret") || strings.Contains(env, "OPENAI_API_KEY") {
+		t.Errorf("the command saw the API key:\n%s", env)
+	}
+	for _, want := range []string{"ASSAY_TEST_PASSED=passed-through", "FROM_SPEC=yes", "PATH="} {
+		if !strings.Contains(env, want) {
+			t.Errorf("the command lacks %s:\n%s", want, env)
+		}
+	}
+	// A name that is no variable is the config's fault.
+	_, err = ParseConfig(map[string]any{"command": "train", "metric_regex": "m=(1)", "pass_env": []any{"A B"}})
+	if err == nil || !strings.Contains(err.Error(), `config.pass_env: "A B" is not a variable name`) {
+		t.Errorf("pass_env [\"A B\"]: %v", err)
+	}
+}
+
+// A value behind a wrapper or inside another interpreter's code (the
+// issue's timeout 600 bash -c "... {{lr}} ...") is refused before
+// anything runs; the same value passed as an argument after the code
+// reaches the command intact and runs nothing.
+func TestWrappedInterpretersNeverRunValues(t *testing.T) {
+	canaryDir := t.TempDir()
+	canary := filepath.Join(canaryDir, "PWNED")
+	value := "$(touch " + canary + ")"
+	tr := newTrainer()
+	for _, command := range []string{
+		`timeout 600 bash -c "printf %s {{v}} > out"`,
+		`nice -n 1 bash -c "printf %s {{v}} > out"`,
+		`stdbuf -oL sh -c "printf %s {{v}} > out"`,
+		`setsid bash -c "printf %s {{v}} > out"`,
+		`echo x | xargs sh -c "printf %s {{v}} > out"`,
+		`find . -maxdepth 0 -exec sh -c "printf %s {{v}} > out" \;`,
+		`echo {{v}} | bash`,
+		`. <(echo {{v}})`,
+		`python3 -c "print('{{v}}')"`,
+		`perl -e "print '{{v}}'"`,
+		`awk "BEGIN { print \"{{v}}\" }"`,
+	} {
+		req := request(t, "w", map[string]any{"command": command + "; echo m=1", "metric_regex": "m=(1)"}, map[string]string{"v": value})
+		_, err := tr.Start(context.Background(), req)
+		if !errors.Is(err, plugins.ErrInvalidConfig) {
+			t.Errorf("%s: Start = %v, want a config error", command, err)
+		}
+		if pwned(canaryDir) {
+			t.Fatalf("%s ran the value", command)
+		}
+	}
+	req := request(t, "ok", map[string]any{"command": `timeout 600 bash -c 'printf %s "$1" > out' _ {{v}}; echo m=1`, "metric_regex": "m=(1)"}, map[string]string{"v": value})
+	if r := run(t, tr, req); r.Status != plugins.StatusFinished || pwned(canaryDir) {
+		t.Fatalf("%+v, pwned %v", r, pwned(canaryDir))
+	}
+	if out, _ := os.ReadFile(filepath.Join(req.WorkDir, "out")); string(out) != value {
+		t.Errorf("the command saw %q, want %q", out, value)
 	}
 }

@@ -105,8 +105,8 @@ func TestCommandTemplateSubstitution(t *testing.T) {
 			t.Errorf("%q: %v", c.command, err)
 			continue
 		}
-		if ct.body != c.want {
-			t.Errorf("%q:\n got %s\nwant %s", c.command, ct.body, c.want)
+		if ct.Body != c.want {
+			t.Errorf("%q:\n got %s\nwant %s", c.command, ct.Body, c.want)
 		}
 	}
 	if a, b := varName("a.b"), varName("a_b"); a == b || !identRE.MatchString(a) {
@@ -125,6 +125,11 @@ func FuzzCommandTemplate(f *testing.F) {
 		`printf '%s' "$(echo {{lr}})"`, "X={{lr}} y # {{lr}}", `echo {{raw "lr"}}`, "echo \\{{lr}}",
 		"cat <<EOF\n{{lr}}\nEOF", "echo ${x:-{{lr}}}", `echo "${x}{{lr}}"`, "case {{lr}} in *) ;; esac",
 		"echo a{{lr}}'{{lr}}'\"{{lr}}\"$'{{lr}}'", "f() { echo {{lr}}; }; f",
+		// Wrappers and interpreters: only their data words may hold a value.
+		`timeout 600 bash -c "train {{lr}}"`, `timeout 600 bash -c 'train "$1"' _ {{lr}}`, `nice -n 5 python3 -c "{{lr}}"`,
+		`stdbuf -oL setsid python3 t.py {{lr}}`, `echo {{lr}} | xargs sh -c`, `find . -exec sh -c "{{lr}}" \;`,
+		`echo {{lr}} | bash`, `. <(echo {{lr}})`, `perl -e "{{lr}}"`, `awk "{{lr}}"`, `env A={{lr}} timeout 9 python3 t.py`,
+		`v={{lr}}; bash -c "$v"`, `srun python3 -c "{{lr}}" {{lr}}`, `jq --arg a {{lr}} . f`,
 	} {
 		for _, v := range []string{"$(touch P)", "'; touch P; '", "\"; touch P; \"", "a\nb", "`x`", `\`} {
 			f.Add(tmpl, v)
@@ -142,11 +147,11 @@ func FuzzCommandTemplate(f *testing.F) {
 		}
 		render := func(v string) (string, int) {
 			var b strings.Builder
-			for _, r := range ct.refs {
-				b.WriteString("export " + r.v + "=" + shellQuote(v) + "\n")
+			for _, r := range ct.Refs {
+				b.WriteString("export " + r.Var + "=" + shellQuote(v) + "\n")
 			}
 			n := b.Len()
-			b.WriteString(ct.body)
+			b.WriteString(ct.Body)
 			return b.String(), n
 		}
 		script, n := render(value)
@@ -159,10 +164,10 @@ func FuzzCommandTemplate(f *testing.F) {
 			t.Fatalf("rendered script does not parse: %v\n%s", err, script)
 		}
 		// The definitions: one export each, whose word is the value.
-		for i, r := range ct.refs {
+		for i, r := range ct.Refs {
 			d, ok := file.Stmts[i].Cmd.(*syntax.DeclClause)
-			if !ok || len(d.Args) != 1 || d.Args[0].Name.Value != r.v {
-				t.Fatalf("statement %d is not the definition of %s:\n%s", i, r.v, script)
+			if !ok || len(d.Args) != 1 || d.Args[0].Name.Value != r.Var {
+				t.Fatalf("statement %d is not the definition of %s:\n%s", i, r.Var, script)
 			}
 			var got strings.Builder
 			for _, p := range d.Args[0].Value.Parts {
@@ -208,9 +213,25 @@ func FuzzCommandTemplate(f *testing.F) {
 			stack = append(stack, nd)
 			return true
 		})
-		if refs == 0 && len(ct.refs) > 0 && !strings.Contains(ct.body, "#") {
+		if refs == 0 && len(ct.Refs) > 0 && !strings.Contains(ct.Body, "#") {
 			t.Fatalf("no reference in the command:\n%s", script)
 		}
+		// No reference is the code operand of a shell or interpreter named
+		// right before it (bash -c "...$ref...", python3 -c, perl -e).
+		syntax.Walk(file, func(nd syntax.Node) bool {
+			call, ok := nd.(*syntax.CallExpr)
+			if !ok {
+				return true
+			}
+			for i := 2; i < len(call.Args); i++ {
+				prog, _ := syntaxLit(call.Args[i-2])
+				flag, _ := syntaxLit(call.Args[i-1])
+				if codeFlag(prog, flag) && strings.Contains(wordText(script, call.Args[i]), varPrefix) {
+					t.Fatalf("a value is the code of %s %s:\n%s", prog, flag, script)
+				}
+			}
+			return true
+		})
 	})
 }
 
@@ -232,4 +253,33 @@ func TestTemplateErrorsAreConfigErrors(t *testing.T) {
 	if !errors.Is(err, plugins.ErrInvalidConfig) || !strings.Contains(err.Error(), "unknown placeholder {{lr}}") {
 		t.Errorf("Start: %v", err)
 	}
+}
+
+func syntaxLit(w *syntax.Word) (string, bool) {
+	if len(w.Parts) != 1 {
+		return "", false
+	}
+	l, ok := w.Parts[0].(*syntax.Lit)
+	if !ok {
+		return "", false
+	}
+	return l.Value, true
+}
+
+// codeFlag reports whether flag makes the next word of prog its code.
+func codeFlag(prog, flag string) bool {
+	prog = prog[strings.LastIndex(prog, "/")+1:]
+	switch {
+	case prog == "bash" || prog == "sh" || prog == "dash" || prog == "zsh":
+		return strings.HasPrefix(flag, "-") && strings.HasSuffix(flag, "c")
+	case strings.HasPrefix(prog, "python"):
+		return flag == "-c"
+	case prog == "perl" || prog == "ruby" || prog == "node":
+		return flag == "-e"
+	}
+	return false
+}
+
+func wordText(src string, w *syntax.Word) string {
+	return src[w.Pos().Offset():w.End().Offset()]
 }

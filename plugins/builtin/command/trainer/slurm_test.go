@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -236,4 +237,62 @@ func waitFor(t *testing.T, path string, d time.Duration) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	t.Fatalf("%s did not appear within %s", path, d)
+}
+
+// A Slurm job sees the base environment and pass_env, never the rest of
+// the environment assay runs in (an API key): sbatch --export carries only
+// those names.
+func TestSlurmJobEnvironmentIsScrubbed(t *testing.T) {
+	requireSlurm(t)
+	t.Setenv("OPENAI_API_KEY", "sk-slurm-secret")
+	t.Setenv("ASSAY_TEST_PASSED", "passed-through")
+	req := slurmRequest(t, "env", map[string]any{
+		"command": "env > env.txt; echo m=1", "metric_regex": "m=(1)", "pass_env": []any{"ASSAY_TEST_PASSED"},
+	}, nil)
+	if r := run(t, newTrainer(), req); r.Status != plugins.StatusFinished {
+		t.Fatalf("got %+v", r)
+	}
+	b, err := os.ReadFile(filepath.Join(req.WorkDir, "env.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := string(b)
+	if strings.Contains(env, "sk-slurm-secret") || strings.Contains(env, "OPENAI_API_KEY") {
+		t.Errorf("the job saw the API key:\n%s", env)
+	}
+	for _, want := range []string{"ASSAY_TEST_PASSED=passed-through", "PATH=", "SLURM_JOB_ID="} {
+		if !strings.Contains(env, want) {
+			t.Errorf("the job lacks %s:\n%s", want, env)
+		}
+	}
+}
+
+// A run that needs no GPU asks Slurm for none; one that needs a GPU asks
+// for it (the CI cluster's stand-in GPUs).
+func TestSlurmGPURequest(t *testing.T) {
+	requireSlurm(t)
+	t.Parallel()
+	tr := newTrainer()
+	for _, gpus := range []int{0, 1} {
+		req := slurmRequest(t, "gpus"+strconv.Itoa(gpus), map[string]any{"command": "echo m=1", "metric_regex": "m=(1)"}, nil)
+		req.GPUs = gpus
+		ctx := context.Background()
+		h, err := tr.Start(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r, err := tr.Wait(ctx, h); err != nil || r.Status != plugins.StatusFinished {
+			t.Fatalf("gpus %d: %+v %v", gpus, r, err)
+		}
+		id := strings.TrimPrefix(strings.SplitN(h.Handle, "@", 2)[0], "slurm:")
+		out, err := exec.Command("scontrol", "show", "job", id, "-o").CombinedOutput()
+		if err != nil {
+			t.Fatalf("scontrol: %v: %s", err, out)
+		}
+		// Slurm 22.05 shows the request as TresPerNode=gres:gpu:N.
+		asked := strings.Contains(string(out), "gres:gpu") || strings.Contains(string(out), "gres/gpu")
+		if asked != (gpus > 0) {
+			t.Errorf("gpus %d: the job asks for a GPU: %v\n%s", gpus, asked, out)
+		}
+	}
 }

@@ -8,10 +8,6 @@ import (
 	"text/template"
 )
 
-// Placeholders every command may use; each edit of the proposal (and each
-// declared knob) adds one more under its own name.
-var builtins = []string{"gpus", "config", "workdir", "seed", "task", "env", "run_id"}
-
 var (
 	identRE       = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 	undefinedFnRE = regexp.MustCompile(`function "([^"]+)" not defined`)

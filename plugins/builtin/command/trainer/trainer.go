@@ -437,6 +437,7 @@ func (t *Trainer) prepare(ctx context.Context, req *plugins.RunRequest) (*prepar
 		Stdout: filepath.Join(dir, StdoutFile),
 		Stderr: filepath.Join(dir, StderrFile),
 		GPUs:   req.GPUs,
+		Pass:   cfg.PassEnv,
 	}
 	if limit > 0 {
 		// run.sh enforces the limit itself, to the second; the executor's
@@ -465,15 +466,15 @@ func short(sha string) string {
 // commandValues pairs each variable the command refers to with its value.
 func commandValues(t *commandTemplate, vars, values map[string]string) ([][2]string, error) {
 	var defs [][2]string
-	for _, r := range t.refs {
-		v, ok := vars[r.name]
-		if !r.plain {
-			v, ok = values[r.name], true
+	for _, r := range t.Refs {
+		v, ok := vars[r.Name]
+		if !r.Plain {
+			v, ok = values[r.Name], true
 		}
 		if !ok {
-			return nil, unknownPlaceholder(r.name, vars)
+			return nil, unknownPlaceholder(r.Name, vars)
 		}
-		defs = append(defs, [2]string{r.v, v})
+		defs = append(defs, [2]string{r.Var, v})
 	}
 	return defs, nil
 }
@@ -539,7 +540,7 @@ func runScript(rec *record, cfg *Config, cmd *commandTemplate, cwd, dir, overrid
 		}
 		b.WriteString("export " + d[0] + "=" + shellQuote(d[1]) + "\n")
 	}
-	command := cmd.body
+	command := cmd.Body
 	if limit <= 0 {
 		b.WriteString(command)
 		if !strings.HasSuffix(command, "\n") {

@@ -65,6 +65,7 @@ func (t *Trainer) prepareUpdate(req *plugins.RunRequest, cfg *Config, dir string
 		Stdout: filepath.Join(dir, StdoutFile),
 		Stderr: filepath.Join(dir, StderrFile),
 		GPUs:   req.GPUs,
+		Pass:   cfg.PassEnv,
 	}}
 	if limit > 0 {
 		p.job.TimeLimit = limit + 30*time.Second

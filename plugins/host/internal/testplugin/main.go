@@ -59,7 +59,8 @@ type trainer struct{}
 
 func (trainer) Describe(_ context.Context, req *plugins.DescribeRequest) (*plugins.DescribeResponse, error) {
 	sdk.Logger("testplugin").Info("describe called", "keys", len(req.Config))
-	fmt.Fprintln(os.Stderr, "plain stderr line")
+	// With a control sequence the host's log must not pass on raw.
+	fmt.Fprintln(os.Stderr, "plain stderr line \x1b[2K\rforged")
 	if m, _ := req.Config["crash_once"].(string); m != "" {
 		crashOnce(m)
 	}

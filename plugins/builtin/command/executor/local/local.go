@@ -161,7 +161,8 @@ func (e *Executor) start(job *executor.Job, gpus []string) (*proc, error) {
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	// Its own process group, so Cancel and time limits reach every child.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Env = append(os.Environ(), job.Env...)
+	// A scrubbed environment: no secret of Assay's reaches the job.
+	cmd.Env = append(executor.Scrub(os.Environ(), job.Pass), job.Env...)
 	// An empty CUDA_VISIBLE_DEVICES hides every GPU: CPU-only jobs stay so.
 	cmd.Env = append(cmd.Env, "CUDA_VISIBLE_DEVICES="+strings.Join(gpus, ","))
 	if err := cmd.Start(); err != nil {

@@ -234,3 +234,31 @@ func waitGone(t *testing.T, pid string) {
 	}
 	t.Fatalf("child %s survived Cancel", pid)
 }
+
+// A job sees the base environment and what the job passes, never the rest
+// of Assay's environment (an API key).
+func TestJobEnvironmentIsScrubbed(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "sk-secret-key")
+	t.Setenv("ASSAY_UNRELATED", "x")
+	e := New(Options{Concurrency: 1})
+	j := job(t, "env", "env", 0)
+	j.Env = []string{"PASSED=yes"}
+	h, err := e.Submit(context.Background(), j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, err := e.Wait(context.Background(), h); err != nil || st.State != executor.Completed {
+		t.Fatalf("%+v %v", st, err)
+	}
+	out := read(t, j.Stdout)
+	for _, bad := range []string{"sk-secret-key", "OPENAI_API_KEY", "ASSAY_UNRELATED"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("the job saw %s:\n%s", bad, out)
+		}
+	}
+	for _, want := range []string{"PASSED=yes", "PATH=", "CUDA_VISIBLE_DEVICES="} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the job lacks %s:\n%s", want, out)
+		}
+	}
+}

@@ -180,7 +180,9 @@ func Available(ctx context.Context) error {
 
 // args are the sbatch options every job of a submission shares.
 func (e *Executor) args(job *executor.Job) []string {
-	a := []string{"--parsable", "--job-name=" + job.Name, "--export=ALL"}
+	// Only the base environment travels with the job (the wrapper script
+	// exports job.Env): no secret of Assay's reaches it.
+	a := []string{"--parsable", "--job-name=" + job.Name, "--export=" + strings.Join(executor.Inherited(job.Pass), ",")}
 	if e.opts.Partition != "" {
 		a = append(a, "--partition="+e.opts.Partition)
 	}
@@ -239,7 +241,7 @@ func (e *Executor) Submit(ctx context.Context, job *executor.Job) (string, error
 
 // ErrMixedArray is returned by SubmitArray when the jobs do not share the
 // resources one job array requests; submit them one by one instead.
-var ErrMixedArray = errors.New("jobs of one array must ask for the same GPUs and time limit")
+var ErrMixedArray = errors.New("jobs of one array must ask for the same GPUs, time limit and inherited environment")
 
 // SubmitArray submits jobs as one job array (--array=0-N); task i runs
 // jobs[i]. The handles are "slurm:ID_i@DIR".
@@ -253,7 +255,7 @@ func (e *Executor) SubmitArray(ctx context.Context, jobs []*executor.Job) ([]str
 		if err := j.Validate(); err != nil {
 			return nil, err
 		}
-		if j.GPUs != jobs[0].GPUs || j.TimeLimit != jobs[0].TimeLimit {
+		if j.GPUs != jobs[0].GPUs || j.TimeLimit != jobs[0].TimeLimit || strings.Join(j.Pass, ",") != strings.Join(jobs[0].Pass, ",") {
 			return nil, ErrMixedArray
 		}
 		if err := writeWrapper(j); err != nil {

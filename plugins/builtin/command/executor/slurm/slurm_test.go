@@ -43,7 +43,7 @@ func TestSbatchArgs(t *testing.T) {
 	e := New(Options{Partition: "b200", Account: "lab", QOS: "high", TimeLimit: "4:00:00", CPUs: 8, Memory: "64G"})
 	j := &executor.Job{Name: "assay-r1", Dir: "/runs/r1", Stdout: "/runs/r1/stdout", Stderr: "/runs/r1/stderr", GPUs: 8}
 	got := strings.Join(e.SbatchArgs(j), " ")
-	want := "--parsable --job-name=assay-r1 --export=ALL --partition=b200 --account=lab --qos=high --time=4:00:00 --gres=gpu:8 --cpus-per-task=8 --mem=64G --chdir=/runs/r1 --output=/runs/r1/stdout --error=/runs/r1/stderr /runs/r1/.assay-job.sh"
+	want := "--parsable --job-name=assay-r1 --export=PATH,HOME,USER,LOGNAME,SHELL,LANG,LC_ALL,LC_CTYPE,TZ,TMPDIR --partition=b200 --account=lab --qos=high --time=4:00:00 --gres=gpu:8 --cpus-per-task=8 --mem=64G --chdir=/runs/r1 --output=/runs/r1/stdout --error=/runs/r1/stderr /runs/r1/.assay-job.sh"
 	if got != want {
 		t.Fatalf("got  %s\nwant %s", got, want)
 	}

@@ -1,0 +1,152 @@
+package pluginconfig
+
+import (
+	"fmt"
+	"io"
+	"regexp"
+	"sort"
+	"strings"
+	"text/template"
+)
+
+// CommandPlaceholders are the placeholders every command may use; each
+// knob of the config adds one under its own name.
+var CommandPlaceholders = []string{"config", "env", "gpus", "run_id", "seed", "task", "workdir"}
+
+// UpdatePlaceholders are those of update_command (see docs/policy-training.md).
+var UpdatePlaceholders = []string{"adapter_dir", "algorithm", "base_model", "batch", "clip_high", "clip_low", "epochs", "gpus",
+	"kl_coef", "learning_rate", "previous_adapter", "previous_adapter_dir", "run_id", "seed", "step", "token_level", "workdir"}
+
+// checkCommandTemplates checks pass_env's names, and compiles
+// builtin:command's templates as the
+// trainer will, so `assay validate` refuses a template the trainer would
+// (a value that could reach an interpreter) and a placeholder that names
+// nothing: a bare {{name}} must be built in or a declared knob, because
+// the baseline run, which edits nothing, would otherwise fail.
+func checkCommandTemplates(cfg map[string]any) []Problem {
+	var ps []Problem
+	if l, ok := cfg["pass_env"].([]any); ok {
+		for i, x := range l {
+			if n, ok := x.(string); ok && !identName.MatchString(n) {
+				ps = append(ps, Problem{Path: fmt.Sprintf("pass_env[%d]", i), Kind: ValueErr, Msg: fmt.Sprintf("%q is not a variable name (letters, digits and _, not starting with a digit)", n)})
+			}
+		}
+	}
+	knobs := []string{}
+	if m, ok := cfg["knobs"].(map[string]any); ok {
+		for k := range m {
+			knobs = append(knobs, k)
+		}
+	}
+	for _, key := range []string{"command", "update_command"} {
+		text, ok := cfg[key].(string)
+		if !ok || strings.TrimSpace(text) == "" {
+			continue
+		}
+		t, err := CompileCommand(text)
+		if err != nil {
+			ps = append(ps, Problem{Path: key, Kind: ValueErr, Msg: err.Error()})
+			continue
+		}
+		known := append([]string{}, UpdatePlaceholders...)
+		if key == "command" {
+			known = append(append([]string{}, CommandPlaceholders...), knobs...)
+		}
+		sort.Strings(known)
+		for _, r := range t.Refs {
+			if !r.Plain || has(known, r.Name) {
+				continue
+			}
+			msg := fmt.Sprintf("line %d, column %d: unknown placeholder {{%s}}: it is neither built in nor a declared knob", r.Line, r.Col, r.Name)
+			if s := closest(r.Name, known); s != "" {
+				msg += fmt.Sprintf("; did you mean {{%s}}?", s)
+			}
+			if key == "command" {
+				msg += fmt.Sprintf(" Declare it under knobs with its default, or write {{index .edits %q}} for an edit a proposal may leave unset", r.Name)
+			}
+			ps = append(ps, Problem{Path: key, Kind: ValueErr, Msg: msg + "; known here: " + strings.Join(known, ", "), Got: r.Name, Known: known})
+		}
+	}
+	if text, ok := cfg["metric_file"].(string); ok {
+		// metric_file's placeholders: the command's, but config (the run
+		// reads the metric after the overrides file served its purpose).
+		known := []string{"env", "gpus", "run_id", "seed", "task", "workdir"}
+		known = append(known, knobs...)
+		sort.Strings(known)
+		if msg := checkPathTemplate(text, known); msg != "" {
+			ps = append(ps, Problem{Path: "metric_file", Kind: ValueErr, Msg: msg})
+		}
+	}
+	return ps
+}
+
+// checkPathTemplate renders a path template (Go text/template, as the
+// trainer renders metric_file) with every known name, and says what is
+// wrong with it: a placeholder that names nothing would leave the path
+// unrendered, and the run would report no metric after it ran.
+func checkPathTemplate(text string, known []string) string {
+	data := map[string]any{}
+	funcs := template.FuncMap{}
+	for _, k := range known {
+		data[k] = "x"
+		if identName.MatchString(k) {
+			funcs[k] = func() string { return "x" }
+		}
+	}
+	t, err := template.New("metric_file").Option("missingkey=error").Funcs(funcs).Parse(text)
+	if err == nil {
+		err = t.Execute(io.Discard, data)
+	}
+	if err == nil {
+		return ""
+	}
+	name := ""
+	if m := undefinedRE.FindStringSubmatch(err.Error()); m != nil {
+		name = m[1]
+	} else if m := missingRE.FindStringSubmatch(err.Error()); m != nil {
+		name = m[1]
+	} else {
+		return strings.TrimPrefix(err.Error(), "template: ")
+	}
+	msg := fmt.Sprintf("unknown placeholder {{%s}}: it is neither built in nor a declared knob", name)
+	if s := closest(name, known); s != "" {
+		msg += fmt.Sprintf("; did you mean {{%s}}?", s)
+	}
+	return msg + "; known here: " + strings.Join(known, ", ")
+}
+
+var (
+	undefinedRE = regexp.MustCompile(`function "([^"]+)" not defined`)
+	missingRE   = regexp.MustCompile(`map has no entry for key "([^"]+)"`)
+)
+
+// closest is the name of known nearest to s by edit distance, if near.
+func closest(s string, known []string) string {
+	best, bestD := "", 3
+	for _, k := range known {
+		if d := editDistance(s, k); d < bestD {
+			best, bestD = k, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
