@@ -19,16 +19,23 @@ import (
 // one pinned, and the plan hash that its plan was not edited without
 // recomputing the hash; only compiling again proves the plan is the spec's.
 func recompileSaved(s *plan.Saved, specPath, planPath string) error {
-	f := &specFlags{sets: savedSettings(s.Plan.Overrides)}
+	f := &specFlags{}
 	for _, o := range s.Overrides {
 		switch {
+		case strings.HasPrefix(o, "--set="):
+			// As typed: the plan's own overrides hold the typed values.
+			f.sets = append(f.sets, strings.TrimPrefix(o, "--set="))
 		case strings.HasPrefix(o, "-var="):
 			f.vars = append(f.vars, strings.TrimPrefix(o, "-var="))
 		case strings.HasPrefix(o, "-var-file="):
 			f.varFiles = append(f.varFiles, savedVarFile(strings.TrimPrefix(o, "-var-file="), planPath))
 		default:
-			return fmt.Errorf("the saved plan records setting %q, which is not -var or -var-file", o)
+			return fmt.Errorf("the saved plan records setting %q, which is not -var, -var-file or --set", o)
 		}
+	}
+	if len(f.sets) == 0 {
+		// A plan saved before --set was recorded with the settings.
+		f.sets = savedSettings(s.Plan.Overrides)
 	}
 	p, diags, _ := compileSpec(specPath, f)
 	if p == nil {
