@@ -30,6 +30,11 @@ type Budget struct {
 	// before a call is made, settled when it returns, so calls in flight
 	// together can never spend past the dollar cap.
 	heldNano int64
+	// broken says how reported usage broke what a call held: every
+	// reservation after it fails, so the run stops at the cap.
+	broken string
+	// settled wakes reservations waiting for holds to settle.
+	settled *sync.Cond
 }
 
 func nano(x float64) int64 { return int64(math.Round(x * 1e9)) }
@@ -53,12 +58,14 @@ func (b *Budget) Reserve(gpuHours, usd float64) error {
 	defer b.mu.Unlock()
 	c := b.caps
 	switch {
+	case b.broken != "":
+		return fmt.Errorf("%w: %s", ErrBudget, b.broken)
 	case c.RealRuns > 0 && b.used.RealRuns+1 > c.RealRuns:
 		return fmt.Errorf("%w: real runs %d of %d", ErrBudget, b.used.RealRuns, c.RealRuns)
 	case c.GPUHours > 0 && b.gpuNano+nano(gpuHours) > nano(c.GPUHours):
-		return fmt.Errorf("%w: GPU-hours %g + %g > %g", ErrBudget, b.used.GPUHours, gpuHours, c.GPUHours)
+		return fmt.Errorf("%w: GPU-hours %g held + %g > %g", ErrBudget, float64(b.gpuNano)/1e9, gpuHours, c.GPUHours)
 	case c.USD > 0 && b.usdNano+b.heldNano+nano(usd) > nano(c.USD):
-		return fmt.Errorf("%w: dollars %s + %s > %s", ErrBudget, dollars(b.used.USD+float64(b.heldNano)/1e9), dollars(usd), dollars(c.USD))
+		return fmt.Errorf("%w: dollars %s + %s > %s", ErrBudget, dollars(float64(b.usdNano+b.heldNano)/1e9), dollars(usd), dollars(c.USD))
 	}
 	b.add(gpuHours, usd)
 	return nil
@@ -72,10 +79,12 @@ func (b *Budget) ReserveUpdate(gpuHours, usd float64) error {
 	defer b.mu.Unlock()
 	c := b.caps
 	switch {
+	case b.broken != "":
+		return fmt.Errorf("%w: %s", ErrBudget, b.broken)
 	case c.GPUHours > 0 && b.gpuNano+nano(gpuHours) > nano(c.GPUHours):
-		return fmt.Errorf("%w: GPU-hours %g + %g for a policy update > %g", ErrBudget, b.used.GPUHours, gpuHours, c.GPUHours)
+		return fmt.Errorf("%w: GPU-hours %g held + %g for a policy update > %g", ErrBudget, float64(b.gpuNano)/1e9, gpuHours, c.GPUHours)
 	case c.USD > 0 && b.usdNano+b.heldNano+nano(usd) > nano(c.USD):
-		return fmt.Errorf("%w: dollars %s + %s for a policy update > %s", ErrBudget, dollars(b.used.USD+float64(b.heldNano)/1e9), dollars(usd), dollars(c.USD))
+		return fmt.Errorf("%w: dollars %s + %s for a policy update > %s", ErrBudget, dollars(float64(b.usdNano+b.heldNano)/1e9), dollars(usd), dollars(c.USD))
 	}
 	b.addUpdate(gpuHours, usd)
 	return nil
@@ -105,13 +114,30 @@ func dollars(x float64) string {
 	return fmt.Sprintf("$%.2f", x)
 }
 
-// ReserveLLM holds the worst-case dollars of one LLM call before it is
-// made, or returns an error wrapping ErrBudget and holds nothing.
-func (b *Budget) ReserveLLM(usd float64) error {
+// ReserveLLM holds the worst-case dollars of one LLM call of role before
+// it is made, or returns an error wrapping ErrBudget and holds nothing.
+// While other calls' holds are out, a hold that does not fit waits for
+// them to settle (each settles at most at its hold, usually far below):
+// the cap refuses a call only when what was spent leaves no room for it.
+func (b *Budget) ReserveLLM(usd float64, role *plan.Role) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if c := b.caps.USD; c > 0 && b.usdNano+b.heldNano+nano(usd) > nano(c) {
-		return fmt.Errorf("%w: dollars %s spent or held + %s for an LLM call > %s", ErrBudget, dollars(b.used.USD+float64(b.heldNano)/1e9), dollars(usd), dollars(c))
+	for {
+		if b.broken != "" {
+			return fmt.Errorf("%w: %s", ErrBudget, b.broken)
+		}
+		c := b.caps.USD
+		if c <= 0 || b.usdNano+b.heldNano+nano(usd) <= nano(c) {
+			break
+		}
+		if b.heldNano <= 0 || b.usdNano+nano(usd) > nano(c) {
+			return fmt.Errorf("%w: dollars %s spent or held + %s for a %s call (%d attempts at its high tokens) > %s", ErrBudget,
+				dollars(float64(b.usdNano+b.heldNano)/1e9), dollars(usd), role.Name, max(role.Attempts, 1), dollars(c))
+		}
+		if b.settled == nil {
+			b.settled = sync.NewCond(&b.mu)
+		}
+		b.settled.Wait()
 	}
 	b.heldNano += nano(usd)
 	return nil
@@ -124,6 +150,9 @@ func (b *Budget) SettleLLM(reserved, spent float64) {
 	b.usdNano += nano(spent)
 	b.llmNano += nano(spent)
 	b.sync()
+	if b.settled != nil {
+		b.settled.Broadcast()
+	}
 	b.mu.Unlock()
 }
 
@@ -156,12 +185,28 @@ func (b *Budget) ChargeLLM(usd float64) {
 	b.mu.Unlock()
 }
 
+// breach records how reported usage broke a call's hold (the first
+// reason stays): from now on every reservation fails.
+func (b *Budget) breach(reason string) {
+	b.mu.Lock()
+	if b.broken == "" {
+		b.broken = reason
+	}
+	if b.settled != nil {
+		b.settled.Broadcast()
+	}
+	b.mu.Unlock()
+}
+
 // CheckLLM returns an error wrapping ErrBudget when the dollar cap is spent.
 func (b *Budget) CheckLLM() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.broken != "" {
+		return fmt.Errorf("%w: %s", ErrBudget, b.broken)
+	}
 	if b.caps.USD > 0 && b.usdNano+b.heldNano >= nano(b.caps.USD) {
-		return fmt.Errorf("%w: dollars %s of %s", ErrBudget, dollars(b.used.USD), dollars(b.caps.USD))
+		return fmt.Errorf("%w: dollars %s of %s", ErrBudget, dollars(float64(b.usdNano)/1e9), dollars(b.caps.USD))
 	}
 	return nil
 }

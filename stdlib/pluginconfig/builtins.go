@@ -36,6 +36,7 @@ var OpenAI = &Schema{
 	Builtin:        "openai",
 	Kind:           "llm",
 	ServesAdapters: true,
+	RetriesKey:     "max_retries",
 	Doc: "LLM client for any server that speaks the OpenAI chat-completions API (hosted APIs, vLLM, Ollama, llama.cpp). " +
 		"Requests go only to base_url: there is no default endpoint. The API key is read from the environment variable api_key_env names, never from the spec.",
 	Fields: []*Field{

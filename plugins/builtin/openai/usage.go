@@ -37,7 +37,8 @@ const maxReported = math.MaxInt32
 
 // meter sums what one call's requests may be billed for, attempt by
 // attempt: an answered attempt (2xx) at the usage the server reports, each
-// figure bounded to [0, maxReported] (without a usage object: the
+// figure bounded to [0, maxReported] and a negative one counted at its
+// worst case (without a usage object: the
 // prompt's count and the answer's bytes); an attempt that was sent but got
 // no answer (a timeout, a broken connection) at its worst case, the
 // prompt's count and max_tokens; an attempt the server refused with an
@@ -47,9 +48,11 @@ type meter struct {
 	in, out        int64
 }
 
-func clampTokens(x float64) int64 {
-	if !(x > 0) { // also NaN
-		return 0
+// clampTokens bounds a reported count to [0, maxReported]; a negative
+// one, which no bill can be, counts as worst, the most it can be.
+func clampTokens(x float64, worst int64) int64 {
+	if x < 0 {
+		return worst
 	}
 	return int64(min(x, maxReported))
 }
@@ -73,7 +76,7 @@ func (m *meter) answered(data []byte) {
 		} `json:"usage"`
 	}
 	if json.Unmarshal(data, &r) == nil && r.Usage != nil {
-		m.add(clampTokens(r.Usage.PromptTokens), clampTokens(r.Usage.CompletionTokens))
+		m.add(clampTokens(r.Usage.PromptTokens, m.prompt), clampTokens(r.Usage.CompletionTokens, m.maxOut))
 		return
 	}
 	out := m.maxOut

@@ -33,8 +33,8 @@ func TestUsageOfHostileServers(t *testing.T) {
 		want    func(p int) plugins.Usage
 		wantErr string
 	}{
-		{"negative usage is zero", func(int) (int, string) { return 200, completion(answer, -5000, -700) },
-			func(int) plugins.Usage { return plugins.Usage{} }, ""},
+		{"negative usage counts at its worst case", func(int) (int, string) { return 200, completion(answer, -5000, -700) },
+			func(p int) plugins.Usage { return plugins.Usage{In: p, Out: 64} }, ""},
 		{"1e15 tokens do not overflow", func(int) (int, string) { return 200, completion(answer, 1e15, 1e15) },
 			func(int) plugins.Usage { return plugins.Usage{In: math.MaxInt32, Out: math.MaxInt32} }, ""},
 		{"an exponent is read too", func(int) (int, string) {
