@@ -72,10 +72,28 @@ journaled under .assay/runs/ID/journal.db, with the run's provenance: the
 git commit of the spec and whether its files had uncommitted changes (run
 warns then), the plan's hash, the assay version, the -var and -var-file
 settings, and each plugin executable's SHA-256 (assay status ID shows it).
-Budget caps are hard: a real run is reserved before it starts, and an LLM
-call holds its worst-case dollars before it is made, so no cap is
-exceeded. A spec whose estimate breaks a hard cap is refused before
-anything runs, as estimate refuses it. An interrupted run (a crash, kill
+Budget caps are hard. What the caps guarantee, exactly:
+  - real_runs: no more real runs are reserved than the cap.
+  - gpu_hours and the run share of usd: a real run holds its
+    environment's high GPU-hours (and their dollars) before it starts and
+    keeps the hold; it is sent a time limit of its high hours (Slurm
+    --time rounded up to whole minutes, plus 30 s for the trainer to
+    report; the local executor kills its process group), and a run that
+    measured more than its hold is reported as an overrun (status,
+    report), since a trainer or scheduler may stop it late.
+  - the LLM share of usd: each call holds, before it is sent, its role's
+    high tokens in and out at its prices for every attempt its plugin may
+    make (max_retries + 1 for builtin:openai), and is charged what the
+    server reports for every attempt that may be billed (answered,
+    timed out), each figure bounded to [0, the hold]. Prompts are counted
+    before sending (builtin:openai: one token per byte plus 8 per
+    message) and one over the role's high tokens.in is refused, not
+    truncated, and the run stops with the reason. A report above what a
+    call held is charged the hold and stops the run at the cap, with the
+    reason: the dollars counted never exceed the cap, whatever a server
+    reports.
+A spec whose estimate breaks a hard cap is refused before anything runs,
+as estimate refuses it. An interrupted run (a crash, kill
 -9, Ctrl-C) continues with assay resume ID: finished real runs are never
 run again, and a resumed run ends with the same totals as an
 uninterrupted one with the same seed.
