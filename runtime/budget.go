@@ -186,16 +186,19 @@ func (b *Budget) ChargeLLM(usd float64) {
 }
 
 // breach records how reported usage broke a call's hold (the first
-// reason stays): from now on every reservation fails.
-func (b *Budget) breach(reason string) {
+// reason stays): from now on every reservation fails. It reports whether
+// this was the first.
+func (b *Budget) breach(reason string) bool {
 	b.mu.Lock()
-	if b.broken == "" {
+	defer b.mu.Unlock()
+	first := b.broken == ""
+	if first {
 		b.broken = reason
 	}
 	if b.settled != nil {
 		b.settled.Broadcast()
 	}
-	b.mu.Unlock()
+	return first
 }
 
 // CheckLLM returns an error wrapping ErrBudget when the dollar cap is spent.

@@ -113,9 +113,23 @@ func TestDollarCapHoldsAgainstReportedUsage(t *testing.T) {
 				}
 				return &inst{t: newFakeTrainer()}, nil
 			})
-			res, err := Run(context.Background(), capPlan(tt.attempts), Options{ID: "usd", Dir: t.TempDir(), Plugins: loader})
+			dir := t.TempDir()
+			res, err := Run(context.Background(), capPlan(tt.attempts), Options{ID: "usd", Dir: dir, Plugins: loader})
 			if err != nil && !errors.Is(err, ErrBudget) {
 				t.Fatalf("run: %v", err)
+			}
+			if tt.breach {
+				// A resume reads the breaking report back from the journal
+				// and stops at the same place, spending nothing more.
+				calls := llm.calls.Load()
+				again, err := Run(context.Background(), nil, Options{ID: "usd", Dir: dir, Resume: true, Plugins: loader})
+				if err != nil && !errors.Is(err, ErrBudget) {
+					t.Fatalf("resume: %v", err)
+				}
+				if again.Totals.USD != res.Totals.USD || llm.calls.Load() != calls || !strings.Contains(again.Reason, "reported to use") {
+					t.Errorf("resume: $%g after %d more calls, reason %q; want $%g, none, the same reason",
+						again.Totals.USD, llm.calls.Load()-calls, again.Reason, res.Totals.USD)
+				}
 			}
 			usd := res.Totals.USD
 			if !(usd >= 0 && usd <= 0.5+1e-9) {

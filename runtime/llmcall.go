@@ -104,7 +104,13 @@ func (r *runner) completeAs(roleName, key string, in, out any, untrained bool) e
 				breach = fmt.Sprintf("the dollar cap stops the run: a %s call was reported to use %s, more than the %s it can cost (%d attempts of at most %d tokens in and %d out at its prices); it was charged %s",
 					role.Name, c.over, dollars(hold), max(role.Attempts, 1), tokenBound(role.TokensIn.High), tokenBound(role.TokensOut.High), dollars(hold))
 			}
-			r.budget.breach(breach)
+			if r.budget.breach(breach) {
+				// Durable before anything else is reserved: a resume stops
+				// here too, whatever order it asks for calls in.
+				if jerr := r.j.SetMeta(metaBreach, breach); jerr != nil {
+					return fmt.Errorf("%w: %v", errPermanent, jerr)
+				}
+			}
 		}
 		if err == nil {
 			// A malformed answer is retried like a crash: sampling may fix it.
@@ -128,6 +134,10 @@ func (r *runner) completeAs(roleName, key string, in, out any, untrained bool) e
 	r.countCall(role, used.In, used.Out)
 	return r.appendCall(key, callRecord{Role: role.Name, Payload: resp.Payload, In: used.In, Out: used.Out, Seconds: secs, Breach: breach})
 }
+
+// metaBreach is the journal meta key that keeps how reported usage broke
+// a call's hold, so that a resumed run stops at the cap as well.
+const metaBreach = "dollar_breach"
 
 // callHold is the most one plugin call of a role can cost, which it holds
 // against the dollar cap before it is sent: each of its attempts (the

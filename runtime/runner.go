@@ -122,6 +122,10 @@ func newRunner(ctx context.Context, v *plan.Variant, j *journal.Journal, dir str
 	for _, e := range v.Envs {
 		r.envs[e.Name] = e
 	}
+	var breach string
+	if j.Meta(metaBreach, &breach) && breach != "" {
+		r.budget.breach(breach)
+	}
 	for _, run := range j.Runs() {
 		r.budget.restore(run.Reservation.GPUHours, run.Reservation.USD)
 		r.measured.realRun(run.Reservation.Phase, run.Reservation.Env)

@@ -70,7 +70,6 @@ type chatResponse struct {
 		FinishReason string `json:"finish_reason"`
 	} `json:"choices"`
 	// Usage is read by meter, which bounds what a server reports.
-	Usage *struct{} `json:"usage"`
 }
 
 // httpError is a non-2xx answer.
