@@ -76,21 +76,23 @@ type runner struct {
 
 	llmCalls    atomic.Int64
 	failedCalls atomic.Int64
+	steps       int
+	candidates  int
+	updates     int
+	finished    int
+	infeasible  int
+	bestGain    float64
+	hasBest     bool
+	floor       int    // real runs held back for later phases
+	phase       string // the plan phase whose runs are being reserved
+
 	// What finished real runs are charged as measured, and the runs that
 	// measured more than they held (see hours.go); nanounits, as Budget.
 	omu                            sync.Mutex
 	chargedGPUNano, chargedUSDNano int64
 	overruns                       int
 	overrunGPUNano                 int64
-	steps                          int
-	candidates                     int
-	updates                        int
-	finished                       int
-	infeasible                     int
-	bestGain                       float64
-	hasBest                        bool
-	floor                          int    // real runs held back for later phases
-	phase                          string // the plan phase whose runs are being reserved
+
 	// While batching, reservations are collected and journaled in one
 	// transaction before any of their runs starts.
 	batching  bool
@@ -152,12 +154,14 @@ func newRunner(ctx context.Context, v *plan.Variant, j *journal.Journal, dir str
 
 func (r *runner) totals() Totals {
 	s := r.budget.Spent()
-	cg, cu, over, overGPUh := r.chargedTotals()
-	return Totals{MeasuredGPUHours: round6(cg), MeasuredRunUSD: round6(cu), Overruns: over, OverrunGPUHours: round6(overGPUh), RealRuns: s.RealRuns, Finished: r.finished, Infeasible: r.infeasible,
+	t := Totals{RealRuns: s.RealRuns, Finished: r.finished, Infeasible: r.infeasible,
 		GPUHours: round6(s.GPUHours), USD: round6(s.USD), LLMUSD: round6(s.LLMUSD),
 		LLMCalls: int(r.llmCalls.Load()), Steps: r.steps, Candidates: r.candidates,
 		PolicyUpdates: r.updates, Records: len(r.rwm), BestGain: round6(r.bestGain),
 		Measured: r.measured.snapshot()}
+	cg, cu, over, overGPUh := r.chargedTotals()
+	t.MeasuredGPUHours, t.MeasuredRunUSD, t.Overruns, t.OverrunGPUHours = round6(cg), round6(cu), over, round6(overGPUh)
+	return t
 }
 
 func round6(x float64) float64 { return math.Round(x*1e6) / 1e6 }
