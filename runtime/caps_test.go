@@ -281,7 +281,7 @@ func TestDollarCapHoldsAgainstAHostileServer(t *testing.T) {
 			srv.mu.Lock()
 			defer srv.mu.Unlock()
 			usd := res.Totals.USD
-			t.Logf("%d requests, %d answered, %d hung; rwm %+v", srv.n, len(srv.answered), srv.hung, *res.Totals.Measured.Roles["rwm"])
+			t.Logf("%d requests (at most %d at once), %d answered, %d hung: $%g of the $2.50 cap; rwm %+v", srv.n, srv.most, len(srv.answered), srv.hung, usd, *res.Totals.Measured.Roles["rwm"])
 			if !(usd >= 0 && usd <= 2.5+1e-9) {
 				t.Errorf("spent $%v; the cap is $2.50 (%d requests)", usd, srv.n)
 			}
