@@ -202,7 +202,7 @@ func (lv *lowering) variant() *plan.Variant {
 	}
 	for _, r := range s.Roles {
 		pr := &plan.Role{Name: r.Name, Kind: r.Kind.V, Plugin: r.LLM.Name, Model: r.Model.V, Temperature: r.Temperature.V,
-			Concurrency: r.Concurrency.V, Seconds: lv.seconds(r).Expected, Source: r.NameRange}
+			Concurrency: r.Concurrency.V, Seconds: lv.seconds(r).Expected, Attempts: callAttempts(s, r.LLM.Name), Source: r.NameRange}
 		if r.Tokens != nil {
 			pr.TokensIn, pr.TokensOut = lv.tokens(r, "in"), lv.tokens(r, "out")
 		}
@@ -446,6 +446,8 @@ func (lv *lowering) env(e *spec.Environment) *plan.Environment {
 		}
 		pe.Hours = lv.learned("environment."+e.Name+".hours_per_run", h)
 		pe.GPUHours = pe.Hours.Scale(float64(rc.GPUs.V))
+		// A run may take its high hours and no more: the caps hold it there.
+		pe.TimeLimitSeconds = math.Ceil(pe.Hours.High * 3600)
 	}
 	for _, t := range envTasks(e, "") {
 		pt := &plan.Task{Name: t.Name, Split: t.Split.V}

@@ -111,3 +111,26 @@ func pluginConfigDiag(p *spec.Plugin, s *pluginconfig.Schema, pr pluginconfig.Pr
 	}
 	return diag.Errorf(CodePluginConfig, at, "%s: %s", where, pr.Msg)
 }
+
+// callAttempts is how many requests one call through the named plugin may
+// send, each of which a provider may bill: the built-in's retries key plus
+// one, or 1 for a plugin that declares no retries (a plugin outside Assay
+// reports the usage of every request it sends, and the runtime stops the
+// run if that breaks what it held).
+func callAttempts(s *spec.Spec, plugin string) int {
+	for _, p := range s.Plugins {
+		if p.Name != plugin {
+			continue
+		}
+		sch, ok := pluginconfig.Lookup(p.Source.V)
+		if !ok || sch.RetriesKey == "" {
+			return 1
+		}
+		v, err := sch.Decode(p.Config.V)
+		if err != nil {
+			return 1 // the config pass reports it
+		}
+		return v.Int(sch.RetriesKey) + 1
+	}
+	return 1
+}

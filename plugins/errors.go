@@ -56,3 +56,32 @@ func (e *kindError) Unwrap() []error { return []error{e.kind, e.err} }
 // ErrInvalidConfig is ErrConfig under its earlier name, for plugins
 // written against it.
 var ErrInvalidConfig = ErrConfig
+
+// WithUsage attaches to a failed call's error what its requests may be
+// billed for (attempts the provider answered or that timed out), so the
+// runtime charges a call that failed as well as one that answered. The
+// usage crosses the gRPC boundary with the error (see plugins/grpcshim).
+// A nil err stays nil.
+func WithUsage(err error, u Usage) error {
+	if err == nil {
+		return nil
+	}
+	return &usageError{err: err, u: u}
+}
+
+// UsageOf returns the usage WithUsage attached to err, if any.
+func UsageOf(err error) (Usage, bool) {
+	var ue *usageError
+	if errors.As(err, &ue) {
+		return ue.u, true
+	}
+	return Usage{}, false
+}
+
+type usageError struct {
+	err error
+	u   Usage
+}
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }

@@ -225,7 +225,13 @@ type CompleteRequest struct {
 	Temperature float64
 	Seed        int64
 	MaxTokens   int
-	Messages    []Message
+	// MaxPromptTokens is the most prompt tokens one request may send (the
+	// role's high tokens.in; 0: no limit). A client that renders the
+	// prompt counts it before sending, by a documented upper bound (the
+	// openai plugin: one token per byte), and refuses a longer prompt, so
+	// that what the runtime holds against the dollar cap is a real bound.
+	MaxPromptTokens int
+	Messages        []Message
 	// Payload is JSON: the structured input of the role.
 	Payload []byte
 	// Input is the same structured input as a Go value (a request type of
@@ -241,7 +247,8 @@ type CompleteRequest struct {
 	Config map[string]any
 }
 
-// Usage counts tokens.
+// Usage counts tokens. A response's Usage is what every request the call
+// sent may be billed for, retried and timed-out attempts included.
 type Usage struct {
 	In  int
 	Out int

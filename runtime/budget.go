@@ -33,6 +33,11 @@ type Budget struct {
 	// hold is what the current phase leaves unspent for the phases after
 	// it (the plan's hold_back): its reservations stop short of it.
 	hold plan.HoldBack
+	// broken says how reported usage broke what a call held: every
+	// reservation after it fails, so the run stops at the cap.
+	broken string
+	// settled wakes reservations waiting for holds to settle.
+	settled *sync.Cond
 }
 
 // SetHoldBack sets what reservations leave unspent from now on, for the
@@ -125,6 +130,9 @@ func (b *Budget) Fits(gpuHours, usd float64) bool {
 // not fit the GPU-hour and dollar caps, less what is held back for later
 // phases. Called with mu held.
 func (b *Budget) check(gpuHours, usd float64, what string) error {
+	if b.broken != "" {
+		return fmt.Errorf("%w: %s", ErrBudget, b.broken)
+	}
 	c := b.caps
 	if c.GPUHours > 0 {
 		if room, held := b.gpuRoom(); nano(gpuHours) > room {
@@ -163,15 +171,34 @@ func dollars(x float64) string {
 	return fmt.Sprintf("$%.2f", x)
 }
 
-// ReserveLLM holds the worst-case dollars of one LLM call before it is
-// made, or returns an error wrapping ErrBudget and holds nothing.
-func (b *Budget) ReserveLLM(usd float64) error {
+// ReserveLLM holds the worst-case dollars of one LLM call of role before
+// it is made, or returns an error wrapping ErrBudget and holds nothing.
+// While other calls' holds are out, a hold that does not fit waits for
+// them to settle (each settles at most at its hold, usually far below):
+// the cap refuses a call only when what was spent, and what is held back
+// for later phases, leave no room for it.
+func (b *Budget) ReserveLLM(usd float64, role *plan.Role) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.caps.USD > 0 {
-		if room, held := b.usdRoom(); nano(usd) > room {
-			return fmt.Errorf("%w: the dollar cap of %s%s leaves no room for an LLM call of up to %s (%s spent or held)", ErrBudget, dollars(b.caps.USD), heldFor(held), dollars(usd), dollars(b.used.USD+float64(b.heldNano)/1e9))
+	for {
+		if b.broken != "" {
+			return fmt.Errorf("%w: %s", ErrBudget, b.broken)
 		}
+		if b.caps.USD <= 0 {
+			break
+		}
+		room, held := b.usdRoom()
+		if nano(usd) <= room {
+			break
+		}
+		if b.heldNano <= 0 || nano(usd) > room+b.heldNano {
+			return fmt.Errorf("%w: the dollar cap of %s%s leaves no room for a %s call of up to %s (%d attempts at its high tokens; %s spent or held)", ErrBudget,
+				dollars(b.caps.USD), heldFor(held), role.Name, dollars(usd), max(role.Attempts, 1), dollars(float64(b.usdNano+b.heldNano)/1e9))
+		}
+		if b.settled == nil {
+			b.settled = sync.NewCond(&b.mu)
+		}
+		b.settled.Wait()
 	}
 	b.heldNano += nano(usd)
 	return nil
@@ -184,7 +211,26 @@ func (b *Budget) SettleLLM(reserved, spent float64) {
 	b.usdNano += nano(spent)
 	b.llmNano += nano(spent)
 	b.sync()
+	if b.settled != nil {
+		b.settled.Broadcast()
+	}
 	b.mu.Unlock()
+}
+
+// breach records how reported usage broke a call's hold (the first
+// reason stays): from now on every reservation fails. It reports whether
+// this was the first.
+func (b *Budget) breach(reason string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	first := b.broken == ""
+	if first {
+		b.broken = reason
+	}
+	if b.settled != nil {
+		b.settled.Broadcast()
+	}
+	return first
 }
 
 // restore counts a reservation read back from the journal.
@@ -220,6 +266,9 @@ func (b *Budget) ChargeLLM(usd float64) {
 func (b *Budget) CheckLLM() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.broken != "" {
+		return fmt.Errorf("%w: %s", ErrBudget, b.broken)
+	}
 	if b.caps.USD > 0 {
 		if room, held := b.usdRoom(); room <= 0 {
 			return fmt.Errorf("%w: the dollar cap of %s%s is spent (%s spent or held)", ErrBudget, dollars(b.caps.USD), heldFor(held), dollars(b.used.USD+float64(b.heldNano)/1e9))

@@ -34,6 +34,11 @@ type fakeTrainer struct {
 	n       atomic.Int64
 	// failWait makes the next failWait Wait calls fail like a dead plugin.
 	failWait atomic.Int64
+	// seconds, when set, is how long a run says it took; by default a run
+	// takes its time limit, all it may (so it is charged its hold).
+	seconds func(req *plugins.RunRequest) float64
+	// limits records each run's time limit.
+	limits map[string]float64
 }
 
 func newFakeTrainer() *fakeTrainer {
@@ -54,7 +59,13 @@ func (t *fakeTrainer) Start(ctx context.Context, req *plugins.RunRequest) (*plug
 	t.mu.Lock()
 	if _, ok := t.runs[req.RunID]; !ok {
 		t.starts[req.RunID]++
-		res := &plugins.RunResult{RunID: req.RunID, Status: plugins.StatusFinished, Metric: 1.5}
+		res := &plugins.RunResult{RunID: req.RunID, Status: plugins.StatusFinished, Metric: 1.5, Seconds: req.TimeLimitSeconds}
+		if t.seconds != nil {
+			res.Seconds = t.seconds(req)
+		}
+		if t.limits != nil {
+			t.limits[req.RunID] = req.TimeLimitSeconds
+		}
 		if _, err := tinylm.DefaultHyper().Apply(req.Proposal.Edits); err != nil {
 			res.Status, res.Reason = plugins.StatusInfeasible, err.Error()
 		}
@@ -203,13 +214,17 @@ func (c *countingLLM) Update(ctx context.Context, req *plugins.UpdateRequest) (*
 func f64(x float64) *float64 { return &x }
 
 func baseVariant() *plan.Variant {
-	env := &plan.Environment{Name: "tiny", Metric: "val_bpb", Direction: "minimize", Trainer: "trainer", GPU: "CPU", GPUs: 1, Hours: plan.Exact(0.5), GPUHours: plan.Exact(0.5)}
+	env := &plan.Environment{Name: "tiny", Metric: "val_bpb", Direction: "minimize", Trainer: "trainer", GPU: "CPU", GPUs: 1, Hours: plan.Exact(0.5), GPUHours: plan.Exact(0.5), TimeLimitSeconds: 1800}
 	for i := 0; i < 3; i++ {
 		env.Tasks = append(env.Tasks, &plan.Task{Name: fmt.Sprintf("t%d", i), Split: "train", Baseline: f64(1.5), Scale: f64(0.02)})
 	}
 	env.Tasks = append(env.Tasks, &plan.Task{Name: "h0", Split: "holdout", Baseline: f64(1.5), Scale: f64(0.02)})
 	role := func(name string, temp float64) *plan.Role {
-		return &plan.Role{Name: name, Kind: name, Plugin: "llm", Temperature: temp, TokensIn: plan.Exact(100), TokensOut: plan.Exact(10), PriceIn: 1, PriceOut: 2, Concurrency: 4}
+		// The offline model reports the tokens of what it reads and writes;
+		// the highs bound them, as a spec's must (a call reported above its
+		// high stops the run at the dollar cap).
+		return &plan.Role{Name: name, Kind: name, Plugin: "llm", Temperature: temp, TokensIn: plan.Count{Low: 100, Expected: 100, High: 20000},
+			TokensOut: plan.Count{Low: 10, Expected: 10, High: 2000}, PriceIn: 1, PriceOut: 2, Concurrency: 4}
 	}
 	return &plan.Variant{
 		Name: "default", Seed: 7,

@@ -2,12 +2,10 @@ package runtime
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -67,11 +65,7 @@ type runner struct {
 	pomu   sync.Mutex
 	policy map[string][]byte
 
-	// maxCallUSD is the most one call of a role has cost so far; a call
-	// reserves at least that much against the dollar cap.
-	cmu        sync.Mutex
-	maxCallUSD map[string]float64
-	measured   *measured
+	measured *measured
 
 	// rwm is the world model's record context; pool the state pool.
 	rmu  sync.Mutex
@@ -91,6 +85,14 @@ type runner struct {
 	hasBest     bool
 	floor       int    // real runs held back for later phases
 	phase       string // the plan phase whose runs are being reserved
+
+	// What finished real runs are charged as measured, and the runs that
+	// measured more than they held (see hours.go); nanounits, as Budget.
+	omu                            sync.Mutex
+	chargedGPUNano, chargedUSDNano int64
+	overruns                       int
+	overrunGPUNano                 int64
+
 	// While batching, reservations are collected and journaled in one
 	// transaction before any of their runs starts.
 	batching  bool
@@ -109,27 +111,31 @@ func newRunner(ctx context.Context, v *plan.Variant, j *journal.Journal, dir str
 		opts.Clock = systemClock{}
 	}
 	r := &runner{ctx: ctx, v: v, j: j, dir: dir, opts: opts,
-		budget:     NewBudget(v.Budget),
-		plugins:    map[string]*supervised{},
-		envs:       map[string]*plan.Environment{},
-		roles:      map[string]*plan.Role{},
-		rewards:    map[string]*plan.Reward{},
-		critics:    map[string]*plan.Critic{},
-		loops:      map[string]*plan.Loop{},
-		config:     map[string]map[string]any{},
-		knobs:      map[string][]plugins.Knob{},
-		policy:     map[string][]byte{},
-		maxCallUSD: map[string]float64{},
-		measured:   newMeasured(),
-		poolBy:     map[string][]record{},
-		skipped:    map[string]string{},
+		budget:   NewBudget(v.Budget),
+		plugins:  map[string]*supervised{},
+		envs:     map[string]*plan.Environment{},
+		roles:    map[string]*plan.Role{},
+		rewards:  map[string]*plan.Reward{},
+		critics:  map[string]*plan.Critic{},
+		loops:    map[string]*plan.Loop{},
+		config:   map[string]map[string]any{},
+		knobs:    map[string][]plugins.Knob{},
+		policy:   map[string][]byte{},
+		measured: newMeasured(),
+		poolBy:   map[string][]record{},
+		skipped:  map[string]string{},
+	}
+	for _, e := range v.Envs {
+		r.envs[e.Name] = e
+	}
+	var breach string
+	if j.Meta(metaBreach, &breach) && breach != "" {
+		r.budget.breach(breach)
 	}
 	for _, run := range j.Runs() {
 		r.budget.restore(run.Reservation.GPUHours, run.Reservation.USD)
 		r.measured.realRun(run.Reservation.Phase, run.Reservation.Env)
-	}
-	for _, e := range v.Envs {
-		r.envs[e.Name] = e
+		r.settleRun("", run.Reservation, run.Result)
 	}
 	for _, ro := range v.Roles {
 		r.roles[ro.Name] = ro
@@ -152,11 +158,14 @@ func newRunner(ctx context.Context, v *plan.Variant, j *journal.Journal, dir str
 
 func (r *runner) totals() Totals {
 	s := r.budget.Spent()
-	return Totals{RealRuns: s.RealRuns, Finished: r.finished, Infeasible: r.infeasible,
+	t := Totals{RealRuns: s.RealRuns, Finished: r.finished, Infeasible: r.infeasible,
 		GPUHours: round6(s.GPUHours), USD: round6(s.USD), LLMUSD: round6(s.LLMUSD),
 		LLMCalls: int(r.llmCalls.Load()), Steps: r.steps, Candidates: r.candidates,
 		PolicyUpdates: r.updates, Records: len(r.rwm), BestGain: round6(r.bestGain),
 		Measured: r.measured.snapshot()}
+	cg, cu, over, overGPUh := r.chargedTotals()
+	t.MeasuredGPUHours, t.MeasuredRunUSD, t.Overruns, t.OverrunGPUHours = round6(cg), round6(cu), over, round6(overGPUh)
+	return t
 }
 
 func round6(x float64) float64 { return math.Round(x*1e6) / 1e6 }
@@ -252,7 +261,8 @@ func (r *runner) call(name string, fn func(Instance) error) error {
 			continue
 		}
 		err = fn(inst)
-		if err == nil || errors.Is(err, plugins.ErrUnsupported) || isPermanent(err) {
+		// A cap that stops a call is not the plugin's fault: no restart.
+		if err == nil || errors.Is(err, plugins.ErrUnsupported) || isPermanent(err) || errors.Is(err, ErrBudget) {
 			return err
 		}
 		if r.ctx.Err() != nil {
@@ -277,207 +287,6 @@ var errPermanent = errors.New("permanent")
 // and going on.
 func isPermanent(err error) bool {
 	return errors.Is(err, errPermanent) || plugins.IsPermanent(err)
-}
-
-// errCallFailed is an LLM call that failed after its retries and plugin
-// restarts. It is journaled, so a resumed run sees the same failure, and
-// the caller marks its candidate failed and goes on.
-var errCallFailed = errors.New("call failed")
-
-// maxFailedCalls is how many LLM calls in a row may fail before the run
-// stops: a plugin that fails every call is broken, not unlucky.
-const maxFailedCalls = 5
-
-// complete makes one journaled LLM call of the role the plan names: a call
-// whose result is in the journal is not made again. key must be unique in
-// the run. Before the call its worst-case dollars are held against the
-// dollar cap; after it, what it cost is charged.
-func (r *runner) complete(roleName, key string, in, out any) error {
-	return r.completeAs(roleName, key, in, out, false)
-}
-
-// completeAs is complete; untrained sends a proposer's call with its
-// initial policy instead of its latest one (an evaluation's base arm).
-func (r *runner) completeAs(roleName, key string, in, out any, untrained bool) error {
-	role := r.roles[roleName]
-	if role == nil {
-		return fmt.Errorf("%w: call %s: the plan has no role %q", errPermanent, key, roleName)
-	}
-	kind := role.Kind
-	if d, ok := r.j.Call(journal.KindCall, key); ok {
-		var c callRecord
-		if err := json.Unmarshal(d, &c); err == nil {
-			r.chargeLLM(role, c.In, c.Out)
-			if c.Failed != "" {
-				return fmt.Errorf("%s call %s: %w: %s", role.Name, key, errCallFailed, c.Failed)
-			}
-			return payload.Decode(c.Payload, out)
-		}
-	}
-	hold := r.callReserve(role)
-	if err := r.budget.ReserveLLM(hold); err != nil {
-		return err
-	}
-	// The hold is released when the call ends, and what it cost (cost,
-	// zero unless it answered) is charged instead.
-	cost := 0.0
-	defer func() { r.budget.SettleLLM(hold, cost) }()
-	req := &plugins.CompleteRequest{Role: kind, Model: role.Model, Temperature: role.Temperature,
-		Seed: int64(derive(r.v.Seed, key) >> 1), Input: in, Config: r.config[role.Plugin]}
-	if role.TokensOut.High > 0 {
-		req.MaxTokens = int(math.Ceil(role.TokensOut.High))
-	}
-	if kind == plugins.RolePropose && !untrained {
-		req.State = r.policyOf(role.Name)
-	}
-	var resp *plugins.CompleteResponse
-	callStart := r.opts.Clock.Now()
-	err := r.call(role.Plugin, func(inst Instance) error {
-		l := inst.LLM()
-		if l == nil {
-			return fmt.Errorf("%w: plugin %s is not an LLM", errPermanent, role.Plugin)
-		}
-		if ir, ok := l.(plugins.InputReader); (!ok || !ir.ReadsInput()) && req.Payload == nil {
-			body, err := payload.Encode(in)
-			if err != nil {
-				return fmt.Errorf("%w: %v", errPermanent, err)
-			}
-			req.Payload = body
-		}
-		var err error
-		resp, err = l.Complete(r.ctx, req)
-		if err == nil {
-			// A malformed answer is retried like a crash: sampling may fix it.
-			err = payload.Decode(resp.Payload, out)
-		}
-		return err
-	})
-	if err != nil {
-		if r.ctx.Err() != nil || errors.Is(err, ErrBudget) || isPermanent(err) || r.failedCalls.Add(1) >= maxFailedCalls {
-			return fmt.Errorf("%s call %s: %w", role.Name, key, err)
-		}
-		r.progress.logf("%s call %s failed; marking it failed and going on: %v", role.Name, key, err)
-		r.countCall(role, 0, 0)
-		if jerr := r.appendCall(key, callRecord{Role: role.Name, Failed: err.Error()}); jerr != nil {
-			return jerr
-		}
-		return fmt.Errorf("%s call %s: %w: %v", role.Name, key, errCallFailed, err)
-	}
-	r.failedCalls.Store(0)
-	secs := r.opts.Clock.Now().Sub(callStart).Seconds()
-	in_, out_ := resp.Usage.In, resp.Usage.Out
-	if in_ == 0 && out_ == 0 {
-		// A plugin that reports no usage is counted at the plan's figures.
-		in_, out_ = int(math.Round(role.TokensIn.Expected)), int(math.Round(role.TokensOut.Expected))
-	}
-	cost = r.countCall(role, in_, out_)
-	return r.appendCall(key, callRecord{Role: role.Name, Payload: resp.Payload, In: in_, Out: out_, Seconds: secs})
-}
-
-// appendCall journals a call's record, encoded once (encoding/json would
-// check and compact a Marshaler's output again).
-func (r *runner) appendCall(key string, c callRecord) error {
-	b, err := c.MarshalJSON()
-	if err != nil {
-		return fmt.Errorf("%w: call %s: %v", errPermanent, key, err)
-	}
-	return r.j.Append(journal.KindCall, key, json.RawMessage(b))
-}
-
-// callReserve is what one call of a role holds against the dollar cap: its
-// declared tokens at its prices, at their high figures (the completion is
-// capped at tokens.out's high figure by MaxTokens), or the most a call of
-// the role has cost so far, if more.
-func (r *runner) callReserve(role *plan.Role) float64 {
-	r.cmu.Lock()
-	defer r.cmu.Unlock()
-	return max(callUSD(role, int(math.Ceil(role.TokensIn.High)), int(math.Ceil(role.TokensOut.High))), r.maxCallUSD[role.Name])
-}
-
-func callUSD(role *plan.Role, in, out int) float64 {
-	return (float64(in)*role.PriceIn + float64(out)*role.PriceOut) / 1e6
-}
-
-func (r *runner) policyOf(role string) []byte {
-	r.pomu.Lock()
-	defer r.pomu.Unlock()
-	return r.policy[role]
-}
-
-func (r *runner) setPolicy(role string, st []byte) {
-	r.pomu.Lock()
-	r.policy[role] = st
-	r.pomu.Unlock()
-}
-
-// MarshalJSON writes a call record without reflection: one is journaled
-// per LLM call.
-func (c callRecord) MarshalJSON() ([]byte, error) {
-	b := make([]byte, 0, 48+len(c.Role)+len(c.Payload)+len(c.Failed))
-	b = append(b, `{"role":`...)
-	b = appendJSONString(b, c.Role)
-	if len(c.Payload) > 0 {
-		if !json.Valid(c.Payload) {
-			return nil, fmt.Errorf("call record: the payload is not JSON")
-		}
-		b = append(b, `,"payload":`...)
-		b = append(b, c.Payload...)
-	}
-	b = append(b, `,"in":`...)
-	b = strconv.AppendInt(b, int64(c.In), 10)
-	b = append(b, `,"out":`...)
-	b = strconv.AppendInt(b, int64(c.Out), 10)
-	if c.Failed != "" {
-		b = append(b, `,"failed":`...)
-		b = appendJSONString(b, c.Failed)
-	}
-	if c.Seconds != 0 {
-		b = append(b, `,"seconds":`...)
-		b = strconv.AppendFloat(b, c.Seconds, 'g', -1, 64)
-	}
-	return append(b, '}'), nil
-}
-
-// appendJSONString appends s as a JSON string: plain ASCII as it is,
-// anything else through encoding/json.
-func appendJSONString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			q, _ := json.Marshal(s)
-			return append(b, q...)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
-}
-
-type callRecord struct {
-	Role    string          `json:"role"`
-	Payload json.RawMessage `json:"payload,omitempty"`
-	In      int             `json:"in"`
-	Out     int             `json:"out"`
-	Failed  string          `json:"failed,omitempty"`
-	// Seconds is how long the call took, retries included: what status
-	// reports as the role's latency (Timing), never part of Totals.
-	Seconds float64 `json:"seconds,omitempty"`
-}
-
-// chargeLLM counts a journaled call again on resume, at what it cost.
-func (r *runner) chargeLLM(role *plan.Role, in, out int) {
-	r.budget.ChargeLLM(r.countCall(role, in, out))
-}
-
-// countCall counts one call of a role in the run's figures and in the most
-// a call of the role has cost, and returns what it cost.
-func (r *runner) countCall(role *plan.Role, in, out int) float64 {
-	cost := callUSD(role, in, out)
-	r.llmCalls.Add(1)
-	r.measured.call(role.Name, in, out, cost)
-	r.cmu.Lock()
-	r.maxCallUSD[role.Name] = max(r.maxCallUSD[role.Name], cost)
-	r.cmu.Unlock()
-	return cost
 }
 
 // realRun is one real run to execute.
@@ -809,8 +618,8 @@ func (r *runner) runRequest(rr realRun, key string) *plugins.RunRequest {
 		// gain over the baseline measures its edits, not seed noise.
 		Seed: int64(derive(r.v.Seed, "task/"+rr.Task.Env+"/"+rr.Task.Name) >> 1), Proposal: rr.Proposal, Config: cfg,
 		Executor: plugins.ExecutorSpec{Kind: r.v.Executor.Kind, Concurrency: r.v.Executor.Concurrency, GPUs: r.v.Executor.GPUs, Slurm: r.v.Executor.Slurm},
-		GPUs:     env.GPUs,
-		WorkDir:  filepath.Join(r.dir, "work", strings.NewReplacer("/", "_", "~", "-").Replace(key)),
+		GPUs:     env.GPUs, TimeLimitSeconds: env.TimeLimitSeconds,
+		WorkDir: filepath.Join(r.dir, "work", strings.NewReplacer("/", "_", "~", "-").Replace(key)),
 	}
 }
 
@@ -903,6 +712,9 @@ func (r *runner) attempt(rr realRun, key string) (*plugins.RunResult, error) {
 	// The result is durable before anything acts on it.
 	if err := r.j.Finished(key, res); err != nil {
 		return nil, err
+	}
+	if run, ok := r.j.Run(key); ok {
+		r.settleRun(key, run.Reservation, res)
 	}
 	r.progress.tick()
 	return res, nil

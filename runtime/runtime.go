@@ -110,6 +110,15 @@ type Totals struct {
 	PolicyUpdates int     `json:"policy_updates"`
 	Records       int     `json:"records"`
 	BestGain      float64 `json:"best_real_gain"`
+	// GPUHours and USD count each real run at what it held, as the caps
+	// do. MeasuredGPUHours and MeasuredRunUSD charge each finished run
+	// what it measured (wall time x GPUs), at most its hold (its hold when
+	// its duration is unknown); Overruns counts runs that measured more
+	// than they held, and OverrunGPUHours by how much (see hours.go).
+	MeasuredGPUHours float64 `json:"measured_gpu_hours"`
+	MeasuredRunUSD   float64 `json:"measured_run_usd"`
+	Overruns         int     `json:"overruns,omitempty"`
+	OverrunGPUHours  float64 `json:"overrun_gpu_hours,omitempty"`
 	// Measured is the same run in the estimate's terms.
 	Measured *Measured `json:"measured,omitempty"`
 }

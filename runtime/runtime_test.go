@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -232,6 +233,23 @@ func TestPluginCrashRestarts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A plugin that dies in a call reports no usage, and a provider may
+	// have billed the request it sent: each call that failed on a dead
+	// plugin (two deaths, and any call in flight on it then) is charged
+	// one attempt at the role's high tokens (20,000 in, 2,000 out at $1
+	// and $2 per million), and nothing else changes.
+	var in, out int
+	var usd float64
+	for name, r := range res.Totals.Measured.Roles {
+		c := ref.Totals.Measured.Roles[name]
+		in, out, usd = in+r.TokensIn-c.TokensIn, out+r.TokensOut-c.TokensOut, usd+r.USD-c.USD
+		r.TokensIn, r.TokensOut, r.USD = c.TokensIn, c.TokensOut, c.USD
+	}
+	k := in / 20000
+	if k < 2 || in != k*20000 || out != k*2000 || math.Abs(usd-float64(k)*0.024) > 1e-9 || math.Abs(res.Totals.LLMUSD-ref.Totals.LLMUSD-float64(k)*0.024) > 1e-9 {
+		t.Errorf("the failed calls were charged %d tokens in, %d out, $%g ($%g in the totals), want k x (20000, 2000, $0.024), k >= 2", in, out, usd, res.Totals.LLMUSD-ref.Totals.LLMUSD)
+	}
+	res.Totals.USD, res.Totals.LLMUSD = ref.Totals.USD, ref.Totals.LLMUSD
 	if d := cmp.Diff(ref.Totals, res.Totals); d != "" {
 		t.Errorf("crashes changed the totals (-clean +crashed):\n%s", d)
 	}
@@ -406,10 +424,10 @@ func TestCapsHoldAtHighHours(t *testing.T) {
 	p := lm2lmPlan()
 	v := p.Variants[0]
 	v.Envs[0].Hours = plan.Count{Low: 0.1, Expected: 0.5, High: 2}
-	v.Envs[0].GPUHours = v.Envs[0].Hours
+	v.Envs[0].GPUHours, v.Envs[0].TimeLimitSeconds = v.Envs[0].Hours, 7200
 	v.Phases = []*plan.Phase{{Name: "seed_records", Kind: plan.PhaseSeedRecords, Proposer: "proposer", Builder: "builder", Proposals: map[string]int{"tiny": 40}, Calls: plan.Calls{RealRuns: runs(40)}}}
 	v.Budget = plan.Budget{GPUHours: 18.5}
-	tr := newFakeTrainer()
+	tr := newFakeTrainer() // each run takes its limit: 2 hours
 	res, err := runPlan(t, p, t.TempDir(), "high", &testLoader{trainer: tr}, false)
 	if err != nil {
 		t.Fatal(err)

@@ -240,6 +240,7 @@ func TestCallRecordJSON(t *testing.T) {
 	for _, c := range []callRecord{
 		{Role: "rwm", Payload: json.RawMessage(`{"predicted_gain":0.5}`), In: 10, Out: 2},
 		{Role: "crit\"ic<é>", Failed: "line\nbreak \\ \"quoted\""},
+		{Role: "rwm", Payload: json.RawMessage(`{}`), In: 3000, Out: 100, Breach: "the dollar cap stops the run: \"over\"\n"},
 		{Role: ""},
 	} {
 		b, err := c.MarshalJSON()
@@ -250,7 +251,7 @@ func TestCallRecordJSON(t *testing.T) {
 		if err := json.Unmarshal(b, &got); err != nil {
 			t.Fatalf("%s: %v", b, err)
 		}
-		if got.Role != c.Role || got.Failed != c.Failed || got.In != c.In || got.Out != c.Out || string(got.Payload) != string(c.Payload) {
+		if got.Role != c.Role || got.Failed != c.Failed || got.Breach != c.Breach || got.In != c.In || got.Out != c.Out || string(got.Payload) != string(c.Payload) {
 			t.Errorf("round trip of %+v gave %+v", c, got)
 		}
 	}

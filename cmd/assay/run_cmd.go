@@ -76,17 +76,36 @@ journaled under .assay/runs/ID/journal.db, with the run's provenance: the
 git commit of the spec and whether its files had uncommitted changes (run
 warns then), the plan's hash, the assay version, the -var, -var-file and
 --set settings, and each plugin executable's SHA-256 (assay status ID shows it).
-Budget caps are hard: a real run is reserved before it starts, and an LLM
-call holds its worst-case dollars before it is made, so no cap is
-exceeded. While a phase runs, what the phases after it need is held back
-from it (the plan's hold_back, which the compiler decides: their low
-GPU-hours and dollars, and their real runs, up to their high figure as
-far as the cap leaves the earlier phases their low), so an early loop
-cannot spend a later evaluation's share. A spec whose estimate breaks a hard cap is refused
-before anything runs, as estimate refuses it; one whose high figure only
-may break it (W_CAP_AT_RISK) runs until the cap. A run a cap cut short
-ends in state stopped_at_cap, naming every phase the cap stopped or left
-with fewer real runs than planned, and run exits with code 4. An interrupted run (a crash, kill
+Budget caps are hard. What the caps guarantee, exactly:
+  - real_runs: no more real runs are reserved than the cap.
+  - gpu_hours and the run share of usd: a real run holds its
+    environment's high GPU-hours (and their dollars) before it starts and
+    keeps the hold; it is sent a time limit of its high hours (Slurm
+    --time rounded up to whole minutes, plus 30 s for the trainer to
+    report; the local executor kills its process group), and a run that
+    measured more than its hold is reported as an overrun (status,
+    report), since a trainer or scheduler may stop it late.
+  - the LLM share of usd: each call holds, before it is sent, its role's
+    high tokens in and out at its prices for every attempt its plugin may
+    make (max_retries + 1 for builtin:openai), and is charged what the
+    server reports for every attempt that may be billed (answered,
+    timed out), each figure bounded to [0, the hold]. Prompts are counted
+    before sending (builtin:openai: one token per byte plus 8 per
+    message) and one over the role's high tokens.in is refused, not
+    truncated, and the run stops with the reason. A report above what a
+    call held is charged the hold and stops the run at the cap, with the
+    reason: the dollars counted never exceed the cap, whatever a server
+    reports.
+  - later phases: while a phase runs, what the phases after it need is
+    held back from it (the plan's hold_back, which the compiler decides:
+    their low GPU-hours and dollars, and their real runs, up to their high
+    figure as far as the cap leaves the earlier phases their low), so an
+    early loop cannot spend a later evaluation's share.
+A spec whose estimate breaks a hard cap is refused before anything runs,
+as estimate refuses it; one whose high figure only may break it
+(W_CAP_AT_RISK) runs until the cap. A run a cap cut short ends in state
+stopped_at_cap, naming every phase the cap stopped or left with fewer real
+runs than planned, and run exits with code 4. An interrupted run (a crash, kill
 -9, Ctrl-C) continues with assay resume ID: finished real runs are never
 run again, and a resumed run ends with the same totals as an
 uninterrupted one with the same seed.

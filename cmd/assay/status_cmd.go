@@ -79,7 +79,13 @@ them for the list. Each field has one meaning:
   re_executions             real runs started again because their trainer
                             had lost them (its process died with them in
                             flight); each may have spent its GPU time twice
-  gpu_hours, run_usd        reserved GPU-hours and their dollars
+  gpu_hours, run_usd        reserved GPU-hours and their dollars (held at each
+                            run's high hours)
+  totals.measured_gpu_hours GPU-hours and dollars of finished runs as
+  totals.measured_run_usd   measured (wall time x GPUs), each run at most
+                            what it held; totals.overruns and
+                            totals.overrun_gpu_hours count runs that took
+                            longer than their high hours, and by how much
   budget                    the plan's budget caps
   totals                    the run's figures when it ended (absent while it
                             runs); totals.finished_runs and
@@ -232,6 +238,11 @@ func writeStatus(w io.Writer, s *runtime.Status) {
 	if t := s.Totals; t != nil {
 		fmt.Fprintf(w, "total $    %s (real runs reserved, LLM %s measured, %d calls)\nsteps      %d (%d candidates, %d policy updates)\nbest gain  %.4g\n",
 			estimate.FormatUSD(t.USD), estimate.FormatUSD(t.LLMUSD), t.LLMCalls, t.Steps, t.Candidates, t.PolicyUpdates, t.BestGain)
+		fmt.Fprintf(w, "measured   %s GPU-hours, %s (each run at most what it held)\n", estimate.FormatNumber(t.MeasuredGPUHours), estimate.FormatUSD(t.MeasuredRunUSD))
+		if t.Overruns > 0 {
+			fmt.Fprintf(w, "overruns   %d real runs took longer than their high hours: %s GPU-hours beyond what they held, not charged\n",
+				t.Overruns, estimate.FormatNumber(t.OverrunGPUHours))
+		}
 	}
 	if s.State == runtime.StateInterrupted {
 		fmt.Fprintf(w, "continue   assay resume %s\n", s.ID)

@@ -242,10 +242,14 @@ type Environment struct {
 	GPUs      int    `json:"gpus"`
 	// Hours and GPUHours are one run's, as assumed: the estimate spreads
 	// them, and the runtime holds a run's caps at their high figure.
-	Hours    Count      `json:"hours"`
-	GPUHours Count      `json:"gpu_hours"`
-	Tasks    []*Task    `json:"tasks"`
-	Source   diag.Range `json:"source"`
+	Hours    Count `json:"hours"`
+	GPUHours Count `json:"gpu_hours"`
+	// TimeLimitSeconds is each real run's wall-time limit: its high hours
+	// (0: none declared). A trainer stops a run at it, so a run cannot
+	// spend more than the caps hold for it.
+	TimeLimitSeconds float64    `json:"time_limit_seconds,omitempty"`
+	Tasks            []*Task    `json:"tasks"`
+	Source           diag.Range `json:"source"`
 }
 
 // Task is one task. Baseline and Scale are nil when a benchmark plugin
@@ -267,10 +271,15 @@ type Role struct {
 	// TokensIn and TokensOut are one call's, as assumed: the estimate
 	// spreads them; a call asks for at most TokensOut.High completion
 	// tokens, and the dollar cap holds a call at the high figures.
-	TokensIn    Count      `json:"tokens_in"`
-	TokensOut   Count      `json:"tokens_out"`
-	PriceIn     float64    `json:"usd_per_mtok_in"`
-	PriceOut    float64    `json:"usd_per_mtok_out"`
+	TokensIn  Count   `json:"tokens_in"`
+	TokensOut Count   `json:"tokens_out"`
+	PriceIn   float64 `json:"usd_per_mtok_in"`
+	PriceOut  float64 `json:"usd_per_mtok_out"`
+	// Attempts is how many requests one call may send, each of which a
+	// provider may bill: its plugin's max_retries + 1 (1 for a plugin
+	// without retries). The dollar cap holds a call at Attempts times its
+	// high tokens at its prices.
+	Attempts    int        `json:"attempts,omitempty"`
 	Concurrency int        `json:"concurrency"`
 	Seconds     float64    `json:"seconds"`
 	Source      diag.Range `json:"source"`

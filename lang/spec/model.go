@@ -87,7 +87,7 @@ type Metric struct {
 type RunCost struct {
 	GPU      Val[string] `assay:"gpu" doc:"GPU type; must have a price (not needed with gpus = 0)"`
 	GPUs     Val[int]    `assay:"gpus" doc:"GPUs per run; 0 for a run that needs none (CPU work: no GPU asked for, no GPU-hour spent)"`
-	Hours    Val[Spread] `assay:"hours" unit:"hours" doc:"wall-clock hours per run: one number, or { low, expected, high }; the high figure bounds the estimate and the wall-clock and dollar caps"`
+	Hours    Val[Spread] `assay:"hours" unit:"hours" doc:"wall-clock hours per run: one number, or { low, expected, high }; the high figure bounds the estimate and the wall-clock and dollar caps, and is each run's time limit (a run stopped there fails)"`
 	GPUHours Val[Spread] `assay:"gpu_hours" unit:"GPU-hours" doc:"GPU-hours per run, instead of gpus x hours: one number, or { low, expected, high }"`
 	Range    diag.Range  `json:"-"`
 }

@@ -2,9 +2,11 @@ package grpcshim
 
 import (
 	"context"
+	"math"
 
 	"github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/status"
 
 	"assay/plugins"
 	pb "assay/plugins/proto"
@@ -53,23 +55,24 @@ func (c *LLMGRPCClient) Complete(ctx context.Context, req *plugins.CompleteReque
 		msgs = append(msgs, &pb.Message{Role: m.Role, Content: m.Content})
 	}
 	resp, err := c.client.Complete(ctx, &pb.CompleteRequest{
-		Role:        req.Role,
-		Model:       req.Model,
-		Temperature: req.Temperature,
-		Seed:        req.Seed,
-		MaxTokens:   int64(req.MaxTokens),
-		Messages:    msgs,
-		Payload:     req.Payload,
-		State:       req.State,
-		ConfigJson:  cfg,
+		Role:            req.Role,
+		Model:           req.Model,
+		Temperature:     req.Temperature,
+		Seed:            req.Seed,
+		MaxTokens:       int64(req.MaxTokens),
+		MaxPromptTokens: int64(req.MaxPromptTokens),
+		Messages:        msgs,
+		Payload:         req.Payload,
+		State:           req.State,
+		ConfigJson:      cfg,
 	})
 	if err != nil {
-		return nil, fromStatus(err)
+		return nil, usageFromStatus(err, fromStatus(err))
 	}
 	return &plugins.CompleteResponse{
 		Text:    resp.GetText(),
 		Payload: resp.GetPayload(),
-		Usage:   plugins.Usage{In: int(resp.GetUsage().GetIn()), Out: int(resp.GetUsage().GetOut())},
+		Usage:   plugins.Usage{In: clampInt(resp.GetUsage().GetIn()), Out: clampInt(resp.GetUsage().GetOut())},
 	}, nil
 }
 
@@ -120,18 +123,19 @@ func (s *LLMGRPCServer) Complete(ctx context.Context, req *pb.CompleteRequest) (
 		msgs = append(msgs, plugins.Message{Role: m.GetRole(), Content: m.GetContent()})
 	}
 	resp, err := s.Impl.Complete(ctx, &plugins.CompleteRequest{
-		Role:        req.GetRole(),
-		Model:       req.GetModel(),
-		Temperature: req.GetTemperature(),
-		Seed:        req.GetSeed(),
-		MaxTokens:   int(req.GetMaxTokens()),
-		Messages:    msgs,
-		Payload:     req.GetPayload(),
-		State:       req.GetState(),
-		Config:      cfg,
+		Role:            req.GetRole(),
+		Model:           req.GetModel(),
+		Temperature:     req.GetTemperature(),
+		Seed:            req.GetSeed(),
+		MaxTokens:       int(req.GetMaxTokens()),
+		MaxPromptTokens: int(req.GetMaxPromptTokens()),
+		Messages:        msgs,
+		Payload:         req.GetPayload(),
+		State:           req.GetState(),
+		Config:          cfg,
 	})
 	if err != nil {
-		return nil, toStatus(err)
+		return nil, usageToStatus(err, toStatus(err))
 	}
 	if resp == nil {
 		return &pb.CompleteResponse{Usage: &pb.Usage{}}, nil
@@ -188,4 +192,41 @@ func adapterFromProto(a *pb.Adapter) *plugins.Adapter {
 		return nil
 	}
 	return &plugins.Adapter{Name: a.GetName(), Path: a.GetPath()}
+}
+
+// usageToStatus attaches the usage of a failed call (plugins.WithUsage) to
+// its status as a detail, so the host charges what the call's requests
+// may be billed for.
+func usageToStatus(err, st error) error {
+	u, ok := plugins.UsageOf(err)
+	if !ok {
+		return st
+	}
+	s, _ := status.FromError(st)
+	d, derr := s.WithDetails(&pb.Usage{In: int64(u.In), Out: int64(u.Out)})
+	if derr != nil {
+		return st
+	}
+	return d.Err()
+}
+
+// usageFromStatus reads the usage detail usageToStatus attached, if any.
+func usageFromStatus(err, re error) error {
+	s, ok := status.FromError(err)
+	if !ok {
+		return re
+	}
+	for _, d := range s.Details() {
+		if u, ok := d.(*pb.Usage); ok {
+			return plugins.WithUsage(re, plugins.Usage{In: clampInt(u.GetIn()), Out: clampInt(u.GetOut())})
+		}
+	}
+	return re
+}
+
+// clampInt converts a wire count to an int, keeping it inside int32 so
+// that no sum of a few of them overflows anywhere (the runtime bounds a
+// call's charge itself).
+func clampInt(n int64) int {
+	return int(max(min(n, math.MaxInt32), math.MinInt32))
 }

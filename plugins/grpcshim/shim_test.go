@@ -133,7 +133,7 @@ func TestRoundTripEveryField(t *testing.T) {
 		t.Errorf("Describe = %+v, %v; config received %v", d, err, f.gotDesc.Config)
 	}
 
-	comp := &plugins.CompleteRequest{Role: "critic", Model: "m", Temperature: 0.7, Seed: 5, MaxTokens: 100,
+	comp := &plugins.CompleteRequest{Role: "critic", Model: "m", Temperature: 0.7, Seed: 5, MaxTokens: 100, MaxPromptTokens: 900,
 		Messages: []plugins.Message{{Role: "system", Content: "s"}, {Role: "user", Content: "u"}},
 		Payload:  []byte(`{"x":1}`), State: []byte{9}, Config: cfg}
 	cr, err := l.Complete(ctx, comp)
@@ -278,5 +278,26 @@ func TestPluginTextIsPrintable(t *testing.T) {
 	r, err := NewTrainerGRPCClient(conn).Wait(context.Background(), &plugins.RunHandle{RunID: "r1"})
 	if err != nil || strings.ContainsAny(r.Reason, "\n\r\x1b") || !strings.Contains(r.Reason, `\nassay: run r1 finished`) {
 		t.Errorf("reason: %q, %v", r.Reason, err)
+	}
+}
+
+// A failed call's usage crosses the wire with its error, so the host
+// charges attempts that a provider billed before the call failed.
+func TestCompleteErrorCarriesUsage(t *testing.T) {
+	f := &fake{err: plugins.WithUsage(fmt.Errorf("the answer does not fit the critic role: %w", plugins.ErrConfig), plugins.Usage{In: 1200, Out: 64})}
+	conn := dial(t, f)
+	_, err := NewLLMGRPCClient(conn).Complete(context.Background(), &plugins.CompleteRequest{Role: "critic"})
+	u, ok := plugins.UsageOf(err)
+	if !ok || u != (plugins.Usage{In: 1200, Out: 64}) {
+		t.Fatalf("usage of %v = %+v, %v; want {1200 64}", err, u, ok)
+	}
+	if !errors.Is(err, plugins.ErrConfig) || !strings.Contains(err.Error(), "does not fit") {
+		t.Errorf("error %v lost its kind or text", err)
+	}
+	f.err = errors.New("plain")
+	if _, err := NewLLMGRPCClient(conn).Complete(context.Background(), &plugins.CompleteRequest{}); err == nil {
+		t.Fatal("no error")
+	} else if _, ok := plugins.UsageOf(err); ok {
+		t.Errorf("an error without usage came back with usage: %v", err)
 	}
 }

@@ -922,18 +922,20 @@ func (x *Message) GetContent() string {
 }
 
 type CompleteRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Role          string                 `protobuf:"bytes,1,opt,name=role,proto3" json:"role,omitempty"`
-	Model         string                 `protobuf:"bytes,2,opt,name=model,proto3" json:"model,omitempty"`
-	Temperature   float64                `protobuf:"fixed64,3,opt,name=temperature,proto3" json:"temperature,omitempty"`
-	Seed          int64                  `protobuf:"varint,4,opt,name=seed,proto3" json:"seed,omitempty"`
-	MaxTokens     int64                  `protobuf:"varint,5,opt,name=max_tokens,json=maxTokens,proto3" json:"max_tokens,omitempty"`
-	Messages      []*Message             `protobuf:"bytes,6,rep,name=messages,proto3" json:"messages,omitempty"`
-	Payload       []byte                 `protobuf:"bytes,7,opt,name=payload,proto3" json:"payload,omitempty"`
-	State         []byte                 `protobuf:"bytes,8,opt,name=state,proto3" json:"state,omitempty"`
-	ConfigJson    []byte                 `protobuf:"bytes,9,opt,name=config_json,json=configJson,proto3" json:"config_json,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	Role        string                 `protobuf:"bytes,1,opt,name=role,proto3" json:"role,omitempty"`
+	Model       string                 `protobuf:"bytes,2,opt,name=model,proto3" json:"model,omitempty"`
+	Temperature float64                `protobuf:"fixed64,3,opt,name=temperature,proto3" json:"temperature,omitempty"`
+	Seed        int64                  `protobuf:"varint,4,opt,name=seed,proto3" json:"seed,omitempty"`
+	MaxTokens   int64                  `protobuf:"varint,5,opt,name=max_tokens,json=maxTokens,proto3" json:"max_tokens,omitempty"`
+	Messages    []*Message             `protobuf:"bytes,6,rep,name=messages,proto3" json:"messages,omitempty"`
+	Payload     []byte                 `protobuf:"bytes,7,opt,name=payload,proto3" json:"payload,omitempty"`
+	State       []byte                 `protobuf:"bytes,8,opt,name=state,proto3" json:"state,omitempty"`
+	ConfigJson  []byte                 `protobuf:"bytes,9,opt,name=config_json,json=configJson,proto3" json:"config_json,omitempty"`
+	// The most prompt tokens one request may send (0: no limit).
+	MaxPromptTokens int64 `protobuf:"varint,10,opt,name=max_prompt_tokens,json=maxPromptTokens,proto3" json:"max_prompt_tokens,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *CompleteRequest) Reset() {
@@ -1029,6 +1031,15 @@ func (x *CompleteRequest) GetConfigJson() []byte {
 	return nil
 }
 
+func (x *CompleteRequest) GetMaxPromptTokens() int64 {
+	if x != nil {
+		return x.MaxPromptTokens
+	}
+	return 0
+}
+
+// Usage counts tokens. On a failed Complete it travels as a detail of the
+// gRPC status: what the call's requests may be billed for.
 type Usage struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	In            int64                  `protobuf:"varint,1,opt,name=in,proto3" json:"in,omitempty"`
@@ -1720,7 +1731,7 @@ const file_assay_proto_rawDesc = "" +
 	"\ahandles\x18\x01 \x03(\v2\x1a.assay.plugin.v1.RunHandleR\ahandles\"7\n" +
 	"\aMessage\x12\x12\n" +
 	"\x04role\x18\x01 \x01(\tR\x04role\x12\x18\n" +
-	"\acontent\x18\x02 \x01(\tR\acontent\"\x97\x02\n" +
+	"\acontent\x18\x02 \x01(\tR\acontent\"\xc3\x02\n" +
 	"\x0fCompleteRequest\x12\x12\n" +
 	"\x04role\x18\x01 \x01(\tR\x04role\x12\x14\n" +
 	"\x05model\x18\x02 \x01(\tR\x05model\x12 \n" +
@@ -1732,7 +1743,9 @@ const file_assay_proto_rawDesc = "" +
 	"\apayload\x18\a \x01(\fR\apayload\x12\x14\n" +
 	"\x05state\x18\b \x01(\fR\x05state\x12\x1f\n" +
 	"\vconfig_json\x18\t \x01(\fR\n" +
-	"configJson\")\n" +
+	"configJson\x12*\n" +
+	"\x11max_prompt_tokens\x18\n" +
+	" \x01(\x03R\x0fmaxPromptTokens\")\n" +
 	"\x05Usage\x12\x0e\n" +
 	"\x02in\x18\x01 \x01(\x03R\x02in\x12\x10\n" +
 	"\x03out\x18\x02 \x01(\x03R\x03out\"n\n" +

@@ -474,7 +474,7 @@ svg .f{fill:#fafafa;stroke:#ccc}svg .g{stroke:#e6e6e6}svg .d{stroke:#999;stroke-
 <tr><th>plan</th><td>{{.R.Status.Plan}} ({{.R.Status.Variant}}, seed {{.R.Status.Seed}})</td></tr>
 <tr><th>state</th><td>{{.R.Status.State}}{{if .R.Status.Reason}}: {{.R.Status.Reason}}{{end}}</td></tr>
 <tr><th>real runs</th><td>{{.R.Status.RealRuns}}{{if .R.Status.Budget.RealRuns}} of {{.R.Status.Budget.RealRuns}}{{end}} ({{.R.Status.Finished}} finished, {{.R.Status.Failed}} failed, {{.R.Status.InFlight}} in flight)</td></tr>
-<tr><th>GPU-hours</th><td>{{num .R.Status.GPUHours}} reserved (each real run held at the plan's hours)</td></tr>
+<tr><th>GPU-hours</th><td>{{num .R.Status.GPUHours}} reserved (each real run held at its high hours){{with .R.Status.Totals}}, {{num .MeasuredGPUHours}} measured (each run at most what it held){{if .Overruns}}; <b>{{.Overruns}} runs took longer than their high hours: {{num .OverrunGPUHours}} GPU-hours beyond what they held, not charged</b>{{end}}{{end}}</td></tr>
 <tr><th>dollars</th><td>{{with .R.Status.Totals}}{{money .USD}} (real runs {{money $.R.Status.RunUSD}} reserved, LLM {{money .LLMUSD}} measured, {{.LLMCalls}} calls){{else}}{{money .R.Status.RunUSD}} reserved for real runs so far{{end}}{{if .R.Status.Budget.USD}} of a {{money .R.Status.Budget.USD}} cap{{end}}</td></tr>
 {{range routed .R.Compare}}<tr><th>routed share, loop {{loopOf .Figure}}</th><td>{{pct .Measured}} measured, beside expected_routed {{pct .Expected}}{{if ne .Low .High}} (assumed {{pct .Low}} – {{pct .High}}){{end}}{{if not .Within}}: <b>outside the assumed range</b>{{end}}</td></tr>{{end}}
 {{with .R.Status.Totals}}

@@ -227,3 +227,19 @@ func TestReservedAndMeasuredLabelled(t *testing.T) {
 		t.Error("the report still calls a figure actual without saying reserved or measured")
 	}
 }
+
+// GPU-hours show what runs held and what they measured, and overruns
+// stand out.
+func TestGPUHoursMeasuredAndOverruns(t *testing.T) {
+	r := sample()
+	r.Status.Totals.MeasuredGPUHours, r.Status.Totals.Overruns, r.Status.Totals.OverrunGPUHours = 1.5, 2, 6.2
+	var b bytes.Buffer
+	if err := WriteHTML(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"1.5 measured (each run at most what it held)", "<b>2 runs took longer than their high hours: 6.2 GPU-hours beyond what they held, not charged</b>"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+}

@@ -36,8 +36,11 @@ var OpenAI = &Schema{
 	Builtin:        "openai",
 	Kind:           "llm",
 	ServesAdapters: true,
+	RetriesKey:     "max_retries",
 	Doc: "LLM client for any server that speaks the OpenAI chat-completions API (hosted APIs, vLLM, Ollama, llama.cpp). " +
-		"Requests go only to base_url: there is no default endpoint. The API key is read from the environment variable api_key_env names, never from the spec.",
+		"Requests go only to base_url: there is no default endpoint. The API key is read from the environment variable api_key_env names, never from the spec. " +
+		"A prompt is counted before it is sent, as one token per byte of every message plus 8 per message and 8 for the reply (an upper bound for byte-level tokenizers), and one over the role's high tokens.in is refused, not truncated. " +
+		"A call reports the usage of every attempt that may be billed: an answered one at what the server reports (a negative figure at its bound), one that timed out at its prompt count and max_tokens, and none the server refused with an error status.",
 	Fields: []*Field{
 		{Name: "base_url", Type: URL, Required: true,
 			Doc: "API root every request goes to, e.g. \"http://127.0.0.1:8000/v1\" for a local server or your provider's API root; there is no default, and it may carry neither user:password@ nor a query string (?api-key=...)"},
@@ -46,7 +49,7 @@ var OpenAI = &Schema{
 			Doc: "environment variable holding the API key; when it is unset or empty no key is sent"},
 		{Name: "requests_per_second", Type: Number, Default: 0.0, Min: num(0), Doc: "rate limit; 0 means none"},
 		{Name: "max_concurrency", Type: Int, Default: 8.0, Min: num(1), Max: num(1e6), Doc: "requests in flight at once"},
-		{Name: "max_retries", Type: Int, Default: 5.0, Min: num(0), Max: num(1e6), Doc: "retries after the first attempt of a request that failed transiently (429, 5xx, timeouts)"},
+		{Name: "max_retries", Type: Int, Default: 5.0, Min: num(0), Max: num(1e6), Doc: "retries after the first attempt of a request that failed transiently (429, 5xx, timeouts); each attempt may be billed, so the dollar cap holds a call for max_retries + 1 attempts at the role's high tokens"},
 		secondsField("timeout_seconds", 120, "time limit of one attempt, in seconds"),
 		secondsField("backoff_seconds", 1, "delay before the first retry, in seconds; it doubles each retry"),
 		secondsField("max_backoff_seconds", 60, "cap on the retry delay, in seconds"),

@@ -86,6 +86,10 @@ type Schema struct {
 	// adapter a loop's update command trained (plugins.UpdateRequest's
 	// Adapter).
 	ServesAdapters bool
+	// RetriesKey: an llm built-in that retries a request on its own names
+	// the config key that says how often (each attempt may be billed, so
+	// the dollar cap holds a call for that many attempts plus one).
+	RetriesKey string
 	// UpdateKey: a trainer built-in that can run a loop's policy update
 	// when its config has this key; "" for one that cannot.
 	UpdateKey string

@@ -69,10 +69,7 @@ type chatResponse struct {
 		} `json:"message"`
 		FinishReason string `json:"finish_reason"`
 	} `json:"choices"`
-	Usage *struct {
-		PromptTokens     int `json:"prompt_tokens"`
-		CompletionTokens int `json:"completion_tokens"`
-	} `json:"usage"`
+	// Usage is read by meter, which bounds what a server reports.
 }
 
 // httpError is a non-2xx answer.
@@ -97,10 +94,11 @@ func retryable(err error) bool {
 	return true // transport errors: timeouts, resets, refused connections
 }
 
-// chat sends one request, retrying transient failures.
-func (c *client) chat(ctx context.Context, req *chatRequest) (*chatResponse, error) {
+// chat sends one request, retrying transient failures; m counts what
+// every attempt may be billed for.
+func (c *client) chat(ctx context.Context, req *chatRequest, m *meter) (*chatResponse, error) {
 	var out chatResponse
-	err := c.send(ctx, "/chat/completions", req, func(data []byte, quote func() string) error {
+	err := c.send(ctx, "/chat/completions", req, m, func(data []byte, quote func() string) error {
 		if err := json.Unmarshal(data, &out); err != nil {
 			return fmt.Errorf("the server's answer is not a chat-completions response (%v): %s", err, quote())
 		}
@@ -120,12 +118,13 @@ func (c *client) chat(ctx context.Context, req *chatRequest) (*chatResponse, err
 // transient failures like a chat request.
 func (c *client) loadAdapter(ctx context.Context, name, path string) error {
 	body := map[string]string{"lora_name": name, "lora_path": path}
-	return c.send(ctx, "/load_lora_adapter", body, func([]byte, func() string) error { return nil })
+	return c.send(ctx, "/load_lora_adapter", body, nil, func([]byte, func() string) error { return nil })
 }
 
 // send posts req as JSON to base_url + path and hands a 2xx answer to
-// parse, retrying transient failures (a parse error is not retried).
-func (c *client) send(ctx context.Context, path string, req any, parse func(data []byte, quote func() string) error) error {
+// parse, retrying transient failures (a parse error is not retried). A
+// non-nil m counts each attempt's billable usage.
+func (c *client) send(ctx context.Context, path string, req any, m *meter, parse func(data []byte, quote func() string) error) error {
 	body, err := json.Marshal(req)
 	if err != nil {
 		return err
@@ -135,6 +134,13 @@ func (c *client) send(ctx context.Context, path string, req any, parse func(data
 			return err
 		}
 		data, quote, err := c.once(ctx, path, body)
+		if m != nil {
+			if err == nil {
+				m.answered(data)
+			} else {
+				m.failed(err)
+			}
+		}
 		if err == nil {
 			return parse(data, quote)
 		}

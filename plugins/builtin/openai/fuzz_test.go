@@ -92,3 +92,28 @@ func FuzzParseRetryAfter(f *testing.F) {
 		}
 	})
 }
+
+// FuzzMeterAnswered: whatever usage a server's answer reports, a call's
+// metered usage stays within [0, maxReported] and never goes down.
+func FuzzMeterAnswered(f *testing.F) {
+	f.Add(`{"usage":{"prompt_tokens":300,"completion_tokens":20}}`)
+	f.Add(`{"usage":{"prompt_tokens":-5000,"completion_tokens":-1}}`)
+	f.Add(`{"usage":{"prompt_tokens":1e15,"completion_tokens":1e308}}`)
+	f.Add(`{"usage":{"prompt_tokens":"12"}}`)
+	f.Add(`{"choices":[{"message":{"content":"{}"}}]}`)
+	f.Add(`{"usage":null}`)
+	f.Add(`not json`)
+	f.Fuzz(func(t *testing.T, body string) {
+		m := &meter{prompt: 1000, maxOut: 64}
+		for i := 0; i < 3; i++ {
+			in, out := m.in, m.out
+			m.answered([]byte(body))
+			if m.in < in || m.out < out || m.in > maxReported || m.out > maxReported {
+				t.Fatalf("after %q: usage %d/%d from %d/%d", body, m.in, m.out, in, out)
+			}
+		}
+		if u := m.usage(); u.In < 0 || u.Out < 0 {
+			t.Fatalf("negative usage %+v", u)
+		}
+	})
+}

@@ -63,7 +63,11 @@ func (l *llm) Complete(ctx context.Context, req *plugins.CompleteRequest) (*plug
 	}
 	resp, err := l.complete(ctx, c, req)
 	if err != nil {
-		return nil, redact.Error(err, c.key())
+		red := redact.Error(err, c.key())
+		if u, ok := plugins.UsageOf(err); ok {
+			red = plugins.WithUsage(red, u)
+		}
+		return nil, red
 	}
 	return resp, nil
 }
@@ -88,6 +92,14 @@ func (l *llm) complete(ctx context.Context, c *client, req *plugins.CompleteRequ
 	if err != nil {
 		return nil, err
 	}
+	// The prompt is counted before it is sent (see promptTokens); one over
+	// the role's limit is refused whole, and the error says so.
+	m := &meter{prompt: int64(promptTokens(msgs)), maxOut: int64(max(req.MaxTokens, 0))}
+	if lim := req.MaxPromptTokens; lim > 0 && m.prompt > int64(lim) {
+		return nil, plugins.WithUsage(plugins.WithKind(plugins.ErrConfig, fmt.Errorf(
+			"openai plugin, %s role: the prompt counts %d tokens (one per byte plus %d per message), over the role's high tokens.in of %d; it was refused, not sent and not truncated: raise the role's tokens.in high (or shorten what its input carries)",
+			req.Role, m.prompt, promptPerMessage, lim)), plugins.Usage{})
+	}
 	creq := &chatRequest{Model: model, Messages: msgs, Temperature: req.Temperature, MaxTokens: req.MaxTokens}
 	if req.Seed != 0 {
 		seed := req.Seed
@@ -96,9 +108,9 @@ func (l *llm) complete(ctx context.Context, c *client, req *plugins.CompleteRequ
 	if c.cfg.JSONMode {
 		creq.ResponseFormat = &responseFormat{Type: "json_object"}
 	}
-	resp, err := c.chat(ctx, creq)
+	resp, err := c.chat(ctx, creq, m)
 	if err != nil {
-		return nil, fmt.Errorf("openai plugin, %s role, model %s: %w", req.Role, model, err)
+		return nil, plugins.WithUsage(fmt.Errorf("openai plugin, %s role, model %s: %w", req.Role, model, err), m.usage())
 	}
 	// A server may echo the key inside a good answer too: redact it as
 	// errors are, before the answer becomes a proposal that reaches the
@@ -109,20 +121,10 @@ func (l *llm) complete(ctx context.Context, c *client, req *plugins.CompleteRequ
 		if resp.Choices[0].FinishReason == "length" {
 			err = fmt.Errorf("%w (the answer was cut off at max_tokens %d; raise it)", err, req.MaxTokens)
 		}
-		return nil, fmt.Errorf("openai plugin, %s role, model %s: %w", req.Role, model, err)
+		// The answer was billed even though it is of no use.
+		return nil, plugins.WithUsage(fmt.Errorf("openai plugin, %s role, model %s: %w", req.Role, model, err), m.usage())
 	}
-	out := &plugins.CompleteResponse{Text: text, Payload: answer}
-	if u := resp.Usage; u != nil {
-		out.Usage = plugins.Usage{In: u.PromptTokens, Out: u.CompletionTokens}
-	} else {
-		// A server that reports no usage still costs tokens; estimate.
-		in := 0
-		for _, m := range msgs {
-			in += payload.Tokens(m.Content) + 4
-		}
-		out.Usage = plugins.Usage{In: in, Out: payload.Tokens(text)}
-	}
-	return out, nil
+	return &plugins.CompleteResponse{Text: text, Payload: answer, Usage: m.usage()}, nil
 }
 
 // Update points the role at an adapter the loop's update command trained:

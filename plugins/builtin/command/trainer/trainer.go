@@ -319,9 +319,11 @@ func (t *Trainer) prepare(ctx context.Context, req *plugins.RunRequest) (*prepar
 	for _, f := range []string{ResultFile, StdoutFile, StderrFile, executor.ExitFile, executor.CancelFile} {
 		_ = os.Remove(filepath.Join(dir, f))
 	}
+	// The request's limit (the plan's high hours) and config.time_limit
+	// both hold: the shorter wins.
 	limit := cfg.TimeLimit
-	if req.TimeLimitSeconds > 0 {
-		limit = time.Duration(req.TimeLimitSeconds * float64(time.Second))
+	if r := time.Duration(req.TimeLimitSeconds * float64(time.Second)); r > 0 && (limit == 0 || r < limit) {
+		limit = r
 	}
 	if req.Update != nil {
 		return t.prepareUpdate(req, cfg, dir, limit)

@@ -1,0 +1,323 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+
+	"assay/compiler/plan"
+	"assay/plugins"
+	"assay/plugins/payload"
+	"assay/runtime/journal"
+)
+
+// errCallFailed is an LLM call that failed after its retries and plugin
+// restarts. It is journaled, so a resumed run sees the same failure, and
+// the caller marks its candidate failed and goes on.
+var errCallFailed = errors.New("call failed")
+
+// maxFailedCalls is how many LLM calls in a row may fail before the run
+// stops: a plugin that fails every call is broken, not unlucky.
+const maxFailedCalls = 5
+
+// complete makes one journaled LLM call of the role the plan names: a call
+// whose result is in the journal is not made again. key must be unique in
+// the run. Before the call its worst-case dollars are held against the
+// dollar cap; after it, what it cost is charged.
+func (r *runner) complete(roleName, key string, in, out any) error {
+	return r.completeAs(roleName, key, in, out, false)
+}
+
+// completeAs is complete; untrained sends a proposer's call with its
+// initial policy instead of its latest one (an evaluation's base arm).
+//
+// The dollar cap holds against whatever a plugin or server reports: each
+// plugin call (the runtime retries one after a crash) holds the most it
+// can cost (callHold) before it is sent, and is charged what its requests
+// report, bounded to [0, the hold]. A report above the hold is charged at
+// the hold and stops the run (Budget.breach): the cap then still holds,
+// and nothing more is spent on an account that cannot be trusted.
+func (r *runner) completeAs(roleName, key string, in, out any, untrained bool) error {
+	role := r.roles[roleName]
+	if role == nil {
+		return fmt.Errorf("%w: call %s: the plan has no role %q", errPermanent, key, roleName)
+	}
+	kind := role.Kind
+	if d, ok := r.j.Call(journal.KindCall, key); ok {
+		var c callRecord
+		if err := json.Unmarshal(d, &c); err == nil {
+			r.chargeLLM(role, c.In, c.Out)
+			if c.Breach != "" {
+				r.budget.breach(c.Breach)
+			}
+			if c.Failed != "" {
+				return fmt.Errorf("%s call %s: %w: %s", role.Name, key, errCallFailed, c.Failed)
+			}
+			return payload.Decode(c.Payload, out)
+		}
+	}
+	if err := r.budget.CheckLLM(); err != nil {
+		return err
+	}
+	req := &plugins.CompleteRequest{Role: kind, Model: role.Model, Temperature: role.Temperature,
+		Seed: int64(derive(r.v.Seed, key) >> 1), Input: in, Config: r.config[role.Plugin]}
+	if role.TokensOut.High > 0 {
+		req.MaxTokens = tokenBound(role.TokensOut.High)
+	}
+	if role.TokensIn.High > 0 {
+		req.MaxPromptTokens = tokenBound(role.TokensIn.High)
+	}
+	if kind == plugins.RolePropose && !untrained {
+		req.State = r.policyOf(role.Name)
+	}
+	var resp *plugins.CompleteResponse
+	// used sums what the call's plugin calls were charged, in tokens.
+	var used plugins.Usage
+	var breach string
+	callStart := r.opts.Clock.Now()
+	err := r.call(role.Plugin, func(inst Instance) error {
+		l := inst.LLM()
+		if l == nil {
+			return fmt.Errorf("%w: plugin %s is not an LLM", errPermanent, role.Plugin)
+		}
+		if ir, ok := l.(plugins.InputReader); (!ok || !ir.ReadsInput()) && req.Payload == nil {
+			body, err := payload.Encode(in)
+			if err != nil {
+				return fmt.Errorf("%w: %v", errPermanent, err)
+			}
+			req.Payload = body
+		}
+		hold := callHold(role)
+		if err := r.budget.ReserveLLM(hold, role); err != nil {
+			return err
+		}
+		var err error
+		resp, err = l.Complete(r.ctx, req)
+		c := chargeOf(role, resp, err)
+		r.budget.SettleLLM(hold, callUSD(role, c.In, c.Out))
+		used.In, used.Out = used.In+c.In, used.Out+c.Out
+		if c.over != "" {
+			if breach == "" {
+				breach = fmt.Sprintf("the dollar cap stops the run: a %s call was reported to use %s, more than the %s it can cost (%d attempts of at most %d tokens in and %d out at its prices); it was charged %s",
+					role.Name, c.over, dollars(hold), max(role.Attempts, 1), tokenBound(role.TokensIn.High), tokenBound(role.TokensOut.High), dollars(hold))
+			}
+			if r.budget.breach(breach) {
+				// Durable before anything else is reserved: a resume stops
+				// here too, whatever order it asks for calls in.
+				if jerr := r.j.SetMeta(metaBreach, breach); jerr != nil {
+					return fmt.Errorf("%w: %v", errPermanent, jerr)
+				}
+			}
+		}
+		if err == nil {
+			// A malformed answer is retried like a crash: sampling may fix it.
+			err = payload.Decode(resp.Payload, out)
+		}
+		return err
+	})
+	if err != nil {
+		if r.ctx.Err() != nil || errors.Is(err, ErrBudget) || isPermanent(err) || r.failedCalls.Add(1) >= maxFailedCalls {
+			return fmt.Errorf("%s call %s: %w", role.Name, key, err)
+		}
+		r.progress.logf("%s call %s failed; marking it failed and going on: %v", role.Name, key, err)
+		r.countCall(role, used.In, used.Out)
+		if jerr := r.appendCall(key, callRecord{Role: role.Name, Failed: err.Error(), In: used.In, Out: used.Out, Breach: breach}); jerr != nil {
+			return jerr
+		}
+		return fmt.Errorf("%s call %s: %w: %v", role.Name, key, errCallFailed, err)
+	}
+	r.failedCalls.Store(0)
+	secs := r.opts.Clock.Now().Sub(callStart).Seconds()
+	r.countCall(role, used.In, used.Out)
+	return r.appendCall(key, callRecord{Role: role.Name, Payload: resp.Payload, In: used.In, Out: used.Out, Seconds: secs, Breach: breach})
+}
+
+// metaBreach is the journal meta key that keeps how reported usage broke
+// a call's hold, so that a resumed run stops at the cap as well.
+const metaBreach = "dollar_breach"
+
+// callHold is the most one plugin call of a role can cost, which it holds
+// against the dollar cap before it is sent: each of its attempts (the
+// plugin's retries plus one, every one of which a provider may bill) at
+// the role's high tokens in and out at its prices. The prompt is limited
+// to the high tokens in (CompleteRequest.MaxPromptTokens) and the answer
+// to the high tokens out (MaxTokens), so this bounds what an honest server
+// bills.
+func callHold(role *plan.Role) float64 {
+	in, out := callBounds(role)
+	return callUSD(role, in, out)
+}
+
+// callBounds are the most tokens in and out one plugin call of a role can
+// use over all its attempts.
+func callBounds(role *plan.Role) (in, out int) {
+	a := max(role.Attempts, 1)
+	return a * tokenBound(role.TokensIn.High), a * tokenBound(role.TokensOut.High)
+}
+
+// tokenBound is a high token figure as a count; an unbounded one (or a
+// huge one) is kept where products of it cannot overflow.
+func tokenBound(high float64) int {
+	if !(high < math.MaxInt32) { // also +Inf and NaN
+		return math.MaxInt32
+	}
+	return int(math.Ceil(max(high, 0)))
+}
+
+// charge is what one plugin call is charged, in tokens; over says what a
+// report above the call's bounds was.
+type charge struct {
+	In, Out int
+	over    string
+}
+
+// chargeOf bounds what a plugin call reports to [0, its bounds]. An answer
+// that reports no usage at all is counted at the plan's expected figures;
+// a failed call reports what its requests may be billed for
+// (plugins.WithUsage), and one that reports nothing is charged one
+// attempt's worst case, since a provider may have billed it, unless it
+// failed before anything could be sent (a permanent error) or because the
+// run is stopping.
+func chargeOf(role *plan.Role, resp *plugins.CompleteResponse, err error) charge {
+	var u plugins.Usage
+	switch {
+	case err == nil && resp != nil:
+		u = resp.Usage
+		if u.In == 0 && u.Out == 0 {
+			u = plugins.Usage{In: int(math.Round(role.TokensIn.Expected)), Out: int(math.Round(role.TokensOut.Expected))}
+		}
+	case err != nil:
+		var ok bool
+		if u, ok = plugins.UsageOf(err); !ok && !isPermanent(err) && !errors.Is(err, context.Canceled) {
+			u = plugins.Usage{In: tokenBound(role.TokensIn.High), Out: tokenBound(role.TokensOut.High)}
+		}
+	}
+	inMax, outMax := callBounds(role)
+	var c charge
+	var overIn, overOut bool
+	c.In, overIn = bounded(u.In, inMax, role.PriceIn)
+	c.Out, overOut = bounded(u.Out, outMax, role.PriceOut)
+	if overIn || overOut {
+		c.over = fmt.Sprintf("%d tokens in and %d out", u.In, u.Out)
+	}
+	return c
+}
+
+// bounded is a reported token count within [0, hi], and whether it was
+// above hi where tokens cost dollars (a free side is only kept from
+// overflowing). A negative count, which no bill can be, is charged at hi.
+func bounded(n, hi int, price float64) (int, bool) {
+	if n < 0 {
+		return hi, false
+	}
+	if price == 0 {
+		return min(n, math.MaxInt32), false
+	}
+	if n > hi {
+		return hi, true
+	}
+	return n, false
+}
+
+// appendCall journals a call's record, encoded once (encoding/json would
+// check and compact a Marshaler's output again).
+func (r *runner) appendCall(key string, c callRecord) error {
+	b, err := c.MarshalJSON()
+	if err != nil {
+		return fmt.Errorf("%w: call %s: %v", errPermanent, key, err)
+	}
+	return r.j.Append(journal.KindCall, key, json.RawMessage(b))
+}
+
+func callUSD(role *plan.Role, in, out int) float64 {
+	return (float64(in)*role.PriceIn + float64(out)*role.PriceOut) / 1e6
+}
+
+func (r *runner) policyOf(role string) []byte {
+	r.pomu.Lock()
+	defer r.pomu.Unlock()
+	return r.policy[role]
+}
+
+func (r *runner) setPolicy(role string, st []byte) {
+	r.pomu.Lock()
+	r.policy[role] = st
+	r.pomu.Unlock()
+}
+
+// MarshalJSON writes a call record without reflection: one is journaled
+// per LLM call.
+func (c callRecord) MarshalJSON() ([]byte, error) {
+	b := make([]byte, 0, 48+len(c.Role)+len(c.Payload)+len(c.Failed)+len(c.Breach))
+	b = append(b, `{"role":`...)
+	b = appendJSONString(b, c.Role)
+	if len(c.Payload) > 0 {
+		if !json.Valid(c.Payload) {
+			return nil, fmt.Errorf("call record: the payload is not JSON")
+		}
+		b = append(b, `,"payload":`...)
+		b = append(b, c.Payload...)
+	}
+	b = append(b, `,"in":`...)
+	b = strconv.AppendInt(b, int64(c.In), 10)
+	b = append(b, `,"out":`...)
+	b = strconv.AppendInt(b, int64(c.Out), 10)
+	if c.Failed != "" {
+		b = append(b, `,"failed":`...)
+		b = appendJSONString(b, c.Failed)
+	}
+	if c.Breach != "" {
+		b = append(b, `,"breach":`...)
+		b = appendJSONString(b, c.Breach)
+	}
+	if c.Seconds != 0 {
+		b = append(b, `,"seconds":`...)
+		b = strconv.AppendFloat(b, c.Seconds, 'g', -1, 64)
+	}
+	return append(b, '}'), nil
+}
+
+// appendJSONString appends s as a JSON string: plain ASCII as it is,
+// anything else through encoding/json.
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s)
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
+type callRecord struct {
+	Role    string          `json:"role"`
+	Payload json.RawMessage `json:"payload,omitempty"`
+	In      int             `json:"in"`
+	Out     int             `json:"out"`
+	Failed  string          `json:"failed,omitempty"`
+	// Breach says how the call's reported usage broke what it held; a
+	// resumed run stops at the cap again.
+	Breach string `json:"breach,omitempty"`
+	// Seconds is how long the call took, retries included: what status
+	// reports as the role's latency (Timing), never part of Totals.
+	Seconds float64 `json:"seconds,omitempty"`
+}
+
+// chargeLLM counts a journaled call again on resume, at what it cost.
+func (r *runner) chargeLLM(role *plan.Role, in, out int) {
+	r.budget.ChargeLLM(r.countCall(role, in, out))
+}
+
+// countCall counts one call of a role in the run's figures and returns
+// what it cost.
+func (r *runner) countCall(role *plan.Role, in, out int) float64 {
+	cost := callUSD(role, in, out)
+	r.llmCalls.Add(1)
+	r.measured.call(role.Name, in, out, cost)
+	return cost
+}
