@@ -31,7 +31,8 @@ sets them side by side, one row per run:
   run, variant          the run and the variant of its plan it ran
   overrides             the fields the variant's sweep axes and --set
                         changed, PATH=VALUE
-  plan hash             the hash of the plan the run ran
+  plan hash             the hash of the plan as it applies to the run's
+                        variant: each variant of a sweep has its own
   state                 running, finished, failed or interrupted
   real runs, GPU-hours  real runs reserved against the budget, their hours
   dollars               real runs and LLM calls once the run ended (while it

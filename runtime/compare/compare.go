@@ -154,8 +154,10 @@ func FromReport(rep *runtime.Report, p *plan.Plan) *Row {
 		r.CalibrationMAE = ptr(rep.Calibration[n-1].MAE)
 	}
 	if p != nil {
-		if p.Hash != "" {
-			r.PlanHash = p.Hash
+		// The plan as it applies to the run's variant: the variants of a
+		// sweep each have their own.
+		if h := p.VariantHash(st.Variant); h != "" {
+			r.PlanHash = h
 		}
 		ov := map[string]any{}
 		for k, v := range p.Overrides {
