@@ -224,8 +224,9 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
 		var first Provenance
 		if !j.Meta(metaProvenance, &first) {
 			pv := *opts.Provenance
+			pv.PlanHash = hash
 			if len(p.Variants) > 1 {
-				pv.PlanHash, pv.SweepHash = hash, p.Hash
+				pv.SweepHash = p.Hash
 			}
 			if err := j.SetMeta(metaProvenance, &pv); err != nil {
 				return nil, err

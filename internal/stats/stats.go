@@ -46,6 +46,11 @@ func Summarize(xs []float64) Summary {
 		v += (x - mean) * (x - mean)
 	}
 	s.SD = math.Sqrt(v / float64(n-1))
+	// Seeds that measured one value, summed in another order, leave
+	// rounding noise (1e-18) rather than a spread.
+	if s.SD <= 1e-12*math.Abs(mean) {
+		s.SD = 0
+	}
 	h := T975(float64(n-1)) * s.SD / math.Sqrt(float64(n))
 	s.Low, s.High = mean-h, mean+h
 	return s

@@ -30,6 +30,12 @@ func TestSummarize(t *testing.T) {
 			t.Errorf("%v: %+v, want n %d mean %g sd %g half-width %g", c.xs, s, c.n, c.mean, c.sd, c.half)
 		}
 	}
+	// One value, with rounding noise (0.1 + 0.2 at run time is
+	// 0.30000000000000004): no spread.
+	a, b := 0.1, 0.2
+	if s := Summarize([]float64{0.3, a + b, 0.3}); s.SD != 0 || s.Low != s.High {
+		t.Errorf("rounding noise: %+v", s)
+	}
 	one := Summarize([]float64{7})
 	if one.N != 1 || one.Mean != 7 || one.Interval() || one.IntervalText() != "n=1, no interval" {
 		t.Errorf("one seed: %+v %q", one, one.IntervalText())
