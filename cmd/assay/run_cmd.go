@@ -88,12 +88,10 @@ the group in its journal; --parallel N runs N variants at once (default 1;
 each runs its real runs with the executor's concurrency, and each has its
 own budget). assay compare ID then sets the group's runs side by side.
 
---seeds LIST runs the spec once per seed as one group (with --all-variants,
-every variant once per seed): run ID-vI-sN for the I-th variant and seed N,
-its plan compiled with --set seed=N, so each run records its seed, its own
-plan hash and the setting. LIST is seeds and ranges, 1-5 or 1,3,7 (at most
-100). assay compare ID then gives, per arm, each figure's mean, spread
-and 95% interval over the seeds.
+--seeds LIST (1-5, 1,3,7; at most 100) runs the spec once per seed as one
+group, with --all-variants every variant once per seed: run ID-vI-sN of
+variant I and seed N, compiled with --set seed=N; assay compare ID gives
+each arm's mean, spread and 95% interval over the seeds.
 
 Exit codes: 0 finished, 1 invalid spec or a failed run, 64 usage error.`,
 		Example: `  assay run specs/quickstart.hcl
@@ -122,15 +120,9 @@ Exit codes: 0 finished, 1 invalid spec or a failed run, 64 usage error.`,
 				}
 				return runSaved(c, args[0], saved, id, rf)
 			}
-			var seeds []seedPlan
-			if seedsFlag != "" {
-				list, err := parseSeeds(seedsFlag)
-				if err != nil {
-					return &exitError{code: exitUsage, msg: err.Error()}
-				}
-				if seeds, err = compileSeeds(c, args[0], flags, list); err != nil {
-					return err
-				}
+			seeds, err := seedsFor(c, args[0], flags, seedsFlag)
+			if err != nil {
+				return err
 			}
 			p, src, err := compileFirst(c, args[0], flags, seeds)
 			if err != nil {

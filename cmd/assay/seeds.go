@@ -67,6 +67,18 @@ func parseSeeds(s string) ([]int64, error) {
 	return out, nil
 }
 
+// seedsFor compiles the spec once per seed of --seeds; nil without it.
+func seedsFor(c *cobra.Command, path string, f *specFlags, flag string) ([]seedPlan, error) {
+	if flag == "" {
+		return nil, nil
+	}
+	list, err := parseSeeds(flag)
+	if err != nil {
+		return nil, &exitError{code: exitUsage, msg: err.Error()}
+	}
+	return compileSeeds(c, path, f, list)
+}
+
 // seedPlan is the plan of one seed of a group: the spec compiled with
 // --set seed=N after the command's own settings, so the compiler sets
 // the seed of every variant and the plan records it (and hashes apart).
