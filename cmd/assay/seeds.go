@@ -58,8 +58,10 @@ func parseSeeds(s string) ([]int64, error) {
 				return nil, fmt.Errorf("--seeds %q lists more than %d seeds", s, maxSeeds)
 			}
 		}
-		for n := a; n <= b; n++ {
-			if err := add(n); err != nil {
+		// Counted, not n <= b: a range ending at the largest int64 must
+		// not wrap around.
+		for k := int64(0); k <= b-a; k++ {
+			if err := add(a + k); err != nil {
 				return nil, err
 			}
 		}

@@ -9,6 +9,7 @@ import (
 func TestParseSeeds(t *testing.T) {
 	for in, want := range map[string][]int64{
 		"1-5": {1, 2, 3, 4, 5}, "7": {7}, "1,3,7": {1, 3, 7}, "1-3,10": {1, 2, 3, 10}, " 2 - 3 ": {2, 3}, "0": {0},
+		"9223372036854775807": {9223372036854775807}, "9223372036854775806-9223372036854775807": {9223372036854775806, 9223372036854775807},
 	} {
 		got, err := parseSeeds(in)
 		if err != nil || !slices.Equal(got, want) {
@@ -24,4 +25,28 @@ func TestParseSeeds(t *testing.T) {
 			t.Errorf("%q: %v, want %q", in, err, msg)
 		}
 	}
+}
+
+// FuzzParseSeeds: any --seeds text gives an error or at most 100 distinct
+// seeds, none negative; never a panic.
+func FuzzParseSeeds(f *testing.F) {
+	for _, s := range []string{"1-5", "1,3,7", "1-3,10", "3-1", "", ",", "-", "1-", "0-99", "9223372036854775807", "1-9223372036854775807"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := parseSeeds(s)
+		if err != nil {
+			return
+		}
+		seen := map[int64]bool{}
+		if len(got) == 0 || len(got) > maxSeeds {
+			t.Fatalf("%q: %d seeds", s, len(got))
+		}
+		for _, n := range got {
+			if n < 0 || seen[n] {
+				t.Fatalf("%q: %v", s, got)
+			}
+			seen[n] = true
+		}
+	})
 }
