@@ -20,8 +20,11 @@ type Provenance struct {
 	GitDirty   bool     `json:"git_dirty"`
 	DirtyFiles []string `json:"dirty_files,omitempty"`
 	NoCommit   string   `json:"no_commit,omitempty"`
-	PlanHash   string   `json:"plan_hash"`
-	Assay      string   `json:"assay_version"`
+	// PlanHash is the hash of the plan as it applies to the run's variant
+	// (plan.VariantHash); for a sweep, SweepHash is the whole plan's.
+	PlanHash  string `json:"plan_hash"`
+	SweepHash string `json:"sweep_hash,omitempty"`
+	Assay     string `json:"assay_version"`
 	// Overrides are the settings given on the command line (-var-file,
 	// -var, --set), in order, as the plan was compiled with them.
 	Overrides []string `json:"overrides,omitempty"`

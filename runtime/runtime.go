@@ -226,13 +226,21 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
 
 	r := newRunner(ctx, v, j, dir, opts)
 	defer r.closePlugins()
-	if err := j.SetMeta("run", runMeta{ID: opts.ID, Plan: p.Name, Hash: p.Hash, Variant: v.Name, Seed: v.Seed, PID: os.Getpid(), Meta: opts.Meta, Budget: v.Budget}); err != nil {
+	// A run is identified by the plan as it applies to its variant: the
+	// variants of a sweep each have their own hash.
+	hash := p.VariantHash(v.Name)
+	if err := j.SetMeta("run", runMeta{ID: opts.ID, Plan: p.Name, Hash: hash, Variant: v.Name, Seed: v.Seed, PID: os.Getpid(), Meta: opts.Meta, Budget: v.Budget}); err != nil {
 		return nil, err
 	}
 	if opts.Provenance != nil {
 		var first Provenance
 		if !j.Meta(metaProvenance, &first) {
-			if err := j.SetMeta(metaProvenance, opts.Provenance); err != nil {
+			pv := *opts.Provenance
+			pv.PlanHash = hash
+			if len(p.Variants) > 1 {
+				pv.SweepHash = p.Hash
+			}
+			if err := j.SetMeta(metaProvenance, &pv); err != nil {
 				return nil, err
 			}
 		}

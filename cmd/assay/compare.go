@@ -21,17 +21,19 @@ func init() { rootCmd.AddCommand(newCompareCmd()) }
 
 func newCompareCmd() *cobra.Command {
 	var dir, format string
+	var armsOnly bool
 	c := &cobra.Command{
-		Use:   "compare ID... [--format table|json|markdown|csv]",
+		Use:   "compare ID... [--format table|json|markdown|csv] [--arms]",
 		Short: "Set runs side by side: overrides, plan hashes, real runs, dollars and results",
 		Long: `Compare reads the journals of the runs named (an ID may also be the group
-id of assay run --all-variants, standing for every run of the group) and
+id of assay run --all-variants or --seeds, standing for every run of the group) and
 sets them side by side, one row per run:
 
-  run, variant          the run and the variant of its plan it ran
+  run, variant, seed    the run, the variant of its plan it ran, its seed
   overrides             the fields the variant's sweep axes and --set
                         changed, PATH=VALUE
-  plan hash             the hash of the plan the run ran
+  plan hash             the hash of the plan as it applies to the run's
+                        variant: each variant of a sweep has its own
   state                 running, finished, failed or interrupted
   real runs, GPU-hours  real runs reserved against the budget, their hours
   dollars               real runs and LLM calls once the run ended (while it
@@ -50,11 +52,38 @@ column, with plain numbers (usd, routed_share and expected_routed as
 fractions) under the JSON field names: avg_at_k and best_at_k are the
 figures Avg@k and Best@k, avg_k and best_k their k. Journals are read read-only, so compare works while runs go on.
 
+Arms over seeds. The finished runs that ran the same plan and variant
+with the same overrides but for the seed (run --seeds) make one arm; a run
+that has not finished is left out. For each arm and each figure some run
+of it measured (real_runs, gpu_hours, usd, best_real_gain, avg_at_k,
+best_at_k, calibration_mae, routed_share), compare gives:
+
+  n                     the seeds that measured it
+  mean, sd              the mean and the sample standard deviation (n-1)
+  95% CI                the Student t interval on the mean,
+                        mean ± t(0.975, n-1)·sd/√n; a figure of one seed
+                        has none and says "n=1, no interval"
+  diff vs ARM           the arm's mean less the first arm's
+  Welch 95% CI          Welch's t interval for that difference:
+                        diff ± t(0.975, df)·√(sd1²/n1 + sd2²/n2), df by
+                        Welch–Satterthwaite; "differs" marks a difference
+                        only where this interval excludes zero, and an arm
+                        of one seed has no interval
+
+The t quantiles come from a table (1 to 30, 40, 60 and 120 degrees of
+freedom), interpolated in 1/df between entries; the interpolation errs
+towards wider intervals. The table and Markdown follow the runs with the
+arms when there are several arms or an arm of several seeds; --arms writes
+the arms alone, in every format, one row per arm and figure (CSV and JSON:
+arm, figure, n, mean, sd, ci95_low, ci95_high, note, vs_arm, diff,
+diff_ci95_low, diff_ci95_high, differs).
+
 Exit codes: 0 ok, 1 a run or group does not exist or cannot be read,
 64 usage error.`,
 		Example: `  assay compare 20261130-021500-a1b2c3        # a group from run --all-variants
   assay compare try1 try2 --format markdown
-  assay compare --format csv sweep1 > sweep1.csv`,
+  assay compare --format csv sweep1 > sweep1.csv
+  assay compare --arms --format csv seeds1 > seeds1-arms.csv`,
 		Args: usageArgs(1, -1),
 		RunE: func(c *cobra.Command, args []string) error {
 			write, ok := compareWriters[format]
@@ -65,14 +94,33 @@ Exit codes: 0 ok, 1 a run or group does not exist or cannot be read,
 			if err != nil {
 				return userErrorf("%v", err)
 			}
+			arms := compare.Arms(rows)
+			if armsOnly {
+				write := armsWriters[format]
+				if format == "json" || format == "csv" {
+					return write(c.OutOrStdout(), arms)
+				}
+				return writeEscaped(c.OutOrStdout(), func(w io.Writer) error { return write(w, arms) })
+			}
 			if format == "json" || format == "csv" {
 				return write(c.OutOrStdout(), rows)
 			}
-			return writeEscaped(c.OutOrStdout(), func(w io.Writer) error { return write(w, rows) })
+			return writeEscaped(c.OutOrStdout(), func(w io.Writer) error {
+				if err := write(w, rows); err != nil || !showArms(rows, arms) {
+					return err
+				}
+				if format == "markdown" {
+					fmt.Fprintf(w, "\n%s\n\n", armsNote)
+				} else {
+					fmt.Fprintf(w, "\n%s\n", armsNote)
+				}
+				return armsWriters[format](w, arms)
+			})
 		},
 	}
 	c.Flags().StringVar(&dir, "dir", runtime.DefaultDir, "directory that holds runs")
 	c.Flags().StringVar(&format, "format", "table", "output format: table, json, markdown or csv")
+	c.Flags().BoolVar(&armsOnly, "arms", false, "write the arms' statistics over seeds (one row per arm and figure) instead of the runs")
 	return c
 }
 
@@ -107,6 +155,7 @@ func compareColumns(rows []*compare.Row, short bool) []compareColumn {
 			{"run", func(r *compare.Row) string { return r.ID }},
 			{"group", func(r *compare.Row) string { return r.Group }},
 			{"variant", func(r *compare.Row) string { return r.Variant }},
+			{"seed", func(r *compare.Row) string { return strconv.FormatInt(r.Seed, 10) }},
 			{"overrides", func(r *compare.Row) string { return overridesText(r.Overrides) }},
 			{"plan_hash", func(r *compare.Row) string { return r.PlanHash }},
 			{"state", func(r *compare.Row) string { return r.State }},
@@ -146,6 +195,7 @@ func compareColumns(rows []*compare.Row, short bool) []compareColumn {
 	return []compareColumn{
 		{"run", func(r *compare.Row) string { return r.ID }},
 		{"variant", func(r *compare.Row) string { return r.Variant }},
+		{"seed", func(r *compare.Row) string { return strconv.FormatInt(r.Seed, 10) }},
 		{"overrides", func(r *compare.Row) string { return overridesText(r.Overrides) }},
 		{"plan hash", hash},
 		{"state", func(r *compare.Row) string { return r.State }},
@@ -249,7 +299,7 @@ func writeCompareMarkdown(w io.Writer, rows []*compare.Row) error {
 	for i, c := range cols {
 		heads[i] = c.head
 		rule[i] = "---"
-		if i >= 5 {
+		if i >= 6 {
 			rule[i] = "---:"
 		}
 	}

@@ -40,6 +40,12 @@ LLM calls per role, and wall-clock hours, by phase and in total. Figures
 that depend on an assumption, such as a critic's routed fraction, are shown
 as expected (low – high).
 
+A sweep's estimate lists each variant (its figures, and in JSON its own
+plan hash, variants[].hash); its loops and policy updates have a row per
+variant (VARIANT / LOOP). Every other figure, titled so, is the sum over
+the variants: what running each variant once, one after another, as
+run --all-variants does, costs.
+
 Then it checks the budget's hard caps: when the expected figure breaks a
 cap, estimate prints the estimate, reports which cap is broken and by how
 much, and exits 1; when only the high figure does, it warns.

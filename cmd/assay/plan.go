@@ -100,6 +100,10 @@ func writePlanSummary(w io.Writer, p *plan.Plan) {
 	}
 	for _, v := range p.Variants {
 		fmt.Fprintf(w, "\nVariant %s\n", termSafe(v.Name))
+		if len(p.Variants) > 1 {
+			// A run of this variant records this hash, not the sweep's.
+			fmt.Fprintf(w, "  %-12s %s\n", "hash", p.VariantHash(v.Name))
+		}
 		for _, ph := range v.Phases {
 			title := termSafe(ph.Name)
 			if ph.Loop != "" && !strings.Contains(ph.Name, ph.Loop) {

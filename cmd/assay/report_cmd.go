@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"assay/runtime"
+	"assay/runtime/compare"
 	"assay/runtime/report"
 )
 
@@ -31,11 +32,22 @@ model's predicted-vs-real gap at each calibration round, ranking accuracy,
 budget burn, the best proposals with their real gains and the evaluation.
 
 Without -o the page goes to .assay/runs/ID/report.html. With --json the same
-figures are written as JSON (to standard output without -o).`,
+figures are written as JSON (to standard output without -o).
+
+ID may be a group (run --all-variants, run --seeds): the page then sets the
+group's runs side by side and gives, per arm and figure, the mean, the
+standard deviation, the 95% interval and the number of seeds, with each
+arm's difference from the first, as assay compare does (see there). Without
+-o it goes to .assay/runs/ID-report.html.`,
 		Example: `  assay report 20261130-021500-a1b2c3 -o report.html
   assay report --json 20261130-021500-a1b2c3 | jq .calibration`,
 		Args: usageArgs(1, 1),
 		RunE: func(c *cobra.Command, args []string) error {
+			if !dirExists(runtime.RunDir(dir, args[0])) {
+				if shown, err := writeGroupReport(c, dir, args[0], out, asJSON); shown || err != nil {
+					return err
+				}
+			}
 			rep, err := runtime.LoadReport(dir, args[0])
 			if err != nil {
 				return userErrorf("%v", err)
@@ -101,4 +113,38 @@ func predictRun(dir, id string, st *runtime.Status, runPlan *plan.Plan) []runtim
 		return nil
 	}
 	return runcompare.Predict(lp, st.Variant, runPlan, st.Totals, tim)
+}
+
+// writeGroupReport writes the report of group g; shown is false when g
+// names no group.
+func writeGroupReport(c *cobra.Command, dir, g, out string, asJSON bool) (shown bool, err error) {
+	rows, err := compare.Load(dir, []string{g})
+	if err != nil {
+		return false, nil
+	}
+	gr := &report.Group{Group: g, Runs: rows, Arms: compare.Arms(rows)}
+	if gr.Arms == nil {
+		gr.Arms = []*compare.ArmFigure{}
+	}
+	var b bytes.Buffer
+	if asJSON {
+		err = report.WriteGroupJSON(&b, gr)
+	} else {
+		err = report.WriteGroupHTML(&b, gr)
+	}
+	if err != nil {
+		return true, err
+	}
+	if asJSON && out == "" {
+		_, err := c.OutOrStdout().Write(b.Bytes())
+		return true, err
+	}
+	if out == "" {
+		out = runtime.RunDir(dir, g) + "-report.html"
+	}
+	if err := os.WriteFile(out, b.Bytes(), 0o644); err != nil {
+		return true, userErrorf("%v", err)
+	}
+	fmt.Fprintf(c.OutOrStdout(), "wrote %s\n", out)
+	return true, nil
 }

@@ -54,6 +54,7 @@ func newRunCmd() *cobra.Command {
 	var id string
 	var allVariants bool
 	var parallel int
+	var seedsFlag string
 	c := &cobra.Command{
 		Use:   "run [--id NAME] [--variant NAME | --all-variants] SPEC | PLANFILE",
 		Short: "Run an experiment spec, or a saved plan",
@@ -117,12 +118,18 @@ the group in its journal; --parallel N runs N variants at once (default 1;
 each runs its real runs with the executor's concurrency, and each has its
 own budget). assay compare ID then sets the group's runs side by side.
 
+--seeds LIST (1-5, 1,3,7; at most 100) runs the spec once per seed as one
+group, with --all-variants every variant once per seed: run ID-vI-sN of
+variant I and seed N, compiled with --set seed=N; assay compare ID gives
+each arm's mean, spread and 95% interval over the seeds.
+
 Exit codes: 0 finished, 1 invalid spec or a failed run, 4 the run ended
 but a budget cap cut a phase (stopped_at_cap), 64 usage error.`,
 		Example: `  assay run specs/quickstart.hcl
   assay run --id try1 -var steps=4 specs/small-local.hcl
   assay plan -out try2.plan specs/small-local.hcl && assay run try2.plan
-  assay run --all-variants --id sweep1 specs/critic-sweep.hcl && assay compare sweep1`,
+  assay run --all-variants --id sweep1 specs/critic-sweep.hcl && assay compare sweep1
+  assay run --seeds 1-5 --id s1 specs/laptop/critic-grpo.hcl && assay compare s1`,
 		Args: usageArgs(1, 1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if allVariants && rf.variant != "" {
@@ -139,12 +146,16 @@ but a budget cap cut a phase (stopped_at_cap), 64 usage error.`,
 				if len(flags.vars) > 0 || len(flags.varFiles) > 0 || len(flags.sets) > 0 {
 					return &exitError{code: exitUsage, msg: "a saved plan runs as it was saved: -var, -var-file and --set cannot change it; save it again with them instead"}
 				}
-				if allVariants {
-					return &exitError{code: exitUsage, msg: "--all-variants runs a spec, not a saved plan"}
+				if allVariants || seedsFlag != "" {
+					return &exitError{code: exitUsage, msg: "--all-variants and --seeds run a spec, not a saved plan"}
 				}
 				return runSaved(c, args[0], saved, id, rf)
 			}
-			p, src, err := mustCompile(c, args[0], flags)
+			seeds, err := seedsFor(c, args[0], flags, seedsFlag)
+			if err != nil {
+				return err
+			}
+			p, src, err := compileFirst(c, args[0], flags, seeds)
 			if err != nil {
 				return err
 			}
@@ -168,6 +179,9 @@ but a budget cap cut a phase (stopped_at_cap), 64 usage error.`,
 			abs := absPath(args[0])
 			prov := runProvenance(c.ErrOrStderr(), args[0], specFiles(args[0], src), p, pins, flags.overrides(), "")
 			meta := map[string]string{"spec": abs, "lock": host.LockPathFor(abs)}
+			if seeds != nil {
+				return runSeeds(c, ctx, seeds, lock, meta, prov, rf, id, allVariants, parallel)
+			}
 			if allVariants {
 				return runAllVariants(c, ctx, p, lock, meta, prov, rf, id, parallel)
 			}
@@ -181,7 +195,8 @@ but a budget cap cut a phase (stopped_at_cap), 64 usage error.`,
 	c.Flags().StringVar(&id, "id", "", "run id (default: the time and a random suffix)")
 	c.Flags().StringVar(&rf.variant, "variant", "", "variant of a sweep to run (default: the first)")
 	c.Flags().BoolVar(&allVariants, "all-variants", false, "run every variant of the sweep as one group of runs (ID-v1, ID-v2, ...; --id names the group)")
-	c.Flags().IntVar(&parallel, "parallel", 1, "with --all-variants: how many variants run at once (each with the executor's concurrency)")
+	c.Flags().IntVar(&parallel, "parallel", 1, "with --all-variants or --seeds: how many runs of the group run at once (each with the executor's concurrency)")
+	c.Flags().StringVar(&seedsFlag, "seeds", "", "run once per seed as one group (ID-vI-sN), e.g. 1-5 or 1,3,7 (at most 100 seeds)")
 	return c
 }
 

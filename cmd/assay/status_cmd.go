@@ -60,7 +60,8 @@ With --json it prints the same as JSON: an object for one run, an array of
 them for the list. Each field has one meaning:
 
   id, plan, variant, seed   the run and what it runs
-  plan_hash                 the hash of the plan it runs
+  plan_hash                 the hash of the plan as it applies to the run's
+                            variant (each variant of a sweep has its own)
   state                     one of the states above
   reason                    why it failed, was interrupted, is empty or
                             unreadable; absent for running and finished runs
@@ -113,7 +114,8 @@ them for the list. Each field has one meaning:
                             began: spec, saved_plan, git_commit (absent
                             outside git; no_commit says why), git_dirty and
                             dirty_files (spec files that differed from the
-                            commit), plan_hash, assay_version, overrides
+                            commit), plan_hash, sweep_hash (for a sweep:
+                            the whole plan's), assay_version, overrides
                             (-var-file, -var, --set), plugins (name, source,
                             platform and sha256 of each executable; the
                             assay binary for a built-in)
@@ -270,7 +272,11 @@ func writeProvenance(w io.Writer, pv *runtime.Provenance) {
 			commit += " to " + termSafe(strings.Join(pv.DirtyFiles, ", "))
 		}
 	}
-	fmt.Fprintf(w, "git        %s\nplan hash  %s\nassay      %s\n", commit, pv.PlanHash, termSafe(pv.Assay))
+	fmt.Fprintf(w, "git        %s\nplan hash  %s\n", commit, pv.PlanHash)
+	if pv.SweepHash != "" {
+		fmt.Fprintf(w, "sweep hash %s\n", pv.SweepHash)
+	}
+	fmt.Fprintf(w, "assay      %s\n", termSafe(pv.Assay))
 	if len(pv.Overrides) > 0 {
 		fmt.Fprintf(w, "overrides  %s\n", termSafe(strings.Join(pv.Overrides, " ")))
 	}

@@ -28,6 +28,27 @@ const stateWaiting = "waiting"
 type groupView struct {
 	Group    string            `json:"group"`
 	Variants []*runtime.Status `json:"variants"`
+	// Seeds: a group of seeds (run --seeds), whose runs are
+	// variant-seed pairs rather than variants.
+	Seeds bool `json:"seeds,omitempty"`
+}
+
+// unit names the group's runs: variants, or runs for a group of seeds.
+func (g *groupView) unit() string {
+	if g.Seeds {
+		return "runs"
+	}
+	return "variants"
+}
+
+// member is the run id of g and its place in the group (from 1), or 0.
+func (g *groupView) member(id string) (int, *runtime.Status) {
+	for i, s := range g.Variants {
+		if s.ID == id {
+			return i + 1, s
+		}
+	}
+	return 0, nil
 }
 
 // running reports whether a variant of the group still runs, and done
@@ -52,6 +73,9 @@ func readGroup(dir, g string) (*groupView, bool, error) {
 	list, err := runtime.ListRuns(dir)
 	if err != nil {
 		return nil, false, err
+	}
+	if ms := seedMembers(list, g); ms != nil {
+		return &groupView{Group: g, Variants: ms, Seeds: true}, true, nil
 	}
 	byIndex := map[int]*runtime.Status{}
 	total := 0
@@ -122,7 +146,7 @@ func writeGroup(w io.Writer, g *groupView) {
 	for _, st := range rest {
 		parts = append(parts, fmt.Sprintf("%d %s", counts[st], st))
 	}
-	fmt.Fprintf(w, "group %s: %d variants (%s)\n", g.Group, len(g.Variants), strings.Join(parts, ", "))
+	fmt.Fprintf(w, "group %s: %d %s (%s)\n", g.Group, len(g.Variants), g.unit(), strings.Join(parts, ", "))
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "RUN\tVARIANT\tSTATE\tPHASE\tREAL RUNS\tDOLLARS")
 	for _, s := range g.Variants {
@@ -242,20 +266,23 @@ func writeGroupStatus(w io.Writer, dir, id string, asJSON bool) (shown bool, err
 		return false, nil
 	}
 	g, ok, err := readGroup(dir, m[1])
-	i, _ := strconv.Atoi(m[2])
-	if err != nil || !ok || i > len(g.Variants) || g.Variants[i-1].State != stateWaiting {
+	if err != nil || !ok {
 		return false, nil
 	}
-	s := g.Variants[i-1]
+	i, s := g.member(id)
+	if s == nil || s.State != stateWaiting {
+		return false, nil
+	}
 	if asJSON {
 		return true, writeJSON(w, s)
 	}
-	fmt.Fprintf(w, "run        %s\nstate      %s: variant %d of group %s has not started yet\n", termSafe(s.ID), s.State, i, termSafe(m[1]))
+	fmt.Fprintf(w, "run        %s\nstate      %s: %s %d of group %s has not started yet\n", termSafe(s.ID), s.State, strings.TrimSuffix(g.unit(), "s"), i, termSafe(m[1]))
 	return true, nil
 }
 
-// memberRE splits a group member's id, GROUP-vN.
-var memberRE = regexp.MustCompile(`^(.+)-v([1-9][0-9]*)$`)
+// memberRE splits a group member's id, GROUP-vN, or GROUP-vN-sSEED in a
+// group of seeds.
+var memberRE = regexp.MustCompile(`^(.+)-v([1-9][0-9]*)(?:-s[0-9]+)?$`)
 
 // awaitRun waits, up to wait, for id to appear as a run or as a group of
 // runs, saying why it is not there: a variant of a group that has not
@@ -274,15 +301,16 @@ func awaitRun(ctx context.Context, w io.Writer, dir, id string, interval, wait t
 		msg := fmt.Sprintf("run %s has not started; waiting up to %s for it", id, wait)
 		if m := memberRE.FindStringSubmatch(id); m != nil {
 			if g, ok, err := readGroup(dir, m[1]); err == nil && ok {
-				i, _ := strconv.Atoi(m[2])
-				if i > len(g.Variants) {
-					return false, userErrorf("group %s has %d variants; there is no %s", m[1], len(g.Variants), id)
+				i, _ := g.member(id)
+				if i == 0 {
+					return false, userErrorf("group %s has %d %s; there is no %s", m[1], len(g.Variants), g.unit(), id)
 				}
-				msg = fmt.Sprintf("run %s is variant %d of group %s, which runs no variant now; waiting up to %s for it to start", id, i, m[1], wait)
+				one := strings.TrimSuffix(g.unit(), "s")
+				msg = fmt.Sprintf("run %s is %s %d of group %s, which runs no %s now; waiting up to %s for it to start", id, one, i, m[1], one, wait)
 				if running, _ := g.running(); running {
 					// Its group goes on: wait as long as it does.
 					deadline = time.Now().Add(wait)
-					msg = fmt.Sprintf("run %s is waiting: variant %d of group %s has not started yet (the group runs a few variants at a time)", id, i, m[1])
+					msg = fmt.Sprintf("run %s is waiting: %s %d of group %s has not started yet (the group runs a few %s at a time)", id, one, i, m[1], g.unit())
 				}
 			}
 		}

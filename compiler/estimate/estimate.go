@@ -96,7 +96,10 @@ type Breakdown struct {
 
 // Variant is one variant's estimate.
 type Variant struct {
-	Name      string         `json:"name"`
+	Name string `json:"name"`
+	// Hash is the hash of the plan as it applies to this variant
+	// (plan.VariantHash).
+	Hash      string         `json:"hash,omitempty"`
 	Overrides map[string]any `json:"overrides,omitempty"`
 	Breakdown
 	Phases []*Phase `json:"phases"`
@@ -154,6 +157,7 @@ func Estimate(p *plan.Plan) *Report {
 	r := &Report{Plan: p.Name, Hash: p.Hash, Breakdown: newBreakdown()}
 	for _, v := range p.Variants {
 		ve := estimateVariant(v)
+		ve.Hash = p.VariantHash(v.Name)
 		r.Variants = append(r.Variants, ve)
 		r.Breakdown.add(&ve.Breakdown)
 	}

@@ -127,20 +127,23 @@ func totalsRows(t *Totals) [][]string {
 
 func sections(r *Report) []section {
 	var out []section
-	title := "Totals"
+	// A sweep's figures beyond its variants' rows are sums: what running
+	// every variant once, as a group, costs. Their titles say so.
+	title, summed := "Totals", ""
 	if len(r.Variants) > 0 {
-		title = fmt.Sprintf("Totals over %d variants", len(r.Variants))
+		summed = fmt.Sprintf(", summed over %d variants", len(r.Variants))
+		title = fmt.Sprintf("Totals of the sweep: the sum over its %d variants, each run once, one after another", len(r.Variants))
 	}
 	out = append(out, section{title, []string{"", "estimate"}, totalsRows(&r.Totals)})
 	if len(r.GPUHoursByType) > 0 {
-		s := section{title: "GPU-hours by type", header: []string{"GPU", "GPU-hours"}}
+		s := section{title: "GPU-hours by type" + summed, header: []string{"GPU", "GPU-hours"}}
 		for _, k := range sortedKeys(r.GPUHoursByType) {
 			s.rows = append(s.rows, []string{k, formatCount(r.GPUHoursByType[k], FormatNumber)})
 		}
 		out = append(out, s)
 	}
 	if len(r.Roles) > 0 {
-		s := section{title: "LLM roles", header: []string{"role", "calls", "tokens in", "tokens out", "dollars"}}
+		s := section{title: "LLM roles" + summed, header: []string{"role", "calls", "tokens in", "tokens out", "dollars"}}
 		for _, k := range sortedKeys(r.Roles) {
 			x := r.Roles[k]
 			s.rows = append(s.rows, []string{k, formatCount(x.Calls, FormatNumber), formatCount(x.TokensIn, FormatNumber), formatCount(x.TokensOut, FormatNumber), formatCount(x.USD, FormatUSD)})
@@ -148,24 +151,10 @@ func sections(r *Report) []section {
 		out = append(out, s)
 	}
 	if len(r.Loops) > 0 {
-		s := section{title: "Loops", header: []string{"loop", "steps", "candidates", "real runs"}}
-		for _, k := range sortedKeys(r.Loops) {
-			x := r.Loops[k]
-			s.rows = append(s.rows, []string{k, formatCount(x.Steps, FormatNumber), formatCount(x.Candidates, FormatNumber), formatCount(x.RealRuns, FormatNumber)})
-		}
-		out = append(out, s)
-		u := section{title: "Policy updates", header: []string{"loop", "updates", "GPU-hours", "dollars"}}
-		for _, k := range sortedKeys(r.Loops) {
-			if x := r.Loops[k].Updates; x != nil {
-				u.rows = append(u.rows, []string{k, formatCount(x.Count, FormatNumber), formatCount(x.GPUHours, FormatNumber), formatCount(x.USD, FormatUSD)})
-			}
-		}
-		if len(u.rows) > 0 {
-			out = append(out, u)
-		}
+		out = append(out, loopSections(r)...)
 	}
 	if len(r.Environments) > 0 {
-		s := section{title: "Environments", header: []string{"environment", "real runs", "GPU-hours", "dollars"}}
+		s := section{title: "Environments" + summed, header: []string{"environment", "real runs", "GPU-hours", "dollars"}}
 		for _, k := range sortedKeys(r.Environments) {
 			x := r.Environments[k]
 			s.rows = append(s.rows, []string{k, formatCount(x.RealRuns, FormatNumber), formatCount(x.GPUHours, FormatNumber), formatCount(x.USD, FormatUSD)})
@@ -202,7 +191,7 @@ func sections(r *Report) []section {
 		out = append(out, s)
 	}
 	if len(r.Variants) > 0 {
-		s := section{title: "Variants", header: []string{"variant", "real runs", "GPU-hours", "LLM calls", "dollars", "wall-clock hours"}}
+		s := section{title: "Variants, one run each", header: []string{"variant", "real runs", "GPU-hours", "LLM calls", "dollars", "wall-clock hours"}}
 		for _, v := range r.Variants {
 			t := &v.Totals
 			s.rows = append(s.rows, []string{v.Name, formatCount(t.RealRuns, FormatNumber), formatCount(t.GPUHours, FormatNumber), formatCount(t.LLMCalls, FormatNumber), formatCount(t.USD, FormatUSD), formatCount(t.WallHours, FormatNumber)})
@@ -210,6 +199,41 @@ func sections(r *Report) []section {
 		out = append(out, s)
 	}
 	return out
+}
+
+// loopSections are the Loops and Policy updates sections. A sweep's loops
+// differ by variant (a swept step count), so each variant has its rows,
+// and the sum over the variants has rows named so.
+func loopSections(r *Report) []section {
+	type part struct {
+		label string
+		loops map[string]*Loop
+	}
+	parts := []part{{"", r.Loops}}
+	head := "loop"
+	if len(r.Variants) > 0 {
+		head = "variant / loop"
+		parts = parts[:0]
+		for _, v := range r.Variants {
+			parts = append(parts, part{v.Name + " / ", v.Loops})
+		}
+		parts = append(parts, part{fmt.Sprintf("sum of %d variants / ", len(r.Variants)), r.Loops})
+	}
+	s := section{title: "Loops", header: []string{head, "steps", "candidates", "real runs"}}
+	u := section{title: "Policy updates", header: []string{head, "updates", "GPU-hours", "dollars"}}
+	for _, pt := range parts {
+		for _, k := range sortedKeys(pt.loops) {
+			x := pt.loops[k]
+			s.rows = append(s.rows, []string{pt.label + k, formatCount(x.Steps, FormatNumber), formatCount(x.Candidates, FormatNumber), formatCount(x.RealRuns, FormatNumber)})
+			if up := x.Updates; up != nil {
+				u.rows = append(u.rows, []string{pt.label + k, formatCount(up.Count, FormatNumber), formatCount(up.GPUHours, FormatNumber), formatCount(up.USD, FormatUSD)})
+			}
+		}
+	}
+	if len(u.rows) > 0 {
+		return []section{s, u}
+	}
+	return []section{s}
 }
 
 // WriteTable writes the report as aligned plain-text tables for a terminal.

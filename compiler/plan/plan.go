@@ -541,6 +541,28 @@ type Executor struct {
 // range removed, so it depends on meaning alone.
 func (p *Plan) ComputeHash() {
 	p.Hash = ""
+	p.Hash = meaningHash(p)
+}
+
+// VariantHash is the hash of the plan as it applies to its variant named
+// name: the plan with that variant alone, its own settings (sweep values,
+// seed) included, computed as ComputeHash computes p.Hash. A plan of one
+// variant has that variant's hash as its own, so only the variants of a
+// sweep hash apart from their plan. It is "" when p has no such variant.
+func (p *Plan) VariantHash(name string) string {
+	for _, v := range p.Variants {
+		if v.Name == name {
+			one := *p
+			one.Hash, one.Variants = "", []*Variant{v}
+			return meaningHash(&one)
+		}
+	}
+	return ""
+}
+
+// meaningHash is "sha256:" and the SHA-256 of p's JSON without source
+// ranges; p.Hash is part of the JSON, so callers clear it first.
+func meaningHash(p *Plan) string {
 	b, err := json.Marshal(p)
 	if err != nil {
 		panic(err) // a plan is plain data; failing to marshal is a bug
@@ -552,7 +574,7 @@ func (p *Plan) ComputeHash() {
 	stripSources(tree)
 	canon, _ := json.Marshal(tree) // map keys are sorted by encoding/json
 	sum := sha256.Sum256(canon)
-	p.Hash = "sha256:" + hex.EncodeToString(sum[:])
+	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
 func stripSources(x any) {

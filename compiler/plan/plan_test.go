@@ -3,7 +3,10 @@ package plan
 import (
 	"encoding/json"
 	"math"
+	"strings"
 	"testing"
+
+	"assay/lang/diag"
 )
 
 // An unbounded count writes its high as null with the reason, and reads
@@ -38,5 +41,45 @@ func TestCountJSON(t *testing.T) {
 	}
 	if c := Unbounded(1, 2, "why").CapHigh(10); !c.Bounded() || c.High != 10 {
 		t.Errorf("unbounded capped at 10 = %+v", c)
+	}
+}
+
+// A variant's hash is that of the plan as it applies to the variant: the
+// variants of a sweep differ, a one-variant plan keeps its own hash, and
+// source ranges still count for nothing.
+func TestVariantHash(t *testing.T) {
+	mk := func(names ...string) *Plan {
+		p := &Plan{FormatVersion: FormatVersion, Name: "x"}
+		for _, n := range names {
+			p.Variants = append(p.Variants, &Variant{Name: n, Overrides: map[string]any{"critic.screen.votes": n},
+				Budget: Budget{RealRuns: 4, Source: map[string]diag.Range{"real_runs": {Filename: "a.hcl"}}}})
+		}
+		p.ComputeHash()
+		return p
+	}
+	one := mk("default")
+	if got := one.VariantHash("default"); got != one.Hash {
+		t.Errorf("one variant: %s, plan %s", got, one.Hash)
+	}
+	sw := mk("votes=4", "votes=8")
+	h4, h8 := sw.VariantHash("votes=4"), sw.VariantHash("votes=8")
+	if h4 == h8 || h4 == sw.Hash || h8 == sw.Hash || !strings.HasPrefix(h4, "sha256:") {
+		t.Errorf("sweep: variants %s and %s, plan %s", h4, h8, sw.Hash)
+	}
+	if sw.VariantHash("nosuch") != "" {
+		t.Error("a variant the plan lacks has a hash")
+	}
+	// The variant of a sweep hashes as the plan of that variant alone.
+	alone := mk("votes=8")
+	if alone.Hash != h8 {
+		t.Errorf("votes=8 alone %s, in the sweep %s", alone.Hash, h8)
+	}
+	sw.Variants[1].Budget.Source["real_runs"] = diag.Range{Filename: "b.hcl", Start: diag.Pos{Line: 3}}
+	if sw.VariantHash("votes=8") != h8 {
+		t.Error("a source range changed the hash")
+	}
+	sw.Variants[1].Seed = 2
+	if sw.VariantHash("votes=8") == h8 || sw.VariantHash("votes=4") != h4 {
+		t.Error("the seed of one variant did not change its hash alone")
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	goruntime "runtime"
@@ -17,6 +16,7 @@ import (
 
 	"assay/compiler"
 	"assay/compiler/plan"
+	"assay/internal/stats"
 	"assay/lang/load"
 	"assay/plugins"
 	offline "assay/plugins/builtin/offline/model"
@@ -320,20 +320,11 @@ func cell(runs []map[string]float64, key string) string {
 	if len(xs) == 0 {
 		return "–"
 	}
-	var mean float64
-	for _, x := range xs {
-		mean += x
+	st := stats.Summarize(xs)
+	if !st.Interval() {
+		return fmt.Sprintf("%.3g", st.Mean)
 	}
-	mean /= float64(len(xs))
-	if len(xs) == 1 {
-		return fmt.Sprintf("%.3g", mean)
-	}
-	var v float64
-	for _, x := range xs {
-		v += (x - mean) * (x - mean)
-	}
-	sd := math.Sqrt(v / float64(len(xs)-1))
-	return fmt.Sprintf("%.3g ± %.2g", mean, sd)
+	return fmt.Sprintf("%.3g ± %.2g", st.Mean, st.SD)
 }
 
 // Markers around the generated section; text outside them is kept.

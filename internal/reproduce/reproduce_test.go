@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -124,5 +126,38 @@ func TestWriteGeneratedKeepsTheText(t *testing.T) {
 	got := string(b)
 	if strings.Contains(got, "first") || !strings.Contains(got, "second") || !strings.HasPrefix(got, "# Title\n\nbefore\n") || !strings.HasSuffix(got, "after\n") {
 		t.Errorf("rewritten:\n%s", got)
+	}
+}
+
+// oldCell is cell as it computed mean and spread itself before the shared
+// statistics: the shared code must give the same text on the same seeds.
+func oldCell(xs []float64) string {
+	var mean float64
+	for _, x := range xs {
+		mean += x
+	}
+	mean /= float64(len(xs))
+	if len(xs) == 1 {
+		return fmt.Sprintf("%.3g", mean)
+	}
+	var v float64
+	for _, x := range xs {
+		v += (x - mean) * (x - mean)
+	}
+	return fmt.Sprintf("%.3g ± %.2g", mean, math.Sqrt(v/float64(len(xs)-1)))
+}
+
+func TestCellAsBefore(t *testing.T) {
+	for _, xs := range [][]float64{
+		{0.1706, 0.1084, 0.1476}, {-2.4, 1.2}, {19.57, 25.21, 18.75}, {0.363}, {0.5, 0.5, 0.5},
+		{1e-4, 3e-4, -2e-4}, {1234.5, 987.25, 1500, 1100.125, 1333},
+	} {
+		runs := make([]map[string]float64, len(xs))
+		for i, x := range xs {
+			runs[i] = map[string]float64{"x": x}
+		}
+		if got, want := cell(runs, "x"), oldCell(xs); got != want {
+			t.Errorf("%v: %q, before %q", xs, got, want)
+		}
 	}
 }

@@ -19,6 +19,7 @@ type Row struct {
 	Group   string `json:"group,omitempty"`
 	Plan    string `json:"plan"`
 	Variant string `json:"variant"`
+	Seed    int64  `json:"seed"`
 	// Overrides are the fields set by the variant's sweep axes and by
 	// --set, by path.
 	Overrides map[string]any `json:"overrides,omitempty"`
@@ -91,18 +92,23 @@ func groupMembers(list []*runtime.Status, g string) []string {
 	type m struct {
 		id  string
 		idx int
+		// seed orders the runs of a group of seeds (run --seeds).
+		seed int64
 	}
 	var ms []m
 	for _, s := range list {
 		if s.Meta["group"] == g {
 			var i int
 			fmt.Sscanf(s.Meta["variant_index"], "%d", &i)
-			ms = append(ms, m{s.ID, i})
+			ms = append(ms, m{s.ID, i, s.Seed})
 		}
 	}
 	sort.SliceStable(ms, func(a, b int) bool {
 		if ms[a].idx != ms[b].idx {
 			return ms[a].idx < ms[b].idx
+		}
+		if ms[a].seed != ms[b].seed {
+			return ms[a].seed < ms[b].seed
 		}
 		return ms[a].id < ms[b].id
 	})
@@ -140,7 +146,7 @@ func LoadRow(dir, id string) (*Row, error) {
 // (nil when not at hand).
 func FromReport(rep *runtime.Report, p *plan.Plan) *Row {
 	st := rep.Status
-	r := &Row{ID: st.ID, Group: st.Meta["group"], Plan: st.Plan, Variant: st.Variant, PlanHash: st.Hash, State: st.State,
+	r := &Row{ID: st.ID, Group: st.Meta["group"], Plan: st.Plan, Variant: st.Variant, Seed: st.Seed, PlanHash: st.Hash, State: st.State,
 		RealRuns: st.RealRuns, GPUHours: st.GPUHours, USD: st.RunUSD}
 	var measured *runtime.Measured
 	if t := st.Totals; t != nil {
@@ -159,8 +165,10 @@ func FromReport(rep *runtime.Report, p *plan.Plan) *Row {
 		r.CalibrationMAE = ptr(rep.Calibration[n-1].MAE)
 	}
 	if p != nil {
-		if p.Hash != "" {
-			r.PlanHash = p.Hash
+		// The plan as it applies to the run's variant: the variants of a
+		// sweep each have their own.
+		if h := p.VariantHash(st.Variant); h != "" {
+			r.PlanHash = h
 		}
 		ov := map[string]any{}
 		for k, v := range p.Overrides {

@@ -25,8 +25,12 @@ func TestFromReport(t *testing.T) {
 		Best:        []runtime.BestProposal{{Gain: 0.7}, {Gain: 0.1}},
 	}
 	r := FromReport(rep, p)
-	if r.Group != "g" || r.PlanHash != "sha256:abc" || r.USD != 2.5 || r.RealRuns != 7 {
+	if r.Group != "g" || r.USD != 2.5 || r.RealRuns != 7 {
 		t.Errorf("row = %+v", r)
+	}
+	// The plan hash is the variant's own, not the sweep's.
+	if h := p.VariantHash("votes=5"); r.PlanHash != h || h == p.VariantHash("votes=3") || r.PlanHash == p.Hash {
+		t.Errorf("plan hash %s, variant's %s, sweep's %s", r.PlanHash, h, p.Hash)
 	}
 	if len(r.Overrides) != 2 || r.Overrides["critic.j.votes"] != 5.0 || r.Overrides["loop.policy.steps"] != 40.0 {
 		t.Errorf("overrides = %v", r.Overrides)

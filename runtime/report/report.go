@@ -484,7 +484,7 @@ svg .f{fill:#fafafa;stroke:#ccc}svg .g{stroke:#e6e6e6}svg .d{stroke:#999;stroke-
 <table>
 <tr><th>spec</th><td>{{.Spec}}{{if .SavedPlan}} (saved plan {{.SavedPlan}}){{end}}</td></tr>
 <tr><th>git commit</th><td>{{if .GitCommit}}{{.GitCommit}}{{else}}none: {{.NoCommit}}{{end}}{{if .GitDirty}} <b>with uncommitted changes</b>{{range .DirtyFiles}} {{.}}{{end}}{{end}}</td></tr>
-<tr><th>plan hash</th><td>{{.PlanHash}}</td></tr>
+<tr><th>plan hash</th><td>{{.PlanHash}}{{if .SweepHash}} (the variant's; the sweep's: {{.SweepHash}}){{end}}</td></tr>
 <tr><th>assay</th><td>{{.Assay}}</td></tr>
 {{if .Overrides}}<tr><th>overrides</th><td>{{range .Overrides}}{{.}} {{end}}</td></tr>{{end}}
 {{range .Plugins}}<tr><th>plugin {{.Name}}</th><td>{{.Source}} sha256:{{.SHA256}} ({{.Platform}})</td></tr>{{end}}

@@ -1,0 +1,47 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"assay/runtime/compare"
+)
+
+// The group page shows each arm's figure with its interval, the
+// difference from the first arm marked only where its interval excludes
+// zero, and a figure of one seed as such.
+func TestGroupHTML(t *testing.T) {
+	var rows []*compare.Row
+	for i, x := range []float64{1, 2, 3, 11, 12, 13} {
+		v := "a"
+		if i >= 3 {
+			v = "b"
+		}
+		rows = append(rows, &compare.Row{ID: "g-" + v, Plan: "p", Variant: v, State: "finished", BestGain: &x})
+	}
+	one := 5.0
+	rows = append(rows, &compare.Row{ID: "g-c", Plan: "p", Variant: "c", State: "finished", BestGain: &one})
+	g := &Group{Group: "g", Runs: rows, Arms: compare.Arms(rows)}
+	var b bytes.Buffer
+	if err := WriteGroupHTML(&b, g); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, want := range []string{
+		// a: 2 ± 4.3027·1/√3.
+		`<td>a</td><td>best_real_gain</td><td class="n">3</td><td class="n">2</td><td class="n">1</td><td class="n">-0.484 to 4.484</td>`,
+		`<td>b</td><td>best_real_gain</td>`, `&#43;10 vs a</td>`, `<b>differs</b>`,
+		`<td>c</td><td>best_real_gain</td><td class="n">1</td><td class="n">5</td><td class="n"></td><td class="n">n=1, no interval</td>`,
+		`no interval (n=1)`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %s", want)
+		}
+	}
+	// Only b's best gain differs: the runs' zero real runs, hours and
+	// dollars are equal in every arm.
+	if n := strings.Count(page, "<b>differs</b>"); n != 1 {
+		t.Errorf("%d differences marked, want 1", n)
+	}
+}
