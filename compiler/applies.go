@@ -320,6 +320,10 @@ func (k *checker) loopApplies(l *spec.Loop) {
 		k.add(diag.Errorf(CodeNotApplicable, dp.Range, "diverse_programs is set, but %s keeps no MAP-Elites archive to draw them from", name).
 			WithDetail("write feature_bins = { complexity = 10, diversity = 10 }, or remove diverse_programs"))
 	}
+	if id := l.Ideas; id.Set && user(id.Range) && !l.Screen.Set && id.V != l.Verifications.V {
+		k.add(diag.Errorf(CodeNotApplicable, id.Range, "ideas_per_round = %d is set, but %s has no screen to choose among ideas: it makes only the %d it verifies (verifications_per_round)", id.V, name, l.Verifications.V).
+			WithDetail("remove ideas_per_round (vanilla OpenEvolve, the papers' None arm, generates the ideas it verifies), or screen the loop with a critic that picks the verified ones"))
+	}
 	if mr := l.MigrationRate; mr.Set && user(mr.Range) && (!l.MigrationEvery.Set || l.Islands.V < 2) {
 		k.add(diag.Errorf(CodeNotApplicable, mr.Range, "migration_rate is set, but %s never migrates: it needs migration_every and at least two islands", name).
 			WithDetail("write migration_every = 4 (with islands = 3), or remove migration_rate"))

@@ -82,13 +82,24 @@ func TestAppliesAllows(t *testing.T) {
 	evo, _ = mutate(t, evo, "  screen                  = critic.screen\n", "")
 	evo, _ = mutate(t, evo, evo[strings.Index(evo, `critic "screen" {`):strings.Index(evo, `loop "evolve"`)], "")
 	evo = strings.Replace(evo, "role \"critic\" {", "role \"critic2\" {\n  kind = \"critic\"", 1)
-	if _, ds := compileSource(t, "evolve.hcl", []byte(evo)); ds.HasErrors() {
+	// Without a screen nothing chooses among ideas: ideas_per_round = 6 of
+	// which 5 are thrown away is refused, and left out the loop makes the
+	// one idea it verifies.
+	_, ds := compileSource(t, "evolve.hcl", []byte(evo))
+	if _, line := mutate(t, evo, "  ideas_per_round         = 6\n", "  ideas_per_round         = 6\n"); len(ds) == 0 || ds[0].Code != CodeNotApplicable || ds[0].Range.Start.Line != line {
+		t.Errorf("want %s at ideas_per_round (line %d) of an unscreened evolution loop, got:\n%s", CodeNotApplicable, line, ds.Format(0))
+	}
+	evo, _ = mutate(t, evo, "  ideas_per_round         = 6\n", "")
+	p, ds := compileSource(t, "evolve.hcl", []byte(evo))
+	if ds.HasErrors() {
 		t.Errorf("evolution without a critic refused:\n%s", ds.Format(0))
+	} else if l := p.Variants[0].Loops[0]; l.Ideas != l.Verifications {
+		t.Errorf("an unscreened loop makes %d ideas per round, want the %d it verifies", l.Ideas, l.Verifications)
 	}
 	// Random verification ignores a screen's verdicts.
 	evo = specSource(t, "quickstart-critic.hcl")
 	evo, line := mutate(t, evo, "  screen                  = critic.screen\n", "  screen                  = critic.screen\n  select = \"random\"\n")
-	_, ds := compileSource(t, "evolve.hcl", []byte(evo))
+	_, ds = compileSource(t, "evolve.hcl", []byte(evo))
 	if len(ds) == 0 || ds[0].Code != CodeConflict || ds[0].Range.Start.Line != line+1 {
 		t.Errorf("want %s at select = \"random\" (line %d) of a screened evolution loop, got:\n%s", CodeConflict, line+1, ds.Format(0))
 	}

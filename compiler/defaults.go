@@ -113,6 +113,8 @@ var Defaults = []Default{
 	}},
 	{"loop.*.top_programs, loop.*.diverse_programs", "0", "the proposer sees its parent alone unless the spec asks for inspirations", nil}, // lowered
 	{"loop.*.feature_bins", "none: no MAP-Elites archive", "an island keeps its verified programs; an archive is asked for by its dimensions", nil},
+	// Lowered: the plan's ideas per round (ideasPerRound).
+	{"loop.*.ideas_per_round", "verifications_per_round, in a loop without a screen (a preset's value too)", "nothing chooses among ideas without a critic: the loop makes only those it verifies, as vanilla OpenEvolve", nil},
 	{"loop.*.split", "\"train\"", "loops search on train tasks; holdout is for evaluation", func(s *spec.Spec) {
 		for _, l := range s.Loops {
 			setDefault(&l.Split, "train")

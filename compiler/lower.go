@@ -562,13 +562,26 @@ func othersLow(raws []*rawPhase, r *rawPhase) float64 {
 // verifications_per_round (or every idea that built), at most every
 // routed idea and verifications_per_round more.
 func verified(l *spec.Loop, ok, frac float64, routes bool) (n, lo, hi float64) {
-	v, built := float64(l.Verifications.V), float64(l.Ideas.V)*ok
+	v, built := float64(l.Verifications.V), float64(ideasPerRound(l))*ok
 	n = math.Min(v, built)
 	if !routes {
 		return n, n, n
 	}
 	r := built * frac
 	return r + math.Min(v, built-r), n, math.Min(built, r+v)
+}
+
+// ideasPerRound is the ideas an evolution loop makes per island-round:
+// ideas_per_round is the pool a screen critic picks the verified ones
+// from. Without a screen nothing chooses, so the loop makes only the ideas
+// it verifies, as vanilla OpenEvolve does, and pays for no idea it throws
+// away (a preset's ideas_per_round is for a screened loop; applies refuses
+// one the spec writes).
+func ideasPerRound(l *spec.Loop) int {
+	if !l.Screen.Set {
+		return l.Verifications.V
+	}
+	return l.Ideas.V
 }
 
 // planFormula carries a checked formula into the plan: its text and the
@@ -839,7 +852,7 @@ func (lv *lowering) phases() ([]*plan.Loop, []*plan.Phase) {
 			StatesPerStep: l.StatesPerStep.V, ProposalsPerState: l.ProposalsPerState.V, RolloutEvery: l.RolloutEvery.V,
 			ZeroVariance: l.ZeroVariance.V, ResampleRounds: resampleRounds(l), Reward: l.Reward.Name, Screen: l.Screen.Name, LearningRate: l.LearningRate.V,
 			Proposer: l.Proposer.Name, Builder: l.Builder.Name, Summarizer: l.Summarizer.Name,
-			Islands: l.Islands.V, Rounds: l.Rounds.V, MigrationEvery: l.MigrationEvery.V, Ideas: l.Ideas.V,
+			Islands: l.Islands.V, Rounds: l.Rounds.V, MigrationEvery: l.MigrationEvery.V, Ideas: ideasPerRound(l),
 			Verifications: l.Verifications.V, Select: l.Select.V, Split: l.Split.V, Source: l.NameRange}
 		if l.Builder.Set {
 			pl.Repairs = l.Repairs.V
@@ -894,7 +907,7 @@ func (lv *lowering) phases() ([]*plan.Loop, []*plan.Phase) {
 			allScen(func(sc int) {
 				for _, e := range s.Environments {
 					ir := float64(envTaskCount(e, l.Split.V)) * float64(l.Islands.V) * float64(l.Rounds.V)
-					ideas := ir * float64(l.Ideas.V)
+					ideas := ir * float64(ideasPerRound(l))
 					n, lo, hi := verified(l, ok[sc], frac[sc], routes)
 					r.addRuns(e.Name, sc, ir*n)
 					r.addRunBounds(e.Name, sc, ir*lo, ir*hi)

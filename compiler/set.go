@@ -2,10 +2,12 @@ package compiler
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"assay/lang/diag"
 	"assay/lang/spec"
+	"assay/stdlib/pluginconfig"
 )
 
 // Setting is one --set PATH=VALUE from the command line: a field addressed
@@ -61,9 +63,13 @@ func SetSourceText(raw []string) []byte {
 	return []byte(strings.Join(raw, "\n") + "\n")
 }
 
+// setDetail is what every --set error adds: what PATH and VALUE may be.
+const setDetail = "PATH names a field as a sweep axis does, or a map entry (prices.gpu_hourly.CPU); VALUE is typed by the field: 9, true, text, a formula, kind.name, [8, 16] or {H100 = 2.5}; V1,V2,... is a sweep axis (assay plan --help)"
+
 // applySettings sets each --set field on the spec, typed by the field's
 // schema type, before anything else reads the spec: a setting acts as if
-// the spec said it. The values are recorded for the plan (plan.Overrides).
+// the spec said it. A value with commas outside quotes and brackets is a
+// sweep axis instead. The values are recorded for the plan (plan.Overrides).
 func applySettings(c *compilation) {
 	if len(c.opts.Set) == 0 {
 		return
@@ -77,7 +83,7 @@ func applySettings(c *compilation) {
 		switch {
 		case st.Path == "sweep" || strings.HasPrefix(st.Path, "sweep."):
 			c.add(diag.Errorf(CodeSetPath, st.PathRange, "%s: a sweep's axes cannot be set", name).
-				WithDetail("--set sets one field of every variant; to change an axis, edit the sweep block"))
+				WithDetail("--set sets one field of every variant; to change an axis, edit the sweep block, or give --set PATH=V1,V2,... a new axis"))
 			continue
 		case st.Path == "extends" || st.Path == "variable" || strings.HasPrefix(st.Path, "variable."):
 			c.add(diag.Errorf(CodeSetPath, st.PathRange, "%s: %s is read while the spec loads, before --set applies", name, st.Path).
@@ -95,24 +101,99 @@ func applySettings(c *compilation) {
 				continue
 			}
 		}
-		lit, err := spec.ParseText(st.Path, st.Value, st.Range)
-		if err == nil {
-			err = spec.SetPath(c.spec, st.Path, lit)
+		if parts, offs := spec.SplitTop(st.Value); len(parts) > 1 {
+			setAxis(c, st, name, parts, offs)
+			continue
 		}
+		x, err := spec.SetText(c.spec, st.Path, settingText(c.spec, st), st.Range)
 		if err != nil {
-			code, at := CodeSetPath, st.PathRange
-			if isValueError(err) {
-				code, at = CodeSetValue, st.Range
-			}
-			c.add(diag.Errorf(code, at, "%s: %v", name, err).
-				WithDetail("PATH names a string, number, int or bool field as a sweep axis does, e.g. critic.screen.votes or loop.policy.steps; VALUE is typed by that field"))
+			c.add(settingError(st, name, err))
 			continue
 		}
 		if c.overrides == nil {
 			c.overrides = map[string]any{}
 		}
-		c.overrides[st.Path] = lit.Value()
+		c.overrides[st.Path] = x
 	}
+}
+
+// settingError places an error of spec.SetText: at the path, or at its
+// offsets inside the value.
+func settingError(st Setting, name string, err error) *diag.Diagnostic {
+	te, ok := err.(*spec.TextError)
+	if !ok || te.Path {
+		return diag.Errorf(CodeSetPath, st.PathRange, "%s: %v", name, err).WithDetail("%s", setDetail)
+	}
+	return diag.Errorf(CodeSetValue, within(st.Range, te.Off, te.End), "%s: %v", name, err).WithDetail("%s", setDetail)
+}
+
+// within is the part [off, end) of the one-line range r of a value.
+func within(r diag.Range, off, end int) diag.Range {
+	start := r.Start
+	r.Start.Column, r.Start.Byte = start.Column+off, start.Byte+off
+	r.End.Column, r.End.Byte = start.Column+end, start.Byte+end
+	return r
+}
+
+// settingText is the value of a setting as spec.SetText should read it. An
+// entry of a built-in plugin's config whose schema says it is text takes
+// the value as text, as a string field does, so model=gpt-5 and
+// version=1.0 are both strings.
+func settingText(s *spec.Spec, st Setting) string {
+	parts := strings.Split(st.Path, ".")
+	if len(parts) != 4 || parts[0] != "plugin" || parts[2] != "config" || strings.HasPrefix(st.Value, `"`) {
+		return st.Value
+	}
+	for _, p := range s.Plugins {
+		if p.Name != parts[1] {
+			continue
+		}
+		sc, ok := pluginconfig.Lookup(p.Source.V)
+		if !ok {
+			return st.Value
+		}
+		if f := sc.Field(parts[3]); f != nil && (f.Type == pluginconfig.String || f.Type == pluginconfig.URL || f.Type == pluginconfig.Regex) {
+			return strconv.Quote(st.Value)
+		}
+	}
+	return st.Value
+}
+
+// setAxis makes a setting V1,V2,... a sweep axis over its field, as if the
+// spec's sweep block had it (a grid unless the spec's sweep is a zip): the
+// sweep pass checks and expands it, its errors pointing into the flag.
+func setAxis(c *compilation, st Setting, name string, parts []string, offs []int) {
+	var lits []spec.Literal
+	for i, text := range parts {
+		lead := len(text) - len(strings.TrimLeft(text, " \t"))
+		text = strings.TrimSpace(text)
+		at := within(st.Range, offs[i]+lead, offs[i]+lead+max(len(text), 1))
+		lit, err := spec.ParseText(st.Path, text, at)
+		if err != nil {
+			code := CodeSetPath
+			if isValueError(err) {
+				code = CodeSetValue
+			} else {
+				at = st.PathRange
+			}
+			c.add(diag.Errorf(code, at, "%s: %v", name, err).
+				WithDetail("V1,V2,... sweeps a string, number, int or bool field over the values; a list is written [8, 16], and a text with a comma is quoted: PATH=\"a, b\""))
+			return
+		}
+		lits = append(lits, lit)
+	}
+	if c.spec.Sweep == nil {
+		c.spec.Sweep = &spec.Sweep{Range: st.Range}
+	}
+	c.spec.Sweep.Axes = append(c.spec.Sweep.Axes, &spec.Axis{Name: st.Path, NameRange: st.PathRange, Values: lits, Range: st.Range})
+	values := make([]any, len(lits))
+	for i, l := range lits {
+		values[i] = l.Value()
+	}
+	if c.overrides == nil {
+		c.overrides = map[string]any{}
+	}
+	c.overrides[st.Path] = values
 }
 
 // warnSetRouted warns, as a sweep does (warnRoutedShare), when --set

@@ -64,6 +64,7 @@ critic "screen" {
 }
 
 loop "evolve" {
-  select = "best_mean_rank"
-  screen = critic.screen
+  ideas_per_round = 16 # the critic picks the one verified among them
+  select          = "best_mean_rank"
+  screen          = critic.screen
 }

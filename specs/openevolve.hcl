@@ -1,16 +1,18 @@
 # Vanilla OpenEvolve on MLS-Lite-Bench (seed 002): the "None" column.
 #
-# Per island-round the proposer makes 16 ideas, each is implemented, and one
-# chosen at random is verified by a real run: no critic screens them.
-# critic-evolve.hcl builds on this spec and adds the critic that picks the
-# idea to verify, at the same 30 verifications per task.
+# Per island-round the proposer makes one idea, it is implemented and
+# verified by a real run: no critic screens it, so the loop generates only
+# the ideas it verifies, as vanilla OpenEvolve does (a loop without a
+# screen makes verifications_per_round ideas). critic-evolve.hcl builds on
+# this spec and adds the critic that picks the idea to verify among 16, at
+# the same 30 verifications per task.
 #
 # Expected figures (assay estimate):
 #   real runs     29 tasks x 3 islands x 10 rounds x 1 verification = 870
-#   proposer, implementer calls  29 x 30 x 16 = 13,920 each
+#   proposer, implementer calls  29 x 30 x 1 = 870 each
 
 name        = "openevolve"
-description = "OpenEvolve verifying one random idea per island-round, with no critic"
+description = "OpenEvolve verifying the one idea it makes per island-round, with no critic"
 seed        = 2
 
 # The benchmark's own plugin executable: builtin:command serves trainers only.
@@ -98,7 +100,6 @@ loop "evolve" {
   islands                 = 3
   rounds                  = 10
   migration_every         = 4
-  ideas_per_round         = 16
   verifications_per_round = 1
   select                  = "random"
 }

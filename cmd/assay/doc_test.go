@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,6 +24,7 @@ import (
 //
 //	<!-- doc: fragment of specs/lm2lm.hcl -->   its lines appear in that file, in order
 //	<!-- doc: extends specs/quickstart.hcl -->  it validates merged over that spec
+//	<!-- doc: as specs/NAME.hcl -->             it is saved there, for the blocks after it in the file
 //	<!-- doc: invalid E_CODE -->                validating it fails with E_CODE
 //	<!-- doc: world file for SPEC -->           it parses as a rehearsal world file
 //	<!-- doc: not a spec: REASON -->            a data excerpt, not checked
@@ -73,6 +75,9 @@ type docBlock struct {
 	lang  string
 	body  []string
 	marks []string // the doc: directives before it, in order
+	// saved are the spec blocks marked "as FILE" before it in the same
+	// file, by FILE: they are in its working directory.
+	saved map[string]string
 }
 
 var (
@@ -91,6 +96,7 @@ func readDocBlocks(path, root string) ([]docBlock, error) {
 	lines := strings.Split(string(b), "\n")
 	var out []docBlock
 	var marks []string
+	saved := map[string]string{}
 	for i := 0; i < len(lines); i++ {
 		if m := markRE.FindStringSubmatch(lines[i]); m != nil {
 			marks = append(marks, m[1])
@@ -103,10 +109,13 @@ func readDocBlocks(path, root string) ([]docBlock, error) {
 			}
 			continue
 		}
-		blk := docBlock{file: filepath.ToSlash(rel), line: i + 1, lang: m[2], marks: marks}
+		blk := docBlock{file: filepath.ToSlash(rel), line: i + 1, lang: m[2], marks: marks, saved: maps.Clone(saved)}
 		marks = nil
 		for i++; i < len(lines) && strings.TrimSpace(lines[i]) != "```"; i++ {
 			blk.body = append(blk.body, strings.TrimPrefix(lines[i], m[1]))
+		}
+		if as, ok := blk.mark("as"); ok && blk.kind() == "spec" {
+			saved[as] = strings.Join(blk.body, "\n") + "\n"
 		}
 		out = append(out, blk)
 	}
@@ -174,6 +183,9 @@ func (b *docBlock) workDir(t *testing.T, root string) string {
 	dir := t.TempDir()
 	if err := os.CopyFS(filepath.Join(dir, "specs"), os.DirFS(filepath.Join(root, "specs"))); err != nil {
 		t.Fatal(err)
+	}
+	for file, text := range b.saved {
+		writeFile(t, filepath.Join(dir, file), text)
 	}
 	for _, m := range b.marks {
 		if rest, ok := strings.CutPrefix(m, "edit "); ok {
@@ -288,6 +300,9 @@ func (b *docBlock) checkSpec(t *testing.T, root string) {
 		ext = "yaml"
 	}
 	path := filepath.Join(dir, "specs", "doc-example."+ext)
+	if as, ok := b.mark("as"); ok {
+		path = filepath.Join(dir, as)
+	}
 	if base, ok := b.mark("extends"); ok {
 		if ext != "hcl" {
 			t.Fatalf("<!-- doc: extends --> is for HCL snippets")

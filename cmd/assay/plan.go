@@ -46,17 +46,28 @@ does: it writes the spec's lock when there is none, and refuses to save
 when a plugin's executable is not the one the lock records.
 
 --set PATH=VALUE (repeatable, here and in validate, estimate, diff and run)
-sets any field a sweep axis can address, e.g. critic.screen.votes=9 or
-loop.policy.steps=40, typed by the field's type: a number, true or false,
-or text (a double-quoted string is unquoted). A bad path or value is
-reported at its place in the --set arguments (--set:N:COL, the N-th --set).
-The plan records the settings under "overrides" and its hash covers them.
+sets a field, named as a sweep axis names it (critic.screen.votes=9,
+loop.policy.steps=40), or one entry of a map field, keeping the others
+(prices.gpu_hourly.CPU=1.5, plugin.tinylm.config.steps=300). VALUE is
+typed by the field: a number, true or false, text or a formula (a
+double-quoted string is unquoted), a reference kind.name, a list [8, 16]
+or a map {H100 = 2.5, CPU = 1.5}; a list or map replaces the field's
+value. Inside [ ] and { } text is quoted. An entry of a built-in plugin's
+config is typed by its schema; of another plugin's, a number, true or
+false, or text. PATH=V1,V2,... (commas outside quotes and brackets) makes
+the field a sweep axis with those values, a variant each; run them with
+run --all-variants. Quote a text with a comma: description="a, b". A bad
+path or value is reported at its place in the --set arguments
+(--set:N:COL, the N-th --set, the column inside the value). The plan
+records the settings under "overrides" and its hash covers them.
 
 Exit codes: 0 ok, 1 invalid spec, 64 usage error.`,
 		Example: `  assay plan specs/lm2lm.hcl
   assay plan --json specs/critic-grpo.hcl | jq .hash
   assay plan -out quickstart.plan specs/quickstart.hcl && assay run quickstart.plan
-  assay plan --set critic.screen.votes=9 --set loop.policy.steps=40 specs/critic-grpo.hcl`,
+  assay plan --set critic.screen.votes=9 --set loop.policy.steps=40 specs/critic-grpo.hcl
+  assay plan --set 'calibration.after_steps=[8, 16]' --set plugin.tinylm.config.steps=300 specs/quickstart.hcl
+  assay plan --set loop.policy.steps=24,32 specs/quickstart.hcl`,
 		Args: usageArgs(1, 1),
 		RunE: func(c *cobra.Command, args []string) error {
 			p, src, err := mustCompile(c, args[0], flags)

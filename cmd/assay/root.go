@@ -159,7 +159,7 @@ func addSpecFlags(c *cobra.Command) *specFlags {
 }
 
 // setHelp is the --set flag's help, shared by every command that has it.
-const setHelp = "set a field as a sweep axis addresses it: PATH=VALUE, e.g. critic.screen.votes=9 (repeatable; recorded in the plan)"
+const setHelp = "set a field or map entry: PATH=VALUE, e.g. critic.screen.votes=9, 'calibration.after_steps=[8, 16]'; PATH=V1,V2,... sweeps it (repeatable; recorded in the plan; see assay plan --help)"
 
 // addSetFlag adds --set PATH=VALUE to a command that compiles a spec read
 // through f; compileSpec and compileOptions apply it.

@@ -201,6 +201,24 @@ func TestAcceptanceCriticEvolve(t *testing.T) {
 	}
 }
 
+// The papers' None arm is vanilla OpenEvolve: with no critic to choose, it
+// generates only the ideas it verifies, so its LLM calls compare with the
+// critic arm's at the same 870 verifications.
+func TestAcceptanceOpenEvolve(t *testing.T) {
+	p, r := loadSpec(t, "openevolve")
+	v := p.Variants[0]
+	if l := v.Loops[0]; l.Ideas != 1 || l.Verifications != 1 || l.Select != "random" || l.Critic != "" {
+		t.Errorf("loop = %+v, want 1 idea, 1 verification, random, no critic", l)
+	}
+	exact(t, "totals.real_runs", r.Totals.RealRuns, 870)
+	exact(t, "roles.proposer.calls", r.Roles["proposer"].Calls, 870)
+	exact(t, "roles.implementer.calls", r.Roles["implementer"].Calls, 870)
+	// The critic arm extends it and verifies the best of 16.
+	_, cr := loadSpec(t, "critic-evolve")
+	exact(t, "critic-evolve roles.proposer.calls", cr.Roles["proposer"].Calls, 13920)
+	exact(t, "critic-evolve roles.implementer.calls", cr.Roles["implementer"].Calls, 13920)
+}
+
 func TestAcceptanceCriticGRPO(t *testing.T) {
 	p, r := loadSpec(t, "critic-grpo")
 	v := p.Variants[0]

@@ -292,7 +292,8 @@ func TestVariants(t *testing.T) {
 		edits  [][2]string
 		reject string // a diagnostic code validation must give, at a position
 	}{
-		{name: "evolution without a critic", base: qc, edits: [][2]string{{"  screen                  = critic.screen\n", ""}, {screenCritic, ""}}},
+		{name: "evolution without a critic", base: qc, edits: [][2]string{{"  screen                  = critic.screen\n", ""}, {screenCritic, ""}, {"  ideas_per_round         = 6\n", ""}}},
+		{name: "evolution without a critic throwing ideas away", base: qc, edits: [][2]string{{"  screen                  = critic.screen\n", ""}, {screenCritic, ""}}, reject: "E_NOT_APPLICABLE"},
 		{name: "evolution without a critic but a critic's select rule", base: qc, edits: [][2]string{
 			{"  screen                  = critic.screen\n", "  select = \"best_mean_rank\"\n"}}, reject: "E_CONFLICT"},
 		{name: "evolution with k swept", base: qc, edits: [][2]string{{"budget {", "sweep {\n  axis \"critic.screen.votes\" {\n    values = [3, 5]\n  }\n}\n\nbudget {"}}},

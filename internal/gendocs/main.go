@@ -76,9 +76,12 @@ func render() []byte {
 	w("or as JSON or YAML, which the CUE front end reads: single blocks are\n")
 	w("objects, labelled blocks objects keyed by label, references `\"kind.name\"`\n")
 	w("strings (`assay schema` prints the JSON Schema; `assay convert` writes any\n")
-	w("of the four). Every field a sweep axis can address can also be set for\n")
-	w("one command with `--set PATH=VALUE` (e.g. `--set critic.screen.votes=9`);\n")
-	w("the plan records it under `overrides`.\n\n")
+	w("of the four). Any field can also be set for one command with\n")
+	w("`--set PATH=VALUE`, typed by the field: `--set critic.screen.votes=9`,\n")
+	w("`--set 'calibration.after_steps=[8, 16]'`, a map entry\n")
+	w("(`--set prices.gpu_hourly.CPU=1.5`, `--set plugin.tinylm.config.steps=300`)\n")
+	w("or a formula; `--set loop.policy.steps=24,32` makes the field a sweep\n")
+	w("axis. The plan records each under `overrides` (`assay plan --help`).\n\n")
 	w("Contents: [Blocks and attributes](#blocks-and-attributes),\n")
 	w("[Extending a spec](#extending-a-spec), [Sizes and limits](#sizes-and-limits),\n")
 	w("[Defaults](#defaults), [Formulas](#formulas),\n")
@@ -338,6 +341,7 @@ func writeExtends(b *bytes.Buffer) {
 	w("declares it gets the value; in a chain that mixes HCL and CUE each file\n")
 	w("reads the var files in its own language, so pass `-var` there instead.\n")
 	w("Diagnostics about an inherited value point into the base file.\n\n")
+	writeExtendsVars(b)
 	w("`assay validate`, `plan`, `estimate`, `run` and `diff` work on the merged\n")
 	w("spec (the plan hash is that of the equivalent flat spec); `assay convert`\n")
 	w("writes the merged spec, flat; `assay fmt` formats only the file it is\n")
@@ -346,6 +350,39 @@ func writeExtends(b *bytes.Buffer) {
 	w("with a spec attribute or block) is refused at the `extends` attribute\n")
 	w("without showing its content.\n\n")
 	writeLimits(b)
+}
+
+// writeExtendsVars states the rule for a variable declared again in a
+// spec that extends another; TestDocs runs its example.
+func writeExtendsVars(b *bytes.Buffer) {
+	w := func(s string) { b.WriteString(s) }
+	w("A chain of specs has one value per variable. A spec that declares a\n")
+	w("variable of its base again, with a new default, sets it everywhere the\n")
+	w("base uses it, never only in its own file:\n\n")
+	w("<!-- doc: as specs/lm2lm-small.hcl -->\n")
+	w("```hcl\n")
+	w("extends = \"lm2lm.hcl\"\n\n")
+	w("name = \"lm2lm-small\"\n\n")
+	w("# lm2lm.hcl declares calibration_budget = [31, 35, 34] and its calibration\n")
+	w("# block uses var.calibration_budget: here every round verifies 10.\n")
+	w("variable \"calibration_budget\" {\n  type    = list(number)\n  default = [10, 10, 10]\n}\n")
+	w("```\n\n")
+	w("```console\n")
+	w("$ assay plan specs/lm2lm-small.hcl\n")
+	w("...\n")
+	w("  calibration  calibration.policy.16\n")
+	w("               candidates 10, select top_rated\n")
+	w("...\n")
+	w("```\n\n")
+	w("- The default of the outermost file that gives one wins (the spec you\n")
+	w("  name over the specs it extends); `-var` and `-var-file` win over every\n")
+	w("  default.\n")
+	w("- A redeclaration without a default takes the base's value.\n")
+	w("- The type stays the base's: a redeclaration may leave `type` out or\n")
+	w("  repeat it; another type, or a default the base's type does not take,\n")
+	w("  is `E_VAR_TYPE` at the extending file's line.\n")
+	w("- This holds across languages: an HCL spec's default reaches a CUE base\n")
+	w("  and the other way round.\n\n")
 }
 
 // writeLimits states the sizes a spec may ask for, from the constants that

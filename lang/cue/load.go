@@ -40,6 +40,9 @@ type Options struct {
 	// does not declare, instead of an E_VAR_UNKNOWN error; see the HCL front
 	// end's option of the same name.
 	UnknownVar func(name string, at diag.Range)
+	// Inherited are the defaults of the specs that extend this one; see the
+	// HCL front end's option of the same name.
+	Inherited []*spec.Variable
 	// Timeout bounds the time evaluating the spec may take; 0 means the
 	// default of 10 s. A spec that runs past it is reported as E_TOO_COMPLEX.
 	Timeout time.Duration

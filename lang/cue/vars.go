@@ -57,6 +57,7 @@ func (l *loader) variables(ctx *cue.Context, v cue.Value, opts Options) *varSet 
 			}
 		}
 	}
+	l.inherit(opts.Inherited, vs)
 	for _, path := range opts.VarFiles {
 		l.varFile(ctx, path, vs)
 	}
@@ -75,6 +76,27 @@ func (l *loader) variables(ctx *cue.Context, v cue.Value, opts Options) *varSet 
 		}
 	}
 	return vs
+}
+
+// inherit applies the defaults of the specs that extend this one
+// (Options.Inherited) to the variables this spec declares too.
+func (l *loader) inherit(inherited []*spec.Variable, vs *varSet) {
+	for _, iv := range inherited {
+		t := vs.types[iv.Name]
+		if !vs.declared(iv.Name) || !iv.Default.Set || (iv.Type.Set && t != "" && iv.Type.V != t) || vs.reported[iv.Name] {
+			continue
+		}
+		cx, err := convertVar(iv.Default.V, t)
+		if err != nil {
+			l.add(diag.Errorf(codeVarType, iv.Default.Range, "default of variable %q: %v", iv.Name, err).
+				WithDetail("The base spec %s declares %s with that type, and a spec that extends it gives the variable a new value, not a new type.", vs.ranges[iv.Name], iv.Name))
+			vs.reported[iv.Name] = true
+			delete(vs.values, iv.Name)
+			continue
+		}
+		vs.values[iv.Name] = cx
+		vs.from[iv.Name] = iv.Default.Range
+	}
 }
 
 func (vs *varSet) declared(name string) bool { _, ok := vs.ranges[name]; return ok }

@@ -29,6 +29,13 @@ type Options struct {
 	// checks the names over every file of the chain. It may be called from
 	// another goroutine.
 	UnknownVar func(name string, at diag.Range)
+	// Inherited are the variables declared by the specs that extend this
+	// one, one per name, each with the default of the nearest file that
+	// gives one. A variable this spec declares too takes that default over
+	// its own, before VarFiles and Vars: a chain of specs has one value per
+	// variable. lang/load reports a redeclaration that changes the type;
+	// such an entry is skipped here.
+	Inherited []*spec.Variable
 	// Timeout bounds the time evaluating the spec may take; 0 means the
 	// default of 10 s. A spec that runs past it is reported as E_TOO_COMPLEX.
 	Timeout time.Duration

@@ -153,6 +153,7 @@ func (l *loader) variables(body *hclsyntax.Body, opts Options) *varSet {
 	for _, v := range vs.list {
 		byName[v.Name] = v
 	}
+	l.inherit(opts.Inherited, vs, byName)
 	for _, path := range opts.VarFiles {
 		l.varFile(path, vs, byName, fnCtx)
 	}
@@ -166,6 +167,29 @@ func (l *loader) variables(body *hclsyntax.Body, opts Options) *varSet {
 		}
 	}
 	return vs
+}
+
+// inherit applies the defaults of the specs that extend this one
+// (Options.Inherited) to the variables this spec declares too.
+func (l *loader) inherit(inherited []*spec.Variable, vs *varSet, byName map[string]*spec.Variable) {
+	for _, iv := range inherited {
+		v := byName[iv.Name]
+		if v == nil || !iv.Default.Set || (iv.Type.Set && v.Type.Set && iv.Type.V != v.Type.V) {
+			continue
+		}
+		if cur, ok := vs.values[iv.Name]; ok && !cur.IsKnown() {
+			continue // the declaration here is broken and already reported
+		}
+		cv, err := convertVar(ctyValue(iv.Default.V), vs.types[iv.Name])
+		if err != nil {
+			l.add(diag.Errorf(codeVarType, iv.Default.Range, "default of variable %q: %s", iv.Name, err).
+				WithDetail("The base spec %s declares %s with that type, and a spec that extends it gives the variable a new value, not a new type.", v.NameRange, iv.Name))
+			vs.values[iv.Name] = cty.DynamicVal
+			continue
+		}
+		vs.values[iv.Name] = cv
+		v.Value = spec.Of(goValue(cv), iv.Default.Range)
+	}
 }
 
 // typeName reads a variable's type written as a keyword (number), a call

@@ -44,6 +44,8 @@ const (
 	codeExtends      = "E_EXTENDS"
 	codeExtendsCycle = "E_EXTENDS_CYCLE"
 	codeVarUnknown   = "E_VAR_UNKNOWN"
+	codeVarType      = "E_VAR_TYPE"
+	codeVarRequired  = "E_VAR_REQUIRED"
 )
 
 // Code is a diagnostic code of this package and what it means, for the
@@ -67,7 +69,7 @@ var Codes = []Code{
 // be a best-effort partial result when there are errors.
 func Load(path string, opts Options) (*spec.Spec, Sources, diag.Diagnostics) {
 	r := &resolver{opts: opts, src: Sources{}, declared: map[string]bool{}}
-	s, ds := r.load(path, nil, diag.Range{})
+	s, ds := r.load(path, nil, diag.Range{}, nil)
 	ds = append(ds, r.unknownVars()...)
 	ds = ds.Dedup()
 	ds.Sort()
@@ -92,9 +94,10 @@ type unknownVar struct {
 // load loads path and, when it extends another spec, the base under it.
 // chain holds the files that extend path, outermost first, for cycles; from
 // is the extends attribute that named path (invalid for the spec the user
-// gave).
-func (r *resolver) load(path string, chain []string, from diag.Range) (*spec.Spec, diag.Diagnostics) {
-	s, ds := r.loadFile(path, from)
+// gave); inherited are the variables the files of chain declare, for the
+// front end to apply (see inheritVars).
+func (r *resolver) load(path string, chain []string, from diag.Range, inherited []*spec.Variable) (*spec.Spec, diag.Diagnostics) {
+	s, ds := r.loadFile(path, from, inherited)
 	if s == nil {
 		return nil, ds
 	}
@@ -133,19 +136,29 @@ func (r *resolver) load(path string, chain []string, from diag.Range) (*spec.Spe
 				WithDetail("extends is a path relative to the file that writes it; fix the path, or remove extends to make the spec stand alone."))
 		}
 	}
-	b, bds := r.load(base, chain, at)
+	b, bds := r.load(base, chain, at, inheritVars(inherited, s.Variables))
+	if b != nil {
+		if fill := baseDefaults(s.Variables, b.Variables, ds); len(fill) > 0 {
+			// A variable declared here without a default takes the base's:
+			// the file is evaluated again with it.
+			if s2, ds2 := r.loadFile(path, from, append(append([]*spec.Variable(nil), inherited...), fill...)); s2 != nil {
+				s, ds = s2, ds2
+			}
+		}
+	}
 	ds = append(ds, r.baseDiags(base, at, bds)...)
 	if b == nil {
 		return s, ds
 	}
+	ds = append(ds, retyped(s.Variables, b.Variables)...)
 	return spec.Merge(b, s), ds
 }
 
 // loadFile loads one spec with its front end. A base that cannot be read
 // is reported at the extends attribute that names it.
-func (r *resolver) loadFile(path string, from diag.Range) (*spec.Spec, diag.Diagnostics) {
+func (r *resolver) loadFile(path string, from diag.Range, inherited []*spec.Variable) (*spec.Spec, diag.Diagnostics) {
 	if src, ok := r.overlay(path); ok {
-		return r.loadOverlay(path, src, from)
+		return r.loadOverlay(path, src, from, inherited)
 	}
 	info, err := os.Stat(path)
 	if err != nil {
@@ -174,9 +187,9 @@ func (r *resolver) loadFile(path string, from diag.Range) (*spec.Spec, diag.Diag
 	switch {
 	case info.IsDir() || isCUEFamily(path):
 		// JSON and YAML are data CUE reads: one front end for the three.
-		return r.loadCUE(path, onUnknown)
+		return r.loadCUE(path, onUnknown, inherited)
 	case strings.EqualFold(filepath.Ext(path), ".hcl"):
-		return r.loadHCL(path, onUnknown)
+		return r.loadHCL(path, onUnknown, inherited)
 	}
 	if from.Filename != "" {
 		return nil, diag.Diagnostics{diag.Errorf(codeExtends, from, "cannot tell the spec language of base spec %s from its name", path).
@@ -214,7 +227,7 @@ func (r *resolver) overlay(path string) ([]byte, bool) {
 
 // loadOverlay loads a spec file from the overlay, with the front end its
 // extension selects, as loadFile does from disk.
-func (r *resolver) loadOverlay(path string, src []byte, from diag.Range) (*spec.Spec, diag.Diagnostics) {
+func (r *resolver) loadOverlay(path string, src []byte, from diag.Range, inherited []*spec.Variable) (*spec.Spec, diag.Diagnostics) {
 	onUnknown := func(name string, at diag.Range) {
 		r.mu.Lock()
 		r.unknown = append(r.unknown, unknownVar{name, at})
@@ -224,9 +237,9 @@ func (r *resolver) loadOverlay(path string, src []byte, from diag.Range) (*spec.
 	r.readVarFiles()
 	switch {
 	case strings.EqualFold(filepath.Ext(path), ".cue"):
-		return cue.Load([]cue.Source{{Name: path, Src: src}}, cue.Options{Vars: r.opts.Vars, VarFiles: r.opts.VarFiles, UnknownVar: onUnknown})
+		return cue.Load([]cue.Source{{Name: path, Src: src}}, cue.Options{Vars: r.opts.Vars, VarFiles: r.opts.VarFiles, UnknownVar: onUnknown, Inherited: inherited})
 	case strings.EqualFold(filepath.Ext(path), ".hcl"):
-		return hcl.Load(path, src, hcl.Options{Vars: r.opts.Vars, VarFiles: r.opts.VarFiles, UnknownVar: onUnknown})
+		return hcl.Load(path, src, hcl.Options{Vars: r.opts.Vars, VarFiles: r.opts.VarFiles, UnknownVar: onUnknown, Inherited: inherited})
 	}
 	delete(r.src, path)
 	if from.Filename != "" {
@@ -237,14 +250,14 @@ func (r *resolver) loadOverlay(path string, src []byte, from diag.Range) (*spec.
 		WithDetail("name HCL specs *.hcl and CUE specs *.cue (or pass a directory of .cue files)")}
 }
 
-func (r *resolver) loadHCL(path string, onUnknown func(string, diag.Range)) (*spec.Spec, diag.Diagnostics) {
+func (r *resolver) loadHCL(path string, onUnknown func(string, diag.Range), inherited []*spec.Variable) (*spec.Spec, diag.Diagnostics) {
 	r.readSource(path)
 	r.readVarFiles()
-	return hcl.LoadFile(path, hcl.Options{Vars: r.opts.Vars, VarFiles: r.opts.VarFiles, UnknownVar: onUnknown})
+	return hcl.LoadFile(path, hcl.Options{Vars: r.opts.Vars, VarFiles: r.opts.VarFiles, UnknownVar: onUnknown, Inherited: inherited})
 }
 
-func (r *resolver) loadCUE(path string, onUnknown func(string, diag.Range)) (*spec.Spec, diag.Diagnostics) {
-	s, diags := cue.LoadFile(path, cue.Options{Vars: r.opts.Vars, VarFiles: r.opts.VarFiles, UnknownVar: onUnknown})
+func (r *resolver) loadCUE(path string, onUnknown func(string, diag.Range), inherited []*spec.Variable) (*spec.Spec, diag.Diagnostics) {
+	s, diags := cue.LoadFile(path, cue.Options{Vars: r.opts.Vars, VarFiles: r.opts.VarFiles, UnknownVar: onUnknown, Inherited: inherited})
 	if s != nil {
 		for _, f := range s.Files {
 			r.readSource(f)

@@ -209,7 +209,7 @@ type Loop struct {
 	Islands         Val[int]                `assay:"islands" doc:"independent populations per task"`
 	Rounds          Val[int]                `assay:"rounds" doc:"rounds per island"`
 	MigrationEvery  Val[int]                `assay:"migration_every" doc:"rounds between migrations of the best solution across islands"`
-	Ideas           Val[int]                `assay:"ideas_per_round" doc:"ideas the proposer makes per island-round"`
+	Ideas           Val[int]                `assay:"ideas_per_round" doc:"ideas the proposer makes per island-round, among which the screen critic picks those verified; a loop without a screen makes only the ideas it verifies (verifications_per_round)"`
 	Verifications   Val[int]                `assay:"verifications_per_round" doc:"real runs per island-round"`
 	Select          Val[string]             `assay:"select" enum:"best_mean_rank|majority|random" doc:"which screened ideas are verified"`
 	VerifyRouted    Val[bool]               `assay:"verify_routed" doc:"ideas its screen critic routes (an uncertain verdict, by the critic's route rule) are verified by real runs too, beyond verifications_per_round, which the best-ranked of the rest fill; false: exactly verifications_per_round, as the papers ran OpenEvolve"`

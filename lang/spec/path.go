@@ -238,8 +238,8 @@ func schemaField(path string) (*Field, error) {
 	return nil, fmt.Errorf("%q names a block, not an attribute", path)
 }
 
-// SettablePaths lists the paths SetPath can set in s: every string,
-// number, int and bool attribute, through the single blocks of the schema
+// SettablePaths lists the paths SetText can set in s: every attribute but
+// a variable's default and a sweep's values, through the single blocks of the schema
 // (present or not, as SetPath creates them) and the labelled blocks s
 // declares. The sweep and variable blocks are left out: a sweep cannot set
 // itself, and variables are read before any path is set. For completion.
@@ -258,7 +258,7 @@ func SettablePaths(s *Spec) []string {
 			}
 			switch f.Kind {
 			case Attr:
-				if f.Type == "string" || f.Type == "number" || f.Type == "int" || f.Type == "bool" {
+				if f.Type != "any" && f.Type != "list(literal)" {
 					out = append(out, p)
 				}
 			case Block:

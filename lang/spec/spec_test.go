@@ -110,7 +110,7 @@ func FuzzSpread(f *testing.F) {
 	})
 }
 
-// Every path SettablePaths offers can be set, and typed from text.
+// Every path SettablePaths offers can be set from text.
 func TestSettablePaths(t *testing.T) {
 	s := &Spec{Critics: []*Critic{{Name: "screen"}}}
 	paths := SettablePaths(s)
@@ -118,12 +118,12 @@ func TestSettablePaths(t *testing.T) {
 	for _, p := range paths {
 		has[p] = true
 	}
-	for _, want := range []string{"critic.screen.votes", "budget.usd", "seed"} {
+	for _, want := range []string{"critic.screen.votes", "budget.usd", "seed", "critic.screen.role", "critic.screen.route", "calibration.after_steps", "prices.gpu_hourly"} {
 		if !has[want] {
 			t.Errorf("SettablePaths lacks %s", want)
 		}
 	}
-	for _, bad := range []string{"sweep.mode", "extends", "critic.screen.role"} {
+	for _, bad := range []string{"sweep.mode", "extends"} {
 		if has[bad] {
 			t.Errorf("SettablePaths offers %s", bad)
 		}
@@ -133,16 +133,16 @@ func TestSettablePaths(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}
-		text := map[string]string{"string": "x", "number": "1", "int": "1", "bool": "true", "spread": "0.5"}[f.Type]
+		text, ok := map[string]string{"string": "x", "number": "1", "int": "1", "bool": "true", "spread": "0.5",
+			"ref": "role.x", "formula": "gain", "list(int)": "[1, 2]", "map(number)": "{a = 1}", "map(any)": "{a = \"x\"}"}[f.Type]
+		if !ok {
+			t.Fatalf("%s: no text for type %s", p, f.Type)
+		}
 		if len(f.Enum) > 0 {
 			text = f.Enum[0]
 		}
-		lit, err := ParseText(p, text, diag.Range{})
-		if err != nil {
-			t.Fatalf("%s: %v", p, err)
-		}
-		if err := SetPath(s, p, lit); err != nil {
-			t.Errorf("SetPath(%s): %v", p, err)
+		if _, err := SetText(s, p, text, diag.Range{}); err != nil {
+			t.Errorf("SetText(%s): %v", p, err)
 		}
 	}
 }

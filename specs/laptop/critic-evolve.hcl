@@ -1,10 +1,10 @@
 # OpenEvolve at laptop scale with a critic (critic-evolve.hcl in
 # miniature): openevolve.hcl, plus an 8-vote 5-way critic that ranks each
-# round's ideas; the idea with the best mean label rank is verified, at the
-# same 48 verifications.
+# round's 6 ideas; the idea with the best mean label rank is verified, at
+# the same 48 verifications.
 #
 # Expected figures (assay estimate):
-#   real runs     52, as openevolve.hcl
+#   real runs     52 (a failed build leaves the critic the other ideas)
 #   critic calls  4 tasks x 12 island-rounds x 6 ideas x 8 votes = 2,304
 #                 (less the failed builds)
 
@@ -53,6 +53,7 @@ critic "screen" {
 }
 
 loop "evolve" {
-  select = "best_mean_rank"
-  screen = critic.screen
+  ideas_per_round = 6 # the critic picks the one verified among them
+  select          = "best_mean_rank"
+  screen          = critic.screen
 }

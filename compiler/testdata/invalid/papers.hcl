@@ -96,7 +96,7 @@ loop "plain" {
   kind                    = "evolution"
   islands                 = 2
   rounds                  = 4
-  ideas_per_round         = 4
+  ideas_per_round         = 4 # ERROR: E_NOT_APPLICABLE no screen to choose among ideas
   verifications_per_round = 1
   diverse_programs        = 2 # ERROR: E_NOT_APPLICABLE no MAP-Elites archive
   verify_routed           = true # ERROR: E_NOT_APPLICABLE no screen critic that routes

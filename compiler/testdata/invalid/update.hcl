@@ -173,7 +173,6 @@ loop "evolve" {
   proposer                = role.served
   islands                 = 1
   rounds                  = 2
-  ideas_per_round         = 2
   verifications_per_round = 1
   update { # ERROR: E_LOOP_FIELD not a block of an evolution loop
     trainer = plugin.runs
