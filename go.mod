@@ -1,4 +1,4 @@
-module assay
+module github.com/assay-lang/assay
 
 go 1.26.0
 

@@ -5,9 +5,9 @@ import (
 	"reflect"
 	"slices"
 
-	"assay/lang/diag"
+	"github.com/assay-lang/assay/lang/diag"
 
-	"assay/lang/spec"
+	"github.com/assay-lang/assay/lang/spec"
 )
 
 // applies refuses fields that are set where nothing reads them: a value that

@@ -1,9 +1,9 @@
 package compiler
 
 import (
-	"assay/lang/diag"
-	"assay/lang/formula"
-	"assay/lang/spec"
+	"github.com/assay-lang/assay/lang/diag"
+	"github.com/assay-lang/assay/lang/formula"
+	"github.com/assay-lang/assay/lang/spec"
 )
 
 // baselineTask is a task whose baseline metric b_e a real run must measure.

@@ -1,12 +1,12 @@
 package compiler
 
 import (
-	"assay/compiler/estimate"
 	"fmt"
+	"github.com/assay-lang/assay/compiler/estimate"
 	"strings"
 	"testing"
 
-	"assay/compiler/plan"
+	"github.com/assay-lang/assay/compiler/plan"
 )
 
 // baselinesOf returns the tasks of a plan's baselines phase ("env/task"),

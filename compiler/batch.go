@@ -5,8 +5,8 @@ import (
 	"math"
 	"strings"
 
-	"assay/lang/diag"
-	"assay/lang/spec"
+	"github.com/assay-lang/assay/lang/diag"
+	"github.com/assay-lang/assay/lang/spec"
 )
 
 // MaxBatch bounds the products of counts that the runtime holds in memory

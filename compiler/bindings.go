@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"strings"
 
-	"assay/lang/diag"
-	"assay/lang/spec"
-	"assay/stdlib/pluginconfig"
+	"github.com/assay-lang/assay/lang/diag"
+	"github.com/assay-lang/assay/lang/spec"
+	"github.com/assay-lang/assay/stdlib/pluginconfig"
 )
 
 // Role kinds by what a block calls them for. A builder may be declared with

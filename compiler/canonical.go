@@ -4,7 +4,7 @@ import (
 	"cmp"
 	"slices"
 
-	"assay/lang/spec"
+	"github.com/assay-lang/assay/lang/spec"
 )
 
 // canonical sorts, in every variant's spec, the blocks whose declaration

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"testing"
 
-	"assay/lang/hcl"
-	"assay/lang/spec"
+	"github.com/assay-lang/assay/lang/hcl"
+	"github.com/assay-lang/assay/lang/spec"
 )
 
 // Declaring the same plugins, environments, tasks, roles, rewards and

@@ -7,8 +7,8 @@ import (
 	"regexp"
 	"strings"
 
-	"assay/lang/diag"
-	"assay/lang/spec"
+	"github.com/assay-lang/assay/lang/diag"
+	"github.com/assay-lang/assay/lang/spec"
 )
 
 // checker checks one variant's spec.

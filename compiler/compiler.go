@@ -1,10 +1,10 @@
 package compiler
 
 import (
-	"assay/compiler/plan"
-	"assay/lang/diag"
-	"assay/lang/formula"
-	"assay/lang/spec"
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/lang/diag"
+	"github.com/assay-lang/assay/lang/formula"
+	"github.com/assay-lang/assay/lang/spec"
 )
 
 // Options tune a compilation.

@@ -1,17 +1,17 @@
 package compiler
 
 import (
-	"assay/compiler/estimate"
 	"fmt"
+	"github.com/assay-lang/assay/compiler/estimate"
 	"math"
 	"os"
 	"regexp"
 	"strings"
 	"testing"
 
-	"assay/compiler/plan"
-	"assay/lang/cue"
-	"assay/lang/hcl"
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/lang/cue"
+	"github.com/assay-lang/assay/lang/hcl"
 )
 
 func TestPassOrder(t *testing.T) {

@@ -3,7 +3,7 @@ package compiler
 import (
 	"reflect"
 
-	"assay/lang/spec"
+	"github.com/assay-lang/assay/lang/spec"
 )
 
 // cloneSpec deep-copies a spec so a sweep variant (or the defaults pass) can

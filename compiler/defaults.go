@@ -1,7 +1,7 @@
 package compiler
 
 import (
-	"assay/lang/spec"
+	"github.com/assay-lang/assay/lang/spec"
 )
 
 // Default is one documented default: the field it fills (a path with "*" for

@@ -3,9 +3,9 @@ package compiler
 import (
 	"fmt"
 
-	"assay/compiler/plan"
-	"assay/lang/diag"
-	"assay/lang/spec"
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/lang/diag"
+	"github.com/assay-lang/assay/lang/spec"
 )
 
 // domain runs the rules that come from the experiments themselves, per

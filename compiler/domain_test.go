@@ -6,9 +6,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"assay/lang/diag"
-	"assay/lang/hcl"
-	"assay/lang/spec"
+	"github.com/assay-lang/assay/lang/diag"
+	"github.com/assay-lang/assay/lang/hcl"
+	"github.com/assay-lang/assay/lang/spec"
 )
 
 func TestBaseSpecIsValid(t *testing.T) {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"assay/compiler/plan"
+	"github.com/assay-lang/assay/compiler/plan"
 )
 
 // TestEvaluationArmsCounted: every arm makes k proposals per state of

@@ -3,7 +3,7 @@ package compiler
 import (
 	"testing"
 
-	"assay/lang/hcl"
+	"github.com/assay-lang/assay/lang/hcl"
 )
 
 // A spec with extends loaded by a front end alone has no base merged in; the

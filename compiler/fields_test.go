@@ -9,11 +9,11 @@ import (
 	"strings"
 	"testing"
 
-	"assay/compiler/plan"
-	"assay/lang/diag"
-	"assay/lang/hcl"
-	"assay/lang/load"
-	"assay/lang/spec"
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/lang/diag"
+	"github.com/assay-lang/assay/lang/hcl"
+	"github.com/assay-lang/assay/lang/load"
+	"github.com/assay-lang/assay/lang/spec"
 )
 
 // Every field of the schema either takes effect or is refused where it does

@@ -1,9 +1,9 @@
 package compiler
 
 import (
-	"assay/lang/diag"
-	"assay/lang/formula"
-	"assay/lang/spec"
+	"github.com/assay-lang/assay/lang/diag"
+	"github.com/assay-lang/assay/lang/formula"
+	"github.com/assay-lang/assay/lang/spec"
 )
 
 // checkFormulas parses and type-checks every formula of every variant:

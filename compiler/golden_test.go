@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"assay/lang/hcl"
-	"assay/lang/load"
+	"github.com/assay-lang/assay/lang/hcl"
+	"github.com/assay-lang/assay/lang/load"
 )
 
 // TestPlanGolden compiles every spec in specs/ (and specs/laptop/, the

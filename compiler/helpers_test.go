@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"assay/compiler/plan"
-	"assay/lang/diag"
-	"assay/lang/hcl"
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/lang/diag"
+	"github.com/assay-lang/assay/lang/hcl"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")

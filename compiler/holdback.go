@@ -3,7 +3,7 @@ package compiler
 import (
 	"math"
 
-	"assay/compiler/plan"
+	"github.com/assay-lang/assay/compiler/plan"
 )
 
 // spend is a phase's figures in the units the runtime reserves: real runs,

@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"assay/compiler/plan"
-	"assay/lang/load"
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/lang/load"
 )
 
 // Every spec's plan holds back, under each cap, at least the later phases'

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"assay/lang/diag"
+	"github.com/assay-lang/assay/lang/diag"
 )
 
 // ignoredCodes are the diagnostics that say a field the spec writes takes

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"assay/lang/hcl"
+	"github.com/assay-lang/assay/lang/hcl"
 )
 
 // marker is an expected diagnostic: `# ERROR: CODE summary substring`

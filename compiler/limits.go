@@ -5,8 +5,8 @@ import (
 	"math"
 	"reflect"
 
-	"assay/lang/diag"
-	"assay/lang/spec"
+	"github.com/assay-lang/assay/lang/diag"
+	"github.com/assay-lang/assay/lang/spec"
 )
 
 // Size limits. A spec is a few kilobytes, but its numbers can ask for

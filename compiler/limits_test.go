@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"assay/compiler/plan"
-	"assay/lang/cue"
-	"assay/lang/diag"
-	"assay/lang/hcl"
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/lang/cue"
+	"github.com/assay-lang/assay/lang/diag"
+	"github.com/assay-lang/assay/lang/hcl"
 )
 
 // compileWithin compiles src and fails when that does not finish within a

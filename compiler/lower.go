@@ -7,11 +7,11 @@ import (
 	"sort"
 	"strings"
 
-	"assay/compiler/plan"
-	"assay/lang/diag"
-	"assay/lang/formula"
-	"assay/lang/spec"
-	"assay/stdlib"
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/lang/diag"
+	"github.com/assay-lang/assay/lang/formula"
+	"github.com/assay-lang/assay/lang/spec"
+	"github.com/assay-lang/assay/stdlib"
 )
 
 // lower builds the plan: one plan.Variant per variant, with its phases and

@@ -8,8 +8,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"assay/lang/diag"
-	"assay/lang/spec"
+	"github.com/assay-lang/assay/lang/diag"
+	"github.com/assay-lang/assay/lang/spec"
 )
 
 // Names a spec declares end up in terminals (plan, estimate, progress),

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"strings"
 
-	"assay/lang/diag"
-	"assay/lang/spec"
-	"assay/stdlib/pluginconfig"
+	"github.com/assay-lang/assay/lang/diag"
+	"github.com/assay-lang/assay/lang/spec"
+	"github.com/assay-lang/assay/stdlib/pluginconfig"
 )
 
 // checkPluginConfigs checks the config of every plugin whose source is

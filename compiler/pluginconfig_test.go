@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"assay/lang/cue"
-	"assay/lang/diag"
+	"github.com/assay-lang/assay/lang/cue"
+	"github.com/assay-lang/assay/lang/diag"
 )
 
 // pluginSpec is base.hcl with one more plugin block.

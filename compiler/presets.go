@@ -1,6 +1,6 @@
 package compiler
 
-import "assay/stdlib"
+import "github.com/assay-lang/assay/stdlib"
 
 // applyPresets merges stdlib presets (loop presets, price tables) into the
 // spec; the spec's own values always win.

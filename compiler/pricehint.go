@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"assay/lang/diag"
-	"assay/stdlib"
+	"github.com/assay-lang/assay/lang/diag"
+	"github.com/assay-lang/assay/stdlib"
 )
 
 // priceHint is the detail of an E_PRICE_MISSING for GPU type gpu, given

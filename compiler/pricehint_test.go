@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"assay/stdlib"
+	"github.com/assay-lang/assay/stdlib"
 )
 
 // A GPU type that differs from a priced one only in case is offered that

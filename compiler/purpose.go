@@ -3,7 +3,7 @@ package compiler
 import (
 	"strings"
 
-	"assay/lang/diag"
+	"github.com/assay-lang/assay/lang/diag"
 )
 
 // purpose refuses a spec that would do nothing: with no loop, no

@@ -4,9 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"assay/lang/cue"
-	"assay/lang/hcl"
-	"assay/lang/spec"
+	"github.com/assay-lang/assay/lang/cue"
+	"github.com/assay-lang/assay/lang/hcl"
+	"github.com/assay-lang/assay/lang/spec"
 )
 
 // A spec that would make no call is an error at the start of its file.

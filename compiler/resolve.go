@@ -3,8 +3,8 @@ package compiler
 import (
 	"sort"
 
-	"assay/lang/diag"
-	"assay/lang/spec"
+	"github.com/assay-lang/assay/lang/diag"
+	"github.com/assay-lang/assay/lang/spec"
 )
 
 // index maps block names to blocks, per kind.

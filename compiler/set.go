@@ -5,9 +5,9 @@ import (
 	"strconv"
 	"strings"
 
-	"assay/lang/diag"
-	"assay/lang/spec"
-	"assay/stdlib/pluginconfig"
+	"github.com/assay-lang/assay/lang/diag"
+	"github.com/assay-lang/assay/lang/spec"
+	"github.com/assay-lang/assay/stdlib/pluginconfig"
 )
 
 // Setting is one --set PATH=VALUE from the command line: a field addressed

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"assay/compiler/plan"
-	"assay/lang/diag"
-	"assay/lang/hcl"
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/lang/diag"
+	"github.com/assay-lang/assay/lang/hcl"
 )
 
 // TestSet checks --set: a setting acts as if the spec said it (the plan

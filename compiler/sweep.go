@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"assay/lang/diag"
-	"assay/lang/spec"
+	"github.com/assay-lang/assay/lang/diag"
+	"github.com/assay-lang/assay/lang/spec"
 )
 
 // expandSweep turns the spec into its variants: one ("default") without a

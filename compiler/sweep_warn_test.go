@@ -3,8 +3,8 @@ package compiler
 import (
 	"testing"
 
-	"assay/lang/diag"
-	"assay/lang/spec"
+	"github.com/assay-lang/assay/lang/diag"
+	"github.com/assay-lang/assay/lang/spec"
 )
 
 func TestWarnRoutedShare(t *testing.T) {

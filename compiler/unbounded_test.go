@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"assay/compiler/estimate"
-	"assay/lang/diag"
+	"github.com/assay-lang/assay/compiler/estimate"
+	"github.com/assay-lang/assay/lang/diag"
 )
 
 // untilBudgetSpec is base.hcl with its policy loop spending a budget of

@@ -3,9 +3,9 @@ package compiler
 import (
 	"fmt"
 
-	"assay/lang/diag"
-	"assay/lang/spec"
-	"assay/stdlib/pluginconfig"
+	"github.com/assay-lang/assay/lang/diag"
+	"github.com/assay-lang/assay/lang/spec"
+	"github.com/assay-lang/assay/stdlib/pluginconfig"
 )
 
 // updateDomain checks what a loop's policy training needs beyond its own

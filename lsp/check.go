@@ -6,11 +6,11 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"assay/compiler"
-	"assay/compiler/estimate"
-	"assay/compiler/plan"
-	"assay/lang/diag"
-	"assay/lang/load"
+	"github.com/assay-lang/assay/compiler"
+	"github.com/assay-lang/assay/compiler/estimate"
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/lang/diag"
+	"github.com/assay-lang/assay/lang/load"
 )
 
 // checker runs checks on its own goroutine, so that no request waits on a

@@ -6,7 +6,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"assay/lang/spec"
+	"github.com/assay-lang/assay/lang/spec"
 )
 
 // refTargets are the kinds of block each reference attribute may name;

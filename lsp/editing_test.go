@@ -9,11 +9,11 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
-	"assay/compiler"
-	"assay/compiler/estimate"
-	"assay/lang/diag"
-	"assay/lang/hcl"
-	"assay/lang/load"
+	"github.com/assay-lang/assay/compiler"
+	"github.com/assay-lang/assay/compiler/estimate"
+	"github.com/assay-lang/assay/lang/diag"
+	"github.com/assay-lang/assay/lang/hcl"
+	"github.com/assay-lang/assay/lang/load"
 )
 
 // validate checks a spec as `assay validate` does, with text standing in

@@ -10,12 +10,12 @@ import (
 	"cuelang.org/go/cue/format"
 	"go.lsp.dev/protocol"
 
-	"assay/compiler"
-	"assay/compiler/estimate"
-	"assay/compiler/plan"
-	"assay/lang/hcl"
-	"assay/lang/load"
-	"assay/lang/spec"
+	"github.com/assay-lang/assay/compiler"
+	"github.com/assay-lang/assay/compiler/estimate"
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/lang/hcl"
+	"github.com/assay-lang/assay/lang/load"
+	"github.com/assay-lang/assay/lang/spec"
 )
 
 // fileSyntax returns the syntax and text of a spec file: the open

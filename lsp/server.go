@@ -16,7 +16,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
-	"assay/compiler/estimate"
+	"github.com/assay-lang/assay/compiler/estimate"
 )
 
 // DefaultDebounce is how long the server waits after the last edit before

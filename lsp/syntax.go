@@ -1,6 +1,6 @@
 package lsp
 
-import "assay/lang/spec"
+import "github.com/assay-lang/assay/lang/spec"
 
 // refKinds are the block types a reference kind.name can name.
 var refKinds = map[string]bool{"plugin": true, "environment": true, "role": true, "reward": true, "critic": true, "loop": true}

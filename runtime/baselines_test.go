@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"assay/compiler/plan"
-	"assay/runtime/journal"
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/runtime/journal"
 
 	"github.com/google/go-cmp/cmp"
 )

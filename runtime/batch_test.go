@@ -11,9 +11,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"assay/compiler/plan"
-	"assay/plugins"
-	"assay/runtime/journal"
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/plugins"
+	"github.com/assay-lang/assay/runtime/journal"
 )
 
 // batchTrainer is the fake trainer with StartBatch. It records every batch

@@ -6,9 +6,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"assay/compiler/plan"
-	"assay/plugins"
-	"assay/runtime/journal"
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/plugins"
+	"github.com/assay-lang/assay/runtime/journal"
 )
 
 // instantTrainer finishes every run at Start.

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"sync"
 
-	"assay/compiler/plan"
+	"github.com/assay-lang/assay/compiler/plan"
 )
 
 // ErrBudget is returned when a reservation would exceed a hard cap.

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"assay/compiler/plan"
+	"github.com/assay-lang/assay/compiler/plan"
 )
 
 // StateStoppedAtCap is a run that ran to its end, but a budget cap stopped

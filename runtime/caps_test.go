@@ -14,10 +14,10 @@ import (
 	"testing"
 	"time"
 
-	"assay/compiler/plan"
-	"assay/plugins"
-	offline "assay/plugins/builtin/offline/model"
-	"assay/plugins/builtin/openai"
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/plugins"
+	offline "github.com/assay-lang/assay/plugins/builtin/offline/model"
+	"github.com/assay-lang/assay/plugins/builtin/openai"
 )
 
 // hostileLLM answers like the offline model but reports the usage, or

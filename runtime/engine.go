@@ -10,10 +10,10 @@ import (
 	"slices"
 	"strings"
 
-	"assay/compiler/plan"
-	"assay/plugins"
-	"assay/plugins/payload"
-	"assay/runtime/journal"
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/plugins"
+	"github.com/assay-lang/assay/plugins/payload"
+	"github.com/assay-lang/assay/runtime/journal"
 )
 
 // historyLen is how many records of its task a proposer state carries.

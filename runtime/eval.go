@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"math"
 
-	"assay/compiler/plan"
-	"assay/plugins/payload"
-	"assay/runtime/journal"
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/plugins/payload"
+	"github.com/assay-lang/assay/runtime/journal"
 )
 
 // EvalFigures are the evaluation results, as the papers report them: per

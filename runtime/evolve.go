@@ -8,9 +8,9 @@ import (
 	"sort"
 	"strings"
 
-	"assay/compiler/plan"
-	"assay/plugins"
-	"assay/runtime/journal"
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/plugins"
+	"github.com/assay-lang/assay/runtime/journal"
 )
 
 // program is a verified solution of an evolution loop: its proposal (the

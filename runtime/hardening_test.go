@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"assay/compiler/plan"
-	"assay/plugins"
-	offline "assay/plugins/builtin/offline/model"
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/plugins"
+	offline "github.com/assay-lang/assay/plugins/builtin/offline/model"
 )
 
 // slowLLM answers like the offline model, slowly, and reports the usage a

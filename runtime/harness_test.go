@@ -1,12 +1,12 @@
 package runtime
 
 import (
-	"assay/lang/formula"
-	"assay/runtime/journal"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/assay-lang/assay/lang/formula"
+	"github.com/assay-lang/assay/runtime/journal"
 	"hash/fnv"
 	"math"
 	"path/filepath"
@@ -15,10 +15,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"assay/compiler/plan"
-	"assay/plugins"
-	offline "assay/plugins/builtin/offline/model"
-	tinylm "assay/plugins/builtin/tinylm/model"
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/plugins"
+	offline "github.com/assay-lang/assay/plugins/builtin/offline/model"
+	tinylm "github.com/assay-lang/assay/plugins/builtin/tinylm/model"
 )
 
 // fakeTrainer is a fast in-process trainer for engine tests: a proposal's

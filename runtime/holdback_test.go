@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"assay/compiler/plan"
+	"github.com/assay-lang/assay/compiler/plan"
 )
 
 // grpoThenEval is critic-screened GRPO until the budget is spent, then

@@ -3,9 +3,9 @@ package runtime
 import (
 	"strconv"
 
-	"assay/compiler/plan"
-	"assay/plugins"
-	"assay/runtime/journal"
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/plugins"
+	"github.com/assay-lang/assay/runtime/journal"
 )
 
 // A real run holds its environment's high GPU-hours (and their dollars)

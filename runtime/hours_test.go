@@ -6,8 +6,8 @@ import (
 	"sync"
 	"testing"
 
-	"assay/compiler/plan"
-	"assay/plugins"
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/plugins"
 )
 
 // Each real run is sent its time limit (the plan's high hours), holds

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"assay/runtime"
+	"github.com/assay-lang/assay/runtime"
 
 	"github.com/google/go-cmp/cmp"
 )

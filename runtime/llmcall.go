@@ -8,10 +8,10 @@ import (
 	"math"
 	"strconv"
 
-	"assay/compiler/plan"
-	"assay/plugins"
-	"assay/plugins/payload"
-	"assay/runtime/journal"
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/plugins"
+	"github.com/assay-lang/assay/plugins/payload"
+	"github.com/assay-lang/assay/runtime/journal"
 )
 
 // errCallFailed is an LLM call that failed after its retries and plugin

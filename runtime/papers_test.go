@@ -7,11 +7,11 @@ import (
 	"sync"
 	"testing"
 
-	"assay/compiler/plan"
-	"assay/plugins"
-	offline "assay/plugins/builtin/offline/model"
-	"assay/plugins/payload"
-	"assay/runtime/journal"
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/plugins"
+	offline "github.com/assay-lang/assay/plugins/builtin/offline/model"
+	"github.com/assay-lang/assay/plugins/payload"
+	"github.com/assay-lang/assay/runtime/journal"
 )
 
 // A proposal that repeats one of its task's records is a repeat even when

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"assay/compiler/plan"
-	"assay/plugins"
-	"assay/plugins/host"
-	"assay/runtime"
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/plugins"
+	"github.com/assay-lang/assay/plugins/host"
+	"github.com/assay-lang/assay/runtime"
 )
 
 // BenchmarkRealRunOverheadPlugin is the runtime's cost per real run through

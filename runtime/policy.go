@@ -8,9 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"assay/plugins"
-	"assay/plugins/payload"
-	"assay/runtime/journal"
+	"github.com/assay-lang/assay/plugins"
+	"github.com/assay-lang/assay/plugins/payload"
+	"github.com/assay-lang/assay/runtime/journal"
 )
 
 // updateReservation is a policy update's journaled budget reservation,

@@ -11,11 +11,11 @@ import (
 	"sync"
 	"testing"
 
-	"assay/compiler/plan"
-	"assay/plugins"
-	offline "assay/plugins/builtin/offline/model"
-	"assay/plugins/payload"
-	"assay/runtime/journal"
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/plugins"
+	offline "github.com/assay-lang/assay/plugins/builtin/offline/model"
+	"github.com/assay-lang/assay/plugins/payload"
+	"github.com/assay-lang/assay/runtime/journal"
 )
 
 // barrenLLM is the offline model, except that a proposer call for a state

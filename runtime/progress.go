@@ -11,8 +11,8 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/schollz/progressbar/v3"
 
-	"assay/compiler/plan"
-	"assay/plugins"
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/plugins"
 )
 
 // progress reports a run's advance: on a terminal a live line per phase

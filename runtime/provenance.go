@@ -1,6 +1,6 @@
 package runtime
 
-import "assay/compiler/plan"
+import "github.com/assay-lang/assay/compiler/plan"
 
 // Provenance is what a run was made from, recorded once when it starts
 // (a resume keeps it) so that a result can be traced to its inputs: the

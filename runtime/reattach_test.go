@@ -7,9 +7,9 @@ import (
 	"sync"
 	"testing"
 
-	"assay/compiler/plan"
-	"assay/plugins"
-	"assay/runtime/journal"
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/plugins"
+	"github.com/assay-lang/assay/runtime/journal"
 
 	"github.com/google/go-cmp/cmp"
 )

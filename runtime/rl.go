@@ -7,10 +7,10 @@ import (
 	"math"
 	"sort"
 
-	"assay/compiler/plan"
-	"assay/plugins"
-	"assay/plugins/payload"
-	"assay/runtime/journal"
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/plugins"
+	"github.com/assay-lang/assay/plugins/payload"
+	"github.com/assay-lang/assay/runtime/journal"
 )
 
 // group is one state's G scored proposals.

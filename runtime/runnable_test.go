@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"assay/compiler/plan"
+	"github.com/assay-lang/assay/compiler/plan"
 )
 
 func TestRunnableNeedsLearningRate(t *testing.T) {

@@ -11,10 +11,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"assay/compiler/plan"
-	"assay/plugins"
-	"assay/plugins/payload"
-	"assay/runtime/journal"
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/plugins"
+	"github.com/assay-lang/assay/plugins/payload"
+	"github.com/assay-lang/assay/runtime/journal"
 )
 
 // taskInfo is a task with its resolved baseline and scale.

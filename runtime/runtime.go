@@ -15,9 +15,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"assay/compiler/plan"
-	"assay/plugins"
-	"assay/runtime/journal"
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/plugins"
+	"github.com/assay-lang/assay/runtime/journal"
 )
 
 // Instance is one started plugin. Exactly the accessor of its kind returns

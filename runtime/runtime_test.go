@@ -11,8 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"assay/compiler/plan"
-	"assay/runtime/journal"
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/runtime/journal"
 
 	"github.com/google/go-cmp/cmp"
 )

@@ -7,10 +7,10 @@ import (
 	"sort"
 	"strings"
 
-	"assay/compiler/plan"
-	"assay/lang/formula"
-	"assay/plugins"
-	"assay/plugins/payload"
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/lang/formula"
+	"github.com/assay-lang/assay/plugins"
+	"github.com/assay-lang/assay/plugins/payload"
 )
 
 // shaper computes the rewards of a group of candidates from a reward as the

@@ -5,9 +5,9 @@ import (
 	"math"
 	"testing"
 
-	"assay/compiler/plan"
-	"assay/plugins"
-	"assay/plugins/payload"
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/plugins"
+	"github.com/assay-lang/assay/plugins/payload"
 )
 
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }

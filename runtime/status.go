@@ -11,9 +11,9 @@ import (
 	"syscall"
 	"time"
 
-	"assay/compiler/plan"
-	"assay/plugins"
-	"assay/runtime/journal"
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/plugins"
+	"github.com/assay-lang/assay/runtime/journal"
 )
 
 // States only status reports, besides the run states: the journal says

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"assay/plugins"
-	"assay/runtime/journal"
+	"github.com/assay-lang/assay/plugins"
+	"github.com/assay-lang/assay/runtime/journal"
 )
 
 // writeRun journals a run id in dir with the given state and reason and

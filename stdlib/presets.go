@@ -11,8 +11,8 @@ import (
 	"strings"
 	"sync"
 
-	"assay/lang/diag"
-	"assay/lang/spec"
+	"github.com/assay-lang/assay/lang/diag"
+	"github.com/assay-lang/assay/lang/spec"
 )
 
 // The price figures in presets/prices are illustrative list prices for

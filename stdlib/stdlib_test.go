@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"assay/lang/diag"
-	"assay/lang/spec"
+	"github.com/assay-lang/assay/lang/diag"
+	"github.com/assay-lang/assay/lang/spec"
 )
 
 func TestEveryPresetLoads(t *testing.T) {

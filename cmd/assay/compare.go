@@ -11,10 +11,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"assay/compiler/diff"
-	"assay/compiler/estimate"
-	"assay/runtime"
-	"assay/runtime/compare"
+	"github.com/assay-lang/assay/compiler/diff"
+	"github.com/assay-lang/assay/compiler/estimate"
+	"github.com/assay-lang/assay/runtime"
+	"github.com/assay-lang/assay/runtime/compare"
 )
 
 func init() { rootCmd.AddCommand(newCompareCmd()) }

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"assay/runtime/compare"
+	"github.com/assay-lang/assay/runtime/compare"
 )
 
 // armsNote is the line over the arms table: what its intervals are.

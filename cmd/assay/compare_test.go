@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	"assay/runtime/compare"
+	"github.com/assay-lang/assay/runtime/compare"
 )
 
 // The CSV's columns carry the JSON field names, and each holds what its

@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"assay/lang/load"
+	"github.com/assay-lang/assay/lang/load"
 )
 
 func init() { rootCmd.AddCommand(newConvertCmd()) }

@@ -6,9 +6,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"assay/compiler/diff"
-	"assay/lang/diag"
-	"assay/lang/load"
+	"github.com/assay-lang/assay/compiler/diff"
+	"github.com/assay-lang/assay/lang/diag"
+	"github.com/assay-lang/assay/lang/load"
 )
 
 func init() { rootCmd.AddCommand(newDiffCmd()) }

@@ -10,12 +10,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"assay/compiler"
-	"assay/compiler/estimate"
-	"assay/compiler/plan"
-	"assay/internal/runcompare"
-	"assay/lang/diag"
-	"assay/runtime"
+	"github.com/assay-lang/assay/compiler"
+	"github.com/assay-lang/assay/compiler/estimate"
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/internal/runcompare"
+	"github.com/assay-lang/assay/lang/diag"
+	"github.com/assay-lang/assay/runtime"
 )
 
 func init() { rootCmd.AddCommand(newEstimateCmd()) }

@@ -8,10 +8,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"assay/internal/textdiff"
-	"assay/lang/diag"
-	"assay/lang/hcl"
-	"assay/lang/load"
+	"github.com/assay-lang/assay/internal/textdiff"
+	"github.com/assay-lang/assay/lang/diag"
+	"github.com/assay-lang/assay/lang/hcl"
+	"github.com/assay-lang/assay/lang/load"
 )
 
 func init() { rootCmd.AddCommand(newFmtCmd()) }

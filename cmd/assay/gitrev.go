@@ -12,8 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"assay/lang/diag"
-	"assay/lang/load"
+	"github.com/assay-lang/assay/lang/diag"
+	"github.com/assay-lang/assay/lang/load"
 )
 
 // gitTree holds the files of one revision that a spec and the bases it

@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"assay/compiler/plan"
-	"assay/plugins/host"
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/plugins/host"
 )
 
 func init() { rootCmd.AddCommand(newInitCmd()) }

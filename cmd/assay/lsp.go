@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"assay/lsp"
+	"github.com/assay-lang/assay/lsp"
 )
 
 func init() { rootCmd.AddCommand(newLSPCmd()) }

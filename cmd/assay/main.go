@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"os"
 
-	"assay/plugins/builtin"
+	"github.com/assay-lang/assay/plugins/builtin"
 )
 
 func main() {

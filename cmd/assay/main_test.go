@@ -15,7 +15,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"assay/plugins/builtin"
+	"github.com/assay-lang/assay/plugins/builtin"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files inside testdata/script/*.txtar")

@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"assay/compiler/estimate"
-	"assay/compiler/plan"
+	"github.com/assay-lang/assay/compiler/estimate"
+	"github.com/assay-lang/assay/compiler/plan"
 )
 
 func init() { rootCmd.AddCommand(newPlanCmd()) }

@@ -8,13 +8,13 @@ import (
 	"sort"
 	"strings"
 
-	"assay/compiler"
-	"assay/compiler/plan"
-	"assay/internal/provenance"
-	release "assay/internal/version"
-	"assay/lang/load"
-	"assay/plugins/host"
-	"assay/runtime"
+	"github.com/assay-lang/assay/compiler"
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/internal/provenance"
+	release "github.com/assay-lang/assay/internal/version"
+	"github.com/assay-lang/assay/lang/load"
+	"github.com/assay-lang/assay/plugins/host"
+	"github.com/assay-lang/assay/runtime"
 )
 
 // specFiles lists the files a spec was compiled from, the spec first.

@@ -3,19 +3,19 @@ package main
 import (
 	"encoding/json"
 
-	"assay/compiler"
-	"assay/compiler/plan"
-	"assay/internal/runcompare"
 	"bytes"
 	"fmt"
+	"github.com/assay-lang/assay/compiler"
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/internal/runcompare"
 	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
-	"assay/runtime"
-	"assay/runtime/compare"
-	"assay/runtime/report"
+	"github.com/assay-lang/assay/runtime"
+	"github.com/assay-lang/assay/runtime/compare"
+	"github.com/assay-lang/assay/runtime/report"
 )
 
 func init() { rootCmd.AddCommand(newReportCmd()) }

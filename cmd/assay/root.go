@@ -10,12 +10,12 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
-	"assay/compiler"
-	"assay/compiler/plan"
-	release "assay/internal/version"
-	"assay/lang/diag"
-	"assay/lang/load"
-	"assay/lang/spec"
+	"github.com/assay-lang/assay/compiler"
+	"github.com/assay-lang/assay/compiler/plan"
+	release "github.com/assay-lang/assay/internal/version"
+	"github.com/assay-lang/assay/lang/diag"
+	"github.com/assay-lang/assay/lang/load"
+	"github.com/assay-lang/assay/lang/spec"
 )
 
 // Exit codes, documented in docs/cli.md and the root help.

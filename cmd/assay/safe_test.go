@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"assay/compiler/plan"
+	"github.com/assay-lang/assay/compiler/plan"
 )
 
 func hasUnsafe(s string) bool {

@@ -12,10 +12,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	"assay/compiler/plan"
-	release "assay/internal/version"
-	"assay/lang/load"
-	"assay/plugins/host"
+	"github.com/assay-lang/assay/compiler/plan"
+	release "github.com/assay-lang/assay/internal/version"
+	"github.com/assay-lang/assay/lang/load"
+	"github.com/assay-lang/assay/plugins/host"
 )
 
 // maxSavedPlan bounds what is read as a saved plan.

@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"strings"
 
-	"assay/compiler/plan"
-	"assay/plugins/host"
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/plugins/host"
 )
 
 // recompileSaved compiles the saved plan's spec again, with the settings

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"assay/compiler/plan"
-	"assay/lang/load"
-	"assay/plugins/host"
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/lang/load"
+	"github.com/assay-lang/assay/plugins/host"
 )
 
 // checkSaved accepts a saved plan whose spec files and plugin executables

@@ -3,7 +3,7 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"assay/lang/spec/jsonschema"
+	"github.com/assay-lang/assay/lang/spec/jsonschema"
 )
 
 func init() { rootCmd.AddCommand(newSchemaCmd()) }

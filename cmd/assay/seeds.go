@@ -8,10 +8,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"assay/compiler/plan"
-	"assay/lang/load"
-	"assay/plugins/host"
-	"assay/runtime"
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/lang/load"
+	"github.com/assay-lang/assay/plugins/host"
+	"github.com/assay-lang/assay/runtime"
 )
 
 // maxSeeds bounds --seeds: a group is read back whole by compare.

@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"assay/plugins"
-	"assay/plugins/builtin/command/executor/slurm"
-	"assay/runtime"
-	"assay/runtime/journal"
+	"github.com/assay-lang/assay/plugins"
+	"github.com/assay-lang/assay/plugins/builtin/command/executor/slurm"
+	"github.com/assay-lang/assay/runtime"
+	"github.com/assay-lang/assay/runtime/journal"
 )
 
 // TestSlurmQuickstartArrays runs `assay run` on a quicker copy of

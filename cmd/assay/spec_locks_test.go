@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"assay/plugins/host"
+	"github.com/assay-lang/assay/plugins/host"
 )
 
 // The example specs' lock files are committed: every spec whose plugins

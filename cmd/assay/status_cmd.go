@@ -10,10 +10,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"assay/compiler/estimate"
-	"assay/plugins"
-	"assay/runtime"
-	"assay/runtime/compare"
+	"github.com/assay-lang/assay/compiler/estimate"
+	"github.com/assay-lang/assay/plugins"
+	"github.com/assay-lang/assay/runtime"
+	"github.com/assay-lang/assay/runtime/compare"
 )
 
 func init() { rootCmd.AddCommand(newStatusCmd()) }

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"assay/runtime"
+	"github.com/assay-lang/assay/runtime"
 )
 
 // A run's reason, which may quote a plugin or a server, stays on its line

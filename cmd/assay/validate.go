@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"assay/lang/diag"
+	"github.com/assay-lang/assay/lang/diag"
 )
 
 func init() { rootCmd.AddCommand(newValidateCmd()) }

@@ -13,10 +13,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"assay/compiler/estimate"
-	"assay/compiler/plan"
-	"assay/plugins/host"
-	"assay/runtime"
+	"github.com/assay-lang/assay/compiler/estimate"
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/plugins/host"
+	"github.com/assay-lang/assay/runtime"
 )
 
 // runAllVariants runs every variant of p as one group: run GROUP-vN for the

@@ -8,8 +8,8 @@ import (
 	"os"
 	"time"
 
-	"assay/runtime"
-	"assay/runtime/compare"
+	"github.com/assay-lang/assay/runtime"
+	"github.com/assay-lang/assay/runtime/compare"
 )
 
 // watchRun shows run id's status every interval until the run ends. On a

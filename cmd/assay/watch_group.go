@@ -15,8 +15,8 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"assay/compiler/estimate"
-	"assay/runtime"
+	"github.com/assay-lang/assay/compiler/estimate"
+	"github.com/assay-lang/assay/runtime"
 )
 
 // stateWaiting is how watch shows a variant of a group that has not

@@ -8,11 +8,11 @@ import (
 	"strconv"
 	"strings"
 
-	"assay/compiler"
-	"assay/compiler/estimate"
-	"assay/compiler/plan"
-	"assay/lang/diag"
-	"assay/lang/spec"
+	"github.com/assay-lang/assay/compiler"
+	"github.com/assay-lang/assay/compiler/estimate"
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/lang/diag"
+	"github.com/assay-lang/assay/lang/spec"
 )
 
 // Options configure a diff.

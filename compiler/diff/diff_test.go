@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"assay/compiler/plan"
-	"assay/lang/load"
-	"assay/lang/spec"
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/lang/load"
+	"github.com/assay-lang/assay/lang/spec"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata/")

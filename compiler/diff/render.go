@@ -9,8 +9,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"assay/compiler/estimate"
-	"assay/compiler/plan"
+	"github.com/assay-lang/assay/compiler/estimate"
+	"github.com/assay-lang/assay/compiler/plan"
 )
 
 // conciseFields is how many field changes the concise views list.

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"assay/compiler"
-	"assay/compiler/plan"
-	"assay/lang/load"
+	"github.com/assay-lang/assay/compiler"
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/lang/load"
 )
 
 // loadSpec loads, compiles and estimates one of the example specs. It loads

@@ -4,8 +4,8 @@ import (
 	"math"
 	"strings"
 
-	"assay/compiler/plan"
-	"assay/lang/diag"
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/lang/diag"
 )
 
 // Diagnostic codes of the cap check.

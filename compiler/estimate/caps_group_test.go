@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"assay/compiler/plan"
+	"github.com/assay-lang/assay/compiler/plan"
 )
 
 // Variants of a sweep that break a cap by the same figures get one

@@ -5,7 +5,7 @@ import (
 	"math"
 	"sort"
 
-	"assay/compiler/plan"
+	"github.com/assay-lang/assay/compiler/plan"
 )
 
 // Totals are the whole-experiment figures.

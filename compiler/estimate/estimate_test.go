@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"assay/compiler/plan"
-	"assay/lang/diag"
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/lang/diag"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")

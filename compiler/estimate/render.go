@@ -9,7 +9,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"assay/compiler/plan"
+	"github.com/assay-lang/assay/compiler/plan"
 )
 
 // FormatNumber renders a count with thousands separators: whole numbers

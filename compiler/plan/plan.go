@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 	"math"
 
-	"assay/lang/diag"
+	"github.com/assay-lang/assay/lang/diag"
 )
 
 // FormatVersion is bumped whenever the JSON shape of a Plan changes.

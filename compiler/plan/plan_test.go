@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"assay/lang/diag"
+	"github.com/assay-lang/assay/lang/diag"
 )
 
 // An unbounded count writes its high as null with the reason, and reads

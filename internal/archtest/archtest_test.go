@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-const module = "assay"
+const module = "github.com/assay-lang/assay"
 
 // rule forbids packages under from (the package itself or below) to import
 // anything under the listed prefixes, unless the import is under an allowed

@@ -9,15 +9,15 @@ import (
 	"strings"
 	"testing"
 
-	"assay/compiler"
-	"assay/compiler/plan"
-	"assay/internal/runcompare"
-	"assay/lang/diag"
-	"assay/lang/load"
-	"assay/plugins"
-	offline "assay/plugins/builtin/offline/model"
-	tinylm "assay/plugins/builtin/tinylm/model"
-	"assay/runtime"
+	"github.com/assay-lang/assay/compiler"
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/internal/runcompare"
+	"github.com/assay-lang/assay/lang/diag"
+	"github.com/assay-lang/assay/lang/load"
+	"github.com/assay-lang/assay/plugins"
+	offline "github.com/assay-lang/assay/plugins/builtin/offline/model"
+	tinylm "github.com/assay-lang/assay/plugins/builtin/tinylm/model"
+	"github.com/assay-lang/assay/runtime"
 )
 
 type inst struct {

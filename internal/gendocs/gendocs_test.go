@@ -7,11 +7,11 @@ import (
 	"strings"
 	"testing"
 
-	"assay/compiler"
-	"assay/lang/formula"
-	"assay/lang/spec"
-	"assay/stdlib"
-	"assay/stdlib/pluginconfig"
+	"github.com/assay-lang/assay/compiler"
+	"github.com/assay-lang/assay/lang/formula"
+	"github.com/assay-lang/assay/lang/spec"
+	"github.com/assay-lang/assay/stdlib"
+	"github.com/assay-lang/assay/stdlib/pluginconfig"
 )
 
 // TestLanguageDocIsCurrent fails when docs/language.md was not regenerated

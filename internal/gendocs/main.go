@@ -1,25 +1,25 @@
 package main
 
 import (
-	"assay/internal/rehearse"
 	"bytes"
 	"flag"
 	"fmt"
+	"github.com/assay-lang/assay/internal/rehearse"
 	"os"
 	"sort"
 	"strconv"
 	"strings"
 
-	"assay/compiler"
-	"assay/compiler/estimate"
-	"assay/lang/cue"
-	"assay/lang/diag"
-	"assay/lang/formula"
-	"assay/lang/hcl"
-	"assay/lang/load"
-	"assay/lang/spec"
-	"assay/stdlib"
-	"assay/stdlib/pluginconfig"
+	"github.com/assay-lang/assay/compiler"
+	"github.com/assay-lang/assay/compiler/estimate"
+	"github.com/assay-lang/assay/lang/cue"
+	"github.com/assay-lang/assay/lang/diag"
+	"github.com/assay-lang/assay/lang/formula"
+	"github.com/assay-lang/assay/lang/hcl"
+	"github.com/assay-lang/assay/lang/load"
+	"github.com/assay-lang/assay/lang/spec"
+	"github.com/assay-lang/assay/stdlib"
+	"github.com/assay-lang/assay/stdlib/pluginconfig"
 )
 
 func main() {

@@ -11,12 +11,12 @@ import (
 	"sync/atomic"
 	"time"
 
-	"assay/compiler/estimate"
-	"assay/compiler/plan"
-	"assay/internal/runcompare"
-	"assay/plugins"
-	"assay/plugins/sim"
-	"assay/runtime"
+	"github.com/assay-lang/assay/compiler/estimate"
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/internal/runcompare"
+	"github.com/assay-lang/assay/plugins"
+	"github.com/assay-lang/assay/plugins/sim"
+	"github.com/assay-lang/assay/runtime"
 )
 
 // Options configure Rehearse.

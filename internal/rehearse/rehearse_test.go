@@ -12,9 +12,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"assay/compiler"
-	"assay/compiler/plan"
-	"assay/lang/load"
+	"github.com/assay-lang/assay/compiler"
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/lang/load"
 )
 
 func compileSpec(t testing.TB, path string, vars ...string) *plan.Plan {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"assay/compiler/plan"
+	"github.com/assay-lang/assay/compiler/plan"
 )
 
 // WriteTable renders a report for a terminal: per figure, the least,

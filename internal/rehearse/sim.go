@@ -5,8 +5,8 @@ import (
 	"hash/fnv"
 	"math"
 
-	"assay/compiler/plan"
-	"assay/plugins/sim"
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/plugins/sim"
 )
 
 // Defaults of a world where the plan states no assumption.

@@ -9,10 +9,10 @@ import (
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/function"
 
-	"assay/compiler/plan"
-	"assay/lang/diag"
-	"assay/lang/load"
-	"assay/plugins/sim"
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/lang/diag"
+	"github.com/assay-lang/assay/lang/load"
+	"github.com/assay-lang/assay/plugins/sim"
 )
 
 // WorldFile is what a world file sets; what it leaves out takes the

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"assay/compiler/plan"
-	"assay/plugins/sim"
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/plugins/sim"
 )
 
 const goodWorld = `

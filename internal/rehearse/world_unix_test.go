@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"testing"
 
-	"assay/lang/load"
+	"github.com/assay-lang/assay/lang/load"
 )
 
 // TestLoadWorldBounded checks that a world file is read as spec files are:

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"assay/internal/runcompare"
-	"assay/runtime"
+	"github.com/assay-lang/assay/internal/runcompare"
+	"github.com/assay-lang/assay/runtime"
 )
 
 const specsDir = "../../specs/laptop"

@@ -5,10 +5,10 @@ import (
 	"slices"
 	"strings"
 
-	"assay/compiler"
-	"assay/compiler/estimate"
-	"assay/compiler/plan"
-	"assay/runtime"
+	"github.com/assay-lang/assay/compiler"
+	"github.com/assay-lang/assay/compiler/estimate"
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/runtime"
 )
 
 // variantOf is the variant of p called name, or its first.

@@ -4,9 +4,9 @@ import (
 	"maps"
 	"slices"
 
-	"assay/compiler/estimate"
-	"assay/compiler/plan"
-	"assay/runtime"
+	"github.com/assay-lang/assay/compiler/estimate"
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/runtime"
 )
 
 // Rows compares a run's totals with the estimate of variant of p (the

@@ -7,8 +7,8 @@ import (
 
 	"cuelang.org/go/cue"
 
-	"assay/lang/diag"
-	"assay/lang/spec"
+	"github.com/assay-lang/assay/lang/diag"
+	"github.com/assay-lang/assay/lang/spec"
 )
 
 func specValue(s *spec.Spec) reflect.Value { return reflect.ValueOf(s).Elem() }

@@ -11,8 +11,8 @@ import (
 	"cuelang.org/go/cue/scanner"
 	"cuelang.org/go/cue/token"
 
-	"assay/lang/diag"
-	"assay/lang/internal/budget"
+	"github.com/assay-lang/assay/lang/diag"
+	"github.com/assay-lang/assay/lang/internal/budget"
 )
 
 // Codes of the guards that keep a load bounded.

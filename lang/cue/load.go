@@ -21,10 +21,10 @@ import (
 	cuejson "cuelang.org/go/encoding/json"
 	cueyaml "cuelang.org/go/encoding/yaml"
 
-	"assay/lang/diag"
-	"assay/lang/internal/budget"
-	"assay/lang/spec"
-	cueschema "assay/stdlib/cue"
+	"github.com/assay-lang/assay/lang/diag"
+	"github.com/assay-lang/assay/lang/internal/budget"
+	"github.com/assay-lang/assay/lang/spec"
+	cueschema "github.com/assay-lang/assay/stdlib/cue"
 )
 
 // Options are the command-line inputs of a load, as for the HCL front end.

@@ -10,7 +10,7 @@ import (
 
 	"cuelang.org/go/cue/parser"
 
-	"assay/lang/spec"
+	"github.com/assay-lang/assay/lang/spec"
 )
 
 var marker = regexp.MustCompile(`// ERROR (\S+): (.*)$`)

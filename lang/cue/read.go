@@ -1,8 +1,8 @@
 package cue
 
 import (
-	"assay/lang/diag"
-	"assay/lang/internal/sourcefile"
+	"github.com/assay-lang/assay/lang/diag"
+	"github.com/assay-lang/assay/lang/internal/sourcefile"
 )
 
 // readSource reads a spec or variable file, bounded and regular files

@@ -7,7 +7,7 @@ import (
 
 	"cuelang.org/go/cue/format"
 
-	"assay/lang/spec"
+	"github.com/assay-lang/assay/lang/spec"
 )
 
 // GenerateSchema renders spec.Describe() as CUE definitions: #Spec and one

@@ -5,7 +5,7 @@ import (
 	"os"
 	"testing"
 
-	cueschema "assay/stdlib/cue"
+	cueschema "github.com/assay-lang/assay/stdlib/cue"
 )
 
 var update = flag.Bool("update", false, "rewrite generated files and golden files")

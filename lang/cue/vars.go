@@ -8,9 +8,9 @@ import (
 
 	"cuelang.org/go/cue"
 
-	"assay/lang/diag"
-	"assay/lang/internal/budget"
-	"assay/lang/spec"
+	"github.com/assay-lang/assay/lang/diag"
+	"github.com/assay-lang/assay/lang/internal/budget"
+	"github.com/assay-lang/assay/lang/spec"
 )
 
 // varSet is the declared variables and their final values.

@@ -16,7 +16,7 @@ import (
 	"cuelang.org/go/cue/format"
 	cueyaml "cuelang.org/go/encoding/yaml"
 
-	"assay/lang/spec"
+	"github.com/assay-lang/assay/lang/spec"
 )
 
 // Write renders a spec model as canonical CUE: fields in schema order,

@@ -1,9 +1,9 @@
 package diag
 
 import (
-	"assay/lang/internal/budget"
 	"encoding/json"
 	"fmt"
+	"github.com/assay-lang/assay/lang/internal/budget"
 	"sort"
 	"strings"
 )

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"assay/lang/diag"
+	"github.com/assay-lang/assay/lang/diag"
 )
 
 // Check type-checks the formula against a name table and the type the field

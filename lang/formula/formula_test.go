@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"assay/lang/diag"
+	"github.com/assay-lang/assay/lang/diag"
 )
 
 // at is the range of an attribute whose quoted value starts at line 7,

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"assay/lang/diag"
+	"github.com/assay-lang/assay/lang/diag"
 )
 
 // FuzzParse checks that no input makes Parse, Check, String or Eval panic,

@@ -10,8 +10,8 @@ import (
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 
-	"assay/lang/diag"
-	"assay/lang/spec"
+	"github.com/assay-lang/assay/lang/diag"
+	"github.com/assay-lang/assay/lang/spec"
 )
 
 // Top-level blocks that the front end handles itself rather than the model:

@@ -7,8 +7,8 @@ import (
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/hashicorp/hcl/v2/hclwrite"
 
-	"assay/lang/diag"
-	"assay/lang/internal/budget"
+	"github.com/assay-lang/assay/lang/diag"
+	"github.com/assay-lang/assay/lang/internal/budget"
 )
 
 // Format returns src in canonical layout: hclwrite's spacing and alignment,

@@ -7,7 +7,7 @@ import (
 	"github.com/zclconf/go-cty/cty/function"
 	ctystd "github.com/zclconf/go-cty/cty/function/stdlib"
 
-	"assay/stdlib"
+	"github.com/assay-lang/assay/stdlib"
 )
 
 var (

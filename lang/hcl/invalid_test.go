@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"assay/lang/diag"
+	"github.com/assay-lang/assay/lang/diag"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata/")

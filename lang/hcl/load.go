@@ -10,9 +10,9 @@ import (
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 
-	"assay/lang/diag"
-	"assay/lang/internal/budget"
-	"assay/lang/spec"
+	"github.com/assay-lang/assay/lang/diag"
+	"github.com/assay-lang/assay/lang/internal/budget"
+	"github.com/assay-lang/assay/lang/spec"
 )
 
 // Options are the command-line inputs of a load.

@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"assay/stdlib"
+	"github.com/assay-lang/assay/stdlib"
 )
 
 // TestSpecsPresets checks that every example spec names known presets and

@@ -1,9 +1,9 @@
 package hcl
 
 import (
-	"assay/lang/diag"
-	"assay/lang/internal/budget"
-	"assay/lang/internal/sourcefile"
+	"github.com/assay-lang/assay/lang/diag"
+	"github.com/assay-lang/assay/lang/internal/budget"
+	"github.com/assay-lang/assay/lang/internal/sourcefile"
 )
 
 // readSource reads a spec or variable file, bounded and regular files

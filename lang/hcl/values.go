@@ -7,7 +7,7 @@ import (
 
 	"github.com/zclconf/go-cty/cty"
 
-	"assay/lang/spec"
+	"github.com/assay-lang/assay/lang/spec"
 )
 
 func bigFloat(v cty.Value) float64 {

@@ -11,9 +11,9 @@ import (
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
 
-	"assay/lang/diag"
-	"assay/lang/internal/budget"
-	"assay/lang/spec"
+	"github.com/assay-lang/assay/lang/diag"
+	"github.com/assay-lang/assay/lang/internal/budget"
+	"github.com/assay-lang/assay/lang/spec"
 )
 
 // varSet is the declared variables of a spec and their final values.

@@ -9,7 +9,7 @@ import (
 	"github.com/hashicorp/hcl/v2/hclwrite"
 	"github.com/zclconf/go-cty/cty"
 
-	"assay/lang/spec"
+	"github.com/assay-lang/assay/lang/spec"
 )
 
 // Write renders a spec model as canonical HCL, e.g. for `assay convert` from

@@ -4,9 +4,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"assay/lang/diag"
-	"assay/lang/internal/budget"
-	"assay/lang/spec"
+	"github.com/assay-lang/assay/lang/diag"
+	"github.com/assay-lang/assay/lang/internal/budget"
+	"github.com/assay-lang/assay/lang/spec"
 )
 
 // baseDiags adjusts the diagnostics of loading the base spec at path, which

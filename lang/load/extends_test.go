@@ -9,9 +9,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"assay/compiler"
-	"assay/lang/diag"
-	"assay/lang/spec"
+	"github.com/assay-lang/assay/compiler"
+	"github.com/assay-lang/assay/lang/diag"
+	"github.com/assay-lang/assay/lang/spec"
 )
 
 // specsDir is specs/ as an absolute path, so a spec in a temporary

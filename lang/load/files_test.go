@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"assay/lang/diag"
+	"github.com/assay-lang/assay/lang/diag"
 )
 
 // loadQuickly loads path in the background and fails the test when Load

@@ -8,8 +8,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"assay/compiler"
-	"assay/lang/spec"
+	"github.com/assay-lang/assay/compiler"
+	"github.com/assay-lang/assay/lang/spec"
 )
 
 // compileHash compiles s and returns its plan hash, or the diagnostic codes

@@ -8,11 +8,11 @@ import (
 	"strings"
 	"sync"
 
-	"assay/lang/cue"
-	"assay/lang/diag"
-	"assay/lang/hcl"
-	"assay/lang/internal/budget"
-	"assay/lang/spec"
+	"github.com/assay-lang/assay/lang/cue"
+	"github.com/assay-lang/assay/lang/diag"
+	"github.com/assay-lang/assay/lang/hcl"
+	"github.com/assay-lang/assay/lang/internal/budget"
+	"github.com/assay-lang/assay/lang/spec"
 )
 
 // Options are the command-line inputs every front end understands.

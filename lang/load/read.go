@@ -1,6 +1,6 @@
 package load
 
-import "assay/lang/internal/budget"
+import "github.com/assay-lang/assay/lang/internal/budget"
 
 // MaxSourceBytes is the most a spec or variable file may hold.
 const MaxSourceBytes = budget.DefaultMaxSourceBytes

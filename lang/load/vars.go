@@ -1,8 +1,8 @@
 package load
 
 import (
-	"assay/lang/diag"
-	"assay/lang/spec"
+	"github.com/assay-lang/assay/lang/diag"
+	"github.com/assay-lang/assay/lang/spec"
 )
 
 // A chain of specs joined by extends has one value per variable. Each file

@@ -4,10 +4,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	"assay/lang/cue"
-	"assay/lang/diag"
-	"assay/lang/hcl"
-	"assay/lang/spec"
+	"github.com/assay-lang/assay/lang/cue"
+	"github.com/assay-lang/assay/lang/diag"
+	"github.com/assay-lang/assay/lang/hcl"
+	"github.com/assay-lang/assay/lang/spec"
 )
 
 // Write renders s in the language the extension of path selects (.hcl,

@@ -5,7 +5,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"assay/lang/diag"
+	"github.com/assay-lang/assay/lang/diag"
 )
 
 func at(file string, line int) diag.Range {

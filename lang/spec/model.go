@@ -1,6 +1,6 @@
 package spec
 
-import "assay/lang/diag"
+import "github.com/assay-lang/assay/lang/diag"
 
 // Spec is one experiment. A front end fills it from one file (or a CUE
 // package) and leaves Extends as written; lang/load then loads the base spec

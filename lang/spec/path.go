@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"assay/lang/diag"
+	"github.com/assay-lang/assay/lang/diag"
 )
 
 // Paths name a field of the model the way users write it: block names and

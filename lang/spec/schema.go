@@ -6,7 +6,7 @@ import (
 	"strings"
 	"sync"
 
-	"assay/lang/diag"
+	"github.com/assay-lang/assay/lang/diag"
 )
 
 // FieldKind says how a field is written.

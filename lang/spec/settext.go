@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"assay/lang/diag"
+	"github.com/assay-lang/assay/lang/diag"
 )
 
 // SetText sets the field at path to text as written on a command line

@@ -1,7 +1,7 @@
 package spec
 
 import (
-	"assay/lang/diag"
+	"github.com/assay-lang/assay/lang/diag"
 	"strings"
 	"testing"
 )

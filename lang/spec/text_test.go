@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"assay/lang/diag"
+	"github.com/assay-lang/assay/lang/diag"
 )
 
 func TestParseText(t *testing.T) {

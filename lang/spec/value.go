@@ -6,7 +6,7 @@ import (
 	"math"
 	"strings"
 
-	"assay/lang/diag"
+	"github.com/assay-lang/assay/lang/diag"
 )
 
 // Val is one attribute value with its provenance. Set is false when the spec

@@ -5,11 +5,11 @@ import (
 	"os"
 	"sort"
 
-	"assay/plugins/builtin/command/trainer"
-	offline "assay/plugins/builtin/offline/model"
-	"assay/plugins/builtin/openai"
-	tinylm "assay/plugins/builtin/tinylm/model"
-	"assay/plugins/sdk"
+	"github.com/assay-lang/assay/plugins/builtin/command/trainer"
+	offline "github.com/assay-lang/assay/plugins/builtin/offline/model"
+	"github.com/assay-lang/assay/plugins/builtin/openai"
+	tinylm "github.com/assay-lang/assay/plugins/builtin/tinylm/model"
+	"github.com/assay-lang/assay/plugins/sdk"
 )
 
 // serve maps a built-in's name to what it serves. Each starts its plugin

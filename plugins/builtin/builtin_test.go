@@ -10,11 +10,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"assay/plugins"
-	"assay/plugins/builtin"
-	"assay/plugins/host"
-	"assay/plugins/payload"
-	"assay/stdlib/pluginconfig"
+	"github.com/assay-lang/assay/plugins"
+	"github.com/assay-lang/assay/plugins/builtin"
+	"github.com/assay-lang/assay/plugins/host"
+	"github.com/assay-lang/assay/plugins/payload"
+	"github.com/assay-lang/assay/stdlib/pluginconfig"
 )
 
 // TestMain serves a built-in plugin when the host starts this test binary

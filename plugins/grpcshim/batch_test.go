@@ -12,8 +12,8 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/test/bufconn"
 
-	"assay/plugins"
-	pb "assay/plugins/proto"
+	"github.com/assay-lang/assay/plugins"
+	pb "github.com/assay-lang/assay/plugins/proto"
 )
 
 // dialTrainer serves impl as the Trainer service over an in-memory

@@ -6,8 +6,8 @@ import (
 	"github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
 
-	"assay/plugins"
-	pb "assay/plugins/proto"
+	"github.com/assay-lang/assay/plugins"
+	pb "github.com/assay-lang/assay/plugins/proto"
 )
 
 var (

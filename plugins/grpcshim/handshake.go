@@ -10,7 +10,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"assay/plugins"
+	"github.com/assay-lang/assay/plugins"
 )
 
 // ProtocolVersion is the version of plugins/proto spoken by this build. A

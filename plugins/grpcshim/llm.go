@@ -8,8 +8,8 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/status"
 
-	"assay/plugins"
-	pb "assay/plugins/proto"
+	"github.com/assay-lang/assay/plugins"
+	pb "github.com/assay-lang/assay/plugins/proto"
 )
 
 var (

@@ -15,8 +15,8 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/grpc/test/bufconn"
 
-	"assay/plugins"
-	pb "assay/plugins/proto"
+	"github.com/assay-lang/assay/plugins"
+	pb "github.com/assay-lang/assay/plugins/proto"
 )
 
 // fake records what reached the server side and answers with fixed values

@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"assay/plugins"
+	"github.com/assay-lang/assay/plugins"
 )
 
 func batchOf(ids ...string) *plugins.BatchRequest {

@@ -11,8 +11,8 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
-	"assay/plugins"
-	"assay/plugins/grpcshim"
+	"github.com/assay-lang/assay/plugins"
+	"github.com/assay-lang/assay/plugins/grpcshim"
 )
 
 // The benchmarks compare one small unary call (Benchmark.Tasks) through

@@ -12,9 +12,9 @@ import (
 	"strings"
 	"testing"
 
-	"assay/internal/version"
-	"assay/plugins"
-	"assay/plugins/payload"
+	"github.com/assay-lang/assay/internal/version"
+	"github.com/assay-lang/assay/plugins"
+	"github.com/assay-lang/assay/plugins/payload"
 )
 
 // TestBuiltinOpenAI locks the openai built-in and drives it as a

@@ -15,7 +15,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"assay/plugins"
+	"github.com/assay-lang/assay/plugins"
 )
 
 // openTest locks the test plugin (as all three kinds) and the echo trainer

@@ -13,9 +13,9 @@ import (
 	"strconv"
 	"strings"
 
-	"assay/internal/version"
-	"assay/plugins"
-	"assay/stdlib/pluginconfig"
+	"github.com/assay-lang/assay/internal/version"
+	"github.com/assay-lang/assay/plugins"
+	"github.com/assay-lang/assay/stdlib/pluginconfig"
 )
 
 // BuiltinPrefix marks a plugin source served by the assay binary itself.

@@ -14,7 +14,7 @@ import (
 	"sort"
 	"strings"
 
-	"assay/internal/version"
+	"github.com/assay-lang/assay/internal/version"
 )
 
 // LockSuffix is appended to a spec file's name to name its lock file:

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"assay/plugins"
+	"github.com/assay-lang/assay/plugins"
 )
 
 // Each spec has its own lock beside it: initialising one spec never

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"assay/plugins/builtin"
+	"github.com/assay-lang/assay/plugins/builtin"
 )
 
 // testLock is the lock file name the tests use, as for a spec "spec.hcl".

@@ -20,10 +20,10 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"assay/internal/version"
-	"assay/plugins"
-	"assay/plugins/grpcshim"
-	"assay/plugins/sdk"
+	"github.com/assay-lang/assay/internal/version"
+	"github.com/assay-lang/assay/plugins"
+	"github.com/assay-lang/assay/plugins/grpcshim"
+	"github.com/assay-lang/assay/plugins/sdk"
 )
 
 // ErrPluginCrashed is returned (wrapped in a *CrashError) when a plugin

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"assay/plugins"
+	"github.com/assay-lang/assay/plugins"
 )
 
 // instructions tell each role what to answer, in the shape of its

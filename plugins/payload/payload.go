@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"assay/plugins"
+	"github.com/assay-lang/assay/plugins"
 )
 
 // Record is one measured outcome: a proposal tried on a task and the gain it

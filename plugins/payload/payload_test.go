@@ -3,7 +3,7 @@ package payload
 import (
 	"testing"
 
-	"assay/plugins"
+	"github.com/assay-lang/assay/plugins"
 
 	"github.com/google/go-cmp/cmp"
 )

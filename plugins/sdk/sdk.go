@@ -7,8 +7,8 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
 
-	"assay/plugins"
-	"assay/plugins/grpcshim"
+	"github.com/assay-lang/assay/plugins"
+	"github.com/assay-lang/assay/plugins/grpcshim"
 )
 
 // Plugins lists what one binary serves; leave a kind nil when the binary

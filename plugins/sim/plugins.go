@@ -11,8 +11,8 @@ import (
 	"strings"
 	"sync"
 
-	"assay/plugins"
-	"assay/plugins/payload"
+	"github.com/assay-lang/assay/plugins"
+	"github.com/assay-lang/assay/plugins/payload"
 )
 
 // Instance is one started simulated plugin. Its methods match the

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"assay/plugins"
-	"assay/plugins/payload"
+	"github.com/assay-lang/assay/plugins"
+	"github.com/assay-lang/assay/plugins/payload"
 )
 
 func testWorld() *World {

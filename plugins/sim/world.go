@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"assay/plugins"
+	"github.com/assay-lang/assay/plugins"
 )
 
 // Dist is a distribution of one number.

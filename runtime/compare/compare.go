@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"sort"
 
-	"assay/compiler/plan"
-	"assay/runtime"
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/runtime"
 )
 
 // Row is one run's figures. A pointer figure is nil where the run did not

@@ -3,8 +3,8 @@ package compare
 import (
 	"testing"
 
-	"assay/compiler/plan"
-	"assay/runtime"
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/runtime"
 )
 
 // A row takes what the run measured, leaves blank what it did not, and

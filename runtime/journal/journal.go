@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"assay/plugins"
+	"github.com/assay-lang/assay/plugins"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"assay/plugins"
+	"github.com/assay-lang/assay/plugins"
 )
 
 func TestReserveOnceAcrossReopen(t *testing.T) {

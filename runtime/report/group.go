@@ -5,7 +5,7 @@ import (
 	"html/template"
 	"io"
 
-	"assay/runtime/compare"
+	"github.com/assay-lang/assay/runtime/compare"
 )
 
 // Group is the report of a group of runs (run --all-variants, --seeds):

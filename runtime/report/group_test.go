@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"assay/runtime/compare"
+	"github.com/assay-lang/assay/runtime/compare"
 )
 
 // The group page shows each arm's figure with its interval, the

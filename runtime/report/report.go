@@ -9,8 +9,8 @@ import (
 	"sort"
 	"strings"
 
-	"assay/compiler/plan"
-	"assay/runtime"
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/runtime"
 )
 
 // WriteJSON writes the figures as indented JSON.

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"assay/compiler/plan"
-	"assay/runtime"
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/runtime"
 )
 
 func sample() *runtime.Report {

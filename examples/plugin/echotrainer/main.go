@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"assay/plugins"
-	"assay/plugins/sdk"
+	"github.com/assay-lang/assay/plugins"
+	"github.com/assay-lang/assay/plugins/sdk"
 )
 
 func main() {

@@ -17,7 +17,7 @@ import (
 	"os"
 	"strconv"
 
-	"assay/plugins/builtin/tinylm/model"
+	"github.com/assay-lang/assay/plugins/builtin/tinylm/model"
 )
 
 // exitInfeasible is the exit code the command trainer's

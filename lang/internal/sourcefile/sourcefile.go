@@ -4,8 +4,8 @@ import (
 	"errors"
 	"io/fs"
 
-	"assay/lang/diag"
-	"assay/lang/internal/budget"
+	"github.com/assay-lang/assay/lang/diag"
+	"github.com/assay-lang/assay/lang/internal/budget"
 )
 
 // Read reads a spec or variable file through budget.ReadFile, at most max

@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"assay/lang/spec"
+	"github.com/assay-lang/assay/lang/spec"
 )
 
 // Draft is the JSON Schema dialect of Generate's output.

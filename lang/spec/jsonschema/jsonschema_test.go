@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"assay/lang/load"
-	"assay/lang/spec"
+	"github.com/assay-lang/assay/lang/load"
+	"github.com/assay-lang/assay/lang/spec"
 )
 
 // validate is a structural JSON Schema check covering the keywords Build

@@ -10,8 +10,8 @@ import (
 	"sync"
 	"testing"
 
-	"assay/plugins"
-	"assay/plugins/payload"
+	"github.com/assay-lang/assay/plugins"
+	"github.com/assay-lang/assay/plugins/payload"
 )
 
 // Update with an adapter has the server load it (POST

@@ -15,7 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"assay/plugins/redact"
+	"github.com/assay-lang/assay/plugins/redact"
 )
 
 // client talks to one chat-completions endpoint with one config's limits.

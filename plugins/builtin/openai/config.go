@@ -1,13 +1,13 @@
 package openai
 
 import (
-	"assay/plugins"
 	"errors"
 	"fmt"
+	"github.com/assay-lang/assay/plugins"
 	"strings"
 	"time"
 
-	"assay/stdlib/pluginconfig"
+	"github.com/assay-lang/assay/stdlib/pluginconfig"
 )
 
 // errConfig marks a request whose plugin config is unusable: a missing

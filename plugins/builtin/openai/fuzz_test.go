@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"assay/plugins"
-	"assay/plugins/payload"
+	"github.com/assay-lang/assay/plugins"
+	"github.com/assay-lang/assay/plugins/payload"
 )
 
 var fuzzRoles = []string{plugins.RolePropose, plugins.RolePredict, plugins.RoleCritic, plugins.RoleSummarize, plugins.RoleBuild, "custom"}

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"sync"
 
-	"assay/plugins"
-	"assay/plugins/payload"
-	"assay/plugins/redact"
+	"github.com/assay-lang/assay/plugins"
+	"github.com/assay-lang/assay/plugins/payload"
+	"github.com/assay-lang/assay/plugins/redact"
 )
 
 // llm implements plugins.LLM. It keeps one client per distinct config so

@@ -6,7 +6,7 @@ import (
 	"math"
 	"net"
 
-	"assay/plugins"
+	"github.com/assay-lang/assay/plugins"
 )
 
 // Prompt tokens are counted before a request is sent, by an upper bound

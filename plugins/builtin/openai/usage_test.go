@@ -11,7 +11,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"assay/plugins"
+	"github.com/assay-lang/assay/plugins"
 )
 
 // A call's usage counts every attempt a provider may bill, bounded below

@@ -12,9 +12,9 @@ import (
 	"sync"
 	"time"
 
-	"assay/plugins"
-	tinylm "assay/plugins/builtin/tinylm/model"
-	"assay/plugins/sdk"
+	"github.com/assay-lang/assay/plugins"
+	tinylm "github.com/assay-lang/assay/plugins/builtin/tinylm/model"
+	"github.com/assay-lang/assay/plugins/sdk"
 )
 
 type run struct {

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"assay/stdlib/pluginconfig"
+	"github.com/assay-lang/assay/stdlib/pluginconfig"
 )
 
 // Kinds of executor, as written in a spec's executor block.

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"assay/plugins"
+	"github.com/assay-lang/assay/plugins"
 )
 
 // Ways a proposal is applied.

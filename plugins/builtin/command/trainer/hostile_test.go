@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"assay/plugins"
+	"github.com/assay-lang/assay/plugins"
 )
 
 // hostileValues each try to run `touch CANARY` when pasted into a script.

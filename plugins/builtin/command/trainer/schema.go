@@ -1,6 +1,6 @@
 package trainer
 
-import "assay/stdlib/pluginconfig"
+import "github.com/assay-lang/assay/stdlib/pluginconfig"
 
 // Schema declares this trainer's config (keys, types, defaults, the rules
 // between keys) for `assay validate` and the docs; ParseConfig reads the

@@ -3,7 +3,7 @@ package trainer
 import (
 	"strings"
 
-	"assay/stdlib/pluginconfig"
+	"github.com/assay-lang/assay/stdlib/pluginconfig"
 )
 
 // A command template is parsed and checked by pluginconfig.CompileCommand,

@@ -9,7 +9,7 @@ import (
 
 	"mvdan.cc/sh/v3/syntax"
 
-	"assay/plugins"
+	"github.com/assay-lang/assay/plugins"
 )
 
 func TestCommandTemplateRefusals(t *testing.T) {

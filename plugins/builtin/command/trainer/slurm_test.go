@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"assay/plugins"
-	"assay/plugins/builtin/command/executor/slurm"
+	"github.com/assay-lang/assay/plugins"
+	"github.com/assay-lang/assay/plugins/builtin/command/executor/slurm"
 )
 
 // requireSlurm skips a test when no Slurm controller answers, except under

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"assay/plugins"
+	"github.com/assay-lang/assay/plugins"
 )
 
 // A run is stopped at the time limit its request carries (the plan's

@@ -18,10 +18,10 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"assay/plugins"
-	"assay/plugins/builtin/command/executor"
-	"assay/plugins/builtin/command/executor/local"
-	"assay/plugins/builtin/command/executor/slurm"
+	"github.com/assay-lang/assay/plugins"
+	"github.com/assay-lang/assay/plugins/builtin/command/executor"
+	"github.com/assay-lang/assay/plugins/builtin/command/executor/local"
+	"github.com/assay-lang/assay/plugins/builtin/command/executor/slurm"
 )
 
 // StatusCancelled is the status of a run stopped by Cancel. It is not one of

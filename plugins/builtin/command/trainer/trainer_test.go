@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"assay/plugins"
+	"github.com/assay-lang/assay/plugins"
 )
 
 func newTrainer() *Trainer {

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"assay/plugins"
-	"assay/plugins/builtin/command/executor"
+	"github.com/assay-lang/assay/plugins"
+	"github.com/assay-lang/assay/plugins/builtin/command/executor"
 )
 
 // prepareUpdate makes a policy update's directory: run.json and run.sh,

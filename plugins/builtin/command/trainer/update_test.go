@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"assay/plugins"
+	"github.com/assay-lang/assay/plugins"
 )
 
 func updateRequest(t *testing.T, id string, cfg map[string]any) *plugins.RunRequest {

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"assay/plugins"
-	"assay/plugins/payload"
+	"github.com/assay-lang/assay/plugins"
+	"github.com/assay-lang/assay/plugins/payload"
 )
 
 // The papers' hyperparameters, as a plan's loop carries them.

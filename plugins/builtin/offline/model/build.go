@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"assay/plugins"
-	"assay/plugins/payload"
+	"github.com/assay-lang/assay/plugins"
+	"github.com/assay-lang/assay/plugins/payload"
 )
 
 // Summarize answers the summarizer role: a neutral description of the

@@ -1,10 +1,10 @@
 package model
 
 import (
-	"assay/plugins"
 	"fmt"
+	"github.com/assay-lang/assay/plugins"
 
-	"assay/stdlib/pluginconfig"
+	"github.com/assay-lang/assay/stdlib/pluginconfig"
 )
 
 // errConfig marks a call whose plugin config is unusable; no retry can fix

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"assay/plugins/payload"
+	"github.com/assay-lang/assay/plugins/payload"
 )
 
 // The critic estimates the child's gain over its parent with the world

@@ -3,8 +3,8 @@ package model
 import (
 	"testing"
 
-	"assay/plugins"
-	"assay/plugins/payload"
+	"github.com/assay-lang/assay/plugins"
+	"github.com/assay-lang/assay/plugins/payload"
 )
 
 // TestInContextRecordsShiftProposals: records in the prompt that show an

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"assay/plugins"
-	"assay/plugins/payload"
+	"github.com/assay-lang/assay/plugins"
+	"github.com/assay-lang/assay/plugins/payload"
 )
 
 // Model serves every LLM role from the functions of this package. It holds

@@ -6,8 +6,8 @@ import (
 	"math"
 	"testing"
 
-	"assay/plugins"
-	"assay/plugins/payload"
+	"github.com/assay-lang/assay/plugins"
+	"github.com/assay-lang/assay/plugins/payload"
 
 	"github.com/google/go-cmp/cmp"
 )

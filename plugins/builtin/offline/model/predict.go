@@ -3,8 +3,8 @@ package model
 import (
 	"math"
 
-	"assay/plugins"
-	"assay/plugins/payload"
+	"github.com/assay-lang/assay/plugins"
+	"github.com/assay-lang/assay/plugins/payload"
 )
 
 // The world model predicts a proposal's gain by kernel regression over the

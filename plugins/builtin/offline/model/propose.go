@@ -7,8 +7,8 @@ import (
 	"sort"
 	"strings"
 
-	"assay/plugins"
-	"assay/plugins/payload"
+	"github.com/assay-lang/assay/plugins"
+	"github.com/assay-lang/assay/plugins/payload"
 )
 
 // Policy is the proposer's trainable state: weights on features of an

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"assay/plugins"
+	"github.com/assay-lang/assay/plugins"
 )
 
 // TestConfigRefused: the offline model takes no config (its schema,

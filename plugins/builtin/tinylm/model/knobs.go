@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"assay/plugins"
+	"github.com/assay-lang/assay/plugins"
 )
 
 // Hyper is the training setup a proposal edits.

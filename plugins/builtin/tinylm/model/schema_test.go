@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"assay/plugins"
-	"assay/stdlib/pluginconfig"
+	"github.com/assay-lang/assay/plugins"
+	"github.com/assay-lang/assay/stdlib/pluginconfig"
 )
 
 // TestSchemaMatchesPlugin: the declaration `assay validate` checks against

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"assay/plugins"
+	"github.com/assay-lang/assay/plugins"
 )
 
 func mustCorpus(t testing.TB, name string) *Corpus {

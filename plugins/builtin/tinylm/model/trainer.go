@@ -14,8 +14,8 @@ import (
 	"sync"
 	"time"
 
-	"assay/plugins"
-	"assay/stdlib/pluginconfig"
+	"github.com/assay-lang/assay/plugins"
+	"github.com/assay-lang/assay/stdlib/pluginconfig"
 )
 
 // Config keys a plugin block may set.

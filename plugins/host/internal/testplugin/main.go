@@ -11,10 +11,10 @@ import (
 
 	"google.golang.org/grpc"
 
-	"assay/plugins"
-	"assay/plugins/grpcshim"
-	pb "assay/plugins/proto"
-	"assay/plugins/sdk"
+	"github.com/assay-lang/assay/plugins"
+	"github.com/assay-lang/assay/plugins/grpcshim"
+	pb "github.com/assay-lang/assay/plugins/proto"
+	"github.com/assay-lang/assay/plugins/sdk"
 )
 
 func main() {

@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"time"
 
-	"assay/plugins/builtin/command/executor"
+	"github.com/assay-lang/assay/plugins/builtin/command/executor"
 )
 
 // Options configure a pool.

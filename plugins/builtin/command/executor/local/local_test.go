@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"assay/plugins/builtin/command/executor"
+	"github.com/assay-lang/assay/plugins/builtin/command/executor"
 )
 
 func job(t *testing.T, name, script string, gpus int) *executor.Job {

@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"assay/plugins/builtin/command/executor"
+	"github.com/assay-lang/assay/plugins/builtin/command/executor"
 )
 
 // Options are the sbatch settings of the spec's executor.slurm block.

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"assay/plugins/builtin/command/executor"
+	"github.com/assay-lang/assay/plugins/builtin/command/executor"
 )
 
 func TestParseOptions(t *testing.T) {
