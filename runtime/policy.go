@@ -170,34 +170,3 @@ func (r *rlLoop) trainPolicy(t int, key string, samples []plugins.Sample) error 
 	}
 	return r.j.Flush()
 }
-
-// writeBatch writes an update's samples as JSONL, atomically.
-func writeBatch(path string, step int, samples []plugins.Sample) error {
-	var b strings.Builder
-	enc := json.NewEncoder(&b)
-	for _, s := range samples {
-		state := json.RawMessage(s.State)
-		if !json.Valid(state) {
-			q, _ := json.Marshal(s.State)
-			state = q
-		}
-		completion, err := payload.Encode(payload.ProposeResponse{Proposals: []plugins.Proposal{s.Proposal}})
-		if err != nil {
-			return err
-		}
-		prompt, err := payload.Chat(plugins.RolePropose, nil, state)
-		if err != nil {
-			return err
-		}
-		line := batchLine{Step: step, Group: s.Group, Prompt: prompt, Completion: string(completion), State: state,
-			Proposal: s.Proposal, Reward: s.Reward, Advantage: s.Advantage}
-		if err := enc.Encode(line); err != nil {
-			return err
-		}
-	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(b.String()), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
-}

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/spf13/cobra"
 
@@ -20,6 +22,7 @@ func newRehearseCmd() *cobra.Command {
 		interrupt bool
 		asJSON    bool
 		keep      string
+		report    string
 	)
 	var flags *specFlags
 	c := &cobra.Command{
@@ -87,10 +90,21 @@ a rehearsal that failed, 64 usage error.`,
 			if asJSON {
 				err = rehearse.WriteJSON(c.OutOrStdout(), rep)
 			} else {
-				err = writeEscaped(c.OutOrStdout(), func(w io.Writer) error { return rehearse.WriteTable(w, rep) })
+				err = writeEscaped(c.OutOrStdout(), func(w io.Writer) error {
+					if err := rehearse.WriteTable(w, rep); err != nil {
+						return err
+					}
+					rehearse.WriteSpread(w, rep)
+					return nil
+				})
 			}
 			if err != nil {
 				return err
+			}
+			if report != "" {
+				if err := writeReportFile(report, rep); err != nil {
+					return userErrorf("rehearse: --report: %v", err)
+				}
 			}
 			if !rep.CapsHeld || len(rep.Outside()) > 0 {
 				return silentFailure()
@@ -105,6 +119,21 @@ a rehearsal that failed, 64 usage error.`,
 	c.Flags().StringVar(&variant, "variant", "", "the variant of a sweep to rehearse (default: the first)")
 	c.Flags().BoolVar(&interrupt, "interrupt", false, "stop each rehearsal at a random call or run and resume it from its journal")
 	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	c.Flags().StringVar(&report, "report", "", "also write an HTML report (a plot of every figure's spread) to this file")
 	c.Flags().StringVar(&keep, "dir", "", "keep the rehearsals' run folders (journals) here instead of a temporary folder")
 	return c
+}
+
+// writeReportFile writes the HTML report, replacing path only once it is
+// whole.
+func writeReportFile(path string, rep *rehearse.Report) error {
+	var b bytes.Buffer
+	if err := rehearse.WriteHTML(&b, rep); err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b.Bytes(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }

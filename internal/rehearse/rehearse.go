@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
+	goruntime "runtime"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -49,6 +52,8 @@ type Rehearsal struct {
 	InterruptedAt int64 `json:"interrupted_at,omitempty"`
 	// CapsBroken lists the caps the rehearsal exceeded.
 	CapsBroken []string `json:"caps_broken,omitempty"`
+	// Cuts are the phases a cap stopped or shrank (state stopped_at_cap).
+	Cuts []runtime.PhaseCut `json:"cut_phases,omitempty"`
 }
 
 // Figure is one figure over the rehearsals beside the estimate's.
@@ -60,6 +65,8 @@ type Figure struct {
 	// Min, Median and Max over the rehearsals.
 	Min, Median, Max float64
 	Outside          bool `json:"outside"`
+	// Values are the rehearsals' values, in rehearsal order.
+	Values []float64 `json:"-"`
 }
 
 // Report is the outcome of a set of rehearsals.
@@ -69,6 +76,9 @@ type Report struct {
 	Rehearsals []Rehearsal `json:"rehearsals"`
 	Figures    []Figure    `json:"figures"`
 	CapsHeld   bool        `json:"caps_held"`
+	// CapStops says, per cap, in how many rehearsals it stopped or shrank
+	// a phase.
+	CapStops []CapStop `json:"cap_stops,omitempty"`
 }
 
 // Outside lists the figures some rehearsal put outside the estimate's
@@ -107,18 +117,44 @@ func Rehearse(ctx context.Context, p *plan.Plan, opts Options) (*Report, error) 
 	}
 	rep := &Report{Plan: p.Name, Variant: v.Name, CapsHeld: true}
 	est := estimate.Estimate(p)
-	for i := 0; i < n; i++ {
-		rh, err := once(ctx, p, v, opts, opts.Seed+int64(i), dir)
-		if err != nil {
-			return nil, fmt.Errorf("rehearsal %d (world seed %d): %w", i+1, opts.Seed+int64(i), err)
-		}
+	rhs, err := all(ctx, p, v, opts, n, dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, rh := range rhs {
 		if len(rh.CapsBroken) > 0 {
 			rep.CapsHeld = false
 		}
 		rep.Rehearsals = append(rep.Rehearsals, *rh)
 	}
 	rep.Figures = figures(p, v, est, rep.Rehearsals)
+	rep.CapStops = capStops(rep.Rehearsals)
 	return rep, nil
+}
+
+// all makes n rehearsals, as many at once as there are cores: each is a
+// run of its own with its own journal and clock, and rehearsal i is the
+// same whichever worker makes it. The first failed rehearsal (by index)
+// is the error.
+func all(ctx context.Context, p *plan.Plan, v *plan.Variant, opts Options, n int, dir string) ([]*Rehearsal, error) {
+	out := make([]*Rehearsal, n)
+	errs := make([]error, n)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(n, goruntime.GOMAXPROCS(0)) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				out[i], errs[i] = once(ctx, p, v, opts, opts.Seed+int64(i), dir)
+			}
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("rehearsal %d (world seed %d): %w", i+1, opts.Seed+int64(i), err)
+		}
+	}
+	return out, nil
 }
 
 func variant(p *plan.Plan, name string) (*plan.Variant, error) {
@@ -179,6 +215,11 @@ func once(ctx context.Context, p *plan.Plan, v *plan.Variant, opts Options, seed
 		}
 		rh.InterruptedAt = at
 	}
+	if opts.Dir == "" {
+		// A rehearsal's folder (journal, batch files) goes as soon as it
+		// is done: a hundred of them would hold gigabytes.
+		defer os.RemoveAll(filepath.Join(dir, id))
+	}
 	res, err := runtime.Run(rctx, p, ro)
 	if opts.Interrupt && res != nil && res.State == runtime.StateInterrupted && ctx.Err() == nil {
 		w.OnCall = nil
@@ -190,7 +231,7 @@ func once(ctx context.Context, p *plan.Plan, v *plan.Variant, opts Options, seed
 	if err != nil && (res == nil || res.State != runtime.StateFinished) {
 		return nil, err
 	}
-	rh.State, rh.Reason, rh.Totals = res.State, res.Reason, res.Totals
+	rh.State, rh.Reason, rh.Totals, rh.Cuts = res.State, res.Reason, res.Totals, res.Cuts
 	rh.WallHours = clock.Now().Sub(start).Hours()
 	rh.CapsBroken = capsBroken(v.Budget, rh)
 	return rh, nil
@@ -279,7 +320,7 @@ func figures(p *plan.Plan, v *plan.Variant, est *estimate.Report, rs []Rehearsal
 		xs := slices.Clone(vals[name])
 		slices.Sort(xs)
 		c := bounds[name]
-		f := Figure{Name: name, Estimate: c, Min: xs[0], Max: xs[len(xs)-1], Median: median(xs)}
+		f := Figure{Name: name, Estimate: c, Min: xs[0], Max: xs[len(xs)-1], Median: median(xs), Values: vals[name]}
 		tol := 1e-6 * max(1, math.Abs(c.High))
 		f.Outside = f.Min < c.Low-tol || f.Max > c.High+tol
 		out = append(out, f)

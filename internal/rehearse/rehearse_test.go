@@ -7,8 +7,10 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -61,13 +63,61 @@ func specFiles(t testing.TB) []string {
 	return out
 }
 
-// TestEverySpecRehearsesWithinItsEstimate rehearses every variant of every
-// spec of specs/ with a few world seeds, one of them interrupted and
-// resumed, and fails on a cap exceeded or a figure outside the estimate's
-// [low, high].
+// sampleSize is how many specs TestEverySpecRehearsesWithinItsEstimate
+// rehearses in a plain `go test`; ASSAY_REHEARSE_ALL=1 (set by .ci/run)
+// rehearses them all.
+const sampleSize = 4
+
+// sampleSpecs is rotation seed's sample of files: sampleSize files from
+// seed*sampleSize on, wrapping, so consecutive seeds cover every file.
+func sampleSpecs(files []string, seed int64) []string {
+	n := int64(len(files))
+	if n <= sampleSize {
+		return files
+	}
+	var out []string
+	for i := range int64(sampleSize) {
+		out = append(out, files[((seed%n+n)%n*sampleSize+i)%n])
+	}
+	return out
+}
+
+// rehearsedSpecs are the specs this run rehearses: all with
+// ASSAY_REHEARSE_ALL=1, else a rotating sample (ASSAY_REHEARSE_SEED, by
+// default the day's number), logged with how to rehearse it again.
+func rehearsedSpecs(t *testing.T) []string {
+	files := specFiles(t)
+	if os.Getenv("ASSAY_REHEARSE_ALL") == "1" {
+		return files
+	}
+	seed := time.Now().Unix() / 86400
+	if s := os.Getenv("ASSAY_REHEARSE_SEED"); s != "" {
+		var err error
+		if seed, err = strconv.ParseInt(s, 10, 64); err != nil {
+			t.Fatalf("ASSAY_REHEARSE_SEED=%q: %v", s, err)
+		}
+	}
+	out := sampleSpecs(files, seed)
+	names := make([]string, len(out))
+	for i, f := range out {
+		names[i] = filepath.Base(f)
+	}
+	t.Logf("rehearsing %d of %d specs (sample %d): %s; the same again: ASSAY_REHEARSE_SEED=%d go test -run %s ./internal/rehearse; all: ASSAY_REHEARSE_ALL=1",
+		len(out), len(files), seed, strings.Join(names, ", "), seed, t.Name())
+	return out
+}
+
+// TestEverySpecRehearsesWithinItsEstimate rehearses every variant of the
+// specs of specs/ (a sample, see rehearsedSpecs) with a few world seeds,
+// one of them interrupted and resumed, and fails on a cap exceeded or a
+// figure outside the estimate's [low, high].
 func TestEverySpecRehearsesWithinItsEstimate(t *testing.T) {
 	only := os.Getenv("ASSAY_REHEARSE_SPEC") // while debugging one spec
-	for _, path := range specFiles(t) {
+	specs := rehearsedSpecs(t)
+	if only != "" {
+		specs = specFiles(t)
+	}
+	for _, path := range specs {
 		name := filepath.Base(path)
 		if only != "" && name != only {
 			continue
@@ -153,5 +203,32 @@ func TestResumedRehearsalMatches(t *testing.T) {
 	}
 	if math.Abs(a.WallHours-b.WallHours) > 1e-9 {
 		t.Errorf("wall hours %g, resumed %g", a.WallHours, b.WallHours)
+	}
+}
+
+// TestSampleRotationCoversEverySpec: the sample is the same for the same
+// seed, has sampleSize specs, and consecutive seeds rehearse every spec.
+func TestSampleRotationCoversEverySpec(t *testing.T) {
+	files := specFiles(t)
+	if len(files) <= sampleSize {
+		t.Skipf("only %d specs", len(files))
+	}
+	seen := map[string]bool{}
+	for seed := int64(100); seed < 100+int64(len(files)); seed++ {
+		a, b := sampleSpecs(files, seed), sampleSpecs(files, seed)
+		if !slices.Equal(a, b) || len(a) != sampleSize {
+			t.Fatalf("seed %d: samples %v and %v", seed, a, b)
+		}
+		for _, f := range a {
+			seen[f] = true
+		}
+	}
+	for _, f := range files {
+		if !seen[f] {
+			t.Errorf("%s is in no sample", filepath.Base(f))
+		}
+	}
+	if got := sampleSpecs(files, -3); len(got) != sampleSize {
+		t.Errorf("negative seed: %v", got)
 	}
 }

@@ -74,7 +74,8 @@ func num(x float64) string {
 // WriteJSON renders a report with the figure names of `assay estimate
 // --format json`, each as {low, expected, high} = the least, median and
 // most over the rehearsals, plus rehearsals (the count), caps_held and
-// outside (the figures some rehearsal put outside the estimate).
+// outside (the figures some rehearsal put outside the estimate), and
+// cap_stops when a cap stopped a phase in some rehearsal.
 func WriteJSON(w io.Writer, r *Report) error {
 	out := map[string]any{
 		"plan":       r.Plan,
@@ -138,6 +139,9 @@ func WriteJSON(w io.Writer, r *Report) error {
 	}
 	if seeds != nil {
 		out["seeds"] = seeds
+	}
+	if r.CapStops != nil {
+		out["cap_stops"] = r.CapStops
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

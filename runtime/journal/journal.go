@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -104,6 +105,8 @@ type Journal struct {
 	loading bool
 	// now stamps events (time.Now unless SetClock gave another clock).
 	now func() time.Time
+	// inserts are the prepared INSERTs of n events (insertStmt).
+	inserts map[int]*sql.Stmt
 }
 
 // ErrEmpty is returned by OpenReadOnly for a journal file that holds no
@@ -404,23 +407,27 @@ func (j *Journal) syncLocked(seq int64) error {
 }
 
 // write inserts events in one transaction; a reservation also claims its
-// key in the runs table, whose primary key forbids a second claim.
+// key in the runs table, whose primary key forbids a second claim. Events
+// go in rows of up to insertRows per statement: a rehearsal writes
+// hundreds of thousands, and one statement each made the database/sql
+// round trip most of the cost.
 func (j *Journal) write(batch []Event) error {
+	// The statements are prepared before the transaction takes the one
+	// connection.
+	for _, n := range []int{min(len(batch), insertRows), len(batch) % insertRows} {
+		if _, err := j.insertStmt(n); err != nil {
+			return err
+		}
+	}
 	tx, err := j.db.Begin()
 	if err != nil {
 		return err
 	}
-	st, err := tx.Prepare(`INSERT INTO events(seq, kind, key, data, at) VALUES (?, ?, ?, ?, ?)`)
-	if err != nil {
+	if err := j.insertEvents(tx, batch); err != nil {
 		tx.Rollback()
 		return err
 	}
-	defer st.Close()
 	for _, e := range batch {
-		if _, err := st.Exec(e.Seq, e.Kind, e.Key, []byte(e.Data), e.At.UnixNano()); err != nil {
-			tx.Rollback()
-			return err
-		}
 		if e.Kind == KindReserve {
 			if _, err := tx.Exec(`INSERT INTO runs(key, reserved) VALUES (?, ?)`, e.Key, e.Seq); err != nil {
 				tx.Rollback()
@@ -429,6 +436,57 @@ func (j *Journal) write(batch []Event) error {
 		}
 	}
 	return tx.Commit()
+}
+
+// insertRows is the most events one INSERT statement writes (5 bound
+// values each, far below SQLite's limit on variables).
+const insertRows = 64
+
+func (j *Journal) insertEvents(tx *sql.Tx, batch []Event) error {
+	args := make([]any, 0, 5*min(len(batch), insertRows))
+	for len(batch) > 0 {
+		n := min(len(batch), insertRows)
+		st, err := j.insertStmt(n)
+		if err != nil {
+			return err
+		}
+		args = args[:0]
+		for _, e := range batch[:n] {
+			args = append(args, e.Seq, e.Kind, e.Key, []byte(e.Data), e.At.UnixNano())
+		}
+		if _, err := tx.Stmt(st).Exec(args...); err != nil {
+			return err
+		}
+		batch = batch[n:]
+	}
+	return nil
+}
+
+// insertStmt is the prepared INSERT of n events, prepared once per
+// journal: preparing it per write cost as much as the insert. Only the
+// one flushing writer calls it, outside a transaction (the database has
+// one connection).
+func (j *Journal) insertStmt(n int) (*sql.Stmt, error) {
+	if st := j.inserts[n]; st != nil || n == 0 {
+		return st, nil
+	}
+	var q strings.Builder
+	q.WriteString(`INSERT INTO events(seq, kind, key, data, at) VALUES `)
+	for i := range n {
+		if i > 0 {
+			q.WriteByte(',')
+		}
+		q.WriteString(`(?, ?, ?, ?, ?)`)
+	}
+	st, err := j.db.Prepare(q.String())
+	if err != nil {
+		return nil, err
+	}
+	if j.inserts == nil {
+		j.inserts = map[int]*sql.Stmt{}
+	}
+	j.inserts[n] = st
+	return st, nil
 }
 
 // ErrReserved is returned by Reserve for a key that already holds a
@@ -594,6 +652,9 @@ func (j *Journal) Last(kind, key string) (json.RawMessage, bool, error) {
 // Close flushes and closes the journal, and releases the run lock.
 func (j *Journal) Close() error {
 	err := j.Flush()
+	for _, st := range j.inserts {
+		st.Close()
+	}
 	if cerr := j.db.Close(); err == nil {
 		err = cerr
 	}

@@ -1,0 +1,66 @@
+package runtime
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/assay-lang/assay/plugins"
+	"github.com/assay-lang/assay/plugins/payload"
+)
+
+// encoderBatch is the batch file as encoding/json writes []batchLine, the
+// format writeBatch must keep byte for byte.
+func encoderBatch(t *testing.T, step int, samples []plugins.Sample) string {
+	t.Helper()
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	for _, s := range samples {
+		state := json.RawMessage(s.State)
+		if !json.Valid(state) {
+			state, _ = json.Marshal(s.State)
+		}
+		completion, err := payload.Encode(payload.ProposeResponse{Proposals: []plugins.Proposal{s.Proposal}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		prompt, err := payload.Chat(plugins.RolePropose, nil, state)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := enc.Encode(batchLine{Step: step, Group: s.Group, Prompt: prompt, Completion: string(completion), State: state,
+			Proposal: s.Proposal, Reward: s.Reward, Advantage: s.Advantage}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return b.String()
+}
+
+// TestWriteBatchIsTheEncodersFormat: the batch file writeBatch writes,
+// with states shared within groups, is what encoding/json writes for the
+// same lines, HTML escapes, compaction and non-JSON states included.
+func TestWriteBatchIsTheEncodersFormat(t *testing.T) {
+	shared := `{"task": "t<1>", "history": [ {"gain": 0.5, "text": "a & b \u2028"} ]}`
+	samples := []plugins.Sample{
+		{State: shared, Group: "g/s0", Reward: 1, Advantage: 0.70710678118654752, Proposal: plugins.Proposal{ID: "p1", Text: "set <x>=1 & y", Edits: map[string]string{"k2": "1", "k1": "0"}}},
+		{State: shared, Group: "g/s0", Reward: -0.25, Advantage: -1e-21, Proposal: plugins.Proposal{ID: "p2", Mechanism: "m"}},
+		{State: "not json {", Group: "g/\"s1\"", Reward: 3e21, Proposal: plugins.Proposal{ID: "p3"}},
+		{State: `{"task":"t2"}`, Group: "g/s2", Proposal: plugins.Proposal{ID: "p4", Text: "é\n\t"}},
+		{State: shared, Group: "g/s0", Reward: 0.1, Advantage: 0.2},
+	}
+	path := filepath.Join(t.TempDir(), "batch.jsonl")
+	if err := writeBatch(path, 7, samples); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(encoderBatch(t, 7, samples), string(got)); d != "" {
+		t.Errorf("batch file (-encoding/json +writeBatch):\n%s", d)
+	}
+}
