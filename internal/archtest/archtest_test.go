@@ -197,7 +197,7 @@ func repoGraph(t *testing.T) map[string][]string {
 
 func TestImportsFlowOneWay(t *testing.T) {
 	graph := repoGraph(t)
-	for _, must := range []string{"lang/spec", "compiler/plan", "plugins", "base/version", "features/runcompare"} {
+	for _, must := range []string{"lang/spec", "compiler/plan", "plugins", "base/version", "features/runcompare", "features/rehearse"} {
 		if _, ok := graph[must]; !ok {
 			t.Fatalf("package %s not found; is the walk broken?", must)
 		}

@@ -64,7 +64,7 @@ var rules = []rule{
 
 // An owner limits who may import the packages under pkg: only packages
 // under by, and packages under pkg itself. The most specific owner of a
-// package holds. Tests are not read, so a test may
+// package holds, so a package can be given its own owner. Tests are not read, so a test may
 // import what its package may not.
 type owner struct {
 	pkg string
@@ -74,10 +74,6 @@ type owner struct {
 
 var owners = []owner{
 	{pkg: "features", by: []string{"cmd", "internal"},
-		why: "features join the compiler and the runtime; only the command line (and the repository's tools) use them"},
-	// rehearse is a feature still in internal/ (a move to features/ is
-	// pending); until then it keeps the features' rule.
-	{pkg: "internal/rehearse", by: []string{"cmd", "internal"},
 		why: "features join the compiler and the runtime; only the command line (and the repository's tools) use them"},
 	{pkg: "internal", why: "internal holds the repository's tools and checks; nothing imports them"},
 	{pkg: "cmd", why: "commands are the top of the house; nothing imports them"},
