@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/assay-lang/assay/internal/rehearse"
+	"github.com/assay-lang/assay/features/rehearse"
 )
 
 // TestDocs runs the examples of README.md and docs/*.md, so a document

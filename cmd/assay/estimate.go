@@ -13,7 +13,7 @@ import (
 	"github.com/assay-lang/assay/compiler"
 	"github.com/assay-lang/assay/compiler/estimate"
 	"github.com/assay-lang/assay/compiler/plan"
-	"github.com/assay-lang/assay/internal/runcompare"
+	"github.com/assay-lang/assay/features/runcompare"
 	"github.com/assay-lang/assay/lang/diag"
 	"github.com/assay-lang/assay/runtime"
 )

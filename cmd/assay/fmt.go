@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/assay-lang/assay/internal/textdiff"
+	"github.com/assay-lang/assay/base/textdiff"
 	"github.com/assay-lang/assay/lang/diag"
 	"github.com/assay-lang/assay/lang/hcl"
 	"github.com/assay-lang/assay/lang/load"

@@ -8,10 +8,10 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/assay-lang/assay/base/provenance"
+	release "github.com/assay-lang/assay/base/version"
 	"github.com/assay-lang/assay/compiler"
 	"github.com/assay-lang/assay/compiler/plan"
-	"github.com/assay-lang/assay/internal/provenance"
-	release "github.com/assay-lang/assay/internal/version"
 	"github.com/assay-lang/assay/lang/load"
 	"github.com/assay-lang/assay/plugins/host"
 	"github.com/assay-lang/assay/runtime"

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/assay-lang/assay/internal/rehearse"
+	"github.com/assay-lang/assay/features/rehearse"
 )
 
 func init() { rootCmd.AddCommand(newRehearseCmd()) }

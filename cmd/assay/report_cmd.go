@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"github.com/assay-lang/assay/compiler"
 	"github.com/assay-lang/assay/compiler/plan"
-	"github.com/assay-lang/assay/internal/runcompare"
+	"github.com/assay-lang/assay/features/runcompare"
 	"os"
 	"path/filepath"
 

@@ -10,9 +10,9 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
+	release "github.com/assay-lang/assay/base/version"
 	"github.com/assay-lang/assay/compiler"
 	"github.com/assay-lang/assay/compiler/plan"
-	release "github.com/assay-lang/assay/internal/version"
 	"github.com/assay-lang/assay/lang/diag"
 	"github.com/assay-lang/assay/lang/load"
 	"github.com/assay-lang/assay/lang/spec"

@@ -12,8 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	release "github.com/assay-lang/assay/base/version"
 	"github.com/assay-lang/assay/compiler/plan"
-	release "github.com/assay-lang/assay/internal/version"
 	"github.com/assay-lang/assay/lang/load"
 	"github.com/assay-lang/assay/plugins/host"
 )

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
-	"github.com/assay-lang/assay/internal/rehearse"
+	"github.com/assay-lang/assay/features/rehearse"
 	"os"
 	"sort"
 	"strconv"

@@ -7,7 +7,7 @@
 // of specs/ in miniature), each run for real on the built-in tinylm
 // trainer and offline LLM, served in process, once per seed. Each
 // experiment becomes a table of the mean and the sample standard deviation
-// over seeds of its figures (computed by internal/stats, as assay compare
+// over seeds of its figures (computed by base/stats, as assay compare
 // computes them for a group of seeds): the evaluation's Avg@k, Best@k and
 // Beats-Base share, the world model's held-out figures, steps and
 // candidates, the critic's AUROC and error recall, and evolution's final

@@ -14,9 +14,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/assay-lang/assay/base/stats"
 	"github.com/assay-lang/assay/compiler"
 	"github.com/assay-lang/assay/compiler/plan"
-	"github.com/assay-lang/assay/internal/stats"
 	"github.com/assay-lang/assay/lang/load"
 	"github.com/assay-lang/assay/plugins"
 	offline "github.com/assay-lang/assay/plugins/builtin/offline/model"

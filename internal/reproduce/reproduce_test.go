@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/assay-lang/assay/internal/runcompare"
+	"github.com/assay-lang/assay/features/runcompare"
 	"github.com/assay-lang/assay/runtime"
 )
 

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/assay-lang/assay/internal/version"
+	"github.com/assay-lang/assay/base/version"
 	"github.com/assay-lang/assay/plugins"
 	"github.com/assay-lang/assay/plugins/payload"
 )

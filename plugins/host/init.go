@@ -13,7 +13,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/assay-lang/assay/internal/version"
+	"github.com/assay-lang/assay/base/version"
 	"github.com/assay-lang/assay/plugins"
 	"github.com/assay-lang/assay/stdlib/pluginconfig"
 )

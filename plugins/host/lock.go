@@ -14,7 +14,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/assay-lang/assay/internal/version"
+	"github.com/assay-lang/assay/base/version"
 )
 
 // LockSuffix is appended to a spec file's name to name its lock file:

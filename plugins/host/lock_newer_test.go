@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/assay-lang/assay/internal/version"
+	"github.com/assay-lang/assay/base/version"
 )
 
 // A lock written by a newer Assay says so, names that release and tells

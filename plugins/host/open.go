@@ -20,7 +20,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/assay-lang/assay/internal/version"
+	"github.com/assay-lang/assay/base/version"
 	"github.com/assay-lang/assay/plugins"
 	"github.com/assay-lang/assay/plugins/grpcshim"
 	"github.com/assay-lang/assay/plugins/sdk"

@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/assay-lang/assay/internal/stats"
+	"github.com/assay-lang/assay/base/stats"
 )
 
 // ArmFigure is one figure of one arm over its seeds: the finished runs of

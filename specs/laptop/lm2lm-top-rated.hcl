@@ -17,56 +17,21 @@
 #   real runs  7 baselines + 16 seed + 3 x 6 calibration
 #              + 3 tasks x 2 states x 4 x 3 arms = 113
 
+extends = "common/preamble.hcl" # the laptop specs' shared trainer, LLM, prices and environment
+
 name        = "laptop-lm2lm-top-rated"
 description = "LM2LM in miniature with top-rated calibration, evaluated against Base and Base-ICL"
-seed        = 1
-
-plugin "tinylm" {
-  kind   = "trainer"
-  source = "builtin:tinylm"
-  config = { steps = 300 }
-}
-
-plugin "offline" {
-  kind   = "llm"
-  source = "builtin:offline"
-}
-
-prices {
-  gpu_hourly = { CPU = 0.05 }
-}
 
 environment "tiny" {
-  family  = "autoregressive"
-  trainer = plugin.tinylm
-  scale   = 0.2
-  metric {
-    name      = "val_bpb"
-    direction = "minimize"
-  }
-  run_cost {
-    gpu   = "CPU"
-    gpus  = 1
-    hours = 0.001
-  }
   tasks {
-    train   = 4
     holdout = 3
   }
 }
 
 role "proposer" {
-  llm         = plugin.offline
   temperature = 1.0
-  concurrency = 4
-  seconds     = 0.001
   tokens {
-    in  = 4000
-    out = 100
-  }
-  price {
-    in  = 0
-    out = 0
+    in = 4000
   }
 }
 
@@ -87,9 +52,9 @@ role "rwm" {
 
 role "builder" {
   build_failures = { low = 0, expected = 0.05, high = 0.5 }
-  llm                 = plugin.offline
-  concurrency         = 4
-  seconds             = 0.001
+  llm            = plugin.offline
+  concurrency    = 4
+  seconds        = 0.001
   tokens {
     in  = 500
     out = 200

@@ -10,64 +10,29 @@
 #              49.6 expected (28 - 52), as a failed build verifies nothing
 #   proposer, implementer calls  4 x 2 x 6 = 48 each
 
+extends = "common/preamble.hcl" # the laptop specs' shared trainer, LLM, prices and environment
+
 name        = "laptop-openevolve"
 description = "OpenEvolve in miniature verifying the one idea it makes per island-round"
-seed        = 1
-
-plugin "tinylm" {
-  kind   = "trainer"
-  source = "builtin:tinylm"
-  config = { steps = 300 }
-}
-
-plugin "offline" {
-  kind   = "llm"
-  source = "builtin:offline"
-}
-
-prices {
-  gpu_hourly = { CPU = 0.05 }
-}
 
 environment "tiny" {
-  family  = "autoregressive"
-  trainer = plugin.tinylm
-  scale   = 0.2
-  metric {
-    name      = "val_bpb"
-    direction = "minimize"
-  }
-  run_cost {
-    gpu   = "CPU"
-    gpus  = 1
-    hours = 0.001
-  }
   tasks {
-    train   = 4
     holdout = 0
   }
 }
 
 role "proposer" {
-  llm         = plugin.offline
   temperature = 0.8
-  concurrency = 4
-  seconds     = 0.001
   tokens {
-    in  = 500
-    out = 100
-  }
-  price {
-    in  = 0
-    out = 0
+    in = 500
   }
 }
 
 role "implementer" {
   build_failures = { low = 0, expected = 0.05, high = 0.5 }
-  llm                 = plugin.offline
-  concurrency         = 4
-  seconds             = 0.001
+  llm            = plugin.offline
+  concurrency    = 4
+  seconds        = 0.001
   tokens {
     in  = 500
     out = 200

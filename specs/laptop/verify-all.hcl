@@ -8,64 +8,29 @@
 #   training     48 runs: 3 steps of 4 states x 4 proposals
 #   real runs    7 baselines + 48 + 3 tasks x 2 states x 4 x 2 arms = 103
 
+extends = "common/preamble.hcl" # the laptop specs' shared trainer, LLM, prices and environment
+
 name        = "laptop-verify-all"
 description = "GRPO whose every candidate is verified, on 48 real runs, then against Base"
-seed        = 1
-
-plugin "tinylm" {
-  kind   = "trainer"
-  source = "builtin:tinylm"
-  config = { steps = 300 }
-}
-
-plugin "offline" {
-  kind   = "llm"
-  source = "builtin:offline"
-}
-
-prices {
-  gpu_hourly = { CPU = 0.05 }
-}
 
 environment "tiny" {
-  family  = "autoregressive"
-  trainer = plugin.tinylm
-  scale   = 0.2
-  metric {
-    name      = "val_bpb"
-    direction = "minimize"
-  }
-  run_cost {
-    gpu   = "CPU"
-    gpus  = 1
-    hours = 0.001
-  }
   tasks {
-    train   = 4
     holdout = 3
   }
 }
 
 role "proposer" {
-  llm         = plugin.offline
   temperature = 1.0
-  concurrency = 4
-  seconds     = 0.001
   tokens {
-    in  = 500
-    out = 100
-  }
-  price {
-    in  = 0
-    out = 0
+    in = 500
   }
 }
 
 role "implementer" {
   build_failures = { low = 0, expected = 0.05, high = 0.5 }
-  llm                 = plugin.offline
-  concurrency         = 4
-  seconds             = 0.001
+  llm            = plugin.offline
+  concurrency    = 4
+  seconds        = 0.001
   tokens {
     in  = 500
     out = 200

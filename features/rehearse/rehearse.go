@@ -16,7 +16,7 @@ import (
 
 	"github.com/assay-lang/assay/compiler/estimate"
 	"github.com/assay-lang/assay/compiler/plan"
-	"github.com/assay-lang/assay/internal/runcompare"
+	"github.com/assay-lang/assay/features/runcompare"
 	"github.com/assay-lang/assay/plugins"
 	"github.com/assay-lang/assay/plugins/sim"
 	"github.com/assay-lang/assay/runtime"

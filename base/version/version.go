@@ -1,4 +1,3 @@
-// Package version names this build of Assay.
 package version
 
 import (

@@ -102,7 +102,7 @@ func rehearsedSpecs(t *testing.T) []string {
 	for i, f := range out {
 		names[i] = filepath.Base(f)
 	}
-	t.Logf("rehearsing %d of %d specs (sample %d): %s; the same again: ASSAY_REHEARSE_SEED=%d go test -run %s ./internal/rehearse; all: ASSAY_REHEARSE_ALL=1",
+	t.Logf("rehearsing %d of %d specs (sample %d): %s; the same again: ASSAY_REHEARSE_SEED=%d go test -run %s ./features/rehearse; all: ASSAY_REHEARSE_ALL=1",
 		len(out), len(files), seed, strings.Join(names, ", "), seed, t.Name())
 	return out
 }
