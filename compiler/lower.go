@@ -7,7 +7,6 @@ import (
 
 	"github.com/assay-lang/assay/compiler/plan"
 	"github.com/assay-lang/assay/lang/diag"
-	"github.com/assay-lang/assay/lang/formula"
 	"github.com/assay-lang/assay/lang/spec"
 )
 
@@ -274,18 +273,7 @@ func (lv *lowering) planFormula(src string) plan.Formula {
 	if e == nil {
 		panic("compiler: lowering a formula the formulas pass did not check: " + src)
 	}
-	return plan.Formula{Source: src, Tree: planNode(e.Tree())}
-}
-
-func planNode(n *formula.Node) *plan.Node {
-	if n == nil {
-		return nil
-	}
-	out := &plan.Node{Op: n.Op, Num: n.Num, Name: n.Name, Start: n.Start, End: n.End}
-	for _, a := range n.Args {
-		out.Args = append(out.Args, planNode(a))
-	}
-	return out
+	return plan.Formula{Source: src, Tree: e.Tree()}
 }
 
 func itoa(n int) string {
