@@ -134,3 +134,23 @@ var Codes = []Code{
 	{CodeVariantsIgnore, "warning: a field is set that takes no effect in some variants of a sweep (it would be refused in a spec of its own, e.g. tie at votes = 1); it takes effect in the others, so the sweep keeps it. When no variant reads it, the field's own error stands"},
 	{CodeSweepRouted, "warning: a sweep varies a critic's votes or threshold but not its expected_routed, so every variant assumes the same routed share"},
 }
+
+// soundErrors are the errors that refuse what a sound spec asks for (a
+// budget its fixed runs exceed, an executor too small, a field set where
+// it takes no effect) rather than leave it unsound: after them the spec can
+// still be lowered, and CompilePartial shows what it compiled to.
+var soundErrors = map[string]bool{
+	CodeBudgetFit:       true,
+	CodeExecutorGPUs:    true,
+	CodeNotApplicable:   true,
+	CodeUnscreened:      true,
+	CodeClipUnused:      true,
+	CodeNormalizeUnused: true,
+	CodeDiversityUnused: true,
+	CodeTieUnused:       true,
+	CodeThresholdUnused: true,
+	CodeSlurmLocal:      true,
+	CodeShadowed:        true,
+	CodePresetUnused:    true,
+	CodeUnusedBlock:     true,
+}

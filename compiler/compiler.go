@@ -134,6 +134,22 @@ func (c *compilation) add(items ...any) { c.diags = c.diags.Append(items...) }
 // diagnostics are returned at once, sorted by position and deduplicated. The
 // plan is nil when any error was found.
 func Compile(s *spec.Spec, opts Options) (*plan.Plan, diag.Diagnostics) {
+	p, ds := CompilePartial(s, opts)
+	if ds.HasErrors() {
+		return nil, ds
+	}
+	return p, ds
+}
+
+// CompilePartial is Compile, except that it also returns what compiled when
+// errors were found, as Terraform returns an errored plan: when every error
+// leaves the spec sound (see soundErrors: a budget the fixed runs exceed, a
+// field set where it takes no effect), the spec is still lowered, and the
+// plan shows its phases and counts beside the errors, for validate, plan
+// and editors to show. Such a plan has no hash and must not run: a caller
+// that runs plans uses Compile. The diagnostics are Compile's, exactly; the
+// plan is nil when an error found before lowering leaves the spec unsound.
+func CompilePartial(s *spec.Spec, opts Options) (*plan.Plan, diag.Diagnostics) {
 	if s == nil {
 		return nil, diag.Diagnostics{diag.Errorf("E_INTERNAL", diag.Range{}, "no spec to compile")}
 	}
@@ -147,18 +163,44 @@ func Compile(s *spec.Spec, opts Options) (*plan.Plan, diag.Diagnostics) {
 		opts.MaxVariants = DefaultMaxVariants
 	}
 	c := &compilation{opts: opts, spec: cloneSpec(s)}
-	for _, p := range passes {
+	for i, p := range passes {
 		if p.needsClean && c.diags.HasErrors() {
+			c.lowerPartial(passes[i:])
 			break
 		}
 		p.fn(c)
 	}
 	ds := c.diags.Dedup()
 	ds.Sort()
-	if ds.HasErrors() {
-		return nil, ds
-	}
 	return c.plan, ds
+}
+
+// lowerPartial runs the passes rest that build the plan (not the hash) on a
+// spec with errors, when every error leaves it sound. What they report is
+// dropped: the diagnostics stay Compile's, and an errored spec's budget
+// would only be reported twice.
+func (c *compilation) lowerPartial(rest []pass) {
+	for _, d := range c.diags {
+		if d.Severity == diag.Error && !soundErrors[d.Code] {
+			return
+		}
+	}
+	kept := c.diags
+	defer func() {
+		// Lowering assumes a spec without errors; should one of these
+		// errors break that after all, the spec has no partial plan
+		// rather than crash the editor or command that asked for one.
+		if recover() != nil {
+			c.plan = nil
+		}
+		c.diags = kept
+	}()
+	for _, p := range rest {
+		if p.name == "hash" {
+			break
+		}
+		p.fn(c)
+	}
 }
 
 // PassNames lists the passes in order, for docs and tests.

@@ -6,7 +6,12 @@
 // hash. Each pass appends diagnostics instead of stopping, so a user sees
 // every problem of a spec at once; the result is sorted and deduplicated.
 // Later passes that need a sound spec (lowering) are skipped once errors have
-// been found.
+// been found. CompilePartial still lowers a spec whose every error leaves it
+// sound (a budget its fixed runs exceed, a field that takes no effect) and
+// returns that plan beside the errors, as Terraform returns an errored plan,
+// for commands and editors to show what compiled; it has no hash and never
+// runs. Lowering has one file per plan phase kind (lower_*.go), mirroring
+// the runtime's phase types.
 //
 // Lowering makes every real run visible before any runs: besides the seed,
 // loop, calibration and evaluation phases, the plan opens with a baselines

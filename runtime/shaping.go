@@ -161,7 +161,6 @@ func (s *shaper) shape(g []candidate, task taskInfo, prior map[string]bool) erro
 		scale = 1
 	}
 	minValid := math.Inf(1)
-	env := formula.Env{}
 	for i := range g {
 		c := &g[i]
 		if c.Infeasible || c.Repeat || c.Skipped {
@@ -179,15 +178,8 @@ func (s *shaper) shape(g []candidate, task taskInfo, prior map[string]bool) erro
 		if bonus != nil {
 			c.Bonus = bonus[i]
 		}
-		env["predicted_gain"] = formula.Num(c.Predicted)
-		env["gain"] = formula.Num(gain)
-		env["real_gain"] = formula.Num(c.RealGain)
-		env["scale"] = formula.Num(scale)
-		env["baseline"] = formula.Num(task.Baseline)
-		env["c"] = formula.Num(s.c)
-		env["diversity_bonus"] = formula.Num(c.Bonus)
-		env["label_score"] = formula.Num(c.LabelScore)
-		v, err := s.value.Eval(env)
+		v, err := s.value.Eval(formula.RewardEnv{PredictedGain: c.Predicted, Gain: gain, RealGain: c.RealGain, Scale: scale,
+			Baseline: task.Baseline, C: s.c, DiversityBonus: c.Bonus, LabelScore: c.LabelScore}.Env())
 		if err != nil {
 			return err
 		}
@@ -197,11 +189,11 @@ func (s *shaper) shape(g []candidate, task taskInfo, prior map[string]bool) erro
 	if math.IsInf(minValid, 1) {
 		// No valid candidate: the lowest reward the infeasible rule gives.
 		minValid = 0
-		if v, err := s.infeasible.Eval(formula.Env{"c": formula.Num(s.c), "min_valid": formula.Num(0), "delta": formula.Num(s.r.RepeatPenalty)}); err == nil {
+		if v, err := s.infeasible.Eval(formula.InfeasibleEnv{C: s.c, MinValid: 0, Delta: s.r.RepeatPenalty}.Env()); err == nil {
 			minValid = v.Num
 		}
 	}
-	ienv := formula.Env{"c": formula.Num(s.c), "min_valid": formula.Num(minValid), "delta": formula.Num(s.r.RepeatPenalty)}
+	ienv := formula.InfeasibleEnv{C: s.c, MinValid: minValid, Delta: s.r.RepeatPenalty}.Env()
 	for i := range g {
 		c := &g[i]
 		switch {
@@ -364,14 +356,8 @@ func newRouter(c *plan.Critic) (*router, error) {
 func (r *router) route(v *verdict, votes int) error {
 	routed := false
 	if r.expr != nil {
-		val, err := r.expr.Eval(formula.Env{
-			"uncertainty":   formula.Num(v.Uncertainty),
-			"threshold":     formula.Num(r.c.Threshold),
-			"votes":         formula.Num(float64(votes)),
-			"agreement":     formula.Num(1 - v.Uncertainty),
-			"mean_rank":     formula.Num(v.MeanRank),
-			"improve_share": formula.Num(v.ImproveShare),
-		})
+		val, err := r.expr.Eval(formula.RouteEnv{Uncertainty: v.Uncertainty, Threshold: r.c.Threshold, Votes: float64(votes),
+			Agreement: 1 - v.Uncertainty, MeanRank: v.MeanRank, ImproveShare: v.ImproveShare}.Env())
 		if err != nil {
 			return err
 		}

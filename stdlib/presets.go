@@ -190,7 +190,7 @@ func ApplyPresets(s *spec.Spec) diag.Diagnostics {
 	}
 	var diags diag.Diagnostics
 	root := spec.Describe()
-	for _, l := range s.Loops {
+	for i, l := range s.Loops {
 		if !l.Preset.Set {
 			continue
 		}
@@ -199,17 +199,55 @@ func ApplyPresets(s *spec.Spec) diag.Diagnostics {
 			diags = diags.Append(unknownPreset("loop", KindLoop, l.Preset))
 			continue
 		}
-		merge(reflect.ValueOf(l).Elem(), reflect.ValueOf(p).Elem(), root.Field("loop").Block, l.Preset.Range)
+		p = presetBase(p, root.Field("loop").Block, l.Preset.Range)
+		p.Name, p.NameRange = l.Name, l.NameRange // the label is the spec's
+		s.Loops[i] = spec.Merge(&spec.Spec{Loops: []*spec.Loop{p}}, &spec.Spec{Loops: []*spec.Loop{l}}).Loops[0]
 	}
 	if s.Prices != nil && s.Prices.Preset.Set {
 		p, ok := PricePreset(s.Prices.Preset.V)
 		if !ok {
 			diags = diags.Append(unknownPreset("price", KindPrices, s.Prices.Preset))
 		} else {
-			merge(reflect.ValueOf(s.Prices).Elem(), reflect.ValueOf(p).Elem(), root.Field("prices").Block, s.Prices.Preset.Range)
+			p = presetBase(p, root.Field("prices").Block, s.Prices.Preset.Range)
+			s.Prices = spec.Merge(&spec.Spec{Prices: p}, &spec.Spec{Prices: s.Prices}).Prices
 		}
 	}
 	return diags
+}
+
+// presetBase turns a preset into the base a spec's block extends, as
+// spec.Merge merges a spec over the one it extends (the spec's values win,
+// maps merge entry by entry): a deep copy, so the merged spec shares
+// nothing with the preset table, whose every value says it comes from the
+// preset line at; its blocks carry no range of their own, and labelled
+// blocks stay the spec's (a preset has no way to name them).
+func presetBase[T any](p *T, schema *spec.BlockSchema, at diag.Range) *T {
+	c := spec.Clone(p)
+	stamp(reflect.ValueOf(c).Elem(), schema, at)
+	return c
+}
+
+// stamp sets the range of every value of block v to at, recursively.
+func stamp(v reflect.Value, schema *spec.BlockSchema, at diag.Range) {
+	for _, f := range schema.Fields {
+		fv := spec.FieldValue(v, f)
+		switch f.Kind {
+		case spec.Block:
+			if fv.IsNil() {
+				continue
+			}
+			if r := fv.Elem().FieldByName("Range"); r.IsValid() {
+				r.Set(reflect.Zero(r.Type()))
+			}
+			stamp(fv.Elem(), f.Block, at)
+		case spec.Blocks:
+			fv.Set(reflect.Zero(fv.Type()))
+		default:
+			if r := fv.FieldByName("Range"); fv.Kind() == reflect.Struct && r.IsValid() && fv.FieldByName("Set").Bool() {
+				r.Set(reflect.ValueOf(at))
+			}
+		}
+	}
 }
 
 // CodePresetUnknown: a preset name that no preset of the kind has.
@@ -228,87 +266,4 @@ func unknownPreset(what, kind string, v spec.Val[string]) *diag.Diagnostic {
 		hint = s + " "
 	}
 	return d.WithDetail("%sThe %s presets are: %s.", hint, what, strings.Join(names, ", "))
-}
-
-// merge copies into dst every attribute dst left unset from src, recursing
-// into single blocks; it never overwrites a value dst set.
-func merge(dst, src reflect.Value, schema *spec.BlockSchema, at diag.Range) {
-	for _, f := range schema.Fields {
-		dv, sv := spec.FieldValue(dst, f), spec.FieldValue(src, f)
-		switch f.Kind {
-		case spec.Block:
-			if sv.IsNil() {
-				continue
-			}
-			if dv.IsNil() {
-				dv.Set(spec.NewBlock(f.Block))
-			}
-			merge(dv.Elem(), sv.Elem(), f.Block, at)
-		case spec.Blocks:
-			// Labelled blocks are not merged: a preset that declares some
-			// would have no sensible way to name them in the spec.
-		default:
-			mergeAttr(dv, sv, at)
-		}
-	}
-}
-
-func mergeAttr(dv, sv reflect.Value, at diag.Range) {
-	if sv.Type() == reflect.TypeOf(spec.Ref{}) {
-		r := sv.Interface().(spec.Ref)
-		if r.Set && !dv.Interface().(spec.Ref).Set {
-			r.Range = at
-			dv.Set(reflect.ValueOf(r))
-		}
-		return
-	}
-	if sv.Kind() != reflect.Struct || !sv.FieldByName("Set").IsValid() {
-		return // []Literal: sweeps only, never in a preset
-	}
-	if !sv.FieldByName("Set").Bool() {
-		return
-	}
-	if !dv.FieldByName("Set").Bool() {
-		dv.FieldByName("V").Set(copyValue(sv.FieldByName("V")))
-		dv.FieldByName("Set").SetBool(true)
-		dv.FieldByName("Range").Set(reflect.ValueOf(at))
-		return
-	}
-	// Both set: maps merge entry by entry, the spec's entries winning.
-	d, s := dv.FieldByName("V"), sv.FieldByName("V")
-	if d.Kind() != reflect.Map {
-		return
-	}
-	if d.IsNil() {
-		d.Set(reflect.MakeMap(d.Type()))
-	}
-	for _, k := range s.MapKeys() {
-		if !d.MapIndex(k).IsValid() {
-			d.SetMapIndex(k, s.MapIndex(k))
-		}
-	}
-}
-
-// copyValue copies maps and slices so a merged spec never shares storage with
-// the preset table.
-func copyValue(v reflect.Value) reflect.Value {
-	switch v.Kind() {
-	case reflect.Map:
-		if v.IsNil() {
-			return v
-		}
-		m := reflect.MakeMapWithSize(v.Type(), v.Len())
-		for _, k := range v.MapKeys() {
-			m.SetMapIndex(k, v.MapIndex(k))
-		}
-		return m
-	case reflect.Slice:
-		if v.IsNil() {
-			return v
-		}
-		s := reflect.MakeSlice(v.Type(), v.Len(), v.Len())
-		reflect.Copy(s, v)
-		return s
-	}
-	return v
 }

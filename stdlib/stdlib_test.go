@@ -185,3 +185,32 @@ func TestDecodeJSONUnknownField(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// TestApplyPresetsCopies: a preset reaches the spec through spec.Merge over
+// a deep copy of the preset, so changing the merged spec (as --set and
+// sweeps do) never changes the preset table, and every inherited value
+// points at the preset line.
+func TestApplyPresetsCopies(t *testing.T) {
+	at := diag.Range{Filename: "s.hcl", Start: diag.Pos{Line: 3, Column: 3}, End: diag.Pos{Line: 3, Column: 9}}
+	name := diag.Range{Filename: "s.hcl", Start: diag.Pos{Line: 2, Column: 1}, End: diag.Pos{Line: 2, Column: 5}}
+	s := &spec.Spec{Loops: []*spec.Loop{{Name: "evolve", NameRange: name, Preset: spec.Of("openevolve", at), Islands: spec.Of(2, name)}}}
+	if d := ApplyPresets(s); d.HasErrors() {
+		t.Fatal(d.Format(0))
+	}
+	l := s.Loops[0]
+	if l.Name != "evolve" || l.NameRange != name || l.Islands.V != 2 || l.Islands.Range != name {
+		t.Errorf("the spec's own values changed: %+v", l)
+	}
+	if !l.FeatureBins.Set || l.FeatureBins.Range != at {
+		t.Fatalf("feature_bins from the preset: %+v, want set at the preset line", l.FeatureBins)
+	}
+	for k := range l.FeatureBins.V {
+		l.FeatureBins.V[k] = -1
+	}
+	p, _ := LoopPreset("openevolve")
+	for k, v := range p.FeatureBins.V {
+		if v == -1 {
+			t.Errorf("changing the merged spec changed the preset table's feature_bins[%s]", k)
+		}
+	}
+}

@@ -9,8 +9,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/assay-lang/assay/compiler"
 	"github.com/assay-lang/assay/compiler/estimate"
 	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/lang/diag"
+	"github.com/assay-lang/assay/lang/load"
 )
 
 func init() { rootCmd.AddCommand(newPlanCmd()) }
@@ -61,6 +64,11 @@ path or value is reported at its place in the --set arguments
 (--set:N:COL, the N-th --set, the column inside the value). The plan
 records the settings under "overrides" and its hash covers them.
 
+A spec with errors exits 1 after its diagnostics. When every error leaves
+the spec sound (a budget its fixed runs exceed, a field set where it takes
+no effect), the summary still shows what it compiled to, with no hash:
+such a plan is never printed as JSON, saved or run.
+
 Exit codes: 0 ok, 1 invalid spec, 64 usage error.`,
 		Example: `  assay plan specs/lm2lm.hcl
   assay plan --json specs/critic-grpo.hcl | jq .hash
@@ -70,9 +78,15 @@ Exit codes: 0 ok, 1 invalid spec, 64 usage error.`,
   assay plan --set loop.policy.steps=24,32 specs/quickstart.hcl`,
 		Args: usageArgs(1, 1),
 		RunE: func(c *cobra.Command, args []string) error {
-			p, src, err := mustCompile(c, args[0], flags)
-			if err != nil {
-				return err
+			p, diags, src := compilePartial(args[0], flags)
+			printDiags(c.ErrOrStderr(), diags, src)
+			if diags.HasErrors() || p == nil {
+				if p != nil && !asJSON {
+					// What compiled, as Terraform shows an errored
+					// plan: never saved, never run.
+					writePlanSummary(c.OutOrStdout(), p)
+				}
+				return silentFailure()
 			}
 			if out != "" {
 				if err := savePlan(c.Context(), out, args[0], src, p, flags, c.ErrOrStderr()); err != nil {
@@ -99,13 +113,38 @@ Exit codes: 0 ok, 1 invalid spec, 64 usage error.`,
 	return c
 }
 
+// compilePartial compiles the spec at path as compileSpec does, but when
+// it has errors returns what compiled too (compiler.CompilePartial), for
+// showing; such a plan has no hash and is never saved or run.
+func compilePartial(path string, f *specFlags) (*plan.Plan, diag.Diagnostics, load.Sources) {
+	if f == nil {
+		f = &specFlags{}
+	}
+	s, src, diags := load.Load(path, f.options())
+	opts, sds := f.compileOptions(src)
+	if diags.HasErrors() || s == nil {
+		return nil, diags.Append(sds), src
+	}
+	p, cdiags := compiler.CompilePartial(s, opts)
+	diags = diags.Append(sds, cdiags)
+	diags.Sort()
+	if sds.HasErrors() {
+		p = nil
+	}
+	return p, diags, src
+}
+
 // writePlanSummary renders a plan for people.
 func writePlanSummary(w io.Writer, p *plan.Plan) {
 	name := termSafe(p.Name)
 	if name == "" {
 		name = "(unnamed)"
 	}
-	fmt.Fprintf(w, "Plan %s (format %s)\n%s\n", name, p.FormatVersion, p.Hash)
+	hash := p.Hash
+	if hash == "" {
+		hash = "(no hash: the spec has errors, so this plan shows what compiled and cannot run)"
+	}
+	fmt.Fprintf(w, "Plan %s (format %s)\n%s\n", name, p.FormatVersion, hash)
 	if len(p.Overrides) > 0 {
 		fmt.Fprintf(w, "set        %s\n", termSafe(overridesText(p.Overrides)))
 	}

@@ -7,6 +7,7 @@ import (
 	"math"
 
 	"github.com/assay-lang/assay/lang/diag"
+	"github.com/assay-lang/assay/lang/formula/tree"
 )
 
 // FormatVersion is bumped whenever the JSON shape of a Plan changes.
@@ -292,15 +293,9 @@ type Formula struct {
 	Tree   *Node  `json:"tree"`
 }
 
-// Node is one operation of a formula's tree (see package formula's Node).
-type Node struct {
-	Op    string  `json:"op"`
-	Num   float64 `json:"num,omitempty"`
-	Name  string  `json:"name,omitempty"`
-	Args  []*Node `json:"args,omitempty"`
-	Start int     `json:"start"`
-	End   int     `json:"end"`
-}
+// Node is one operation of a formula's tree: the type package formula
+// builds and evaluates, declared once in package lang/formula/tree.
+type Node = tree.Node
 
 // Reward is resolved reward shaping: every default filled, every formula
 // checked. Clip 0 means no clip (no formula of the reward reads c).

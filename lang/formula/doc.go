@@ -9,7 +9,9 @@
 // tables (RewardVars, InfeasibleVars, RepeatVars, RouteVars) are the contract
 // between the compiler, which type-checks every formula of a spec against the
 // table of the field that holds it, and the runtime, which binds exactly
-// those names when it evaluates the formula.
+// those names when it evaluates the formula. Each table is read from one
+// struct (RewardEnv, InfeasibleEnv, RepeatEnv, RouteEnv) whose fields the
+// runtime fills, so it cannot bind a name the checker does not know.
 //
 // Literals are numbers and the booleans true and false.
 //

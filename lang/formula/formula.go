@@ -1,6 +1,9 @@
 package formula
 
-import "sort"
+import (
+	"reflect"
+	"sort"
+)
 
 // Type is the type of a formula value.
 type Type int
@@ -47,40 +50,18 @@ type Env map[string]Value
 
 // Name tables: which names a formula may use, by the field that holds it.
 // The compiler checks each formula against its table; the runtime binds
-// every name of the table before evaluating. VarDocs documents each name.
+// every name of the table before evaluating, through the table's
+// environment struct (RewardEnv, ...), from which the table is read (see
+// env.go). VarDocs documents each name.
 var (
 	// RewardVars are the names of reward.value.
-	RewardVars = map[string]Type{
-		"predicted_gain":  Number,
-		"gain":            Number,
-		"real_gain":       Number,
-		"scale":           Number,
-		"baseline":        Number,
-		"c":               Number,
-		"diversity_bonus": Number,
-		"label_score":     Number,
-	}
+	RewardVars = tableOf(reflect.TypeFor[RewardEnv]())
 	// InfeasibleVars are the names of reward.infeasible.
-	InfeasibleVars = map[string]Type{
-		"c":         Number,
-		"min_valid": Number,
-		"delta":     Number,
-	}
+	InfeasibleVars = tableOf(reflect.TypeFor[InfeasibleEnv]())
 	// RepeatVars are the names of a repeat-penalty formula.
-	RepeatVars = map[string]Type{
-		"min_valid": Number,
-		"delta":     Number,
-		"c":         Number,
-	}
+	RepeatVars = tableOf(reflect.TypeFor[RepeatEnv]())
 	// RouteVars are the names of critic.route.
-	RouteVars = map[string]Type{
-		"uncertainty":   Number,
-		"threshold":     Number,
-		"votes":         Number,
-		"agreement":     Number,
-		"mean_rank":     Number,
-		"improve_share": Number,
-	}
+	RouteVars = tableOf(reflect.TypeFor[RouteEnv]())
 )
 
 // VarDocs says what each name of the name tables means. A name means the

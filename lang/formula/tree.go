@@ -2,20 +2,13 @@ package formula
 
 import (
 	"fmt"
+
+	"github.com/assay-lang/assay/lang/formula/tree"
 )
 
-// Node is a checked formula as plain data: what a compiled plan carries, so
-// the runtime evaluates the tree the compiler parsed and type-checked
-// instead of parsing the text again. Start and End are byte offsets of the
-// node's text in the formula source, for evaluation errors.
-type Node struct {
-	Op    string  `json:"op"`
-	Num   float64 `json:"num,omitempty"`
-	Name  string  `json:"name,omitempty"`
-	Args  []*Node `json:"args,omitempty"`
-	Start int     `json:"start"`
-	End   int     `json:"end"`
-}
+// Node is a checked formula's tree as plain data: what a compiled plan
+// carries (plan.Node is the same type), declared once in package tree.
+type Node = tree.Node
 
 var opNames = map[opcode]string{
 	opNum: "num", opBool: "bool", opVar: "var", opCall: "call",

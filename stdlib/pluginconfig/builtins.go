@@ -92,14 +92,19 @@ var TinyLM = &Schema{
 // from the environment assay runs in: what programs need to run at all.
 var JobBaseEnv = []string{"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR"}
 
+// DefaultOverridesFile is builtin:command's overrides_file when the config
+// names none.
+const DefaultOverridesFile = "overrides.json"
+
 // Command is builtin:command, the trainer that runs the user's own
 // training command once per real run. Where the command runs (locally or
 // on Slurm) is the spec's executor block, not this config.
 var Command = &Schema{
-	Builtin:   "command",
-	Kind:      "trainer",
-	UpdateKey: "update_command",
-	Validate:  checkCommandTemplates,
+	Builtin:      "command",
+	Kind:         "trainer",
+	UpdateKey:    "update_command",
+	Validate:     checkCommandTemplates,
+	SpecValidate: checkSpecPlaceholders,
 	Doc: "runs your own training command once per real run, in a working directory of its own, and reads the metric it reports; " +
 		"with update_command it also runs your RL training command once per policy update of a loop whose update block names it. " +
 		"Where the command runs (local or Slurm) is the spec's executor block",
@@ -110,7 +115,7 @@ var Command = &Schema{
 			Doc: "the command that trains the proposer policy on one update's batch: a bash template rendered once per update, e.g. \"python grpo_step.py --batch {{batch}} --out {{adapter_dir}}\" (see docs/policy-training.md)"},
 		{Name: "apply", Type: String, Enum: []string{"overrides", "patch"}, Default: "overrides",
 			Doc: "how a proposal reaches the command: \"overrides\" writes its edits to overrides_file; \"patch\" checks out repo at revision and applies its patch"},
-		{Name: "overrides_file", Type: String, Default: "overrides.json", Doc: "file the edits are written to, in the run's directory ({{config}} in the command)"},
+		{Name: "overrides_file", Type: String, Default: DefaultOverridesFile, Doc: "file the edits are written to, in the run's directory ({{config}} in the command)"},
 		{Name: "overrides_format", Type: String, Enum: []string{"json", "yaml", "env"},
 			DefaultDoc: "from overrides_file's extension: .yaml or .yml gives yaml, .json json, anything else env", Doc: "format of overrides_file"},
 		{Name: "repo", Type: String, Doc: "repository to check out for each run (a path or a URL git can clone)"},

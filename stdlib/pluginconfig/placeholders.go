@@ -17,12 +17,10 @@ var CommandPlaceholders = []string{"config", "env", "gpus", "run_id", "seed", "t
 var UpdatePlaceholders = []string{"adapter_dir", "algorithm", "base_model", "batch", "clip_high", "clip_low", "epochs", "gpus",
 	"kl_coef", "learning_rate", "previous_adapter", "previous_adapter_dir", "run_id", "seed", "step", "token_level", "workdir"}
 
-// checkCommandTemplates checks pass_env's names, and compiles
-// builtin:command's templates as the
-// trainer will, so `assay validate` refuses a template the trainer would
-// (a value that could reach an interpreter) and a placeholder that names
-// nothing: a bare {{name}} must be built in or a declared knob, because
-// the baseline run, which edits nothing, would otherwise fail.
+// checkCommandTemplates checks pass_env's and env's names, and compiles
+// builtin:command's templates as the trainer will, so `assay validate`
+// refuses a template the trainer would (a value that could reach an
+// interpreter). The trainer decodes its config with the same checks.
 func checkCommandTemplates(cfg map[string]any) []Problem {
 	var ps []Problem
 	if l, ok := cfg["pass_env"].([]any); ok {
@@ -32,6 +30,25 @@ func checkCommandTemplates(cfg map[string]any) []Problem {
 			}
 		}
 	}
+	ps = append(ps, checkEnvNames(cfg)...)
+	for _, key := range []string{"command", "update_command"} {
+		text, ok := cfg[key].(string)
+		if !ok || strings.TrimSpace(text) == "" {
+			continue
+		}
+		if _, err := CompileCommand(text); err != nil {
+			ps = append(ps, Problem{Path: key, Kind: ValueErr, Msg: err.Error()})
+		}
+	}
+	return ps
+}
+
+// checkSpecPlaceholders refuses a placeholder of a spec's config that
+// names nothing: a bare {{name}} must be built in or a declared knob,
+// because the baseline run, which edits nothing, would otherwise fail.
+// The trainer, given edits by whoever calls it, checks this per run.
+func checkSpecPlaceholders(cfg map[string]any) []Problem {
+	var ps []Problem
 	knobs := []string{}
 	if m, ok := cfg["knobs"].(map[string]any); ok {
 		for k := range m {
@@ -45,8 +62,7 @@ func checkCommandTemplates(cfg map[string]any) []Problem {
 		}
 		t, err := CompileCommand(text)
 		if err != nil {
-			ps = append(ps, Problem{Path: key, Kind: ValueErr, Msg: err.Error()})
-			continue
+			continue // checkCommandTemplates reports it
 		}
 		known := append([]string{}, UpdatePlaceholders...)
 		if key == "command" {
@@ -75,6 +91,34 @@ func checkCommandTemplates(cfg map[string]any) []Problem {
 		sort.Strings(known)
 		if msg := checkPathTemplate(text, known); msg != "" {
 			ps = append(ps, Problem{Path: "metric_file", Kind: ValueErr, Msg: msg})
+		}
+	}
+	return ps
+}
+
+// checkEnvNames checks the names that become shell variables: env's keys,
+// and the knobs when the overrides file is KEY=VALUE lines a shell may
+// source.
+func checkEnvNames(cfg map[string]any) []Problem {
+	var ps []Problem
+	env, _ := cfg["env"].(map[string]any)
+	for _, k := range sortedKeys(env) {
+		if !identName.MatchString(k) {
+			ps = append(ps, Problem{Path: "env", Kind: ValueErr, Msg: fmt.Sprintf("%q is not a variable name (letters, digits and _, not starting with a digit)", k)})
+		}
+	}
+	file, _ := cfg["overrides_file"].(string)
+	if file == "" {
+		file = DefaultOverridesFile
+	}
+	format, _ := cfg["overrides_format"].(string)
+	knobs, _ := cfg["knobs"].(map[string]any)
+	if OverridesFormat(file, format) != "env" {
+		return ps
+	}
+	for _, k := range sortedKeys(knobs) {
+		if !identName.MatchString(k) {
+			ps = append(ps, Problem{Path: "knobs", Kind: ValueErr, Msg: fmt.Sprintf("%q cannot be a line of the KEY=VALUE overrides file %s, which a shell may source; name the knob with letters, digits and _, or use a .json or .yaml overrides file", k, file)})
 		}
 	}
 	return ps

@@ -96,6 +96,11 @@ type Schema struct {
 	// Validate checks what fields and rules cannot say (a command
 	// template's code), as the plugin itself will; nil when nothing more.
 	Validate func(cfg map[string]any) []Problem
+	// SpecValidate checks what only a spec's config must meet (a command's
+	// bare placeholder must name a declared knob, since a spec's proposals
+	// edit knobs): Check runs it, Decode, a plugin's own reading of a
+	// config that may come from elsewhere, does not.
+	SpecValidate func(cfg map[string]any) []Problem
 }
 
 // Field returns the top-level field named name, or nil.
@@ -173,6 +178,16 @@ func Join(ps []Problem) string {
 // Check reports every problem of cfg, sorted by path; nil when it fits.
 // A nil cfg is an empty config.
 func (s *Schema) Check(cfg map[string]any) []Problem {
+	ps := s.check(cfg)
+	if s.SpecValidate != nil {
+		ps = append(ps, s.SpecValidate(cfg)...)
+		sort.SliceStable(ps, func(i, j int) bool { return ps[i].Path < ps[j].Path })
+	}
+	return ps
+}
+
+// check is Check without SpecValidate.
+func (s *Schema) check(cfg map[string]any) []Problem {
 	var ps []Problem
 	for _, k := range sortedKeys(cfg) {
 		if msg, ok := s.Forbidden[k]; ok {
@@ -190,10 +205,11 @@ func (s *Schema) Check(cfg map[string]any) []Problem {
 	return ps
 }
 
-// Decode checks cfg and returns a copy with every absent key that has a
-// Default set to it. The error is an *Error.
+// Decode checks cfg as Check does, but for SpecValidate, and returns a
+// copy with every absent key that has a Default set to it. The error is an
+// *Error.
 func (s *Schema) Decode(cfg map[string]any) (Values, error) {
-	if ps := s.Check(cfg); len(ps) > 0 {
+	if ps := s.check(cfg); len(ps) > 0 {
 		return nil, &Error{Builtin: s.Builtin, Problems: ps}
 	}
 	v := Values{}

@@ -251,7 +251,7 @@ func TestCommandEnvironmentIsScrubbed(t *testing.T) {
 	}
 	// A name that is no variable is the config's fault.
 	_, err = ParseConfig(map[string]any{"command": "train", "metric_regex": "m=(1)", "pass_env": []any{"A B"}})
-	if err == nil || !strings.Contains(err.Error(), `config.pass_env: "A B" is not a variable name`) {
+	if err == nil || !strings.Contains(err.Error(), `config.pass_env[0]: "A B" is not a variable name`) {
 		t.Errorf("pass_env [\"A B\"]: %v", err)
 	}
 }

@@ -182,21 +182,21 @@ func TestConfigErrorsNameTheField(t *testing.T) {
 		want string
 	}{
 		{map[string]any{"metric_regex": "x(1)"}, "config.command: missing"},
-		{map[string]any{"command": "x", "metric_regex": "x(1)", "comand": "y"}, "config.comand: unknown setting of the command trainer; did you mean command?"},
+		{map[string]any{"command": "x", "metric_regex": "x(1)", "comand": "y"}, "config.comand: unknown setting; known: apply, command,"},
 		{map[string]any{"command": "x"}, "config.metric_file: missing"},
 		{map[string]any{"command": "x", "metric_file": "m.json"}, "config.metric_field: missing"},
 		{map[string]any{"command": "x", "metric_regex": "x"}, "config.metric_regex: \"x\" has no capture group"},
-		{map[string]any{"command": "x", "metric_regex": "("}, "config.metric_regex: error parsing regexp"},
+		{map[string]any{"command": "x", "metric_regex": "("}, "config.metric_regex: \"(\" is not a regular expression: error parsing regexp"},
 		{map[string]any{"command": "x", "metric_regex": "x(1)", "metric_file": "m"}, "config.metric_regex: set together with metric_file"},
-		{map[string]any{"command": "x", "metric_regex": "x(1)", "apply": "merge"}, "config.apply: \"merge\" is not a way"},
-		{map[string]any{"command": "x", "metric_regex": "x(1)", "apply": "patch"}, "config.repo: apply = \"patch\" needs"},
-		{map[string]any{"command": "x", "metric_regex": "x(1)", "apply": "patch", "repo": "."}, "config.revision: apply = \"patch\" needs a pinned revision"},
+		{map[string]any{"command": "x", "metric_regex": "x(1)", "apply": "merge"}, "config.apply: \"merge\" is not one of \"overrides\", \"patch\""},
+		{map[string]any{"command": "x", "metric_regex": "x(1)", "apply": "patch"}, "config.repo: missing; apply = \"patch\" needs it"},
+		{map[string]any{"command": "x", "metric_regex": "x(1)", "apply": "patch", "repo": "."}, "config.revision: missing; apply = \"patch\" needs it"},
 		{map[string]any{"command": "x", "metric_regex": "x(1)", "time_limit": "soon"}, "config.time_limit: \"soon\" is not a duration"},
-		{map[string]any{"command": "x", "metric_regex": "x(1)", "infeasible_exit_codes": []any{"three"}}, "config.infeasible_exit_codes: element 0"},
-		{map[string]any{"command": "x", "metric_regex": "x(1)", "infeasible_patterns": []any{"("}}, "config.infeasible_patterns: element 0"},
+		{map[string]any{"command": "x", "metric_regex": "x(1)", "infeasible_exit_codes": []any{"three"}}, "config.infeasible_exit_codes[0]: want a number"},
+		{map[string]any{"command": "x", "metric_regex": "x(1)", "infeasible_patterns": []any{"("}}, "config.infeasible_patterns[0]: \"(\" is not a regular expression"},
 		{map[string]any{"command": "x {{", "metric_regex": "x(1)"}, "config.command:"},
 		{map[string]any{"command": "x", "metric_regex": "x(1)", "overrides_format": "toml"}, "config.overrides_format"},
-		{map[string]any{"command": "x", "metric_regex": "x(1)", "knobs": map[string]any{"lr": map[string]any{"dflt": 1}}}, "config.knobs: lr.dflt: unknown field"},
+		{map[string]any{"command": "x", "metric_regex": "x(1)", "knobs": map[string]any{"lr": map[string]any{"dflt": 1}}}, "config.knobs.lr.dflt: unknown setting; known: default, mechanism, values"},
 	} {
 		_, err := ParseConfig(c.cfg)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

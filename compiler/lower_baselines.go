@@ -1,0 +1,20 @@
+package compiler
+
+import "github.com/assay-lang/assay/compiler/plan"
+
+// baselines adds the baselines phase: one real run of the unedited
+// reference configuration per task whose baseline is neither declared nor
+// supplied by a benchmark (see baselineTasks). No proposal, so no LLM call.
+// It returns the phase's real runs.
+func (pl *phaseLowering) baselines() int {
+	bts := baselineTasks(pl.lv.s, pl.lv.x)
+	if len(bts) == 0 {
+		return 0
+	}
+	r := pl.newPhase(plan.PhaseBaselines, plan.PhaseBaselines, "", bts[0].env.NameRange)
+	for _, bt := range bts {
+		r.ph.Tasks = append(r.ph.Tasks, plan.TaskRef{Env: bt.env.Name, Task: bt.task.Name})
+		forScen(func(sc int) { r.addRuns(bt.env.Name, sc, 1) })
+	}
+	return len(bts)
+}

@@ -1,0 +1,36 @@
+package compiler
+
+import "github.com/assay-lang/assay/compiler/plan"
+
+// evaluation adds the evaluation phase: every arm makes k proposals per
+// state of every task of the split; each is built, and what builds is
+// predicted (with a predictor) and run.
+func (pl *phaseLowering) evaluation() {
+	lv, s := pl.lv, pl.lv.s
+	ev := s.Evaluation
+	if ev == nil {
+		return
+	}
+	r := pl.newPhase(plan.PhaseEvaluation, plan.PhaseEvaluation, "", ev.Range)
+	r.ph.Proposer, r.ph.Builder = ev.Proposer.Name, ev.Builder.Name
+	perArm := float64(max(ev.States.V, 1) * max(ev.AvgAt.V, ev.BestAt.V))
+	arms := evalArms(ev)
+	ok := lv.built(ev.Builder)
+	forScen(func(sc int) {
+		for _, e := range s.Environments {
+			tasks := float64(envTaskCount(e, ev.Split.V))
+			for _, a := range arms {
+				n := tasks * perArm
+				r.addRuns(e.Name, sc, n*ok[sc])
+				r.cand[sc] += n
+				r.addLLM(a.Proposer, sc, n)
+				if ev.Builder.Set {
+					r.addLLM(ev.Builder.Name, sc, n)
+				}
+				if ev.Predictor.Set {
+					r.addLLM(ev.Predictor.Name, sc, n*ok[sc])
+				}
+			}
+		}
+	})
+}

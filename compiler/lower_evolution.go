@@ -1,0 +1,123 @@
+package compiler
+
+import (
+	"math"
+
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/lang/spec"
+)
+
+// verified is the real runs of one island-round: verifications_per_round,
+// or fewer when fewer ideas build (a share ok of them). A loop that
+// verifies routed ideas runs every routed idea (a share frac of those that
+// build) and fills verifications_per_round from the rest; lo and hi bound
+// what one round can make whatever share its critic routes: at least
+// verifications_per_round (or every idea that built), at most every
+// routed idea and verifications_per_round more.
+func verified(l *spec.Loop, ok, frac float64, routes bool) (n, lo, hi float64) {
+	v, built := float64(l.Verifications.V), float64(ideasPerRound(l))*ok
+	n = math.Min(v, built)
+	if !routes {
+		return n, n, n
+	}
+	r := built * frac
+	return r + math.Min(v, built-r), n, math.Min(built, r+v)
+}
+
+// ideasPerRound is the ideas an evolution loop makes per island-round:
+// ideas_per_round is the pool a screen critic picks the verified ones
+// from. Without a screen nothing chooses, so the loop makes only the ideas
+// it verifies, as vanilla OpenEvolve does, and pays for no idea it throws
+// away (a preset's ideas_per_round is for a screened loop; applies refuses
+// one the spec writes).
+func ideasPerRound(l *spec.Loop) int {
+	if !l.Screen.Set {
+		return l.Verifications.V
+	}
+	return l.Ideas.V
+}
+
+// evoRouted is the share of ideas an evolution loop's screen routes per
+// scenario, and whether the loop verifies them.
+func (lv *lowering) evoRouted(l *spec.Loop) (vec, bool) {
+	if !routesWith(l) {
+		return vec{}, false
+	}
+	cr := lv.x.critics[l.Screen.Name]
+	if !critRoutes(cr) {
+		return vec{}, false
+	}
+	return lv.routed(cr), true
+}
+
+// archiveFeatures is an evolution loop's MAP-Elites dimensions, sorted by
+// name, without those given 0 bins.
+func archiveFeatures(l *spec.Loop) []plan.Feature {
+	var out []plan.Feature
+	for _, name := range keys(l.FeatureBins.V) {
+		if n := int(l.FeatureBins.V[name]); n > 0 {
+			out = append(out, plan.Feature{Name: name, Bins: n})
+		}
+	}
+	return out
+}
+
+// settleEvolution settles an evolution loop's figures: its steps are its
+// rounds, and its verified ideas are fixed real runs.
+func settleEvolution(pl *phaseLowering, lp *loopPlan) {
+	lv, l := pl.lv, lp.l
+	forScen(func(sc int) { lp.steps[sc] = float64(l.Rounds.V) })
+	tasks := countSplit(lv.s, l.Split.V)
+	ok := lv.built(l.Builder)
+	frac, routes := lv.evoRouted(l)
+	forScen(func(sc int) {
+		n, _, _ := verified(l, ok[sc], frac[sc], routes)
+		pl.fixed[sc] += float64(tasks) * float64(l.Islands.V) * float64(l.Rounds.V) * n
+	})
+}
+
+// evolutionLoopFields sets the archive and migration of an evolution loop.
+func evolutionLoopFields(_ *phaseLowering, lp *loopPlan, out *plan.Loop) {
+	l := lp.l
+	out.TopPrograms, out.Features = l.TopPrograms.V, archiveFeatures(l)
+	if len(out.Features) > 0 {
+		out.DiversePrograms = l.DiversePrograms.V
+	}
+	if l.MigrationEvery.Set && l.Islands.V > 1 {
+		out.MigrationRate = l.MigrationRate.V
+	}
+}
+
+// evolutionPhase adds an evolution loop's phase: per island-round of every
+// task of its split, ideas_per_round ideas proposed and built; those that
+// build are summarized and judged when a critic screens them, and the
+// verified ones run for real.
+func evolutionPhase(pl *phaseLowering, lp *loopPlan) {
+	lv, s, l := pl.lv, pl.lv.s, lp.l
+	r := pl.newPhase(plan.PhaseEvolution+"."+l.Name, plan.PhaseEvolution, l.Name, l.NameRange)
+	r.ph.Select = l.Select.V
+	cr := lv.judge(l)
+	ok := lv.built(l.Builder)
+	frac, routes := lv.evoRouted(l)
+	forScen(func(sc int) {
+		for _, e := range s.Environments {
+			ir := float64(envTaskCount(e, l.Split.V)) * float64(l.Islands.V) * float64(l.Rounds.V)
+			ideas := ir * float64(ideasPerRound(l))
+			n, lo, hi := verified(l, ok[sc], frac[sc], routes)
+			r.addRuns(e.Name, sc, ir*n)
+			r.addRunBounds(e.Name, sc, ir*lo, ir*hi)
+			r.cand[sc] += ideas
+			r.addLLM(l.Proposer.Name, sc, ideas)
+			if l.Builder.Set {
+				r.addBuilds(l.Builder.Name, sc, ideas, ok[sc], l.Repairs.V)
+			}
+			if cr != nil {
+				// Only ideas that build are summarized and judged.
+				if l.Summarizer.Set {
+					r.addLLM(l.Summarizer.Name, sc, ideas*ok[sc])
+				}
+				r.addLLM(cr.Role.Name, sc, ideas*ok[sc]*float64(cr.Votes.V))
+			}
+		}
+	})
+}
