@@ -45,7 +45,7 @@ func BenchmarkRealRunOverhead(b *testing.B) {
 					b.Fatal(err)
 				}
 				l := LoaderFunc(func(context.Context, *plan.Plugin) (Instance, error) { return &inst{t: instantTrainer{}}, nil })
-				r := newRunner(context.Background(), v, j, dir, Options{Plugins: l, Retries: 2})
+				r := newService(context.Background(), v, j, dir, Options{Plugins: l, Retries: 2})
 				task := &taskInfo{Env: "tiny", Name: "t0", Split: "train", Baseline: 1.5, Scale: 1, Minimize: true}
 				runs := make([]realRun, n)
 				for i := range runs {

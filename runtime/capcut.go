@@ -31,7 +31,7 @@ func cutsReason(cuts []PhaseCut) string {
 // cut notes that a cap stopped or shrank a phase, once per phase (the
 // first reason). A loop that spends the budget ends at a cap by design:
 // that is its plan, not a cut.
-func (r *runner) cut(phase, why string) {
+func (r *service) cut(phase, why string) {
 	for _, ph := range r.v.Phases {
 		if ph.Name == phase && ph.Kind == plan.PhaseRL {
 			if l := r.loops[ph.Loop]; l != nil && l.UntilBudget {
@@ -50,7 +50,7 @@ func (r *runner) cut(phase, why string) {
 }
 
 // capCuts returns the phases caps cut, in the order they were cut.
-func (r *runner) capCuts() []PhaseCut {
+func (r *service) capCuts() []PhaseCut {
 	r.cutMu.Lock()
 	defer r.cutMu.Unlock()
 	return append([]PhaseCut(nil), r.cuts...)
@@ -58,7 +58,7 @@ func (r *runner) capCuts() []PhaseCut {
 
 // skip records why a run key got no reservation, notes the cut of the
 // current phase, and returns false.
-func (r *runner) skip(key, why string) bool {
+func (r *service) skip(key, why string) bool {
 	r.cutMu.Lock()
 	r.skipped[key] = why
 	r.cutMu.Unlock()
@@ -67,7 +67,7 @@ func (r *runner) skip(key, why string) bool {
 }
 
 // skipReason says why run key got no reservation.
-func (r *runner) skipReason(key string) string {
+func (r *service) skipReason(key string) string {
 	r.cutMu.Lock()
 	defer r.cutMu.Unlock()
 	if why, ok := r.skipped[key]; ok {
@@ -77,7 +77,7 @@ func (r *runner) skipReason(key string) string {
 }
 
 // realRunCapReason says why the real-run cap leaves no run for this phase.
-func (r *runner) realRunCapReason(left int) string {
+func (r *service) realRunCapReason(left int) string {
 	c := r.budget.Caps().RealRuns
 	if r.floor > 0 && left > 0 {
 		return fmt.Sprintf("the real-run cap of %d left no run for it (%d used, %d held back for later phases)", c, c-left, r.floor)

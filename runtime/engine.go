@@ -21,7 +21,7 @@ const historyLen = 8
 
 // execute runs the variant's phases in order. An RL phase runs the
 // calibration rounds of its loop between its steps.
-func (r *runner) execute() error {
+func (r *service) execute() error {
 	if err := r.preflight(); err != nil {
 		return err
 	}
@@ -71,7 +71,7 @@ func (r *runner) execute() error {
 // preflight starts every plugin the plan uses before anything is reserved:
 // a plugin that cannot start (a checksum or lock mismatch, a missing
 // binary) stops the run here, with nothing spent.
-func (r *runner) preflight() error {
+func (r *service) preflight() error {
 	for _, p := range r.v.Plugins {
 		if err := r.call(p.Name, func(Instance) error { return nil }); err != nil {
 			return err
@@ -83,7 +83,7 @@ func (r *runner) preflight() error {
 // holdBackFor sets what phase i leaves unspent for the phases after it:
 // the plan's hold_back, which the compiler decides. A plan from before
 // hold_back existed holds back real runs only, as that version did.
-func (r *runner) holdBackFor(i int, ph *plan.Phase) {
+func (r *service) holdBackFor(i int, ph *plan.Phase) {
 	if ph.Kind == plan.PhaseCalibration {
 		return // it runs inside its loop's phase, under that one's hold-back
 	}
@@ -107,7 +107,7 @@ func (r *runner) holdBackFor(i int, ph *plan.Phase) {
 // gets every run the plan gives it even when fewer builds fail than
 // expected; for a loop that runs until the budget is spent, the least,
 // since it spends what the others leave.
-func (r *runner) heldBack(ph *plan.Phase) int {
+func (r *service) heldBack(ph *plan.Phase) int {
 	if l := r.loops[ph.Loop]; l != nil && l.UntilBudget && ph.Kind == plan.PhaseRL {
 		var n float64
 		for _, c := range ph.Calls.RealRuns {
@@ -129,7 +129,7 @@ func sumRuns(m map[string]plan.Count) float64 {
 
 // resolveTasks fills each task's baseline and scale from the plan, or from
 // the environment's benchmark plugin, and the knobs from its trainer.
-func (r *runner) resolveTasks() error {
+func (r *service) resolveTasks() error {
 	for _, e := range r.v.Envs {
 		var bench map[string]plugins.TaskInfo
 		for _, t := range e.Tasks {
@@ -166,7 +166,7 @@ func (r *runner) resolveTasks() error {
 	return nil
 }
 
-func (r *runner) benchmarkTasks(e *plan.Environment) (map[string]plugins.TaskInfo, error) {
+func (r *service) benchmarkTasks(e *plan.Environment) (map[string]plugins.TaskInfo, error) {
 	key := "tasks/" + e.Name
 	var resp plugins.TasksResponse
 	if d, ok := r.j.Call(journal.KindCall, key); ok && json.Unmarshal(d, &resp) == nil {
@@ -197,7 +197,7 @@ func (r *runner) benchmarkTasks(e *plan.Environment) (map[string]plugins.TaskInf
 	return out, nil
 }
 
-func (r *runner) describe(e *plan.Environment) error {
+func (r *service) describe(e *plan.Environment) error {
 	key := "describe/" + e.Name
 	var resp plugins.DescribeResponse
 	if d, ok := r.j.Call(journal.KindCall, key); ok && json.Unmarshal(d, &resp) == nil {
@@ -228,7 +228,7 @@ func (r *runner) describe(e *plan.Environment) error {
 // configuration each, reserved against the budget and journaled like any
 // real run (keys "baseline/ENV/TASK", so a resumed run finds them). A task
 // whose baseline is already known (declared, or from a benchmark) is not run.
-func (r *runner) baselinesPhase(ph *plan.Phase) error {
+func (r *service) baselinesPhase(ph *plan.Phase) error {
 	var need []realRun
 	for _, tr := range ph.Tasks {
 		t := r.task(tr.Env, tr.Task)
@@ -284,7 +284,7 @@ func baselineFailure(o outcome) string {
 // baseline run is in the plan's baselines phase, so the estimate and the
 // budget check saw it, and the runtime never starts one the plan did not
 // count.
-func (r *runner) ensureBaselines(runs []realRun) error {
+func (r *service) ensureBaselines(runs []realRun) error {
 	for _, rr := range runs {
 		if !rr.baseline && rr.Task != nil && math.IsNaN(rr.Task.Baseline) {
 			return fmt.Errorf("task %s/%s has no baseline, and the plan counts no baseline run for it: compile the spec again with this version of assay, or declare the task's baseline", rr.Task.Env, rr.Task.Name)
@@ -293,7 +293,7 @@ func (r *runner) ensureBaselines(runs []realRun) error {
 	return nil
 }
 
-func (r *runner) task(env, name string) *taskInfo {
+func (r *service) task(env, name string) *taskInfo {
 	for _, t := range r.tasks {
 		if t.Env == env && t.Name == name {
 			return t
@@ -302,7 +302,7 @@ func (r *runner) task(env, name string) *taskInfo {
 	return nil
 }
 
-func (r *runner) tasksOf(env, split string) []*taskInfo {
+func (r *service) tasksOf(env, split string) []*taskInfo {
 	var out []*taskInfo
 	for _, t := range r.tasks {
 		if (env == "" || t.Env == env) && t.Split == split {
@@ -314,7 +314,7 @@ func (r *runner) tasksOf(env, split string) []*taskInfo {
 
 // concurrency is how many calls of a role the runtime keeps in flight: the
 // role's concurrency, which the compiler always sets.
-func (r *runner) concurrency(role string) int {
+func (r *service) concurrency(role string) int {
 	if ro := r.roles[role]; ro != nil && ro.Concurrency > 0 {
 		return ro.Concurrency
 	}
@@ -322,7 +322,7 @@ func (r *runner) concurrency(role string) int {
 }
 
 // history returns the last records of a task from the state pool.
-func (r *runner) history(t *taskInfo) []record {
+func (r *service) history(t *taskInfo) []record {
 	r.rmu.Lock()
 	defer r.rmu.Unlock()
 	recs := r.poolBy[t.Env+"/"+t.Name]
@@ -336,7 +336,7 @@ func (r *runner) history(t *taskInfo) []record {
 	return out
 }
 
-func (r *runner) context() []record {
+func (r *service) context() []record {
 	r.rmu.Lock()
 	defer r.rmu.Unlock()
 	return append([]record(nil), r.rwm...)
@@ -345,7 +345,7 @@ func (r *runner) context() []record {
 // propose asks the proposer role for one proposal. It also returns the
 // request: a policy update names each sample's state by the request its
 // proposal was sampled from, encoded only when an update needs it.
-func (r *runner) propose(proposer, key string, t *taskInfo, state string, parent *plugins.Proposal) (plugins.Proposal, *payload.ProposeRequest, bool, error) {
+func (r *service) propose(proposer, key string, t *taskInfo, state string, parent *plugins.Proposal) (plugins.Proposal, *payload.ProposeRequest, bool, error) {
 	return r.proposeWith(proposer, key, t, state, parent, proposeOpts{})
 }
 
@@ -359,7 +359,7 @@ type proposeOpts struct {
 }
 
 // proposeWith is propose with o.
-func (r *runner) proposeWith(proposer, key string, t *taskInfo, state string, parent *plugins.Proposal, o proposeOpts) (plugins.Proposal, *payload.ProposeRequest, bool, error) {
+func (r *service) proposeWith(proposer, key string, t *taskInfo, state string, parent *plugins.Proposal, o proposeOpts) (plugins.Proposal, *payload.ProposeRequest, bool, error) {
 	enc := &payload.ProposeRequest{Task: t.Name, Env: t.Env, State: state, Parent: parent, History: r.history(t), Records: o.records, Knobs: r.knobs[t.Env], N: 1, Inspirations: o.inspirations}
 	req := *enc
 	untrained := o.untrained
@@ -380,7 +380,7 @@ func (r *runner) proposeWith(proposer, key string, t *taskInfo, state string, pa
 // the loop whose build-failure rate the build counts towards and whose
 // repairs a failed build gets: each repair is one more builder call, told
 // why the last attempt failed, under its own key (KEY/repair/N).
-func (r *runner) implement(builder, loop, key string, t *taskInfo, p plugins.Proposal) (plugins.Proposal, bool, error) {
+func (r *service) implement(builder, loop, key string, t *taskInfo, p plugins.Proposal) (plugins.Proposal, bool, error) {
 	if builder == "" {
 		return p, true, nil
 	}
@@ -434,7 +434,7 @@ func (r *runner) implement(builder, loop, key string, t *taskInfo, p plugins.Pro
 	return resp.Proposal, true, nil
 }
 
-func (r *runner) addRecords(toContext bool, recs ...record) {
+func (r *service) addRecords(toContext bool, recs ...record) {
 	r.rmu.Lock()
 	defer r.rmu.Unlock()
 	if toContext {
@@ -450,7 +450,7 @@ func (r *runner) addRecords(toContext bool, recs ...record) {
 // seedPhase runs the seed records: real runs on train tasks, spread over
 // environments as the plan says, whose results form the world model's
 // initial context.
-func (r *runner) seedPhase(ph *plan.Phase) error {
+func (r *service) seedPhase(ph *plan.Phase) error {
 	type item struct {
 		key  string
 		task *taskInfo

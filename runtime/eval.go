@@ -124,7 +124,7 @@ type evalItem struct {
 	hasPred   bool
 }
 
-func (r *runner) evaluationPhase(ph *plan.Phase) error {
+func (r *service) evaluationPhase(ph *plan.Phase) error {
 	e := r.v.Evaluation
 	if e == nil {
 		return fmt.Errorf("%w: the plan has an evaluation phase but no evaluation protocol", errPermanent)
@@ -343,7 +343,7 @@ func (r *runner) evaluationPhase(ph *plan.Phase) error {
 
 // evalNorm is a gain as the evaluation reports it: over the task's scale
 // when the plan normalises (a task without a scale counts in raw units).
-func (r *runner) evalNorm(g float64, t *taskInfo) float64 {
+func (r *service) evalNorm(g float64, t *taskInfo) float64 {
 	if e := r.v.Evaluation; e != nil && e.Normalize == "scale" && t.Scale > 0 {
 		return g / t.Scale
 	}

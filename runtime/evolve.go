@@ -81,7 +81,7 @@ type RoundFigures struct {
 // ideas are verified by real runs, and a parent is replaced only by a child
 // whose real gain is higher. Every migration_every rounds the best parent
 // is copied to the islands whose parent is worse.
-func (r *runner) evolutionPhase(ph *plan.Phase) error {
+func (r *service) evolutionPhase(ph *plan.Phase) error {
 	l := r.loops[ph.Loop]
 	if l == nil {
 		return fmt.Errorf("%w: the plan has no loop %q", errPermanent, ph.Loop)
@@ -92,14 +92,14 @@ func (r *runner) evolutionPhase(ph *plan.Phase) error {
 	if err != nil {
 		return err
 	}
-	return (&evolution{runner: r, l: l, c: c, rt: rt}).run(ph)
+	return (&evolution{service: r, l: l, c: c, rt: rt}).run(ph)
 }
 
 // evolution is one evolution loop's phase: the loop and the critic that
-// ranks its ideas, as the plan binds them, over the runner's shared
+// ranks its ideas, as the plan binds them, over the shared
 // service.
 type evolution struct {
-	*runner
+	*service
 	l  *plan.Loop
 	c  *plan.Critic // nil: ideas are verified by the select rule alone
 	rt *router

@@ -311,7 +311,7 @@ func pf(src string) plan.Formula {
 	return plan.Formula{Source: src, Tree: conv(e.Tree())}
 }
 
-func newTestRunner(t testingT) *runner {
+func newTestRunner(t testingT) *service {
 	p := lm2lmPlan()
 	dir := t.TempDir()
 	j, err := journal.Open(filepath.Join(dir, "journal.db"))
@@ -319,7 +319,7 @@ func newTestRunner(t testingT) *runner {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { j.Close() })
-	r := newRunner(context.Background(), p.Variants[0], j, dir, Options{Plugins: &testLoader{trainer: newFakeTrainer()}, Retries: 2})
+	r := newService(context.Background(), p.Variants[0], j, dir, Options{Plugins: &testLoader{trainer: newFakeTrainer()}, Retries: 2})
 	return r
 }
 

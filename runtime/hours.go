@@ -37,7 +37,7 @@ func measuredGPUHours(env *plan.Environment, res *plugins.RunResult) (float64, b
 // settleRun charges a finished attempt what it measured, at most its
 // hold, and counts an overrun; key names the attempt in the progress log
 // ("" for one read back from the journal, which is not logged again).
-func (r *runner) settleRun(key string, res journal.Reservation, result *plugins.RunResult) {
+func (r *service) settleRun(key string, res journal.Reservation, result *plugins.RunResult) {
 	if result == nil {
 		return
 	}
@@ -69,7 +69,7 @@ func (r *runner) settleRun(key string, res journal.Reservation, result *plugins.
 }
 
 // chargedTotals are the measured charges and overruns so far.
-func (r *runner) chargedTotals() (gpuh, usd float64, overruns int, overGPUh float64) {
+func (r *service) chargedTotals() (gpuh, usd float64, overruns int, overGPUh float64) {
 	r.omu.Lock()
 	defer r.omu.Unlock()
 	return float64(r.chargedGPUNano) / 1e9, float64(r.chargedUSDNano) / 1e9, r.overruns, float64(r.overrunGPUNano) / 1e9

@@ -27,7 +27,7 @@ const maxFailedCalls = 5
 // whose result is in the journal is not made again. key must be unique in
 // the run. Before the call its worst-case dollars are held against the
 // dollar cap; after it, what it cost is charged.
-func (r *runner) complete(roleName, key string, in, out any) error {
+func (r *service) complete(roleName, key string, in, out any) error {
 	return r.completeAs(roleName, key, in, out, false)
 }
 
@@ -40,7 +40,7 @@ func (r *runner) complete(roleName, key string, in, out any) error {
 // report, bounded to [0, the hold]. A report above the hold is charged at
 // the hold and stops the run (Budget.breach): the cap then still holds,
 // and nothing more is spent on an account that cannot be trusted.
-func (r *runner) completeAs(roleName, key string, in, out any, untrained bool) error {
+func (r *service) completeAs(roleName, key string, in, out any, untrained bool) error {
 	role := r.roles[roleName]
 	if role == nil {
 		return fmt.Errorf("%w: call %s: the plan has no role %q", errPermanent, key, roleName)
@@ -224,7 +224,7 @@ func bounded(n, hi int, price float64) (int, bool) {
 
 // appendCall journals a call's record, encoded once (encoding/json would
 // check and compact a Marshaler's output again).
-func (r *runner) appendCall(key string, c callRecord) error {
+func (r *service) appendCall(key string, c callRecord) error {
 	b, err := c.MarshalJSON()
 	if err != nil {
 		return fmt.Errorf("%w: call %s: %v", errPermanent, key, err)
@@ -236,13 +236,13 @@ func callUSD(role *plan.Role, in, out int) float64 {
 	return (float64(in)*role.PriceIn + float64(out)*role.PriceOut) / 1e6
 }
 
-func (r *runner) policyOf(role string) []byte {
+func (r *service) policyOf(role string) []byte {
 	r.pomu.Lock()
 	defer r.pomu.Unlock()
 	return r.policy[role]
 }
 
-func (r *runner) setPolicy(role string, st []byte) {
+func (r *service) setPolicy(role string, st []byte) {
 	r.pomu.Lock()
 	r.policy[role] = st
 	r.pomu.Unlock()
@@ -309,13 +309,13 @@ type callRecord struct {
 }
 
 // chargeLLM counts a journaled call again on resume, at what it cost.
-func (r *runner) chargeLLM(role *plan.Role, in, out int) {
+func (r *service) chargeLLM(role *plan.Role, in, out int) {
 	r.budget.ChargeLLM(r.countCall(role, in, out))
 }
 
 // countCall counts one call of a role in the run's figures and returns
 // what it cost.
-func (r *runner) countCall(role *plan.Role, in, out int) float64 {
+func (r *service) countCall(role *plan.Role, in, out int) float64 {
 	cost := callUSD(role, in, out)
 	r.llmCalls.Add(1)
 	r.measured.call(role.Name, in, out, cost)

@@ -224,7 +224,7 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
 	defer j.Close()
 	j.SetClock(opts.Clock.Now)
 
-	r := newRunner(ctx, v, j, dir, opts)
+	r := newService(ctx, v, j, dir, opts)
 	defer r.closePlugins()
 	// A run is identified by the plan as it applies to its variant: the
 	// variants of a sweep each have their own hash.

@@ -1,0 +1,140 @@
+package runtime
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/assay-lang/assay/plugins"
+	"github.com/assay-lang/assay/plugins/payload"
+	"github.com/assay-lang/assay/runtime/journal"
+)
+
+// update makes one policy-gradient step on a slice of the rollout's groups:
+// group-relative advantages, zero-variance groups dropped (or kept with
+// zero advantages when the loop says keep).
+func (r *rlLoop) update(t int, groups []*group) error {
+	l := r.l
+	var samples []plugins.Sample
+	var states []*payload.ProposeRequest
+	fig := StepFigures{Loop: l.Name, Step: t + 1, Groups: len(groups)}
+	var sum float64
+	var n int
+	for _, gr := range groups {
+		// A candidate whose real run the budget could not pay has no
+		// reward: it joins neither the group's advantages nor the update.
+		var rewarded []int
+		var rewards []float64
+		for i, c := range gr.Cands {
+			fig.Candidates++
+			if c.Routed {
+				fig.Routed++
+			}
+			if c.Skipped {
+				fig.Unrewarded++
+				continue
+			}
+			rewarded = append(rewarded, i)
+			rewards = append(rewards, c.Reward)
+			sum += c.Reward
+			n++
+			fig.MeanPredict += c.Predicted
+		}
+		adv, ok := advantages(rewards)
+		gr.Adv = make([]float64, len(gr.Cands))
+		for k, i := range rewarded {
+			gr.Adv[i] = adv[k]
+		}
+		gr.Kept = (ok || l.ZeroVariance == "keep") && len(rewarded) > 0
+		if !gr.Kept {
+			fig.Dropped++
+			continue
+		}
+		for _, i := range rewarded {
+			c := gr.Cands[i]
+			if c.Infeasible && c.Proposal.ID == "" && len(c.Proposal.Edits) == 0 {
+				continue // the proposer gave nothing to reinforce
+			}
+			samples = append(samples, plugins.Sample{Proposal: c.Proposal, Advantage: gr.Adv[i], Group: gr.State, Reward: c.Reward})
+			states = append(states, c.state)
+		}
+	}
+	if n > 0 {
+		fig.MeanReward = sum / float64(n)
+		fig.MeanPredict /= float64(n)
+	}
+	fig.Samples = len(samples)
+	key := fmt.Sprintf("%s/update/%d", l.Name, t)
+	// A sample's state is the request it was proposed from, encoded only
+	// when an update needs it: a proposer that cannot train never does.
+	encodeStates := func() error {
+		for i, st := range states {
+			if st == nil {
+				continue
+			}
+			b, err := payload.Encode(st)
+			if err != nil {
+				return err
+			}
+			samples[i].State = string(b)
+		}
+		return nil
+	}
+	if l.Update != nil {
+		if err := encodeStates(); err != nil {
+			return err
+		}
+		if err := r.trainPolicy(t, key, samples); err != nil {
+			return err
+		}
+	} else if d, ok := r.j.Call(journal.KindPolicy, key); ok {
+		var pr policyRecord
+		if err := json.Unmarshal(d, &pr); err == nil && pr.Failed == "" {
+			r.setPolicy(l.Proposer, pr.State)
+			r.updates++
+		}
+	} else if len(samples) > 0 && !r.fixedPolicy {
+		if err := encodeStates(); err != nil {
+			return err
+		}
+		ro := r.roles[l.Proposer]
+		var resp *plugins.UpdateResponse
+		req := &plugins.UpdateRequest{Model: ro.Model, LearningRate: l.LearningRate, Samples: samples, State: r.policyOf(ro.Name), Config: r.config[ro.Plugin],
+			Algorithm: l.Algorithm, ClipLow: l.ClipLow, ClipHigh: l.ClipHigh, KLCoef: l.KLCoef, TokenLevel: l.TokenLevel, Epochs: l.Epochs}
+		err := r.call(ro.Plugin, func(inst Instance) error {
+			m := inst.LLM()
+			if m == nil {
+				return fmt.Errorf("%w: plugin %s is not an LLM", errPermanent, ro.Plugin)
+			}
+			var err error
+			resp, err = m.Update(r.ctx, req)
+			return err
+		})
+		switch {
+		case errors.Is(err, plugins.ErrUnsupported):
+			r.fixedPolicy = true
+			r.progress.logf("proposer %s cannot be trained through its plugin; the policy stays fixed", ro.Name)
+		case err != nil && r.ctx.Err() != nil:
+			return err
+		case err != nil:
+			// The policy stays as it was; journaled so a resumed run does
+			// the same.
+			r.progress.logf("policy update at step %d failed; the policy stays: %v", t+1, err)
+			if err := r.j.Append(journal.KindPolicy, key, policyRecord{Step: t + 1, State: r.policyOf(ro.Name), Samples: len(samples), Failed: err.Error()}); err != nil {
+				return err
+			}
+		default:
+			r.setPolicy(ro.Name, resp.State)
+			r.updates++
+			if err := r.j.Append(journal.KindPolicy, key, policyRecord{Step: t + 1, State: resp.State, Stats: resp.Stats, Samples: len(samples)}); err != nil {
+				return err
+			}
+		}
+	}
+	s := r.budget.Spent()
+	fig.RealRuns, fig.USD, fig.GPUHours, fig.BestGain = s.RealRuns, round6(s.USD), round6(s.GPUHours), r.bestGain
+	if err := r.j.Append(journal.KindStep, fmt.Sprintf("%s/%d", l.Name, t+1), fig); err != nil {
+		return err
+	}
+	return r.j.Flush()
+}

@@ -1,0 +1,167 @@
+package runtime
+
+import (
+	"context"
+	"math"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/plugins"
+	"github.com/assay-lang/assay/plugins/payload"
+	"github.com/assay-lang/assay/runtime/journal"
+)
+
+// taskInfo is a task with its resolved baseline and scale.
+type taskInfo struct {
+	Env      string
+	Name     string
+	Split    string
+	Baseline float64
+	Scale    float64
+	Minimize bool
+}
+
+// gain is the signed improvement of a metric over the task's baseline.
+func (t taskInfo) gain(metric float64) float64 {
+	if t.Minimize {
+		return t.Baseline - metric
+	}
+	return metric - t.Baseline
+}
+
+// record is a (task, proposal, outcome) triple in the world model's context
+// or the state pool.
+type record = payload.Record
+
+type service struct {
+	ctx  context.Context
+	v    *plan.Variant
+	j    *journal.Journal
+	dir  string
+	opts Options
+
+	budget   *Budget
+	progress *progress
+
+	pmu     sync.Mutex
+	plugins map[string]*supervised
+
+	// The plan's blocks by name: the runtime looks nothing up by kind.
+	envs    map[string]*plan.Environment
+	roles   map[string]*plan.Role
+	rewards map[string]*plan.Reward
+	critics map[string]*plan.Critic
+	loops   map[string]*plan.Loop
+	config  map[string]map[string]any // plugin config by plugin name
+	tasks   []*taskInfo
+	knobs   map[string][]plugins.Knob
+	// policy is each proposer role's current checkpoint.
+	pomu   sync.Mutex
+	policy map[string][]byte
+
+	measured *measured
+
+	// rwm is the world model's record context; pool the state pool.
+	rmu  sync.Mutex
+	rwm  []record
+	pool []record
+	// poolBy is the state pool by "env/task", for a state's history.
+	poolBy map[string][]record
+
+	llmCalls    atomic.Int64
+	failedCalls atomic.Int64
+	steps       int
+	candidates  int
+	updates     int
+	finished    int
+	infeasible  int
+	bestGain    float64
+	hasBest     bool
+	floor       int    // real runs held back for later phases
+	phase       string // the plan phase whose runs are being reserved
+
+	// What finished real runs are charged as measured, and the runs that
+	// measured more than they held (see hours.go); nanounits, as Budget.
+	omu                            sync.Mutex
+	chargedGPUNano, chargedUSDNano int64
+	overruns                       int
+	overrunGPUNano                 int64
+
+	// While batching, reservations are collected and journaled in one
+	// transaction before any of their runs starts.
+	batching  bool
+	batchKeys []string
+	batchRes  []journal.Reservation
+	startedAt time.Time
+	// cuts are the phases a cap stopped or shrank; skipped says why each
+	// run key that got no reservation got none.
+	cutMu   sync.Mutex
+	cuts    []PhaseCut
+	skipped map[string]string
+}
+
+func newService(ctx context.Context, v *plan.Variant, j *journal.Journal, dir string, opts Options) *service {
+	if opts.Clock == nil {
+		opts.Clock = systemClock{}
+	}
+	r := &service{ctx: ctx, v: v, j: j, dir: dir, opts: opts,
+		budget:   NewBudget(v.Budget),
+		plugins:  map[string]*supervised{},
+		envs:     map[string]*plan.Environment{},
+		roles:    map[string]*plan.Role{},
+		rewards:  map[string]*plan.Reward{},
+		critics:  map[string]*plan.Critic{},
+		loops:    map[string]*plan.Loop{},
+		config:   map[string]map[string]any{},
+		knobs:    map[string][]plugins.Knob{},
+		policy:   map[string][]byte{},
+		measured: newMeasured(),
+		poolBy:   map[string][]record{},
+		skipped:  map[string]string{},
+	}
+	for _, e := range v.Envs {
+		r.envs[e.Name] = e
+	}
+	var breach string
+	if j.Meta(metaBreach, &breach) && breach != "" {
+		r.budget.breach(breach)
+	}
+	for _, run := range j.Runs() {
+		r.budget.restore(run.Reservation.GPUHours, run.Reservation.USD)
+		r.measured.realRun(run.Reservation.Phase, run.Reservation.Env)
+		r.settleRun("", run.Reservation, run.Result)
+	}
+	for _, ro := range v.Roles {
+		r.roles[ro.Name] = ro
+	}
+	for _, w := range v.Rewards {
+		r.rewards[w.Name] = w
+	}
+	for _, c := range v.Critics {
+		r.critics[c.Name] = c
+	}
+	for _, l := range v.Loops {
+		r.loops[l.Name] = l
+	}
+	for _, p := range v.Plugins {
+		r.config[p.Name] = p.Config
+	}
+	r.progress = newProgress(opts.Progress, r)
+	return r
+}
+
+func (r *service) totals() Totals {
+	s := r.budget.Spent()
+	t := Totals{RealRuns: s.RealRuns, Finished: r.finished, Infeasible: r.infeasible,
+		GPUHours: round6(s.GPUHours), USD: round6(s.USD), LLMUSD: round6(s.LLMUSD),
+		LLMCalls: int(r.llmCalls.Load()), Steps: r.steps, Candidates: r.candidates,
+		PolicyUpdates: r.updates, Records: len(r.rwm), BestGain: round6(r.bestGain),
+		Measured: r.measured.snapshot()}
+	cg, cu, over, overGPUh := r.chargedTotals()
+	t.MeasuredGPUHours, t.MeasuredRunUSD, t.Overruns, t.OverrunGPUHours = round6(cg), round6(cu), over, round6(overGPUh)
+	return t
+}
+
+func round6(x float64) float64 { return math.Round(x*1e6) / 1e6 }
