@@ -57,8 +57,8 @@ func BenchmarkRealRunOverhead(b *testing.B) {
 					b.Fatal(err)
 				}
 				b.StopTimer()
-				if len(out) != n || r.finished != n {
-					b.Fatalf("finished %d of %d", r.finished, n)
+				if len(out) != n || r.n.finished != n {
+					b.Fatalf("finished %d of %d", r.n.finished, n)
 				}
 				j.Close()
 				b.StartTimer()

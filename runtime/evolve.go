@@ -138,9 +138,7 @@ func (r *evolution) run(ph *plan.Phase) error {
 			fig.RealRuns, fig.USD = s.RealRuns, round6(s.USD)
 			// A step of an evolution loop is a round, as the plan counts
 			// it: round k is done once every task has run it.
-			if round+1 > r.steps {
-				r.steps = round + 1
-			}
+			r.n.reachStep(round + 1)
 			r.measured.loop(l.Name, func(m *MeasuredLoop) { m.Steps = max(m.Steps, round+1) })
 			if err := r.j.Append(journal.KindStep, fmt.Sprintf("%s/%s/%d", l.Name, fig.Task, round+1), fig); err != nil {
 				return err

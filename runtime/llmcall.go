@@ -119,7 +119,7 @@ func (r *service) completeAs(roleName, key string, in, out any, untrained bool) 
 		return err
 	})
 	if err != nil {
-		if r.ctx.Err() != nil || errors.Is(err, ErrBudget) || isPermanent(err) || r.failedCalls.Add(1) >= maxFailedCalls {
+		if r.ctx.Err() != nil || errors.Is(err, ErrBudget) || isPermanent(err) || r.n.callFailed() >= maxFailedCalls {
 			return fmt.Errorf("%s call %s: %w", role.Name, key, err)
 		}
 		r.progress.logf("%s call %s failed; marking it failed and going on: %v", role.Name, key, err)
@@ -129,7 +129,7 @@ func (r *service) completeAs(roleName, key string, in, out any, untrained bool) 
 		}
 		return fmt.Errorf("%s call %s: %w: %v", role.Name, key, errCallFailed, err)
 	}
-	r.failedCalls.Store(0)
+	r.n.callSucceeded()
 	secs := r.opts.Clock.Now().Sub(callStart).Seconds()
 	r.countCall(role, used.In, used.Out)
 	return r.appendCall(key, callRecord{Role: role.Name, Payload: resp.Payload, In: used.In, Out: used.Out, Seconds: secs, Breach: breach})
@@ -317,7 +317,7 @@ func (r *service) chargeLLM(role *plan.Role, in, out int) {
 // what it cost.
 func (r *service) countCall(role *plan.Role, in, out int) float64 {
 	cost := callUSD(role, in, out)
-	r.llmCalls.Add(1)
+	r.n.call()
 	r.measured.call(role.Name, in, out, cost)
 	return cost
 }

@@ -101,7 +101,7 @@ func TestRepairsOfAFailedBuild(t *testing.T) {
 		if err != nil || ok {
 			t.Fatalf("repairs %d: built %v, err %v; want a failed build", repairs, ok, err)
 		}
-		if got := int(r.llmCalls.Load()); got != 1+repairs {
+		if got := r.n.calls(); got != 1+repairs {
 			t.Errorf("repairs %d: %d builder calls, want %d", repairs, got, 1+repairs)
 		}
 		m := r.measured.snapshot().Loops["policy"]

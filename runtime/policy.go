@@ -57,7 +57,7 @@ func (r *rlLoop) trainPolicy(t int, key string, samples []plugins.Sample) error 
 		var pr policyRecord
 		if err := json.Unmarshal(d, &pr); err == nil && pr.Failed == "" {
 			r.setPolicy(l.Proposer, pr.State)
-			r.updates++
+			r.n.update()
 			r.measured.loop(l.Name, func(m *MeasuredLoop) { m.Updates++ })
 		}
 		return nil
@@ -162,7 +162,7 @@ func (r *rlLoop) trainPolicy(t int, key string, samples []plugins.Sample) error 
 		return fail("loading the adapter: " + err.Error())
 	}
 	r.setPolicy(ro.Name, resp.State)
-	r.updates++
+	r.n.update()
 	r.measured.loop(l.Name, func(m *MeasuredLoop) { m.Updates++ })
 	r.progress.logf("policy update %d: adapter %s", t+1, name)
 	if err := r.j.Append(journal.KindPolicy, key, policyRecord{Step: t + 1, State: resp.State, Stats: resp.Stats, Samples: len(samples)}); err != nil {

@@ -145,14 +145,7 @@ func (r *service) runReal(runs []realRun) ([]outcome, error) {
 	}
 	for i := range out {
 		if !out[i].Skipped && !out[i].Failed {
-			if out[i].Infeasible {
-				r.infeasible++
-			} else {
-				r.finished++
-				if !runs[i].baseline && (!r.hasBest || out[i].Gain > r.bestGain) {
-					r.bestGain, r.hasBest = out[i].Gain, true
-				}
-			}
+			r.n.outcome(out[i], runs[i].baseline)
 		}
 	}
 	return out, nil

@@ -229,7 +229,7 @@ func (r *rlLoop) run(idx int, ph *plan.Phase) error {
 		if err := r.update(t, batch); err != nil {
 			return err
 		}
-		r.steps++
+		r.n.step()
 		r.measured.loop(l.Name, func(m *MeasuredLoop) { m.Steps++ })
 		r.progress.step(fmt.Sprintf("step %d", t+1))
 		for calRound < len(cals) && cals[calRound].AfterStep == t+1 {
@@ -415,7 +415,7 @@ func (r *rlLoop) sampleGroups(tag string, states int) ([]*group, error) {
 			return nil, err
 		}
 		r.moveParent(gr)
-		r.candidates += len(gr.Cands)
+		r.n.candidate(len(gr.Cands))
 		r.measured.loop(l.Name, func(m *MeasuredLoop) { m.Candidates += len(gr.Cands) })
 		if err := r.j.Append(journal.KindReward, gr.State, gr); err != nil {
 			return nil, err

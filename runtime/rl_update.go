@@ -91,7 +91,7 @@ func (r *rlLoop) update(t int, groups []*group) error {
 		var pr policyRecord
 		if err := json.Unmarshal(d, &pr); err == nil && pr.Failed == "" {
 			r.setPolicy(l.Proposer, pr.State)
-			r.updates++
+			r.n.update()
 		}
 	} else if len(samples) > 0 && !r.fixedPolicy {
 		if err := encodeStates(); err != nil {
@@ -125,14 +125,14 @@ func (r *rlLoop) update(t int, groups []*group) error {
 			}
 		default:
 			r.setPolicy(ro.Name, resp.State)
-			r.updates++
+			r.n.update()
 			if err := r.j.Append(journal.KindPolicy, key, policyRecord{Step: t + 1, State: resp.State, Stats: resp.Stats, Samples: len(samples)}); err != nil {
 				return err
 			}
 		}
 	}
 	s := r.budget.Spent()
-	fig.RealRuns, fig.USD, fig.GPUHours, fig.BestGain = s.RealRuns, round6(s.USD), round6(s.GPUHours), r.bestGain
+	fig.RealRuns, fig.USD, fig.GPUHours, fig.BestGain = s.RealRuns, round6(s.USD), round6(s.GPUHours), r.n.best()
 	if err := r.j.Append(journal.KindStep, fmt.Sprintf("%s/%d", l.Name, t+1), fig); err != nil {
 		return err
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"math"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/assay-lang/assay/compiler/plan"
@@ -70,17 +69,10 @@ type service struct {
 	// poolBy is the state pool by "env/task", for a state's history.
 	poolBy map[string][]record
 
-	llmCalls    atomic.Int64
-	failedCalls atomic.Int64
-	steps       int
-	candidates  int
-	updates     int
-	finished    int
-	infeasible  int
-	bestGain    float64
-	hasBest     bool
-	floor       int    // real runs held back for later phases
-	phase       string // the plan phase whose runs are being reserved
+	// n is what the run counts, changed only through its methods.
+	n     tally
+	floor int    // real runs held back for later phases
+	phase string // the plan phase whose runs are being reserved
 
 	// What finished real runs are charged as measured, and the runs that
 	// measured more than they held (see hours.go); nanounits, as Budget.
@@ -154,10 +146,10 @@ func newService(ctx context.Context, v *plan.Variant, j *journal.Journal, dir st
 
 func (r *service) totals() Totals {
 	s := r.budget.Spent()
-	t := Totals{RealRuns: s.RealRuns, Finished: r.finished, Infeasible: r.infeasible,
+	t := Totals{RealRuns: s.RealRuns, Finished: r.n.finished, Infeasible: r.n.infeasible,
 		GPUHours: round6(s.GPUHours), USD: round6(s.USD), LLMUSD: round6(s.LLMUSD),
-		LLMCalls: int(r.llmCalls.Load()), Steps: r.steps, Candidates: r.candidates,
-		PolicyUpdates: r.updates, Records: len(r.rwm), BestGain: round6(r.bestGain),
+		LLMCalls: r.n.calls(), Steps: r.n.steps, Candidates: r.n.candidates,
+		PolicyUpdates: r.n.updates, Records: len(r.rwm), BestGain: round6(r.n.best()),
 		Measured: r.measured.snapshot()}
 	cg, cu, over, overGPUh := r.chargedTotals()
 	t.MeasuredGPUHours, t.MeasuredRunUSD, t.Overruns, t.OverrunGPUHours = round6(cg), round6(cu), over, round6(overGPUh)
