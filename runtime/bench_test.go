@@ -52,7 +52,7 @@ func BenchmarkRealRunOverhead(b *testing.B) {
 					runs[i] = realRun{Key: fmt.Sprintf("bench/%d", i), Task: task, Proposal: plugins.Proposal{ID: "p", Edits: map[string]string{"width": "64"}}}
 				}
 				b.StartTimer()
-				out, err := r.runReal(runs)
+				out, err := r.runReal(scope{}, runs)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -58,11 +58,11 @@ func (r *service) capCuts() []PhaseCut {
 
 // skip records why a run key got no reservation, notes the cut of the
 // current phase, and returns false.
-func (r *service) skip(key, why string) bool {
+func (r *service) skip(sc scope, key, why string) bool {
 	r.cutMu.Lock()
 	r.skipped[key] = why
 	r.cutMu.Unlock()
-	r.cut(r.phase, "got fewer real runs than the plan gives it: "+why)
+	r.cut(sc.phase, "got fewer real runs than the plan gives it: "+why)
 	return false
 }
 
@@ -77,10 +77,10 @@ func (r *service) skipReason(key string) string {
 }
 
 // realRunCapReason says why the real-run cap leaves no run for this phase.
-func (r *service) realRunCapReason(left int) string {
+func (r *service) realRunCapReason(sc scope, left int) string {
 	c := r.budget.Caps().RealRuns
-	if r.floor > 0 && left > 0 {
-		return fmt.Sprintf("the real-run cap of %d left no run for it (%d used, %d held back for later phases)", c, c-left, r.floor)
+	if sc.floor > 0 && left > 0 {
+		return fmt.Sprintf("the real-run cap of %d left no run for it (%d used, %d held back for later phases)", c, c-left, sc.floor)
 	}
 	return fmt.Sprintf("the real-run cap of %d left no run for it (all %d used)", c, c-left)
 }

@@ -32,27 +32,18 @@ func (r *service) execute() error {
 		if err := r.ctx.Err(); err != nil {
 			return err
 		}
-		r.phase = ph.Name
-		r.holdBackFor(i, ph)
+		sc := r.scopeFor(i, ph)
+		if ph.Kind != plan.PhaseCalibration {
+			// A calibration round runs inside its loop's phase, under
+			// that one's hold-back.
+			r.budget.SetHoldBack(sc.hold)
+		}
 		if err := r.j.Append(journal.KindPhaseStart, ph.Name, ph); err != nil {
 			return err
 		}
-		var err error
-		switch ph.Kind {
-		case plan.PhaseBaselines:
-			err = r.baselinesPhase(ph)
-		case plan.PhaseSeedRecords:
-			err = r.seedPhase(ph)
-		case plan.PhaseRL:
-			err = r.rlPhase(i, ph)
-		case plan.PhaseCalibration:
-			// run by its RL phase
-		case plan.PhaseEvolution:
-			err = r.evolutionPhase(ph)
-		case plan.PhaseEvaluation:
-			err = r.evaluationPhase(ph)
-		default:
-			err = fmt.Errorf("phase %s: unknown kind %q", ph.Name, ph.Kind)
+		node, err := phaseOf(r, sc, i, ph)
+		if err == nil {
+			err = node.Execute()
 		}
 		if err != nil {
 			if !errors.Is(err, ErrBudget) {
@@ -78,44 +69,6 @@ func (r *service) preflight() error {
 		}
 	}
 	return nil
-}
-
-// holdBackFor sets what phase i leaves unspent for the phases after it:
-// the plan's hold_back, which the compiler decides. A plan from before
-// hold_back existed holds back real runs only, as that version did.
-func (r *service) holdBackFor(i int, ph *plan.Phase) {
-	if ph.Kind == plan.PhaseCalibration {
-		return // it runs inside its loop's phase, under that one's hold-back
-	}
-	if hb := ph.HoldBack; hb != nil {
-		r.floor = hb.RealRuns
-		r.budget.SetHoldBack(*hb)
-		return
-	}
-	r.floor = 0
-	for _, later := range r.v.Phases[i+1:] {
-		if ph.Kind == plan.PhaseRL && later.Kind == plan.PhaseCalibration && (later.Loop == "" || later.Loop == ph.Loop) {
-			continue // its calibration runs belong to this phase
-		}
-		r.floor += r.heldBack(later)
-	}
-	r.budget.SetHoldBack(plan.HoldBack{RealRuns: r.floor})
-}
-
-// heldBack is what the phases before ph hold back for it: the most real
-// runs its counts allow, so a phase with a fixed count (an evaluation)
-// gets every run the plan gives it even when fewer builds fail than
-// expected; for a loop that runs until the budget is spent, the least,
-// since it spends what the others leave.
-func (r *service) heldBack(ph *plan.Phase) int {
-	if l := r.loops[ph.Loop]; l != nil && l.UntilBudget && ph.Kind == plan.PhaseRL {
-		var n float64
-		for _, c := range ph.Calls.RealRuns {
-			n += c.Low
-		}
-		return int(math.Ceil(n - 1e-9))
-	}
-	return int(math.Ceil(sumRuns(ph.Calls.RealRuns) - 1e-9))
 }
 
 // sumRuns is the most real runs a phase's counts allow.
@@ -223,15 +176,16 @@ func (r *service) describe(e *plan.Environment) error {
 	return r.j.Append(journal.KindCall, key, resp)
 }
 
-// baselinesPhase measures the baseline b_e of every task the plan's
+// Execute measures the baseline b_e of every task the plan's
 // baselines phase lists, by one real run of the unedited reference
 // configuration each, reserved against the budget and journaled like any
 // real run (keys "baseline/ENV/TASK", so a resumed run finds them). A task
 // whose baseline is already known (declared, or from a benchmark) is not run.
-func (r *service) baselinesPhase(ph *plan.Phase) error {
+func (r *baselines) Execute() error {
+	ph := r.ph
 	var need []realRun
 	for _, tr := range ph.Tasks {
-		t := r.task(tr.Env, tr.Task)
+		t := r.s.task(tr.Env, tr.Task)
 		if t == nil {
 			return fmt.Errorf("the plan lists a baseline run for task %s/%s, which it does not define", tr.Env, tr.Task)
 		}
@@ -241,11 +195,11 @@ func (r *service) baselinesPhase(ph *plan.Phase) error {
 		need = append(need, realRun{Key: "baseline/" + t.Env + "/" + t.Name, Task: t,
 			Proposal: plugins.Proposal{ID: "baseline", Text: "the unchanged reference configuration"}, baseline: true})
 	}
-	r.progress.start(ph.Name, len(need), "runs")
+	r.s.progress.start(ph.Name, len(need), "runs")
 	if len(need) == 0 {
 		return nil
 	}
-	out, err := r.runReal(need)
+	out, err := r.s.runReal(r.sc, need)
 	if err != nil {
 		return err
 	}
@@ -255,7 +209,7 @@ func (r *service) baselinesPhase(ph *plan.Phase) error {
 			return fmt.Errorf("task %s/%s: %s; nothing of the task can be measured without it (or declare the task's baseline in the spec)", need[i].Task.Env, need[i].Task.Name, why)
 		}
 		need[i].Task.Baseline = o.Metric
-		r.progress.step("")
+		r.s.progress.step("")
 	}
 	return nil
 }
@@ -447,18 +401,19 @@ func (r *service) addRecords(toContext bool, recs ...record) {
 	}
 }
 
-// seedPhase runs the seed records: real runs on train tasks, spread over
+// Execute runs the seed records: real runs on train tasks, spread over
 // environments as the plan says, whose results form the world model's
 // initial context.
-func (r *service) seedPhase(ph *plan.Phase) error {
+func (r *seedRecords) Execute() error {
+	ph := r.ph
 	type item struct {
 		key  string
 		task *taskInfo
 	}
 	var items []item
-	for _, e := range r.v.Envs {
+	for _, e := range r.s.v.Envs {
 		n := ph.Proposals[e.Name]
-		tasks := r.tasksOf(e.Name, "train") // seed records are train runs, by definition
+		tasks := r.s.tasksOf(e.Name, "train") // seed records are train runs, by definition
 		if len(tasks) == 0 {
 			continue
 		}
@@ -466,19 +421,19 @@ func (r *service) seedPhase(ph *plan.Phase) error {
 			items = append(items, item{fmt.Sprintf("seed/%s/%d", e.Name, i), tasks[i%len(tasks)]})
 		}
 	}
-	r.progress.start(ph.Name, len(items), "runs")
+	r.s.progress.start(ph.Name, len(items), "runs")
 	runs := make([]realRun, len(items))
 	feasible := make([]bool, len(items))
-	err := parallel(len(items), r.concurrency(ph.Proposer), func(i int) error {
+	err := parallel(len(items), r.s.concurrency(ph.Proposer), func(i int) error {
 		it := items[i]
-		p, _, ok, err := r.propose(ph.Proposer, it.key+"/propose", it.task, "seed", nil)
+		p, _, ok, err := r.s.propose(ph.Proposer, it.key+"/propose", it.task, "seed", nil)
 		if err != nil || !ok {
 			return err
 		}
 		if ph.Select == "baseline_neighbours" {
-			p = neighbour(p, rng(r.v.Seed, it.key+"/neighbour"))
+			p = neighbour(p, rng(r.s.v.Seed, it.key+"/neighbour"))
 		}
-		p, ok, err = r.implement(ph.Builder, "", it.key+"/implement", it.task, p)
+		p, ok, err = r.s.implement(ph.Builder, "", it.key+"/implement", it.task, p)
 		runs[i] = realRun{Key: it.key, Task: it.task, Proposal: p}
 		feasible[i] = ok
 		return err
@@ -494,7 +449,7 @@ func (r *service) seedPhase(ph *plan.Phase) error {
 			idx = append(idx, i)
 		}
 	}
-	out, err := r.runReal(todo)
+	out, err := r.s.runReal(r.sc, todo)
 	if err != nil {
 		return err
 	}
@@ -508,8 +463,8 @@ func (r *service) seedPhase(ph *plan.Phase) error {
 			continue
 		}
 		rec := record{Task: it.task.Name, Env: it.task.Env, Proposal: runs[i].Proposal, Gain: o.Gain, Infeasible: !ran || o.Infeasible}
-		r.addRecords(true, rec)
-		r.progress.step("")
+		r.s.addRecords(true, rec)
+		r.s.progress.step("")
 	}
 	return nil
 }

@@ -124,12 +124,13 @@ type evalItem struct {
 	hasPred   bool
 }
 
-func (r *service) evaluationPhase(ph *plan.Phase) error {
-	e := r.v.Evaluation
+func (r *evaluation) Execute() error {
+	ph := r.ph
+	e := r.s.v.Evaluation
 	if e == nil {
 		return fmt.Errorf("%w: the plan has an evaluation phase but no evaluation protocol", errPermanent)
 	}
-	tasks := r.tasksOf("", e.Split)
+	tasks := r.s.tasksOf("", e.Split)
 	if len(tasks) == 0 {
 		return fmt.Errorf("evaluation: no %s tasks", e.Split)
 	}
@@ -148,17 +149,17 @@ func (r *service) evaluationPhase(ph *plan.Phase) error {
 			}
 		}
 	}
-	r.progress.start(ph.Name, len(items), "runs")
+	r.s.progress.start(ph.Name, len(items), "runs")
 	// The in-context arm's records: the real records so far, oldest first,
 	// the same for every state.
-	ctx := r.context()
+	ctx := r.s.context()
 	records := make([][]record, len(e.Arms))
 	for a, arm := range e.Arms {
 		if arm.Records > 0 {
 			records[a] = ctx[:min(arm.Records, len(ctx))]
 		}
 	}
-	err := parallel(len(items), r.concurrency(ph.Proposer), func(n int) error {
+	err := parallel(len(items), r.s.concurrency(ph.Proposer), func(n int) error {
 		it := items[n]
 		arm := e.Arms[it.arm]
 		// Arms share the state (its key salts sampling), as the papers
@@ -171,11 +172,11 @@ func (r *service) evaluationPhase(ph *plan.Phase) error {
 			key = fmt.Sprintf("eval/%s/%s/%d", it.t.Env, it.t.Name, it.i)
 			state = "eval/" + it.t.Env + "/" + it.t.Name
 		}
-		p, _, got, err := r.proposeWith(arm.Proposer, key+"/propose", it.t, state, nil, proposeOpts{records: records[it.arm], untrained: arm.Untrained})
+		p, _, got, err := r.s.proposeWith(arm.Proposer, key+"/propose", it.t, state, nil, proposeOpts{records: records[it.arm], untrained: arm.Untrained})
 		if err != nil || !got {
 			return err
 		}
-		p, feasible, err := r.implement(ph.Builder, "", key+"/implement", it.t, p)
+		p, feasible, err := r.s.implement(ph.Builder, "", key+"/implement", it.t, p)
 		if err != nil {
 			return err
 		}
@@ -187,7 +188,7 @@ func (r *service) evaluationPhase(ph *plan.Phase) error {
 		// joins its context, so these are held-out predictions.
 		var resp payload.PredictResponse
 		req := payload.PredictRequest{Task: it.t.Name, Env: it.t.Env, Records: ctx, Proposal: p}
-		if err := r.complete(e.Predictor, key+"/predict", req, &resp); errors.Is(err, errCallFailed) {
+		if err := r.s.complete(e.Predictor, key+"/predict", req, &resp); errors.Is(err, errCallFailed) {
 			return nil
 		} else if err != nil {
 			return err
@@ -206,7 +207,7 @@ func (r *service) evaluationPhase(ph *plan.Phase) error {
 			at = append(at, it)
 		}
 	}
-	out, err := r.runReal(todo)
+	out, err := r.s.runReal(r.sc, todo)
 	if err != nil {
 		return err
 	}
@@ -240,7 +241,7 @@ func (r *service) evaluationPhase(ph *plan.Phase) error {
 		var famOrder []string
 		var all famAcc
 		for ti, t := range tasks {
-			fam := r.envs[t.Env].Family
+			fam := r.s.envs[t.Env].Family
 			tf := TaskEvalFigs{Task: t.Env + "/" + t.Name, Family: fam}
 			var tAvg, tBest float64
 			var tStates int
@@ -312,7 +313,7 @@ func (r *service) evaluationPhase(ph *plan.Phase) error {
 		fig.BestGot = &bestGot
 	}
 	for _, af := range fig.Arms {
-		r.progress.step(fmt.Sprintf("%s %s %.4g %s %.4g", af.Arm, fig.AvgLabel(), af.Avg, fig.BestLabel(), af.Best))
+		r.s.progress.step(fmt.Sprintf("%s %s %.4g %s %.4g", af.Arm, fig.AvgLabel(), af.Avg, fig.BestLabel(), af.Best))
 	}
 	pol := fig.Arms[0]
 	fig.Avg, fig.Best, fig.Negative, fig.Tasks = pol.Avg, pol.Best, pol.Negative, pol.Tasks
@@ -338,13 +339,13 @@ func (r *service) evaluationPhase(ph *plan.Phase) error {
 	if e.Predictor != "" {
 		fig.RWM = rwmFigures(e.Predictor, len(ctx), items, gains, real, func(it *evalItem) float64 { return r.evalNorm(it.predicted, it.t) })
 	}
-	return r.j.Commit(journal.KindEval, ph.Name, fig)
+	return r.s.j.Commit(journal.KindEval, ph.Name, fig)
 }
 
 // evalNorm is a gain as the evaluation reports it: over the task's scale
 // when the plan normalises (a task without a scale counts in raw units).
-func (r *service) evalNorm(g float64, t *taskInfo) float64 {
-	if e := r.v.Evaluation; e != nil && e.Normalize == "scale" && t.Scale > 0 {
+func (r *evaluation) evalNorm(g float64, t *taskInfo) float64 {
+	if e := r.s.v.Evaluation; e != nil && e.Normalize == "scale" && t.Scale > 0 {
 		return g / t.Scale
 	}
 	return g

@@ -58,7 +58,7 @@ func TestRepeatOfARecord(t *testing.T) {
 func TestUnpaidRoutedCandidateIsNotRewarded(t *testing.T) {
 	r := newTestRunner(t)
 	p := lm2lmPlan()
-	x, err := newRLLoop(r, p.Variants[0].Phases[1])
+	x, err := newRLLoop(r, scope{}, 1, p.Variants[0].Phases[1])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func TestRepairsOfAFailedBuild(t *testing.T) {
 func TestNewParentWhenAllImprove(t *testing.T) {
 	r := newTestRunner(t)
 	r.loops["policy"].NewParent = "all_improve"
-	x, err := newRLLoop(r, lm2lmPlan().Variants[0].Phases[1])
+	x, err := newRLLoop(r, scope{}, 1, lm2lmPlan().Variants[0].Phases[1])
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -46,30 +46,30 @@ func (r *service) runCost(env string) (gpuh, usd float64) {
 // reserve reserves a run key against the budget and in the journal. It
 // returns false (and reserves nothing) when the budget is spent. A key the
 // journal already holds is counted already.
-func (r *service) reserve(key string, rr realRun) (bool, error) {
+func (r *service) reserve(sc scope, key string, rr realRun) (bool, error) {
 	env, task := rr.Task.Env, rr.Task.Name
 	if _, ok := r.j.Run(key); ok {
 		return true, nil
 	}
 	// Runs planned for later phases are held back from this one.
-	if left := r.budget.RunsLeft(); left >= 0 && left <= r.floor {
-		return r.skip(key, r.realRunCapReason(left)), nil
+	if left := r.budget.RunsLeft(); left >= 0 && left <= sc.floor {
+		return r.skip(sc, key, r.realRunCapReason(sc, left)), nil
 	}
 	// The wall-time cap: no run starts that could end after it.
 	if c := r.v.Budget.WallHours; c > 0 {
 		if e := r.envs[env]; e != nil && r.opts.Clock.Now().Sub(r.startedAt).Hours()+e.Hours.High > c {
-			return r.skip(key, fmt.Sprintf("the wall-time cap of %g hours leaves no time for a run of up to %g hours", c, e.Hours.High)), nil
+			return r.skip(sc, key, fmt.Sprintf("the wall-time cap of %g hours leaves no time for a run of up to %g hours", c, e.Hours.High)), nil
 		}
 	}
 	gpuh, usd := r.runCost(env)
 	if err := r.budget.Reserve(gpuh, usd); err != nil {
 		if errors.Is(err, ErrBudget) {
-			return r.skip(key, strings.TrimPrefix(err.Error(), ErrBudget.Error()+": ")), nil
+			return r.skip(sc, key, strings.TrimPrefix(err.Error(), ErrBudget.Error()+": ")), nil
 		}
 		return false, err
 	}
-	res := journal.Reservation{Env: env, Task: task, GPUHours: gpuh, USD: usd, Proposal: &rr.Proposal, Minimize: rr.Task.Minimize, Phase: r.phase}
-	r.measured.realRun(r.phase, env)
+	res := journal.Reservation{Env: env, Task: task, GPUHours: gpuh, USD: usd, Proposal: &rr.Proposal, Minimize: rr.Task.Minimize, Phase: sc.phase}
+	r.measured.realRun(sc.phase, env)
 	if b := rr.Task.Baseline; !math.IsNaN(b) {
 		res.Baseline = &b
 	}
@@ -87,7 +87,7 @@ func (r *service) reserve(key string, rr realRun) (bool, error) {
 // runReal executes real runs with the executor's concurrency and returns
 // their outcomes in order. Reservations are made in order before any run
 // starts, so which runs fit the budget does not depend on timing.
-func (r *service) runReal(runs []realRun) ([]outcome, error) {
+func (r *service) runReal(sc scope, runs []realRun) ([]outcome, error) {
 	out := make([]outcome, len(runs))
 	// keys[i] is the key of the i-th run's current attempt.
 	keys := make([]string, len(runs))
@@ -97,7 +97,7 @@ func (r *service) runReal(runs []realRun) ([]outcome, error) {
 	var todo []int
 	r.batching = true
 	for i, rr := range runs {
-		k, res, ok, err := r.latestAttempt(rr)
+		k, res, ok, err := r.latestAttempt(sc, rr)
 		if err != nil {
 			r.batching = false
 			return nil, err
@@ -126,7 +126,7 @@ func (r *service) runReal(runs []realRun) ([]outcome, error) {
 	}
 	err := parallel(len(todo), r.v.Executor.Concurrency, func(n int) error {
 		i := todo[n]
-		res, err := r.execute1(runs[i], keys[i])
+		res, err := r.execute1(sc, runs[i], keys[i])
 		if err != nil {
 			return err
 		}
@@ -262,7 +262,7 @@ func (r *service) journalHandles(keys []string, hs []*plugins.RunHandle) error {
 // latestAttempt finds the attempt of a run to continue: a run whose
 // attempts failed on infrastructure gets a new attempt key (a new
 // reservation, since the failed attempt may have used its GPUs).
-func (r *service) latestAttempt(rr realRun) (string, *plugins.RunResult, bool, error) {
+func (r *service) latestAttempt(sc scope, rr realRun) (string, *plugins.RunResult, bool, error) {
 	for a := 0; ; a++ {
 		key := rr.Key
 		if a > 0 {
@@ -273,7 +273,7 @@ func (r *service) latestAttempt(rr realRun) (string, *plugins.RunResult, bool, e
 			if a > r.opts.Retries {
 				return key, &plugins.RunResult{RunID: key, Status: plugins.StatusFailed, Reason: "retries exhausted"}, true, nil
 			}
-			ok, err := r.reserve(key, rr)
+			ok, err := r.reserve(sc, key, rr)
 			return key, nil, ok, err
 		}
 		if run.Result == nil {
@@ -305,7 +305,7 @@ func (r *service) toOutcome(rr realRun, res *plugins.RunResult) outcome {
 // waited on, and started again under the same run id (which the trainer
 // treats as idempotent) when the trainer no longer knows it. Infrastructure
 // failures are retried under new reservations while the budget allows.
-func (r *service) execute1(rr realRun, key string) (*plugins.RunResult, error) {
+func (r *service) execute1(sc scope, rr realRun, key string) (*plugins.RunResult, error) {
 	for {
 		res, err := r.attempt(rr, key)
 		if err != nil {
@@ -314,7 +314,7 @@ func (r *service) execute1(rr realRun, key string) (*plugins.RunResult, error) {
 		if res.Status != plugins.StatusFailed && res.Status != plugins.StatusPreempted {
 			return res, nil
 		}
-		next, prev, ok, err := r.latestAttempt(rr)
+		next, prev, ok, err := r.latestAttempt(sc, rr)
 		if err != nil {
 			return nil, err
 		}

@@ -120,7 +120,9 @@ type policyRecord struct {
 // calibrated). The service under it is what every phase shares:
 // calls, real runs, the journal and the budget.
 type rlLoop struct {
-	*service
+	s     *service
+	sc    scope
+	idx   int
 	l     *plan.Loop
 	ph    *plan.Phase
 	sh    *shaper
@@ -137,7 +139,7 @@ type rlLoop struct {
 }
 
 // newRLLoop binds the loop of an RL phase as the plan resolved it.
-func newRLLoop(r *service, ph *plan.Phase) (*rlLoop, error) {
+func newRLLoop(r *service, sc scope, idx int, ph *plan.Phase) (*rlLoop, error) {
 	l := r.loops[ph.Loop]
 	if l == nil {
 		return nil, fmt.Errorf("%w: the plan has no loop %q", errPermanent, ph.Loop)
@@ -152,7 +154,7 @@ func newRLLoop(r *service, ph *plan.Phase) (*rlLoop, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &rlLoop{service: r, l: l, ph: ph, sh: sh, judge: judge, rt: rt, calibrated: map[string]bool{}, parents: map[string]*taskParent{}}, nil
+	return &rlLoop{s: r, sc: sc, idx: idx, l: l, ph: ph, sh: sh, judge: judge, rt: rt, calibrated: map[string]bool{}, parents: map[string]*taskParent{}}, nil
 }
 
 // judgeOf is the critic the plan binds to judge a loop's candidates, and
@@ -169,20 +171,18 @@ func (r *service) judgeOf(l *plan.Loop) (*plan.Critic, *router, error) {
 	return c, rt, err
 }
 
-// rlPhase runs an RL loop's steps with its calibration rounds.
-func (r *service) rlPhase(idx int, ph *plan.Phase) error {
-	x, err := newRLLoop(r, ph)
-	if err != nil {
-		return err
-	}
-	return x.run(idx, ph)
+// newRLPhase binds an RL phase: its loop's steps with its calibration
+// rounds.
+func newRLPhase(s *service, sc scope, idx int, ph *plan.Phase) (phaseNode, error) {
+	return newRLLoop(s, sc, idx, ph)
 }
 
-func (r *rlLoop) run(idx int, ph *plan.Phase) error {
+func (r *rlLoop) Execute() error {
+	idx, ph := r.idx, r.ph
 	l := r.l
 	var err error
 	var cals []*plan.Phase
-	for _, c := range r.v.Phases[idx+1:] {
+	for _, c := range r.s.v.Phases[idx+1:] {
 		if c.Kind == plan.PhaseCalibration && (c.Loop == "" || c.Loop == l.Name) {
 			cals = append(cals, c)
 		}
@@ -203,16 +203,16 @@ func (r *rlLoop) run(idx int, ph *plan.Phase) error {
 	if total == math.MaxInt {
 		total = -1 // no known end: a spinner
 	}
-	r.progress.start(ph.Name, total, "steps")
+	r.s.progress.start(ph.Name, total, "steps")
 	var rollout []*group
 	calRound := 0
 	for t := 0; t < steps; t++ {
-		if err := r.ctx.Err(); err != nil {
+		if err := r.s.ctx.Err(); err != nil {
 			return err
 		}
 		if t%every == 0 {
 			if l.UntilBudget && !r.canAffordRefresh() {
-				r.progress.logf("loop %s: budget spent after %d steps", l.Name, t)
+				r.s.progress.logf("loop %s: budget spent after %d steps", l.Name, t)
 				break
 			}
 			if rollout, err = r.rollout(t / every); err != nil {
@@ -229,13 +229,11 @@ func (r *rlLoop) run(idx int, ph *plan.Phase) error {
 		if err := r.update(t, batch); err != nil {
 			return err
 		}
-		r.n.step()
-		r.measured.loop(l.Name, func(m *MeasuredLoop) { m.Steps++ })
-		r.progress.step(fmt.Sprintf("step %d", t+1))
+		r.s.n.step()
+		r.s.measured.loop(l.Name, func(m *MeasuredLoop) { m.Steps++ })
+		r.s.progress.step(fmt.Sprintf("step %d", t+1))
 		for calRound < len(cals) && cals[calRound].AfterStep == t+1 {
-			r.phase = cals[calRound].Name
-			err := r.calibrate(calRound, cals[calRound])
-			r.phase = ph.Name
+			err := r.calibrate(r.sc.in(cals[calRound].Name), calRound, cals[calRound])
 			if err != nil {
 				return err
 			}
@@ -270,7 +268,7 @@ func (r *rlLoop) refill(t int, groups []*group) ([]*group, error) {
 			return nil, err
 		}
 		r.rollouts[len(r.rollouts)-1] = append(r.rollouts[len(r.rollouts)-1], extra...)
-		r.measured.loop(l.Name, func(m *MeasuredLoop) { m.Resampled += len(extra) })
+		r.s.measured.loop(l.Name, func(m *MeasuredLoop) { m.Resampled += len(extra) })
 		out = append(out, extra...)
 		dropped = zeroVariance(extra)
 	}
@@ -298,14 +296,14 @@ func zeroVariance(groups []*group) int {
 // an until_budget loop always makes some), and some dollars.
 func (r *rlLoop) canAffordRefresh() bool {
 	l := r.l
-	if r.budget.CheckLLM() != nil {
+	if r.s.budget.CheckLLM() != nil {
 		return false
 	}
 	// A refresh that cannot pay one real run under the GPU-hour and dollar
 	// caps (less what later phases hold back) would only skip its runs.
 	fits := false
-	for _, t := range r.tasksOf("", l.Split) {
-		if gpuh, usd := r.runCost(t.Env); r.budget.Fits(gpuh, usd) {
+	for _, t := range r.s.tasksOf("", l.Split) {
+		if gpuh, usd := r.s.runCost(t.Env); r.s.budget.Fits(gpuh, usd) {
 			fits = true
 			break
 		}
@@ -313,7 +311,7 @@ func (r *rlLoop) canAffordRefresh() bool {
 	if !fits {
 		return false
 	}
-	left := r.budget.RunsLeft()
+	left := r.s.budget.RunsLeft()
 	if left < 0 {
 		return true
 	}
@@ -321,7 +319,7 @@ func (r *rlLoop) canAffordRefresh() bool {
 	if c := l.RunsPerRefresh; c != nil {
 		need = max(need, math.Ceil(c.Low-1e-9))
 	}
-	return float64(left-r.floor) >= need
+	return float64(left-r.sc.floor) >= need
 }
 
 // rollout samples G proposals for each of the loop's states and scores them.
@@ -334,7 +332,7 @@ func (r *rlLoop) rollout(refresh int) ([]*group, error) {
 func (r *rlLoop) sampleGroups(tag string, states int) ([]*group, error) {
 	l, sh := r.l, r.sh
 	G := l.ProposalsPerState
-	train := r.tasksOf("", l.Split)
+	train := r.s.tasksOf("", l.Split)
 	if len(train) == 0 {
 		return nil, fmt.Errorf("loop %s: no %s tasks", l.Name, l.Split)
 	}
@@ -344,8 +342,8 @@ func (r *rlLoop) sampleGroups(tag string, states int) ([]*group, error) {
 	pools := make([][]*taskInfo, states)
 	if len(r.ph.Proposals) > 0 {
 		s := 0
-		for _, e := range r.v.Envs {
-			ts := r.tasksOf(e.Name, l.Split)
+		for _, e := range r.s.v.Envs {
+			ts := r.s.tasksOf(e.Name, l.Split)
 			for n := 0; n < r.ph.Proposals[e.Name] && s < states; n++ {
 				pools[s] = ts
 				s++
@@ -362,7 +360,7 @@ func (r *rlLoop) sampleGroups(tag string, states int) ([]*group, error) {
 		if len(pool) == 0 {
 			pool = train
 		}
-		t := pool[rng(r.v.Seed, fmt.Sprintf("%s/%s/s%d/task", l.Name, tag, s)).IntN(len(pool))]
+		t := pool[rng(r.s.v.Seed, fmt.Sprintf("%s/%s/s%d/task", l.Name, tag, s)).IntN(len(pool))]
 		gr := &group{State: fmt.Sprintf("%s/%s/s%d", l.Name, tag, s), Task: t, TaskKey: t.Env + "/" + t.Name, Cands: make([]candidate, G), Parent: seedParent()}
 		if tp := r.parents[gr.TaskKey]; tp != nil {
 			gr.Parent, gr.ParentGain = tp.p, tp.gain
@@ -381,9 +379,9 @@ func (r *rlLoop) sampleGroups(tag string, states int) ([]*group, error) {
 			all = append(all, at{s, g})
 		}
 	}
-	err := parallel(len(all), r.concurrency(l.Proposer), func(i int) error {
+	err := parallel(len(all), r.s.concurrency(l.Proposer), func(i int) error {
 		gr, g := groups[all[i].s], all[i].g
-		p, st, ok, err := r.propose(l.Proposer, fmt.Sprintf("%s/%d/propose", gr.State, g), gr.Task, gr.State, parentArg(gr.Parent))
+		p, st, ok, err := r.s.propose(l.Proposer, fmt.Sprintf("%s/%d/propose", gr.State, g), gr.Task, gr.State, parentArg(gr.Parent))
 		gr.Cands[g].Proposal, gr.Cands[g].state = p, st
 		gr.Cands[g].Infeasible = !ok
 		return err
@@ -415,9 +413,9 @@ func (r *rlLoop) sampleGroups(tag string, states int) ([]*group, error) {
 			return nil, err
 		}
 		r.moveParent(gr)
-		r.n.candidate(len(gr.Cands))
-		r.measured.loop(l.Name, func(m *MeasuredLoop) { m.Candidates += len(gr.Cands) })
-		if err := r.j.Append(journal.KindReward, gr.State, gr); err != nil {
+		r.s.n.candidate(len(gr.Cands))
+		r.s.measured.loop(l.Name, func(m *MeasuredLoop) { m.Candidates += len(gr.Cands) })
+		if err := r.s.j.Append(journal.KindReward, gr.State, gr); err != nil {
 			return nil, err
 		}
 		var real, predicted []record
@@ -433,8 +431,8 @@ func (r *rlLoop) sampleGroups(tag string, states int) ([]*group, error) {
 		}
 		// Real results join the world model's context; predictions only
 		// the state pool (state-pool expansion without real runs).
-		r.addRecords(true, real...)
-		r.addRecords(false, predicted...)
+		r.s.addRecords(true, real...)
+		r.s.addRecords(false, predicted...)
 	}
 	return groups, nil
 }
@@ -461,12 +459,12 @@ func child(parent, p plugins.Proposal) plugins.Proposal {
 // proposer is shown.
 func (r *rlLoop) priorProposals(t *taskInfo) map[string]bool {
 	out := map[string]bool{}
-	for _, rec := range r.context() {
+	for _, rec := range r.s.context() {
 		if rec.Task == t.Name && rec.Env == t.Env {
 			out[proposalKey(rec.Proposal)] = true
 		}
 	}
-	for _, rec := range r.history(t) {
+	for _, rec := range r.s.history(t) {
 		out[proposalKey(rec.Proposal)] = true
 	}
 	return out
@@ -486,7 +484,7 @@ func (r *rlLoop) moveParent(gr *group) {
 			return
 		}
 	}
-	i := rng(r.v.Seed, gr.State+"/new_parent").IntN(len(gr.Cands))
+	i := rng(r.s.v.Seed, gr.State+"/new_parent").IntN(len(gr.Cands))
 	c := gr.Cands[i]
 	tp := &taskParent{p: clone(c.Proposal), gain: gr.ParentGain}
 	if c.HasReal {

@@ -12,8 +12,8 @@ import (
 // calibrate runs one calibration round: the top-rated (or random) proposals
 // of the current rollout are run for real and join the world model's
 // context; the error of its predictions on them is recorded first.
-func (r *rlLoop) calibrate(round int, ph *plan.Phase) error {
-	c := r.v.Calibration
+func (r *rlLoop) calibrate(sc scope, round int, ph *plan.Phase) error {
+	c := r.s.v.Calibration
 	if c == nil || round >= len(c.Budget) {
 		return fmt.Errorf("%w: calibration round %d has no budget in the plan", errPermanent, round+1)
 	}
@@ -40,7 +40,7 @@ func (r *rlLoop) calibrate(round int, ph *plan.Phase) error {
 			}
 		}
 		if sel == "random" {
-			g := rng(r.v.Seed, fmt.Sprintf("calibration/%d/%d", round, ro))
+			g := rng(r.s.v.Seed, fmt.Sprintf("calibration/%d/%d", round, ro))
 			g.Shuffle(len(these), func(a, b int) { these[a], these[b] = these[b], these[a] })
 		} else {
 			sort.SliceStable(these, func(a, b int) bool { return these[a].c.Reward > these[b].c.Reward })
@@ -70,7 +70,7 @@ func (r *rlLoop) calibrate(round int, ph *plan.Phase) error {
 		r.calibrated[k] = true
 		chosen = append(chosen, p)
 	}
-	r.progress.logf("calibration round %d after step %d: %d real runs", round+1, ph.AfterStep, len(chosen))
+	r.s.progress.logf("calibration round %d after step %d: %d real runs", round+1, ph.AfterStep, len(chosen))
 	// The picks were built in their rollout (the builder decided they are
 	// feasible), so they run as built; a candidate that did not build was
 	// never a pick, and the next top-rated one took its place.
@@ -81,7 +81,7 @@ func (r *rlLoop) calibrate(round int, ph *plan.Phase) error {
 		at[i] = i
 	}
 	runs := todo
-	out, err := r.runReal(todo)
+	out, err := r.s.runReal(sc, todo)
 	if err != nil {
 		return err
 	}
@@ -106,12 +106,12 @@ func (r *rlLoop) calibrate(round int, ph *plan.Phase) error {
 	for _, p := range fig.Points {
 		fig.RewardGap += math.Abs(p.PredictedReward-p.RealReward) / float64(len(fig.Points))
 	}
-	r.addRecords(true, recs...)
-	fig.Records = len(r.context())
-	if err := r.j.Append(journal.KindCalibration, fmt.Sprintf("%d", round+1), fig); err != nil {
+	r.s.addRecords(true, recs...)
+	fig.Records = len(r.s.context())
+	if err := r.s.j.Append(journal.KindCalibration, fmt.Sprintf("%d", round+1), fig); err != nil {
 		return err
 	}
-	return r.j.Flush()
+	return r.s.j.Flush()
 }
 
 // calibrationError returns the mean absolute error of predicted against

@@ -17,13 +17,13 @@ func (r *rlLoop) buildCandidates(groups []*group, all []pos) error {
 	if l.Builder == "" {
 		return nil
 	}
-	return parallel(len(all), r.concurrency(l.Builder), func(i int) error {
+	return parallel(len(all), r.s.concurrency(l.Builder), func(i int) error {
 		gr := groups[all[i].s]
 		c := &gr.Cands[all[i].g]
 		if c.Infeasible {
 			return nil
 		}
-		p, ok, err := r.implement(l.Builder, l.Name, fmt.Sprintf("%s/%d/implement", gr.State, all[i].g), gr.Task, child(gr.Parent, c.Proposal))
+		p, ok, err := r.s.implement(l.Builder, l.Name, fmt.Sprintf("%s/%d/implement", gr.State, all[i].g), gr.Task, child(gr.Parent, c.Proposal))
 		c.Proposal, c.Infeasible = p, !ok
 		return err
 	})
@@ -45,8 +45,8 @@ func all2(states, G int) []pos {
 func (r *rlLoop) predictCandidates(groups []*group, all []pos) error {
 	l := r.l
 	ro := l.Predictor
-	ctx := r.context()
-	return parallel(len(all), r.concurrency(ro), func(i int) error {
+	ctx := r.s.context()
+	return parallel(len(all), r.s.concurrency(ro), func(i int) error {
 		gr := groups[all[i].s]
 		c := &gr.Cands[all[i].g]
 		if c.Infeasible {
@@ -54,7 +54,7 @@ func (r *rlLoop) predictCandidates(groups []*group, all []pos) error {
 		}
 		var resp payload.PredictResponse
 		req := payload.PredictRequest{Task: gr.Task.Name, Env: gr.Task.Env, Records: ctx, Proposal: c.Proposal}
-		if err := r.complete(ro, fmt.Sprintf("%s/%d/predict", gr.State, all[i].g), req, &resp); errors.Is(err, errCallFailed) {
+		if err := r.s.complete(ro, fmt.Sprintf("%s/%d/predict", gr.State, all[i].g), req, &resp); errors.Is(err, errCallFailed) {
 			c.Infeasible = true // no prediction: the candidate gets the infeasible reward
 			return nil
 		} else if err != nil {
@@ -70,14 +70,14 @@ func (r *rlLoop) verifyCandidates(groups []*group, all []pos) error {
 	l := r.l
 	runs := make([]realRun, len(all))
 	ok := make([]bool, len(all))
-	err := parallel(len(all), r.concurrency(l.Builder), func(i int) error {
+	err := parallel(len(all), r.s.concurrency(l.Builder), func(i int) error {
 		gr := groups[all[i].s]
 		c := &gr.Cands[all[i].g]
 		if c.Infeasible {
 			return nil
 		}
 		key := fmt.Sprintf("%s/%d", gr.State, all[i].g)
-		p, feasible, err := r.implement(l.Builder, l.Name, key+"/implement", gr.Task, child(gr.Parent, c.Proposal))
+		p, feasible, err := r.s.implement(l.Builder, l.Name, key+"/implement", gr.Task, child(gr.Parent, c.Proposal))
 		c.Proposal, c.Infeasible = p, !feasible
 		runs[i], ok[i] = realRun{Key: key, Task: gr.Task, Proposal: p}, feasible
 		return err
@@ -97,7 +97,7 @@ func (r *rlLoop) verifyCandidates(groups []*group, all []pos) error {
 }
 
 // runInto runs the selected candidates and stores their real outcomes.
-func (r *service) runInto(groups []*group, all []pos, runs []realRun, sel []bool) error {
+func (r *rlLoop) runInto(groups []*group, all []pos, runs []realRun, sel []bool) error {
 	var todo []realRun
 	var at []int
 	for i := range runs {
@@ -106,7 +106,7 @@ func (r *service) runInto(groups []*group, all []pos, runs []realRun, sel []bool
 			at = append(at, i)
 		}
 	}
-	out, err := r.runReal(todo)
+	out, err := r.s.runReal(r.sc, todo)
 	if err != nil {
 		return err
 	}
@@ -134,14 +134,14 @@ func (r *rlLoop) screenCandidates(groups []*group, all []pos) error {
 	runs := make([]realRun, len(all))
 	verdicts := make([]verdict, len(all))
 	feasible := make([]bool, len(all))
-	err := parallel(len(all), r.concurrency(l.Builder), func(i int) error {
+	err := parallel(len(all), r.s.concurrency(l.Builder), func(i int) error {
 		gr := groups[all[i].s]
 		cand := &gr.Cands[all[i].g]
 		if cand.Infeasible {
 			return nil
 		}
 		key := fmt.Sprintf("%s/%d", gr.State, all[i].g)
-		v, p, ok, err := r.screen(l, key, gr.Task, gr.Parent, child(gr.Parent, cand.Proposal), c, rt)
+		v, p, ok, err := r.s.screen(l, key, gr.Task, gr.Parent, child(gr.Parent, cand.Proposal), c, rt)
 		if err != nil {
 			return err
 		}
@@ -164,7 +164,7 @@ func (r *rlLoop) screenCandidates(groups []*group, all []pos) error {
 			}
 		}
 	}
-	r.measured.loop(l.Name, func(m *MeasuredLoop) { m.Judged += judged; m.Routed += routed })
+	r.s.measured.loop(l.Name, func(m *MeasuredLoop) { m.Judged += judged; m.Routed += routed })
 	if err := r.runInto(groups, all, runs, sel); err != nil {
 		return err
 	}
@@ -183,7 +183,7 @@ func (r *rlLoop) screenCandidates(groups []*group, all []pos) error {
 		better := improving(c.Labels, verdicts[i].Label)
 		if cand.HasReal {
 			improved := cand.RealGain > gr.ParentGain
-			r.measured.critic(l.Name, critPoint{score: verdicts[i].ImproveShare, improved: improved,
+			r.s.measured.critic(l.Name, critPoint{score: verdicts[i].ImproveShare, improved: improved,
 				errored: better != improved, routed: verdicts[i].Routed})
 			better = improved
 		}

@@ -87,54 +87,54 @@ func (r *rlLoop) update(t int, groups []*group) error {
 		if err := r.trainPolicy(t, key, samples); err != nil {
 			return err
 		}
-	} else if d, ok := r.j.Call(journal.KindPolicy, key); ok {
+	} else if d, ok := r.s.j.Call(journal.KindPolicy, key); ok {
 		var pr policyRecord
 		if err := json.Unmarshal(d, &pr); err == nil && pr.Failed == "" {
-			r.setPolicy(l.Proposer, pr.State)
-			r.n.update()
+			r.s.setPolicy(l.Proposer, pr.State)
+			r.s.n.update()
 		}
 	} else if len(samples) > 0 && !r.fixedPolicy {
 		if err := encodeStates(); err != nil {
 			return err
 		}
-		ro := r.roles[l.Proposer]
+		ro := r.s.roles[l.Proposer]
 		var resp *plugins.UpdateResponse
-		req := &plugins.UpdateRequest{Model: ro.Model, LearningRate: l.LearningRate, Samples: samples, State: r.policyOf(ro.Name), Config: r.config[ro.Plugin],
+		req := &plugins.UpdateRequest{Model: ro.Model, LearningRate: l.LearningRate, Samples: samples, State: r.s.policyOf(ro.Name), Config: r.s.config[ro.Plugin],
 			Algorithm: l.Algorithm, ClipLow: l.ClipLow, ClipHigh: l.ClipHigh, KLCoef: l.KLCoef, TokenLevel: l.TokenLevel, Epochs: l.Epochs}
-		err := r.call(ro.Plugin, func(inst Instance) error {
+		err := r.s.call(ro.Plugin, func(inst Instance) error {
 			m := inst.LLM()
 			if m == nil {
 				return fmt.Errorf("%w: plugin %s is not an LLM", errPermanent, ro.Plugin)
 			}
 			var err error
-			resp, err = m.Update(r.ctx, req)
+			resp, err = m.Update(r.s.ctx, req)
 			return err
 		})
 		switch {
 		case errors.Is(err, plugins.ErrUnsupported):
 			r.fixedPolicy = true
-			r.progress.logf("proposer %s cannot be trained through its plugin; the policy stays fixed", ro.Name)
-		case err != nil && r.ctx.Err() != nil:
+			r.s.progress.logf("proposer %s cannot be trained through its plugin; the policy stays fixed", ro.Name)
+		case err != nil && r.s.ctx.Err() != nil:
 			return err
 		case err != nil:
 			// The policy stays as it was; journaled so a resumed run does
 			// the same.
-			r.progress.logf("policy update at step %d failed; the policy stays: %v", t+1, err)
-			if err := r.j.Append(journal.KindPolicy, key, policyRecord{Step: t + 1, State: r.policyOf(ro.Name), Samples: len(samples), Failed: err.Error()}); err != nil {
+			r.s.progress.logf("policy update at step %d failed; the policy stays: %v", t+1, err)
+			if err := r.s.j.Append(journal.KindPolicy, key, policyRecord{Step: t + 1, State: r.s.policyOf(ro.Name), Samples: len(samples), Failed: err.Error()}); err != nil {
 				return err
 			}
 		default:
-			r.setPolicy(ro.Name, resp.State)
-			r.n.update()
-			if err := r.j.Append(journal.KindPolicy, key, policyRecord{Step: t + 1, State: resp.State, Stats: resp.Stats, Samples: len(samples)}); err != nil {
+			r.s.setPolicy(ro.Name, resp.State)
+			r.s.n.update()
+			if err := r.s.j.Append(journal.KindPolicy, key, policyRecord{Step: t + 1, State: resp.State, Stats: resp.Stats, Samples: len(samples)}); err != nil {
 				return err
 			}
 		}
 	}
-	s := r.budget.Spent()
-	fig.RealRuns, fig.USD, fig.GPUHours, fig.BestGain = s.RealRuns, round6(s.USD), round6(s.GPUHours), r.n.best()
-	if err := r.j.Append(journal.KindStep, fmt.Sprintf("%s/%d", l.Name, t+1), fig); err != nil {
+	s := r.s.budget.Spent()
+	fig.RealRuns, fig.USD, fig.GPUHours, fig.BestGain = s.RealRuns, round6(s.USD), round6(s.GPUHours), r.s.n.best()
+	if err := r.s.j.Append(journal.KindStep, fmt.Sprintf("%s/%d", l.Name, t+1), fig); err != nil {
 		return err
 	}
-	return r.j.Flush()
+	return r.s.j.Flush()
 }

@@ -70,9 +70,7 @@ type service struct {
 	poolBy map[string][]record
 
 	// n is what the run counts, changed only through its methods.
-	n     tally
-	floor int    // real runs held back for later phases
-	phase string // the plan phase whose runs are being reserved
+	n tally
 
 	// What finished real runs are charged as measured, and the runs that
 	// measured more than they held (see hours.go); nanounits, as Budget.
