@@ -50,7 +50,7 @@ func (r *service) execute() error {
 				return fmt.Errorf("phase %s: %w", ph.Name, err)
 			}
 			r.progress.logf("phase %s stopped: %v", ph.Name, err)
-			r.cut(ph.Name, "stopped: "+strings.TrimPrefix(err.Error(), ErrBudget.Error()+": "))
+			r.cuts.cut(ph.Name, "stopped: "+strings.TrimPrefix(err.Error(), ErrBudget.Error()+": "))
 		}
 		if err := r.j.Commit(journal.KindPhaseEnd, ph.Name, r.totals()); err != nil {
 			return err
@@ -64,7 +64,7 @@ func (r *service) execute() error {
 // binary) stops the run here, with nothing spent.
 func (r *service) preflight() error {
 	for _, p := range r.v.Plugins {
-		if err := r.call(p.Name, func(Instance) error { return nil }); err != nil {
+		if err := r.plugins.call(p.Name, func(Instance) error { return nil }); err != nil {
 			return err
 		}
 	}
@@ -125,7 +125,7 @@ func (r *service) benchmarkTasks(e *plan.Environment) (map[string]plugins.TaskIn
 	if d, ok := r.j.Call(journal.KindCall, key); ok && json.Unmarshal(d, &resp) == nil {
 	} else {
 		cfg := r.config[e.Benchmark]
-		err := r.call(e.Benchmark, func(inst Instance) error {
+		err := r.plugins.call(e.Benchmark, func(inst Instance) error {
 			b := inst.Benchmark()
 			if b == nil {
 				return fmt.Errorf("%w: plugin %s is not a benchmark", errPermanent, e.Benchmark)
@@ -158,7 +158,7 @@ func (r *service) describe(e *plan.Environment) error {
 		return nil
 	}
 	cfg := r.config[e.Trainer]
-	err := r.call(e.Trainer, func(inst Instance) error {
+	err := r.plugins.call(e.Trainer, func(inst Instance) error {
 		t := inst.Trainer()
 		if t == nil {
 			return fmt.Errorf("%w: plugin %s is not a trainer", errPermanent, e.Trainer)

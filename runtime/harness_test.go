@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/assay-lang/assay/lang/formula"
-	"github.com/assay-lang/assay/runtime/journal"
 	"hash/fnv"
 	"math"
 	"path/filepath"
@@ -14,6 +12,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/assay-lang/assay/lang/formula"
+	"github.com/assay-lang/assay/runtime/journal"
 
 	"github.com/assay-lang/assay/compiler/plan"
 	"github.com/assay-lang/assay/plugins"

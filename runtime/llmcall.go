@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"sync"
 
 	"github.com/assay-lang/assay/compiler/plan"
 	"github.com/assay-lang/assay/plugins"
@@ -71,14 +72,14 @@ func (r *service) completeAs(roleName, key string, in, out any, untrained bool) 
 		req.MaxPromptTokens = tokenBound(role.TokensIn.High)
 	}
 	if kind == plugins.RolePropose && !untrained {
-		req.State = r.policyOf(role.Name)
+		req.State = r.policy.of(role.Name)
 	}
 	var resp *plugins.CompleteResponse
 	// used sums what the call's plugin calls were charged, in tokens.
 	var used plugins.Usage
 	var breach string
 	callStart := r.opts.Clock.Now()
-	err := r.call(role.Plugin, func(inst Instance) error {
+	err := r.plugins.call(role.Plugin, func(inst Instance) error {
 		l := inst.LLM()
 		if l == nil {
 			return fmt.Errorf("%w: plugin %s is not an LLM", errPermanent, role.Plugin)
@@ -236,16 +237,24 @@ func callUSD(role *plan.Role, in, out int) float64 {
 	return (float64(in)*role.PriceIn + float64(out)*role.PriceOut) / 1e6
 }
 
-func (r *service) policyOf(role string) []byte {
-	r.pomu.Lock()
-	defer r.pomu.Unlock()
-	return r.policy[role]
+// policyStore is each proposer role's current checkpoint.
+type policyStore struct {
+	mu sync.Mutex
+	by map[string][]byte
 }
 
-func (r *service) setPolicy(role string, st []byte) {
-	r.pomu.Lock()
-	r.policy[role] = st
-	r.pomu.Unlock()
+// of is role's current checkpoint (nil: the base model).
+func (p *policyStore) of(role string) []byte {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.by[role]
+}
+
+// set makes st role's current checkpoint.
+func (p *policyStore) set(role string, st []byte) {
+	p.mu.Lock()
+	p.by[role] = st
+	p.mu.Unlock()
 }
 
 // MarshalJSON writes a call record without reflection: one is journaled

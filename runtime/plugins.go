@@ -20,16 +20,29 @@ type supervised struct {
 	progress *progress
 }
 
-func (r *service) plugin(name string) (*supervised, error) {
-	r.pmu.Lock()
-	defer r.pmu.Unlock()
-	if s, ok := r.plugins[name]; ok {
+// pluginSet is the plan's plugins, each supervised: started on first use,
+// restarted when it dies, closed at the end of the run.
+type pluginSet struct {
+	ctx      context.Context
+	plan     []*plan.Plugin
+	loader   Loader
+	retries  int
+	progress *progress
+
+	mu  sync.Mutex
+	all map[string]*supervised
+}
+
+func (r *pluginSet) plugin(name string) (*supervised, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if s, ok := r.all[name]; ok {
 		return s, nil
 	}
-	for _, p := range r.v.Plugins {
+	for _, p := range r.plan {
 		if p.Name == name {
 			s := &supervised{p: p, progress: r.progress}
-			r.plugins[name] = s
+			r.all[name] = s
 			return s, nil
 		}
 	}
@@ -65,10 +78,11 @@ func (s *supervised) restart(gen int) {
 	}
 }
 
-func (r *service) closePlugins() {
-	r.pmu.Lock()
-	defer r.pmu.Unlock()
-	for _, s := range r.plugins {
+// close stops every plugin that is running.
+func (r *pluginSet) close() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, s := range r.all {
 		s.mu.Lock()
 		if s.inst != nil {
 			_ = s.inst.Close()
@@ -80,19 +94,19 @@ func (r *service) closePlugins() {
 
 // call runs fn against a plugin, restarting the plugin and retrying when the
 // call fails (a dead plugin fails every call).
-func (r *service) call(name string, fn func(Instance) error) error {
+func (r *pluginSet) call(name string, fn func(Instance) error) error {
 	s, err := r.plugin(name)
 	if err != nil {
 		return err
 	}
 	var last error
-	for attempt := 0; attempt <= r.opts.Retries; attempt++ {
+	for attempt := 0; attempt <= r.retries; attempt++ {
 		if err := r.ctx.Err(); err != nil {
 			return err
 		}
-		inst, gen, err := s.get(r.ctx, r.opts.Plugins)
+		inst, gen, err := s.get(r.ctx, r.loader)
 		if err != nil {
-			if isPermanent(err) || attempt == r.opts.Retries {
+			if isPermanent(err) || attempt == r.retries {
 				// A plugin that cannot start fails every call and run after
 				// it: stop, rather than spend the budget on failures.
 				return fmt.Errorf("%w: plugin %s cannot start: %w", errPermanent, name, err)
@@ -110,8 +124,8 @@ func (r *service) call(name string, fn func(Instance) error) error {
 		}
 		last = err
 		s.restart(gen)
-		if attempt < r.opts.Retries {
-			r.progress.logf("plugin %s: %v; restarted it (retry %d of %d)", name, err, attempt+1, r.opts.Retries)
+		if attempt < r.retries {
+			r.progress.logf("plugin %s: %v; restarted it (retry %d of %d)", name, err, attempt+1, r.retries)
 		}
 	}
 	return fmt.Errorf("plugin %s: %w", name, last)

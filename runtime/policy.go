@@ -56,7 +56,7 @@ func (r *rlLoop) trainPolicy(t int, key string, samples []plugins.Sample) error 
 		}
 		var pr policyRecord
 		if err := json.Unmarshal(d, &pr); err == nil && pr.Failed == "" {
-			r.s.setPolicy(l.Proposer, pr.State)
+			r.s.policy.set(l.Proposer, pr.State)
 			r.s.n.update()
 			r.s.measured.loop(l.Name, func(m *MeasuredLoop) { m.Updates++ })
 		}
@@ -67,7 +67,7 @@ func (r *rlLoop) trainPolicy(t int, key string, samples []plugins.Sample) error 
 	}
 	fail := func(why string) error {
 		r.s.progress.logf("policy update at step %d failed; the policy stays: %s", t+1, why)
-		if err := r.s.j.Append(journal.KindPolicy, key, policyRecord{Step: t + 1, State: r.s.policyOf(ro.Name), Samples: len(samples), Failed: why}); err != nil {
+		if err := r.s.j.Append(journal.KindPolicy, key, policyRecord{Step: t + 1, State: r.s.policy.of(ro.Name), Samples: len(samples), Failed: why}); err != nil {
 			return err
 		}
 		return r.s.j.Flush()
@@ -80,7 +80,7 @@ func (r *rlLoop) trainPolicy(t int, key string, samples []plugins.Sample) error 
 		r.s.budget.restoreUpdate(res.GPUHours, res.USD)
 	} else {
 		if err := r.s.budget.ReserveUpdate(u.GPUHours, u.USD); errors.Is(err, ErrBudget) {
-			r.s.cut(r.sc.phase, "made fewer policy updates than the plan gives it: "+strings.TrimPrefix(err.Error(), ErrBudget.Error()+": "))
+			r.s.cuts.cut(r.sc.phase, "made fewer policy updates than the plan gives it: "+strings.TrimPrefix(err.Error(), ErrBudget.Error()+": "))
 			return fail(err.Error())
 		} else if err != nil {
 			return err
@@ -109,7 +109,7 @@ func (r *rlLoop) trainPolicy(t int, key string, samples []plugins.Sample) error 
 		Adapter string `json:"adapter"`
 		Path    string `json:"path"`
 	}
-	if p := r.s.policyOf(ro.Name); len(p) > 0 {
+	if p := r.s.policy.of(ro.Name); len(p) > 0 {
 		_ = json.Unmarshal(p, &prev)
 	}
 	name := fmt.Sprintf("%s-step-%d", u.Adapter, t+1)
@@ -119,7 +119,7 @@ func (r *rlLoop) trainPolicy(t int, key string, samples []plugins.Sample) error 
 		Executor: plugins.ExecutorSpec{Kind: r.s.v.Executor.Kind, Concurrency: r.s.v.Executor.Concurrency, GPUs: r.s.v.Executor.GPUs, Slurm: r.s.v.Executor.Slurm},
 		GPUs:     u.GPUs, WorkDir: dir, Update: job}
 	var res *plugins.RunResult
-	err = r.s.call(u.Trainer, func(inst Instance) error {
+	err = r.s.plugins.call(u.Trainer, func(inst Instance) error {
 		tr := inst.Trainer()
 		if tr == nil {
 			return fmt.Errorf("%w: plugin %s is not a trainer", errPermanent, u.Trainer)
@@ -142,13 +142,13 @@ func (r *rlLoop) trainPolicy(t int, key string, samples []plugins.Sample) error 
 		return fail(fmt.Sprintf("%s: %s", res.Status, res.Reason))
 	}
 	var resp *plugins.UpdateResponse
-	err = r.s.call(ro.Plugin, func(inst Instance) error {
+	err = r.s.plugins.call(ro.Plugin, func(inst Instance) error {
 		m := inst.LLM()
 		if m == nil {
 			return fmt.Errorf("%w: plugin %s is not an LLM", errPermanent, ro.Plugin)
 		}
 		var err error
-		resp, err = m.Update(r.s.ctx, &plugins.UpdateRequest{Model: ro.Model, LearningRate: l.LearningRate, State: r.s.policyOf(ro.Name), Config: r.s.config[ro.Plugin],
+		resp, err = m.Update(r.s.ctx, &plugins.UpdateRequest{Model: ro.Model, LearningRate: l.LearningRate, State: r.s.policy.of(ro.Name), Config: r.s.config[ro.Plugin],
 			Algorithm: l.Algorithm, ClipLow: l.ClipLow, ClipHigh: l.ClipHigh, KLCoef: l.KLCoef, TokenLevel: l.TokenLevel, Epochs: l.Epochs,
 			Adapter: &plugins.Adapter{Name: name, Path: job.AdapterDir}})
 		return err
@@ -161,7 +161,7 @@ func (r *rlLoop) trainPolicy(t int, key string, samples []plugins.Sample) error 
 	case err != nil:
 		return fail("loading the adapter: " + err.Error())
 	}
-	r.s.setPolicy(ro.Name, resp.State)
+	r.s.policy.set(ro.Name, resp.State)
 	r.s.n.update()
 	r.s.measured.loop(l.Name, func(m *MeasuredLoop) { m.Updates++ })
 	r.s.progress.logf("policy update %d: adapter %s", t+1, name)

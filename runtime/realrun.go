@@ -53,18 +53,18 @@ func (r *service) reserve(sc scope, key string, rr realRun) (bool, error) {
 	}
 	// Runs planned for later phases are held back from this one.
 	if left := r.budget.RunsLeft(); left >= 0 && left <= sc.floor {
-		return r.skip(sc, key, r.realRunCapReason(sc, left)), nil
+		return r.cuts.skip(sc, key, sc.realRunCapReason(r.budget.Caps().RealRuns, left)), nil
 	}
 	// The wall-time cap: no run starts that could end after it.
 	if c := r.v.Budget.WallHours; c > 0 {
 		if e := r.envs[env]; e != nil && r.opts.Clock.Now().Sub(r.startedAt).Hours()+e.Hours.High > c {
-			return r.skip(sc, key, fmt.Sprintf("the wall-time cap of %g hours leaves no time for a run of up to %g hours", c, e.Hours.High)), nil
+			return r.cuts.skip(sc, key, fmt.Sprintf("the wall-time cap of %g hours leaves no time for a run of up to %g hours", c, e.Hours.High)), nil
 		}
 	}
 	gpuh, usd := r.runCost(env)
 	if err := r.budget.Reserve(gpuh, usd); err != nil {
 		if errors.Is(err, ErrBudget) {
-			return r.skip(sc, key, strings.TrimPrefix(err.Error(), ErrBudget.Error()+": ")), nil
+			return r.cuts.skip(sc, key, strings.TrimPrefix(err.Error(), ErrBudget.Error()+": ")), nil
 		}
 		return false, err
 	}
@@ -103,7 +103,7 @@ func (r *service) runReal(sc scope, runs []realRun) ([]outcome, error) {
 			return nil, err
 		}
 		if !ok {
-			out[i].Skipped, out[i].Why = true, r.skipReason(k)
+			out[i].Skipped, out[i].Why = true, r.cuts.skipReason(k)
 			continue
 		}
 		keys[i] = k
@@ -189,7 +189,7 @@ func (r *service) startBatch(runs []realRun, keys []string, todo []int) error {
 		if len(idx) < 2 {
 			continue // one run: execute1 starts it
 		}
-		err := r.call(name, func(inst Instance) error {
+		err := r.plugins.call(name, func(inst Instance) error {
 			bs, ok := inst.Trainer().(plugins.BatchStarter)
 			if !ok {
 				return plugins.ErrUnsupported
@@ -359,7 +359,7 @@ func (r *service) attempt(rr realRun, key string) (*plugins.RunResult, error) {
 	// started is when this process started the run; a run it only waited
 	// on (started before a resume, or in a batch) has no duration here.
 	var started time.Time
-	err := r.call(env.Trainer, func(inst Instance) error {
+	err := r.plugins.call(env.Trainer, func(inst Instance) error {
 		t := inst.Trainer()
 		if t == nil {
 			return fmt.Errorf("%w: plugin %s is not a trainer", errPermanent, env.Trainer)
@@ -430,7 +430,9 @@ func (r *service) attempt(rr realRun, key string) (*plugins.RunResult, error) {
 		return nil, err
 	}
 	if run, ok := r.j.Run(key); ok {
-		r.settleRun(key, run.Reservation, res)
+		if o, overran := r.charged.settle(r.envs[run.Reservation.Env], run.Reservation, res); overran {
+			o.log(r.progress, key)
+		}
 	}
 	r.progress.tick()
 	return res, nil

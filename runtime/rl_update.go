@@ -90,7 +90,7 @@ func (r *rlLoop) update(t int, groups []*group) error {
 	} else if d, ok := r.s.j.Call(journal.KindPolicy, key); ok {
 		var pr policyRecord
 		if err := json.Unmarshal(d, &pr); err == nil && pr.Failed == "" {
-			r.s.setPolicy(l.Proposer, pr.State)
+			r.s.policy.set(l.Proposer, pr.State)
 			r.s.n.update()
 		}
 	} else if len(samples) > 0 && !r.fixedPolicy {
@@ -99,9 +99,9 @@ func (r *rlLoop) update(t int, groups []*group) error {
 		}
 		ro := r.s.roles[l.Proposer]
 		var resp *plugins.UpdateResponse
-		req := &plugins.UpdateRequest{Model: ro.Model, LearningRate: l.LearningRate, Samples: samples, State: r.s.policyOf(ro.Name), Config: r.s.config[ro.Plugin],
+		req := &plugins.UpdateRequest{Model: ro.Model, LearningRate: l.LearningRate, Samples: samples, State: r.s.policy.of(ro.Name), Config: r.s.config[ro.Plugin],
 			Algorithm: l.Algorithm, ClipLow: l.ClipLow, ClipHigh: l.ClipHigh, KLCoef: l.KLCoef, TokenLevel: l.TokenLevel, Epochs: l.Epochs}
-		err := r.s.call(ro.Plugin, func(inst Instance) error {
+		err := r.s.plugins.call(ro.Plugin, func(inst Instance) error {
 			m := inst.LLM()
 			if m == nil {
 				return fmt.Errorf("%w: plugin %s is not an LLM", errPermanent, ro.Plugin)
@@ -120,11 +120,11 @@ func (r *rlLoop) update(t int, groups []*group) error {
 			// The policy stays as it was; journaled so a resumed run does
 			// the same.
 			r.s.progress.logf("policy update at step %d failed; the policy stays: %v", t+1, err)
-			if err := r.s.j.Append(journal.KindPolicy, key, policyRecord{Step: t + 1, State: r.s.policyOf(ro.Name), Samples: len(samples), Failed: err.Error()}); err != nil {
+			if err := r.s.j.Append(journal.KindPolicy, key, policyRecord{Step: t + 1, State: r.s.policy.of(ro.Name), Samples: len(samples), Failed: err.Error()}); err != nil {
 				return err
 			}
 		default:
-			r.s.setPolicy(ro.Name, resp.State)
+			r.s.policy.set(ro.Name, resp.State)
 			r.s.n.update()
 			if err := r.s.j.Append(journal.KindPolicy, key, policyRecord{Step: t + 1, State: resp.State, Stats: resp.Stats, Samples: len(samples)}); err != nil {
 				return err

@@ -225,7 +225,7 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
 	j.SetClock(opts.Clock.Now)
 
 	r := newService(ctx, v, j, dir, opts)
-	defer r.closePlugins()
+	defer r.plugins.close()
 	// A run is identified by the plan as it applies to its variant: the
 	// variants of a sweep each have their own hash.
 	hash := p.VariantHash(v.Name)
@@ -255,7 +255,7 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
 	_ = j.SetMeta("state", StateRunning)
 	_ = j.SetMeta("reason", "") // an earlier interruption's reason no longer applies
 	runErr := r.execute()
-	res := &Result{ID: opts.ID, Dir: dir, State: StateFinished, Totals: r.totals(), Cuts: r.capCuts()}
+	res := &Result{ID: opts.ID, Dir: dir, State: StateFinished, Totals: r.totals(), Cuts: r.cuts.list()}
 	if len(res.Cuts) > 0 {
 		res.State, res.Reason = StateStoppedAtCap, cutsReason(res.Cuts)
 	}

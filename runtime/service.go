@@ -44,8 +44,8 @@ type service struct {
 	budget   *Budget
 	progress *progress
 
-	pmu     sync.Mutex
-	plugins map[string]*supervised
+	// plugins are the plan's plugins, supervised.
+	plugins *pluginSet
 
 	// The plan's blocks by name: the runtime looks nothing up by kind.
 	envs    map[string]*plan.Environment
@@ -57,8 +57,7 @@ type service struct {
 	tasks   []*taskInfo
 	knobs   map[string][]plugins.Knob
 	// policy is each proposer role's current checkpoint.
-	pomu   sync.Mutex
-	policy map[string][]byte
+	policy policyStore
 
 	measured *measured
 
@@ -72,12 +71,9 @@ type service struct {
 	// n is what the run counts, changed only through its methods.
 	n tally
 
-	// What finished real runs are charged as measured, and the runs that
-	// measured more than they held (see hours.go); nanounits, as Budget.
-	omu                            sync.Mutex
-	chargedGPUNano, chargedUSDNano int64
-	overruns                       int
-	overrunGPUNano                 int64
+	// charged is what finished real runs are charged as measured (see
+	// hours.go).
+	charged charges
 
 	// While batching, reservations are collected and journaled in one
 	// transaction before any of their runs starts.
@@ -85,11 +81,8 @@ type service struct {
 	batchKeys []string
 	batchRes  []journal.Reservation
 	startedAt time.Time
-	// cuts are the phases a cap stopped or shrank; skipped says why each
-	// run key that got no reservation got none.
-	cutMu   sync.Mutex
-	cuts    []PhaseCut
-	skipped map[string]string
+	// cuts are the phases a cap stopped or shrank (see capcut.go).
+	cuts *cutLog
 }
 
 func newService(ctx context.Context, v *plan.Variant, j *journal.Journal, dir string, opts Options) *service {
@@ -98,7 +91,6 @@ func newService(ctx context.Context, v *plan.Variant, j *journal.Journal, dir st
 	}
 	r := &service{ctx: ctx, v: v, j: j, dir: dir, opts: opts,
 		budget:   NewBudget(v.Budget),
-		plugins:  map[string]*supervised{},
 		envs:     map[string]*plan.Environment{},
 		roles:    map[string]*plan.Role{},
 		rewards:  map[string]*plan.Reward{},
@@ -106,11 +98,11 @@ func newService(ctx context.Context, v *plan.Variant, j *journal.Journal, dir st
 		loops:    map[string]*plan.Loop{},
 		config:   map[string]map[string]any{},
 		knobs:    map[string][]plugins.Knob{},
-		policy:   map[string][]byte{},
+		policy:   policyStore{by: map[string][]byte{}},
 		measured: newMeasured(),
 		poolBy:   map[string][]record{},
-		skipped:  map[string]string{},
 	}
+	r.cuts = &cutLog{phases: v.Phases, loops: r.loops, skipped: map[string]string{}}
 	for _, e := range v.Envs {
 		r.envs[e.Name] = e
 	}
@@ -121,7 +113,7 @@ func newService(ctx context.Context, v *plan.Variant, j *journal.Journal, dir st
 	for _, run := range j.Runs() {
 		r.budget.restore(run.Reservation.GPUHours, run.Reservation.USD)
 		r.measured.realRun(run.Reservation.Phase, run.Reservation.Env)
-		r.settleRun("", run.Reservation, run.Result)
+		r.charged.settle(r.envs[run.Reservation.Env], run.Reservation, run.Result)
 	}
 	for _, ro := range v.Roles {
 		r.roles[ro.Name] = ro
@@ -139,6 +131,7 @@ func newService(ctx context.Context, v *plan.Variant, j *journal.Journal, dir st
 		r.config[p.Name] = p.Config
 	}
 	r.progress = newProgress(opts.Progress, r)
+	r.plugins = &pluginSet{ctx: ctx, plan: v.Plugins, loader: opts.Plugins, retries: opts.Retries, progress: r.progress, all: map[string]*supervised{}}
 	return r
 }
 
@@ -149,7 +142,7 @@ func (r *service) totals() Totals {
 		LLMCalls: r.n.calls(), Steps: r.n.steps, Candidates: r.n.candidates,
 		PolicyUpdates: r.n.updates, Records: len(r.rwm), BestGain: round6(r.n.best()),
 		Measured: r.measured.snapshot()}
-	cg, cu, over, overGPUh := r.chargedTotals()
+	cg, cu, over, overGPUh := r.charged.totals()
 	t.MeasuredGPUHours, t.MeasuredRunUSD, t.Overruns, t.OverrunGPUHours = round6(cg), round6(cu), over, round6(overGPUh)
 	return t
 }
