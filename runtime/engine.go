@@ -32,7 +32,7 @@ func (r *service) execute() error {
 		if err := r.ctx.Err(); err != nil {
 			return err
 		}
-		sc := r.scopeFor(i, ph)
+		sc := scopeFor(r.v, r.loops, i, ph)
 		if ph.Kind != plan.PhaseCalibration {
 			// A calibration round runs inside its loop's phase, under
 			// that one's hold-back.
@@ -185,7 +185,7 @@ func (r *baselines) Execute() error {
 	ph := r.ph
 	var need []realRun
 	for _, tr := range ph.Tasks {
-		t := r.s.task(tr.Env, tr.Task)
+		t := r.s.tasks.find(tr.Env, tr.Task)
 		if t == nil {
 			return fmt.Errorf("the plan lists a baseline run for task %s/%s, which it does not define", tr.Env, tr.Task)
 		}
@@ -247,25 +247,6 @@ func (r *service) ensureBaselines(runs []realRun) error {
 	return nil
 }
 
-func (r *service) task(env, name string) *taskInfo {
-	for _, t := range r.tasks {
-		if t.Env == env && t.Name == name {
-			return t
-		}
-	}
-	return nil
-}
-
-func (r *service) tasksOf(env, split string) []*taskInfo {
-	var out []*taskInfo
-	for _, t := range r.tasks {
-		if (env == "" || t.Env == env) && t.Split == split {
-			out = append(out, t)
-		}
-	}
-	return out
-}
-
 // concurrency is how many calls of a role the runtime keeps in flight: the
 // role's concurrency, which the compiler always sets.
 func (r *service) concurrency(role string) int {
@@ -273,27 +254,6 @@ func (r *service) concurrency(role string) int {
 		return ro.Concurrency
 	}
 	return 1
-}
-
-// history returns the last records of a task from the state pool.
-func (r *service) history(t *taskInfo) []record {
-	r.rmu.Lock()
-	defer r.rmu.Unlock()
-	recs := r.poolBy[t.Env+"/"+t.Name]
-	if len(recs) == 0 {
-		return nil
-	}
-	out := make([]record, 0, min(historyLen, len(recs)))
-	for i := len(recs) - 1; i >= 0 && len(out) < historyLen; i-- {
-		out = append(out, recs[i])
-	}
-	return out
-}
-
-func (r *service) context() []record {
-	r.rmu.Lock()
-	defer r.rmu.Unlock()
-	return append([]record(nil), r.rwm...)
 }
 
 // propose asks the proposer role for one proposal. It also returns the
@@ -314,7 +274,7 @@ type proposeOpts struct {
 
 // proposeWith is propose with o.
 func (r *service) proposeWith(proposer, key string, t *taskInfo, state string, parent *plugins.Proposal, o proposeOpts) (plugins.Proposal, *payload.ProposeRequest, bool, error) {
-	enc := &payload.ProposeRequest{Task: t.Name, Env: t.Env, State: state, Parent: parent, History: r.history(t), Records: o.records, Knobs: r.knobs[t.Env], N: 1, Inspirations: o.inspirations}
+	enc := &payload.ProposeRequest{Task: t.Name, Env: t.Env, State: state, Parent: parent, History: r.records.history(t), Records: o.records, Knobs: r.knobs[t.Env], N: 1, Inspirations: o.inspirations}
 	req := *enc
 	untrained := o.untrained
 	var resp payload.ProposeResponse
@@ -388,19 +348,6 @@ func (r *service) implement(builder, loop, key string, t *taskInfo, p plugins.Pr
 	return resp.Proposal, true, nil
 }
 
-func (r *service) addRecords(toContext bool, recs ...record) {
-	r.rmu.Lock()
-	defer r.rmu.Unlock()
-	if toContext {
-		r.rwm = append(r.rwm, recs...)
-	}
-	r.pool = append(r.pool, recs...)
-	for _, rec := range recs {
-		k := rec.Env + "/" + rec.Task
-		r.poolBy[k] = append(r.poolBy[k], rec)
-	}
-}
-
 // Execute runs the seed records: real runs on train tasks, spread over
 // environments as the plan says, whose results form the world model's
 // initial context.
@@ -413,7 +360,7 @@ func (r *seedRecords) Execute() error {
 	var items []item
 	for _, e := range r.s.v.Envs {
 		n := ph.Proposals[e.Name]
-		tasks := r.s.tasksOf(e.Name, "train") // seed records are train runs, by definition
+		tasks := r.s.tasks.of(e.Name, "train") // seed records are train runs, by definition
 		if len(tasks) == 0 {
 			continue
 		}
@@ -463,7 +410,7 @@ func (r *seedRecords) Execute() error {
 			continue
 		}
 		rec := record{Task: it.task.Name, Env: it.task.Env, Proposal: runs[i].Proposal, Gain: o.Gain, Infeasible: !ran || o.Infeasible}
-		r.s.addRecords(true, rec)
+		r.s.records.add(true, rec)
 		r.s.progress.step("")
 	}
 	return nil

@@ -130,7 +130,7 @@ func (r *evaluation) Execute() error {
 	if e == nil {
 		return fmt.Errorf("%w: the plan has an evaluation phase but no evaluation protocol", errPermanent)
 	}
-	tasks := r.s.tasksOf("", e.Split)
+	tasks := r.s.tasks.of("", e.Split)
 	if len(tasks) == 0 {
 		return fmt.Errorf("evaluation: no %s tasks", e.Split)
 	}
@@ -152,7 +152,7 @@ func (r *evaluation) Execute() error {
 	r.s.progress.start(ph.Name, len(items), "runs")
 	// The in-context arm's records: the real records so far, oldest first,
 	// the same for every state.
-	ctx := r.s.context()
+	ctx := r.s.records.context()
 	records := make([][]record, len(e.Arms))
 	for a, arm := range e.Arms {
 		if arm.Records > 0 {

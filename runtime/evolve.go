@@ -110,7 +110,7 @@ type evolution struct {
 func (r *evolution) Execute() error {
 	ph := r.ph
 	l := r.l
-	tasks := r.s.tasksOf("", l.Split)
+	tasks := r.s.tasks.of("", l.Split)
 	I, R := l.Islands, l.Rounds
 	r.s.progress.start(ph.Name, len(tasks)*R, "rounds")
 	for _, t := range tasks {

@@ -302,7 +302,7 @@ func (r *rlLoop) canAffordRefresh() bool {
 	// A refresh that cannot pay one real run under the GPU-hour and dollar
 	// caps (less what later phases hold back) would only skip its runs.
 	fits := false
-	for _, t := range r.s.tasksOf("", l.Split) {
+	for _, t := range r.s.tasks.of("", l.Split) {
 		if gpuh, usd := r.s.runCost(t.Env); r.s.budget.Fits(gpuh, usd) {
 			fits = true
 			break
@@ -332,7 +332,7 @@ func (r *rlLoop) rollout(refresh int) ([]*group, error) {
 func (r *rlLoop) sampleGroups(tag string, states int) ([]*group, error) {
 	l, sh := r.l, r.sh
 	G := l.ProposalsPerState
-	train := r.s.tasksOf("", l.Split)
+	train := r.s.tasks.of("", l.Split)
 	if len(train) == 0 {
 		return nil, fmt.Errorf("loop %s: no %s tasks", l.Name, l.Split)
 	}
@@ -343,7 +343,7 @@ func (r *rlLoop) sampleGroups(tag string, states int) ([]*group, error) {
 	if len(r.ph.Proposals) > 0 {
 		s := 0
 		for _, e := range r.s.v.Envs {
-			ts := r.s.tasksOf(e.Name, l.Split)
+			ts := r.s.tasks.of(e.Name, l.Split)
 			for n := 0; n < r.ph.Proposals[e.Name] && s < states; n++ {
 				pools[s] = ts
 				s++
@@ -431,8 +431,8 @@ func (r *rlLoop) sampleGroups(tag string, states int) ([]*group, error) {
 		}
 		// Real results join the world model's context; predictions only
 		// the state pool (state-pool expansion without real runs).
-		r.s.addRecords(true, real...)
-		r.s.addRecords(false, predicted...)
+		r.s.records.add(true, real...)
+		r.s.records.add(false, predicted...)
 	}
 	return groups, nil
 }
@@ -459,12 +459,12 @@ func child(parent, p plugins.Proposal) plugins.Proposal {
 // proposer is shown.
 func (r *rlLoop) priorProposals(t *taskInfo) map[string]bool {
 	out := map[string]bool{}
-	for _, rec := range r.s.context() {
+	for _, rec := range r.s.records.context() {
 		if rec.Task == t.Name && rec.Env == t.Env {
 			out[proposalKey(rec.Proposal)] = true
 		}
 	}
-	for _, rec := range r.s.history(t) {
+	for _, rec := range r.s.records.history(t) {
 		out[proposalKey(rec.Proposal)] = true
 	}
 	return out

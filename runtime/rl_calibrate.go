@@ -106,8 +106,8 @@ func (r *rlLoop) calibrate(sc scope, round int, ph *plan.Phase) error {
 	for _, p := range fig.Points {
 		fig.RewardGap += math.Abs(p.PredictedReward-p.RealReward) / float64(len(fig.Points))
 	}
-	r.s.addRecords(true, recs...)
-	fig.Records = len(r.s.context())
+	r.s.records.add(true, recs...)
+	fig.Records = len(r.s.records.context())
 	if err := r.s.j.Append(journal.KindCalibration, fmt.Sprintf("%d", round+1), fig); err != nil {
 		return err
 	}

@@ -45,7 +45,7 @@ func all2(states, G int) []pos {
 func (r *rlLoop) predictCandidates(groups []*group, all []pos) error {
 	l := r.l
 	ro := l.Predictor
-	ctx := r.s.context()
+	ctx := r.s.records.context()
 	return parallel(len(all), r.s.concurrency(ro), func(i int) error {
 		gr := groups[all[i].s]
 		c := &gr.Cands[all[i].g]

@@ -27,17 +27,17 @@ func (sc scope) in(phase string) scope {
 // scopeFor is what phase i reserves under: the plan's hold_back, which the
 // compiler decides. A plan from before hold_back existed holds back real
 // runs only, as that version did.
-func (r *service) scopeFor(i int, ph *plan.Phase) scope {
+func scopeFor(v *plan.Variant, loops map[string]*plan.Loop, i int, ph *plan.Phase) scope {
 	sc := scope{phase: ph.Name}
 	if hb := ph.HoldBack; hb != nil {
 		sc.floor, sc.hold = hb.RealRuns, *hb
 		return sc
 	}
-	for _, later := range r.v.Phases[i+1:] {
+	for _, later := range v.Phases[i+1:] {
 		if ph.Kind == plan.PhaseRL && later.Kind == plan.PhaseCalibration && (later.Loop == "" || later.Loop == ph.Loop) {
 			continue // its calibration runs belong to this phase
 		}
-		sc.floor += r.heldBack(later)
+		sc.floor += heldBack(loops, later)
 	}
 	sc.hold = plan.HoldBack{RealRuns: sc.floor}
 	return sc
@@ -48,8 +48,8 @@ func (r *service) scopeFor(i int, ph *plan.Phase) scope {
 // gets every run the plan gives it even when fewer builds fail than
 // expected; for a loop that runs until the budget is spent, the least,
 // since it spends what the others leave.
-func (r *service) heldBack(ph *plan.Phase) int {
-	if l := r.loops[ph.Loop]; l != nil && l.UntilBudget && ph.Kind == plan.PhaseRL {
+func heldBack(loops map[string]*plan.Loop, ph *plan.Phase) int {
+	if l := loops[ph.Loop]; l != nil && l.UntilBudget && ph.Kind == plan.PhaseRL {
 		var n float64
 		for _, c := range ph.Calls.RealRuns {
 			n += c.Low

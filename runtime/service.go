@@ -3,7 +3,6 @@ package runtime
 import (
 	"context"
 	"math"
-	"sync"
 	"time"
 
 	"github.com/assay-lang/assay/compiler/plan"
@@ -54,19 +53,15 @@ type service struct {
 	critics map[string]*plan.Critic
 	loops   map[string]*plan.Loop
 	config  map[string]map[string]any // plugin config by plugin name
-	tasks   []*taskInfo
+	tasks   taskList
 	knobs   map[string][]plugins.Knob
 	// policy is each proposer role's current checkpoint.
 	policy policyStore
 
 	measured *measured
 
-	// rwm is the world model's record context; pool the state pool.
-	rmu  sync.Mutex
-	rwm  []record
-	pool []record
-	// poolBy is the state pool by "env/task", for a state's history.
-	poolBy map[string][]record
+	// records are the world model's context and the state pool.
+	records *recordStore
 
 	// n is what the run counts, changed only through its methods.
 	n tally
@@ -100,7 +95,7 @@ func newService(ctx context.Context, v *plan.Variant, j *journal.Journal, dir st
 		knobs:    map[string][]plugins.Knob{},
 		policy:   policyStore{by: map[string][]byte{}},
 		measured: newMeasured(),
-		poolBy:   map[string][]record{},
+		records:  &recordStore{poolBy: map[string][]record{}},
 	}
 	r.cuts = &cutLog{phases: v.Phases, loops: r.loops, skipped: map[string]string{}}
 	for _, e := range v.Envs {
@@ -140,7 +135,7 @@ func (r *service) totals() Totals {
 	t := Totals{RealRuns: s.RealRuns, Finished: r.n.finished, Infeasible: r.n.infeasible,
 		GPUHours: round6(s.GPUHours), USD: round6(s.USD), LLMUSD: round6(s.LLMUSD),
 		LLMCalls: r.n.calls(), Steps: r.n.steps, Candidates: r.n.candidates,
-		PolicyUpdates: r.n.updates, Records: len(r.rwm), BestGain: round6(r.n.best()),
+		PolicyUpdates: r.n.updates, Records: r.records.count(), BestGain: round6(r.n.best()),
 		Measured: r.measured.snapshot()}
 	cg, cu, over, overGPUh := r.charged.totals()
 	t.MeasuredGPUHours, t.MeasuredRunUSD, t.Overruns, t.OverrunGPUHours = round6(cg), round6(cu), over, round6(overGPUh)
