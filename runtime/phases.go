@@ -67,11 +67,19 @@ func newSeedRecords(s *service, sc scope, _ int, ph *plan.Phase) (phaseNode, err
 	return &seedRecords{s: s, sc: sc, ph: ph}, nil
 }
 
-// evaluation is the plan's evaluation phase.
+// evaluation is the plan's evaluation phase; what Execute sets up is
+// shared by its arms, predictions and scoring.
 type evaluation struct {
 	s  *service
 	sc scope
 	ph *plan.Phase
+
+	e         *plan.Evaluation
+	tasks     []*taskInfo
+	k, states int
+	items     []*evalItem
+	ctx       []record   // the world model's context when it began
+	records   [][]record // each arm's in-context records
 }
 
 func newEvaluation(s *service, sc scope, _ int, ph *plan.Phase) (phaseNode, error) {
