@@ -48,76 +48,21 @@ func (r *rlLoop) trainPolicy(t int, key string, samples []plugins.Sample) error 
 	l, u := r.l, r.l.Update
 	ro := r.s.roles[l.Proposer]
 	if d, ok := r.s.j.Call(journal.KindPolicy, key); ok {
-		if d2, ok := r.s.j.Call(journal.KindPolicy, key+"/reserve"); ok {
-			var res updateReservation
-			if json.Unmarshal(d2, &res) == nil {
-				r.s.budget.restoreUpdate(res.GPUHours, res.USD)
-			}
-		}
-		var pr policyRecord
-		if err := json.Unmarshal(d, &pr); err == nil && pr.Failed == "" {
-			r.s.policy.set(l.Proposer, pr.State)
-			r.s.n.update()
-			r.s.measured.loop(l.Name, func(m *MeasuredLoop) { m.Updates++ })
-		}
+		r.replayUpdate(key, d)
 		return nil
 	}
 	if len(samples) == 0 {
 		return nil // every group dropped: nothing to train on
 	}
-	fail := func(why string) error {
-		r.s.progress.logf("policy update at step %d failed; the policy stays: %s", t+1, why)
-		if err := r.s.j.Append(journal.KindPolicy, key, policyRecord{Step: t + 1, State: r.s.policy.of(ro.Name), Samples: len(samples), Failed: why}); err != nil {
-			return err
-		}
-		return r.s.j.Flush()
+	if why, err := r.holdUpdate(key); err != nil {
+		return err
+	} else if why != "" {
+		return r.failUpdate(t, key, len(samples), why)
 	}
-	if d, ok := r.s.j.Call(journal.KindPolicy, key+"/reserve"); ok {
-		var res updateReservation
-		if err := json.Unmarshal(d, &res); err != nil {
-			return fmt.Errorf("%w: journal: update reservation %s: %v", errPermanent, key, err)
-		}
-		r.s.budget.restoreUpdate(res.GPUHours, res.USD)
-	} else {
-		if err := r.s.budget.ReserveUpdate(u.GPUHours, u.USD); errors.Is(err, ErrBudget) {
-			r.s.cuts.cut(r.sc.phase, "made fewer policy updates than the plan gives it: "+strings.TrimPrefix(err.Error(), ErrBudget.Error()+": "))
-			return fail(err.Error())
-		} else if err != nil {
-			return err
-		}
-		if err := r.s.j.Append(journal.KindPolicy, key+"/reserve", updateReservation{GPUHours: u.GPUHours, USD: u.USD}); err != nil {
-			return err
-		}
-		if err := r.s.j.Flush(); err != nil {
-			return err
-		}
-	}
-	dir, err := filepath.Abs(filepath.Join(r.s.dir, "work", strings.ReplaceAll(key, "/", "_")))
+	job, name, req, err := r.prepareUpdate(t, key, samples)
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	batch := filepath.Join(dir, "batch.jsonl")
-	if err := writeBatch(batch, t+1, samples); err != nil {
-		return err
-	}
-	// The adapter the batch was sampled from, as the proposer's plugin
-	// named it in the policy state it returned.
-	var prev struct {
-		Adapter string `json:"adapter"`
-		Path    string `json:"path"`
-	}
-	if p := r.s.policy.of(ro.Name); len(p) > 0 {
-		_ = json.Unmarshal(p, &prev)
-	}
-	name := fmt.Sprintf("%s-step-%d", u.Adapter, t+1)
-	job := &plugins.PolicyJob{Step: t + 1, BatchFile: batch, AdapterDir: filepath.Join(dir, "adapter"), BaseModel: ro.Model, PreviousAdapter: prev.Adapter, PreviousAdapterDir: prev.Path,
-		Algorithm: l.Algorithm, LearningRate: l.LearningRate, ClipLow: l.ClipLow, ClipHigh: l.ClipHigh, KLCoef: l.KLCoef, TokenLevel: l.TokenLevel, Epochs: l.Epochs}
-	req := &plugins.RunRequest{RunID: key, Seed: int64(derive(r.s.v.Seed, key) >> 1), Config: r.s.config[u.Trainer],
-		Executor: plugins.ExecutorSpec{Kind: r.s.v.Executor.Kind, Concurrency: r.s.v.Executor.Concurrency, GPUs: r.s.v.Executor.GPUs, Slurm: r.s.v.Executor.Slurm},
-		GPUs:     u.GPUs, WorkDir: dir, Update: job}
 	var res *plugins.RunResult
 	err = r.s.plugins.call(u.Trainer, func(inst Instance) error {
 		tr := inst.Trainer()
@@ -137,9 +82,9 @@ func (r *rlLoop) trainPolicy(t int, key string, samples []plugins.Sample) error 
 	case errors.Is(err, plugins.ErrUnsupported), errors.Is(err, plugins.ErrConfig), errors.Is(err, errPermanent):
 		return fmt.Errorf("%w: loop %s: policy update on plugin %s: %v", errPermanent, l.Name, u.Trainer, err)
 	case err != nil:
-		return fail(err.Error())
+		return r.failUpdate(t, key, len(samples), err.Error())
 	case res.Status != plugins.StatusFinished:
-		return fail(fmt.Sprintf("%s: %s", res.Status, res.Reason))
+		return r.failUpdate(t, key, len(samples), fmt.Sprintf("%s: %s", res.Status, res.Reason))
 	}
 	var resp *plugins.UpdateResponse
 	err = r.s.plugins.call(ro.Plugin, func(inst Instance) error {
@@ -159,7 +104,7 @@ func (r *rlLoop) trainPolicy(t int, key string, samples []plugins.Sample) error 
 	case errors.Is(err, plugins.ErrUnsupported), errors.Is(err, plugins.ErrConfig), errors.Is(err, errPermanent):
 		return fmt.Errorf("%w: loop %s: proposer %s cannot serve the trained adapter: %v", errPermanent, l.Name, ro.Name, err)
 	case err != nil:
-		return fail("loading the adapter: " + err.Error())
+		return r.failUpdate(t, key, len(samples), "loading the adapter: "+err.Error())
 	}
 	r.s.policy.set(ro.Name, resp.State)
 	r.s.n.update()
@@ -169,6 +114,93 @@ func (r *rlLoop) trainPolicy(t int, key string, samples []plugins.Sample) error 
 		return err
 	}
 	return r.s.j.Flush()
+}
+
+// replayUpdate takes a journaled update (policy record d) back on resume:
+// its reservation counted again, its policy state restored.
+func (r *rlLoop) replayUpdate(key string, d []byte) {
+	l := r.l
+	if d2, ok := r.s.j.Call(journal.KindPolicy, key+"/reserve"); ok {
+		var res updateReservation
+		if json.Unmarshal(d2, &res) == nil {
+			r.s.budget.restoreUpdate(res.GPUHours, res.USD)
+		}
+	}
+	var pr policyRecord
+	if err := json.Unmarshal(d, &pr); err == nil && pr.Failed == "" {
+		r.s.policy.set(l.Proposer, pr.State)
+		r.s.n.update()
+		r.s.measured.loop(l.Name, func(m *MeasuredLoop) { m.Updates++ })
+	}
+}
+
+// failUpdate journals a failed update: the policy stays as it was.
+func (r *rlLoop) failUpdate(t int, key string, samples int, why string) error {
+	ro := r.s.roles[r.l.Proposer]
+	r.s.progress.logf("policy update at step %d failed; the policy stays: %s", t+1, why)
+	if err := r.s.j.Append(journal.KindPolicy, key, policyRecord{Step: t + 1, State: r.s.policy.of(ro.Name), Samples: samples, Failed: why}); err != nil {
+		return err
+	}
+	return r.s.j.Flush()
+}
+
+// holdUpdate reserves the update's cost (or counts a journaled
+// reservation again); why says what cap refused it, and the phase is
+// noted as cut.
+func (r *rlLoop) holdUpdate(key string) (why string, err error) {
+	u := r.l.Update
+	if d, ok := r.s.j.Call(journal.KindPolicy, key+"/reserve"); ok {
+		var res updateReservation
+		if err := json.Unmarshal(d, &res); err != nil {
+			return "", fmt.Errorf("%w: journal: update reservation %s: %v", errPermanent, key, err)
+		}
+		r.s.budget.restoreUpdate(res.GPUHours, res.USD)
+		return "", nil
+	}
+	if err := r.s.budget.ReserveUpdate(u.GPUHours, u.USD); errors.Is(err, ErrBudget) {
+		r.s.cuts.cut(r.sc.phase, "made fewer policy updates than the plan gives it: "+strings.TrimPrefix(err.Error(), ErrBudget.Error()+": "))
+		return err.Error(), nil
+	} else if err != nil {
+		return "", err
+	}
+	if err := r.s.j.Append(journal.KindPolicy, key+"/reserve", updateReservation{GPUHours: u.GPUHours, USD: u.USD}); err != nil {
+		return "", err
+	}
+	return "", r.s.j.Flush()
+}
+
+// prepareUpdate writes the batch and makes the run request of the
+// update's command, with its job and the adapter's name.
+func (r *rlLoop) prepareUpdate(t int, key string, samples []plugins.Sample) (*plugins.PolicyJob, string, *plugins.RunRequest, error) {
+	l, u := r.l, r.l.Update
+	ro := r.s.roles[l.Proposer]
+	dir, err := filepath.Abs(filepath.Join(r.s.dir, "work", strings.ReplaceAll(key, "/", "_")))
+	if err != nil {
+		return nil, "", nil, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, "", nil, err
+	}
+	batch := filepath.Join(dir, "batch.jsonl")
+	if err := writeBatch(batch, t+1, samples); err != nil {
+		return nil, "", nil, err
+	}
+	// The adapter the batch was sampled from, as the proposer's plugin
+	// named it in the policy state it returned.
+	var prev struct {
+		Adapter string `json:"adapter"`
+		Path    string `json:"path"`
+	}
+	if p := r.s.policy.of(ro.Name); len(p) > 0 {
+		_ = json.Unmarshal(p, &prev)
+	}
+	name := fmt.Sprintf("%s-step-%d", u.Adapter, t+1)
+	job := &plugins.PolicyJob{Step: t + 1, BatchFile: batch, AdapterDir: filepath.Join(dir, "adapter"), BaseModel: ro.Model, PreviousAdapter: prev.Adapter, PreviousAdapterDir: prev.Path,
+		Algorithm: l.Algorithm, LearningRate: l.LearningRate, ClipLow: l.ClipLow, ClipHigh: l.ClipHigh, KLCoef: l.KLCoef, TokenLevel: l.TokenLevel, Epochs: l.Epochs}
+	req := &plugins.RunRequest{RunID: key, Seed: int64(derive(r.s.v.Seed, key) >> 1), Config: r.s.config[u.Trainer],
+		Executor: plugins.ExecutorSpec{Kind: r.s.v.Executor.Kind, Concurrency: r.s.v.Executor.Concurrency, GPUs: r.s.v.Executor.GPUs, Slurm: r.s.v.Executor.Slurm},
+		GPUs:     u.GPUs, WorkDir: dir, Update: job}
+	return job, name, req, nil
 }
 
 // writeBatch writes an update's samples as JSONL, atomically.
