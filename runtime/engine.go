@@ -47,7 +47,7 @@ func (r *service) execute() error {
 		}
 		if err != nil {
 			if !errors.Is(err, ErrBudget) {
-				return fmt.Errorf("phase %s: %w", ph.Name, err)
+				return phaseError(ph, err)
 			}
 			r.progress.logf("phase %s stopped: %v", ph.Name, err)
 			r.cuts.cut(ph.Name, "stopped: "+strings.TrimPrefix(err.Error(), ErrBudget.Error()+": "))
@@ -57,6 +57,15 @@ func (r *service) execute() error {
 		}
 	}
 	return nil
+}
+
+// phaseError is a phase's error, positioned at the spec block the phase
+// came from when the plan records it, so the user sees what to change.
+func phaseError(ph *plan.Phase, err error) error {
+	if ph.Source.Valid() {
+		return fmt.Errorf("%s: phase %s: %w", ph.Source, ph.Name, err)
+	}
+	return fmt.Errorf("phase %s: %w", ph.Name, err)
 }
 
 // preflight starts every plugin the plan uses before anything is reserved:
