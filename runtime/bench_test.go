@@ -45,20 +45,20 @@ func BenchmarkRealRunOverhead(b *testing.B) {
 					b.Fatal(err)
 				}
 				l := LoaderFunc(func(context.Context, *plan.Plugin) (Instance, error) { return &inst{t: instantTrainer{}}, nil })
-				r := newRunner(context.Background(), v, j, dir, Options{Plugins: l, Retries: 2})
+				r := newService(context.Background(), v, j, dir, Options{Plugins: l, Retries: 2})
 				task := &taskInfo{Env: "tiny", Name: "t0", Split: "train", Baseline: 1.5, Scale: 1, Minimize: true}
 				runs := make([]realRun, n)
 				for i := range runs {
 					runs[i] = realRun{Key: fmt.Sprintf("bench/%d", i), Task: task, Proposal: plugins.Proposal{ID: "p", Edits: map[string]string{"width": "64"}}}
 				}
 				b.StartTimer()
-				out, err := r.runReal(runs)
+				out, err := r.runReal(scope{}, runs)
 				if err != nil {
 					b.Fatal(err)
 				}
 				b.StopTimer()
-				if len(out) != n || r.finished != n {
-					b.Fatalf("finished %d of %d", r.finished, n)
+				if len(out) != n || r.n.finished != n {
+					b.Fatalf("finished %d of %d", r.n.finished, n)
 				}
 				j.Close()
 				b.StartTimer()

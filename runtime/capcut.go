@@ -3,6 +3,7 @@ package runtime
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/assay-lang/assay/compiler/plan"
 )
@@ -28,19 +29,29 @@ func cutsReason(cuts []PhaseCut) string {
 	return "a budget cap cut the plan short: " + strings.Join(parts, "; ")
 }
 
+// cutLog is the phases a cap stopped or shrank, and why each run key that
+// got no reservation got none.
+type cutLog struct {
+	phases  []*plan.Phase
+	loops   map[string]*plan.Loop
+	mu      sync.Mutex
+	cuts    []PhaseCut
+	skipped map[string]string
+}
+
 // cut notes that a cap stopped or shrank a phase, once per phase (the
 // first reason). A loop that spends the budget ends at a cap by design:
 // that is its plan, not a cut.
-func (r *runner) cut(phase, why string) {
-	for _, ph := range r.v.Phases {
+func (r *cutLog) cut(phase, why string) {
+	for _, ph := range r.phases {
 		if ph.Name == phase && ph.Kind == plan.PhaseRL {
 			if l := r.loops[ph.Loop]; l != nil && l.UntilBudget {
 				return
 			}
 		}
 	}
-	r.cutMu.Lock()
-	defer r.cutMu.Unlock()
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	for _, c := range r.cuts {
 		if c.Phase == phase {
 			return
@@ -49,38 +60,38 @@ func (r *runner) cut(phase, why string) {
 	r.cuts = append(r.cuts, PhaseCut{Phase: phase, Reason: why})
 }
 
-// capCuts returns the phases caps cut, in the order they were cut.
-func (r *runner) capCuts() []PhaseCut {
-	r.cutMu.Lock()
-	defer r.cutMu.Unlock()
+// list returns the phases caps cut, in the order they were cut.
+func (r *cutLog) list() []PhaseCut {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	return append([]PhaseCut(nil), r.cuts...)
 }
 
 // skip records why a run key got no reservation, notes the cut of the
 // current phase, and returns false.
-func (r *runner) skip(key, why string) bool {
-	r.cutMu.Lock()
+func (r *cutLog) skip(sc scope, key, why string) bool {
+	r.mu.Lock()
 	r.skipped[key] = why
-	r.cutMu.Unlock()
-	r.cut(r.phase, "got fewer real runs than the plan gives it: "+why)
+	r.mu.Unlock()
+	r.cut(sc.phase, "got fewer real runs than the plan gives it: "+why)
 	return false
 }
 
 // skipReason says why run key got no reservation.
-func (r *runner) skipReason(key string) string {
-	r.cutMu.Lock()
-	defer r.cutMu.Unlock()
+func (r *cutLog) skipReason(key string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	if why, ok := r.skipped[key]; ok {
 		return why
 	}
 	return "no budget was left for it"
 }
 
-// realRunCapReason says why the real-run cap leaves no run for this phase.
-func (r *runner) realRunCapReason(left int) string {
-	c := r.budget.Caps().RealRuns
-	if r.floor > 0 && left > 0 {
-		return fmt.Sprintf("the real-run cap of %d left no run for it (%d used, %d held back for later phases)", c, c-left, r.floor)
+// realRunCapReason says why the real-run cap c, with left runs left,
+// leaves no run for this phase.
+func (sc scope) realRunCapReason(c, left int) string {
+	if sc.floor > 0 && left > 0 {
+		return fmt.Sprintf("the real-run cap of %d left no run for it (%d used, %d held back for later phases)", c, c-left, sc.floor)
 	}
 	return fmt.Sprintf("the real-run cap of %d left no run for it (all %d used)", c, c-left)
 }

@@ -40,6 +40,20 @@
 // cap stops or leaves with fewer real runs than the plan gives it is a cut
 // (capcut.go): the run ends in state stopped_at_cap, naming each.
 //
+// The code is a small interpreter of the plan's phases. One service
+// (service.go) owns what every phase shares: the plan's blocks by name,
+// plugin supervision (plugins.go), real runs (realrun.go: reserve, start,
+// wait, journal), the records store, the policy store, the journal, the
+// budget, measured figures and progress; its counts are a tally changed
+// only through its methods (tally.go). Each plan phase kind is one node
+// type holding the service as a named field, never embedded (phases.go:
+// baselines, seed records, RL with its calibration rounds, evolution,
+// evaluation), made through one table keyed by phase kind: a new kind is
+// one type and one row. A phase reserves under a scope (scope.go), a value
+// naming the phase charged and what is held back for later phases.
+// structure_test.go keeps the division: no struct embeds the service and
+// no type has more than 30 methods.
+//
 // The run commands (assay run, resume, status, report) in cmd/assay call
 // Run, Status and LoadReport. Next phase: the plugins, as separate processes
 // (package plugins/host).

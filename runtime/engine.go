@@ -21,7 +21,7 @@ const historyLen = 8
 
 // execute runs the variant's phases in order. An RL phase runs the
 // calibration rounds of its loop between its steps.
-func (r *runner) execute() error {
+func (r *service) execute() error {
 	if err := r.preflight(); err != nil {
 		return err
 	}
@@ -32,34 +32,25 @@ func (r *runner) execute() error {
 		if err := r.ctx.Err(); err != nil {
 			return err
 		}
-		r.phase = ph.Name
-		r.holdBackFor(i, ph)
+		sc := scopeFor(r.v, r.loops, i, ph)
+		if ph.Kind != plan.PhaseCalibration {
+			// A calibration round runs inside its loop's phase, under
+			// that one's hold-back.
+			r.budget.SetHoldBack(sc.hold)
+		}
 		if err := r.j.Append(journal.KindPhaseStart, ph.Name, ph); err != nil {
 			return err
 		}
-		var err error
-		switch ph.Kind {
-		case plan.PhaseBaselines:
-			err = r.baselinesPhase(ph)
-		case plan.PhaseSeedRecords:
-			err = r.seedPhase(ph)
-		case plan.PhaseRL:
-			err = r.rlPhase(i, ph)
-		case plan.PhaseCalibration:
-			// run by its RL phase
-		case plan.PhaseEvolution:
-			err = r.evolutionPhase(ph)
-		case plan.PhaseEvaluation:
-			err = r.evaluationPhase(ph)
-		default:
-			err = fmt.Errorf("phase %s: unknown kind %q", ph.Name, ph.Kind)
+		node, err := phaseOf(r, sc, i, ph)
+		if err == nil {
+			err = node.Execute()
 		}
 		if err != nil {
 			if !errors.Is(err, ErrBudget) {
-				return fmt.Errorf("phase %s: %w", ph.Name, err)
+				return phaseError(ph, err)
 			}
 			r.progress.logf("phase %s stopped: %v", ph.Name, err)
-			r.cut(ph.Name, "stopped: "+strings.TrimPrefix(err.Error(), ErrBudget.Error()+": "))
+			r.cuts.cut(ph.Name, "stopped: "+strings.TrimPrefix(err.Error(), ErrBudget.Error()+": "))
 		}
 		if err := r.j.Commit(journal.KindPhaseEnd, ph.Name, r.totals()); err != nil {
 			return err
@@ -68,54 +59,25 @@ func (r *runner) execute() error {
 	return nil
 }
 
+// phaseError is a phase's error, positioned at the spec block the phase
+// came from when the plan records it, so the user sees what to change.
+func phaseError(ph *plan.Phase, err error) error {
+	if ph.Source.Valid() {
+		return fmt.Errorf("%s: phase %s: %w", ph.Source, ph.Name, err)
+	}
+	return fmt.Errorf("phase %s: %w", ph.Name, err)
+}
+
 // preflight starts every plugin the plan uses before anything is reserved:
 // a plugin that cannot start (a checksum or lock mismatch, a missing
 // binary) stops the run here, with nothing spent.
-func (r *runner) preflight() error {
+func (r *service) preflight() error {
 	for _, p := range r.v.Plugins {
-		if err := r.call(p.Name, func(Instance) error { return nil }); err != nil {
+		if err := r.plugins.call(p.Name, func(Instance) error { return nil }); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// holdBackFor sets what phase i leaves unspent for the phases after it:
-// the plan's hold_back, which the compiler decides. A plan from before
-// hold_back existed holds back real runs only, as that version did.
-func (r *runner) holdBackFor(i int, ph *plan.Phase) {
-	if ph.Kind == plan.PhaseCalibration {
-		return // it runs inside its loop's phase, under that one's hold-back
-	}
-	if hb := ph.HoldBack; hb != nil {
-		r.floor = hb.RealRuns
-		r.budget.SetHoldBack(*hb)
-		return
-	}
-	r.floor = 0
-	for _, later := range r.v.Phases[i+1:] {
-		if ph.Kind == plan.PhaseRL && later.Kind == plan.PhaseCalibration && (later.Loop == "" || later.Loop == ph.Loop) {
-			continue // its calibration runs belong to this phase
-		}
-		r.floor += r.heldBack(later)
-	}
-	r.budget.SetHoldBack(plan.HoldBack{RealRuns: r.floor})
-}
-
-// heldBack is what the phases before ph hold back for it: the most real
-// runs its counts allow, so a phase with a fixed count (an evaluation)
-// gets every run the plan gives it even when fewer builds fail than
-// expected; for a loop that runs until the budget is spent, the least,
-// since it spends what the others leave.
-func (r *runner) heldBack(ph *plan.Phase) int {
-	if l := r.loops[ph.Loop]; l != nil && l.UntilBudget && ph.Kind == plan.PhaseRL {
-		var n float64
-		for _, c := range ph.Calls.RealRuns {
-			n += c.Low
-		}
-		return int(math.Ceil(n - 1e-9))
-	}
-	return int(math.Ceil(sumRuns(ph.Calls.RealRuns) - 1e-9))
 }
 
 // sumRuns is the most real runs a phase's counts allow.
@@ -129,7 +91,7 @@ func sumRuns(m map[string]plan.Count) float64 {
 
 // resolveTasks fills each task's baseline and scale from the plan, or from
 // the environment's benchmark plugin, and the knobs from its trainer.
-func (r *runner) resolveTasks() error {
+func (r *service) resolveTasks() error {
 	for _, e := range r.v.Envs {
 		var bench map[string]plugins.TaskInfo
 		for _, t := range e.Tasks {
@@ -166,13 +128,13 @@ func (r *runner) resolveTasks() error {
 	return nil
 }
 
-func (r *runner) benchmarkTasks(e *plan.Environment) (map[string]plugins.TaskInfo, error) {
+func (r *service) benchmarkTasks(e *plan.Environment) (map[string]plugins.TaskInfo, error) {
 	key := "tasks/" + e.Name
 	var resp plugins.TasksResponse
 	if d, ok := r.j.Call(journal.KindCall, key); ok && json.Unmarshal(d, &resp) == nil {
 	} else {
 		cfg := r.config[e.Benchmark]
-		err := r.call(e.Benchmark, func(inst Instance) error {
+		err := r.plugins.call(e.Benchmark, func(inst Instance) error {
 			b := inst.Benchmark()
 			if b == nil {
 				return fmt.Errorf("%w: plugin %s is not a benchmark", errPermanent, e.Benchmark)
@@ -197,7 +159,7 @@ func (r *runner) benchmarkTasks(e *plan.Environment) (map[string]plugins.TaskInf
 	return out, nil
 }
 
-func (r *runner) describe(e *plan.Environment) error {
+func (r *service) describe(e *plan.Environment) error {
 	key := "describe/" + e.Name
 	var resp plugins.DescribeResponse
 	if d, ok := r.j.Call(journal.KindCall, key); ok && json.Unmarshal(d, &resp) == nil {
@@ -205,7 +167,7 @@ func (r *runner) describe(e *plan.Environment) error {
 		return nil
 	}
 	cfg := r.config[e.Trainer]
-	err := r.call(e.Trainer, func(inst Instance) error {
+	err := r.plugins.call(e.Trainer, func(inst Instance) error {
 		t := inst.Trainer()
 		if t == nil {
 			return fmt.Errorf("%w: plugin %s is not a trainer", errPermanent, e.Trainer)
@@ -223,15 +185,16 @@ func (r *runner) describe(e *plan.Environment) error {
 	return r.j.Append(journal.KindCall, key, resp)
 }
 
-// baselinesPhase measures the baseline b_e of every task the plan's
+// Execute measures the baseline b_e of every task the plan's
 // baselines phase lists, by one real run of the unedited reference
 // configuration each, reserved against the budget and journaled like any
 // real run (keys "baseline/ENV/TASK", so a resumed run finds them). A task
 // whose baseline is already known (declared, or from a benchmark) is not run.
-func (r *runner) baselinesPhase(ph *plan.Phase) error {
+func (r *baselines) Execute() error {
+	ph := r.ph
 	var need []realRun
 	for _, tr := range ph.Tasks {
-		t := r.task(tr.Env, tr.Task)
+		t := r.s.tasks.find(tr.Env, tr.Task)
 		if t == nil {
 			return fmt.Errorf("the plan lists a baseline run for task %s/%s, which it does not define", tr.Env, tr.Task)
 		}
@@ -241,11 +204,11 @@ func (r *runner) baselinesPhase(ph *plan.Phase) error {
 		need = append(need, realRun{Key: "baseline/" + t.Env + "/" + t.Name, Task: t,
 			Proposal: plugins.Proposal{ID: "baseline", Text: "the unchanged reference configuration"}, baseline: true})
 	}
-	r.progress.start(ph.Name, len(need), "runs")
+	r.s.progress.start(ph.Name, len(need), "runs")
 	if len(need) == 0 {
 		return nil
 	}
-	out, err := r.runReal(need)
+	out, err := r.s.runReal(r.sc, need)
 	if err != nil {
 		return err
 	}
@@ -255,7 +218,7 @@ func (r *runner) baselinesPhase(ph *plan.Phase) error {
 			return fmt.Errorf("task %s/%s: %s; nothing of the task can be measured without it (or declare the task's baseline in the spec)", need[i].Task.Env, need[i].Task.Name, why)
 		}
 		need[i].Task.Baseline = o.Metric
-		r.progress.step("")
+		r.s.progress.step("")
 	}
 	return nil
 }
@@ -284,7 +247,7 @@ func baselineFailure(o outcome) string {
 // baseline run is in the plan's baselines phase, so the estimate and the
 // budget check saw it, and the runtime never starts one the plan did not
 // count.
-func (r *runner) ensureBaselines(runs []realRun) error {
+func (r *service) ensureBaselines(runs []realRun) error {
 	for _, rr := range runs {
 		if !rr.baseline && rr.Task != nil && math.IsNaN(rr.Task.Baseline) {
 			return fmt.Errorf("task %s/%s has no baseline, and the plan counts no baseline run for it: compile the spec again with this version of assay, or declare the task's baseline", rr.Task.Env, rr.Task.Name)
@@ -293,59 +256,19 @@ func (r *runner) ensureBaselines(runs []realRun) error {
 	return nil
 }
 
-func (r *runner) task(env, name string) *taskInfo {
-	for _, t := range r.tasks {
-		if t.Env == env && t.Name == name {
-			return t
-		}
-	}
-	return nil
-}
-
-func (r *runner) tasksOf(env, split string) []*taskInfo {
-	var out []*taskInfo
-	for _, t := range r.tasks {
-		if (env == "" || t.Env == env) && t.Split == split {
-			out = append(out, t)
-		}
-	}
-	return out
-}
-
 // concurrency is how many calls of a role the runtime keeps in flight: the
 // role's concurrency, which the compiler always sets.
-func (r *runner) concurrency(role string) int {
+func (r *service) concurrency(role string) int {
 	if ro := r.roles[role]; ro != nil && ro.Concurrency > 0 {
 		return ro.Concurrency
 	}
 	return 1
 }
 
-// history returns the last records of a task from the state pool.
-func (r *runner) history(t *taskInfo) []record {
-	r.rmu.Lock()
-	defer r.rmu.Unlock()
-	recs := r.poolBy[t.Env+"/"+t.Name]
-	if len(recs) == 0 {
-		return nil
-	}
-	out := make([]record, 0, min(historyLen, len(recs)))
-	for i := len(recs) - 1; i >= 0 && len(out) < historyLen; i-- {
-		out = append(out, recs[i])
-	}
-	return out
-}
-
-func (r *runner) context() []record {
-	r.rmu.Lock()
-	defer r.rmu.Unlock()
-	return append([]record(nil), r.rwm...)
-}
-
 // propose asks the proposer role for one proposal. It also returns the
 // request: a policy update names each sample's state by the request its
 // proposal was sampled from, encoded only when an update needs it.
-func (r *runner) propose(proposer, key string, t *taskInfo, state string, parent *plugins.Proposal) (plugins.Proposal, *payload.ProposeRequest, bool, error) {
+func (r *service) propose(proposer, key string, t *taskInfo, state string, parent *plugins.Proposal) (plugins.Proposal, *payload.ProposeRequest, bool, error) {
 	return r.proposeWith(proposer, key, t, state, parent, proposeOpts{})
 }
 
@@ -359,8 +282,8 @@ type proposeOpts struct {
 }
 
 // proposeWith is propose with o.
-func (r *runner) proposeWith(proposer, key string, t *taskInfo, state string, parent *plugins.Proposal, o proposeOpts) (plugins.Proposal, *payload.ProposeRequest, bool, error) {
-	enc := &payload.ProposeRequest{Task: t.Name, Env: t.Env, State: state, Parent: parent, History: r.history(t), Records: o.records, Knobs: r.knobs[t.Env], N: 1, Inspirations: o.inspirations}
+func (r *service) proposeWith(proposer, key string, t *taskInfo, state string, parent *plugins.Proposal, o proposeOpts) (plugins.Proposal, *payload.ProposeRequest, bool, error) {
+	enc := &payload.ProposeRequest{Task: t.Name, Env: t.Env, State: state, Parent: parent, History: r.records.history(t), Records: o.records, Knobs: r.knobs[t.Env], N: 1, Inspirations: o.inspirations}
 	req := *enc
 	untrained := o.untrained
 	var resp payload.ProposeResponse
@@ -380,7 +303,7 @@ func (r *runner) proposeWith(proposer, key string, t *taskInfo, state string, pa
 // the loop whose build-failure rate the build counts towards and whose
 // repairs a failed build gets: each repair is one more builder call, told
 // why the last attempt failed, under its own key (KEY/repair/N).
-func (r *runner) implement(builder, loop, key string, t *taskInfo, p plugins.Proposal) (plugins.Proposal, bool, error) {
+func (r *service) implement(builder, loop, key string, t *taskInfo, p plugins.Proposal) (plugins.Proposal, bool, error) {
 	if builder == "" {
 		return p, true, nil
 	}
@@ -434,31 +357,19 @@ func (r *runner) implement(builder, loop, key string, t *taskInfo, p plugins.Pro
 	return resp.Proposal, true, nil
 }
 
-func (r *runner) addRecords(toContext bool, recs ...record) {
-	r.rmu.Lock()
-	defer r.rmu.Unlock()
-	if toContext {
-		r.rwm = append(r.rwm, recs...)
-	}
-	r.pool = append(r.pool, recs...)
-	for _, rec := range recs {
-		k := rec.Env + "/" + rec.Task
-		r.poolBy[k] = append(r.poolBy[k], rec)
-	}
-}
-
-// seedPhase runs the seed records: real runs on train tasks, spread over
+// Execute runs the seed records: real runs on train tasks, spread over
 // environments as the plan says, whose results form the world model's
 // initial context.
-func (r *runner) seedPhase(ph *plan.Phase) error {
+func (r *seedRecords) Execute() error {
+	ph := r.ph
 	type item struct {
 		key  string
 		task *taskInfo
 	}
 	var items []item
-	for _, e := range r.v.Envs {
+	for _, e := range r.s.v.Envs {
 		n := ph.Proposals[e.Name]
-		tasks := r.tasksOf(e.Name, "train") // seed records are train runs, by definition
+		tasks := r.s.tasks.of(e.Name, "train") // seed records are train runs, by definition
 		if len(tasks) == 0 {
 			continue
 		}
@@ -466,19 +377,19 @@ func (r *runner) seedPhase(ph *plan.Phase) error {
 			items = append(items, item{fmt.Sprintf("seed/%s/%d", e.Name, i), tasks[i%len(tasks)]})
 		}
 	}
-	r.progress.start(ph.Name, len(items), "runs")
+	r.s.progress.start(ph.Name, len(items), "runs")
 	runs := make([]realRun, len(items))
 	feasible := make([]bool, len(items))
-	err := parallel(len(items), r.concurrency(ph.Proposer), func(i int) error {
+	err := parallel(len(items), r.s.concurrency(ph.Proposer), func(i int) error {
 		it := items[i]
-		p, _, ok, err := r.propose(ph.Proposer, it.key+"/propose", it.task, "seed", nil)
+		p, _, ok, err := r.s.propose(ph.Proposer, it.key+"/propose", it.task, "seed", nil)
 		if err != nil || !ok {
 			return err
 		}
 		if ph.Select == "baseline_neighbours" {
-			p = neighbour(p, rng(r.v.Seed, it.key+"/neighbour"))
+			p = neighbour(p, rng(r.s.v.Seed, it.key+"/neighbour"))
 		}
-		p, ok, err = r.implement(ph.Builder, "", it.key+"/implement", it.task, p)
+		p, ok, err = r.s.implement(ph.Builder, "", it.key+"/implement", it.task, p)
 		runs[i] = realRun{Key: it.key, Task: it.task, Proposal: p}
 		feasible[i] = ok
 		return err
@@ -494,7 +405,7 @@ func (r *runner) seedPhase(ph *plan.Phase) error {
 			idx = append(idx, i)
 		}
 	}
-	out, err := r.runReal(todo)
+	out, err := r.s.runReal(r.sc, todo)
 	if err != nil {
 		return err
 	}
@@ -508,8 +419,8 @@ func (r *runner) seedPhase(ph *plan.Phase) error {
 			continue
 		}
 		rec := record{Task: it.task.Name, Env: it.task.Env, Proposal: runs[i].Proposal, Gain: o.Gain, Infeasible: !ran || o.Infeasible}
-		r.addRecords(true, rec)
-		r.progress.step("")
+		r.s.records.add(true, rec)
+		r.s.progress.step("")
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/plugins"
 	"github.com/assay-lang/assay/plugins/payload"
 	"github.com/assay-lang/assay/runtime/journal"
 )
@@ -124,97 +125,122 @@ type evalItem struct {
 	hasPred   bool
 }
 
-func (r *runner) evaluationPhase(ph *plan.Phase) error {
-	e := r.v.Evaluation
+// Execute runs the evaluation: each arm proposes k proposals per state of
+// every task (arms.go), the world model predicts them before they run, the
+// feasible ones run for real, and the gains are scored per arm, task and
+// family.
+func (r *evaluation) Execute() error {
+	ph := r.ph
+	e := r.s.v.Evaluation
 	if e == nil {
 		return fmt.Errorf("%w: the plan has an evaluation phase but no evaluation protocol", errPermanent)
 	}
-	tasks := r.tasksOf("", e.Split)
-	if len(tasks) == 0 {
+	r.e = e
+	r.tasks = r.s.tasks.of("", e.Split)
+	if len(r.tasks) == 0 {
 		return fmt.Errorf("evaluation: no %s tasks", e.Split)
 	}
 	if len(e.Arms) == 0 {
 		return fmt.Errorf("%w: the plan's evaluation has no arm", errPermanent)
 	}
 	// k proposals per state, as the plan counted: max(avg_at, best_at).
-	k, states := max(e.AvgAt, e.BestAt), max(e.States, 1)
-	var items []*evalItem
+	r.k, r.states = max(e.AvgAt, e.BestAt), max(e.States, 1)
+	r.items = nil
 	for a := range e.Arms {
-		for _, t := range tasks {
-			for s := 0; s < states; s++ {
-				for i := 0; i < k; i++ {
-					items = append(items, &evalItem{arm: a, t: t, state: s, i: i})
+		for _, t := range r.tasks {
+			for s := 0; s < r.states; s++ {
+				for i := 0; i < r.k; i++ {
+					r.items = append(r.items, &evalItem{arm: a, t: t, state: s, i: i})
 				}
 			}
 		}
 	}
-	r.progress.start(ph.Name, len(items), "runs")
+	r.s.progress.start(ph.Name, len(r.items), "runs")
 	// The in-context arm's records: the real records so far, oldest first,
 	// the same for every state.
-	ctx := r.context()
-	records := make([][]record, len(e.Arms))
+	r.ctx = r.s.records.context()
+	r.records = make([][]record, len(e.Arms))
 	for a, arm := range e.Arms {
 		if arm.Records > 0 {
-			records[a] = ctx[:min(arm.Records, len(ctx))]
+			r.records[a] = r.ctx[:min(arm.Records, len(r.ctx))]
 		}
 	}
-	err := parallel(len(items), r.concurrency(ph.Proposer), func(n int) error {
-		it := items[n]
-		arm := e.Arms[it.arm]
-		// Arms share the state (its key salts sampling), as the papers
-		// evaluate every policy on the same states.
-		state := fmt.Sprintf("eval/%s/%s/s%d", it.t.Env, it.t.Name, it.state)
-		key := fmt.Sprintf("eval/%s/%s/%s/s%d/%d", arm.Name, it.t.Env, it.t.Name, it.state, it.i)
-		if arm.Name == plan.ArmPolicy && states == 1 && len(e.Arms) == 1 {
-			// A plain Avg@k evaluation keeps the keys (and so the samples)
-			// it had before states and arms existed.
-			key = fmt.Sprintf("eval/%s/%s/%d", it.t.Env, it.t.Name, it.i)
-			state = "eval/" + it.t.Env + "/" + it.t.Name
-		}
-		p, _, got, err := r.proposeWith(arm.Proposer, key+"/propose", it.t, state, nil, proposeOpts{records: records[it.arm], untrained: arm.Untrained})
-		if err != nil || !got {
-			return err
-		}
-		p, feasible, err := r.implement(ph.Builder, "", key+"/implement", it.t, p)
-		if err != nil {
-			return err
-		}
-		it.run, it.feasible = realRun{Key: key, Task: it.t, Proposal: p}, feasible
-		if !feasible || e.Predictor == "" {
-			return nil
-		}
-		// The world model predicts before the run; the run's record never
-		// joins its context, so these are held-out predictions.
-		var resp payload.PredictResponse
-		req := payload.PredictRequest{Task: it.t.Name, Env: it.t.Env, Records: ctx, Proposal: p}
-		if err := r.complete(e.Predictor, key+"/predict", req, &resp); errors.Is(err, errCallFailed) {
-			return nil
-		} else if err != nil {
-			return err
-		}
-		it.predicted, it.hasPred = resp.PredictedGain, true
-		return nil
-	})
+	if err := parallel(len(r.items), r.s.concurrency(ph.Proposer), func(n int) error {
+		return r.propose(r.items[n])
+	}); err != nil {
+		return err
+	}
+	gains, real, err := r.measure()
 	if err != nil {
 		return err
 	}
+	return r.s.j.Commit(journal.KindEval, ph.Name, r.score(gains, real))
+}
+
+// propose has item's arm propose and build its proposal and, with a
+// predictor, the world model predict its gain before it runs.
+func (r *evaluation) propose(it *evalItem) error {
+	e := r.e
+	arm := e.Arms[it.arm]
+	// Arms share the state (its key salts sampling), as the papers
+	// evaluate every policy on the same states.
+	state := fmt.Sprintf("eval/%s/%s/s%d", it.t.Env, it.t.Name, it.state)
+	key := fmt.Sprintf("eval/%s/%s/%s/s%d/%d", arm.Name, it.t.Env, it.t.Name, it.state, it.i)
+	if arm.Name == plan.ArmPolicy && r.states == 1 && len(e.Arms) == 1 {
+		// A plain Avg@k evaluation keeps the keys (and so the samples)
+		// it had before states and arms existed.
+		key = fmt.Sprintf("eval/%s/%s/%d", it.t.Env, it.t.Name, it.i)
+		state = "eval/" + it.t.Env + "/" + it.t.Name
+	}
+	p, _, got, err := r.s.proposeWith(arm.Proposer, key+"/propose", it.t, state, nil, proposeOpts{records: r.records[it.arm], untrained: arm.Untrained})
+	if err != nil || !got {
+		return err
+	}
+	p, feasible, err := r.s.implement(r.ph.Builder, "", key+"/implement", it.t, p)
+	if err != nil {
+		return err
+	}
+	it.run, it.feasible = realRun{Key: key, Task: it.t, Proposal: p}, feasible
+	if !feasible || e.Predictor == "" {
+		return nil
+	}
+	return r.predict(it, key, p)
+}
+
+// predict has the world model predict item's gain before the run; the
+// run's record never joins its context, so these are held-out
+// predictions. A call that fails leaves the item without a prediction.
+func (r *evaluation) predict(it *evalItem, key string, p plugins.Proposal) error {
+	var resp payload.PredictResponse
+	req := payload.PredictRequest{Task: it.t.Name, Env: it.t.Env, Records: r.ctx, Proposal: p}
+	if err := r.s.complete(r.e.Predictor, key+"/predict", req, &resp); errors.Is(err, errCallFailed) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	it.predicted, it.hasPred = resp.PredictedGain, true
+	return nil
+}
+
+// measure runs the feasible items for real. An infeasible proposal counts
+// as zero gain: the base setup stays. A run skipped for budget or failed
+// counts not at all (it has no gain); real says which gains were run.
+func (r *evaluation) measure() (gains map[*evalItem]float64, real map[*evalItem]bool, err error) {
 	var todo []realRun
 	var at []*evalItem
-	for _, it := range items {
+	for _, it := range r.items {
 		if it.feasible {
 			todo = append(todo, it.run)
 			at = append(at, it)
 		}
 	}
-	out, err := r.runReal(todo)
+	out, err := r.s.runReal(r.sc, todo)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	// An infeasible proposal counts as zero gain: the base setup stays. A
-	// run skipped for budget or failed counts not at all.
-	gains := map[*evalItem]float64{}
-	real := map[*evalItem]bool{}
-	for _, it := range items {
+	gains = map[*evalItem]float64{}
+	real = map[*evalItem]bool{}
+	for _, it := range r.items {
 		gains[it] = 0
 	}
 	for m, it := range at {
@@ -226,125 +252,13 @@ func (r *runner) evaluationPhase(ph *plan.Phase) error {
 			real[it] = true
 		}
 	}
-	fig := EvalFigures{AvgAt: e.AvgAt, BestAt: e.BestAt, States: states, Normalize: e.Normalize}
-	// The fewest proposals a state measured, for Avg and for Best.
-	avgGot, bestGot := e.AvgAt, e.BestAt
-	// stateAvg[arm][task*states+s] is the state's Avg@k, for Beats-Base.
-	stateAvg := make([][]float64, len(e.Arms))
-	stateOK := make([][]bool, len(e.Arms))
-	for a, arm := range e.Arms {
-		af := ArmFigures{Arm: arm.Name, Proposer: arm.Proposer, Records: len(records[a])}
-		stateAvg[a] = make([]float64, len(tasks)*states)
-		stateOK[a] = make([]bool, len(tasks)*states)
-		fams := map[string]*famAcc{}
-		var famOrder []string
-		var all famAcc
-		for ti, t := range tasks {
-			fam := r.envs[t.Env].Family
-			tf := TaskEvalFigs{Task: t.Env + "/" + t.Name, Family: fam}
-			var tAvg, tBest float64
-			var tStates int
-			for s := 0; s < states; s++ {
-				var sum, best float64
-				var cnt, bestCnt, neg, valid int
-				best = math.Inf(-1)
-				for i := 0; i < k; i++ {
-					it := items[((a*len(tasks)+ti)*states+s)*k+i]
-					g, ok := gains[it]
-					if !ok {
-						continue
-					}
-					tf.Gains = append(tf.Gains, round6(g))
-					valid++
-					if g < 0 {
-						neg++
-					}
-					if it.i < e.AvgAt {
-						sum += g
-						cnt++
-					}
-					if it.i < e.BestAt {
-						best = max(best, g)
-						bestCnt++
-					}
-				}
-				avgGot, bestGot = min(avgGot, cnt), min(bestGot, bestCnt)
-				if valid == 0 {
-					continue // every run of the state skipped or failed
-				}
-				avg := 0.0
-				if cnt > 0 {
-					avg = sum / float64(cnt)
-				}
-				if math.IsInf(best, -1) {
-					best = 0
-				}
-				stateAvg[a][ti*states+s], stateOK[a][ti*states+s] = avg, true
-				tAvg += avg
-				tBest += best
-				tStates++
-				f := fams[fam]
-				if f == nil {
-					f = &famAcc{}
-					fams[fam] = f
-					famOrder = append(famOrder, fam)
-				}
-				f.add(avg, best, neg, valid)
-				all.add(avg, best, neg, valid)
-			}
-			if tStates > 0 {
-				tf.Avg, tf.Best = round6(tAvg/float64(tStates)), round6(tBest/float64(tStates))
-			}
-			af.Tasks = append(af.Tasks, tf)
-		}
-		af.States, af.Avg, af.Best, af.Negative = all.figures()
-		for _, name := range famOrder {
-			ff := FamilyFigures{Family: name}
-			ff.States, ff.Avg, ff.Best, ff.Negative = fams[name].figures()
-			af.Families = append(af.Families, ff)
-		}
-		fig.Arms = append(fig.Arms, af)
-	}
-	if avgGot < e.AvgAt {
-		fig.AvgGot = &avgGot
-	}
-	if bestGot < e.BestAt {
-		fig.BestGot = &bestGot
-	}
-	for _, af := range fig.Arms {
-		r.progress.step(fmt.Sprintf("%s %s %.4g %s %.4g", af.Arm, fig.AvgLabel(), af.Avg, fig.BestLabel(), af.Best))
-	}
-	pol := fig.Arms[0]
-	fig.Avg, fig.Best, fig.Negative, fig.Tasks = pol.Avg, pol.Best, pol.Negative, pol.Tasks
-	for a, arm := range e.Arms {
-		if arm.Name != plan.ArmBase {
-			continue
-		}
-		var beats, n int
-		for i := range stateAvg[0] {
-			if stateOK[0][i] && stateOK[a][i] {
-				n++
-				if stateAvg[0][i] > stateAvg[a][i] {
-					beats++
-				}
-			}
-		}
-		share := 0.0
-		if n > 0 {
-			share = round6(float64(beats) / float64(n))
-		}
-		fig.BeatsBase = &share
-	}
-	if e.Predictor != "" {
-		fig.RWM = rwmFigures(e.Predictor, len(ctx), items, gains, real, func(it *evalItem) float64 { return r.evalNorm(it.predicted, it.t) })
-	}
-	return r.j.Commit(journal.KindEval, ph.Name, fig)
+	return gains, real, nil
 }
 
 // evalNorm is a gain as the evaluation reports it: over the task's scale
 // when the plan normalises (a task without a scale counts in raw units).
-func (r *runner) evalNorm(g float64, t *taskInfo) float64 {
-	if e := r.v.Evaluation; e != nil && e.Normalize == "scale" && t.Scale > 0 {
+func (r *evaluation) evalNorm(g float64, t *taskInfo) float64 {
+	if e := r.s.v.Evaluation; e != nil && e.Normalize == "scale" && t.Scale > 0 {
 		return g / t.Scale
 	}
 	return g

@@ -75,41 +75,44 @@ type RoundFigures struct {
 	USD      float64 `json:"usd"`
 }
 
-// evolutionPhase runs an evolution loop on every task of its split:
+// newEvolution binds an evolution loop on every task of its split:
 // islands evolve in rounds; per island-round the proposer makes ideas, each
 // is implemented, summarized and judged by k critic votes; the best-ranked
 // ideas are verified by real runs, and a parent is replaced only by a child
 // whose real gain is higher. Every migration_every rounds the best parent
 // is copied to the islands whose parent is worse.
-func (r *runner) evolutionPhase(ph *plan.Phase) error {
+func newEvolution(r *service, sc scope, _ int, ph *plan.Phase) (phaseNode, error) {
 	l := r.loops[ph.Loop]
 	if l == nil {
-		return fmt.Errorf("%w: the plan has no loop %q", errPermanent, ph.Loop)
+		return nil, fmt.Errorf("%w: the plan has no loop %q", errPermanent, ph.Loop)
 	}
 	// The critic the plan binds ranks the ideas; without one (the papers'
 	// "None" setting) ideas are verified by the select rule alone.
 	c, rt, err := r.judgeOf(l)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return (&evolution{runner: r, l: l, c: c, rt: rt}).run(ph)
+	return &evolution{s: r, sc: sc, ph: ph, l: l, c: c, rt: rt}, nil
 }
 
 // evolution is one evolution loop's phase: the loop and the critic that
-// ranks its ideas, as the plan binds them, over the runner's shared
+// ranks its ideas, as the plan binds them, over the shared
 // service.
 type evolution struct {
-	*runner
+	s  *service
+	sc scope
+	ph *plan.Phase
 	l  *plan.Loop
 	c  *plan.Critic // nil: ideas are verified by the select rule alone
 	rt *router
 }
 
-func (r *evolution) run(ph *plan.Phase) error {
+func (r *evolution) Execute() error {
+	ph := r.ph
 	l := r.l
-	tasks := r.tasksOf("", l.Split)
+	tasks := r.s.tasks.of("", l.Split)
 	I, R := l.Islands, l.Rounds
-	r.progress.start(ph.Name, len(tasks)*R, "rounds")
+	r.s.progress.start(ph.Name, len(tasks)*R, "rounds")
 	for _, t := range tasks {
 		isl := make([]island, I)
 		for i := range isl {
@@ -117,7 +120,7 @@ func (r *evolution) run(ph *plan.Phase) error {
 		}
 		arch := newArchive(l.Features)
 		for round := 0; round < R; round++ {
-			if err := r.ctx.Err(); err != nil {
+			if err := r.s.ctx.Err(); err != nil {
 				return err
 			}
 			fig := RoundFigures{Loop: l.Name, Task: t.Env + "/" + t.Name, Round: round + 1}
@@ -134,21 +137,19 @@ func (r *evolution) run(ph *plan.Phase) error {
 				fig.Best = max(fig.Best, is.parent().Gain)
 			}
 			fig.Cells = len(arch.cells)
-			s := r.budget.Spent()
+			s := r.s.budget.Spent()
 			fig.RealRuns, fig.USD = s.RealRuns, round6(s.USD)
 			// A step of an evolution loop is a round, as the plan counts
 			// it: round k is done once every task has run it.
-			if round+1 > r.steps {
-				r.steps = round + 1
-			}
-			r.measured.loop(l.Name, func(m *MeasuredLoop) { m.Steps = max(m.Steps, round+1) })
-			if err := r.j.Append(journal.KindStep, fmt.Sprintf("%s/%s/%d", l.Name, fig.Task, round+1), fig); err != nil {
+			r.s.n.reachStep(round + 1)
+			r.s.measured.loop(l.Name, func(m *MeasuredLoop) { m.Steps = max(m.Steps, round+1) })
+			if err := r.s.j.Append(journal.KindStep, fmt.Sprintf("%s/%s/%d", l.Name, fig.Task, round+1), fig); err != nil {
 				return err
 			}
-			if err := r.j.Flush(); err != nil {
+			if err := r.s.j.Flush(); err != nil {
 				return err
 			}
-			r.progress.step(fmt.Sprintf("%s round %d best gain %.4g", fig.Task, round+1, fig.Best))
+			r.s.progress.step(fmt.Sprintf("%s round %d best gain %.4g", fig.Task, round+1, fig.Best))
 		}
 	}
 	return nil
@@ -297,7 +298,7 @@ func (r *evolution) inspirations(t *taskInfo, is *island, arch *archive, key str
 		}
 	}
 	sort.Strings(cells)
-	g := rng(r.v.Seed, key+"/diverse")
+	g := rng(r.s.v.Seed, key+"/diverse")
 	g.Shuffle(len(cells), func(a, b int) { cells[a], cells[b] = cells[b], cells[a] })
 	for _, c := range cells[:min(l.DiversePrograms, len(cells))] {
 		p := arch.cells[c]
@@ -334,19 +335,19 @@ func (r *evolution) islandRound(t *taskInfo, i, round int, is *island, arch *arc
 	base := fmt.Sprintf("%s/%s/%s/i%d/r%d", l.Name, t.Env, t.Name, i, round)
 	parent := is.parent().P
 	insp := r.inspirations(t, is, arch, base)
-	err := parallel(n, r.concurrency(l.Proposer), func(k int) error {
+	err := parallel(n, r.s.concurrency(l.Proposer), func(k int) error {
 		key := fmt.Sprintf("%s/%d", base, k)
-		p, _, ok, err := r.proposeWith(l.Proposer, key+"/propose", t, base, &parent, proposeOpts{inspirations: insp})
-		r.measured.loop(l.Name, func(m *MeasuredLoop) { m.Candidates++ })
+		p, _, ok, err := r.s.proposeWith(l.Proposer, key+"/propose", t, base, &parent, proposeOpts{inspirations: insp})
+		r.s.measured.loop(l.Name, func(m *MeasuredLoop) { m.Candidates++ })
 		if err != nil || !ok {
 			return err
 		}
 		if c == nil {
-			child, ok, err := r.implement(l.Builder, l.Name, key+"/implement", t, merge(parent, p))
+			child, ok, err := r.s.implement(l.Builder, l.Name, key+"/implement", t, merge(parent, p))
 			ideas[k] = idea{child, verdict{}, ok}
 			return err
 		}
-		v, child, ok, err := r.screen(l, key, t, parent, merge(parent, p), c, rt)
+		v, child, ok, err := r.s.screen(l, key, t, parent, merge(parent, p), c, rt)
 		ideas[k] = idea{child, v, ok}
 		return err
 	})
@@ -374,11 +375,11 @@ func (r *evolution) islandRound(t *taskInfo, i, round int, is *island, arch *arc
 		}
 	}
 	if l.Routes {
-		r.measured.loop(l.Name, func(m *MeasuredLoop) { m.Judged += judged; m.Routed += len(routed) })
+		r.s.measured.loop(l.Name, func(m *MeasuredLoop) { m.Judged += judged; m.Routed += len(routed) })
 	}
 	switch l.Select {
 	case "random":
-		g := rng(r.v.Seed, base+"/select")
+		g := rng(r.s.v.Seed, base+"/select")
 		g.Shuffle(len(order), func(a, b int) { order[a], order[b] = order[b], order[a] })
 	case "majority":
 		sort.SliceStable(order, func(a, b int) bool {
@@ -401,7 +402,7 @@ func (r *evolution) islandRound(t *taskInfo, i, round int, is *island, arch *arc
 	for n, k := range order {
 		runs[n] = realRun{Key: fmt.Sprintf("%s/%d", base, k), Task: t, Proposal: ideas[k].p}
 	}
-	out, err := r.runReal(runs)
+	out, err := r.s.runReal(r.sc, runs)
 	if err != nil {
 		return err
 	}
@@ -415,7 +416,7 @@ func (r *evolution) islandRound(t *taskInfo, i, round int, is *island, arch *arc
 			// The critic judged the idea against this island's parent.
 			v := ideas[order[n]].v
 			better := o.Gain > is.parent().Gain
-			r.measured.critic(l.Name, critPoint{score: v.ImproveShare, improved: better, errored: improving(c.Labels, v.Label) != better, routed: v.Routed})
+			r.s.measured.critic(l.Name, critPoint{score: v.ImproveShare, improved: better, errored: improving(c.Labels, v.Label) != better, routed: v.Routed})
 		}
 		before := is.Parent
 		is.add(p)

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/assay-lang/assay/lang/formula"
-	"github.com/assay-lang/assay/runtime/journal"
 	"hash/fnv"
 	"math"
 	"path/filepath"
@@ -14,6 +12,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/assay-lang/assay/lang/formula"
+	"github.com/assay-lang/assay/runtime/journal"
 
 	"github.com/assay-lang/assay/compiler/plan"
 	"github.com/assay-lang/assay/plugins"
@@ -311,7 +312,7 @@ func pf(src string) plan.Formula {
 	return plan.Formula{Source: src, Tree: conv(e.Tree())}
 }
 
-func newTestRunner(t testingT) *runner {
+func newTestRunner(t testingT) *service {
 	p := lm2lmPlan()
 	dir := t.TempDir()
 	j, err := journal.Open(filepath.Join(dir, "journal.db"))
@@ -319,7 +320,7 @@ func newTestRunner(t testingT) *runner {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { j.Close() })
-	r := newRunner(context.Background(), p.Variants[0], j, dir, Options{Plugins: &testLoader{trainer: newFakeTrainer()}, Retries: 2})
+	r := newService(context.Background(), p.Variants[0], j, dir, Options{Plugins: &testLoader{trainer: newFakeTrainer()}, Retries: 2})
 	return r
 }
 

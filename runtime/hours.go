@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"strconv"
+	"sync"
 
 	"github.com/assay-lang/assay/compiler/plan"
 	"github.com/assay-lang/assay/plugins"
@@ -34,15 +35,23 @@ func measuredGPUHours(env *plan.Environment, res *plugins.RunResult) (float64, b
 	return max(wall, res.GPUHours), true
 }
 
-// settleRun charges a finished attempt what it measured, at most its
-// hold, and counts an overrun; key names the attempt in the progress log
-// ("" for one read back from the journal, which is not logged again).
-func (r *runner) settleRun(key string, res journal.Reservation, result *plugins.RunResult) {
+// charges are what finished real runs are charged as measured, and the
+// runs that measured more than they held; nanounits, as Budget.
+type charges struct {
+	mu               sync.Mutex
+	gpuNano, usdNano int64
+	overruns         int
+	overrunGPUNano   int64
+}
+
+// settle charges a finished attempt what it measured, at most its hold,
+// and counts an overrun. It says what it measured and charged when the run
+// overran, for the progress log.
+func (c *charges) settle(env *plan.Environment, res journal.Reservation, result *plugins.RunResult) (over overrun, overran bool) {
 	if result == nil {
-		return
+		return overrun{}, false
 	}
 	charged, usd := res.GPUHours, res.USD
-	env := r.envs[res.Env]
 	got, ok := 0.0, false
 	if env != nil {
 		got, ok = measuredGPUHours(env, result)
@@ -51,26 +60,32 @@ func (r *runner) settleRun(key string, res journal.Reservation, result *plugins.
 		charged = got
 		usd = res.USD * got / res.GPUHours
 	}
-	r.omu.Lock()
-	r.chargedGPUNano += nano(charged)
-	r.chargedUSDNano += nano(usd)
-	over := got - res.GPUHours
-	overran := ok && over > 1e-9*max(res.GPUHours, 1)
+	c.mu.Lock()
+	c.gpuNano += nano(charged)
+	c.usdNano += nano(usd)
+	o := got - res.GPUHours
+	overran = ok && o > 1e-9*max(res.GPUHours, 1)
 	if overran {
-		r.overruns++
-		r.overrunGPUNano += nano(over)
+		c.overruns++
+		c.overrunGPUNano += nano(o)
 	}
-	r.omu.Unlock()
-	if overran && key != "" {
-		g := func(x float64) string { return strconv.FormatFloat(x, 'g', 4, 64) }
-		r.progress.logf("run %s measured %s GPU-hours, %s over the %s it held (its high hours, the time limit it was sent); charged %s, the overrun is reported",
-			key, g(got), g(over), g(res.GPUHours), g(charged))
-	}
+	c.mu.Unlock()
+	return overrun{got: got, over: o, held: res.GPUHours, charged: charged}, overran
 }
 
-// chargedTotals are the measured charges and overruns so far.
-func (r *runner) chargedTotals() (gpuh, usd float64, overruns int, overGPUh float64) {
-	r.omu.Lock()
-	defer r.omu.Unlock()
-	return float64(r.chargedGPUNano) / 1e9, float64(r.chargedUSDNano) / 1e9, r.overruns, float64(r.overrunGPUNano) / 1e9
+// overrun is what a run that overran its hold measured and was charged.
+type overrun struct{ got, over, held, charged float64 }
+
+// log writes the overrun of attempt key to the progress log.
+func (o overrun) log(p *progress, key string) {
+	g := func(x float64) string { return strconv.FormatFloat(x, 'g', 4, 64) }
+	p.logf("run %s measured %s GPU-hours, %s over the %s it held (its high hours, the time limit it was sent); charged %s, the overrun is reported",
+		key, g(o.got), g(o.over), g(o.held), g(o.charged))
+}
+
+// totals are the measured charges and overruns so far.
+func (c *charges) totals() (gpuh, usd float64, overruns int, overGPUh float64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return float64(c.gpuNano) / 1e9, float64(c.usdNano) / 1e9, c.overruns, float64(c.overrunGPUNano) / 1e9
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"sync"
 
 	"github.com/assay-lang/assay/compiler/plan"
 	"github.com/assay-lang/assay/plugins"
@@ -27,7 +28,7 @@ const maxFailedCalls = 5
 // whose result is in the journal is not made again. key must be unique in
 // the run. Before the call its worst-case dollars are held against the
 // dollar cap; after it, what it cost is charged.
-func (r *runner) complete(roleName, key string, in, out any) error {
+func (r *service) complete(roleName, key string, in, out any) error {
 	return r.completeAs(roleName, key, in, out, false)
 }
 
@@ -40,7 +41,7 @@ func (r *runner) complete(roleName, key string, in, out any) error {
 // report, bounded to [0, the hold]. A report above the hold is charged at
 // the hold and stops the run (Budget.breach): the cap then still holds,
 // and nothing more is spent on an account that cannot be trusted.
-func (r *runner) completeAs(roleName, key string, in, out any, untrained bool) error {
+func (r *service) completeAs(roleName, key string, in, out any, untrained bool) error {
 	role := r.roles[roleName]
 	if role == nil {
 		return fmt.Errorf("%w: call %s: the plan has no role %q", errPermanent, key, roleName)
@@ -71,14 +72,14 @@ func (r *runner) completeAs(roleName, key string, in, out any, untrained bool) e
 		req.MaxPromptTokens = tokenBound(role.TokensIn.High)
 	}
 	if kind == plugins.RolePropose && !untrained {
-		req.State = r.policyOf(role.Name)
+		req.State = r.policy.of(role.Name)
 	}
 	var resp *plugins.CompleteResponse
 	// used sums what the call's plugin calls were charged, in tokens.
 	var used plugins.Usage
 	var breach string
 	callStart := r.opts.Clock.Now()
-	err := r.call(role.Plugin, func(inst Instance) error {
+	err := r.plugins.call(role.Plugin, func(inst Instance) error {
 		l := inst.LLM()
 		if l == nil {
 			return fmt.Errorf("%w: plugin %s is not an LLM", errPermanent, role.Plugin)
@@ -119,7 +120,7 @@ func (r *runner) completeAs(roleName, key string, in, out any, untrained bool) e
 		return err
 	})
 	if err != nil {
-		if r.ctx.Err() != nil || errors.Is(err, ErrBudget) || isPermanent(err) || r.failedCalls.Add(1) >= maxFailedCalls {
+		if r.ctx.Err() != nil || errors.Is(err, ErrBudget) || isPermanent(err) || r.n.callFailed() >= maxFailedCalls {
 			return fmt.Errorf("%s call %s: %w", role.Name, key, err)
 		}
 		r.progress.logf("%s call %s failed; marking it failed and going on: %v", role.Name, key, err)
@@ -129,7 +130,7 @@ func (r *runner) completeAs(roleName, key string, in, out any, untrained bool) e
 		}
 		return fmt.Errorf("%s call %s: %w: %v", role.Name, key, errCallFailed, err)
 	}
-	r.failedCalls.Store(0)
+	r.n.callSucceeded()
 	secs := r.opts.Clock.Now().Sub(callStart).Seconds()
 	r.countCall(role, used.In, used.Out)
 	return r.appendCall(key, callRecord{Role: role.Name, Payload: resp.Payload, In: used.In, Out: used.Out, Seconds: secs, Breach: breach})
@@ -224,7 +225,7 @@ func bounded(n, hi int, price float64) (int, bool) {
 
 // appendCall journals a call's record, encoded once (encoding/json would
 // check and compact a Marshaler's output again).
-func (r *runner) appendCall(key string, c callRecord) error {
+func (r *service) appendCall(key string, c callRecord) error {
 	b, err := c.MarshalJSON()
 	if err != nil {
 		return fmt.Errorf("%w: call %s: %v", errPermanent, key, err)
@@ -236,16 +237,24 @@ func callUSD(role *plan.Role, in, out int) float64 {
 	return (float64(in)*role.PriceIn + float64(out)*role.PriceOut) / 1e6
 }
 
-func (r *runner) policyOf(role string) []byte {
-	r.pomu.Lock()
-	defer r.pomu.Unlock()
-	return r.policy[role]
+// policyStore is each proposer role's current checkpoint.
+type policyStore struct {
+	mu sync.Mutex
+	by map[string][]byte
 }
 
-func (r *runner) setPolicy(role string, st []byte) {
-	r.pomu.Lock()
-	r.policy[role] = st
-	r.pomu.Unlock()
+// of is role's current checkpoint (nil: the base model).
+func (p *policyStore) of(role string) []byte {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.by[role]
+}
+
+// set makes st role's current checkpoint.
+func (p *policyStore) set(role string, st []byte) {
+	p.mu.Lock()
+	p.by[role] = st
+	p.mu.Unlock()
 }
 
 // MarshalJSON writes a call record without reflection: one is journaled
@@ -309,15 +318,15 @@ type callRecord struct {
 }
 
 // chargeLLM counts a journaled call again on resume, at what it cost.
-func (r *runner) chargeLLM(role *plan.Role, in, out int) {
+func (r *service) chargeLLM(role *plan.Role, in, out int) {
 	r.budget.ChargeLLM(r.countCall(role, in, out))
 }
 
 // countCall counts one call of a role in the run's figures and returns
 // what it cost.
-func (r *runner) countCall(role *plan.Role, in, out int) float64 {
+func (r *service) countCall(role *plan.Role, in, out int) float64 {
 	cost := callUSD(role, in, out)
-	r.llmCalls.Add(1)
+	r.n.call()
 	r.measured.call(role.Name, in, out, cost)
 	return cost
 }

@@ -58,7 +58,7 @@ func TestRepeatOfARecord(t *testing.T) {
 func TestUnpaidRoutedCandidateIsNotRewarded(t *testing.T) {
 	r := newTestRunner(t)
 	p := lm2lmPlan()
-	x, err := newRLLoop(r, p.Variants[0].Phases[1])
+	x, err := newRLLoop(r, scope{}, 1, p.Variants[0].Phases[1])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func TestRepairsOfAFailedBuild(t *testing.T) {
 		if err != nil || ok {
 			t.Fatalf("repairs %d: built %v, err %v; want a failed build", repairs, ok, err)
 		}
-		if got := int(r.llmCalls.Load()); got != 1+repairs {
+		if got := r.n.calls(); got != 1+repairs {
 			t.Errorf("repairs %d: %d builder calls, want %d", repairs, got, 1+repairs)
 		}
 		m := r.measured.snapshot().Loops["policy"]
@@ -122,7 +122,7 @@ func TestRepairsOfAFailedBuild(t *testing.T) {
 func TestNewParentWhenAllImprove(t *testing.T) {
 	r := newTestRunner(t)
 	r.loops["policy"].NewParent = "all_improve"
-	x, err := newRLLoop(r, lm2lmPlan().Variants[0].Phases[1])
+	x, err := newRLLoop(r, scope{}, 1, lm2lmPlan().Variants[0].Phases[1])
 	if err != nil {
 		t.Fatal(err)
 	}

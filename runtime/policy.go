@@ -46,62 +46,144 @@ type batchLine struct {
 // twice.
 func (r *rlLoop) trainPolicy(t int, key string, samples []plugins.Sample) error {
 	l, u := r.l, r.l.Update
-	ro := r.roles[l.Proposer]
-	if d, ok := r.j.Call(journal.KindPolicy, key); ok {
-		if d2, ok := r.j.Call(journal.KindPolicy, key+"/reserve"); ok {
-			var res updateReservation
-			if json.Unmarshal(d2, &res) == nil {
-				r.budget.restoreUpdate(res.GPUHours, res.USD)
-			}
-		}
-		var pr policyRecord
-		if err := json.Unmarshal(d, &pr); err == nil && pr.Failed == "" {
-			r.setPolicy(l.Proposer, pr.State)
-			r.updates++
-			r.measured.loop(l.Name, func(m *MeasuredLoop) { m.Updates++ })
-		}
+	ro := r.s.roles[l.Proposer]
+	if d, ok := r.s.j.Call(journal.KindPolicy, key); ok {
+		r.replayUpdate(key, d)
 		return nil
 	}
 	if len(samples) == 0 {
 		return nil // every group dropped: nothing to train on
 	}
-	fail := func(why string) error {
-		r.progress.logf("policy update at step %d failed; the policy stays: %s", t+1, why)
-		if err := r.j.Append(journal.KindPolicy, key, policyRecord{Step: t + 1, State: r.policyOf(ro.Name), Samples: len(samples), Failed: why}); err != nil {
-			return err
-		}
-		return r.j.Flush()
+	if why, err := r.holdUpdate(key); err != nil {
+		return err
+	} else if why != "" {
+		return r.failUpdate(t, key, len(samples), why)
 	}
-	if d, ok := r.j.Call(journal.KindPolicy, key+"/reserve"); ok {
-		var res updateReservation
-		if err := json.Unmarshal(d, &res); err != nil {
-			return fmt.Errorf("%w: journal: update reservation %s: %v", errPermanent, key, err)
-		}
-		r.budget.restoreUpdate(res.GPUHours, res.USD)
-	} else {
-		if err := r.budget.ReserveUpdate(u.GPUHours, u.USD); errors.Is(err, ErrBudget) {
-			r.cut(r.phase, "made fewer policy updates than the plan gives it: "+strings.TrimPrefix(err.Error(), ErrBudget.Error()+": "))
-			return fail(err.Error())
-		} else if err != nil {
-			return err
-		}
-		if err := r.j.Append(journal.KindPolicy, key+"/reserve", updateReservation{GPUHours: u.GPUHours, USD: u.USD}); err != nil {
-			return err
-		}
-		if err := r.j.Flush(); err != nil {
-			return err
-		}
-	}
-	dir, err := filepath.Abs(filepath.Join(r.dir, "work", strings.ReplaceAll(key, "/", "_")))
+	job, name, req, err := r.prepareUpdate(t, key, samples)
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	var res *plugins.RunResult
+	err = r.s.plugins.call(u.Trainer, func(inst Instance) error {
+		tr := inst.Trainer()
+		if tr == nil {
+			return fmt.Errorf("%w: plugin %s is not a trainer", errPermanent, u.Trainer)
+		}
+		h, err := tr.Start(r.s.ctx, req)
+		if err != nil {
+			return err
+		}
+		res, err = tr.Wait(r.s.ctx, h)
 		return err
+	})
+	switch {
+	case err != nil && r.s.ctx.Err() != nil:
+		return err
+	case errors.Is(err, plugins.ErrUnsupported), errors.Is(err, plugins.ErrConfig), errors.Is(err, errPermanent):
+		return fmt.Errorf("%w: loop %s: policy update on plugin %s: %v", errPermanent, l.Name, u.Trainer, err)
+	case err != nil:
+		return r.failUpdate(t, key, len(samples), err.Error())
+	case res.Status != plugins.StatusFinished:
+		return r.failUpdate(t, key, len(samples), fmt.Sprintf("%s: %s", res.Status, res.Reason))
+	}
+	var resp *plugins.UpdateResponse
+	err = r.s.plugins.call(ro.Plugin, func(inst Instance) error {
+		m := inst.LLM()
+		if m == nil {
+			return fmt.Errorf("%w: plugin %s is not an LLM", errPermanent, ro.Plugin)
+		}
+		var err error
+		resp, err = m.Update(r.s.ctx, &plugins.UpdateRequest{Model: ro.Model, LearningRate: l.LearningRate, State: r.s.policy.of(ro.Name), Config: r.s.config[ro.Plugin],
+			Algorithm: l.Algorithm, ClipLow: l.ClipLow, ClipHigh: l.ClipHigh, KLCoef: l.KLCoef, TokenLevel: l.TokenLevel, Epochs: l.Epochs,
+			Adapter: &plugins.Adapter{Name: name, Path: job.AdapterDir}})
+		return err
+	})
+	switch {
+	case err != nil && r.s.ctx.Err() != nil:
+		return err
+	case errors.Is(err, plugins.ErrUnsupported), errors.Is(err, plugins.ErrConfig), errors.Is(err, errPermanent):
+		return fmt.Errorf("%w: loop %s: proposer %s cannot serve the trained adapter: %v", errPermanent, l.Name, ro.Name, err)
+	case err != nil:
+		return r.failUpdate(t, key, len(samples), "loading the adapter: "+err.Error())
+	}
+	r.s.policy.set(ro.Name, resp.State)
+	r.s.n.update()
+	r.s.measured.loop(l.Name, func(m *MeasuredLoop) { m.Updates++ })
+	r.s.progress.logf("policy update %d: adapter %s", t+1, name)
+	if err := r.s.j.Append(journal.KindPolicy, key, policyRecord{Step: t + 1, State: resp.State, Stats: resp.Stats, Samples: len(samples)}); err != nil {
+		return err
+	}
+	return r.s.j.Flush()
+}
+
+// replayUpdate takes a journaled update (policy record d) back on resume:
+// its reservation counted again, its policy state restored.
+func (r *rlLoop) replayUpdate(key string, d []byte) {
+	l := r.l
+	if d2, ok := r.s.j.Call(journal.KindPolicy, key+"/reserve"); ok {
+		var res updateReservation
+		if json.Unmarshal(d2, &res) == nil {
+			r.s.budget.restoreUpdate(res.GPUHours, res.USD)
+		}
+	}
+	var pr policyRecord
+	if err := json.Unmarshal(d, &pr); err == nil && pr.Failed == "" {
+		r.s.policy.set(l.Proposer, pr.State)
+		r.s.n.update()
+		r.s.measured.loop(l.Name, func(m *MeasuredLoop) { m.Updates++ })
+	}
+}
+
+// failUpdate journals a failed update: the policy stays as it was.
+func (r *rlLoop) failUpdate(t int, key string, samples int, why string) error {
+	ro := r.s.roles[r.l.Proposer]
+	r.s.progress.logf("policy update at step %d failed; the policy stays: %s", t+1, why)
+	if err := r.s.j.Append(journal.KindPolicy, key, policyRecord{Step: t + 1, State: r.s.policy.of(ro.Name), Samples: samples, Failed: why}); err != nil {
+		return err
+	}
+	return r.s.j.Flush()
+}
+
+// holdUpdate reserves the update's cost (or counts a journaled
+// reservation again); why says what cap refused it, and the phase is
+// noted as cut.
+func (r *rlLoop) holdUpdate(key string) (why string, err error) {
+	u := r.l.Update
+	if d, ok := r.s.j.Call(journal.KindPolicy, key+"/reserve"); ok {
+		var res updateReservation
+		if err := json.Unmarshal(d, &res); err != nil {
+			return "", fmt.Errorf("%w: journal: update reservation %s: %v", errPermanent, key, err)
+		}
+		r.s.budget.restoreUpdate(res.GPUHours, res.USD)
+		return "", nil
+	}
+	if err := r.s.budget.ReserveUpdate(u.GPUHours, u.USD); errors.Is(err, ErrBudget) {
+		r.s.cuts.cut(r.sc.phase, "made fewer policy updates than the plan gives it: "+strings.TrimPrefix(err.Error(), ErrBudget.Error()+": "))
+		return err.Error(), nil
+	} else if err != nil {
+		return "", err
+	}
+	if err := r.s.j.Append(journal.KindPolicy, key+"/reserve", updateReservation{GPUHours: u.GPUHours, USD: u.USD}); err != nil {
+		return "", err
+	}
+	return "", r.s.j.Flush()
+}
+
+// prepareUpdate writes the batch and makes the run request of the
+// update's command, with its job and the adapter's name.
+func (r *rlLoop) prepareUpdate(t int, key string, samples []plugins.Sample) (*plugins.PolicyJob, string, *plugins.RunRequest, error) {
+	l, u := r.l, r.l.Update
+	ro := r.s.roles[l.Proposer]
+	dir, err := filepath.Abs(filepath.Join(r.s.dir, "work", strings.ReplaceAll(key, "/", "_")))
+	if err != nil {
+		return nil, "", nil, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, "", nil, err
 	}
 	batch := filepath.Join(dir, "batch.jsonl")
 	if err := writeBatch(batch, t+1, samples); err != nil {
-		return err
+		return nil, "", nil, err
 	}
 	// The adapter the batch was sampled from, as the proposer's plugin
 	// named it in the policy state it returned.
@@ -109,64 +191,14 @@ func (r *rlLoop) trainPolicy(t int, key string, samples []plugins.Sample) error 
 		Adapter string `json:"adapter"`
 		Path    string `json:"path"`
 	}
-	if p := r.policyOf(ro.Name); len(p) > 0 {
+	if p := r.s.policy.of(ro.Name); len(p) > 0 {
 		_ = json.Unmarshal(p, &prev)
 	}
 	name := fmt.Sprintf("%s-step-%d", u.Adapter, t+1)
 	job := &plugins.PolicyJob{Step: t + 1, BatchFile: batch, AdapterDir: filepath.Join(dir, "adapter"), BaseModel: ro.Model, PreviousAdapter: prev.Adapter, PreviousAdapterDir: prev.Path,
 		Algorithm: l.Algorithm, LearningRate: l.LearningRate, ClipLow: l.ClipLow, ClipHigh: l.ClipHigh, KLCoef: l.KLCoef, TokenLevel: l.TokenLevel, Epochs: l.Epochs}
-	req := &plugins.RunRequest{RunID: key, Seed: int64(derive(r.v.Seed, key) >> 1), Config: r.config[u.Trainer],
-		Executor: plugins.ExecutorSpec{Kind: r.v.Executor.Kind, Concurrency: r.v.Executor.Concurrency, GPUs: r.v.Executor.GPUs, Slurm: r.v.Executor.Slurm},
+	req := &plugins.RunRequest{RunID: key, Seed: int64(derive(r.s.v.Seed, key) >> 1), Config: r.s.config[u.Trainer],
+		Executor: plugins.ExecutorSpec{Kind: r.s.v.Executor.Kind, Concurrency: r.s.v.Executor.Concurrency, GPUs: r.s.v.Executor.GPUs, Slurm: r.s.v.Executor.Slurm},
 		GPUs:     u.GPUs, WorkDir: dir, Update: job}
-	var res *plugins.RunResult
-	err = r.call(u.Trainer, func(inst Instance) error {
-		tr := inst.Trainer()
-		if tr == nil {
-			return fmt.Errorf("%w: plugin %s is not a trainer", errPermanent, u.Trainer)
-		}
-		h, err := tr.Start(r.ctx, req)
-		if err != nil {
-			return err
-		}
-		res, err = tr.Wait(r.ctx, h)
-		return err
-	})
-	switch {
-	case err != nil && r.ctx.Err() != nil:
-		return err
-	case errors.Is(err, plugins.ErrUnsupported), errors.Is(err, plugins.ErrConfig), errors.Is(err, errPermanent):
-		return fmt.Errorf("%w: loop %s: policy update on plugin %s: %v", errPermanent, l.Name, u.Trainer, err)
-	case err != nil:
-		return fail(err.Error())
-	case res.Status != plugins.StatusFinished:
-		return fail(fmt.Sprintf("%s: %s", res.Status, res.Reason))
-	}
-	var resp *plugins.UpdateResponse
-	err = r.call(ro.Plugin, func(inst Instance) error {
-		m := inst.LLM()
-		if m == nil {
-			return fmt.Errorf("%w: plugin %s is not an LLM", errPermanent, ro.Plugin)
-		}
-		var err error
-		resp, err = m.Update(r.ctx, &plugins.UpdateRequest{Model: ro.Model, LearningRate: l.LearningRate, State: r.policyOf(ro.Name), Config: r.config[ro.Plugin],
-			Algorithm: l.Algorithm, ClipLow: l.ClipLow, ClipHigh: l.ClipHigh, KLCoef: l.KLCoef, TokenLevel: l.TokenLevel, Epochs: l.Epochs,
-			Adapter: &plugins.Adapter{Name: name, Path: job.AdapterDir}})
-		return err
-	})
-	switch {
-	case err != nil && r.ctx.Err() != nil:
-		return err
-	case errors.Is(err, plugins.ErrUnsupported), errors.Is(err, plugins.ErrConfig), errors.Is(err, errPermanent):
-		return fmt.Errorf("%w: loop %s: proposer %s cannot serve the trained adapter: %v", errPermanent, l.Name, ro.Name, err)
-	case err != nil:
-		return fail("loading the adapter: " + err.Error())
-	}
-	r.setPolicy(ro.Name, resp.State)
-	r.updates++
-	r.measured.loop(l.Name, func(m *MeasuredLoop) { m.Updates++ })
-	r.progress.logf("policy update %d: adapter %s", t+1, name)
-	if err := r.j.Append(journal.KindPolicy, key, policyRecord{Step: t + 1, State: resp.State, Stats: resp.Stats, Samples: len(samples)}); err != nil {
-		return err
-	}
-	return r.j.Flush()
+	return job, name, req, nil
 }

@@ -21,14 +21,14 @@ import (
 type progress struct {
 	w     io.Writer
 	tty   bool
-	r     *runner
+	r     *service
 	mu    sync.Mutex
 	bar   *progressbar.ProgressBar
 	phase string
 	last  time.Time
 }
 
-func newProgress(w io.Writer, r *runner) *progress {
+func newProgress(w io.Writer, r *service) *progress {
 	p := &progress{w: w, r: r}
 	if f, ok := w.(*os.File); ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())) {
 		p.tty = true

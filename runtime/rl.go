@@ -1,15 +1,11 @@
 package runtime
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
-	"sort"
 
 	"github.com/assay-lang/assay/compiler/plan"
 	"github.com/assay-lang/assay/plugins"
-	"github.com/assay-lang/assay/plugins/payload"
 	"github.com/assay-lang/assay/runtime/journal"
 )
 
@@ -121,10 +117,12 @@ type policyRecord struct {
 // rlLoop is one RL loop's phase: the loop as the plan binds it (its
 // reward shaping, the critic that judges its candidates and its router) and
 // what the loop keeps while it runs (its rollouts, the proposals already
-// calibrated). The runner under it is the service every phase shares:
+// calibrated). The service under it is what every phase shares:
 // calls, real runs, the journal and the budget.
 type rlLoop struct {
-	*runner
+	s     *service
+	sc    scope
+	idx   int
 	l     *plan.Loop
 	ph    *plan.Phase
 	sh    *shaper
@@ -141,7 +139,7 @@ type rlLoop struct {
 }
 
 // newRLLoop binds the loop of an RL phase as the plan resolved it.
-func newRLLoop(r *runner, ph *plan.Phase) (*rlLoop, error) {
+func newRLLoop(r *service, sc scope, idx int, ph *plan.Phase) (*rlLoop, error) {
 	l := r.loops[ph.Loop]
 	if l == nil {
 		return nil, fmt.Errorf("%w: the plan has no loop %q", errPermanent, ph.Loop)
@@ -156,12 +154,12 @@ func newRLLoop(r *runner, ph *plan.Phase) (*rlLoop, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &rlLoop{runner: r, l: l, ph: ph, sh: sh, judge: judge, rt: rt, calibrated: map[string]bool{}, parents: map[string]*taskParent{}}, nil
+	return &rlLoop{s: r, sc: sc, idx: idx, l: l, ph: ph, sh: sh, judge: judge, rt: rt, calibrated: map[string]bool{}, parents: map[string]*taskParent{}}, nil
 }
 
 // judgeOf is the critic the plan binds to judge a loop's candidates, and
 // its router; nil, nil when no critic judges them.
-func (r *runner) judgeOf(l *plan.Loop) (*plan.Critic, *router, error) {
+func (r *service) judgeOf(l *plan.Loop) (*plan.Critic, *router, error) {
 	if l.Critic == "" {
 		return nil, nil, nil
 	}
@@ -173,20 +171,18 @@ func (r *runner) judgeOf(l *plan.Loop) (*plan.Critic, *router, error) {
 	return c, rt, err
 }
 
-// rlPhase runs an RL loop's steps with its calibration rounds.
-func (r *runner) rlPhase(idx int, ph *plan.Phase) error {
-	x, err := newRLLoop(r, ph)
-	if err != nil {
-		return err
-	}
-	return x.run(idx, ph)
+// newRLPhase binds an RL phase: its loop's steps with its calibration
+// rounds.
+func newRLPhase(s *service, sc scope, idx int, ph *plan.Phase) (phaseNode, error) {
+	return newRLLoop(s, sc, idx, ph)
 }
 
-func (r *rlLoop) run(idx int, ph *plan.Phase) error {
+func (r *rlLoop) Execute() error {
+	idx, ph := r.idx, r.ph
 	l := r.l
 	var err error
 	var cals []*plan.Phase
-	for _, c := range r.v.Phases[idx+1:] {
+	for _, c := range r.s.v.Phases[idx+1:] {
 		if c.Kind == plan.PhaseCalibration && (c.Loop == "" || c.Loop == l.Name) {
 			cals = append(cals, c)
 		}
@@ -207,16 +203,16 @@ func (r *rlLoop) run(idx int, ph *plan.Phase) error {
 	if total == math.MaxInt {
 		total = -1 // no known end: a spinner
 	}
-	r.progress.start(ph.Name, total, "steps")
+	r.s.progress.start(ph.Name, total, "steps")
 	var rollout []*group
 	calRound := 0
 	for t := 0; t < steps; t++ {
-		if err := r.ctx.Err(); err != nil {
+		if err := r.s.ctx.Err(); err != nil {
 			return err
 		}
 		if t%every == 0 {
 			if l.UntilBudget && !r.canAffordRefresh() {
-				r.progress.logf("loop %s: budget spent after %d steps", l.Name, t)
+				r.s.progress.logf("loop %s: budget spent after %d steps", l.Name, t)
 				break
 			}
 			if rollout, err = r.rollout(t / every); err != nil {
@@ -233,13 +229,11 @@ func (r *rlLoop) run(idx int, ph *plan.Phase) error {
 		if err := r.update(t, batch); err != nil {
 			return err
 		}
-		r.steps++
-		r.measured.loop(l.Name, func(m *MeasuredLoop) { m.Steps++ })
-		r.progress.step(fmt.Sprintf("step %d", t+1))
+		r.s.n.step()
+		r.s.measured.loop(l.Name, func(m *MeasuredLoop) { m.Steps++ })
+		r.s.progress.step(fmt.Sprintf("step %d", t+1))
 		for calRound < len(cals) && cals[calRound].AfterStep == t+1 {
-			r.phase = cals[calRound].Name
-			err := r.calibrate(calRound, cals[calRound])
-			r.phase = ph.Name
+			err := r.calibrate(r.sc.in(cals[calRound].Name), calRound, cals[calRound])
 			if err != nil {
 				return err
 			}
@@ -274,7 +268,7 @@ func (r *rlLoop) refill(t int, groups []*group) ([]*group, error) {
 			return nil, err
 		}
 		r.rollouts[len(r.rollouts)-1] = append(r.rollouts[len(r.rollouts)-1], extra...)
-		r.measured.loop(l.Name, func(m *MeasuredLoop) { m.Resampled += len(extra) })
+		r.s.measured.loop(l.Name, func(m *MeasuredLoop) { m.Resampled += len(extra) })
 		out = append(out, extra...)
 		dropped = zeroVariance(extra)
 	}
@@ -302,14 +296,14 @@ func zeroVariance(groups []*group) int {
 // an until_budget loop always makes some), and some dollars.
 func (r *rlLoop) canAffordRefresh() bool {
 	l := r.l
-	if r.budget.CheckLLM() != nil {
+	if r.s.budget.CheckLLM() != nil {
 		return false
 	}
 	// A refresh that cannot pay one real run under the GPU-hour and dollar
 	// caps (less what later phases hold back) would only skip its runs.
 	fits := false
-	for _, t := range r.tasksOf("", l.Split) {
-		if gpuh, usd := r.runCost(t.Env); r.budget.Fits(gpuh, usd) {
+	for _, t := range r.s.tasks.of("", l.Split) {
+		if gpuh, usd := r.s.runCost(t.Env); r.s.budget.Fits(gpuh, usd) {
 			fits = true
 			break
 		}
@@ -317,7 +311,7 @@ func (r *rlLoop) canAffordRefresh() bool {
 	if !fits {
 		return false
 	}
-	left := r.budget.RunsLeft()
+	left := r.s.budget.RunsLeft()
 	if left < 0 {
 		return true
 	}
@@ -325,7 +319,7 @@ func (r *rlLoop) canAffordRefresh() bool {
 	if c := l.RunsPerRefresh; c != nil {
 		need = max(need, math.Ceil(c.Low-1e-9))
 	}
-	return float64(left-r.floor) >= need
+	return float64(left-r.sc.floor) >= need
 }
 
 // rollout samples G proposals for each of the loop's states and scores them.
@@ -338,7 +332,7 @@ func (r *rlLoop) rollout(refresh int) ([]*group, error) {
 func (r *rlLoop) sampleGroups(tag string, states int) ([]*group, error) {
 	l, sh := r.l, r.sh
 	G := l.ProposalsPerState
-	train := r.tasksOf("", l.Split)
+	train := r.s.tasks.of("", l.Split)
 	if len(train) == 0 {
 		return nil, fmt.Errorf("loop %s: no %s tasks", l.Name, l.Split)
 	}
@@ -348,8 +342,8 @@ func (r *rlLoop) sampleGroups(tag string, states int) ([]*group, error) {
 	pools := make([][]*taskInfo, states)
 	if len(r.ph.Proposals) > 0 {
 		s := 0
-		for _, e := range r.v.Envs {
-			ts := r.tasksOf(e.Name, l.Split)
+		for _, e := range r.s.v.Envs {
+			ts := r.s.tasks.of(e.Name, l.Split)
 			for n := 0; n < r.ph.Proposals[e.Name] && s < states; n++ {
 				pools[s] = ts
 				s++
@@ -366,7 +360,7 @@ func (r *rlLoop) sampleGroups(tag string, states int) ([]*group, error) {
 		if len(pool) == 0 {
 			pool = train
 		}
-		t := pool[rng(r.v.Seed, fmt.Sprintf("%s/%s/s%d/task", l.Name, tag, s)).IntN(len(pool))]
+		t := pool[rng(r.s.v.Seed, fmt.Sprintf("%s/%s/s%d/task", l.Name, tag, s)).IntN(len(pool))]
 		gr := &group{State: fmt.Sprintf("%s/%s/s%d", l.Name, tag, s), Task: t, TaskKey: t.Env + "/" + t.Name, Cands: make([]candidate, G), Parent: seedParent()}
 		if tp := r.parents[gr.TaskKey]; tp != nil {
 			gr.Parent, gr.ParentGain = tp.p, tp.gain
@@ -385,9 +379,9 @@ func (r *rlLoop) sampleGroups(tag string, states int) ([]*group, error) {
 			all = append(all, at{s, g})
 		}
 	}
-	err := parallel(len(all), r.concurrency(l.Proposer), func(i int) error {
+	err := parallel(len(all), r.s.concurrency(l.Proposer), func(i int) error {
 		gr, g := groups[all[i].s], all[i].g
-		p, st, ok, err := r.propose(l.Proposer, fmt.Sprintf("%s/%d/propose", gr.State, g), gr.Task, gr.State, parentArg(gr.Parent))
+		p, st, ok, err := r.s.propose(l.Proposer, fmt.Sprintf("%s/%d/propose", gr.State, g), gr.Task, gr.State, parentArg(gr.Parent))
 		gr.Cands[g].Proposal, gr.Cands[g].state = p, st
 		gr.Cands[g].Infeasible = !ok
 		return err
@@ -419,9 +413,9 @@ func (r *rlLoop) sampleGroups(tag string, states int) ([]*group, error) {
 			return nil, err
 		}
 		r.moveParent(gr)
-		r.candidates += len(gr.Cands)
-		r.measured.loop(l.Name, func(m *MeasuredLoop) { m.Candidates += len(gr.Cands) })
-		if err := r.j.Append(journal.KindReward, gr.State, gr); err != nil {
+		r.s.n.candidate(len(gr.Cands))
+		r.s.measured.loop(l.Name, func(m *MeasuredLoop) { m.Candidates += len(gr.Cands) })
+		if err := r.s.j.Append(journal.KindReward, gr.State, gr); err != nil {
 			return nil, err
 		}
 		var real, predicted []record
@@ -437,8 +431,8 @@ func (r *rlLoop) sampleGroups(tag string, states int) ([]*group, error) {
 		}
 		// Real results join the world model's context; predictions only
 		// the state pool (state-pool expansion without real runs).
-		r.addRecords(true, real...)
-		r.addRecords(false, predicted...)
+		r.s.records.add(true, real...)
+		r.s.records.add(false, predicted...)
 	}
 	return groups, nil
 }
@@ -465,12 +459,12 @@ func child(parent, p plugins.Proposal) plugins.Proposal {
 // proposer is shown.
 func (r *rlLoop) priorProposals(t *taskInfo) map[string]bool {
 	out := map[string]bool{}
-	for _, rec := range r.context() {
+	for _, rec := range r.s.records.context() {
 		if rec.Task == t.Name && rec.Env == t.Env {
 			out[proposalKey(rec.Proposal)] = true
 		}
 	}
-	for _, rec := range r.history(t) {
+	for _, rec := range r.s.records.history(t) {
 		out[proposalKey(rec.Proposal)] = true
 	}
 	return out
@@ -490,7 +484,7 @@ func (r *rlLoop) moveParent(gr *group) {
 			return
 		}
 	}
-	i := rng(r.v.Seed, gr.State+"/new_parent").IntN(len(gr.Cands))
+	i := rng(r.s.v.Seed, gr.State+"/new_parent").IntN(len(gr.Cands))
 	c := gr.Cands[i]
 	tp := &taskParent{p: clone(c.Proposal), gain: gr.ParentGain}
 	if c.HasReal {
@@ -498,512 +492,4 @@ func (r *rlLoop) moveParent(gr *group) {
 	}
 	r.parents[gr.TaskKey] = tp
 	gr.NewParent = i + 1
-}
-
-// buildCandidates builds every feasible candidate with the loop's builder
-// (none: each runs as proposed): a candidate that does not build, after
-// the loop's repairs, is infeasible.
-func (r *rlLoop) buildCandidates(groups []*group, all []pos) error {
-	l := r.l
-	if l.Builder == "" {
-		return nil
-	}
-	return parallel(len(all), r.concurrency(l.Builder), func(i int) error {
-		gr := groups[all[i].s]
-		c := &gr.Cands[all[i].g]
-		if c.Infeasible {
-			return nil
-		}
-		p, ok, err := r.implement(l.Builder, l.Name, fmt.Sprintf("%s/%d/implement", gr.State, all[i].g), gr.Task, child(gr.Parent, c.Proposal))
-		c.Proposal, c.Infeasible = p, !ok
-		return err
-	})
-}
-
-type pos struct{ s, g int }
-
-func all2(states, G int) []pos {
-	out := make([]pos, 0, states*G)
-	for s := 0; s < states; s++ {
-		for g := 0; g < G; g++ {
-			out = append(out, pos{s, g})
-		}
-	}
-	return out
-}
-
-// predictCandidates scores candidates with the world model.
-func (r *rlLoop) predictCandidates(groups []*group, all []pos) error {
-	l := r.l
-	ro := l.Predictor
-	ctx := r.context()
-	return parallel(len(all), r.concurrency(ro), func(i int) error {
-		gr := groups[all[i].s]
-		c := &gr.Cands[all[i].g]
-		if c.Infeasible {
-			return nil
-		}
-		var resp payload.PredictResponse
-		req := payload.PredictRequest{Task: gr.Task.Name, Env: gr.Task.Env, Records: ctx, Proposal: c.Proposal}
-		if err := r.complete(ro, fmt.Sprintf("%s/%d/predict", gr.State, all[i].g), req, &resp); errors.Is(err, errCallFailed) {
-			c.Infeasible = true // no prediction: the candidate gets the infeasible reward
-			return nil
-		} else if err != nil {
-			return err
-		}
-		c.Predicted = resp.PredictedGain
-		return nil
-	})
-}
-
-// verifyCandidates runs every candidate for real (verify-all).
-func (r *rlLoop) verifyCandidates(groups []*group, all []pos) error {
-	l := r.l
-	runs := make([]realRun, len(all))
-	ok := make([]bool, len(all))
-	err := parallel(len(all), r.concurrency(l.Builder), func(i int) error {
-		gr := groups[all[i].s]
-		c := &gr.Cands[all[i].g]
-		if c.Infeasible {
-			return nil
-		}
-		key := fmt.Sprintf("%s/%d", gr.State, all[i].g)
-		p, feasible, err := r.implement(l.Builder, l.Name, key+"/implement", gr.Task, child(gr.Parent, c.Proposal))
-		c.Proposal, c.Infeasible = p, !feasible
-		runs[i], ok[i] = realRun{Key: key, Task: gr.Task, Proposal: p}, feasible
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	if err := r.runInto(groups, all, runs, ok); err != nil {
-		return err
-	}
-	for _, at := range all {
-		gr := groups[at.s]
-		c := &gr.Cands[at.g]
-		c.Improve = c.HasReal && c.RealGain > gr.ParentGain
-	}
-	return nil
-}
-
-// runInto runs the selected candidates and stores their real outcomes.
-func (r *runner) runInto(groups []*group, all []pos, runs []realRun, sel []bool) error {
-	var todo []realRun
-	var at []int
-	for i := range runs {
-		if sel[i] {
-			todo = append(todo, runs[i])
-			at = append(at, i)
-		}
-	}
-	out, err := r.runReal(todo)
-	if err != nil {
-		return err
-	}
-	for n, i := range at {
-		c := &groups[all[i].s].Cands[all[i].g]
-		o := out[n]
-		switch {
-		case o.Skipped || o.Failed:
-			c.Skipped = true
-		case o.Infeasible:
-			c.Infeasible = true
-		default:
-			c.HasReal, c.RealGain, c.Predicted = true, o.Gain, o.Gain
-		}
-	}
-	return nil
-}
-
-// screenCandidates implements, summarizes and critiques each candidate
-// (k votes), routes the uncertain ones to real runs when the plan says the
-// critic routes, and sets the label score: the real outcome when routed,
-// else the critic's verdict.
-func (r *rlLoop) screenCandidates(groups []*group, all []pos) error {
-	l, c, rt := r.l, r.judge, r.rt
-	runs := make([]realRun, len(all))
-	verdicts := make([]verdict, len(all))
-	feasible := make([]bool, len(all))
-	err := parallel(len(all), r.concurrency(l.Builder), func(i int) error {
-		gr := groups[all[i].s]
-		cand := &gr.Cands[all[i].g]
-		if cand.Infeasible {
-			return nil
-		}
-		key := fmt.Sprintf("%s/%d", gr.State, all[i].g)
-		v, p, ok, err := r.screen(l, key, gr.Task, gr.Parent, child(gr.Parent, cand.Proposal), c, rt)
-		if err != nil {
-			return err
-		}
-		cand.Proposal, cand.Infeasible, feasible[i] = p, !ok, ok
-		verdicts[i] = v
-		runs[i] = realRun{Key: key, Task: gr.Task, Proposal: p}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	sel := make([]bool, len(all))
-	judged, routed := 0, 0
-	for i := range all {
-		sel[i] = l.Routes && feasible[i] && verdicts[i].Routed
-		if feasible[i] {
-			judged++
-			if sel[i] {
-				routed++
-			}
-		}
-	}
-	r.measured.loop(l.Name, func(m *MeasuredLoop) { m.Judged += judged; m.Routed += routed })
-	if err := r.runInto(groups, all, runs, sel); err != nil {
-		return err
-	}
-	for i := range all {
-		gr := groups[all[i].s]
-		cand := &gr.Cands[all[i].g]
-		if !feasible[i] {
-			continue
-		}
-		cand.Routed = sel[i] && !cand.Skipped
-		if cand.Skipped {
-			// Routed because the verdict is uncertain, and the budget could
-			// not verify it: no reward comes from the uncertain verdict.
-			continue
-		}
-		better := improving(c.Labels, verdicts[i].Label)
-		if cand.HasReal {
-			improved := cand.RealGain > gr.ParentGain
-			r.measured.critic(l.Name, critPoint{score: verdicts[i].ImproveShare, improved: improved,
-				errored: better != improved, routed: verdicts[i].Routed})
-			better = improved
-		}
-		cand.Improve = better
-		cand.LabelScore = -1
-		if better {
-			cand.LabelScore = 1
-		}
-	}
-	return nil
-}
-
-// screen runs one candidate through implement, summarize and k critic
-// votes and returns the routed verdict.
-func (r *runner) screen(l *plan.Loop, key string, t *taskInfo, parent, child plugins.Proposal, c *plan.Critic, rt *router) (verdict, plugins.Proposal, bool, error) {
-	p, ok, err := r.implement(l.Builder, l.Name, key+"/implement", t, child)
-	if err != nil || !ok {
-		return verdict{}, p, false, err
-	}
-	var summary string
-	if l.Summarizer != "" {
-		var resp payload.SummarizeResponse
-		if err := r.complete(l.Summarizer, key+"/summarize", payload.SummarizeRequest{Task: t.Name, Proposal: p}, &resp); err != nil && !errors.Is(err, errCallFailed) {
-			return verdict{}, p, false, err
-		}
-		summary = resp.Summary
-	}
-	ro := c.Role
-	k := c.Votes
-	votes := make([]string, k)
-	req := payload.CritiqueRequest{Task: t.Name, Env: t.Env, Parent: parent, Child: p, Summary: summary, Labels: c.Labels}
-	for v := 0; v < k; v++ {
-		var resp payload.CritiqueResponse
-		// A failed vote is an unknown label, which counts as the worst.
-		if err := r.complete(ro, fmt.Sprintf("%s/critic/%d", key, v), req, &resp); err != nil && !errors.Is(err, errCallFailed) {
-			return verdict{}, p, false, err
-		}
-		votes[v] = resp.Label
-	}
-	vd := aggregate(c, votes)
-	if err := rt.route(&vd, k); err != nil {
-		return vd, p, false, err
-	}
-	return vd, p, true, nil
-}
-
-// update makes one policy-gradient step on a slice of the rollout's groups:
-// group-relative advantages, zero-variance groups dropped (or kept with
-// zero advantages when the loop says keep).
-func (r *rlLoop) update(t int, groups []*group) error {
-	l := r.l
-	var samples []plugins.Sample
-	var states []*payload.ProposeRequest
-	fig := StepFigures{Loop: l.Name, Step: t + 1, Groups: len(groups)}
-	var sum float64
-	var n int
-	for _, gr := range groups {
-		// A candidate whose real run the budget could not pay has no
-		// reward: it joins neither the group's advantages nor the update.
-		var rewarded []int
-		var rewards []float64
-		for i, c := range gr.Cands {
-			fig.Candidates++
-			if c.Routed {
-				fig.Routed++
-			}
-			if c.Skipped {
-				fig.Unrewarded++
-				continue
-			}
-			rewarded = append(rewarded, i)
-			rewards = append(rewards, c.Reward)
-			sum += c.Reward
-			n++
-			fig.MeanPredict += c.Predicted
-		}
-		adv, ok := advantages(rewards)
-		gr.Adv = make([]float64, len(gr.Cands))
-		for k, i := range rewarded {
-			gr.Adv[i] = adv[k]
-		}
-		gr.Kept = (ok || l.ZeroVariance == "keep") && len(rewarded) > 0
-		if !gr.Kept {
-			fig.Dropped++
-			continue
-		}
-		for _, i := range rewarded {
-			c := gr.Cands[i]
-			if c.Infeasible && c.Proposal.ID == "" && len(c.Proposal.Edits) == 0 {
-				continue // the proposer gave nothing to reinforce
-			}
-			samples = append(samples, plugins.Sample{Proposal: c.Proposal, Advantage: gr.Adv[i], Group: gr.State, Reward: c.Reward})
-			states = append(states, c.state)
-		}
-	}
-	if n > 0 {
-		fig.MeanReward = sum / float64(n)
-		fig.MeanPredict /= float64(n)
-	}
-	fig.Samples = len(samples)
-	key := fmt.Sprintf("%s/update/%d", l.Name, t)
-	// A sample's state is the request it was proposed from, encoded only
-	// when an update needs it: a proposer that cannot train never does.
-	encodeStates := func() error {
-		for i, st := range states {
-			if st == nil {
-				continue
-			}
-			b, err := payload.Encode(st)
-			if err != nil {
-				return err
-			}
-			samples[i].State = string(b)
-		}
-		return nil
-	}
-	if l.Update != nil {
-		if err := encodeStates(); err != nil {
-			return err
-		}
-		if err := r.trainPolicy(t, key, samples); err != nil {
-			return err
-		}
-	} else if d, ok := r.j.Call(journal.KindPolicy, key); ok {
-		var pr policyRecord
-		if err := json.Unmarshal(d, &pr); err == nil && pr.Failed == "" {
-			r.setPolicy(l.Proposer, pr.State)
-			r.updates++
-		}
-	} else if len(samples) > 0 && !r.fixedPolicy {
-		if err := encodeStates(); err != nil {
-			return err
-		}
-		ro := r.roles[l.Proposer]
-		var resp *plugins.UpdateResponse
-		req := &plugins.UpdateRequest{Model: ro.Model, LearningRate: l.LearningRate, Samples: samples, State: r.policyOf(ro.Name), Config: r.config[ro.Plugin],
-			Algorithm: l.Algorithm, ClipLow: l.ClipLow, ClipHigh: l.ClipHigh, KLCoef: l.KLCoef, TokenLevel: l.TokenLevel, Epochs: l.Epochs}
-		err := r.call(ro.Plugin, func(inst Instance) error {
-			m := inst.LLM()
-			if m == nil {
-				return fmt.Errorf("%w: plugin %s is not an LLM", errPermanent, ro.Plugin)
-			}
-			var err error
-			resp, err = m.Update(r.ctx, req)
-			return err
-		})
-		switch {
-		case errors.Is(err, plugins.ErrUnsupported):
-			r.fixedPolicy = true
-			r.progress.logf("proposer %s cannot be trained through its plugin; the policy stays fixed", ro.Name)
-		case err != nil && r.ctx.Err() != nil:
-			return err
-		case err != nil:
-			// The policy stays as it was; journaled so a resumed run does
-			// the same.
-			r.progress.logf("policy update at step %d failed; the policy stays: %v", t+1, err)
-			if err := r.j.Append(journal.KindPolicy, key, policyRecord{Step: t + 1, State: r.policyOf(ro.Name), Samples: len(samples), Failed: err.Error()}); err != nil {
-				return err
-			}
-		default:
-			r.setPolicy(ro.Name, resp.State)
-			r.updates++
-			if err := r.j.Append(journal.KindPolicy, key, policyRecord{Step: t + 1, State: resp.State, Stats: resp.Stats, Samples: len(samples)}); err != nil {
-				return err
-			}
-		}
-	}
-	s := r.budget.Spent()
-	fig.RealRuns, fig.USD, fig.GPUHours, fig.BestGain = s.RealRuns, round6(s.USD), round6(s.GPUHours), r.bestGain
-	if err := r.j.Append(journal.KindStep, fmt.Sprintf("%s/%d", l.Name, t+1), fig); err != nil {
-		return err
-	}
-	return r.j.Flush()
-}
-
-// calibrate runs one calibration round: the top-rated (or random) proposals
-// of the current rollout are run for real and join the world model's
-// context; the error of its predictions on them is recorded first.
-func (r *rlLoop) calibrate(round int, ph *plan.Phase) error {
-	c := r.v.Calibration
-	if c == nil || round >= len(c.Budget) {
-		return fmt.Errorf("%w: calibration round %d has no budget in the plan", errPermanent, round+1)
-	}
-	budget, sel := c.Budget[round], ph.Select
-	type pick struct {
-		gr *group
-		c  *candidate
-		i  int
-	}
-	// The current policy's rollout first; when it has fewer distinct
-	// proposals left than the round's budget, the loop's earlier rollouts,
-	// newest first, fill it, so a round runs what the plan counted.
-	var cands []pick
-	for ro := len(r.rollouts) - 1; ro >= 0; ro-- {
-		var these []pick
-		for _, gr := range r.rollouts[ro] {
-			for i := range gr.Cands {
-				c := &gr.Cands[i]
-				k := gr.TaskKey + "|" + proposalKey(c.Proposal)
-				if c.Infeasible || c.Repeat || c.Skipped || c.HasReal || r.calibrated[k] {
-					continue
-				}
-				these = append(these, pick{gr, c, len(cands) + len(these)})
-			}
-		}
-		if sel == "random" {
-			g := rng(r.v.Seed, fmt.Sprintf("calibration/%d/%d", round, ro))
-			g.Shuffle(len(these), func(a, b int) { these[a], these[b] = these[b], these[a] })
-		} else {
-			sort.SliceStable(these, func(a, b int) bool { return these[a].c.Reward > these[b].c.Reward })
-		}
-		cands = append(cands, these...)
-	}
-	// One run per distinct (task, proposal), and from each environment at
-	// most the round's share of the plan (ph.Proposals), so the runs per
-	// environment are those the plan counts.
-	var chosen []pick
-	taken := map[string]int{}
-	for _, p := range cands {
-		if len(chosen) >= budget {
-			break
-		}
-		k := p.gr.TaskKey + "|" + proposalKey(p.c.Proposal)
-		if r.calibrated[k] {
-			continue
-		}
-		if ph.Proposals != nil {
-			env := p.gr.Task.Env
-			if taken[env] >= ph.Proposals[env] {
-				continue
-			}
-			taken[env]++
-		}
-		r.calibrated[k] = true
-		chosen = append(chosen, p)
-	}
-	r.progress.logf("calibration round %d after step %d: %d real runs", round+1, ph.AfterStep, len(chosen))
-	// The picks were built in their rollout (the builder decided they are
-	// feasible), so they run as built; a candidate that did not build was
-	// never a pick, and the next top-rated one took its place.
-	todo := make([]realRun, len(chosen))
-	at := make([]int, len(chosen))
-	for i, p := range chosen {
-		todo[i] = realRun{Key: fmt.Sprintf("calibration/%d/%d", round, i), Task: p.gr.Task, Proposal: p.c.Proposal}
-		at[i] = i
-	}
-	runs := todo
-	out, err := r.runReal(todo)
-	if err != nil {
-		return err
-	}
-	fig := CalibrationFigures{Round: round + 1, AfterStep: ph.AfterStep}
-	var recs []record
-	for n, i := range at {
-		o := out[n]
-		if o.Skipped || o.Failed {
-			continue
-		}
-		fig.Runs++
-		p := chosen[i]
-		rec := record{Task: p.gr.Task.Name, Env: p.gr.Task.Env, Proposal: runs[i].Proposal, Gain: o.Gain, Infeasible: o.Infeasible}
-		recs = append(recs, rec)
-		if !o.Infeasible {
-			pr, rr := r.sh.normalised(p.c.Predicted, *p.gr.Task), r.sh.normalised(o.Gain, *p.gr.Task)
-			fig.Points = append(fig.Points, CalibPoint{Task: p.gr.TaskKey, State: p.gr.State, Proposal: proposalKey(p.c.Proposal), Predicted: p.c.Predicted, Real: o.Gain, PredictedReward: pr, RealReward: rr})
-		}
-	}
-	fig.MAE, fig.RankAcc, fig.Pairs = calibrationError(fig.Points)
-	fig.StateRankAcc, fig.StatePairs, fig.AdvCosine, fig.StateGroups = withinState(fig.Points)
-	for _, p := range fig.Points {
-		fig.RewardGap += math.Abs(p.PredictedReward-p.RealReward) / float64(len(fig.Points))
-	}
-	r.addRecords(true, recs...)
-	fig.Records = len(r.context())
-	if err := r.j.Append(journal.KindCalibration, fmt.Sprintf("%d", round+1), fig); err != nil {
-		return err
-	}
-	return r.j.Flush()
-}
-
-// calibrationError returns the mean absolute error of predicted against
-// real gain, and the pairwise ranking accuracy over pairs of points on the
-// same task (the share of pairs the predictions order as the real gains
-// do; ties in either are skipped).
-func calibrationError(pts []CalibPoint) (mae, acc float64, pairs int) {
-	if len(pts) == 0 {
-		return 0, 0, 0
-	}
-	for _, p := range pts {
-		mae += math.Abs(p.Predicted - p.Real)
-	}
-	mae /= float64(len(pts))
-	var right int
-	for i := range pts {
-		for j := i + 1; j < len(pts); j++ {
-			if pts[i].Task != pts[j].Task {
-				continue
-			}
-			dp, dr := pts[i].Predicted-pts[j].Predicted, pts[i].Real-pts[j].Real
-			if dp == 0 || dr == 0 {
-				continue
-			}
-			pairs++
-			if (dp > 0) == (dr > 0) {
-				right++
-			}
-		}
-	}
-	if pairs > 0 {
-		acc = float64(right) / float64(pairs)
-	}
-	return mae, acc, pairs
-}
-
-// withinState is the world model's within-state figures on calibration
-// points, in reward units: pairwise rank accuracy and the cosine of
-// group-relative advantages among points of one rollout state.
-func withinState(pts []CalibPoint) (acc float64, pairs int, cos float64, groups int) {
-	by := map[string][][2]float64{}
-	var order []string
-	for _, p := range pts {
-		if _, ok := by[p.State]; !ok {
-			order = append(order, p.State)
-		}
-		by[p.State] = append(by[p.State], [2]float64{p.PredictedReward, p.RealReward})
-	}
-	gs := make([][][2]float64, len(order))
-	for i, st := range order {
-		gs[i] = by[st]
-	}
-	return groupStats(gs)
 }

@@ -174,6 +174,66 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
 		return nil, fmt.Errorf("run id %q: use letters, digits, '.', '_' and '-' (at most 64)", opts.ID)
 	}
 	dir := filepath.Join(opts.Dir, opts.ID)
+	p, err := planOfRun(p, opts, dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := runnable(p); err != nil {
+		return nil, err
+	}
+	v, err := pickVariant(p, opts.Variant)
+	if err != nil {
+		return nil, err
+	}
+	j, err := journal.OpenWith(filepath.Join(dir, JournalFile), journal.Options{NoSync: opts.Scratch})
+	if err != nil {
+		return nil, err
+	}
+	defer j.Close()
+	j.SetClock(opts.Clock.Now)
+
+	r := newService(ctx, v, j, dir, opts)
+	defer r.plugins.close()
+	// A run is identified by the plan as it applies to its variant: the
+	// variants of a sweep each have their own hash.
+	hash := p.VariantHash(v.Name)
+	if err := j.SetMeta("run", runMeta{ID: opts.ID, Plan: p.Name, Hash: hash, Variant: v.Name, Seed: v.Seed, PID: os.Getpid(), Meta: opts.Meta, Budget: v.Budget}); err != nil {
+		return nil, err
+	}
+	if err := setProvenance(j, opts, p, hash); err != nil {
+		return nil, err
+	}
+	// The wall-time cap counts from the run's first start, across resumes.
+	if !j.Meta("started_at", &r.startedAt) {
+		r.startedAt = opts.Clock.Now().UTC()
+		if err := j.SetMeta("started_at", r.startedAt); err != nil {
+			return nil, err
+		}
+	}
+	_ = j.SetMeta("state", StateRunning)
+	_ = j.SetMeta("reason", "") // an earlier interruption's reason no longer applies
+	runErr := r.execute()
+	res := &Result{ID: opts.ID, Dir: dir, State: StateFinished, Totals: r.totals(), Cuts: r.cuts.list()}
+	if len(res.Cuts) > 0 {
+		res.State, res.Reason = StateStoppedAtCap, cutsReason(res.Cuts)
+	}
+	if runErr != nil {
+		res.State, res.Reason = StateFailed, runErr.Error()
+		if ctx.Err() != nil {
+			res.State = StateInterrupted
+		}
+	}
+	_ = j.SetMeta("totals", res.Totals)
+	_ = j.SetMeta("state", res.State)
+	_ = j.SetMeta("reason", res.Reason)
+	_ = j.SetMeta("cap_cuts", res.Cuts)
+	r.progress.done(res)
+	return res, runErr
+}
+
+// planOfRun is the plan a run executes: the one saved in its directory on
+// resume, else p, checked and saved there before anything runs.
+func planOfRun(p *plan.Plan, opts Options, dir string) (*plan.Plan, error) {
 	planPath := filepath.Join(dir, PlanFile)
 	if opts.Resume {
 		b, err := os.ReadFile(planPath)
@@ -210,67 +270,24 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
 			return nil, err
 		}
 	}
-	if err := runnable(p); err != nil {
-		return nil, err
-	}
-	v, err := pickVariant(p, opts.Variant)
-	if err != nil {
-		return nil, err
-	}
-	j, err := journal.OpenWith(filepath.Join(dir, JournalFile), journal.Options{NoSync: opts.Scratch})
-	if err != nil {
-		return nil, err
-	}
-	defer j.Close()
-	j.SetClock(opts.Clock.Now)
+	return p, nil
+}
 
-	r := newRunner(ctx, v, j, dir, opts)
-	defer r.closePlugins()
-	// A run is identified by the plan as it applies to its variant: the
-	// variants of a sweep each have their own hash.
-	hash := p.VariantHash(v.Name)
-	if err := j.SetMeta("run", runMeta{ID: opts.ID, Plan: p.Name, Hash: hash, Variant: v.Name, Seed: v.Seed, PID: os.Getpid(), Meta: opts.Meta, Budget: v.Budget}); err != nil {
-		return nil, err
+// setProvenance journals the run's provenance once, on its first start.
+func setProvenance(j *journal.Journal, opts Options, p *plan.Plan, hash string) error {
+	if opts.Provenance == nil {
+		return nil
 	}
-	if opts.Provenance != nil {
-		var first Provenance
-		if !j.Meta(metaProvenance, &first) {
-			pv := *opts.Provenance
-			pv.PlanHash = hash
-			if len(p.Variants) > 1 {
-				pv.SweepHash = p.Hash
-			}
-			if err := j.SetMeta(metaProvenance, &pv); err != nil {
-				return nil, err
-			}
-		}
+	var first Provenance
+	if j.Meta(metaProvenance, &first) {
+		return nil
 	}
-	// The wall-time cap counts from the run's first start, across resumes.
-	if !j.Meta("started_at", &r.startedAt) {
-		r.startedAt = opts.Clock.Now().UTC()
-		if err := j.SetMeta("started_at", r.startedAt); err != nil {
-			return nil, err
-		}
+	pv := *opts.Provenance
+	pv.PlanHash = hash
+	if len(p.Variants) > 1 {
+		pv.SweepHash = p.Hash
 	}
-	_ = j.SetMeta("state", StateRunning)
-	_ = j.SetMeta("reason", "") // an earlier interruption's reason no longer applies
-	runErr := r.execute()
-	res := &Result{ID: opts.ID, Dir: dir, State: StateFinished, Totals: r.totals(), Cuts: r.capCuts()}
-	if len(res.Cuts) > 0 {
-		res.State, res.Reason = StateStoppedAtCap, cutsReason(res.Cuts)
-	}
-	if runErr != nil {
-		res.State, res.Reason = StateFailed, runErr.Error()
-		if ctx.Err() != nil {
-			res.State = StateInterrupted
-		}
-	}
-	_ = j.SetMeta("totals", res.Totals)
-	_ = j.SetMeta("state", res.State)
-	_ = j.SetMeta("reason", res.Reason)
-	_ = j.SetMeta("cap_cuts", res.Cuts)
-	r.progress.done(res)
-	return res, runErr
+	return j.SetMeta(metaProvenance, &pv)
 }
 
 type runMeta struct {

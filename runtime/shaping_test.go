@@ -58,7 +58,7 @@ func TestUpdateDropsZeroVarianceGroups(t *testing.T) {
 		r := newTestRunner(t)
 		l := &plan.Loop{Name: "l", ZeroVariance: tc.zv, LearningRate: 0.1, Proposer: "proposer"}
 		groups := []*group{mk(1, 2), mk(3, 3, 3)}
-		x := &rlLoop{runner: r, l: l, calibrated: map[string]bool{}}
+		x := &rlLoop{s: r, l: l, calibrated: map[string]bool{}}
 		if err := x.update(0, groups); err != nil {
 			t.Fatal(err)
 		}

@@ -1,293 +1,16 @@
 package runtime
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
-	"github.com/assay-lang/assay/compiler/plan"
 	"github.com/assay-lang/assay/plugins"
-	"github.com/assay-lang/assay/plugins/payload"
 	"github.com/assay-lang/assay/runtime/journal"
 )
-
-// taskInfo is a task with its resolved baseline and scale.
-type taskInfo struct {
-	Env      string
-	Name     string
-	Split    string
-	Baseline float64
-	Scale    float64
-	Minimize bool
-}
-
-// gain is the signed improvement of a metric over the task's baseline.
-func (t taskInfo) gain(metric float64) float64 {
-	if t.Minimize {
-		return t.Baseline - metric
-	}
-	return metric - t.Baseline
-}
-
-// record is a (task, proposal, outcome) triple in the world model's context
-// or the state pool.
-type record = payload.Record
-
-type runner struct {
-	ctx  context.Context
-	v    *plan.Variant
-	j    *journal.Journal
-	dir  string
-	opts Options
-
-	budget   *Budget
-	progress *progress
-
-	pmu     sync.Mutex
-	plugins map[string]*supervised
-
-	// The plan's blocks by name: the runtime looks nothing up by kind.
-	envs    map[string]*plan.Environment
-	roles   map[string]*plan.Role
-	rewards map[string]*plan.Reward
-	critics map[string]*plan.Critic
-	loops   map[string]*plan.Loop
-	config  map[string]map[string]any // plugin config by plugin name
-	tasks   []*taskInfo
-	knobs   map[string][]plugins.Knob
-	// policy is each proposer role's current checkpoint.
-	pomu   sync.Mutex
-	policy map[string][]byte
-
-	measured *measured
-
-	// rwm is the world model's record context; pool the state pool.
-	rmu  sync.Mutex
-	rwm  []record
-	pool []record
-	// poolBy is the state pool by "env/task", for a state's history.
-	poolBy map[string][]record
-
-	llmCalls    atomic.Int64
-	failedCalls atomic.Int64
-	steps       int
-	candidates  int
-	updates     int
-	finished    int
-	infeasible  int
-	bestGain    float64
-	hasBest     bool
-	floor       int    // real runs held back for later phases
-	phase       string // the plan phase whose runs are being reserved
-
-	// What finished real runs are charged as measured, and the runs that
-	// measured more than they held (see hours.go); nanounits, as Budget.
-	omu                            sync.Mutex
-	chargedGPUNano, chargedUSDNano int64
-	overruns                       int
-	overrunGPUNano                 int64
-
-	// While batching, reservations are collected and journaled in one
-	// transaction before any of their runs starts.
-	batching  bool
-	batchKeys []string
-	batchRes  []journal.Reservation
-	startedAt time.Time
-	// cuts are the phases a cap stopped or shrank; skipped says why each
-	// run key that got no reservation got none.
-	cutMu   sync.Mutex
-	cuts    []PhaseCut
-	skipped map[string]string
-}
-
-func newRunner(ctx context.Context, v *plan.Variant, j *journal.Journal, dir string, opts Options) *runner {
-	if opts.Clock == nil {
-		opts.Clock = systemClock{}
-	}
-	r := &runner{ctx: ctx, v: v, j: j, dir: dir, opts: opts,
-		budget:   NewBudget(v.Budget),
-		plugins:  map[string]*supervised{},
-		envs:     map[string]*plan.Environment{},
-		roles:    map[string]*plan.Role{},
-		rewards:  map[string]*plan.Reward{},
-		critics:  map[string]*plan.Critic{},
-		loops:    map[string]*plan.Loop{},
-		config:   map[string]map[string]any{},
-		knobs:    map[string][]plugins.Knob{},
-		policy:   map[string][]byte{},
-		measured: newMeasured(),
-		poolBy:   map[string][]record{},
-		skipped:  map[string]string{},
-	}
-	for _, e := range v.Envs {
-		r.envs[e.Name] = e
-	}
-	var breach string
-	if j.Meta(metaBreach, &breach) && breach != "" {
-		r.budget.breach(breach)
-	}
-	for _, run := range j.Runs() {
-		r.budget.restore(run.Reservation.GPUHours, run.Reservation.USD)
-		r.measured.realRun(run.Reservation.Phase, run.Reservation.Env)
-		r.settleRun("", run.Reservation, run.Result)
-	}
-	for _, ro := range v.Roles {
-		r.roles[ro.Name] = ro
-	}
-	for _, w := range v.Rewards {
-		r.rewards[w.Name] = w
-	}
-	for _, c := range v.Critics {
-		r.critics[c.Name] = c
-	}
-	for _, l := range v.Loops {
-		r.loops[l.Name] = l
-	}
-	for _, p := range v.Plugins {
-		r.config[p.Name] = p.Config
-	}
-	r.progress = newProgress(opts.Progress, r)
-	return r
-}
-
-func (r *runner) totals() Totals {
-	s := r.budget.Spent()
-	t := Totals{RealRuns: s.RealRuns, Finished: r.finished, Infeasible: r.infeasible,
-		GPUHours: round6(s.GPUHours), USD: round6(s.USD), LLMUSD: round6(s.LLMUSD),
-		LLMCalls: int(r.llmCalls.Load()), Steps: r.steps, Candidates: r.candidates,
-		PolicyUpdates: r.updates, Records: len(r.rwm), BestGain: round6(r.bestGain),
-		Measured: r.measured.snapshot()}
-	cg, cu, over, overGPUh := r.chargedTotals()
-	t.MeasuredGPUHours, t.MeasuredRunUSD, t.Overruns, t.OverrunGPUHours = round6(cg), round6(cu), over, round6(overGPUh)
-	return t
-}
-
-func round6(x float64) float64 { return math.Round(x*1e6) / 1e6 }
-
-// supervised is a plugin that is restarted when it dies.
-type supervised struct {
-	mu   sync.Mutex
-	p    *plan.Plugin
-	inst Instance
-	gen  int
-	// progress shows the plugin's start-up.
-	progress *progress
-}
-
-func (r *runner) plugin(name string) (*supervised, error) {
-	r.pmu.Lock()
-	defer r.pmu.Unlock()
-	if s, ok := r.plugins[name]; ok {
-		return s, nil
-	}
-	for _, p := range r.v.Plugins {
-		if p.Name == name {
-			s := &supervised{p: p, progress: r.progress}
-			r.plugins[name] = s
-			return s, nil
-		}
-	}
-	return nil, fmt.Errorf("no plugin %q in the plan", name)
-}
-
-// get returns the running instance (starting it if needed) and its
-// generation.
-func (s *supervised) get(ctx context.Context, l Loader) (Instance, int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.inst == nil {
-		started := s.progress.pluginStarting(s.p)
-		inst, err := l.Open(ctx, s.p)
-		started(err)
-		if err != nil {
-			return nil, s.gen, fmt.Errorf("start plugin %s: %w", s.p.Name, err)
-		}
-		s.inst = inst
-		s.gen++
-	}
-	return s.inst, s.gen, nil
-}
-
-// restart drops the instance of generation gen, so the next get starts a
-// fresh one; concurrent callers that saw the same failure restart it once.
-func (s *supervised) restart(gen int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.inst != nil && s.gen == gen {
-		_ = s.inst.Close()
-		s.inst = nil
-	}
-}
-
-func (r *runner) closePlugins() {
-	r.pmu.Lock()
-	defer r.pmu.Unlock()
-	for _, s := range r.plugins {
-		s.mu.Lock()
-		if s.inst != nil {
-			_ = s.inst.Close()
-			s.inst = nil
-		}
-		s.mu.Unlock()
-	}
-}
-
-// call runs fn against a plugin, restarting the plugin and retrying when the
-// call fails (a dead plugin fails every call).
-func (r *runner) call(name string, fn func(Instance) error) error {
-	s, err := r.plugin(name)
-	if err != nil {
-		return err
-	}
-	var last error
-	for attempt := 0; attempt <= r.opts.Retries; attempt++ {
-		if err := r.ctx.Err(); err != nil {
-			return err
-		}
-		inst, gen, err := s.get(r.ctx, r.opts.Plugins)
-		if err != nil {
-			if isPermanent(err) || attempt == r.opts.Retries {
-				// A plugin that cannot start fails every call and run after
-				// it: stop, rather than spend the budget on failures.
-				return fmt.Errorf("%w: plugin %s cannot start: %w", errPermanent, name, err)
-			}
-			last = err
-			continue
-		}
-		err = fn(inst)
-		// A cap that stops a call is not the plugin's fault: no restart.
-		if err == nil || errors.Is(err, plugins.ErrUnsupported) || isPermanent(err) || errors.Is(err, ErrBudget) {
-			return err
-		}
-		if r.ctx.Err() != nil {
-			return r.ctx.Err()
-		}
-		last = err
-		s.restart(gen)
-		if attempt < r.opts.Retries {
-			r.progress.logf("plugin %s: %v; restarted it (retry %d of %d)", name, err, attempt+1, r.opts.Retries)
-		}
-	}
-	return fmt.Errorf("plugin %s: %w", name, last)
-}
-
-// errPermanent marks an answer that retrying cannot fix (a malformed
-// payload).
-var errPermanent = errors.New("permanent")
-
-// isPermanent reports whether retrying cannot fix err: the plugin is
-// misconfigured, cannot start, or answered with something that breaks the
-// protocol. Such an error stops the run instead of failing one call or run
-// and going on.
-func isPermanent(err error) bool {
-	return errors.Is(err, errPermanent) || plugins.IsPermanent(err)
-}
 
 // realRun is one real run to execute.
 type realRun struct {
@@ -309,7 +32,7 @@ type outcome struct {
 	Result     *plugins.RunResult
 }
 
-func (r *runner) runCost(env string) (gpuh, usd float64) {
+func (r *service) runCost(env string) (gpuh, usd float64) {
 	e := r.envs[env]
 	if e == nil {
 		return 0, 0
@@ -323,30 +46,30 @@ func (r *runner) runCost(env string) (gpuh, usd float64) {
 // reserve reserves a run key against the budget and in the journal. It
 // returns false (and reserves nothing) when the budget is spent. A key the
 // journal already holds is counted already.
-func (r *runner) reserve(key string, rr realRun) (bool, error) {
+func (r *service) reserve(sc scope, key string, rr realRun) (bool, error) {
 	env, task := rr.Task.Env, rr.Task.Name
 	if _, ok := r.j.Run(key); ok {
 		return true, nil
 	}
 	// Runs planned for later phases are held back from this one.
-	if left := r.budget.RunsLeft(); left >= 0 && left <= r.floor {
-		return r.skip(key, r.realRunCapReason(left)), nil
+	if left := r.budget.RunsLeft(); left >= 0 && left <= sc.floor {
+		return r.cuts.skip(sc, key, sc.realRunCapReason(r.budget.Caps().RealRuns, left)), nil
 	}
 	// The wall-time cap: no run starts that could end after it.
 	if c := r.v.Budget.WallHours; c > 0 {
 		if e := r.envs[env]; e != nil && r.opts.Clock.Now().Sub(r.startedAt).Hours()+e.Hours.High > c {
-			return r.skip(key, fmt.Sprintf("the wall-time cap of %g hours leaves no time for a run of up to %g hours", c, e.Hours.High)), nil
+			return r.cuts.skip(sc, key, fmt.Sprintf("the wall-time cap of %g hours leaves no time for a run of up to %g hours", c, e.Hours.High)), nil
 		}
 	}
 	gpuh, usd := r.runCost(env)
 	if err := r.budget.Reserve(gpuh, usd); err != nil {
 		if errors.Is(err, ErrBudget) {
-			return r.skip(key, strings.TrimPrefix(err.Error(), ErrBudget.Error()+": ")), nil
+			return r.cuts.skip(sc, key, strings.TrimPrefix(err.Error(), ErrBudget.Error()+": ")), nil
 		}
 		return false, err
 	}
-	res := journal.Reservation{Env: env, Task: task, GPUHours: gpuh, USD: usd, Proposal: &rr.Proposal, Minimize: rr.Task.Minimize, Phase: r.phase}
-	r.measured.realRun(r.phase, env)
+	res := journal.Reservation{Env: env, Task: task, GPUHours: gpuh, USD: usd, Proposal: &rr.Proposal, Minimize: rr.Task.Minimize, Phase: sc.phase}
+	r.measured.realRun(sc.phase, env)
 	if b := rr.Task.Baseline; !math.IsNaN(b) {
 		res.Baseline = &b
 	}
@@ -364,7 +87,7 @@ func (r *runner) reserve(key string, rr realRun) (bool, error) {
 // runReal executes real runs with the executor's concurrency and returns
 // their outcomes in order. Reservations are made in order before any run
 // starts, so which runs fit the budget does not depend on timing.
-func (r *runner) runReal(runs []realRun) ([]outcome, error) {
+func (r *service) runReal(sc scope, runs []realRun) ([]outcome, error) {
 	out := make([]outcome, len(runs))
 	// keys[i] is the key of the i-th run's current attempt.
 	keys := make([]string, len(runs))
@@ -374,13 +97,13 @@ func (r *runner) runReal(runs []realRun) ([]outcome, error) {
 	var todo []int
 	r.batching = true
 	for i, rr := range runs {
-		k, res, ok, err := r.latestAttempt(rr)
+		k, res, ok, err := r.latestAttempt(sc, rr)
 		if err != nil {
 			r.batching = false
 			return nil, err
 		}
 		if !ok {
-			out[i].Skipped, out[i].Why = true, r.skipReason(k)
+			out[i].Skipped, out[i].Why = true, r.cuts.skipReason(k)
 			continue
 		}
 		keys[i] = k
@@ -403,7 +126,7 @@ func (r *runner) runReal(runs []realRun) ([]outcome, error) {
 	}
 	err := parallel(len(todo), r.v.Executor.Concurrency, func(n int) error {
 		i := todo[n]
-		res, err := r.execute1(runs[i], keys[i])
+		res, err := r.execute1(sc, runs[i], keys[i])
 		if err != nil {
 			return err
 		}
@@ -422,14 +145,7 @@ func (r *runner) runReal(runs []realRun) ([]outcome, error) {
 	}
 	for i := range out {
 		if !out[i].Skipped && !out[i].Failed {
-			if out[i].Infeasible {
-				r.infeasible++
-			} else {
-				r.finished++
-				if !runs[i].baseline && (!r.hasBest || out[i].Gain > r.bestGain) {
-					r.bestGain, r.hasBest = out[i].Gain, true
-				}
-			}
+			r.n.outcome(out[i], runs[i].baseline)
 		}
 	}
 	return out, nil
@@ -439,7 +155,7 @@ func (r *runner) runReal(runs []realRun) ([]outcome, error) {
 // cluster scheduler queues them (every executor but local). On the local
 // executor the runtime itself keeps executor.concurrency runs going, one
 // Start each.
-func (r *runner) batched() bool {
+func (r *service) batched() bool {
 	k := r.v.Executor.Kind
 	return k != "" && k != "local"
 }
@@ -452,7 +168,7 @@ func (r *runner) batched() bool {
 // returns its recorded handle). A trainer that cannot batch, or a batch that
 // fails after retries, leaves the runs without handles to execute1, which
 // starts them one by one.
-func (r *runner) startBatch(runs []realRun, keys []string, todo []int) error {
+func (r *service) startBatch(runs []realRun, keys []string, todo []int) error {
 	if !r.batched() {
 		return nil
 	}
@@ -473,7 +189,7 @@ func (r *runner) startBatch(runs []realRun, keys []string, todo []int) error {
 		if len(idx) < 2 {
 			continue // one run: execute1 starts it
 		}
-		err := r.call(name, func(inst Instance) error {
+		err := r.plugins.call(name, func(inst Instance) error {
 			bs, ok := inst.Trainer().(plugins.BatchStarter)
 			if !ok {
 				return plugins.ErrUnsupported
@@ -515,7 +231,7 @@ func (r *runner) startBatch(runs []realRun, keys []string, todo []int) error {
 
 // journalHandles records the handles a batch returned, durably, in one
 // group commit.
-func (r *runner) journalHandles(keys []string, hs []*plugins.RunHandle) error {
+func (r *service) journalHandles(keys []string, hs []*plugins.RunHandle) error {
 	if len(hs) > len(keys) {
 		return fmt.Errorf("%w: StartBatch of %d runs returned %d handles", errPermanent, len(keys), len(hs))
 	}
@@ -546,7 +262,7 @@ func (r *runner) journalHandles(keys []string, hs []*plugins.RunHandle) error {
 // latestAttempt finds the attempt of a run to continue: a run whose
 // attempts failed on infrastructure gets a new attempt key (a new
 // reservation, since the failed attempt may have used its GPUs).
-func (r *runner) latestAttempt(rr realRun) (string, *plugins.RunResult, bool, error) {
+func (r *service) latestAttempt(sc scope, rr realRun) (string, *plugins.RunResult, bool, error) {
 	for a := 0; ; a++ {
 		key := rr.Key
 		if a > 0 {
@@ -557,7 +273,7 @@ func (r *runner) latestAttempt(rr realRun) (string, *plugins.RunResult, bool, er
 			if a > r.opts.Retries {
 				return key, &plugins.RunResult{RunID: key, Status: plugins.StatusFailed, Reason: "retries exhausted"}, true, nil
 			}
-			ok, err := r.reserve(key, rr)
+			ok, err := r.reserve(sc, key, rr)
 			return key, nil, ok, err
 		}
 		if run.Result == nil {
@@ -572,7 +288,7 @@ func (r *runner) latestAttempt(rr realRun) (string, *plugins.RunResult, bool, er
 	}
 }
 
-func (r *runner) toOutcome(rr realRun, res *plugins.RunResult) outcome {
+func (r *service) toOutcome(rr realRun, res *plugins.RunResult) outcome {
 	o := outcome{Result: res, Metric: res.Metric}
 	switch res.Status {
 	case plugins.StatusInfeasible:
@@ -589,7 +305,7 @@ func (r *runner) toOutcome(rr realRun, res *plugins.RunResult) outcome {
 // waited on, and started again under the same run id (which the trainer
 // treats as idempotent) when the trainer no longer knows it. Infrastructure
 // failures are retried under new reservations while the budget allows.
-func (r *runner) execute1(rr realRun, key string) (*plugins.RunResult, error) {
+func (r *service) execute1(sc scope, rr realRun, key string) (*plugins.RunResult, error) {
 	for {
 		res, err := r.attempt(rr, key)
 		if err != nil {
@@ -598,7 +314,7 @@ func (r *runner) execute1(rr realRun, key string) (*plugins.RunResult, error) {
 		if res.Status != plugins.StatusFailed && res.Status != plugins.StatusPreempted {
 			return res, nil
 		}
-		next, prev, ok, err := r.latestAttempt(rr)
+		next, prev, ok, err := r.latestAttempt(sc, rr)
 		if err != nil {
 			return nil, err
 		}
@@ -610,7 +326,7 @@ func (r *runner) execute1(rr realRun, key string) (*plugins.RunResult, error) {
 }
 
 // runRequest is the trainer's request for attempt key of a run.
-func (r *runner) runRequest(rr realRun, key string) *plugins.RunRequest {
+func (r *service) runRequest(rr realRun, key string) *plugins.RunRequest {
 	env := r.envs[rr.Task.Env]
 	cfg := r.config[env.Trainer]
 	return &plugins.RunRequest{RunID: key, Env: env.Name, Task: rr.Task.Name,
@@ -632,7 +348,7 @@ func (r *runner) runRequest(rr realRun, key string) *plugins.RunRequest {
 // re-execution is journaled first, so status counts it. A reservation
 // without a handle (a crash between Start and the commit) is started again
 // under the same run id, which the trainer contract makes idempotent.
-func (r *runner) attempt(rr realRun, key string) (*plugins.RunResult, error) {
+func (r *service) attempt(rr realRun, key string) (*plugins.RunResult, error) {
 	env := r.envs[rr.Task.Env]
 	run, _ := r.j.Run(key)
 	if run.Result != nil {
@@ -643,7 +359,7 @@ func (r *runner) attempt(rr realRun, key string) (*plugins.RunResult, error) {
 	// started is when this process started the run; a run it only waited
 	// on (started before a resume, or in a batch) has no duration here.
 	var started time.Time
-	err := r.call(env.Trainer, func(inst Instance) error {
+	err := r.plugins.call(env.Trainer, func(inst Instance) error {
 		t := inst.Trainer()
 		if t == nil {
 			return fmt.Errorf("%w: plugin %s is not a trainer", errPermanent, env.Trainer)
@@ -714,7 +430,9 @@ func (r *runner) attempt(rr realRun, key string) (*plugins.RunResult, error) {
 		return nil, err
 	}
 	if run, ok := r.j.Run(key); ok {
-		r.settleRun(key, run.Reservation, res)
+		if o, overran := r.charged.settle(r.envs[run.Reservation.Env], run.Reservation, res); overran {
+			o.log(r.progress, key)
+		}
 	}
 	r.progress.tick()
 	return res, nil
