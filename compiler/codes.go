@@ -139,18 +139,16 @@ var Codes = []Code{
 // budget its fixed runs exceed, an executor too small, a field set where
 // it takes no effect) rather than leave it unsound: after them the spec can
 // still be lowered, and CompilePartial shows what it compiled to.
-var soundErrors = map[string]bool{
-	CodeBudgetFit:       true,
-	CodeExecutorGPUs:    true,
-	CodeNotApplicable:   true,
-	CodeUnscreened:      true,
-	CodeClipUnused:      true,
-	CodeNormalizeUnused: true,
-	CodeDiversityUnused: true,
-	CodeTieUnused:       true,
-	CodeThresholdUnused: true,
-	CodeSlurmLocal:      true,
-	CodeShadowed:        true,
-	CodePresetUnused:    true,
-	CodeUnusedBlock:     true,
+var soundErrors = withCodes(ignoredCodes, CodeBudgetFit, CodeExecutorGPUs)
+
+// withCodes is a copy of set with codes added.
+func withCodes(set map[string]bool, codes ...string) map[string]bool {
+	out := make(map[string]bool, len(set)+len(codes))
+	for c := range set {
+		out[c] = true
+	}
+	for _, c := range codes {
+		out[c] = true
+	}
+	return out
 }
