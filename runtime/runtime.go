@@ -340,20 +340,7 @@ func runnable(p *plan.Plan) error {
 	return nil
 }
 
-func pickVariant(p *plan.Plan, name string) (*plan.Variant, error) {
-	if len(p.Variants) == 0 {
-		return nil, errors.New("plan has no variants")
-	}
-	if name == "" {
-		return p.Variants[0], nil
-	}
-	for _, v := range p.Variants {
-		if v.Name == name {
-			return v, nil
-		}
-	}
-	return nil, fmt.Errorf("plan has no variant %q", name)
-}
+func pickVariant(p *plan.Plan, name string) (*plan.Variant, error) { return p.Variant(name) }
 
 func writeFileAtomic(path string, b []byte) error {
 	tmp := path + ".tmp"

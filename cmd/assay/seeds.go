@@ -138,7 +138,7 @@ func runSeeds(c *cobra.Command, ctx context.Context, plans []seedPlan, lock *hos
 			idx = append(idx, i)
 		}
 	} else {
-		i, err := variantIndexOf(p0, rf.variant)
+		i, err := p0.VariantIndex(rf.variant)
 		if err != nil {
 			return userErrorf("%v", err)
 		}
@@ -165,22 +165,6 @@ func runSeeds(c *cobra.Command, ctx context.Context, plans []seedPlan, lock *hos
 		}
 	}
 	return runGroup(c, ctx, ms, lock, meta, rf, group, parallel, fmt.Sprintf("%d seeds of %d variant(s)", len(plans), len(idx)))
-}
-
-// variantIndexOf is the index of the variant named name in p (the first
-// when name is empty).
-func variantIndexOf(p *plan.Plan, name string) (int, error) {
-	if name == "" {
-		return 0, nil
-	}
-	var names []string
-	for i, v := range p.Variants {
-		if v.Name == name {
-			return i, nil
-		}
-		names = append(names, v.Name)
-	}
-	return 0, fmt.Errorf("the plan has no variant %q (it has %s)", name, strings.Join(names, ", "))
 }
 
 // seedProvenance is the group's provenance for one seed's run: its plan's

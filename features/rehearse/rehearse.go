@@ -2,7 +2,6 @@ package rehearse
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -157,20 +156,7 @@ func all(ctx context.Context, p *plan.Plan, v *plan.Variant, opts Options, n int
 	return out, nil
 }
 
-func variant(p *plan.Plan, name string) (*plan.Variant, error) {
-	if p == nil || len(p.Variants) == 0 {
-		return nil, errors.New("the plan has no variants")
-	}
-	if name == "" {
-		return p.Variants[0], nil
-	}
-	for _, v := range p.Variants {
-		if v.Name == name {
-			return v, nil
-		}
-	}
-	return nil, fmt.Errorf("the plan has no variant %q", name)
-}
+func variant(p *plan.Plan, name string) (*plan.Variant, error) { return p.Variant(name) }
 
 // start is where every rehearsal's virtual clock begins.
 var start = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)

@@ -141,7 +141,7 @@ func runExperiment(e experiment, specs, dir string, seeds, trainSteps int, log i
 		if err != nil {
 			return nil, err
 		}
-		vi, err := variantIndex(p, a.Variant)
+		vi, err := p.VariantIndex(a.Variant)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", a.Spec, err)
 		}
@@ -191,20 +191,6 @@ func compileSpec(path string, trainSteps int) (*plan.Plan, error) {
 		}
 	}
 	return p, nil
-}
-
-func variantIndex(p *plan.Plan, name string) (int, error) {
-	if name == "" {
-		return 0, nil
-	}
-	var names []string
-	for i, v := range p.Variants {
-		if v.Name == name {
-			return i, nil
-		}
-		names = append(names, v.Name)
-	}
-	return 0, fmt.Errorf("no variant %q (have %s)", name, strings.Join(names, ", "))
 }
 
 // figures reads one finished run's figures by column key.

@@ -26,7 +26,7 @@ func TestExperimentsCompile(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", a.Spec, err)
 			}
-			if _, err := variantIndex(p, a.Variant); err != nil {
+			if _, err := p.VariantIndex(a.Variant); err != nil {
 				t.Errorf("%s: %v", a.Spec, err)
 			}
 			used[a.Spec] = true
