@@ -153,7 +153,8 @@ func walkAttrs(v reflect.Value, b *spec.BlockSchema, prefix string, fn func(stri
 	}
 }
 
-// fields checks required fields and plain ranges.
+// fields checks required fields and plain ranges, block kind by block
+// kind.
 func (k *checker) fields() {
 	s := k.s
 	k.intMin(s.Seed, 0, "seed")
@@ -173,38 +174,10 @@ func (k *checker) fields() {
 		k.environment(e)
 	}
 	for _, r := range s.Roles {
-		at := k.at(r.NameRange, r.Range)
-		k.need(r.Kind.Set, at, fmt.Sprintf("role %q: kind", r.Name), `kind = "proposer" (or rwm, builder, implementer, summarizer, critic); a role named after its kind needs none`)
-		k.need(r.LLM.Set, at, fmt.Sprintf("role %q: llm", r.Name), "llm = plugin.NAME, naming an llm plugin")
-		if r.Temperature.Set && (r.Temperature.V < 0 || r.Temperature.V > 2) {
-			k.add(diag.Errorf(CodeRange, r.Temperature.Range, "temperature must lie in [0, 2], got %g", r.Temperature.V))
-		}
-		k.intMin(r.Concurrency, 1, "concurrency")
-		k.numMin(r.Seconds, 0, false, "seconds")
-		if r.Tokens != nil {
-			k.spread(r.Tokens.In, 0, math.Inf(1), false, "tokens.in")
-			k.spread(r.Tokens.Out, 0, math.Inf(1), false, "tokens.out")
-		}
-		if r.Price != nil {
-			k.numMin(r.Price.In, 0, false, "price.in")
-			k.numMin(r.Price.Out, 0, false, "price.out")
-		}
+		k.roleFields(r)
 	}
 	for _, r := range s.Rewards {
-		at := k.at(r.NameRange, r.Range)
-		k.need(r.Source.Set, at, fmt.Sprintf("reward %q: source", r.Name), `source = "predicted" (or "real", "critic")`)
-		k.need(r.Value.Set, at, fmt.Sprintf("reward %q: value", r.Name), `value = "clip(predicted_gain / scale, -c, c)" (a formula)`)
-		k.need(r.Infeasible.Set, at, fmt.Sprintf("reward %q: infeasible", r.Name), `infeasible = "-c" (a formula: the reward of a proposal that does not build or crashes)`)
-		switch r.Source.V {
-		case "predicted":
-			k.need(r.Predictor.Set, at, fmt.Sprintf("reward %q: predictor", r.Name), "predictor = role.NAME, naming a role of kind rwm")
-		}
-		// A critic-sourced reward is labelled by its predictor or by the
-		// screen of the loop that uses it; bind reports one with neither.
-		k.numMin(r.Repeat, 0, false, "repeat_penalty")
-		if r.Diversity != nil {
-			k.numMin(r.Diversity.Weight, 0, false, "diversity.weight")
-		}
+		k.rewardFields(r)
 	}
 	for _, cr := range s.Critics {
 		at := k.at(cr.NameRange, cr.Range)
@@ -219,28 +192,10 @@ func (k *checker) fields() {
 		k.intMin(r.SeedRuns, 0, "seed_runs")
 	}
 	if cal := s.Calibration; cal != nil {
-		at := k.at(cal.Range)
-		k.need(cal.AfterSteps.Set, at, "calibration: after_steps", "after_steps = [16, 40, 64]")
-		k.need(cal.Budget.Set, at, "calibration: budget", "budget = [31, 35, 34] (real runs per round, or one number for every round)")
-		for _, b := range cal.Budget.V {
-			if b < 0 {
-				k.add(diag.Errorf(CodeRange, cal.Budget.Range, "calibration budget entries must not be negative, got %d", b))
-			}
-		}
+		k.calibrationFields(cal)
 	}
 	if ev := s.Evaluation; ev != nil {
-		k.need(ev.AvgAt.Set || ev.BestAt.Set, k.at(ev.Range), "evaluation: avg_at or best_at", "avg_at = 4 and/or best_at = 4")
-		k.intMin(ev.AvgAt, 1, "avg_at")
-		k.intMin(ev.BestAt, 1, "best_at")
-		k.intMin(ev.States, 1, "evaluation.states")
-		k.intMin(ev.ICLRecords, 1, "evaluation.icl_records")
-		switch {
-		case ev.ICL.Set && !ev.ICLRecords.Set:
-			k.need(false, k.at(ev.ICL.Range, ev.Range), "evaluation: icl_records", "icl_records = 200 (K, real records in the icl arm's prompt)")
-		case ev.ICLRecords.Set && !ev.ICL.Set:
-			k.add(diag.Errorf(CodeNotApplicable, ev.ICLRecords.Range, "icl_records applies to an icl arm, and the evaluation has none").
-				WithDetail("name the in-context proposer with icl = role.NAME, or remove icl_records"))
-		}
+		k.evaluationFields(ev)
 	}
 	if b := s.Budget; b != nil {
 		k.intMin(b.RealRuns, 1, "budget.real_runs")
@@ -254,6 +209,68 @@ func (k *checker) fields() {
 		if ex.Kind.V == "slurm" {
 			k.need(ex.Slurm != nil, k.at(ex.Kind.Range, ex.Range), "executor: slurm block", `slurm { partition = "gpu" }`)
 		}
+	}
+}
+
+func (k *checker) roleFields(r *spec.Role) {
+	at := k.at(r.NameRange, r.Range)
+	k.need(r.Kind.Set, at, fmt.Sprintf("role %q: kind", r.Name), `kind = "proposer" (or rwm, builder, implementer, summarizer, critic); a role named after its kind needs none`)
+	k.need(r.LLM.Set, at, fmt.Sprintf("role %q: llm", r.Name), "llm = plugin.NAME, naming an llm plugin")
+	if r.Temperature.Set && (r.Temperature.V < 0 || r.Temperature.V > 2) {
+		k.add(diag.Errorf(CodeRange, r.Temperature.Range, "temperature must lie in [0, 2], got %g", r.Temperature.V))
+	}
+	k.intMin(r.Concurrency, 1, "concurrency")
+	k.numMin(r.Seconds, 0, false, "seconds")
+	if r.Tokens != nil {
+		k.spread(r.Tokens.In, 0, math.Inf(1), false, "tokens.in")
+		k.spread(r.Tokens.Out, 0, math.Inf(1), false, "tokens.out")
+	}
+	if r.Price != nil {
+		k.numMin(r.Price.In, 0, false, "price.in")
+		k.numMin(r.Price.Out, 0, false, "price.out")
+	}
+}
+
+func (k *checker) rewardFields(r *spec.Reward) {
+	at := k.at(r.NameRange, r.Range)
+	k.need(r.Source.Set, at, fmt.Sprintf("reward %q: source", r.Name), `source = "predicted" (or "real", "critic")`)
+	k.need(r.Value.Set, at, fmt.Sprintf("reward %q: value", r.Name), `value = "clip(predicted_gain / scale, -c, c)" (a formula)`)
+	k.need(r.Infeasible.Set, at, fmt.Sprintf("reward %q: infeasible", r.Name), `infeasible = "-c" (a formula: the reward of a proposal that does not build or crashes)`)
+	switch r.Source.V {
+	case "predicted":
+		k.need(r.Predictor.Set, at, fmt.Sprintf("reward %q: predictor", r.Name), "predictor = role.NAME, naming a role of kind rwm")
+	}
+	// A critic-sourced reward is labelled by its predictor or by the
+	// screen of the loop that uses it; bind reports one with neither.
+	k.numMin(r.Repeat, 0, false, "repeat_penalty")
+	if r.Diversity != nil {
+		k.numMin(r.Diversity.Weight, 0, false, "diversity.weight")
+	}
+}
+
+func (k *checker) calibrationFields(cal *spec.Calibration) {
+	at := k.at(cal.Range)
+	k.need(cal.AfterSteps.Set, at, "calibration: after_steps", "after_steps = [16, 40, 64]")
+	k.need(cal.Budget.Set, at, "calibration: budget", "budget = [31, 35, 34] (real runs per round, or one number for every round)")
+	for _, b := range cal.Budget.V {
+		if b < 0 {
+			k.add(diag.Errorf(CodeRange, cal.Budget.Range, "calibration budget entries must not be negative, got %d", b))
+		}
+	}
+}
+
+func (k *checker) evaluationFields(ev *spec.Evaluation) {
+	k.need(ev.AvgAt.Set || ev.BestAt.Set, k.at(ev.Range), "evaluation: avg_at or best_at", "avg_at = 4 and/or best_at = 4")
+	k.intMin(ev.AvgAt, 1, "avg_at")
+	k.intMin(ev.BestAt, 1, "best_at")
+	k.intMin(ev.States, 1, "evaluation.states")
+	k.intMin(ev.ICLRecords, 1, "evaluation.icl_records")
+	switch {
+	case ev.ICL.Set && !ev.ICLRecords.Set:
+		k.need(false, k.at(ev.ICL.Range, ev.Range), "evaluation: icl_records", "icl_records = 200 (K, real records in the icl arm's prompt)")
+	case ev.ICLRecords.Set && !ev.ICL.Set:
+		k.add(diag.Errorf(CodeNotApplicable, ev.ICLRecords.Range, "icl_records applies to an icl arm, and the evaluation has none").
+			WithDetail("name the in-context proposer with icl = role.NAME, or remove icl_records"))
 	}
 }
 

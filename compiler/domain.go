@@ -21,62 +21,14 @@ func domain(c *compilation) {
 }
 
 func (k *checker) domain() {
-	s, x := k.s, k.x
-	for _, r := range s.Rewards {
-		if r.Clip.Set && r.Clip.V <= 0 {
-			k.add(diag.Errorf(CodeClip, r.Clip.Range, "clip c must be greater than 0, got %g", r.Clip.V).
-				WithDetail("normalised gain is clipped to [-c, c]; LM2LM uses clip = 6"))
-		}
-		if r.Source.V == "predicted" && r.Predictor.Set && r.Predictor.Kind == "role" {
-			if role := x.roles[r.Predictor.Name]; role != nil && role.Kind.Set && role.Kind.V != "rwm" {
-				k.add(diag.Errorf(CodePredictorRole, r.Predictor.Range, "predictor of a predicted reward must be a role of kind rwm; role %q is a %s", role.Name, role.Kind.V).
-					WithDetail("point predictor at a role with kind = \"rwm\""))
-			}
-		}
+	for _, r := range k.s.Rewards {
+		k.rewardDomain(r)
 	}
-	for _, cr := range s.Critics {
-		if cr.Votes.Set && cr.Votes.V < 1 {
-			k.add(diag.Errorf(CodeVotes, cr.Votes.Range, "votes k must be at least 1, got %d", cr.Votes.V))
-		}
-		if cr.Threshold.Set && (cr.Threshold.V < 0 || cr.Threshold.V >= 1) {
-			k.add(diag.Errorf(CodeThreshold, cr.Threshold.Range, "threshold must lie in [0, 1), got %g", cr.Threshold.V).
-				WithDetail("uncertainty is 1 - the winning label's vote share; the papers use 0.25"))
-		}
-		if cr.Votes.Set && cr.Votes.V >= 2 && cr.Votes.V%2 == 0 && cr.Aggregate.V == "majority" && !cr.Tie.Set {
-			k.add(diag.Errorf(CodeTieRule, cr.Votes.Range, "critic %q: %d votes with majority aggregation can tie, and no tie rule is declared", cr.Name, cr.Votes.V).
-				WithDetail("write tie = \"route\" (or \"lose\", \"tie\"), or use an odd number of votes"))
-		}
-		if cr.Role.Set && cr.Role.Kind == "role" {
-			if role := x.roles[cr.Role.Name]; role != nil && role.Kind.Set && role.Kind.V != "critic" {
-				k.add(diag.Errorf(CodeScreenRole, cr.Role.Range, "critic %q samples role %q, which is a %s, not a critic", cr.Name, role.Name, role.Kind.V).
-					WithDetail("point role at a role with kind = \"critic\""))
-			}
-		}
-		// A critic that routes in a screened RL loop sends some candidates
-		// to real runs, so 0 is refused there; elsewhere expected_routed = 0
-		// says the critic routes nothing (the critic-only ablation).
-		// A critic that routes in a screened RL loop sends some candidates
-		// to real runs, so an expected 0 is refused there; elsewhere
-		// expected_routed = 0 says the critic routes nothing (the
-		// critic-only ablation). A low of 0 is allowed: it says the run may
-		// route nothing, and the estimate then bounds what it can.
-		if er := cr.ExpectedRouted; er.Set {
-			if er.V.Low < 0 || er.V.High > 1 || (er.V.Expected == 0 && k.screensRL(cr.Name) && critRoutes(cr)) {
-				k.add(diag.Errorf(CodeExpectedRouted, er.Range, "expected_routed must lie in [0, 1] (its expected figure above 0 for a critic that routes), got %s", spreadText(er.V)))
-			} else {
-				k.spread(er, 0, 1, false, "expected_routed")
-			}
-		}
+	for _, cr := range k.s.Critics {
+		k.criticDomain(cr)
 	}
-	for _, r := range s.Roles {
-		builder := contains(builderKinds, r.Kind.V)
-		if r.BuildFailures.Set && !builder {
-			k.add(diag.Errorf(CodeNotApplicable, r.BuildFailures.Range, "build_failures applies to builder roles; role %q is a %s", r.Name, r.Kind.V).
-				WithDetail("remove build_failures, or set it on the role that builds proposals"))
-		}
-		if bf := r.BuildFailures; bf.Set && k.spread(bf, 0, 1, false, "build_failures") && bf.V.Expected >= 1 {
-			k.add(diag.Errorf(CodeRange, bf.Range, "build_failures must lie in [0, 1) (its expected figure below 1: some builds succeed), got %s", spreadText(bf.V)))
-		}
+	for _, r := range k.s.Roles {
+		k.roleDomain(r)
 	}
 	k.loopsDomain()
 	k.tasksDomain()
@@ -92,6 +44,62 @@ func (k *checker) domain() {
 	k.rolesPriced()
 }
 
+func (k *checker) rewardDomain(r *spec.Reward) {
+	if r.Clip.Set && r.Clip.V <= 0 {
+		k.add(diag.Errorf(CodeClip, r.Clip.Range, "clip c must be greater than 0, got %g", r.Clip.V).
+			WithDetail("normalised gain is clipped to [-c, c]; LM2LM uses clip = 6"))
+	}
+	if r.Source.V == "predicted" && r.Predictor.Set && r.Predictor.Kind == "role" {
+		if role := k.x.roles[r.Predictor.Name]; role != nil && role.Kind.Set && role.Kind.V != "rwm" {
+			k.add(diag.Errorf(CodePredictorRole, r.Predictor.Range, "predictor of a predicted reward must be a role of kind rwm; role %q is a %s", role.Name, role.Kind.V).
+				WithDetail("point predictor at a role with kind = \"rwm\""))
+		}
+	}
+}
+
+func (k *checker) criticDomain(cr *spec.Critic) {
+	if cr.Votes.Set && cr.Votes.V < 1 {
+		k.add(diag.Errorf(CodeVotes, cr.Votes.Range, "votes k must be at least 1, got %d", cr.Votes.V))
+	}
+	if cr.Threshold.Set && (cr.Threshold.V < 0 || cr.Threshold.V >= 1) {
+		k.add(diag.Errorf(CodeThreshold, cr.Threshold.Range, "threshold must lie in [0, 1), got %g", cr.Threshold.V).
+			WithDetail("uncertainty is 1 - the winning label's vote share; the papers use 0.25"))
+	}
+	if cr.Votes.Set && cr.Votes.V >= 2 && cr.Votes.V%2 == 0 && cr.Aggregate.V == "majority" && !cr.Tie.Set {
+		k.add(diag.Errorf(CodeTieRule, cr.Votes.Range, "critic %q: %d votes with majority aggregation can tie, and no tie rule is declared", cr.Name, cr.Votes.V).
+			WithDetail("write tie = \"route\" (or \"lose\", \"tie\"), or use an odd number of votes"))
+	}
+	if cr.Role.Set && cr.Role.Kind == "role" {
+		if role := k.x.roles[cr.Role.Name]; role != nil && role.Kind.Set && role.Kind.V != "critic" {
+			k.add(diag.Errorf(CodeScreenRole, cr.Role.Range, "critic %q samples role %q, which is a %s, not a critic", cr.Name, role.Name, role.Kind.V).
+				WithDetail("point role at a role with kind = \"critic\""))
+		}
+	}
+	// A critic that routes in a screened RL loop sends some candidates
+	// to real runs, so an expected 0 is refused there; elsewhere
+	// expected_routed = 0 says the critic routes nothing (the
+	// critic-only ablation). A low of 0 is allowed: it says the run may
+	// route nothing, and the estimate then bounds what it can.
+	if er := cr.ExpectedRouted; er.Set {
+		if er.V.Low < 0 || er.V.High > 1 || (er.V.Expected == 0 && k.screensRL(cr.Name) && critRoutes(cr)) {
+			k.add(diag.Errorf(CodeExpectedRouted, er.Range, "expected_routed must lie in [0, 1] (its expected figure above 0 for a critic that routes), got %s", spreadText(er.V)))
+		} else {
+			k.spread(er, 0, 1, false, "expected_routed")
+		}
+	}
+}
+
+func (k *checker) roleDomain(r *spec.Role) {
+	builder := contains(builderKinds, r.Kind.V)
+	if r.BuildFailures.Set && !builder {
+		k.add(diag.Errorf(CodeNotApplicable, r.BuildFailures.Range, "build_failures applies to builder roles; role %q is a %s", r.Name, r.Kind.V).
+			WithDetail("remove build_failures, or set it on the role that builds proposals"))
+	}
+	if bf := r.BuildFailures; bf.Set && k.spread(bf, 0, 1, false, "build_failures") && bf.V.Expected >= 1 {
+		k.add(diag.Errorf(CodeRange, bf.Range, "build_failures must lie in [0, 1) (its expected figure below 1: some builds succeed), got %s", spreadText(bf.V)))
+	}
+}
+
 // spreadText renders an assumed figure as the spec wrote it.
 func spreadText(sp spec.Spread) string {
 	if !sp.Ranged {
@@ -101,43 +109,14 @@ func spreadText(sp spec.Spread) string {
 }
 
 func (k *checker) loopsDomain() {
-	s, x := k.s, k.x
+	s := k.s
 	var untilBudget []*spec.Loop
 	for _, l := range s.Loops {
-		if l.Screen.Set {
-			if cr := x.critics[l.Screen.Name]; cr != nil && routesWith(l) {
-				rw := x.rewards[l.Reward.Name]
-				if l.Kind.V == "rl" && rw != nil && rw.Source.V == "predicted" {
-					k.add(diag.Errorf(CodeConflict, l.Screen.Range, "a screen routes candidates to real runs, but reward %q takes its gain from a world model's prediction", rw.Name).
-						WithDetail("set the reward's source = \"real\" (or \"critic\"), or remove screen"))
-				} else if !cr.ExpectedRouted.Set && critRoutes(cr) {
-					k.add(diag.Errorf(CodeMissing, k.at(cr.NameRange, cr.Range), "critic %q screens loop %q but has no expected_routed", cr.Name, l.Name).
-						WithDetail("write expected_routed = 0.363 (the share of candidates routed to a real run), for the estimate"))
-				}
-			}
-		}
-		if l.Kind.V == "rl" && !(l.LearningRate.Set && l.LearningRate.V > 0) {
-			at := l.LearningRate.Range
-			if !l.LearningRate.Set {
-				at = k.at(l.NameRange, l.Range)
-			}
-			k.add(diag.Errorf(CodeMissing, at, "loop %q trains its proposer policy, and has no learning_rate above 0", l.Name).
-				WithDetail("write learning_rate = 0.5 (the offline proposer), or the rate your RL trainer takes"))
-		}
-		if l.Kind.V == "evolution" && !l.Screen.Set && l.Select.V != "random" {
-			k.add(diag.Errorf(CodeConflict, k.at(l.Select.Range, l.NameRange), "select = %q ranks ideas by a critic's verdict, and loop %q screens with no critic", l.Select.V, l.Name).
-				WithDetail("write select = \"random\" (verify ideas without a critic), or screen = critic.NAME"))
-		}
+		k.loopScreen(l)
+		k.loopKindDomain(l)
 		if l.Kind.V == "rl" && l.UntilBudget.V {
 			untilBudget = append(untilBudget, l)
-			if s.Budget == nil || !s.Budget.RealRuns.Set {
-				k.add(diag.Errorf(CodeUntilBudget, l.UntilBudget.Range, "until_budget = true needs budget.real_runs").
-					WithDetail("write budget { real_runs = 10000 }, or give steps instead"))
-			}
-			if rw := x.rewards[l.Reward.Name]; rw != nil && (rw.Source.V == "predicted" || (rw.Source.V == "critic" && !(l.Screen.Set && critRoutes(x.critics[l.Screen.Name])))) {
-				k.add(diag.Errorf(CodeUntilBudget, l.UntilBudget.Range, "until_budget = true spends real runs, but loop %q with reward %q (source %q) makes none", l.Name, rw.Name, rw.Source.V).
-					WithDetail("give steps instead, or screen candidates with a critic that routes some to real runs"))
-			}
+			k.untilBudget(l)
 		}
 		if l.Kind.Set && l.Split.V != "" && countSplit(s, l.Split.V) == 0 && len(s.Environments) > 0 {
 			k.add(diag.Errorf(CodeRange, k.at(l.Split.Range, l.NameRange), "loop %q runs on %s tasks, and no environment has any", l.Name, l.Split.V))
@@ -146,24 +125,80 @@ func (k *checker) loopsDomain() {
 	for _, l := range untilBudget[min(1, len(untilBudget)):] {
 		k.add(diag.Errorf(CodeUntilBudget, l.UntilBudget.Range, "only one loop may spend the budget with until_budget = true; %q is the second", l.Name))
 	}
-	if ex := s.Executor; ex != nil {
-		for _, e := range s.Environments {
-			if e.RunCost == nil || !e.RunCost.GPUs.Set || e.RunCost.GPUs.V <= ex.GPUs.V {
-				continue
-			}
-			switch {
-			case ex.GPUs.Set:
-				k.add(diag.Errorf(CodeExecutorGPUs, ex.GPUs.Range, "executor has %d GPUs, but one run of environment %q needs %d", ex.GPUs.V, e.Name, e.RunCost.GPUs.V))
-			case ex.Kind.V == "local" && k.commandTrainer(e.Trainer.Name):
-				// The command trainer's local executor hands out only the
-				// GPUs executor.gpus declares: it would refuse every run.
-				k.add(diag.Errorf(CodeExecutorGPUs, e.RunCost.GPUs.Range, "one run of environment %q needs %d GPUs, and the local executor declares none", e.Name, e.RunCost.GPUs.V).
-					WithDetail("set executor { gpus = %d } (the local executor hands out only the GPUs it declares), or run_cost.gpus = 0 for a run that needs no GPU", e.RunCost.GPUs.V))
-			}
-		}
-	}
+	k.executorGPUs()
 	if ev := s.Evaluation; ev != nil && countSplit(s, ev.Split.V) == 0 && len(s.Environments) > 0 {
 		k.add(diag.Errorf(CodeRange, k.at(ev.Split.Range, ev.Range), "evaluation runs on %s tasks, and no environment has any", ev.Split.V))
+	}
+}
+
+// loopScreen checks a screened loop's critic against its reward.
+func (k *checker) loopScreen(l *spec.Loop) {
+	if !l.Screen.Set {
+		return
+	}
+	cr := k.x.critics[l.Screen.Name]
+	if cr == nil || !routesWith(l) {
+		return
+	}
+	rw := k.x.rewards[l.Reward.Name]
+	if l.Kind.V == "rl" && rw != nil && rw.Source.V == "predicted" {
+		k.add(diag.Errorf(CodeConflict, l.Screen.Range, "a screen routes candidates to real runs, but reward %q takes its gain from a world model's prediction", rw.Name).
+			WithDetail("set the reward's source = \"real\" (or \"critic\"), or remove screen"))
+	} else if !cr.ExpectedRouted.Set && critRoutes(cr) {
+		k.add(diag.Errorf(CodeMissing, k.at(cr.NameRange, cr.Range), "critic %q screens loop %q but has no expected_routed", cr.Name, l.Name).
+			WithDetail("write expected_routed = 0.363 (the share of candidates routed to a real run), for the estimate"))
+	}
+}
+
+// loopKindDomain checks what an RL loop and an evolution loop each need.
+func (k *checker) loopKindDomain(l *spec.Loop) {
+	if l.Kind.V == "rl" && !(l.LearningRate.Set && l.LearningRate.V > 0) {
+		at := l.LearningRate.Range
+		if !l.LearningRate.Set {
+			at = k.at(l.NameRange, l.Range)
+		}
+		k.add(diag.Errorf(CodeMissing, at, "loop %q trains its proposer policy, and has no learning_rate above 0", l.Name).
+			WithDetail("write learning_rate = 0.5 (the offline proposer), or the rate your RL trainer takes"))
+	}
+	if l.Kind.V == "evolution" && !l.Screen.Set && l.Select.V != "random" {
+		k.add(diag.Errorf(CodeConflict, k.at(l.Select.Range, l.NameRange), "select = %q ranks ideas by a critic's verdict, and loop %q screens with no critic", l.Select.V, l.Name).
+			WithDetail("write select = \"random\" (verify ideas without a critic), or screen = critic.NAME"))
+	}
+}
+
+// untilBudget checks an RL loop that spends the budget: there is a budget
+// of real runs, and the loop makes real runs.
+func (k *checker) untilBudget(l *spec.Loop) {
+	s, x := k.s, k.x
+	if s.Budget == nil || !s.Budget.RealRuns.Set {
+		k.add(diag.Errorf(CodeUntilBudget, l.UntilBudget.Range, "until_budget = true needs budget.real_runs").
+			WithDetail("write budget { real_runs = 10000 }, or give steps instead"))
+	}
+	if rw := x.rewards[l.Reward.Name]; rw != nil && (rw.Source.V == "predicted" || (rw.Source.V == "critic" && !(l.Screen.Set && critRoutes(x.critics[l.Screen.Name])))) {
+		k.add(diag.Errorf(CodeUntilBudget, l.UntilBudget.Range, "until_budget = true spends real runs, but loop %q with reward %q (source %q) makes none", l.Name, rw.Name, rw.Source.V).
+			WithDetail("give steps instead, or screen candidates with a critic that routes some to real runs"))
+	}
+}
+
+// executorGPUs checks that one run of every environment fits the executor.
+func (k *checker) executorGPUs() {
+	ex := k.s.Executor
+	if ex == nil {
+		return
+	}
+	for _, e := range k.s.Environments {
+		if e.RunCost == nil || !e.RunCost.GPUs.Set || e.RunCost.GPUs.V <= ex.GPUs.V {
+			continue
+		}
+		switch {
+		case ex.GPUs.Set:
+			k.add(diag.Errorf(CodeExecutorGPUs, ex.GPUs.Range, "executor has %d GPUs, but one run of environment %q needs %d", ex.GPUs.V, e.Name, e.RunCost.GPUs.V))
+		case ex.Kind.V == "local" && k.commandTrainer(e.Trainer.Name):
+			// The command trainer's local executor hands out only the
+			// GPUs executor.gpus declares: it would refuse every run.
+			k.add(diag.Errorf(CodeExecutorGPUs, e.RunCost.GPUs.Range, "one run of environment %q needs %d GPUs, and the local executor declares none", e.Name, e.RunCost.GPUs.V).
+				WithDetail("set executor { gpus = %d } (the local executor hands out only the GPUs it declares), or run_cost.gpus = 0 for a run that needs no GPU", e.RunCost.GPUs.V))
+		}
 	}
 }
 

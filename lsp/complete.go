@@ -43,70 +43,91 @@ func (s *server) complete(d *document, t *text, cur *cursor, off int) []protocol
 	if cur.prefix != nil && cur.prefix.kind == tIdent {
 		replace = t.rng(cur.prefix.start, off)
 	}
-	item := func(label string, kind protocol.CompletionItemKind, detail, doc, insert string, r protocol.Range) protocol.CompletionItem {
-		it := protocol.CompletionItem{Label: label, Kind: kind, Detail: detail, TextEdit: &protocol.TextEdit{Range: r, NewText: insert}, FilterText: insert}
-		if doc != "" {
-			it.Documentation = protocol.MarkupContent{Kind: protocol.Markdown, Value: doc}
-		}
-		return it
-	}
 	attr := st.attr
 	inValue := st.inValue
 	if cur.frame.schema == nil {
 		attr, inValue = cur.frame.attr, true
 	}
-	var out []protocol.CompletionItem
-	if inValue {
-		if attr == nil {
-			return nil
+	if !inValue {
+		return completeName(d, cur, replace)
+	}
+	if attr == nil {
+		return nil
+	}
+	// Inside a string: the allowed values.
+	if cur.prefix != nil && cur.prefix.kind == tString {
+		end := off
+		if end < len(t.src) && t.src[end] == '"' {
+			end++
 		}
-		// Inside a string: the allowed values.
-		if cur.prefix != nil && cur.prefix.kind == tString {
-			end := off
-			if end < len(t.src) && t.src[end] == '"' {
-				end++
-			}
-			r := t.rng(cur.prefix.start, end)
-			for _, e := range attr.Enum {
-				out = append(out, item(e, protocol.CompletionItemKindEnumMember, attr.Name, "", `"`+e+`"`, r))
-			}
-			return out
-		}
-		// After kind. : the names of that kind.
-		v := st.value
-		if cur.frame.schema == nil {
-			v = nil // the value tokens of a nested value are not kept
-		}
-		if n := len(v); n >= 2 && v[n-1].kind == tDot && v[n-2].kind == tIdent && v[n-1].end == offOrPrefix(cur, off) {
-			kind := kindOf(v[n-2].text)
-			for _, df := range s.declared(d.path) {
-				if df.kind == kind {
-					out = append(out, item(df.name, protocol.CompletionItemKindReference, v[n-2].text+"."+df.name, "", df.name, replace))
-				}
-			}
-			return out
-		}
+		r := t.rng(cur.prefix.start, end)
+		var out []protocol.CompletionItem
 		for _, e := range attr.Enum {
-			out = append(out, item(`"`+e+`"`, protocol.CompletionItemKindEnumMember, attr.Name, "", `"`+e+`"`, replace))
-		}
-		switch attr.Type {
-		case "bool":
-			for _, b := range []string{"true", "false"} {
-				out = append(out, item(b, protocol.CompletionItemKindValue, "bool", "", b, replace))
-			}
-		case "ref":
-			kinds := refTargets[attr.Name]
-			for _, df := range s.declared(d.path) {
-				if !refKinds[df.kind] || kinds != nil && !contains(kinds, df.kind) {
-					continue
-				}
-				ref := df.kind + "." + df.name
-				out = append(out, item(ref, protocol.CompletionItemKindReference, df.kind, "", ref, replace))
-			}
+			out = append(out, completionItem(e, protocol.CompletionItemKindEnumMember, attr.Name, "", `"`+e+`"`, r))
 		}
 		return out
 	}
-	// A name: the fields of the block the cursor is in.
+	// After kind. : the names of that kind.
+	v := st.value
+	if cur.frame.schema == nil {
+		v = nil // the value tokens of a nested value are not kept
+	}
+	if n := len(v); n >= 2 && v[n-1].kind == tDot && v[n-2].kind == tIdent && v[n-1].end == offOrPrefix(cur, off) {
+		return s.completeRefName(d, v[n-2].text, replace)
+	}
+	return s.completeValue(d, attr, replace)
+}
+
+// completionItem is one completion that replaces r with insert.
+func completionItem(label string, kind protocol.CompletionItemKind, detail, doc, insert string, r protocol.Range) protocol.CompletionItem {
+	it := protocol.CompletionItem{Label: label, Kind: kind, Detail: detail, TextEdit: &protocol.TextEdit{Range: r, NewText: insert}, FilterText: insert}
+	if doc != "" {
+		it.Documentation = protocol.MarkupContent{Kind: protocol.Markdown, Value: doc}
+	}
+	return it
+}
+
+// completeRefName lists the declared names of the kind root names, after
+// "root.".
+func (s *server) completeRefName(d *document, root string, replace protocol.Range) []protocol.CompletionItem {
+	var out []protocol.CompletionItem
+	kind := kindOf(root)
+	for _, df := range s.declared(d.path) {
+		if df.kind == kind {
+			out = append(out, completionItem(df.name, protocol.CompletionItemKindReference, root+"."+df.name, "", df.name, replace))
+		}
+	}
+	return out
+}
+
+// completeValue lists the values attr may take: its enum, true and false,
+// or the references it may name.
+func (s *server) completeValue(d *document, attr *spec.Field, replace protocol.Range) []protocol.CompletionItem {
+	var out []protocol.CompletionItem
+	for _, e := range attr.Enum {
+		out = append(out, completionItem(`"`+e+`"`, protocol.CompletionItemKindEnumMember, attr.Name, "", `"`+e+`"`, replace))
+	}
+	switch attr.Type {
+	case "bool":
+		for _, b := range []string{"true", "false"} {
+			out = append(out, completionItem(b, protocol.CompletionItemKindValue, "bool", "", b, replace))
+		}
+	case "ref":
+		kinds := refTargets[attr.Name]
+		for _, df := range s.declared(d.path) {
+			if !refKinds[df.kind] || kinds != nil && !contains(kinds, df.kind) {
+				continue
+			}
+			ref := df.kind + "." + df.name
+			out = append(out, completionItem(ref, protocol.CompletionItemKindReference, df.kind, "", ref, replace))
+		}
+	}
+	return out
+}
+
+// completeName lists the fields of the block the cursor is in.
+func completeName(d *document, cur *cursor, replace protocol.Range) []protocol.CompletionItem {
+	st := cur.stmt
 	schema := cur.frame.schema
 	path := cur.frame.path
 	switch {
@@ -117,6 +138,7 @@ func (s *server) complete(d *document, t *text, cur *cursor, off int) []protocol
 	case st.n > 0:
 		return nil
 	}
+	var out []protocol.CompletionItem
 	for _, f := range schema.Fields {
 		kind := protocol.CompletionItemKindField
 		detail := f.Type
@@ -126,7 +148,7 @@ func (s *server) complete(d *document, t *text, cur *cursor, off int) []protocol
 		case spec.Blocks:
 			kind, detail = protocol.CompletionItemKindClass, "labelled block"
 		}
-		out = append(out, item(f.Name, kind, detail, fieldDoc(f, joinPath(path, f.Name)), f.Name, replace))
+		out = append(out, completionItem(f.Name, kind, detail, fieldDoc(f, joinPath(path, f.Name)), f.Name, replace))
 	}
 	return out
 }

@@ -107,88 +107,126 @@ func walk(src []byte, cue bool, stop int) (*syntax, *cursor) {
 	} else {
 		toks = lexHCL(src)
 	}
-	s := &syntax{toks: toks}
 	root := &frame{schema: spec.Describe(), def: -1}
-	stack := []*frame{root}
-	st := newStmt(root)
-	var cur *cursor
+	w := &walker{s: &syntax{toks: toks}, cue: cue, stack: []*frame{root}, st: newStmt(root)}
 	for _, t := range toks {
 		if stop >= 0 && (t.start >= stop || stop < t.end || stop == t.end && (t.kind == tIdent || t.kind == tString)) {
-			cur = &cursor{frame: stack[len(stack)-1], stmt: st}
+			cur := &cursor{frame: w.top(), stmt: w.st}
 			if t.start < stop && (t.kind == tIdent || t.kind == tString) {
 				tt := t
 				cur.prefix = &tt
 			}
-			return s, cur
+			return w.s, cur
 		}
-		f := stack[len(stack)-1]
-		switch t.kind {
-		case tNewline:
-			if f.schema != nil {
-				st = newStmt(f)
-			}
-			continue
-		case tLBrace:
-			nf := &frame{def: -1, stmt: st}
-			switch {
-			case f.schema == nil:
-			case st.comp:
-				nf.schema, nf.path = f.schema, f.path
-			case st.inValue || st.attr != nil:
-				nf.attr = st.attr
-			case st.needLabel != nil:
-				nf.schema, nf.path = st.needLabel.Block, joinPath(st.path, st.needLabel.Name+".*")
-			case st.n > 0 && st.schema != nil && st.schema != f.schema:
-				nf.schema, nf.path, nf.def = st.schema, st.path, st.def
-			}
-			stack = append(stack, nf)
-			st = newStmt(nf)
-			continue
-		case tRBrace:
-			if len(stack) > 1 {
-				if f.def >= 0 {
-					s.defs[f.def].end = t.end
-				}
-				stack = stack[:len(stack)-1]
-				st = f.stmt
-				if cue {
-					// CUE: `a: b: {...}` may go on (`, c: 1`); the value is done.
-					st.inValue = true
-				}
-			}
-			continue
-		case tOpen:
-			stack = append(stack, &frame{attr: st.attr, def: -1, stmt: st})
-			st = newStmt(stack[len(stack)-1])
-			continue
-		case tClose:
-			if len(stack) > 1 && stack[len(stack)-1].schema == nil {
-				stack = stack[:len(stack)-1]
-				st = f.stmt
-				if st.needLabel != nil && !st.inValue {
-					// CUE: a computed label, environment: (e.name): {...}
-					st.schema, st.path = st.needLabel.Block, joinPath(st.path, st.needLabel.Name+".*")
-					st.needLabel = nil
-				}
-			}
-			continue
-		}
-		if f.schema == nil {
-			s.value(f.attr, &st, t)
-			continue
-		}
-		if st.inValue {
-			s.value(st.attr, &st, t)
-			st.n++
-			continue
-		}
-		s.name(&st, t, cue, len(stack) == 1)
-		st.n++
+		w.token(t)
 	}
+	var cur *cursor
 	if stop >= 0 {
-		cur = &cursor{frame: stack[len(stack)-1], stmt: st}
+		cur = &cursor{frame: w.top(), stmt: w.st}
 	}
-	return s, cur
+	return w.s, cur
+}
+
+// walker is the state of a walk: the frames open and the statement of the
+// innermost one being read.
+type walker struct {
+	s     *syntax
+	cue   bool
+	stack []*frame
+	st    stmt
+}
+
+func (w *walker) top() *frame { return w.stack[len(w.stack)-1] }
+
+// push opens frame nf and starts its first statement.
+func (w *walker) push(nf *frame) {
+	w.stack = append(w.stack, nf)
+	w.st = newStmt(nf)
+}
+
+// token reads one token: nesting tokens change frames, the rest belong to
+// the current statement's name or value.
+func (w *walker) token(t tok) {
+	f := w.top()
+	switch t.kind {
+	case tNewline:
+		if f.schema != nil {
+			w.st = newStmt(f)
+		}
+	case tLBrace:
+		w.openBrace(f)
+	case tRBrace:
+		w.closeBrace(f, t)
+	case tOpen:
+		w.push(&frame{attr: w.st.attr, def: -1, stmt: w.st})
+	case tClose:
+		w.closeValue(f)
+	default:
+		w.word(f, t)
+	}
+}
+
+// openBrace opens a block body, or an object value.
+func (w *walker) openBrace(f *frame) {
+	st := &w.st
+	nf := &frame{def: -1, stmt: *st}
+	switch {
+	case f.schema == nil:
+	case st.comp:
+		nf.schema, nf.path = f.schema, f.path
+	case st.inValue || st.attr != nil:
+		nf.attr = st.attr
+	case st.needLabel != nil:
+		nf.schema, nf.path = st.needLabel.Block, joinPath(st.path, st.needLabel.Name+".*")
+	case st.n > 0 && st.schema != nil && st.schema != f.schema:
+		nf.schema, nf.path, nf.def = st.schema, st.path, st.def
+	}
+	w.push(nf)
+}
+
+// closeBrace closes frame f and resumes the statement it belongs to.
+func (w *walker) closeBrace(f *frame, t tok) {
+	if len(w.stack) <= 1 {
+		return
+	}
+	if f.def >= 0 {
+		w.s.defs[f.def].end = t.end
+	}
+	w.stack = w.stack[:len(w.stack)-1]
+	w.st = f.stmt
+	if w.cue {
+		// CUE: `a: b: {...}` may go on (`, c: 1`); the value is done.
+		w.st.inValue = true
+	}
+}
+
+// closeValue closes a parenthesised or bracketed value frame f.
+func (w *walker) closeValue(f *frame) {
+	if len(w.stack) <= 1 || f.schema != nil {
+		return
+	}
+	w.stack = w.stack[:len(w.stack)-1]
+	w.st = f.stmt
+	st := &w.st
+	if st.needLabel != nil && !st.inValue {
+		// CUE: a computed label, environment: (e.name): {...}
+		st.schema, st.path = st.needLabel.Block, joinPath(st.path, st.needLabel.Name+".*")
+		st.needLabel = nil
+	}
+}
+
+// word reads a token that neither opens nor closes a frame.
+func (w *walker) word(f *frame, t tok) {
+	switch {
+	case f.schema == nil:
+		w.s.value(f.attr, &w.st, t)
+	case w.st.inValue:
+		w.s.value(w.st.attr, &w.st, t)
+		w.st.n++
+	default:
+		w.s.name(&w.st, t, w.cue, len(w.stack) == 1)
+		w.st.n++
+	}
 }
 
 // name reads a token of a statement's name part: field names, block
@@ -207,48 +245,63 @@ func (s *syntax) name(st *stmt, t tok, cue, top bool) {
 		}
 		return
 	}
-	if st.n == 0 && cue && t.kind == tIdent && (t.text == "for" || t.text == "if" || t.text == "let") {
+	switch {
+	case st.n == 0 && cue && t.kind == tIdent && (t.text == "for" || t.text == "if" || t.text == "let"):
 		st.comp, st.inValue = true, true
-		return
+	case st.dynamic:
+		dynamicType(st, t)
+	case st.needLabel != nil:
+		s.label(st, t, top)
+	case st.schema == nil:
+	case st.n == 0 && !cue && t.kind == tIdent && hclKeyword(st, t.text):
+	default:
+		s.field(st, t)
 	}
-	if st.dynamic {
-		// HCL: dynamic "environment" { content { ... } }
-		st.dynamic = false
-		if st.schema != nil {
-			if f := st.schema.Field(t.text); f != nil && f.Kind != spec.Attr {
-				st.schema, st.path = f.Block, joinPath(st.path, f.Name+".*")
-				return
-			}
+}
+
+// dynamicType reads the block type of an HCL dynamic block:
+// dynamic "environment" { content { ... } }
+func dynamicType(st *stmt, t tok) {
+	st.dynamic = false
+	if st.schema != nil {
+		if f := st.schema.Field(t.text); f != nil && f.Kind != spec.Attr {
+			st.schema, st.path = f.Block, joinPath(st.path, f.Name+".*")
+			return
 		}
+	}
+	st.schema = nil
+}
+
+// label reads the label of a repeated block; a top-level one defines
+// kind.name.
+func (s *syntax) label(st *stmt, t tok, top bool) {
+	f := st.needLabel
+	st.needLabel = nil
+	if top && refKinds[f.Name] || top && f.Name == "variable" {
+		s.defs = append(s.defs, defn{kind: f.Name, name: t.text, t: t, start: st.attrTok.start, end: t.end})
+		st.def = len(s.defs) - 1
+	}
+	st.schema, st.path = f.Block, joinPath(st.path, f.Name+".*")
+}
+
+// hclKeyword reads HCL's dynamic, content and locals at a statement's
+// start; false for any other word.
+func hclKeyword(st *stmt, word string) bool {
+	switch word {
+	case "dynamic":
+		st.dynamic = true
+	case "content":
+		st.comp = true // a dynamic block's body: the block's own schema
+	case "locals":
 		st.schema = nil
-		return
+	default:
+		return false
 	}
-	if st.needLabel != nil {
-		f := st.needLabel
-		st.needLabel = nil
-		if top && refKinds[f.Name] || top && f.Name == "variable" {
-			s.defs = append(s.defs, defn{kind: f.Name, name: t.text, t: t, start: st.attrTok.start, end: t.end})
-			st.def = len(s.defs) - 1
-		}
-		st.schema, st.path = f.Block, joinPath(st.path, f.Name+".*")
-		return
-	}
-	if st.schema == nil {
-		return
-	}
-	if st.n == 0 && !cue && t.kind == tIdent {
-		switch {
-		case t.text == "dynamic":
-			st.dynamic = true
-			return
-		case t.text == "content":
-			st.comp = true // a dynamic block's body: the block's own schema
-			return
-		case t.text == "locals":
-			st.schema = nil
-			return
-		}
-	}
+	return true
+}
+
+// field reads a field name of the statement's schema.
+func (s *syntax) field(st *stmt, t tok) {
 	f := st.schema.Field(t.text)
 	if f == nil {
 		st.schema = nil

@@ -216,89 +216,37 @@ func concurrency(ex plan.Executor, e *plan.Environment) float64 {
 	return float64(c)
 }
 
+// variantEstimate is the state of estimating one variant: the plan's
+// environments, roles and loops by name, and the estimate being summed.
+type variantEstimate struct {
+	v     *plan.Variant
+	out   *Variant
+	envs  map[string]*plan.Environment
+	roles map[string]*plan.Role
+	loops map[string]*plan.Loop
+}
+
 func estimateVariant(v *plan.Variant) *Variant {
 	out := &Variant{Name: v.Name, Overrides: v.Overrides, Breakdown: newBreakdown()}
 	for _, a := range v.Assumptions {
-		from := a.From
-		if from == "" && a.Source.Valid() {
-			from = fmt.Sprintf("%s:%d:%d", a.Source.Filename, a.Source.Start.Line, a.Source.Start.Column)
-		} else if from == "" {
-			from = "default"
-		}
-		out.Assumptions = append(out.Assumptions, &Assumption{Name: a.Name, Value: a.Value, From: from, Affects: a.Affects, Note: a.Note})
+		out.Assumptions = append(out.Assumptions, assumption(a))
 	}
-	envs := map[string]*plan.Environment{}
+	ve := &variantEstimate{v: v, out: out, envs: map[string]*plan.Environment{}, roles: map[string]*plan.Role{}, loops: map[string]*plan.Loop{}}
 	for _, e := range v.Envs {
-		envs[e.Name] = e
+		ve.envs[e.Name] = e
 		out.Environments[e.Name] = &Environment{}
 	}
-	roles := map[string]*plan.Role{}
 	for _, r := range v.Roles {
-		roles[r.Name] = r
+		ve.roles[r.Name] = r
 		out.Roles[r.Name] = &Role{}
 	}
-	loops := map[string]*plan.Loop{}
 	for _, l := range v.Loops {
 		out.Loops[l.Name] = &Loop{Steps: l.Steps}
-		loops[l.Name] = l
+		ve.loops[l.Name] = l
 	}
 	t := &out.Totals
 	for _, ph := range v.Phases {
-		pe := &Phase{Name: ph.Name, Kind: ph.Kind}
-		waves := batches(v, ph)
-		for _, name := range sortedKeys(ph.Calls.RealRuns) {
-			n := ph.Calls.RealRuns[name]
-			e := envs[name]
-			if e == nil {
-				continue // the compiler never emits this; a hand-edited plan might
-			}
-			gh := n.Mul(e.GPUHours)
-			usd := gh.Scale(v.Prices[e.GPU])
-			ee := out.Environments[name]
-			ee.RealRuns, ee.GPUHours, ee.USD = ee.RealRuns.Add(n), ee.GPUHours.Add(gh), ee.USD.Add(usd)
-			if e.GPUs > 0 { // a CPU environment (gpus = 0) spends no GPU type's hours
-				out.GPUHoursByType[e.GPU] = out.GPUHoursByType[e.GPU].Add(gh)
-			}
-			t.RealRuns, t.GPUHours, t.USDGPU = t.RealRuns.Add(n), t.GPUHours.Add(gh), t.USDGPU.Add(usd)
-			pe.RealRuns, pe.USD = pe.RealRuns.Add(n), pe.USD.Add(usd)
-			pe.WallHours = pe.WallHours.Add(wall(n, e.Hours, concurrency(v.Executor, e), waves))
-		}
-		for _, name := range sortedKeys(ph.Calls.LLM) {
-			n := ph.Calls.LLM[name]
-			r := roles[name]
-			if r == nil {
-				continue
-			}
-			in, outTok := n.Mul(r.TokensIn), n.Mul(r.TokensOut)
-			usd := in.Scale(r.PriceIn / 1e6).Add(outTok.Scale(r.PriceOut / 1e6))
-			re := out.Roles[name]
-			re.Calls, re.TokensIn, re.TokensOut, re.USD = re.Calls.Add(n), re.TokensIn.Add(in), re.TokensOut.Add(outTok), re.USD.Add(usd)
-			t.LLMCalls, t.LLMTokens, t.USDLLM = t.LLMCalls.Add(n), t.LLMTokens.Add(in).Add(outTok), t.USDLLM.Add(usd)
-			pe.LLMCalls, pe.USD = pe.LLMCalls.Add(n), pe.USD.Add(usd)
-			pe.WallHours = pe.WallHours.Add(wall(n, plan.Exact(r.Seconds/3600), float64(max(r.Concurrency, 1)), waves))
-		}
-		if ph.Kind == plan.PhaseRL && loops[ph.Loop] != nil && loops[ph.Loop].Update != nil {
-			// The loop's policy updates run in its phase, one after another
-			// between steps, each reserved like a real run.
-			u := loops[ph.Loop].Update
-			gh := u.Updates.Scale(u.GPUHours)
-			usd := u.Updates.Scale(u.USD)
-			out.Loops[ph.Loop].Updates = &Updates{Count: u.Updates, GPUHours: gh, USD: usd}
-			out.GPUHoursByType[u.GPU] = out.GPUHoursByType[u.GPU].Add(gh)
-			t.GPUHours, t.USDGPU = t.GPUHours.Add(gh), t.USDGPU.Add(usd)
-			pe.USD = pe.USD.Add(usd)
-			pe.WallHours = pe.WallHours.Add(u.Updates.Scale(u.Hours))
-		}
-		if ph.Loop != "" {
-			if l := out.Loops[ph.Loop]; l != nil {
-				// Calibration reruns proposals already scored, so only the
-				// loop's own phase adds candidates.
-				if ph.Kind == plan.PhaseRL || ph.Kind == plan.PhaseEvolution {
-					l.Candidates = l.Candidates.Add(ph.Calls.Candidates)
-				}
-				l.RealRuns = l.RealRuns.Add(sumCounts(ph.Calls.RealRuns))
-			}
-		}
+		pe := ve.phase(ph)
 		t.WallHours = t.WallHours.Add(pe.WallHours)
 		out.Phases = append(out.Phases, pe)
 	}
@@ -310,7 +258,101 @@ func estimateVariant(v *plan.Variant) *Variant {
 	// CheckCaps, which warns that such a run may stop at the cap before the
 	// plan is done.
 	t.uncapped = capped{runs: t.RealRuns, gpuHours: t.GPUHours, usd: t.USD, wall: t.WallHours}
-	b := v.Budget
+	capToBudget(out, v.Budget)
+	return out
+}
+
+// assumption reports a plan assumption with where its figure came from.
+func assumption(a *plan.Assumption) *Assumption {
+	from := a.From
+	if from == "" && a.Source.Valid() {
+		from = fmt.Sprintf("%s:%d:%d", a.Source.Filename, a.Source.Start.Line, a.Source.Start.Column)
+	} else if from == "" {
+		from = "default"
+	}
+	return &Assumption{Name: a.Name, Value: a.Value, From: from, Affects: a.Affects, Note: a.Note}
+}
+
+// phase estimates one phase and adds it to the variant's figures.
+func (ve *variantEstimate) phase(ph *plan.Phase) *Phase {
+	pe := &Phase{Name: ph.Name, Kind: ph.Kind}
+	waves := batches(ve.v, ph)
+	ve.realRuns(ph, pe, waves)
+	ve.llmCalls(ph, pe, waves)
+	if ph.Kind == plan.PhaseRL && ve.loops[ph.Loop] != nil && ve.loops[ph.Loop].Update != nil {
+		ve.updates(ph, pe)
+	}
+	if ph.Loop != "" {
+		if l := ve.out.Loops[ph.Loop]; l != nil {
+			// Calibration reruns proposals already scored, so only the
+			// loop's own phase adds candidates.
+			if ph.Kind == plan.PhaseRL || ph.Kind == plan.PhaseEvolution {
+				l.Candidates = l.Candidates.Add(ph.Calls.Candidates)
+			}
+			l.RealRuns = l.RealRuns.Add(sumCounts(ph.Calls.RealRuns))
+		}
+	}
+	return pe
+}
+
+// realRuns adds a phase's real runs, environment by environment.
+func (ve *variantEstimate) realRuns(ph *plan.Phase, pe *Phase, waves float64) {
+	out, t := ve.out, &ve.out.Totals
+	for _, name := range sortedKeys(ph.Calls.RealRuns) {
+		n := ph.Calls.RealRuns[name]
+		e := ve.envs[name]
+		if e == nil {
+			continue // the compiler never emits this; a hand-edited plan might
+		}
+		gh := n.Mul(e.GPUHours)
+		usd := gh.Scale(ve.v.Prices[e.GPU])
+		ee := out.Environments[name]
+		ee.RealRuns, ee.GPUHours, ee.USD = ee.RealRuns.Add(n), ee.GPUHours.Add(gh), ee.USD.Add(usd)
+		if e.GPUs > 0 { // a CPU environment (gpus = 0) spends no GPU type's hours
+			out.GPUHoursByType[e.GPU] = out.GPUHoursByType[e.GPU].Add(gh)
+		}
+		t.RealRuns, t.GPUHours, t.USDGPU = t.RealRuns.Add(n), t.GPUHours.Add(gh), t.USDGPU.Add(usd)
+		pe.RealRuns, pe.USD = pe.RealRuns.Add(n), pe.USD.Add(usd)
+		pe.WallHours = pe.WallHours.Add(wall(n, e.Hours, concurrency(ve.v.Executor, e), waves))
+	}
+}
+
+// llmCalls adds a phase's LLM calls, role by role.
+func (ve *variantEstimate) llmCalls(ph *plan.Phase, pe *Phase, waves float64) {
+	out, t := ve.out, &ve.out.Totals
+	for _, name := range sortedKeys(ph.Calls.LLM) {
+		n := ph.Calls.LLM[name]
+		r := ve.roles[name]
+		if r == nil {
+			continue
+		}
+		in, outTok := n.Mul(r.TokensIn), n.Mul(r.TokensOut)
+		usd := in.Scale(r.PriceIn / 1e6).Add(outTok.Scale(r.PriceOut / 1e6))
+		re := out.Roles[name]
+		re.Calls, re.TokensIn, re.TokensOut, re.USD = re.Calls.Add(n), re.TokensIn.Add(in), re.TokensOut.Add(outTok), re.USD.Add(usd)
+		t.LLMCalls, t.LLMTokens, t.USDLLM = t.LLMCalls.Add(n), t.LLMTokens.Add(in).Add(outTok), t.USDLLM.Add(usd)
+		pe.LLMCalls, pe.USD = pe.LLMCalls.Add(n), pe.USD.Add(usd)
+		pe.WallHours = pe.WallHours.Add(wall(n, plan.Exact(r.Seconds/3600), float64(max(r.Concurrency, 1)), waves))
+	}
+}
+
+// updates adds an RL loop's policy updates, which run in its phase one
+// after another between steps, each reserved like a real run.
+func (ve *variantEstimate) updates(ph *plan.Phase, pe *Phase) {
+	out, t := ve.out, &ve.out.Totals
+	u := ve.loops[ph.Loop].Update
+	gh := u.Updates.Scale(u.GPUHours)
+	usd := u.Updates.Scale(u.USD)
+	out.Loops[ph.Loop].Updates = &Updates{Count: u.Updates, GPUHours: gh, USD: usd}
+	out.GPUHoursByType[u.GPU] = out.GPUHoursByType[u.GPU].Add(gh)
+	t.GPUHours, t.USDGPU = t.GPUHours.Add(gh), t.USDGPU.Add(usd)
+	pe.USD = pe.USD.Add(usd)
+	pe.WallHours = pe.WallHours.Add(u.Updates.Scale(u.Hours))
+}
+
+// capToBudget caps every high figure at the budget's caps.
+func capToBudget(out *Variant, b plan.Budget) {
+	t := &out.Totals
 	if c := float64(b.RealRuns); c > 0 {
 		t.RealRuns.High = math.Min(t.RealRuns.High, c)
 		t.RealRuns.Expected = math.Min(t.RealRuns.Expected, c)
@@ -339,7 +381,6 @@ func estimateVariant(v *plan.Variant) *Variant {
 			p.USD = p.USD.CapHigh(c)
 		}
 	}
-	return out
 }
 
 // wall is the wall-clock hours of n tasks of per hours each, conc at a

@@ -111,143 +111,161 @@ func (l *loader) attr(v cue.Value, f *spec.Field, dst reflect.Value, key string)
 			WithDetail("Give %s a value; a type or a disjunction without a default is not enough.", key))
 		return
 	}
-	set := func(x any) {
-		val := dst.FieldByName("V")
-		val.Set(reflect.ValueOf(x).Convert(val.Type()))
-		dst.FieldByName("Set").SetBool(true)
-		dst.FieldByName("Range").Set(reflect.ValueOf(rng))
+	switch f.Type {
+	case "ref":
+		l.ref(v, dst, key, rng)
+		return
+	case "list(literal)":
+		l.literals(v, dst, key)
+		return
 	}
+	x, ok := l.value(v, f, key, rng)
+	if !ok {
+		return
+	}
+	val := dst.FieldByName("V")
+	val.Set(reflect.ValueOf(x).Convert(val.Type()))
+	dst.FieldByName("Set").SetBool(true)
+	dst.FieldByName("Range").Set(reflect.ValueOf(rng))
+}
+
+// value decodes the value of a spec.Val field of type f.Type; false when
+// it reported an error.
+func (l *loader) value(v cue.Value, f *spec.Field, key string, rng diag.Range) (any, bool) {
 	switch f.Type {
 	case "string", "formula":
-		s, err := v.String()
-		if err != nil {
-			l.typeErr(v, key, "a string")
-			return
-		}
-		if len(f.Enum) > 0 && !contains(f.Enum, s) {
-			d := diag.Errorf(codeEnum, rng, "%s must be one of %s, got %q", key, quoteAll(f.Enum), s)
-			if hint := diag.DidYouMean(s, f.Enum); hint != "" {
-				d.WithDetail("%s", hint)
-			}
-			l.add(d)
-			return
-		}
-		set(s)
+		return l.enumString(v, f, key, rng)
 	case "int":
-		n, ok := l.intOf(v, key)
-		if ok {
-			set(n)
-		}
+		return l.intOf(v, key)
 	case "number":
-		n, ok := l.numberOf(v, key)
-		if ok {
-			set(n)
-		}
+		return l.numberOf(v, key)
 	case "bool":
 		b, err := v.Bool()
 		if err != nil {
 			l.typeErr(v, key, "true or false")
-			return
+			return nil, false
 		}
-		set(b)
+		return b, true
 	case "any":
-		x, ok := l.anyOf(v, key)
-		if ok {
-			set(x)
-		}
+		return l.anyOf(v, key)
 	case "spread":
-		if v.Kind() == cue.IntKind || v.Kind() == cue.FloatKind {
-			if n, ok := l.numberOf(v, key); ok {
-				set(spec.One(n))
-			}
-			return
-		}
-		if v.Kind() != cue.StructKind {
-			l.typeErr(v, key, "a number, or {low: .., expected: .., high: ..}")
-			return
-		}
-		x, ok := l.anyOf(v, key)
-		if !ok {
-			return
-		}
-		sp, err := spec.SpreadFrom(x)
-		if err != nil {
-			l.add(diag.Errorf(codeType, rng, "%s must be %v", key, err))
-			return
-		}
-		set(sp)
+		return l.spreadOf(v, key, rng)
 	case "list(int)":
-		var out []int
-		for i, e := range l.listOrOne(v) {
-			if n, ok := l.intOf(e, fmt.Sprintf("%s[%d]", key, i)); ok {
-				out = append(out, n)
-			} else {
-				return
-			}
-		}
-		set(out)
+		return listOf(l, v, key, l.intOf)
 	case "list(number)":
-		var out []float64
-		for i, e := range l.listOrOne(v) {
-			if n, ok := l.numberOf(e, fmt.Sprintf("%s[%d]", key, i)); ok {
-				out = append(out, n)
-			} else {
-				return
-			}
-		}
-		set(out)
+		return listOf(l, v, key, l.numberOf)
 	case "map(number)":
-		out := map[string]float64{}
-		it, err := v.Fields()
-		if err != nil || v.Kind() != cue.StructKind {
-			l.typeErr(v, key, "a struct of numbers, e.g. {B200: 14.0}")
-			return
-		}
-		for it.Next() {
-			if n, ok := l.numberOf(it.Value(), key+"."+it.Selector().Unquoted()); ok {
-				out[it.Selector().Unquoted()] = n
-			}
-		}
-		set(out)
+		return l.numberMap(v, key)
 	case "map(any)":
 		if v.Kind() != cue.StructKind {
 			l.typeErr(v, key, "a struct")
-			return
+			return nil, false
 		}
-		x, ok := l.anyOf(v, key)
-		if ok {
-			set(x)
-		}
-	case "ref":
-		l.ref(v, dst, key, rng)
-	case "list(literal)":
-		if v.Kind() != cue.ListKind {
-			l.typeErr(v, key, "a list of numbers, strings or bools")
-			return
-		}
-		var out []spec.Literal
-		it, _ := v.List()
-		for i := 0; it.Next(); i++ {
-			e := it.Value()
-			lit := spec.Literal{Range: l.valueRange(e)}
-			switch e.Kind() {
-			case cue.IntKind, cue.FloatKind:
-				lit.Num, _ = e.Float64()
-			case cue.StringKind:
-				lit.Kind, lit.Str = spec.LitString, mustString(e)
-			case cue.BoolKind:
-				lit.Kind = spec.LitBool
-				lit.Bool, _ = e.Bool()
-			default:
-				l.typeErr(e, fmt.Sprintf("%s[%d]", key, i), "a number, a string or a bool")
-				return
-			}
-			out = append(out, lit)
-		}
-		dst.Set(reflect.ValueOf(out))
+		return l.anyOf(v, key)
 	default:
 		panic("cue: decoder has no case for type " + f.Type)
 	}
+}
+
+// enumString reads a string, checked against the field's enum if it has one.
+func (l *loader) enumString(v cue.Value, f *spec.Field, key string, rng diag.Range) (any, bool) {
+	s, err := v.String()
+	if err != nil {
+		l.typeErr(v, key, "a string")
+		return nil, false
+	}
+	if len(f.Enum) > 0 && !contains(f.Enum, s) {
+		d := diag.Errorf(codeEnum, rng, "%s must be one of %s, got %q", key, quoteAll(f.Enum), s)
+		if hint := diag.DidYouMean(s, f.Enum); hint != "" {
+			d.WithDetail("%s", hint)
+		}
+		l.add(d)
+		return nil, false
+	}
+	return s, true
+}
+
+// spreadOf reads a spread: a bare number, or {low, expected, high}.
+func (l *loader) spreadOf(v cue.Value, key string, rng diag.Range) (any, bool) {
+	if v.Kind() == cue.IntKind || v.Kind() == cue.FloatKind {
+		n, ok := l.numberOf(v, key)
+		if !ok {
+			return nil, false
+		}
+		return spec.One(n), true
+	}
+	if v.Kind() != cue.StructKind {
+		l.typeErr(v, key, "a number, or {low: .., expected: .., high: ..}")
+		return nil, false
+	}
+	x, ok := l.anyOf(v, key)
+	if !ok {
+		return nil, false
+	}
+	sp, err := spec.SpreadFrom(x)
+	if err != nil {
+		l.add(diag.Errorf(codeType, rng, "%s must be %v", key, err))
+		return nil, false
+	}
+	return sp, true
+}
+
+// listOf reads a list (or a single value standing for a list of one),
+// each element through one; it stops at the first bad element.
+func listOf[T any](l *loader, v cue.Value, key string, one func(cue.Value, string) (T, bool)) (any, bool) {
+	var out []T
+	for i, e := range l.listOrOne(v) {
+		n, ok := one(e, fmt.Sprintf("%s[%d]", key, i))
+		if !ok {
+			return nil, false
+		}
+		out = append(out, n)
+	}
+	return out, true
+}
+
+// numberMap reads a struct of numbers; a bad entry is reported and left out.
+func (l *loader) numberMap(v cue.Value, key string) (any, bool) {
+	out := map[string]float64{}
+	it, err := v.Fields()
+	if err != nil || v.Kind() != cue.StructKind {
+		l.typeErr(v, key, "a struct of numbers, e.g. {B200: 14.0}")
+		return nil, false
+	}
+	for it.Next() {
+		if n, ok := l.numberOf(it.Value(), key+"."+it.Selector().Unquoted()); ok {
+			out[it.Selector().Unquoted()] = n
+		}
+	}
+	return out, true
+}
+
+// literals reads a list of literals (numbers, strings, bools) into dst.
+func (l *loader) literals(v cue.Value, dst reflect.Value, key string) {
+	if v.Kind() != cue.ListKind {
+		l.typeErr(v, key, "a list of numbers, strings or bools")
+		return
+	}
+	var out []spec.Literal
+	it, _ := v.List()
+	for i := 0; it.Next(); i++ {
+		e := it.Value()
+		lit := spec.Literal{Range: l.valueRange(e)}
+		switch e.Kind() {
+		case cue.IntKind, cue.FloatKind:
+			lit.Num, _ = e.Float64()
+		case cue.StringKind:
+			lit.Kind, lit.Str = spec.LitString, mustString(e)
+		case cue.BoolKind:
+			lit.Kind = spec.LitBool
+			lit.Bool, _ = e.Bool()
+		default:
+			l.typeErr(e, fmt.Sprintf("%s[%d]", key, i), "a number, a string or a bool")
+			return
+		}
+		out = append(out, lit)
+	}
+	dst.Set(reflect.ValueOf(out))
 }
 
 // ref reads a reference: the string "kind.name", or a CUE reference to the

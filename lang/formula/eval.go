@@ -159,19 +159,7 @@ func (e *Expr) eval(n *node, env Env) (Value, error) {
 		}
 		return Value{T: Bool, Bool: !b}, nil
 	case opAnd, opOr:
-		l, err := e.boolean(n.kids[0], env)
-		if err != nil {
-			return Value{}, err
-		}
-		// Short-circuit, so "x > 0 && log(x) < 1" is safe.
-		if (n.op == opAnd && !l) || (n.op == opOr && l) {
-			return Value{T: Bool, Bool: l}, nil
-		}
-		r, err := e.boolean(n.kids[1], env)
-		if err != nil {
-			return Value{}, err
-		}
-		return Value{T: Bool, Bool: r}, nil
+		return e.logical(n, env)
 	case opCond:
 		c, err := e.boolean(n.kids[0], env)
 		if err != nil {
@@ -182,26 +170,52 @@ func (e *Expr) eval(n *node, env Env) (Value, error) {
 		}
 		return e.eval(n.kids[2], env)
 	case opEq, opNe:
-		l, err := e.eval(n.kids[0], env)
-		if err != nil {
-			return Value{}, err
-		}
-		r, err := e.eval(n.kids[1], env)
-		if err != nil {
-			return Value{}, err
-		}
-		if l.T != r.T {
-			return Value{}, e.fail(n, "compares %s with %s", l.T, r.T)
-		}
-		eq := l.Bool == r.Bool
-		if l.T == Number {
-			eq = l.Num == r.Num
-		}
-		return Value{T: Bool, Bool: eq == (n.op == opEq)}, nil
+		return e.equality(n, env)
 	case opCall:
 		return e.call(n, env)
 	}
-	// Binary numeric operators and ordered comparisons.
+	return e.binary(n, env)
+}
+
+// logical evaluates && and ||, short-circuiting so "x > 0 && log(x) < 1"
+// is safe.
+func (e *Expr) logical(n *node, env Env) (Value, error) {
+	l, err := e.boolean(n.kids[0], env)
+	if err != nil {
+		return Value{}, err
+	}
+	if (n.op == opAnd && !l) || (n.op == opOr && l) {
+		return Value{T: Bool, Bool: l}, nil
+	}
+	r, err := e.boolean(n.kids[1], env)
+	if err != nil {
+		return Value{}, err
+	}
+	return Value{T: Bool, Bool: r}, nil
+}
+
+// equality evaluates == and != over two values of the same type.
+func (e *Expr) equality(n *node, env Env) (Value, error) {
+	l, err := e.eval(n.kids[0], env)
+	if err != nil {
+		return Value{}, err
+	}
+	r, err := e.eval(n.kids[1], env)
+	if err != nil {
+		return Value{}, err
+	}
+	if l.T != r.T {
+		return Value{}, e.fail(n, "compares %s with %s", l.T, r.T)
+	}
+	eq := l.Bool == r.Bool
+	if l.T == Number {
+		eq = l.Num == r.Num
+	}
+	return Value{T: Bool, Bool: eq == (n.op == opEq)}, nil
+}
+
+// binary evaluates the numeric operators and ordered comparisons.
+func (e *Expr) binary(n *node, env Env) (Value, error) {
 	l, err := e.num(n.kids[0], env)
 	if err != nil {
 		return Value{}, err

@@ -75,100 +75,141 @@ func describe(v cty.Value) string {
 
 // toGo converts v to the Go type of a model field type (see spec.Field.Type).
 func toGo(v cty.Value, typ string) (any, error) {
-	switch typ {
-	case "string", "formula":
-		if v.Type() != cty.String {
-			return nil, mismatch("a string", v)
-		}
-		return v.AsString(), nil
-	case "number":
-		if v.Type() != cty.Number {
-			return nil, mismatch("a number", v)
-		}
+	conv, ok := converters[typ]
+	if !ok {
+		return nil, typeError("of an unsupported type " + typ)
+	}
+	return conv(v)
+}
+
+// converters holds one conversion per model field type.
+var converters = map[string]func(cty.Value) (any, error){
+	"string":       toString,
+	"formula":      toString,
+	"number":       toNumber,
+	"int":          toInt,
+	"bool":         toBool,
+	"any":          func(v cty.Value) (any, error) { return goValue(v), nil },
+	"spread":       toSpread,
+	"list(int)":    toIntList,
+	"list(number)": toNumberList,
+	"map(number)":  toNumberMap,
+	"map(any)":     toAnyMap,
+}
+
+func toString(v cty.Value) (any, error) {
+	if v.Type() != cty.String {
+		return nil, mismatch("a string", v)
+	}
+	return v.AsString(), nil
+}
+
+func toNumber(v cty.Value) (any, error) {
+	if v.Type() != cty.Number {
+		return nil, mismatch("a number", v)
+	}
+	f := bigFloat(v)
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return nil, mismatch("a finite number", v)
+	}
+	return f, nil
+}
+
+func toBool(v cty.Value) (any, error) {
+	if v.Type() != cty.Bool {
+		return nil, mismatch("true or false", v)
+	}
+	return v.True(), nil
+}
+
+// toSpread reads a bare number or { low, expected, high }.
+func toSpread(v cty.Value) (any, error) {
+	if v.Type() == cty.Number {
 		f := bigFloat(v)
 		if math.IsInf(f, 0) || math.IsNaN(f) {
 			return nil, mismatch("a finite number", v)
 		}
-		return f, nil
-	case "int":
-		return toInt(v)
-	case "bool":
-		if v.Type() != cty.Bool {
-			return nil, mismatch("true or false", v)
-		}
-		return v.True(), nil
-	case "any":
-		return goValue(v), nil
-	case "spread":
-		if v.Type() == cty.Number {
-			f := bigFloat(v)
-			if math.IsInf(f, 0) || math.IsNaN(f) {
-				return nil, mismatch("a finite number", v)
-			}
-			return spec.One(f), nil
-		}
-		if !v.Type().IsObjectType() && !v.Type().IsMapType() {
-			return nil, mismatch("a number, or { low = .., expected = .., high = .. }", v)
-		}
-		sp, err := spec.SpreadFrom(goValue(v))
-		if err != nil {
-			return nil, typeError(err.Error())
-		}
-		return sp, nil
-	case "list(int)", "list(number)":
-		var elems []cty.Value
-		switch {
-		case v.Type() == cty.Number:
-			// One number stands for a one-element list (e.g. the same
-			// calibration budget every round).
-			elems = []cty.Value{v}
-		case v.Type().IsListType() || v.Type().IsTupleType():
-			for it := v.ElementIterator(); it.Next(); {
-				_, e := it.Element()
-				elems = append(elems, e)
-			}
-		default:
-			return nil, mismatch("a list of numbers", v)
-		}
-		if typ == "list(int)" {
-			out := make([]int, 0, len(elems))
-			for _, e := range elems {
-				n, err := toInt(e)
-				if err != nil {
-					return nil, typeError("a list of whole numbers, got " + describe(e) + " in it")
-				}
-				out = append(out, n.(int))
-			}
-			return out, nil
-		}
-		out := make([]float64, 0, len(elems))
-		for _, e := range elems {
-			if e.IsNull() || e.Type() != cty.Number {
-				return nil, mismatch("a list of numbers", e)
-			}
-			out = append(out, bigFloat(e))
-		}
-		return out, nil
-	case "map(number)":
-		if !v.Type().IsObjectType() && !v.Type().IsMapType() {
-			return nil, mismatch("a map of numbers, e.g. { H100 = 6.98 }", v)
-		}
-		out := map[string]float64{}
-		for it := v.ElementIterator(); it.Next(); {
-			k, e := it.Element()
-			if e.IsNull() || e.Type() != cty.Number {
-				return nil, typeError(fmt.Sprintf("a map of numbers; %s is %s", k.AsString(), describe(e)))
-			}
-			out[k.AsString()] = bigFloat(e)
-		}
-		return out, nil
-	case "map(any)":
-		if !v.Type().IsObjectType() && !v.Type().IsMapType() {
-			return nil, mismatch("an object, e.g. { key = value }", v)
-		}
-		return goValue(v).(map[string]any), nil
+		return spec.One(f), nil
 	}
-	return nil, typeError("of an unsupported type " + typ)
+	if !v.Type().IsObjectType() && !v.Type().IsMapType() {
+		return nil, mismatch("a number, or { low = .., expected = .., high = .. }", v)
+	}
+	sp, err := spec.SpreadFrom(goValue(v))
+	if err != nil {
+		return nil, typeError(err.Error())
+	}
+	return sp, nil
+}
+
+// listElems returns the elements of a list or tuple; one number stands for
+// a one-element list (e.g. the same calibration budget every round).
+func listElems(v cty.Value) ([]cty.Value, error) {
+	switch {
+	case v.Type() == cty.Number:
+		return []cty.Value{v}, nil
+	case v.Type().IsListType() || v.Type().IsTupleType():
+		var elems []cty.Value
+		for it := v.ElementIterator(); it.Next(); {
+			_, e := it.Element()
+			elems = append(elems, e)
+		}
+		return elems, nil
+	default:
+		return nil, mismatch("a list of numbers", v)
+	}
+}
+
+func toIntList(v cty.Value) (any, error) {
+	elems, err := listElems(v)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]int, 0, len(elems))
+	for _, e := range elems {
+		n, err := toInt(e)
+		if err != nil {
+			return nil, typeError("a list of whole numbers, got " + describe(e) + " in it")
+		}
+		out = append(out, n.(int))
+	}
+	return out, nil
+}
+
+func toNumberList(v cty.Value) (any, error) {
+	elems, err := listElems(v)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float64, 0, len(elems))
+	for _, e := range elems {
+		if e.IsNull() || e.Type() != cty.Number {
+			return nil, mismatch("a list of numbers", e)
+		}
+		out = append(out, bigFloat(e))
+	}
+	return out, nil
+}
+
+func toNumberMap(v cty.Value) (any, error) {
+	if !v.Type().IsObjectType() && !v.Type().IsMapType() {
+		return nil, mismatch("a map of numbers, e.g. { H100 = 6.98 }", v)
+	}
+	out := map[string]float64{}
+	for it := v.ElementIterator(); it.Next(); {
+		k, e := it.Element()
+		if e.IsNull() || e.Type() != cty.Number {
+			return nil, typeError(fmt.Sprintf("a map of numbers; %s is %s", k.AsString(), describe(e)))
+		}
+		out[k.AsString()] = bigFloat(e)
+	}
+	return out, nil
+}
+
+func toAnyMap(v cty.Value) (any, error) {
+	if !v.Type().IsObjectType() && !v.Type().IsMapType() {
+		return nil, mismatch("an object, e.g. { key = value }", v)
+	}
+	return goValue(v).(map[string]any), nil
 }
 
 func toInt(v cty.Value) (any, error) {
