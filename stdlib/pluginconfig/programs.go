@@ -194,121 +194,165 @@ type reading struct {
 
 // read reads args, the words after an interpreter's name, with grammar g.
 func (c *classifier) read(g *grammar, args []*syntax.Word) *reading {
-	r := &reading{roles: make([]roleKind, len(args)), opt: make([]string, len(args))}
-	set := func(i int, k roleKind, opt string) bool {
-		if i >= len(args) {
-			r.dangling = r.dangling || k == roleCode
-			return false
-		}
-		r.roles[i], r.opt[i] = k, opt
-		return true
-	}
-	haveProgram, shellC, shellS, ended := false, false, false, false
-	i := 0
-options:
-	for i < len(args) {
-		t, ok := c.static(args[i])
-		partial := false // the word goes on past t with a value: -c{{x}}, --eval={{x}}
-		if !ok && c.holdsValue(args[i]) && !c.holdsRaw(args[i]) {
-			if l := lead(args[i]); len(l) > 1 && l[0] == '-' {
-				t, ok, partial = l, true, true
-			} else {
-				break // one word of data: an operand
-			}
+	rd := &optReader{c: c, g: g, args: args, r: &reading{roles: make([]roleKind, len(args)), opt: make([]string, len(args))}}
+	r := rd.r
+	for rd.i < len(args) {
+		t, ok, partial, operand := rd.word()
+		if operand {
+			break
 		}
 		if !ok {
-			r.unknown = c.wordText(args[i])
-			for ; i < len(args); i++ {
+			r.unknown = c.wordText(args[rd.i])
+			for i := rd.i; i < len(args); i++ {
 				r.roles[i] = roleUnknown
 			}
 			return r
 		}
+		if !rd.option(t, partial) {
+			break
+		}
+	}
+	if rd.ended {
+		return r // the rest are the program's arguments
+	}
+	c.readOperands(g, args, r, rd.i, rd.haveProgram, rd.shellC, rd.shellS)
+	return r
+}
+
+// optReader reads an interpreter's options, args[:i], into r.
+type optReader struct {
+	c    *classifier
+	g    *grammar
+	args []*syntax.Word
+	r    *reading
+	i    int // the next word
+
+	haveProgram, shellC, shellS bool
+	ended                       bool // an option ends the interpreter's own arguments
+}
+
+// word is the text of args[i] as an option. partial: the word goes on
+// past t with a value (-c{{x}}, --eval={{x}}); operand: the word is one
+// word of data; !ok: what it is cannot be told before the command runs.
+func (rd *optReader) word() (t string, ok, partial, operand bool) {
+	w := rd.args[rd.i]
+	t, ok = rd.c.static(w)
+	if !ok && rd.c.holdsValue(w) && !rd.c.holdsRaw(w) {
+		if l := lead(w); len(l) > 1 && l[0] == '-' {
+			return l, true, true, false
+		}
+		return "", false, false, true
+	}
+	return t, ok, false, false
+}
+
+// set gives args[i] role k, of option opt. A missing word is filled by
+// another source (xargs).
+func (rd *optReader) set(i int, k roleKind, opt string) {
+	if i >= len(rd.args) {
+		rd.r.dangling = rd.r.dangling || k == roleCode
+		return
+	}
+	rd.r.roles[i], rd.r.opt[i] = k, opt
+}
+
+// option reads the option t at args[i] and reports whether more options
+// may follow.
+func (rd *optReader) option(t string, partial bool) bool {
+	g := rd.g
+	switch {
+	case t == "--" || t == "-" && !g.shell:
+		if t == "--" {
+			rd.i++
+		}
+		return false
+	case g.shell && (t == "-o" || t == "+o" || t == "-O" || t == "+O"):
+		rd.i += 2
+		return true
+	case strings.HasPrefix(t, "--") && len(t) > 2:
+		return !rd.long(t, partial)
+	case len(t) > 1 && (t[0] == '-' || g.shell && t[0] == '+'):
+		return !rd.short(t, partial)
+	}
+	return false
+}
+
+// long reads the long option t and reports whether it ends the options.
+func (rd *optReader) long(t string, partial bool) (ended bool) {
+	g, i := rd.g, rd.i
+	name, _, eq := strings.Cut(t, "=")
+	kind, known := roleKind(-1), true
+	switch {
+	case has(g.codeLong, name):
+		kind, rd.haveProgram = roleCode, true
+	case has(g.loadLong, name):
+		kind = roleLoad
+	case has(g.fileLong, name):
+		kind, rd.haveProgram = roleLoad, true
+	case has(g.argLong, name):
+		kind = rolePlain
+	case has(g.arg2Long, name):
+		rd.i += 3
+		return false
+	default:
+		known = false
+	}
+	if known && (eq || partial) {
+		rd.r.roles[i], rd.r.opt[i] = kind, name
+	} else if known {
+		rd.set(i+1, kind, name)
+		rd.i++
+	}
+	rd.i++
+	if has(g.endsLong, name) {
+		rd.ended = true
+		return true
+	}
+	return false
+}
+
+// short reads the cluster of short options t and reports whether it ends
+// the options.
+func (rd *optReader) short(t string, partial bool) (ended bool) {
+	g := rd.g
+	letters := t[1:]
+	for k := 0; k < len(letters); k++ {
+		ch := letters[k : k+1]
+		kind := roleKind(-1)
 		switch {
-		case t == "--" || t == "-" && !g.shell:
-			if t == "--" {
-				i++
-			}
-			break options
-		case g.shell && (t == "-o" || t == "+o" || t == "-O" || t == "+O"):
-			i += 2
+		case g.shell && ch == "c" && t[0] == '-':
+			rd.shellC = true
+		case g.shell && ch == "s" && t[0] == '-':
+			rd.shellS = true
+		case strings.Contains(g.code, ch):
+			kind, rd.haveProgram = roleCode, true
+		case strings.Contains(g.file, ch):
+			kind, rd.haveProgram = roleLoad, true
+		case strings.Contains(g.load, ch):
+			kind = roleLoad
+		case strings.Contains(g.arg, ch):
+			kind = rolePlain
+		case strings.Contains(g.attached, ch):
+			k = len(letters) // the rest of the word is its value
+		}
+		if kind < 0 {
 			continue
-		case strings.HasPrefix(t, "--") && len(t) > 2:
-			name, _, eq := strings.Cut(t, "=")
-			kind, known := roleKind(-1), true
-			switch {
-			case has(g.codeLong, name):
-				kind, haveProgram = roleCode, true
-			case has(g.loadLong, name):
-				kind = roleLoad
-			case has(g.fileLong, name):
-				kind, haveProgram = roleLoad, true
-			case has(g.argLong, name):
-				kind = rolePlain
-			case has(g.arg2Long, name):
-				i += 3
-				continue
-			default:
-				known = false
-			}
-			if known && (eq || partial) {
-				r.roles[i], r.opt[i] = kind, name
-			} else if known {
-				set(i+1, kind, name)
-				i++
-			}
-			i++
-			if has(g.endsLong, name) {
-				ended = true
-				break options
-			}
-			continue
-		case len(t) > 1 && (t[0] == '-' || g.shell && t[0] == '+'):
-			letters := t[1:]
-			for k := 0; k < len(letters); k++ {
-				ch := letters[k : k+1]
-				kind := roleKind(-1)
-				switch {
-				case g.shell && ch == "c" && t[0] == '-':
-					shellC = true
-				case g.shell && ch == "s" && t[0] == '-':
-					shellS = true
-				case strings.Contains(g.code, ch):
-					kind, haveProgram = roleCode, true
-				case strings.Contains(g.file, ch):
-					kind, haveProgram = roleLoad, true
-				case strings.Contains(g.load, ch):
-					kind = roleLoad
-				case strings.Contains(g.arg, ch):
-					kind = rolePlain
-				case strings.Contains(g.attached, ch):
-					k = len(letters) // the rest of the word is its value
-				}
-				if kind < 0 {
-					continue
-				}
-				if k+1 < len(letters) || partial {
-					r.roles[i], r.opt[i] = kind, "-"+ch // attached: the word itself
-				} else {
-					set(i+1, kind, "-"+ch)
-					i++
-				}
-				if strings.Contains(g.ends, ch) {
-					ended = true
-					i++
-					break options
-				}
-				break
-			}
-			i++
-			continue
+		}
+		if k+1 < len(letters) || partial {
+			rd.r.roles[rd.i], rd.r.opt[rd.i] = kind, "-"+ch // attached: the word itself
+		} else {
+			rd.set(rd.i+1, kind, "-"+ch)
+			rd.i++
+		}
+		if strings.Contains(g.ends, ch) {
+			rd.ended = true
+			rd.i++
+			return true
 		}
 		break
 	}
-	if ended {
-		return r // the rest are the program's arguments
-	}
-	c.readOperands(g, args, r, i, haveProgram, shellC, shellS)
-	return r
+	rd.i++
+	return false
 }
 
 // readOperands gives the roles of an interpreter's operands, args[i:]:
