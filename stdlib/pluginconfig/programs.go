@@ -413,10 +413,11 @@ type wrapping struct {
 }
 
 func (c *classifier) wrapped(w *wrapper, args []*syntax.Word, j int) *wrapping {
-	out := &wrapping{cmd: -1, code: map[int]string{}, assigns: map[int]bool{}}
-	i := j + 1
-	operands := w.operands
-	for i < len(args) {
+	rd := &wrapReader{c: c, w: w, args: args, i: j + 1, operands: w.operands,
+		out: &wrapping{cmd: -1, code: map[int]string{}, assigns: map[int]bool{}}}
+	out := rd.out
+	for rd.i < len(args) {
+		i := rd.i
 		t, ok := c.static(args[i])
 		if !ok {
 			if !c.holdsValue(args[i]) || c.holdsRaw(args[i]) {
@@ -432,84 +433,124 @@ func (c *classifier) wrapped(w *wrapper, args []*syntax.Word, j int) *wrapping {
 		}
 		switch {
 		case t == "--":
-			i++
-			for ; operands > 0 && i < len(args); operands-- {
-				i++
+			rd.i++
+			for ; rd.operands > 0 && rd.i < len(args); rd.operands-- {
+				rd.i++
 			}
-			if i < len(args) {
-				out.cmd = i
+			if rd.i < len(args) {
+				out.cmd = rd.i
 			}
 			return out
 		case strings.HasPrefix(t, "--") && len(t) > 2:
-			name, _, eq := strings.Cut(t, "=")
-			switch {
-			case has(w.noneLong, name):
+			if rd.long(t) {
 				return out
-			case has(w.codeLong, name):
-				if eq {
-					out.code[i] = name
-				} else {
-					out.code[i+1] = name
-					i++
-				}
-			case has(w.argLong, name) && !eq:
-				i++
-			case w.replace != "" && name == "--replace":
-				out.replace = xargsReplace
-				if _, r, ok := strings.Cut(t, "="); ok {
-					out.replace = r
-				}
 			}
-			i++
 		case len(t) > 1 && t[0] == '-':
-			letters := t[1:]
-			for k := 0; k < len(letters); k++ {
-				ch := letters[k : k+1]
-				switch {
-				case strings.Contains(w.none, ch):
-					return out
-				case strings.Contains(w.shell, ch):
-					out.shell = "-" + ch
-				case strings.Contains(w.replace, ch):
-					out.replace = xargsReplace
-					switch {
-					case k+1 < len(letters):
-						out.replace = letters[k+1:]
-					case ch == "I" && i+1 < len(args):
-						if r, ok := c.static(args[i+1]); ok {
-							out.replace = r
-						} else {
-							out.unknown = c.wordText(args[i+1])
-							return out
-						}
-					}
-				}
-				if strings.Contains(w.attached, ch) {
-					break
-				}
-				if strings.Contains(w.code, ch) || strings.Contains(w.arg, ch) {
-					if k+1 == len(letters) {
-						i++
-					}
-					if strings.Contains(w.code, ch) {
-						out.code[i] = "-" + ch
-					}
-					break
-				}
+			if rd.short(t) {
+				return out
 			}
-			i++
 		case w.assigns && strings.Contains(t, "=") && identName.MatchString(t[:strings.Index(t, "=")]):
 			out.assigns[i] = true
-			i++
-		case operands > 0:
-			operands--
-			i++
+			rd.i++
+		case rd.operands > 0:
+			rd.operands--
+			rd.i++
 		default:
 			out.cmd = i
 			return out
 		}
 	}
 	return out
+}
+
+// wrapReader reads a wrapper's own words, args[i:], into out.
+type wrapReader struct {
+	c        *classifier
+	w        *wrapper
+	args     []*syntax.Word
+	out      *wrapping
+	i        int // the next word
+	operands int // the operands still to come before the command
+}
+
+// long reads the long option t and reports whether the wrapper runs no
+// command.
+func (rd *wrapReader) long(t string) (stop bool) {
+	w, out := rd.w, rd.out
+	name, _, eq := strings.Cut(t, "=")
+	switch {
+	case has(w.noneLong, name):
+		return true
+	case has(w.codeLong, name):
+		if eq {
+			out.code[rd.i] = name
+		} else {
+			out.code[rd.i+1] = name
+			rd.i++
+		}
+	case has(w.argLong, name) && !eq:
+		rd.i++
+	case w.replace != "" && name == "--replace":
+		out.replace = xargsReplace
+		if _, r, ok := strings.Cut(t, "="); ok {
+			out.replace = r
+		}
+	}
+	rd.i++
+	return false
+}
+
+// short reads the cluster of short options t and reports whether reading
+// stops: the wrapper runs no command, or its -I word is not known.
+func (rd *wrapReader) short(t string) (stop bool) {
+	w, out := rd.w, rd.out
+	letters := t[1:]
+	for k := 0; k < len(letters); k++ {
+		ch := letters[k : k+1]
+		switch {
+		case strings.Contains(w.none, ch):
+			return true
+		case strings.Contains(w.shell, ch):
+			out.shell = "-" + ch
+		case strings.Contains(w.replace, ch):
+			if rd.replaceOpt(letters, k, ch) {
+				return true
+			}
+		}
+		if strings.Contains(w.attached, ch) {
+			break
+		}
+		if strings.Contains(w.code, ch) || strings.Contains(w.arg, ch) {
+			if k+1 == len(letters) {
+				rd.i++
+			}
+			if strings.Contains(w.code, ch) {
+				out.code[rd.i] = "-" + ch
+			}
+			break
+		}
+	}
+	rd.i++
+	return false
+}
+
+// replaceOpt reads xargs's replace option ch at letters[k] and reports
+// whether its word is not known.
+func (rd *wrapReader) replaceOpt(letters string, k int, ch string) (stop bool) {
+	out := rd.out
+	out.replace = xargsReplace
+	switch {
+	case k+1 < len(letters):
+		out.replace = letters[k+1:]
+	case ch == "I" && rd.i+1 < len(rd.args):
+		r, ok := rd.c.static(rd.args[rd.i+1])
+		if !ok {
+			out.unknown = rd.c.wordText(rd.args[rd.i+1])
+			return true
+		}
+		out.replace = r
+	}
+	return false
 }
 
 // trusted placeholders name paths the trainer makes (the file it writes
