@@ -595,27 +595,11 @@ func (c *classifier) argRole(s *site, args []*syntax.Word, idx int) error {
 			return c.refuse(s, "cannot tell what %s runs: its subcommand %s is known only when the command runs; write it literally", base, sub)
 		}
 		if w != nil {
-			wr := c.wrapped(w, args, at)
-			if opt, ok := wr.code[idx]; ok {
-				return c.refuse(s, "%s %s takes shell code, so a value there runs as code; pass the value as an argument of the command %s runs", base, opt, base)
+			next, err := c.wrapperRole(s, base, w, args, at, j, idx)
+			if next < 0 {
+				return err
 			}
-			if wr.assigns[idx] {
-				if pre, ok := prefixLit(args[idx]); ok {
-					if name, _, isAssign := strings.Cut(pre, "="); isAssign && codeVars[name] {
-						return c.refuse(s, "bash reads %s as code or arithmetic; a value cannot be assigned to it", name)
-					}
-				}
-			}
-			if wr.cmd < 0 || idx < wr.cmd {
-				if wr.unknown != "" && wr.cmd < 0 && idx > j {
-					return c.refuse(s, "cannot tell which command %s runs: %s is known only when the command runs; write %s's options literally", base, wr.unknown, base)
-				}
-				return nil
-			}
-			if wr.shell != "" {
-				return c.refuse(s, "%s %s runs its command through a shell, so a value there could run as code", base, wr.shell)
-			}
-			j = wr.cmd
+			j = next
 			continue
 		}
 		if base == "find" {
@@ -624,33 +608,66 @@ func (c *classifier) argRole(s *site, args []*syntax.Word, idx int) error {
 		if g := interpreterOf(base); g != nil {
 			return c.interpRole(s, base, g, args, j, idx)
 		}
-		// A program not known to read its words as code: they are data,
-		// unless an interpreter named among them takes this one as code
-		// (an unknown launcher such as srun python -c ...).
-		for m := j + 1; m < idx; m++ {
-			t, ok := c.static(args[m])
-			if !ok {
-				continue
-			}
-			if g := interpreterOf(path.Base(t)); g != nil && g != interpreters["."] && g != interpreters["source"] {
-				r := c.read(g, args[m+1:])
-				if k := idx - m - 1; r.roles[k] == roleCode {
-					return c.refuse(s, "%s %s takes code, so a value there runs as code; pass the value as an argument after it, or in the file {{config}} names", path.Base(t), r.opt[k])
-				}
-			}
-		}
-		prev := ""
-		if idx > 0 {
-			prev, _ = lit(args[idx-1])
-		}
-		switch {
-		case base == "printf" && (prev == "-v" || strings.HasPrefix(lead(args[idx]), "-v")):
-			return c.refuse(s, "printf -v takes a variable name; a value cannot stand there")
-		case (base == "test" || base == "[") && (prev == "-v" || prev == "-R"):
-			return c.refuse(s, "test %s takes a variable name; a value cannot stand there", prev)
-		}
-		return nil
+		return c.dataRole(s, base, args, j, idx)
 	}
+}
+
+// wrapperRole checks args[idx] as a word of wrapper w (base at args[j],
+// read from args[at]). next is the index of the command the wrapper runs,
+// where idx is a word of that command, else -1 with err the verdict.
+func (c *classifier) wrapperRole(s *site, base string, w *wrapper, args []*syntax.Word, at, j, idx int) (next int, err error) {
+	wr := c.wrapped(w, args, at)
+	if opt, ok := wr.code[idx]; ok {
+		return -1, c.refuse(s, "%s %s takes shell code, so a value there runs as code; pass the value as an argument of the command %s runs", base, opt, base)
+	}
+	if wr.assigns[idx] {
+		if pre, ok := prefixLit(args[idx]); ok {
+			if name, _, isAssign := strings.Cut(pre, "="); isAssign && codeVars[name] {
+				return -1, c.refuse(s, "bash reads %s as code or arithmetic; a value cannot be assigned to it", name)
+			}
+		}
+	}
+	if wr.cmd < 0 || idx < wr.cmd {
+		if wr.unknown != "" && wr.cmd < 0 && idx > j {
+			return -1, c.refuse(s, "cannot tell which command %s runs: %s is known only when the command runs; write %s's options literally", base, wr.unknown, base)
+		}
+		return -1, nil
+	}
+	if wr.shell != "" {
+		return -1, c.refuse(s, "%s %s runs its command through a shell, so a value there could run as code", base, wr.shell)
+	}
+	return wr.cmd, nil
+}
+
+// dataRole checks args[idx] as a word of program base at args[j], a
+// program not known to read its words as code.
+func (c *classifier) dataRole(s *site, base string, args []*syntax.Word, j, idx int) error {
+	// A program not known to read its words as code: they are data,
+	// unless an interpreter named among them takes this one as code
+	// (an unknown launcher such as srun python -c ...).
+	for m := j + 1; m < idx; m++ {
+		t, ok := c.static(args[m])
+		if !ok {
+			continue
+		}
+		if g := interpreterOf(path.Base(t)); g != nil && g != interpreters["."] && g != interpreters["source"] {
+			r := c.read(g, args[m+1:])
+			if k := idx - m - 1; r.roles[k] == roleCode {
+				return c.refuse(s, "%s %s takes code, so a value there runs as code; pass the value as an argument after it, or in the file {{config}} names", path.Base(t), r.opt[k])
+			}
+		}
+	}
+	prev := ""
+	if idx > 0 {
+		prev, _ = lit(args[idx-1])
+	}
+	switch {
+	case base == "printf" && (prev == "-v" || strings.HasPrefix(lead(args[idx]), "-v")):
+		return c.refuse(s, "printf -v takes a variable name; a value cannot stand there")
+	case (base == "test" || base == "[") && (prev == "-v" || prev == "-R"):
+		return c.refuse(s, "test %s takes a variable name; a value cannot stand there", prev)
+	}
+	return nil
 }
 
 // interpRole checks args[idx] as a word of interpreter base at args[j].
