@@ -172,37 +172,10 @@ func Init(ctx context.Context, specs []Spec, lockPath string, opts Options) (*Lo
 			errs = append(errs, &ConflictError{Plugin: s.Name, Locked: prev, Spec: s, Path: lockPath})
 			continue
 		}
-		lp := LockedPlugin{Name: s.Name, Kind: s.Kind, Source: s.Source, Version: s.Version}
-		if _, ok := strings.CutPrefix(s.Source, BuiltinPrefix); ok {
-			lp.AssayVersion = version.Release
-			if had && !up && prev.AssayVersion != lp.AssayVersion {
-				errs = append(errs, &ReleaseError{Plugin: s.Name, Locked: prev.AssayVersion, Actual: lp.AssayVersion, Path: lockPath})
-				continue
-			}
-		} else {
-			bin, err := resolveExecutable(opts.SpecDir, s.Source)
-			var sum string
-			if err == nil {
-				sum, err = FileSHA256(bin)
-			}
-			if err != nil {
-				errs = append(errs, fmt.Errorf("plugin %q (%s): %w", s.Name, s.Source, err))
-				continue
-			}
-			lp.Checksums = map[string]string{}
-			if had && !up {
-				for plat, c := range prev.Checksums {
-					lp.Checksums[plat] = c
-				}
-				if locked, ok := prev.Checksums[Platform]; ok && locked != sum {
-					errs = append(errs, &ChecksumError{Plugin: s.Name, Path: bin, Locked: locked, Actual: sum, Lock: lockPath})
-					continue
-				}
-				if _, ok := prev.Checksums[Platform]; !ok {
-					logf("%s: added the %s checksum of plugin %q", name, Platform, s.Name)
-				}
-			}
-			lp.Checksums[Platform] = sum
+		lp, err := lockEntry(s, prev, had && !up, opts.SpecDir, lockPath, logf)
+		if err != nil {
+			errs = append(errs, err)
+			continue
 		}
 		switch {
 		case !had:
@@ -229,6 +202,43 @@ func Init(ctx context.Context, specs []Spec, lockPath string, opts Options) (*Lo
 		}
 	}
 	return lock, nil
+}
+
+// lockEntry is the lock entry of plugin s. keep says the entry prev that the
+// lock holds must stay as it is (no upgrade): a built-in of another Assay
+// release or an executable with another checksum for this platform is
+// refused, and the checksums of other platforms are kept.
+func lockEntry(s Spec, prev LockedPlugin, keep bool, specDir, lockPath string, logf func(string, ...any)) (LockedPlugin, error) {
+	lp := LockedPlugin{Name: s.Name, Kind: s.Kind, Source: s.Source, Version: s.Version}
+	if _, ok := strings.CutPrefix(s.Source, BuiltinPrefix); ok {
+		lp.AssayVersion = version.Release
+		if keep && prev.AssayVersion != lp.AssayVersion {
+			return lp, &ReleaseError{Plugin: s.Name, Locked: prev.AssayVersion, Actual: lp.AssayVersion, Path: lockPath}
+		}
+		return lp, nil
+	}
+	bin, err := resolveExecutable(specDir, s.Source)
+	var sum string
+	if err == nil {
+		sum, err = FileSHA256(bin)
+	}
+	if err != nil {
+		return lp, fmt.Errorf("plugin %q (%s): %w", s.Name, s.Source, err)
+	}
+	lp.Checksums = map[string]string{}
+	if keep {
+		for plat, c := range prev.Checksums {
+			lp.Checksums[plat] = c
+		}
+		if locked, ok := prev.Checksums[Platform]; ok && locked != sum {
+			return lp, &ChecksumError{Plugin: s.Name, Path: bin, Locked: locked, Actual: sum, Lock: lockPath}
+		}
+		if _, ok := prev.Checksums[Platform]; !ok {
+			logf("%s: added the %s checksum of plugin %q", filepath.Base(lockPath), Platform, s.Name)
+		}
+	}
+	lp.Checksums[Platform] = sum
+	return lp, nil
 }
 
 func sameEntry(a, b LockedPlugin) bool {

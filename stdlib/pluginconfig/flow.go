@@ -130,100 +130,126 @@ var positional = []string{"@", "*", "1", "2", "3", "4", "5", "6", "7", "8", "9"}
 // holding a placeholder or another such variable, read from one, or the
 // parameters of a function the template calls with one.
 func (c *classifier) tainted(f *syntax.File, seed ...string) map[string]bool {
-	t := map[string]bool{}
+	tt := &taintFlow{c: c, t: map[string]bool{}, funcs: map[string]bool{}}
 	for _, name := range seed {
-		t[name] = true
+		tt.t[name] = true
 	}
-	funcs := map[string]bool{}
 	syntax.Walk(f, func(n syntax.Node) bool {
 		if fd, ok := n.(*syntax.FuncDecl); ok && fd.Name != nil {
-			funcs[fd.Name.Value] = true
+			tt.funcs[fd.Name.Value] = true
 		}
 		return true
 	})
-	holds := func(n syntax.Node) bool {
-		if n == nil {
-			return false
+	for tt.changed = true; tt.changed; {
+		tt.changed = false
+		syntax.Walk(f, tt.visit)
+	}
+	return tt.t
+}
+
+// lineReaders are the commands that set the variables they name from
+// their input.
+var lineReaders = map[string]bool{"read": true, "mapfile": true, "readarray": true}
+
+// taintFlow is one computation of tainted: t grows until a pass over the
+// script changes nothing.
+type taintFlow struct {
+	c       *classifier
+	t       map[string]bool
+	funcs   map[string]bool // the functions the script declares
+	changed bool            // whether this pass marked a variable
+}
+
+// holds reports whether n holds a value: a placeholder or a variable
+// holding one.
+func (tt *taintFlow) holds(n syntax.Node) bool {
+	if n == nil {
+		return false
+	}
+	found := false
+	syntax.Walk(n, func(x syntax.Node) bool {
+		switch x := x.(type) {
+		case *syntax.Word:
+			found = found || x != nil && tt.c.holdsSite(x)
+		case *syntax.ParamExp:
+			found = found || x.Param != nil && (tt.t[x.Param.Value] || strings.HasPrefix(x.Param.Value, VarPrefix))
 		}
-		found := false
-		syntax.Walk(n, func(x syntax.Node) bool {
-			switch x := x.(type) {
-			case *syntax.Word:
-				found = found || x != nil && c.holdsSite(x)
-			case *syntax.ParamExp:
-				found = found || x.Param != nil && (t[x.Param.Value] || strings.HasPrefix(x.Param.Value, VarPrefix))
+		return !found
+	})
+	return found
+}
+
+// mark marks variable name as holding a value.
+func (tt *taintFlow) mark(name string) {
+	if name == "" || tt.t[name] {
+		return
+	}
+	tt.t[name] = true
+	tt.changed = true
+}
+
+// markArgs marks the variables a command's arguments name.
+func (tt *taintFlow) markArgs(call *syntax.CallExpr) {
+	for _, w := range call.Args[1:] {
+		if a, ok := tt.c.static(w); ok && identName.MatchString(a) {
+			tt.mark(a)
+		}
+	}
+}
+
+// visit marks what node n makes hold a value.
+func (tt *taintFlow) visit(n syntax.Node) bool {
+	switch n := n.(type) {
+	case *syntax.Assign:
+		if n.Name != nil && (n.Value != nil && tt.holds(n.Value) || n.Array != nil && tt.holds(n.Array)) {
+			tt.mark(n.Name.Value)
+		}
+	case *syntax.WordIter:
+		for _, w := range n.Items {
+			if tt.holds(w) && n.Name != nil {
+				tt.mark(n.Name.Value)
 			}
-			return !found
-		})
-		return found
-	}
-	mark := func(name string) bool {
-		if name == "" || t[name] {
-			return false
 		}
-		t[name] = true
-		return true
-	}
-	readers := map[string]bool{"read": true, "mapfile": true, "readarray": true, "printf": true}
-	markArgs := func(call *syntax.CallExpr) bool {
-		changed := false
-		for _, w := range call.Args[1:] {
-			if a, ok := c.static(w); ok && identName.MatchString(a) {
-				changed = mark(a) || changed
-			}
-		}
-		return changed
-	}
-	for changed := true; changed; {
-		changed = false
-		syntax.Walk(f, func(n syntax.Node) bool {
-			switch n := n.(type) {
-			case *syntax.Assign:
-				if n.Name != nil && (n.Value != nil && holds(n.Value) || n.Array != nil && holds(n.Array)) {
-					changed = mark(n.Name.Value) || changed
-				}
-			case *syntax.WordIter:
-				for _, w := range n.Items {
-					if holds(w) && n.Name != nil {
-						changed = mark(n.Name.Value) || changed
+	case *syntax.Stmt:
+		tt.stmt(n)
+	case *syntax.BinaryCmd:
+		if (n.Op == syntax.Pipe || n.Op == syntax.PipeAll) && tt.holds(n.X) {
+			syntax.Walk(n.Y, func(x syntax.Node) bool {
+				if call, ok := x.(*syntax.CallExpr); ok && len(call.Args) > 0 {
+					if name, _ := tt.c.static(call.Args[0]); lineReaders[name] {
+						tt.markArgs(call)
 					}
 				}
-			case *syntax.Stmt:
-				call, ok := n.Cmd.(*syntax.CallExpr)
-				if !ok || len(call.Args) == 0 {
-					return true
-				}
-				name, _ := c.static(call.Args[0])
-				switch {
-				case readers[name] && name != "printf":
-					for _, r := range n.Redirs {
-						if r.Word != nil && holds(r.Word) {
-							changed = markArgs(call) || changed
-						}
-					}
-				case name == "printf" && holds(call):
-					changed = markArgs(call) || changed // printf -v NAME
-				case (funcs[name] || name == "set") && holds(call):
-					for _, p := range positional {
-						changed = mark(p) || changed
-					}
-				}
-			case *syntax.BinaryCmd:
-				if (n.Op == syntax.Pipe || n.Op == syntax.PipeAll) && holds(n.X) {
-					syntax.Walk(n.Y, func(x syntax.Node) bool {
-						if call, ok := x.(*syntax.CallExpr); ok && len(call.Args) > 0 {
-							if name, _ := c.static(call.Args[0]); readers[name] && name != "printf" {
-								changed = markArgs(call) || changed
-							}
-						}
-						return true
-					})
-				}
-			}
-			return true
-		})
+				return true
+			})
+		}
 	}
-	return t
+	return true
+}
+
+// stmt marks what a simple command makes hold a value: a reader's
+// variables when its input holds one, printf -v's variable, and a
+// function's (or set's) positional parameters.
+func (tt *taintFlow) stmt(n *syntax.Stmt) {
+	call, ok := n.Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) == 0 {
+		return
+	}
+	name, _ := tt.c.static(call.Args[0])
+	switch {
+	case lineReaders[name]:
+		for _, r := range n.Redirs {
+			if r.Word != nil && tt.holds(r.Word) {
+				tt.markArgs(call)
+			}
+		}
+	case name == "printf" && tt.holds(call):
+		tt.markArgs(call) // printf -v NAME
+	case (tt.funcs[name] || name == "set") && tt.holds(call):
+		for _, p := range positional {
+			tt.mark(p)
+		}
+	}
 }
 
 // maxNested bounds how deep shell scripts inside -c are followed.

@@ -194,121 +194,165 @@ type reading struct {
 
 // read reads args, the words after an interpreter's name, with grammar g.
 func (c *classifier) read(g *grammar, args []*syntax.Word) *reading {
-	r := &reading{roles: make([]roleKind, len(args)), opt: make([]string, len(args))}
-	set := func(i int, k roleKind, opt string) bool {
-		if i >= len(args) {
-			r.dangling = r.dangling || k == roleCode
-			return false
-		}
-		r.roles[i], r.opt[i] = k, opt
-		return true
-	}
-	haveProgram, shellC, shellS, ended := false, false, false, false
-	i := 0
-options:
-	for i < len(args) {
-		t, ok := c.static(args[i])
-		partial := false // the word goes on past t with a value: -c{{x}}, --eval={{x}}
-		if !ok && c.holdsValue(args[i]) && !c.holdsRaw(args[i]) {
-			if l := lead(args[i]); len(l) > 1 && l[0] == '-' {
-				t, ok, partial = l, true, true
-			} else {
-				break // one word of data: an operand
-			}
+	rd := &optReader{c: c, g: g, args: args, r: &reading{roles: make([]roleKind, len(args)), opt: make([]string, len(args))}}
+	r := rd.r
+	for rd.i < len(args) {
+		t, ok, partial, operand := rd.word()
+		if operand {
+			break
 		}
 		if !ok {
-			r.unknown = c.wordText(args[i])
-			for ; i < len(args); i++ {
+			r.unknown = c.wordText(args[rd.i])
+			for i := rd.i; i < len(args); i++ {
 				r.roles[i] = roleUnknown
 			}
 			return r
 		}
+		if !rd.option(t, partial) {
+			break
+		}
+	}
+	if rd.ended {
+		return r // the rest are the program's arguments
+	}
+	c.readOperands(g, args, r, rd.i, rd.haveProgram, rd.shellC, rd.shellS)
+	return r
+}
+
+// optReader reads an interpreter's options, args[:i], into r.
+type optReader struct {
+	c    *classifier
+	g    *grammar
+	args []*syntax.Word
+	r    *reading
+	i    int // the next word
+
+	haveProgram, shellC, shellS bool
+	ended                       bool // an option ends the interpreter's own arguments
+}
+
+// word is the text of args[i] as an option. partial: the word goes on
+// past t with a value (-c{{x}}, --eval={{x}}); operand: the word is one
+// word of data; !ok: what it is cannot be told before the command runs.
+func (rd *optReader) word() (t string, ok, partial, operand bool) {
+	w := rd.args[rd.i]
+	t, ok = rd.c.static(w)
+	if !ok && rd.c.holdsValue(w) && !rd.c.holdsRaw(w) {
+		if l := lead(w); len(l) > 1 && l[0] == '-' {
+			return l, true, true, false
+		}
+		return "", false, false, true
+	}
+	return t, ok, false, false
+}
+
+// set gives args[i] role k, of option opt. A missing word is filled by
+// another source (xargs).
+func (rd *optReader) set(i int, k roleKind, opt string) {
+	if i >= len(rd.args) {
+		rd.r.dangling = rd.r.dangling || k == roleCode
+		return
+	}
+	rd.r.roles[i], rd.r.opt[i] = k, opt
+}
+
+// option reads the option t at args[i] and reports whether more options
+// may follow.
+func (rd *optReader) option(t string, partial bool) bool {
+	g := rd.g
+	switch {
+	case t == "--" || t == "-" && !g.shell:
+		if t == "--" {
+			rd.i++
+		}
+		return false
+	case g.shell && (t == "-o" || t == "+o" || t == "-O" || t == "+O"):
+		rd.i += 2
+		return true
+	case strings.HasPrefix(t, "--") && len(t) > 2:
+		return !rd.long(t, partial)
+	case len(t) > 1 && (t[0] == '-' || g.shell && t[0] == '+'):
+		return !rd.short(t, partial)
+	}
+	return false
+}
+
+// long reads the long option t and reports whether it ends the options.
+func (rd *optReader) long(t string, partial bool) (ended bool) {
+	g, i := rd.g, rd.i
+	name, _, eq := strings.Cut(t, "=")
+	kind, known := roleKind(-1), true
+	switch {
+	case has(g.codeLong, name):
+		kind, rd.haveProgram = roleCode, true
+	case has(g.loadLong, name):
+		kind = roleLoad
+	case has(g.fileLong, name):
+		kind, rd.haveProgram = roleLoad, true
+	case has(g.argLong, name):
+		kind = rolePlain
+	case has(g.arg2Long, name):
+		rd.i += 3
+		return false
+	default:
+		known = false
+	}
+	if known && (eq || partial) {
+		rd.r.roles[i], rd.r.opt[i] = kind, name
+	} else if known {
+		rd.set(i+1, kind, name)
+		rd.i++
+	}
+	rd.i++
+	if has(g.endsLong, name) {
+		rd.ended = true
+		return true
+	}
+	return false
+}
+
+// short reads the cluster of short options t and reports whether it ends
+// the options.
+func (rd *optReader) short(t string, partial bool) (ended bool) {
+	g := rd.g
+	letters := t[1:]
+	for k := 0; k < len(letters); k++ {
+		ch := letters[k : k+1]
+		kind := roleKind(-1)
 		switch {
-		case t == "--" || t == "-" && !g.shell:
-			if t == "--" {
-				i++
-			}
-			break options
-		case g.shell && (t == "-o" || t == "+o" || t == "-O" || t == "+O"):
-			i += 2
+		case g.shell && ch == "c" && t[0] == '-':
+			rd.shellC = true
+		case g.shell && ch == "s" && t[0] == '-':
+			rd.shellS = true
+		case strings.Contains(g.code, ch):
+			kind, rd.haveProgram = roleCode, true
+		case strings.Contains(g.file, ch):
+			kind, rd.haveProgram = roleLoad, true
+		case strings.Contains(g.load, ch):
+			kind = roleLoad
+		case strings.Contains(g.arg, ch):
+			kind = rolePlain
+		case strings.Contains(g.attached, ch):
+			k = len(letters) // the rest of the word is its value
+		}
+		if kind < 0 {
 			continue
-		case strings.HasPrefix(t, "--") && len(t) > 2:
-			name, _, eq := strings.Cut(t, "=")
-			kind, known := roleKind(-1), true
-			switch {
-			case has(g.codeLong, name):
-				kind, haveProgram = roleCode, true
-			case has(g.loadLong, name):
-				kind = roleLoad
-			case has(g.fileLong, name):
-				kind, haveProgram = roleLoad, true
-			case has(g.argLong, name):
-				kind = rolePlain
-			case has(g.arg2Long, name):
-				i += 3
-				continue
-			default:
-				known = false
-			}
-			if known && (eq || partial) {
-				r.roles[i], r.opt[i] = kind, name
-			} else if known {
-				set(i+1, kind, name)
-				i++
-			}
-			i++
-			if has(g.endsLong, name) {
-				ended = true
-				break options
-			}
-			continue
-		case len(t) > 1 && (t[0] == '-' || g.shell && t[0] == '+'):
-			letters := t[1:]
-			for k := 0; k < len(letters); k++ {
-				ch := letters[k : k+1]
-				kind := roleKind(-1)
-				switch {
-				case g.shell && ch == "c" && t[0] == '-':
-					shellC = true
-				case g.shell && ch == "s" && t[0] == '-':
-					shellS = true
-				case strings.Contains(g.code, ch):
-					kind, haveProgram = roleCode, true
-				case strings.Contains(g.file, ch):
-					kind, haveProgram = roleLoad, true
-				case strings.Contains(g.load, ch):
-					kind = roleLoad
-				case strings.Contains(g.arg, ch):
-					kind = rolePlain
-				case strings.Contains(g.attached, ch):
-					k = len(letters) // the rest of the word is its value
-				}
-				if kind < 0 {
-					continue
-				}
-				if k+1 < len(letters) || partial {
-					r.roles[i], r.opt[i] = kind, "-"+ch // attached: the word itself
-				} else {
-					set(i+1, kind, "-"+ch)
-					i++
-				}
-				if strings.Contains(g.ends, ch) {
-					ended = true
-					i++
-					break options
-				}
-				break
-			}
-			i++
-			continue
+		}
+		if k+1 < len(letters) || partial {
+			rd.r.roles[rd.i], rd.r.opt[rd.i] = kind, "-"+ch // attached: the word itself
+		} else {
+			rd.set(rd.i+1, kind, "-"+ch)
+			rd.i++
+		}
+		if strings.Contains(g.ends, ch) {
+			rd.ended = true
+			rd.i++
+			return true
 		}
 		break
 	}
-	if ended {
-		return r // the rest are the program's arguments
-	}
-	c.readOperands(g, args, r, i, haveProgram, shellC, shellS)
-	return r
+	rd.i++
+	return false
 }
 
 // readOperands gives the roles of an interpreter's operands, args[i:]:
@@ -369,10 +413,11 @@ type wrapping struct {
 }
 
 func (c *classifier) wrapped(w *wrapper, args []*syntax.Word, j int) *wrapping {
-	out := &wrapping{cmd: -1, code: map[int]string{}, assigns: map[int]bool{}}
-	i := j + 1
-	operands := w.operands
-	for i < len(args) {
+	rd := &wrapReader{c: c, w: w, args: args, i: j + 1, operands: w.operands,
+		out: &wrapping{cmd: -1, code: map[int]string{}, assigns: map[int]bool{}}}
+	out := rd.out
+	for rd.i < len(args) {
+		i := rd.i
 		t, ok := c.static(args[i])
 		if !ok {
 			if !c.holdsValue(args[i]) || c.holdsRaw(args[i]) {
@@ -388,84 +433,124 @@ func (c *classifier) wrapped(w *wrapper, args []*syntax.Word, j int) *wrapping {
 		}
 		switch {
 		case t == "--":
-			i++
-			for ; operands > 0 && i < len(args); operands-- {
-				i++
+			rd.i++
+			for ; rd.operands > 0 && rd.i < len(args); rd.operands-- {
+				rd.i++
 			}
-			if i < len(args) {
-				out.cmd = i
+			if rd.i < len(args) {
+				out.cmd = rd.i
 			}
 			return out
 		case strings.HasPrefix(t, "--") && len(t) > 2:
-			name, _, eq := strings.Cut(t, "=")
-			switch {
-			case has(w.noneLong, name):
+			if rd.long(t) {
 				return out
-			case has(w.codeLong, name):
-				if eq {
-					out.code[i] = name
-				} else {
-					out.code[i+1] = name
-					i++
-				}
-			case has(w.argLong, name) && !eq:
-				i++
-			case w.replace != "" && name == "--replace":
-				out.replace = xargsReplace
-				if _, r, ok := strings.Cut(t, "="); ok {
-					out.replace = r
-				}
 			}
-			i++
 		case len(t) > 1 && t[0] == '-':
-			letters := t[1:]
-			for k := 0; k < len(letters); k++ {
-				ch := letters[k : k+1]
-				switch {
-				case strings.Contains(w.none, ch):
-					return out
-				case strings.Contains(w.shell, ch):
-					out.shell = "-" + ch
-				case strings.Contains(w.replace, ch):
-					out.replace = xargsReplace
-					switch {
-					case k+1 < len(letters):
-						out.replace = letters[k+1:]
-					case ch == "I" && i+1 < len(args):
-						if r, ok := c.static(args[i+1]); ok {
-							out.replace = r
-						} else {
-							out.unknown = c.wordText(args[i+1])
-							return out
-						}
-					}
-				}
-				if strings.Contains(w.attached, ch) {
-					break
-				}
-				if strings.Contains(w.code, ch) || strings.Contains(w.arg, ch) {
-					if k+1 == len(letters) {
-						i++
-					}
-					if strings.Contains(w.code, ch) {
-						out.code[i] = "-" + ch
-					}
-					break
-				}
+			if rd.short(t) {
+				return out
 			}
-			i++
 		case w.assigns && strings.Contains(t, "=") && identName.MatchString(t[:strings.Index(t, "=")]):
 			out.assigns[i] = true
-			i++
-		case operands > 0:
-			operands--
-			i++
+			rd.i++
+		case rd.operands > 0:
+			rd.operands--
+			rd.i++
 		default:
 			out.cmd = i
 			return out
 		}
 	}
 	return out
+}
+
+// wrapReader reads a wrapper's own words, args[i:], into out.
+type wrapReader struct {
+	c        *classifier
+	w        *wrapper
+	args     []*syntax.Word
+	out      *wrapping
+	i        int // the next word
+	operands int // the operands still to come before the command
+}
+
+// long reads the long option t and reports whether the wrapper runs no
+// command.
+func (rd *wrapReader) long(t string) (stop bool) {
+	w, out := rd.w, rd.out
+	name, _, eq := strings.Cut(t, "=")
+	switch {
+	case has(w.noneLong, name):
+		return true
+	case has(w.codeLong, name):
+		if eq {
+			out.code[rd.i] = name
+		} else {
+			out.code[rd.i+1] = name
+			rd.i++
+		}
+	case has(w.argLong, name) && !eq:
+		rd.i++
+	case w.replace != "" && name == "--replace":
+		out.replace = xargsReplace
+		if _, r, ok := strings.Cut(t, "="); ok {
+			out.replace = r
+		}
+	}
+	rd.i++
+	return false
+}
+
+// short reads the cluster of short options t and reports whether reading
+// stops: the wrapper runs no command, or its -I word is not known.
+func (rd *wrapReader) short(t string) (stop bool) {
+	w, out := rd.w, rd.out
+	letters := t[1:]
+	for k := 0; k < len(letters); k++ {
+		ch := letters[k : k+1]
+		switch {
+		case strings.Contains(w.none, ch):
+			return true
+		case strings.Contains(w.shell, ch):
+			out.shell = "-" + ch
+		case strings.Contains(w.replace, ch):
+			if rd.replaceOpt(letters, k, ch) {
+				return true
+			}
+		}
+		if strings.Contains(w.attached, ch) {
+			break
+		}
+		if strings.Contains(w.code, ch) || strings.Contains(w.arg, ch) {
+			if k+1 == len(letters) {
+				rd.i++
+			}
+			if strings.Contains(w.code, ch) {
+				out.code[rd.i] = "-" + ch
+			}
+			break
+		}
+	}
+	rd.i++
+	return false
+}
+
+// replaceOpt reads xargs's replace option ch at letters[k] and reports
+// whether its word is not known.
+func (rd *wrapReader) replaceOpt(letters string, k int, ch string) (stop bool) {
+	out := rd.out
+	out.replace = xargsReplace
+	switch {
+	case k+1 < len(letters):
+		out.replace = letters[k+1:]
+	case ch == "I" && rd.i+1 < len(rd.args):
+		r, ok := rd.c.static(rd.args[rd.i+1])
+		if !ok {
+			out.unknown = rd.c.wordText(rd.args[rd.i+1])
+			return true
+		}
+		out.replace = r
+	}
+	return false
 }
 
 // trusted placeholders name paths the trainer makes (the file it writes
@@ -510,27 +595,11 @@ func (c *classifier) argRole(s *site, args []*syntax.Word, idx int) error {
 			return c.refuse(s, "cannot tell what %s runs: its subcommand %s is known only when the command runs; write it literally", base, sub)
 		}
 		if w != nil {
-			wr := c.wrapped(w, args, at)
-			if opt, ok := wr.code[idx]; ok {
-				return c.refuse(s, "%s %s takes shell code, so a value there runs as code; pass the value as an argument of the command %s runs", base, opt, base)
+			next, err := c.wrapperRole(s, base, w, args, at, j, idx)
+			if next < 0 {
+				return err
 			}
-			if wr.assigns[idx] {
-				if pre, ok := prefixLit(args[idx]); ok {
-					if name, _, isAssign := strings.Cut(pre, "="); isAssign && codeVars[name] {
-						return c.refuse(s, "bash reads %s as code or arithmetic; a value cannot be assigned to it", name)
-					}
-				}
-			}
-			if wr.cmd < 0 || idx < wr.cmd {
-				if wr.unknown != "" && wr.cmd < 0 && idx > j {
-					return c.refuse(s, "cannot tell which command %s runs: %s is known only when the command runs; write %s's options literally", base, wr.unknown, base)
-				}
-				return nil
-			}
-			if wr.shell != "" {
-				return c.refuse(s, "%s %s runs its command through a shell, so a value there could run as code", base, wr.shell)
-			}
-			j = wr.cmd
+			j = next
 			continue
 		}
 		if base == "find" {
@@ -539,33 +608,66 @@ func (c *classifier) argRole(s *site, args []*syntax.Word, idx int) error {
 		if g := interpreterOf(base); g != nil {
 			return c.interpRole(s, base, g, args, j, idx)
 		}
-		// A program not known to read its words as code: they are data,
-		// unless an interpreter named among them takes this one as code
-		// (an unknown launcher such as srun python -c ...).
-		for m := j + 1; m < idx; m++ {
-			t, ok := c.static(args[m])
-			if !ok {
-				continue
-			}
-			if g := interpreterOf(path.Base(t)); g != nil && g != interpreters["."] && g != interpreters["source"] {
-				r := c.read(g, args[m+1:])
-				if k := idx - m - 1; r.roles[k] == roleCode {
-					return c.refuse(s, "%s %s takes code, so a value there runs as code; pass the value as an argument after it, or in the file {{config}} names", path.Base(t), r.opt[k])
-				}
-			}
-		}
-		prev := ""
-		if idx > 0 {
-			prev, _ = lit(args[idx-1])
-		}
-		switch {
-		case base == "printf" && (prev == "-v" || strings.HasPrefix(lead(args[idx]), "-v")):
-			return c.refuse(s, "printf -v takes a variable name; a value cannot stand there")
-		case (base == "test" || base == "[") && (prev == "-v" || prev == "-R"):
-			return c.refuse(s, "test %s takes a variable name; a value cannot stand there", prev)
-		}
-		return nil
+		return c.dataRole(s, base, args, j, idx)
 	}
+}
+
+// wrapperRole checks args[idx] as a word of wrapper w (base at args[j],
+// read from args[at]). next is the index of the command the wrapper runs,
+// where idx is a word of that command, else -1 with err the verdict.
+func (c *classifier) wrapperRole(s *site, base string, w *wrapper, args []*syntax.Word, at, j, idx int) (next int, err error) {
+	wr := c.wrapped(w, args, at)
+	if opt, ok := wr.code[idx]; ok {
+		return -1, c.refuse(s, "%s %s takes shell code, so a value there runs as code; pass the value as an argument of the command %s runs", base, opt, base)
+	}
+	if wr.assigns[idx] {
+		if pre, ok := prefixLit(args[idx]); ok {
+			if name, _, isAssign := strings.Cut(pre, "="); isAssign && codeVars[name] {
+				return -1, c.refuse(s, "bash reads %s as code or arithmetic; a value cannot be assigned to it", name)
+			}
+		}
+	}
+	if wr.cmd < 0 || idx < wr.cmd {
+		if wr.unknown != "" && wr.cmd < 0 && idx > j {
+			return -1, c.refuse(s, "cannot tell which command %s runs: %s is known only when the command runs; write %s's options literally", base, wr.unknown, base)
+		}
+		return -1, nil
+	}
+	if wr.shell != "" {
+		return -1, c.refuse(s, "%s %s runs its command through a shell, so a value there could run as code", base, wr.shell)
+	}
+	return wr.cmd, nil
+}
+
+// dataRole checks args[idx] as a word of program base at args[j], a
+// program not known to read its words as code.
+func (c *classifier) dataRole(s *site, base string, args []*syntax.Word, j, idx int) error {
+	// A program not known to read its words as code: they are data,
+	// unless an interpreter named among them takes this one as code
+	// (an unknown launcher such as srun python -c ...).
+	for m := j + 1; m < idx; m++ {
+		t, ok := c.static(args[m])
+		if !ok {
+			continue
+		}
+		if g := interpreterOf(path.Base(t)); g != nil && g != interpreters["."] && g != interpreters["source"] {
+			r := c.read(g, args[m+1:])
+			if k := idx - m - 1; r.roles[k] == roleCode {
+				return c.refuse(s, "%s %s takes code, so a value there runs as code; pass the value as an argument after it, or in the file {{config}} names", path.Base(t), r.opt[k])
+			}
+		}
+	}
+	prev := ""
+	if idx > 0 {
+		prev, _ = lit(args[idx-1])
+	}
+	switch {
+	case base == "printf" && (prev == "-v" || strings.HasPrefix(lead(args[idx]), "-v")):
+		return c.refuse(s, "printf -v takes a variable name; a value cannot stand there")
+	case (base == "test" || base == "[") && (prev == "-v" || prev == "-R"):
+		return c.refuse(s, "test %s takes a variable name; a value cannot stand there", prev)
+	}
+	return nil
 }
 
 // interpRole checks args[idx] as a word of interpreter base at args[j].

@@ -420,95 +420,24 @@ var elem = map[Type]Type{StringList: String, IntList: Int, RegexList: Regex, Sca
 // checkValue checks one present, non-null value against its field.
 func checkValue(f *Field, path string, v any) []Problem {
 	if et, ok := elem[f.Type]; ok {
-		l, ok := list(v)
-		if !ok {
-			return typeErr(path, "a list", v)
-		}
-		ef := *f
-		ef.Type = et
-		var ps []Problem
-		for i, x := range l {
-			ps = append(ps, checkValue(&ef, fmt.Sprintf("%s[%d]", path, i), x)...)
-		}
-		return ps
+		return checkList(f, et, path, v)
 	}
 	switch f.Type {
 	case String, URL, Regex:
-		s, ok := v.(string)
-		if !ok {
-			return typeErr(path, "a string", v)
-		}
-		if f.NonBlank && strings.TrimSpace(s) == "" {
-			return valueErr(path, "must not be blank")
-		}
-		if len(f.Enum) > 0 && !contains(f.Enum, s) {
-			return []Problem{{Path: path, Kind: EnumErr, Msg: fmt.Sprintf("%q is not one of %s", s, quoteAll(f.Enum)), Got: s, Known: f.Enum}}
-		}
-		switch f.Type {
-		case URL:
-			return checkURL(path, s)
-		case Regex:
-			return checkRegex(path, s, f.Groups)
-		}
-		return nil
+		return checkString(f, path, v)
 	case Bool:
 		if _, ok := v.(bool); !ok {
 			return typeErr(path, "true or false", v)
 		}
 		return nil
 	case Number, Int:
-		n, ok := number(v)
-		if !ok {
-			return typeErr(path, "a number", v)
-		}
-		if f.Type == Int && n != math.Trunc(n) {
-			return typeErr(path, "a whole number", v)
-		}
-		return checkRange(f, path, n)
+		return checkNumber(f, path, v)
 	case Duration:
-		if n, ok := number(v); ok {
-			if n < 0 {
-				return valueErr(path, "negative duration %v", n)
-			}
-			return nil
-		}
-		s, ok := v.(string)
-		if !ok {
-			return typeErr(path, "a duration such as \"2h\" or \"90s\", or a number of seconds", v)
-		}
-		d, err := time.ParseDuration(s)
-		if err != nil {
-			return valueErr(path, "%q is not a duration such as \"2h\" or \"90s\"", s)
-		}
-		if d < 0 {
-			return valueErr(path, "negative duration %q", s)
-		}
-		return nil
+		return checkDuration(path, v)
 	case Scalar:
-		if _, ok := v.(string); ok {
-			return nil
-		}
-		if _, ok := v.(bool); ok {
-			return nil
-		}
-		if _, ok := number(v); ok {
-			return nil
-		}
-		return typeErr(path, "a string, number or bool", v)
+		return checkScalar(path, v)
 	case ScalarMap:
-		if sm, ok := v.(map[string]string); ok && sm != nil {
-			return nil
-		}
-		m, ok := v.(map[string]any)
-		if !ok {
-			return typeErr(path, "an object of strings", v)
-		}
-		var ps []Problem
-		sf := &Field{Type: Scalar}
-		for _, k := range sortedKeys(m) {
-			ps = append(ps, checkValue(sf, join(path, k), m[k])...)
-		}
-		return ps
+		return checkScalarMap(path, v)
 	case Object:
 		m, ok := v.(map[string]any)
 		if !ok {
@@ -516,22 +445,128 @@ func checkValue(f *Field, path string, v any) []Problem {
 		}
 		return checkObject(f.Fields, path, m, nil)
 	case ObjectMap:
-		m, ok := v.(map[string]any)
-		if !ok {
-			return typeErr(path, "an object of objects", v)
-		}
-		var ps []Problem
-		for _, k := range sortedKeys(m) {
-			em, ok := m[k].(map[string]any)
-			if !ok {
-				ps = append(ps, typeErr(join(path, k), "an object with "+strings.Join(names(f.Fields), ", "), m[k])...)
-				continue
-			}
-			ps = append(ps, checkObject(f.Fields, join(path, k), em, nil)...)
-		}
-		return ps
+		return checkObjectMap(f, path, v)
 	}
 	return valueErr(path, "has an undeclared type %q", f.Type)
+}
+
+// checkList checks a list whose elements are of type et.
+func checkList(f *Field, et Type, path string, v any) []Problem {
+	l, ok := list(v)
+	if !ok {
+		return typeErr(path, "a list", v)
+	}
+	ef := *f
+	ef.Type = et
+	var ps []Problem
+	for i, x := range l {
+		ps = append(ps, checkValue(&ef, fmt.Sprintf("%s[%d]", path, i), x)...)
+	}
+	return ps
+}
+
+// checkString checks a String, URL or Regex.
+func checkString(f *Field, path string, v any) []Problem {
+	s, ok := v.(string)
+	if !ok {
+		return typeErr(path, "a string", v)
+	}
+	if f.NonBlank && strings.TrimSpace(s) == "" {
+		return valueErr(path, "must not be blank")
+	}
+	if len(f.Enum) > 0 && !contains(f.Enum, s) {
+		return []Problem{{Path: path, Kind: EnumErr, Msg: fmt.Sprintf("%q is not one of %s", s, quoteAll(f.Enum)), Got: s, Known: f.Enum}}
+	}
+	switch f.Type {
+	case URL:
+		return checkURL(path, s)
+	case Regex:
+		return checkRegex(path, s, f.Groups)
+	}
+	return nil
+}
+
+// checkNumber checks a Number or Int.
+func checkNumber(f *Field, path string, v any) []Problem {
+	n, ok := number(v)
+	if !ok {
+		return typeErr(path, "a number", v)
+	}
+	if f.Type == Int && n != math.Trunc(n) {
+		return typeErr(path, "a whole number", v)
+	}
+	return checkRange(f, path, n)
+}
+
+// checkDuration checks a Duration: a number of seconds or a Go duration.
+func checkDuration(path string, v any) []Problem {
+	if n, ok := number(v); ok {
+		if n < 0 {
+			return valueErr(path, "negative duration %v", n)
+		}
+		return nil
+	}
+	s, ok := v.(string)
+	if !ok {
+		return typeErr(path, "a duration such as \"2h\" or \"90s\", or a number of seconds", v)
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return valueErr(path, "%q is not a duration such as \"2h\" or \"90s\"", s)
+	}
+	if d < 0 {
+		return valueErr(path, "negative duration %q", s)
+	}
+	return nil
+}
+
+// checkScalar checks a string, number or bool.
+func checkScalar(path string, v any) []Problem {
+	if _, ok := v.(string); ok {
+		return nil
+	}
+	if _, ok := v.(bool); ok {
+		return nil
+	}
+	if _, ok := number(v); ok {
+		return nil
+	}
+	return typeErr(path, "a string, number or bool", v)
+}
+
+// checkScalarMap checks an object of scalars.
+func checkScalarMap(path string, v any) []Problem {
+	if sm, ok := v.(map[string]string); ok && sm != nil {
+		return nil
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return typeErr(path, "an object of strings", v)
+	}
+	var ps []Problem
+	sf := &Field{Type: Scalar}
+	for _, k := range sortedKeys(m) {
+		ps = append(ps, checkValue(sf, join(path, k), m[k])...)
+	}
+	return ps
+}
+
+// checkObjectMap checks an object whose values are objects of f.Fields.
+func checkObjectMap(f *Field, path string, v any) []Problem {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return typeErr(path, "an object of objects", v)
+	}
+	var ps []Problem
+	for _, k := range sortedKeys(m) {
+		em, ok := m[k].(map[string]any)
+		if !ok {
+			ps = append(ps, typeErr(join(path, k), "an object with "+strings.Join(names(f.Fields), ", "), m[k])...)
+			continue
+		}
+		ps = append(ps, checkObject(f.Fields, join(path, k), em, nil)...)
+	}
+	return ps
 }
 
 func checkRange(f *Field, path string, n float64) []Problem {

@@ -163,75 +163,93 @@ func FuzzCommandTemplate(f *testing.F) {
 		if err != nil {
 			t.Fatalf("rendered script does not parse: %v\n%s", err, script)
 		}
-		// The definitions: one export each, whose word is the value.
-		for i, r := range ct.Refs {
-			d, ok := file.Stmts[i].Cmd.(*syntax.DeclClause)
-			if !ok || len(d.Args) != 1 || d.Args[0].Name.Value != r.Var {
-				t.Fatalf("statement %d is not the definition of %s:\n%s", i, r.Var, script)
-			}
-			var got strings.Builder
-			for _, p := range d.Args[0].Value.Parts {
-				switch p := p.(type) {
-				case *syntax.SglQuoted:
-					if p.Dollar {
-						t.Fatalf("$'' in a definition")
-					}
-					got.WriteString(p.Value)
-				case *syntax.Lit:
-					if p.Value != `\'` {
-						t.Fatalf("unquoted %q in a definition", p.Value)
-					}
-					got.WriteByte('\'')
-				default:
-					t.Fatalf("%T in a definition", p)
+		checkDefinitions(t, ct, file, script, value)
+		checkReferences(t, tmpl, ct, file, script)
+		checkCodeOperands(t, file, script)
+	})
+}
+
+// checkDefinitions checks a rendered script's definitions: one export
+// each, whose word is the value.
+func checkDefinitions(t *testing.T, ct *commandTemplate, file *syntax.File, script, value string) {
+	t.Helper()
+	for i, r := range ct.Refs {
+		d, ok := file.Stmts[i].Cmd.(*syntax.DeclClause)
+		if !ok || len(d.Args) != 1 || d.Args[0].Name.Value != r.Var {
+			t.Fatalf("statement %d is not the definition of %s:\n%s", i, r.Var, script)
+		}
+		var got strings.Builder
+		for _, p := range d.Args[0].Value.Parts {
+			switch p := p.(type) {
+			case *syntax.SglQuoted:
+				if p.Dollar {
+					t.Fatalf("$'' in a definition")
 				}
-			}
-			// The checking parser reads CR LF as LF, as it reads scripts;
-			// bash keeps the CR inside single quotes.
-			if want := strings.ReplaceAll(value, "\r\n", "\n"); got.String() != want {
-				t.Fatalf("definition holds %q, want %q", got.String(), want)
+				got.WriteString(p.Value)
+			case *syntax.Lit:
+				if p.Value != `\'` {
+					t.Fatalf("unquoted %q in a definition", p.Value)
+				}
+				got.WriteByte('\'')
+			default:
+				t.Fatalf("%T in a definition", p)
 			}
 		}
-		// The command: every reference is plain, quoted unless raw.
-		raw := strings.Contains(tmpl, "raw")
-		refs := 0
-		var stack []syntax.Node
-		syntax.Walk(file, func(nd syntax.Node) bool {
-			if nd == nil {
-				stack = stack[:len(stack)-1]
-				return true
-			}
-			if pe, ok := nd.(*syntax.ParamExp); ok && pe.Param != nil && strings.HasPrefix(pe.Param.Value, varPrefix) {
-				refs++
-				if pe.Short || pe.Exp != nil || pe.Repl != nil || pe.Slice != nil || pe.Index != nil || pe.Excl || pe.Length {
-					t.Fatalf("reference %s is not plain:\n%s", pe.Param.Value, script)
-				}
-				if _, dq := stack[len(stack)-1].(*syntax.DblQuoted); !dq && !raw {
-					t.Fatalf("reference %s is not quoted:\n%s", pe.Param.Value, script)
-				}
-			}
-			stack = append(stack, nd)
-			return true
-		})
-		if refs == 0 && len(ct.Refs) > 0 && !strings.Contains(ct.Body, "#") {
-			t.Fatalf("no reference in the command:\n%s", script)
+		// The checking parser reads CR LF as LF, as it reads scripts;
+		// bash keeps the CR inside single quotes.
+		if want := strings.ReplaceAll(value, "\r\n", "\n"); got.String() != want {
+			t.Fatalf("definition holds %q, want %q", got.String(), want)
 		}
-		// No reference is the code operand of a shell or interpreter named
-		// right before it (bash -c "...$ref...", python3 -c, perl -e).
-		syntax.Walk(file, func(nd syntax.Node) bool {
-			call, ok := nd.(*syntax.CallExpr)
-			if !ok {
-				return true
-			}
-			for i := 2; i < len(call.Args); i++ {
-				prog, _ := syntaxLit(call.Args[i-2])
-				flag, _ := syntaxLit(call.Args[i-1])
-				if codeFlag(prog, flag) && strings.Contains(wordText(script, call.Args[i]), varPrefix) {
-					t.Fatalf("a value is the code of %s %s:\n%s", prog, flag, script)
-				}
-			}
+	}
+}
+
+// checkReferences checks the command: every reference is plain, quoted
+// unless raw.
+func checkReferences(t *testing.T, tmpl string, ct *commandTemplate, file *syntax.File, script string) {
+	t.Helper()
+	raw := strings.Contains(tmpl, "raw")
+	refs := 0
+	var stack []syntax.Node
+	syntax.Walk(file, func(nd syntax.Node) bool {
+		if nd == nil {
+			stack = stack[:len(stack)-1]
 			return true
-		})
+		}
+		if pe, ok := nd.(*syntax.ParamExp); ok && pe.Param != nil && strings.HasPrefix(pe.Param.Value, varPrefix) {
+			refs++
+			if pe.Short || pe.Exp != nil || pe.Repl != nil || pe.Slice != nil || pe.Index != nil || pe.Excl || pe.Length {
+				t.Fatalf("reference %s is not plain:\n%s", pe.Param.Value, script)
+			}
+			if _, dq := stack[len(stack)-1].(*syntax.DblQuoted); !dq && !raw {
+				t.Fatalf("reference %s is not quoted:\n%s", pe.Param.Value, script)
+			}
+		}
+		stack = append(stack, nd)
+		return true
+	})
+	if refs == 0 && len(ct.Refs) > 0 && !strings.Contains(ct.Body, "#") {
+		t.Fatalf("no reference in the command:\n%s", script)
+	}
+}
+
+// checkCodeOperands checks that no reference is the code operand of a
+// shell or interpreter named right before it (bash -c "...$ref...",
+// python3 -c, perl -e).
+func checkCodeOperands(t *testing.T, file *syntax.File, script string) {
+	t.Helper()
+	syntax.Walk(file, func(nd syntax.Node) bool {
+		call, ok := nd.(*syntax.CallExpr)
+		if !ok {
+			return true
+		}
+		for i := 2; i < len(call.Args); i++ {
+			prog, _ := syntaxLit(call.Args[i-2])
+			flag, _ := syntaxLit(call.Args[i-1])
+			if codeFlag(prog, flag) && strings.Contains(wordText(script, call.Args[i]), varPrefix) {
+				t.Fatalf("a value is the code of %s %s:\n%s", prog, flag, script)
+			}
+		}
+		return true
 	})
 }
 

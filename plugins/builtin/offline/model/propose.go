@@ -304,42 +304,83 @@ func actionOf(acts []action, req *payload.ProposeRequest, prop plugins.Proposal)
 // sample's State must be the ProposeRequest payload the proposal was sampled
 // from, since the gradient needs every alternative the policy weighed.
 func (p *Policy) Update(req *plugins.UpdateRequest) (*Policy, map[string]float64, error) {
+	if err := checkUpdate(req); err != nil {
+		return nil, nil, err
+	}
+	samples, entropy, err := p.updateSamples(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	next := &Policy{Version: policyVersion, Steps: p.Steps + 1, Weights: map[string]float64{}}
+	for f, w := range p.Weights {
+		next.Weights[f] = w
+	}
+	epochs := max(req.Epochs, 1)
+	clipped, kl, norm := 0, 0.0, 0.0
+	for e := 0; e < epochs; e++ {
+		var c int
+		c, kl, norm = next.updateEpoch(req, samples, e == epochs-1)
+		clipped += c
+	}
+	stats := map[string]float64{
+		"entropy":       entropy,
+		"grad_norm":     math.Sqrt(norm),
+		"step":          float64(next.Steps),
+		"clip_fraction": float64(clipped) / float64(epochs*len(samples)),
+	}
+	if req.KLCoef > 0 {
+		stats["kl"] = kl
+	}
+	return next, stats, nil
+}
+
+// checkUpdate refuses an update request Update cannot carry out.
+func checkUpdate(req *plugins.UpdateRequest) error {
 	if len(req.Samples) == 0 {
-		return nil, nil, fmt.Errorf("offline proposer: update with no samples")
+		return fmt.Errorf("offline proposer: update with no samples")
 	}
 	if !(req.LearningRate > 0) {
-		return nil, nil, fmt.Errorf("offline proposer: learning rate must be positive, got %v", req.LearningRate)
+		return fmt.Errorf("offline proposer: learning rate must be positive, got %v", req.LearningRate)
 	}
 	switch req.Algorithm {
 	case "", "grpo", "dapo":
 	default:
-		return nil, nil, fmt.Errorf("offline proposer: unknown algorithm %q (want grpo or dapo)", req.Algorithm)
+		return fmt.Errorf("offline proposer: unknown algorithm %q (want grpo or dapo)", req.Algorithm)
 	}
 	if req.ClipLow < 0 || req.ClipLow >= 1 || req.ClipHigh < 0 || req.KLCoef < 0 || req.Epochs < 0 {
-		return nil, nil, fmt.Errorf("offline proposer: bad hyperparameters: clip_low %v must lie in [0, 1), clip_high %v, kl_coef %v and epochs %d must not be negative",
+		return fmt.Errorf("offline proposer: bad hyperparameters: clip_low %v must lie in [0, 1), clip_high %v, kl_coef %v and epochs %d must not be negative",
 			req.ClipLow, req.ClipHigh, req.KLCoef, req.Epochs)
 	}
-	type sample struct {
-		task   string
-		acts   []action
-		k      int
-		adv    float64
-		weight float64
-		old    float64 // pi_old of the sampled proposal
-		ref    float64 // pi_ref of the sampled proposal
-	}
+	return nil
+}
+
+// updateSample is one sample of an update, decoded against the policy that
+// sampled it.
+type updateSample struct {
+	task   string
+	acts   []action
+	k      int
+	adv    float64
+	weight float64
+	old    float64 // pi_old of the sampled proposal
+	ref    float64 // pi_ref of the sampled proposal
+}
+
+// updateSamples decodes the request's samples and weighs them; entropy is
+// the mean entropy of p over the samples' states.
+func (p *Policy) updateSamples(req *plugins.UpdateRequest) ([]updateSample, float64, error) {
 	ref := &Policy{Weights: map[string]float64{}}
-	samples := make([]sample, len(req.Samples))
+	samples := make([]updateSample, len(req.Samples))
 	entropy, tokens := 0.0, 0.0
 	for i, s := range req.Samples {
 		var preq payload.ProposeRequest
 		if err := payload.Decode([]byte(s.State), &preq); err != nil {
-			return nil, nil, fmt.Errorf("offline proposer: sample %d: State must be the ProposeRequest payload: %w", i, err)
+			return nil, 0, fmt.Errorf("offline proposer: sample %d: State must be the ProposeRequest payload: %w", i, err)
 		}
 		acts := candidates(&preq)
 		k, err := actionOf(acts, &preq, s.Proposal)
 		if err != nil {
-			return nil, nil, fmt.Errorf("offline proposer: sample %d: %w", i, err)
+			return nil, 0, fmt.Errorf("offline proposer: sample %d: %w", i, err)
 		}
 		ps := p.probs(acts, preq.Task, 1)
 		for _, q := range ps {
@@ -352,75 +393,67 @@ func (p *Policy) Update(req *plugins.UpdateRequest) (*Policy, map[string]float64
 			w = float64(max(payload.Tokens(s.Proposal.Text), 1))
 		}
 		tokens += w
-		samples[i] = sample{task: preq.Task, acts: acts, k: k, adv: s.Advantage, weight: w, old: ps[k], ref: ref.probs(acts, preq.Task, 1)[k]}
+		samples[i] = updateSample{task: preq.Task, acts: acts, k: k, adv: s.Advantage, weight: w, old: ps[k], ref: ref.probs(acts, preq.Task, 1)[k]}
 	}
 	for i := range samples {
 		samples[i].weight /= tokens
 	}
+	return samples, entropy, nil
+}
 
-	next := &Policy{Version: policyVersion, Steps: p.Steps + 1, Weights: map[string]float64{}}
-	for f, w := range p.Weights {
-		next.Weights[f] = w
-	}
-	epochs := max(req.Epochs, 1)
-	clipped, kl, norm := 0, 0.0, 0.0
-	for e := 0; e < epochs; e++ {
-		grad := map[string]float64{}
-		for _, s := range samples {
-			ps := next.probs(s.acts, s.task, 1)
-			pk := ps[s.k]
-			ratio := pk / s.old
-			// c multiplies grad log pi(a|s): the clipped surrogate's term,
-			// then the KL penalty's.
-			c := 0.0
-			switch {
-			case s.adv > 0 && req.ClipHigh > 0 && ratio > 1+req.ClipHigh,
-				s.adv < 0 && req.ClipLow > 0 && ratio < 1-req.ClipLow:
-				clipped++
-			default:
-				c = s.adv * ratio
-			}
-			if req.KLCoef > 0 {
-				c -= req.KLCoef * (1 - s.ref/pk)
-				if e == epochs-1 {
-					kl += (s.ref/pk - math.Log(s.ref/pk) - 1) / float64(len(samples))
-				}
-			}
-			c *= s.weight
-			if c == 0 {
-				continue
-			}
-			for j, a := range s.acts {
-				ind := 0.0
-				if j == s.k {
-					ind = 1
-				}
-				if d := c * (ind - ps[j]); d != 0 {
-					for _, f := range a.features(s.task) {
-						grad[f] += d
-					}
-				}
+// updateEpoch is one pass over the samples: it steps p's weights and
+// returns the samples it clipped, the KL estimate (only when last) and the
+// squared norm of the gradient.
+func (p *Policy) updateEpoch(req *plugins.UpdateRequest, samples []updateSample, last bool) (clipped int, kl, norm float64) {
+	grad := map[string]float64{}
+	for _, s := range samples {
+		ps := p.probs(s.acts, s.task, 1)
+		pk := ps[s.k]
+		ratio := pk / s.old
+		// c multiplies grad log pi(a|s): the clipped surrogate's term,
+		// then the KL penalty's.
+		c := 0.0
+		switch {
+		case s.adv > 0 && req.ClipHigh > 0 && ratio > 1+req.ClipHigh,
+			s.adv < 0 && req.ClipLow > 0 && ratio < 1-req.ClipLow:
+			clipped++
+		default:
+			c = s.adv * ratio
+		}
+		if req.KLCoef > 0 {
+			c -= req.KLCoef * (1 - s.ref/pk)
+			if last {
+				kl += (s.ref/pk - math.Log(s.ref/pk) - 1) / float64(len(samples))
 			}
 		}
-		keys := make([]string, 0, len(grad))
-		for f := range grad {
-			keys = append(keys, f)
-		}
-		sort.Strings(keys) // a fixed summation order for the norm
-		norm = 0
-		for _, f := range keys {
-			norm += grad[f] * grad[f]
-			next.Weights[f] += req.LearningRate * grad[f]
+		c *= s.weight
+		if c != 0 {
+			addGrad(grad, s, ps, c)
 		}
 	}
-	stats := map[string]float64{
-		"entropy":       entropy,
-		"grad_norm":     math.Sqrt(norm),
-		"step":          float64(next.Steps),
-		"clip_fraction": float64(clipped) / float64(epochs*len(samples)),
+	keys := make([]string, 0, len(grad))
+	for f := range grad {
+		keys = append(keys, f)
 	}
-	if req.KLCoef > 0 {
-		stats["kl"] = kl
+	sort.Strings(keys) // a fixed summation order for the norm
+	for _, f := range keys {
+		norm += grad[f] * grad[f]
+		p.Weights[f] += req.LearningRate * grad[f]
 	}
-	return next, stats, nil
+	return clipped, kl, norm
+}
+
+// addGrad adds c times the gradient of log pi(a|s) at the sampled action.
+func addGrad(grad map[string]float64, s updateSample, ps []float64, c float64) {
+	for j, a := range s.acts {
+		ind := 0.0
+		if j == s.k {
+			ind = 1
+		}
+		if d := c * (ind - ps[j]); d != 0 {
+			for _, f := range a.features(s.task) {
+				grad[f] += d
+			}
+		}
+	}
 }
