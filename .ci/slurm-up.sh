@@ -16,6 +16,10 @@ if ! command -v slurmctld >/dev/null || ! command -v munged >/dev/null; then
 	apt-get install -y -qq --no-install-recommends slurm-wlm munge >/dev/null
 fi
 
+# A test cluster starts empty: jobs recovered from an earlier cluster's state
+# (a run stopped mid-test) would keep the node busy and write into folders
+# that are gone.
+rm -rf "$dir/state" "$dir/spool"
 mkdir -p "$dir/state" "$dir/spool" /etc/slurm
 
 # munge: the key must exist and belong to munge; munged must run as munge.
@@ -82,7 +86,7 @@ cat >/etc/slurm/gres.conf <<GRES
 NodeName=$name Name=gpu File=$dir/dev/gpu[0-7]
 GRES
 
-slurmctld -i
+slurmctld -c -i
 slurmd
 
 for _ in $(seq 100); do
