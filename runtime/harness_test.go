@@ -254,7 +254,7 @@ func lm2lmPlan() *plan.Plan {
 	v.Evaluation = &plan.Evaluation{Split: "holdout", AvgAt: 2, BestAt: 2, States: 1, Normalize: "scale", Arms: []plan.EvalArm{{Name: plan.ArmPolicy, Proposer: "proposer"}}}
 	v.Phases = []*plan.Phase{
 		{Name: "seed_records", Kind: plan.PhaseSeedRecords, Select: "random", Proposer: "proposer", Builder: "builder", Proposals: map[string]int{"tiny": 6}, Calls: plan.Calls{RealRuns: runs(6)}},
-		{Name: "policy", Kind: plan.PhaseRL, Loop: "policy", Steps: plan.Exact(8)},
+		{Name: "policy", Kind: plan.PhaseRL, Loop: "policy", Steps: plan.Exact(8), Calibrations: []string{"calibration_1", "calibration_2"}},
 		{Name: "calibration_1", Kind: plan.PhaseCalibration, Loop: "policy", AfterStep: 4, Select: "top_rated", Calls: plan.Calls{RealRuns: runs(3)}},
 		{Name: "calibration_2", Kind: plan.PhaseCalibration, Loop: "policy", AfterStep: 8, Select: "top_rated", Calls: plan.Calls{RealRuns: runs(3)}},
 		{Name: "evaluation", Kind: plan.PhaseEvaluation, Proposer: "proposer", Builder: "builder", Calls: plan.Calls{RealRuns: runs(2)}},

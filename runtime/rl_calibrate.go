@@ -166,3 +166,51 @@ func withinState(pts []CalibPoint) (acc float64, pairs int, cos float64, groups 
 	}
 	return groupStats(gs)
 }
+
+// calibrationsOf is the calibration phases RL phase ph names, in the
+// order it names them; runnable has checked each is a later calibration
+// phase of v.
+func calibrationsOf(v *plan.Variant, ph *plan.Phase) []*plan.Phase {
+	var cals []*plan.Phase
+	for _, name := range ph.Calibrations {
+		for _, c := range v.Phases {
+			if c.Name == name {
+				cals = append(cals, c)
+				break
+			}
+		}
+	}
+	return cals
+}
+
+// calibrationsNamed checks that every calibration phase of v is named by
+// exactly one earlier RL phase and that an RL phase names only later
+// calibration phases: a round no loop names would never run.
+func calibrationsNamed(v *plan.Variant) error {
+	owner := map[string]string{}
+	seen := map[string]int{}
+	for i, ph := range v.Phases {
+		seen[ph.Name] = i
+		if len(ph.Calibrations) > 0 && ph.Kind != plan.PhaseRL {
+			return fmt.Errorf("phase %q of kind %s names calibration phases; only an rl phase runs them", ph.Name, ph.Kind)
+		}
+		for _, name := range ph.Calibrations {
+			if o, ok := owner[name]; ok {
+				return fmt.Errorf("calibration phase %q is named by both %q and %q", name, o, ph.Name)
+			}
+			owner[name] = ph.Name
+		}
+	}
+	for i, ph := range v.Phases {
+		for _, name := range ph.Calibrations {
+			j, ok := seen[name]
+			if !ok || j <= i || v.Phases[j].Kind != plan.PhaseCalibration {
+				return fmt.Errorf("rl phase %q names %q, which is not a later calibration phase", ph.Name, name)
+			}
+		}
+		if ph.Kind == plan.PhaseCalibration && owner[ph.Name] == "" {
+			return fmt.Errorf("calibration phase %q is named by no rl phase, so it would never run", ph.Name)
+		}
+	}
+	return nil
+}

@@ -331,6 +331,9 @@ func runnable(p *plan.Plan) error {
 				}
 			}
 		}
+		if err := calibrationsNamed(v); err != nil {
+			return bad("%v", err)
+		}
 		for _, ro := range v.Roles {
 			if ro.Concurrency < 1 {
 				return bad("role %q has concurrency %d", ro.Name, ro.Concurrency)

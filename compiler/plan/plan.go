@@ -11,7 +11,7 @@ import (
 )
 
 // FormatVersion is bumped whenever the JSON shape of a Plan changes.
-const FormatVersion = "1.3"
+const FormatVersion = "1.4"
 
 // Plan is a compiled experiment. Without a sweep it has one variant.
 type Plan struct {
@@ -457,6 +457,9 @@ type Phase struct {
 	Loop string `json:"loop,omitempty"`
 	// AfterStep is the policy step after which a calibration round runs.
 	AfterStep int `json:"after_step,omitempty"`
+	// Calibrations names, in order, the calibration phases an RL phase
+	// runs inside it; the runtime runs no others.
+	Calibrations []string `json:"calibrations,omitempty"`
 	// Steps and Refreshes are for RL phases.
 	Steps     Count `json:"steps,omitempty"`
 	Refreshes Count `json:"refreshes,omitempty"`
