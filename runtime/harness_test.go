@@ -250,7 +250,7 @@ func lm2lmPlan() *plan.Plan {
 		RolloutEvery: 2, ZeroVariance: "drop", Reward: "rwm_gain", RewardSource: "predicted", Predictor: "rwm", Proposer: "proposer", Builder: "builder",
 		LearningRate: 0.5, Split: "train"}}
 	v.Records = &plan.Records{SeedRuns: 6, Select: "random"}
-	v.Calibration = &plan.Calibration{Loop: "policy", AfterSteps: []int{4, 8}, Budget: []int{3, 3}, Select: "top_rated"}
+	v.Calibration = &plan.Calibration{Loop: "policy", AfterSteps: []int{4, 8}, Budget: []int{3, 3}, Select: "top_rated", Normalize: "scale", Clip: 6}
 	v.Evaluation = &plan.Evaluation{Split: "holdout", AvgAt: 2, BestAt: 2, States: 1, Normalize: "scale", Arms: []plan.EvalArm{{Name: plan.ArmPolicy, Proposer: "proposer"}}}
 	v.Phases = []*plan.Phase{
 		{Name: "seed_records", Kind: plan.PhaseSeedRecords, Select: "random", Proposer: "proposer", Builder: "builder", Proposals: map[string]int{"tiny": 6}, Calls: plan.Calls{RealRuns: runs(6)}},

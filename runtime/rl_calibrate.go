@@ -97,7 +97,7 @@ func (r *rlLoop) calibrate(sc scope, round int, ph *plan.Phase) error {
 		rec := record{Task: p.gr.Task.Name, Env: p.gr.Task.Env, Proposal: runs[i].Proposal, Gain: o.Gain, Infeasible: o.Infeasible}
 		recs = append(recs, rec)
 		if !o.Infeasible {
-			pr, rr := r.sh.normalised(p.c.Predicted, *p.gr.Task), r.sh.normalised(o.Gain, *p.gr.Task)
+			pr, rr := calibratedGain(c, p.c.Predicted, *p.gr.Task), calibratedGain(c, o.Gain, *p.gr.Task)
 			fig.Points = append(fig.Points, CalibPoint{Task: p.gr.TaskKey, State: p.gr.State, Proposal: proposalKey(p.c.Proposal), Predicted: p.c.Predicted, Real: o.Gain, PredictedReward: pr, RealReward: rr})
 		}
 	}
@@ -112,6 +112,20 @@ func (r *rlLoop) calibrate(sc scope, round int, ph *plan.Phase) error {
 		return err
 	}
 	return r.s.j.Flush()
+}
+
+// calibratedGain is a gain as a calibration round compares it: the one
+// place the runtime applies the plan's calibration normalisation and clip.
+func calibratedGain(c *plan.Calibration, gain float64, t taskInfo) float64 {
+	scale := t.Scale
+	if c.Normalize == "none" || scale == 0 {
+		scale = 1
+	}
+	x := gain / scale
+	if clip := c.Clip; clip > 0 {
+		x = math.Max(-clip, math.Min(clip, x))
+	}
+	return x
 }
 
 // calibrationError returns the mean absolute error of predicted against

@@ -331,6 +331,9 @@ func runnable(p *plan.Plan) error {
 				}
 			}
 		}
+		if c := v.Calibration; c != nil && c.Normalize == "" {
+			return bad("calibration of loop %q has no normalize", c.Loop)
+		}
 		if err := calibrationsNamed(v); err != nil {
 			return bad("%v", err)
 		}

@@ -191,6 +191,12 @@ type Calibration struct {
 	AfterSteps []int  `json:"after_steps"`
 	Budget     []int  `json:"budget"`
 	Select     string `json:"select"`
+	// Normalize and Clip are how a round compares predicted and real
+	// gains: each divided by its task's scale unless Normalize is "none",
+	// then clipped to [-Clip, Clip] (0: not clipped). The compiler takes
+	// them from the calibrated loop's reward.
+	Normalize string  `json:"normalize"`
+	Clip      float64 `json:"clip,omitempty"`
 }
 
 // Evaluation is the held-out evaluation protocol. Arms lists the proposer
