@@ -102,7 +102,8 @@ func (lv *lowering) variant() *plan.Variant {
 		}
 	}
 	if ev := s.Evaluation; ev != nil {
-		out.Evaluation = &plan.Evaluation{Split: ev.Split.V, AvgAt: ev.AvgAt.V, BestAt: ev.BestAt.V, States: ev.States.V,
+		k, states := evalShape(ev)
+		out.Evaluation = &plan.Evaluation{Split: ev.Split.V, AvgAt: ev.AvgAt.V, BestAt: ev.BestAt.V, K: k, States: states,
 			Normalize: ev.Normalize.V, Arms: evalArms(ev), Predictor: ev.Predictor.Name}
 	}
 	if b := s.Budget; b != nil {

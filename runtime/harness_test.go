@@ -251,7 +251,7 @@ func lm2lmPlan() *plan.Plan {
 		LearningRate: 0.5, Split: "train"}}
 	v.Records = &plan.Records{SeedRuns: 6, Select: "random"}
 	v.Calibration = &plan.Calibration{Loop: "policy", AfterSteps: []int{4, 8}, Budget: []int{3, 3}, Select: "top_rated", Normalize: "scale", Clip: 6}
-	v.Evaluation = &plan.Evaluation{Split: "holdout", AvgAt: 2, BestAt: 2, States: 1, Normalize: "scale", Arms: []plan.EvalArm{{Name: plan.ArmPolicy, Proposer: "proposer"}}}
+	v.Evaluation = &plan.Evaluation{Split: "holdout", AvgAt: 2, BestAt: 2, K: 2, States: 1, Normalize: "scale", Arms: []plan.EvalArm{{Name: plan.ArmPolicy, Proposer: "proposer"}}}
 	v.Phases = []*plan.Phase{
 		{Name: "seed_records", Kind: plan.PhaseSeedRecords, Select: "random", Proposer: "proposer", Builder: "builder", Proposals: map[string]int{"tiny": 6}, Calls: plan.Calls{RealRuns: runs(6)}},
 		{Name: "policy", Kind: plan.PhaseRL, Loop: "policy", Steps: plan.Exact(8), Calibrations: []string{"calibration_1", "calibration_2"}},

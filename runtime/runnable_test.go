@@ -29,11 +29,14 @@ func TestRunnableNeedsLearningRate(t *testing.T) {
 // runtime would make up.
 func TestRunnableRefusesMissingDefaults(t *testing.T) {
 	for name, mut := range map[string]func(v *plan.Variant){
-		"executor concurrency": func(v *plan.Variant) { v.Executor.Concurrency = 0 },
-		"rollout_every":        func(v *plan.Variant) { v.Loops[0].RolloutEvery = 0 },
-		"split":                func(v *plan.Variant) { v.Loops[0].Split = "" },
-		"proposer":             func(v *plan.Variant) { v.Loops[0].Proposer = "" },
-		"role concurrency":     func(v *plan.Variant) { v.Roles[0].Concurrency = 0 },
+		"executor concurrency":  func(v *plan.Variant) { v.Executor.Concurrency = 0 },
+		"rollout_every":         func(v *plan.Variant) { v.Loops[0].RolloutEvery = 0 },
+		"split":                 func(v *plan.Variant) { v.Loops[0].Split = "" },
+		"proposer":              func(v *plan.Variant) { v.Loops[0].Proposer = "" },
+		"role concurrency":      func(v *plan.Variant) { v.Roles[0].Concurrency = 0 },
+		"evaluation k":          func(v *plan.Variant) { v.Evaluation.K = 0 },
+		"evaluation states":     func(v *plan.Variant) { v.Evaluation.States = 0 },
+		"calibration normalize": func(v *plan.Variant) { v.Calibration.Normalize = "" },
 	} {
 		p := lm2lmPlan()
 		mut(p.Variants[0])

@@ -331,6 +331,9 @@ func runnable(p *plan.Plan) error {
 				}
 			}
 		}
+		if e := v.Evaluation; e != nil && (e.K < 1 || e.States < 1) {
+			return bad("evaluation has k %d and states %d", e.K, e.States)
+		}
 		if c := v.Calibration; c != nil && c.Normalize == "" {
 			return bad("calibration of loop %q has no normalize", c.Loop)
 		}

@@ -203,9 +203,12 @@ type Calibration struct {
 // roles evaluated on the same states, the trained policy first; Predictor
 // is the world model that predicts every evaluated proposal (empty: none).
 type Evaluation struct {
-	Split     string    `json:"split"`
-	AvgAt     int       `json:"avg_at,omitempty"`
-	BestAt    int       `json:"best_at,omitempty"`
+	Split  string `json:"split"`
+	AvgAt  int    `json:"avg_at,omitempty"`
+	BestAt int    `json:"best_at,omitempty"`
+	// K is the proposals each arm makes on each state, max(avg_at,
+	// best_at); States is the states of each task (at least 1).
+	K         int       `json:"k"`
 	States    int       `json:"states"`
 	Normalize string    `json:"normalize"`
 	Arms      []EvalArm `json:"arms"`
