@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"math"
+	"slices"
 
 	"github.com/assay-lang/assay/compiler/plan"
 )
@@ -94,17 +95,17 @@ func phaseSpend(v *plan.Variant, ph *plan.Phase) (low, want spend) {
 // it and gets no hold-back of its own.
 func holdBack(v *plan.Variant) {
 	type group struct {
-		ph         *plan.Phase
-		low, want  spend
-		loop, kind string
+		ph        *plan.Phase
+		low, want spend
+		kind      string
 	}
 	var groups []*group
 	for _, ph := range v.Phases {
 		low, want := phaseSpend(v, ph)
 		if ph.Kind == plan.PhaseCalibration {
 			var owner *group
-			for i := len(groups) - 1; i >= 0; i-- {
-				if g := groups[i]; g.kind == plan.PhaseRL && (ph.Loop == "" || ph.Loop == g.loop) {
+			for _, g := range groups {
+				if g.kind == plan.PhaseRL && slices.Contains(g.ph.Calibrations, ph.Name) {
 					owner = g
 					break
 				}
@@ -114,7 +115,7 @@ func holdBack(v *plan.Variant) {
 				continue
 			}
 		}
-		groups = append(groups, &group{ph: ph, low: low, want: want, loop: ph.Loop, kind: ph.Kind})
+		groups = append(groups, &group{ph: ph, low: low, want: want, kind: ph.Kind})
 	}
 	b := v.Budget
 	floor := func(c, lowSoFar, lowLater, wantLater float64) float64 {

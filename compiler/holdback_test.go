@@ -3,6 +3,7 @@ package compiler
 import (
 	"math"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/assay-lang/assay/compiler/plan"
@@ -59,7 +60,7 @@ func checkHoldBack(t *testing.T, name string, v *plan.Variant) {
 		}
 		var lowLater spend
 		for _, later := range v.Phases[i+1:] {
-			if ph.Kind == plan.PhaseRL && later.Kind == plan.PhaseCalibration && (later.Loop == "" || later.Loop == ph.Loop) {
+			if slices.Contains(ph.Calibrations, later.Name) {
 				l, _ := phaseSpend(v, later)
 				lowSoFar += l.runs
 				continue

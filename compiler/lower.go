@@ -93,9 +93,17 @@ func (lv *lowering) variant() *plan.Variant {
 	}
 	if cal := s.Calibration; cal != nil {
 		out.Calibration = &plan.Calibration{Loop: cal.Loop.Name, AfterSteps: append([]int(nil), cal.AfterSteps.V...), Budget: calibrationRuns(cal), Select: cal.Select.V}
+		// A round compares gains as the calibrated loop's reward shapes
+		// them: normalised and clipped (see checker.calibrated).
+		if l := lv.x.loops[cal.Loop.Name]; l != nil {
+			if r := lv.x.rewards[l.Reward.Name]; r != nil {
+				out.Calibration.Normalize, out.Calibration.Clip = r.Normalize.V, r.Clip.V
+			}
+		}
 	}
 	if ev := s.Evaluation; ev != nil {
-		out.Evaluation = &plan.Evaluation{Split: ev.Split.V, AvgAt: ev.AvgAt.V, BestAt: ev.BestAt.V, States: ev.States.V,
+		k, states := evalShape(ev)
+		out.Evaluation = &plan.Evaluation{Split: ev.Split.V, AvgAt: ev.AvgAt.V, BestAt: ev.BestAt.V, K: k, States: states,
 			Normalize: ev.Normalize.V, Arms: evalArms(ev), Predictor: ev.Predictor.Name}
 	}
 	if b := s.Budget; b != nil {

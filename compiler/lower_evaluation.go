@@ -1,6 +1,16 @@
 package compiler
 
-import "github.com/assay-lang/assay/compiler/plan"
+import (
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/lang/spec"
+)
+
+// evalShape is what an evaluation runs on each task of each arm: k
+// proposals, max(avg_at, best_at), on each of its states (at least one).
+// The plan states both, so the runtime runs what is counted here.
+func evalShape(ev *spec.Evaluation) (k, states int) {
+	return max(ev.AvgAt.V, ev.BestAt.V), max(ev.States.V, 1)
+}
 
 // evaluation adds the evaluation phase: every arm makes k proposals per
 // state of every task of the split; each is built, and what builds is
@@ -13,7 +23,8 @@ func (pl *phaseLowering) evaluation() {
 	}
 	r := pl.newPhase(plan.PhaseEvaluation, plan.PhaseEvaluation, "", ev.Range)
 	r.ph.Proposer, r.ph.Builder = ev.Proposer.Name, ev.Builder.Name
-	perArm := float64(max(ev.States.V, 1) * max(ev.AvgAt.V, ev.BestAt.V))
+	k, states := evalShape(ev)
+	perArm := float64(states * k)
 	arms := evalArms(ev)
 	ok := lv.built(ev.Builder)
 	forScen(func(sc int) {

@@ -176,7 +176,7 @@ func rlPhases(pl *phaseLowering, lp *loopPlan) {
 	for sc := 0; sc < nScenarios; sc++ {
 		rc.count(lp, sc)
 	}
-	pl.calibrationPhases(lp, rc.ok)
+	pl.calibrationPhases(r.ph, lp, rc.ok)
 }
 
 // rlCounter counts the calls of one RL loop's phase.
@@ -231,8 +231,9 @@ func (rc *rlCounter) count(lp *loopPlan, sc int) {
 }
 
 // calibrationPhases adds a phase per calibration round of an RL loop the
-// calibration block names; ok is the loop's share of builds that succeed.
-func (pl *phaseLowering) calibrationPhases(lp *loopPlan, ok vec) {
+// calibration block names, each named by the loop's phase rl; ok is the
+// loop's share of builds that succeed.
+func (pl *phaseLowering) calibrationPhases(rl *plan.Phase, lp *loopPlan, ok vec) {
 	lv, l := pl.lv, lp.l
 	cal := lv.s.Calibration
 	if cal == nil || cal.Loop.Name != l.Name {
@@ -241,6 +242,7 @@ func (pl *phaseLowering) calibrationPhases(lp *loopPlan, ok vec) {
 	for i, after := range cal.AfterSteps.V {
 		cr := pl.newPhase(plan.PhaseCalibration+"."+l.Name+"."+itoa(after), plan.PhaseCalibration, l.Name, cal.Range)
 		cr.ph.AfterStep, cr.ph.Select = after, cal.Select.V
+		rl.Calibrations = append(rl.Calibrations, cr.ph.Name)
 		// The round's runs per environment, as its counts spread them: the
 		// runtime picks the best-rated proposals of each environment up to
 		// its share, so the per-environment counts hold whichever

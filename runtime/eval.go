@@ -143,8 +143,8 @@ func (r *evaluation) Execute() error {
 	if len(e.Arms) == 0 {
 		return fmt.Errorf("%w: the plan's evaluation has no arm", errPermanent)
 	}
-	// k proposals per state, as the plan counted: max(avg_at, best_at).
-	r.k, r.states = max(e.AvgAt, e.BestAt), max(e.States, 1)
+	// k proposals on each of the states, as the plan states them.
+	r.k, r.states = e.K, e.States
 	r.items = nil
 	for a := range e.Arms {
 		for _, t := range r.tasks {

@@ -250,11 +250,11 @@ func lm2lmPlan() *plan.Plan {
 		RolloutEvery: 2, ZeroVariance: "drop", Reward: "rwm_gain", RewardSource: "predicted", Predictor: "rwm", Proposer: "proposer", Builder: "builder",
 		LearningRate: 0.5, Split: "train"}}
 	v.Records = &plan.Records{SeedRuns: 6, Select: "random"}
-	v.Calibration = &plan.Calibration{Loop: "policy", AfterSteps: []int{4, 8}, Budget: []int{3, 3}, Select: "top_rated"}
-	v.Evaluation = &plan.Evaluation{Split: "holdout", AvgAt: 2, BestAt: 2, States: 1, Normalize: "scale", Arms: []plan.EvalArm{{Name: plan.ArmPolicy, Proposer: "proposer"}}}
+	v.Calibration = &plan.Calibration{Loop: "policy", AfterSteps: []int{4, 8}, Budget: []int{3, 3}, Select: "top_rated", Normalize: "scale", Clip: 6}
+	v.Evaluation = &plan.Evaluation{Split: "holdout", AvgAt: 2, BestAt: 2, K: 2, States: 1, Normalize: "scale", Arms: []plan.EvalArm{{Name: plan.ArmPolicy, Proposer: "proposer"}}}
 	v.Phases = []*plan.Phase{
 		{Name: "seed_records", Kind: plan.PhaseSeedRecords, Select: "random", Proposer: "proposer", Builder: "builder", Proposals: map[string]int{"tiny": 6}, Calls: plan.Calls{RealRuns: runs(6)}},
-		{Name: "policy", Kind: plan.PhaseRL, Loop: "policy", Steps: plan.Exact(8)},
+		{Name: "policy", Kind: plan.PhaseRL, Loop: "policy", Steps: plan.Exact(8), Calibrations: []string{"calibration_1", "calibration_2"}},
 		{Name: "calibration_1", Kind: plan.PhaseCalibration, Loop: "policy", AfterStep: 4, Select: "top_rated", Calls: plan.Calls{RealRuns: runs(3)}},
 		{Name: "calibration_2", Kind: plan.PhaseCalibration, Loop: "policy", AfterStep: 8, Select: "top_rated", Calls: plan.Calls{RealRuns: runs(3)}},
 		{Name: "evaluation", Kind: plan.PhaseEvaluation, Proposer: "proposer", Builder: "builder", Calls: plan.Calls{RealRuns: runs(2)}},

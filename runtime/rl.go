@@ -178,15 +178,10 @@ func newRLPhase(s *service, sc scope, idx int, ph *plan.Phase) (phaseNode, error
 }
 
 func (r *rlLoop) Execute() error {
-	idx, ph := r.idx, r.ph
+	ph := r.ph
 	l := r.l
 	var err error
-	var cals []*plan.Phase
-	for _, c := range r.s.v.Phases[idx+1:] {
-		if c.Kind == plan.PhaseCalibration && (c.Loop == "" || c.Loop == l.Name) {
-			cals = append(cals, c)
-		}
-	}
+	cals := calibrationsOf(r.s.v, ph)
 	steps := int(math.Round(l.Steps.Expected))
 	if l.UntilBudget {
 		// Until the budget is spent, and never past the most steps the

@@ -97,7 +97,7 @@ func (r *rlLoop) calibrate(sc scope, round int, ph *plan.Phase) error {
 		rec := record{Task: p.gr.Task.Name, Env: p.gr.Task.Env, Proposal: runs[i].Proposal, Gain: o.Gain, Infeasible: o.Infeasible}
 		recs = append(recs, rec)
 		if !o.Infeasible {
-			pr, rr := r.sh.normalised(p.c.Predicted, *p.gr.Task), r.sh.normalised(o.Gain, *p.gr.Task)
+			pr, rr := calibratedGain(c, p.c.Predicted, *p.gr.Task), calibratedGain(c, o.Gain, *p.gr.Task)
 			fig.Points = append(fig.Points, CalibPoint{Task: p.gr.TaskKey, State: p.gr.State, Proposal: proposalKey(p.c.Proposal), Predicted: p.c.Predicted, Real: o.Gain, PredictedReward: pr, RealReward: rr})
 		}
 	}
@@ -112,6 +112,20 @@ func (r *rlLoop) calibrate(sc scope, round int, ph *plan.Phase) error {
 		return err
 	}
 	return r.s.j.Flush()
+}
+
+// calibratedGain is a gain as a calibration round compares it: the one
+// place the runtime applies the plan's calibration normalisation and clip.
+func calibratedGain(c *plan.Calibration, gain float64, t taskInfo) float64 {
+	scale := t.Scale
+	if c.Normalize == "none" || scale == 0 {
+		scale = 1
+	}
+	x := gain / scale
+	if clip := c.Clip; clip > 0 {
+		x = math.Max(-clip, math.Min(clip, x))
+	}
+	return x
 }
 
 // calibrationError returns the mean absolute error of predicted against
@@ -165,4 +179,52 @@ func withinState(pts []CalibPoint) (acc float64, pairs int, cos float64, groups 
 		gs[i] = by[st]
 	}
 	return groupStats(gs)
+}
+
+// calibrationsOf is the calibration phases RL phase ph names, in the
+// order it names them; runnable has checked each is a later calibration
+// phase of v.
+func calibrationsOf(v *plan.Variant, ph *plan.Phase) []*plan.Phase {
+	var cals []*plan.Phase
+	for _, name := range ph.Calibrations {
+		for _, c := range v.Phases {
+			if c.Name == name {
+				cals = append(cals, c)
+				break
+			}
+		}
+	}
+	return cals
+}
+
+// calibrationsNamed checks that every calibration phase of v is named by
+// exactly one earlier RL phase and that an RL phase names only later
+// calibration phases: a round no loop names would never run.
+func calibrationsNamed(v *plan.Variant) error {
+	owner := map[string]string{}
+	seen := map[string]int{}
+	for i, ph := range v.Phases {
+		seen[ph.Name] = i
+		if len(ph.Calibrations) > 0 && ph.Kind != plan.PhaseRL {
+			return fmt.Errorf("phase %q of kind %s names calibration phases; only an rl phase runs them", ph.Name, ph.Kind)
+		}
+		for _, name := range ph.Calibrations {
+			if o, ok := owner[name]; ok {
+				return fmt.Errorf("calibration phase %q is named by both %q and %q", name, o, ph.Name)
+			}
+			owner[name] = ph.Name
+		}
+	}
+	for i, ph := range v.Phases {
+		for _, name := range ph.Calibrations {
+			j, ok := seen[name]
+			if !ok || j <= i || v.Phases[j].Kind != plan.PhaseCalibration {
+				return fmt.Errorf("rl phase %q names %q, which is not a later calibration phase", ph.Name, name)
+			}
+		}
+		if ph.Kind == plan.PhaseCalibration && owner[ph.Name] == "" {
+			return fmt.Errorf("calibration phase %q is named by no rl phase, so it would never run", ph.Name)
+		}
+	}
+	return nil
 }

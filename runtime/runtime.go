@@ -331,6 +331,15 @@ func runnable(p *plan.Plan) error {
 				}
 			}
 		}
+		if e := v.Evaluation; e != nil && (e.K < 1 || e.States < 1) {
+			return bad("evaluation has k %d and states %d", e.K, e.States)
+		}
+		if c := v.Calibration; c != nil && c.Normalize == "" {
+			return bad("calibration of loop %q has no normalize", c.Loop)
+		}
+		if err := calibrationsNamed(v); err != nil {
+			return bad("%v", err)
+		}
 		for _, ro := range v.Roles {
 			if ro.Concurrency < 1 {
 				return bad("role %q has concurrency %d", ro.Name, ro.Concurrency)

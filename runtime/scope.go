@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"math"
+	"slices"
 
 	"github.com/assay-lang/assay/compiler/plan"
 )
@@ -34,7 +35,7 @@ func scopeFor(v *plan.Variant, loops map[string]*plan.Loop, i int, ph *plan.Phas
 		return sc
 	}
 	for _, later := range v.Phases[i+1:] {
-		if ph.Kind == plan.PhaseRL && later.Kind == plan.PhaseCalibration && (later.Loop == "" || later.Loop == ph.Loop) {
+		if slices.Contains(ph.Calibrations, later.Name) {
 			continue // its calibration runs belong to this phase
 		}
 		sc.floor += heldBack(loops, later)

@@ -60,14 +60,6 @@ func formulaNode(n *plan.Node) *formula.Node {
 	return out
 }
 
-// clip limits x to [-c, c], or leaves it when the reward has no clip.
-func (s *shaper) clip(x float64) float64 {
-	if s.c <= 0 {
-		return x
-	}
-	return math.Max(-s.c, math.Min(s.c, x))
-}
-
 // candidate is one scored proposal of a group.
 type candidate struct {
 	Proposal   plugins.Proposal `json:"proposal"`
@@ -86,16 +78,6 @@ type candidate struct {
 	Bonus   float64 `json:"diversity_bonus,omitempty"`
 	// state is the encoded proposer request the proposal was sampled from.
 	state *payload.ProposeRequest
-}
-
-// normalised is a gain as the reward sees it: divided by the task's scale
-// (unless the reward does not normalise) and clipped to [-c, c].
-func (s *shaper) normalised(gain float64, t taskInfo) float64 {
-	scale := t.Scale
-	if s.r.Normalize == "none" || scale == 0 {
-		scale = 1
-	}
-	return s.clip(gain / scale)
 }
 
 // proposalKey identifies a proposal's content, for repeat detection.

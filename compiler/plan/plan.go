@@ -11,7 +11,7 @@ import (
 )
 
 // FormatVersion is bumped whenever the JSON shape of a Plan changes.
-const FormatVersion = "1.3"
+const FormatVersion = "1.4"
 
 // Plan is a compiled experiment. Without a sweep it has one variant.
 type Plan struct {
@@ -191,15 +191,24 @@ type Calibration struct {
 	AfterSteps []int  `json:"after_steps"`
 	Budget     []int  `json:"budget"`
 	Select     string `json:"select"`
+	// Normalize and Clip are how a round compares predicted and real
+	// gains: each divided by its task's scale unless Normalize is "none",
+	// then clipped to [-Clip, Clip] (0: not clipped). The compiler takes
+	// them from the calibrated loop's reward.
+	Normalize string  `json:"normalize"`
+	Clip      float64 `json:"clip,omitempty"`
 }
 
 // Evaluation is the held-out evaluation protocol. Arms lists the proposer
 // roles evaluated on the same states, the trained policy first; Predictor
 // is the world model that predicts every evaluated proposal (empty: none).
 type Evaluation struct {
-	Split     string    `json:"split"`
-	AvgAt     int       `json:"avg_at,omitempty"`
-	BestAt    int       `json:"best_at,omitempty"`
+	Split  string `json:"split"`
+	AvgAt  int    `json:"avg_at,omitempty"`
+	BestAt int    `json:"best_at,omitempty"`
+	// K is the proposals each arm makes on each state, max(avg_at,
+	// best_at); States is the states of each task (at least 1).
+	K         int       `json:"k"`
 	States    int       `json:"states"`
 	Normalize string    `json:"normalize"`
 	Arms      []EvalArm `json:"arms"`
@@ -457,6 +466,9 @@ type Phase struct {
 	Loop string `json:"loop,omitempty"`
 	// AfterStep is the policy step after which a calibration round runs.
 	AfterStep int `json:"after_step,omitempty"`
+	// Calibrations names, in order, the calibration phases an RL phase
+	// runs inside it; the runtime runs no others.
+	Calibrations []string `json:"calibrations,omitempty"`
 	// Steps and Refreshes are for RL phases.
 	Steps     Count `json:"steps,omitempty"`
 	Refreshes Count `json:"refreshes,omitempty"`
