@@ -122,7 +122,6 @@ type policyRecord struct {
 type rlLoop struct {
 	s     *service
 	sc    scope
-	idx   int
 	l     *plan.Loop
 	ph    *plan.Phase
 	sh    *shaper
@@ -154,7 +153,7 @@ func newRLLoop(r *service, sc scope, idx int, ph *plan.Phase) (*rlLoop, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &rlLoop{s: r, sc: sc, idx: idx, l: l, ph: ph, sh: sh, judge: judge, rt: rt, calibrated: map[string]bool{}, parents: map[string]*taskParent{}}, nil
+	return &rlLoop{s: r, sc: sc, l: l, ph: ph, sh: sh, judge: judge, rt: rt, calibrated: map[string]bool{}, parents: map[string]*taskParent{}}, nil
 }
 
 // judgeOf is the critic the plan binds to judge a loop's candidates, and
