@@ -69,17 +69,17 @@ type frameError struct {
 func (s *frameStream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 	for {
 		if err := ctx.Err(); err != nil {
-			return nil, 0, fmt.Errorf("reading a frame: %w", err)
+			return nil, 0, connError("reading a frame", err)
 		}
 		msg, n, ferr, err := s.readFrame()
 		if err != nil {
-			return nil, n, fmt.Errorf("reading a frame: %w", err)
+			return nil, n, connError("reading a frame", err)
 		}
 		if ferr == nil {
 			return msg, n, nil
 		}
 		if err := s.writeError(ferr); err != nil {
-			return nil, n, fmt.Errorf("answering a malformed frame: %w", err)
+			return nil, n, connError("answering a malformed frame", err)
 		}
 	}
 }

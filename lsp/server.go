@@ -62,10 +62,11 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
 	conn.Go(ctx, func(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
 		inflight.Add(1)
 		var once sync.Once
-		return h(ctx, func(ctx context.Context, result any, err error) error {
+		err := h(ctx, func(ctx context.Context, result any, err error) error {
 			defer once.Do(inflight.Done)
 			return reply(ctx, result, err)
 		}, req)
+		return connError("handling "+req.Method(), err)
 	})
 	done := make(chan struct{})
 	go func() { s.checker(ctx); close(done) }()
@@ -406,4 +407,15 @@ func (s *server) doc(u protocol.DocumentURI) (*document, *text, *syntax, error) 
 		d.syn = analyze(d.text.src, d.cue)
 	}
 	return d, d.text, d.syn, nil
+}
+
+// connError wraps an error that reaches jsonrpc2's connection (a handler's
+// or the stream's) as every such error is wrapped: the connection keeps
+// its errors in one atomic.Value, which panics when a later error has
+// another concrete type. nil stays nil.
+func connError(what string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%s: %w", what, err)
 }
