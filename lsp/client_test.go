@@ -57,8 +57,8 @@ func startEditor(t testing.TB, opts Options) *editor {
 	e := &editor{t: t, ctx: ctx, done: make(chan error, 1), changed: make(chan struct{}),
 		diags: map[protocol.DocumentURI]*protocol.PublishDiagnosticsParams{}, history: map[protocol.DocumentURI][]uint32{}, versions: map[protocol.DocumentURI]int32{}, texts: map[protocol.DocumentURI]string{}}
 	go func() { e.done <- Serve(ctx, pipe{sr, sw}, opts) }()
-	e.conn = jsonrpc2.NewConn(jsonrpc2.NewStream(pipe{cr, cw}))
-	e.conn.Go(ctx, protocol.ClientHandler(clientImpl{e}, func(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+	e.conn = jsonrpc2.NewConn(wrappedStream{jsonrpc2.NewStream(pipe{cr, cw})})
+	h := protocol.ClientHandler(clientImpl{e}, func(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
 		if req.Method() == "workspace/codeLens/refresh" {
 			e.mu.Lock()
 			e.refresh++
@@ -67,7 +67,10 @@ func startEditor(t testing.TB, opts Options) *editor {
 			return reply(ctx, nil, nil)
 		}
 		return jsonrpc2.MethodNotFoundHandler(ctx, reply, req)
-	}))
+	})
+	e.conn.Go(ctx, func(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+		return connError("handling "+req.Method(), h(ctx, reply, req))
+	})
 	e.srv = protocol.ServerDispatcher(e.conn, zap.NewNop())
 	t.Cleanup(func() {
 		_ = e.srv.Shutdown(ctx)
@@ -279,4 +282,15 @@ func (e *editor) waitRefresh(n int) {
 			e.t.Fatalf("%d code lens refreshes, want %d", got, n)
 		}
 	}
+}
+
+// wrappedStream wraps every error of jsonrpc2's own stream as the server
+// wraps its own (connError): that stream returns a cancelled context's
+// error bare and its other errors wrapped, and the connection panics when
+// it keeps two errors of different types.
+type wrappedStream struct{ jsonrpc2.Stream }
+
+func (s wrappedStream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
+	m, n, err := s.Stream.Read(ctx)
+	return m, n, connError("reading", err)
 }

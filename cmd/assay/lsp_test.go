@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -49,7 +50,7 @@ func TestLSPProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	diags := make(chan protocol.PublishDiagnosticsParams, 8)
-	conn := jsonrpc2.NewConn(jsonrpc2.NewStream(procStream{out, in}))
+	conn := jsonrpc2.NewConn(wrappedStream{jsonrpc2.NewStream(procStream{out, in})})
 	conn.Go(ctx, func(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
 		if req.Method() == protocol.MethodTextDocumentPublishDiagnostics {
 			var p protocol.PublishDiagnosticsParams
@@ -57,7 +58,10 @@ func TestLSPProcess(t *testing.T) {
 				diags <- p
 			}
 		}
-		return reply(ctx, nil, nil)
+		if err := reply(ctx, nil, nil); err != nil {
+			return fmt.Errorf("replying: %w", err)
+		}
+		return nil
 	})
 	var init protocol.InitializeResult
 	if _, err := conn.Call(ctx, protocol.MethodInitialize, &protocol.InitializeParams{}, &init); err != nil {
@@ -100,7 +104,7 @@ func TestLSPExitWithoutShutdown(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	conn := jsonrpc2.NewConn(jsonrpc2.NewStream(procStream{out, in}))
+	conn := jsonrpc2.NewConn(wrappedStream{jsonrpc2.NewStream(procStream{out, in})})
 	conn.Go(ctx, jsonrpc2.MethodNotFoundHandler)
 	if _, err := conn.Call(ctx, protocol.MethodInitialize, &protocol.InitializeParams{}, nil); err != nil {
 		t.Fatal(err)
@@ -110,4 +114,18 @@ func TestLSPExitWithoutShutdown(t *testing.T) {
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
 		t.Errorf("exit without shutdown: %v, want exit status 1", err)
 	}
+}
+
+// wrappedStream wraps every read error of jsonrpc2's own stream alike (it
+// returns a cancelled context's error bare and others wrapped), so the
+// connection never keeps two errors of different types: its atomic.Value
+// panics then, and the panic would end the whole test binary.
+type wrappedStream struct{ jsonrpc2.Stream }
+
+func (s wrappedStream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
+	m, n, err := s.Stream.Read(ctx)
+	if err != nil {
+		return m, n, fmt.Errorf("reading: %w", err)
+	}
+	return m, n, nil
 }
