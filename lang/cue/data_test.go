@@ -22,6 +22,9 @@ func TestDataSpecErrors(t *testing.T) {
 		{"s.yml", "name: x\nsed: 1\n", "s.yml:2:1: error[E_UNKNOWN_FIELD]"},
 		{"s.yaml", "name: x\nseed: one\n", "s.yaml:2:7: error[cue_constraint]"},
 		{"s.yaml", "- 1\n- 2\n", "s.yaml:1:1: error[E_TYPE]: a YAML spec must be a mapping"},
+		// CUE's YAML decoder panics on bare carriage returns; that is an
+		// error placed on the file, not a crash.
+		{"s.yaml", "\r\r0", "s.yaml:1:1: error[cue_syntax]: the YAML decoder could not read this file"},
 		// Aliases that expand exponentially are refused, not expanded.
 		{"s.yaml", bomb(), "s.yaml:1:1: error[cue_syntax]: invalid YAML: aliases expand to more than"},
 	} {
@@ -39,6 +42,7 @@ func FuzzLoadData(f *testing.F) {
 	f.Add(false, []byte("a: &a [*a]\n"))
 	f.Add(false, []byte("- 1\n"))
 	f.Add(true, []byte(`[{}]`))
+	f.Add(false, []byte("\r\r0"))
 	f.Fuzz(func(t *testing.T, isJSON bool, b []byte) {
 		if len(b) > maxFuzzInput {
 			return

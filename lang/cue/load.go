@@ -123,8 +123,16 @@ func LoadFile(path string, opts Options) (*spec.Spec, diag.Diagnostics) {
 // (.yaml, .yml) are read by CUE's own encoders into the same syntax tree
 // as CUE, so a spec written in either is checked, positioned and decoded
 // exactly as a CUE spec. The error is a *diag.Diagnostic for a limit, else
-// CUE's.
-func parseSource(f Source, lim budget.Limits) (*ast.File, error) {
+// CUE's. The decoders are a library's: a panic in one (CUE's YAML decoder
+// indexes past its line table on a file of bare carriage returns) becomes
+// a positioned error, never a crash of the command or the language server.
+func parseSource(f Source, lim budget.Limits) (af *ast.File, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			af, err = nil, diag.Errorf(codeCUESyntax, fileStart(f.Name), "the %s decoder could not read this file", strings.ToUpper(Language(f.Name))).
+				WithDetail("Save the file with plain line endings (LF or CRLF, not a bare CR) and check it is valid %s.", strings.ToUpper(Language(f.Name)))
+		}
+	}()
 	switch Language(f.Name) {
 	case "json":
 		x, err := cuejson.Extract(f.Name, f.Src)
