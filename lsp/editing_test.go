@@ -96,14 +96,27 @@ func has(xs []string, want ...string) bool {
 // TestEditing drives the server through what an editor does with
 // specs/lm2lm.hcl: open it with an error, see the diagnostic, fix it and
 // see it cleared, then hover, complete, go to definition, find
-// references, format and read the code lens.
+// references, format and read the code lens. The steps share one open
+// buffer, in order: each helper leaves it as lm2lm.hcl was, or says so.
 func TestEditing(t *testing.T) {
 	t.Parallel()
 	e := startEditor(t, Options{})
-	ctx := e.ctx
 	path := specPath(t, "lm2lm.hcl")
 	orig := readSpec(t, "lm2lm.hcl")
 
+	u, clean := editDiagnostics(t, e, path, orig)
+	editHover(t, e, u)
+	editCompletion(t, e, u, orig, clean)
+	editNavigation(t, e, u)
+	editFormatting(t, e, u, path, orig)
+	editCodeLens(t, e, u)
+}
+
+// editDiagnostics opens lm2lm.hcl with an error, checks it is published as
+// validate reports it, fixes it, and adds and removes a warning. It
+// returns the open document and validate's diagnostics of the clean spec.
+func editDiagnostics(t *testing.T, e *editor, path, orig string) (protocol.DocumentURI, diag.Diagnostics) {
+	t.Helper()
 	// An error: a misspelt formula name, reported as validate reports it.
 	broken := strings.Replace(orig, "clip(predicted_gain", "clip(predicted_gian", 1)
 	u := e.open(path, broken)
@@ -145,92 +158,110 @@ func TestEditing(t *testing.T) {
 	if ds := e.waitDiags(u, v); !sameAsValidate(ds, clean) {
 		t.Fatalf("after removing islands: %+v", ds)
 	}
+	return u, clean
+}
 
-	hover := func(pos protocol.Position) string {
-		t.Helper()
-		h, err := e.srv.Hover(ctx, &protocol.HoverParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}, Position: pos}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if h == nil {
-			return ""
-		}
-		return h.Contents.Value
+// hoverAt is the hover text at pos in u, "" when there is none.
+func hoverAt(t *testing.T, e *editor, u protocol.DocumentURI, pos protocol.Position) string {
+	t.Helper()
+	h, err := e.srv.Hover(e.ctx, &protocol.HoverParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}, Position: pos}})
+	if err != nil {
+		t.Fatal(err)
 	}
+	if h == nil {
+		return ""
+	}
+	return h.Contents.Value
+}
+
+// completeAt is the labels of the completions at pos in u.
+func completeAt(t *testing.T, e *editor, u protocol.DocumentURI, pos protocol.Position) []string {
+	t.Helper()
+	l, err := e.srv.Completion(e.ctx, &protocol.CompletionParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}, Position: pos}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return labels(l.Items)
+}
+
+// editHover hovers a field, an enum, a reference and a loop.
+func editHover(t *testing.T, e *editor, u protocol.DocumentURI) {
+	t.Helper()
 	// A field: documentation, type, default.
-	if h := hover(e.at(u, "role \"proposer\"", "temperature", 2)); !strings.Contains(h, "role.*.temperature") || !strings.Contains(h, "number") || !strings.Contains(h, "Sampling temperature") || !strings.Contains(h, "Default: 1.0") {
+	if h := hoverAt(t, e, u, e.at(u, "role \"proposer\"", "temperature", 2)); !strings.Contains(h, "role.*.temperature") || !strings.Contains(h, "number") || !strings.Contains(h, "Sampling temperature") || !strings.Contains(h, "Default: 1.0") {
 		t.Errorf("hover on temperature:\n%s", h)
 	}
 	// An enum: the allowed values.
-	if h := hover(e.at(u, "reward \"rwm_gain\"", "normalize", 0)); !strings.Contains(h, `"scale"`) || !strings.Contains(h, `"none"`) {
+	if h := hoverAt(t, e, u, e.at(u, "reward \"rwm_gain\"", "normalize", 0)); !strings.Contains(h, `"scale"`) || !strings.Contains(h, `"none"`) {
 		t.Errorf("hover on normalize:\n%s", h)
 	}
 	// A reference: the block it names.
-	if h := hover(e.at(u, "predictor", "role.rwm", 6)); !strings.Contains(h, `role "rwm" {`) || !strings.Contains(h, `model       = "GPT-6-sol"`) {
+	if h := hoverAt(t, e, u, e.at(u, "predictor", "role.rwm", 6)); !strings.Contains(h, `role "rwm" {`) || !strings.Contains(h, `model       = "GPT-6-sol"`) {
 		t.Errorf("hover on role.rwm:\n%s", h)
 	}
 	// A loop: its estimated steps, real runs and dollars.
-	if h := hover(e.at(u, "loop \"policy\"", "policy", 1)); !strings.Contains(h, "Estimate: 96 steps") || !strings.Contains(h, "real runs") || !strings.Contains(h, "$") {
+	if h := hoverAt(t, e, u, e.at(u, "loop \"policy\"", "policy", 1)); !strings.Contains(h, "Estimate: 96 steps") || !strings.Contains(h, "real runs") || !strings.Contains(h, "$") {
 		t.Errorf("hover on loop policy:\n%s", h)
 	}
-	if h := hover(e.at(u, "calibration {", "loop.policy", 6)); !strings.Contains(h, "Estimate: 96 steps") {
+	if h := hoverAt(t, e, u, e.at(u, "calibration {", "loop.policy", 6)); !strings.Contains(h, "Estimate: 96 steps") {
 		t.Errorf("hover on loop.policy:\n%s", h)
 	}
+}
 
-	complete := func(pos protocol.Position) []string {
-		t.Helper()
-		l, err := e.srv.Completion(ctx, &protocol.CompletionParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}, Position: pos}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return labels(l.Items)
-	}
+// editCompletion types partial lines and checks what is offered, then
+// removes them and checks the spec is restored with its diagnostics.
+func editCompletion(t *testing.T, e *editor, u protocol.DocumentURI, orig string, clean diag.Diagnostics) {
+	t.Helper()
 	// Field names valid in a loop, on a new line being typed.
 	e.replace(u, "  learning_rate       = 1e-6\n", "  learning_rate       = 1e-6\n  sc\n")
-	if got := complete(e.at(u, "  sc\n", "sc", 2)); !has(got, "screen", "steps", "algorithm", "islands") || has(got, "model") {
+	if got := completeAt(t, e, u, e.at(u, "  sc\n", "sc", 2)); !has(got, "screen", "steps", "algorithm", "islands") || has(got, "model") {
 		t.Errorf("completion in a loop: %v", got)
 	}
 	// Enum values inside a string.
 	e.replace(u, "  sc\n", "  algorithm = \"\"\n")
-	if got := complete(e.at(u, "algorithm = \"", "\"", 1)); !has(got, "grpo", "dapo") || len(got) != 2 {
+	if got := completeAt(t, e, u, e.at(u, "algorithm = \"", "\"", 1)); !has(got, "grpo", "dapo") || len(got) != 2 {
 		t.Errorf("completion of algorithm: %v", got)
 	}
 	// References to declared blocks of the kinds a field takes.
 	e.replace(u, "  algorithm = \"\"\n", "  screen = \n")
-	if got := complete(e.at(u, "  screen = \n", "\n", 0)); len(got) != 0 {
+	if got := completeAt(t, e, u, e.at(u, "  screen = \n", "\n", 0)); len(got) != 0 {
 		t.Errorf("completion of screen in a spec without critics: %v", got)
 	}
 	e.replace(u, "  screen = \n", "  proposer = \n")
-	if got := complete(e.at(u, "  proposer = \n", "\n", 0)); !has(got, "role.proposer", "role.rwm", "role.builder") || has(got, "plugin.openai") {
+	if got := completeAt(t, e, u, e.at(u, "  proposer = \n", "\n", 0)); !has(got, "role.proposer", "role.rwm", "role.builder") || has(got, "plugin.openai") {
 		t.Errorf("completion of proposer: %v", got)
 	}
 	e.replace(u, "  proposer = \n", "  proposer = role.\n")
-	if got := complete(e.at(u, "  proposer = role.\n", "\n", 0)); !has(got, "proposer", "rwm", "builder") || len(got) != 3 {
+	if got := completeAt(t, e, u, e.at(u, "  proposer = role.\n", "\n", 0)); !has(got, "proposer", "rwm", "builder") || len(got) != 3 {
 		t.Errorf("completion after role.: %v", got)
 	}
 	// Block types at the top level.
-	v = e.replace(u, "  proposer = role.\n", "")
+	e.replace(u, "  proposer = role.\n", "")
 	e.replace(u, "\nrecords {", "\ncr\nrecords {")
-	if got := complete(e.at(u, "\ncr\n", "cr", 2)); !has(got, "critic", "role", "loop", "budget", "extends") || has(got, "steps") {
+	if got := completeAt(t, e, u, e.at(u, "\ncr\n", "cr", 2)); !has(got, "critic", "role", "loop", "budget", "extends") || has(got, "steps") {
 		t.Errorf("completion at the top level: %v", got)
 	}
-	v = e.replace(u, "\ncr\nrecords {", "\nrecords {")
+	v := e.replace(u, "\ncr\nrecords {", "\nrecords {")
 	if e.text(u) != orig {
 		t.Fatalf("the edits did not restore the spec")
 	}
 	if ds := e.waitDiags(u, v); !sameAsValidate(ds, clean) {
 		t.Fatalf("restored spec: %+v", ds)
 	}
+}
 
-	// Go to definition and find references.
-	defn, err := e.srv.Definition(ctx, &protocol.DefinitionParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}, Position: e.at(u, "predictor", "role.rwm", 7)}})
+// editNavigation goes to definitions and finds references, of blocks and
+// of variables, and completes a variable's name.
+func editNavigation(t *testing.T, e *editor, u protocol.DocumentURI) {
+	t.Helper()
+	defn, err := e.srv.Definition(e.ctx, &protocol.DefinitionParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}, Position: e.at(u, "predictor", "role.rwm", 7)}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if wantPos := e.at(u, "role \"rwm\"", "\"rwm\"", 0); len(defn) != 1 || defn[0].URI != u || defn[0].Range.Start != wantPos {
 		t.Errorf("definition of role.rwm: %+v, want %v", defn, wantPos)
 	}
-	refs, err := e.srv.References(ctx, &protocol.ReferenceParams{
+	refs, err := e.srv.References(e.ctx, &protocol.ReferenceParams{
 		TextDocumentPositionParams: protocol.TextDocumentPositionParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}, Position: e.at(u, "plugin \"openai\"", "openai", 2)},
 		Context:                    protocol.ReferenceContext{IncludeDeclaration: true},
 	})
@@ -250,22 +281,26 @@ func TestEditing(t *testing.T) {
 	}
 
 	// Variables: var.NAME is a reference to its variable block.
-	if h := hover(e.at(u, "loop \"policy\"", "var.steps", 5)); !strings.Contains(h, "variable `steps`") || !strings.Contains(h, "DAPO policy updates") {
+	if h := hoverAt(t, e, u, e.at(u, "loop \"policy\"", "var.steps", 5)); !strings.Contains(h, "variable `steps`") || !strings.Contains(h, "DAPO policy updates") {
 		t.Errorf("hover on var.steps:\n%s", h)
 	}
-	defn, err = e.srv.Definition(ctx, &protocol.DefinitionParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}, Position: e.at(u, "calibration {", "var.calibration_budget", 6)}})
+	defn, err = e.srv.Definition(e.ctx, &protocol.DefinitionParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}, Position: e.at(u, "calibration {", "var.calibration_budget", 6)}})
 	if err != nil || len(defn) != 1 || defn[0].Range.Start != e.at(u, "variable", "\"calibration_budget\"", 0) {
 		t.Errorf("definition of var.calibration_budget: %+v %v", defn, err)
 	}
 	e.replace(u, "  steps               = var.steps\n", "  steps               = var.\n")
-	if got := complete(e.at(u, "= var.\n", "\n", 0)); !has(got, "steps", "calibration_budget") || len(got) != 2 {
+	if got := completeAt(t, e, u, e.at(u, "= var.\n", "\n", 0)); !has(got, "steps", "calibration_budget") || len(got) != 2 {
 		t.Errorf("completion after var.: %v", got)
 	}
 	e.replace(u, "  steps               = var.\n", "  steps               = var.steps\n")
+}
 
-	// Formatting: a misaligned spec comes back as assay fmt writes it.
-	v = e.replace(u, "  rollout_every       = 8\n", "  rollout_every = 8\n")
-	edits, err := e.srv.Formatting(ctx, &protocol.DocumentFormattingParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}})
+// editFormatting misaligns a line and checks the server formats the spec
+// as assay fmt writes it, and leaves a formatted spec alone.
+func editFormatting(t *testing.T, e *editor, u protocol.DocumentURI, path, orig string) {
+	t.Helper()
+	e.replace(u, "  rollout_every       = 8\n", "  rollout_every = 8\n")
+	edits, err := e.srv.Formatting(e.ctx, &protocol.DocumentFormattingParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,14 +309,18 @@ func TestEditing(t *testing.T) {
 		t.Fatalf("formatting: %d edits", len(edits))
 	}
 	e.replace(u, e.text(u), edits[0].NewText)
-	if edits, _ := e.srv.Formatting(ctx, &protocol.DocumentFormattingParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}}); len(edits) != 0 {
+	if edits, _ := e.srv.Formatting(e.ctx, &protocol.DocumentFormattingParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}}); len(edits) != 0 {
 		t.Errorf("formatting a formatted spec: %+v", edits)
 	}
+}
 
-	// The code lens: the estimate of the saved spec, refreshed on save.
+// editCodeLens reads the code lens: the estimate of the saved spec,
+// refreshed on save and not before.
+func editCodeLens(t *testing.T, e *editor, u protocol.DocumentURI) {
+	t.Helper()
 	lens := func() []string {
 		t.Helper()
-		ls, err := e.srv.CodeLens(ctx, &protocol.CodeLensParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}})
+		ls, err := e.srv.CodeLens(e.ctx, &protocol.CodeLensParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -293,7 +332,7 @@ func TestEditing(t *testing.T) {
 	}
 	save := func() {
 		t.Helper()
-		if err := e.srv.DidSave(ctx, &protocol.DidSaveTextDocumentParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}}); err != nil {
+		if err := e.srv.DidSave(e.ctx, &protocol.DidSaveTextDocumentParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -306,7 +345,7 @@ func TestEditing(t *testing.T) {
 	if got := lens(); len(got) != 2 || !strings.HasPrefix(got[0], "Estimate: 200 real runs · $") || !strings.HasPrefix(got[1], "loop policy: 96 steps") {
 		t.Fatalf("code lens: %q", got)
 	}
-	v = e.replace(u, "default     = 96", "default     = 80")
+	v := e.replace(u, "default     = 96", "default     = 80")
 	e.waitDiags(u, v)
 	if got := lens(); !strings.HasPrefix(got[1], "loop policy: 96 steps") {
 		t.Errorf("code lens before the save: %q", got)
