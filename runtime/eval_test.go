@@ -74,8 +74,31 @@ func TestEvaluationArms(t *testing.T) {
 	if res.Totals.RealRuns != 12+evalRuns {
 		t.Errorf("real runs %d, want %d", res.Totals.RealRuns, 12+evalRuns)
 	}
+	checkEvalProposals(t, l.llm.evals)
+	ev := events(t, dir, "e", journal.KindEval)
+	if len(ev) != 1 {
+		t.Fatalf("%d evaluation events", len(ev))
+	}
+	var f EvalFigures
+	if err := json.Unmarshal(ev[0].Data, &f); err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Arms) != 3 || f.Arms[2].Records != 4 || f.States != 2 || f.BeatsBase == nil {
+		t.Fatalf("figures %+v", f)
+	}
+	checkEvalFigures(t, f)
+	st, err := ReadStatus(dir, "e")
+	if err != nil || len(st.Evaluation) != 1 || st.Evaluation[0].RWM == nil || len(st.Calibration) != 2 {
+		t.Errorf("status: %v; evaluation %+v, calibration %d", err, st.Evaluation, len(st.Calibration))
+	}
+}
+
+// checkEvalProposals checks TestEvaluationArms' proposal requests: 6 for
+// each arm, the in-context arm's from the untrained policy with 4 records.
+func checkEvalProposals(t *testing.T, evals []evalCall) {
+	t.Helper()
 	var trained, base, icl int
-	for _, c := range l.llm.evals {
+	for _, c := range evals {
 		switch {
 		case c.records > 0:
 			icl++
@@ -91,17 +114,12 @@ func TestEvaluationArms(t *testing.T) {
 	if trained != 6 || base != 6 || icl != 6 {
 		t.Errorf("evaluation proposals: %d trained, %d base, %d icl; want 6 each", trained, base, icl)
 	}
-	ev := events(t, dir, "e", journal.KindEval)
-	if len(ev) != 1 {
-		t.Fatalf("%d evaluation events", len(ev))
-	}
-	var f EvalFigures
-	if err := json.Unmarshal(ev[0].Data, &f); err != nil {
-		t.Fatal(err)
-	}
-	if len(f.Arms) != 3 || f.Arms[2].Records != 4 || f.States != 2 || f.BeatsBase == nil {
-		t.Fatalf("figures %+v", f)
-	}
+}
+
+// checkEvalFigures checks TestEvaluationArms' figures of each arm: states,
+// families, gains normalised by the task's scale, and the world model's.
+func checkEvalFigures(t *testing.T, f EvalFigures) {
+	t.Helper()
 	for _, a := range f.Arms {
 		if a.States != 2 || len(a.Families) != 1 || len(a.Tasks) != 1 || len(a.Tasks[0].Gains) != 6 {
 			t.Errorf("arm %s: %d states, %d families, tasks %+v", a.Arm, a.States, len(a.Families), a.Tasks)
@@ -126,10 +144,6 @@ func TestEvaluationArms(t *testing.T) {
 	}
 	if f.RWM == nil || f.RWM.Points == 0 || f.RWM.Pairs == 0 || f.RWM.Records == 0 {
 		t.Errorf("world-model figures %+v", f.RWM)
-	}
-	st, err := ReadStatus(dir, "e")
-	if err != nil || len(st.Evaluation) != 1 || st.Evaluation[0].RWM == nil || len(st.Calibration) != 2 {
-		t.Errorf("status: %v; evaluation %+v, calibration %d", err, st.Evaluation, len(st.Calibration))
 	}
 }
 
