@@ -43,39 +43,13 @@ func TestSlurmQuickstartArrays(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	// The spec beside its own lock file and plugin cache, in a temp dir; the
-	// command runs from the repository root, so the spec's repo = "." is
-	// this checkout.
-	specSrc, err := os.ReadFile(filepath.Join("testdata", "slurm", "quickstart-slurm.hcl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	// extends is relative to the testdata file; the copy needs it absolute.
-	specSrc = []byte(strings.Replace(string(specSrc), `"../../../../specs/quickstart-slurm.hcl"`,
-		strconv.Quote(filepath.Join(root, "specs", "quickstart-slurm.hcl")), 1))
-	spec := filepath.Join(tmp, "quickstart-slurm.hcl")
-	if err := os.WriteFile(spec, specSrc, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	spec := writeSlurmSpec(t, root, tmp)
 	runs := filepath.Join(tmp, "runs")
-	assay := func(args ...string) []byte {
-		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, bin, args...)
-		cmd.Dir = root
-		cmd.Env = append(os.Environ(), "NO_COLOR=1")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("assay %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return out
-	}
-	out := assay("run", "--id", "arrays", "--dir", runs, spec)
+	out := runAssayBin(t, bin, root, "run", "--id", "arrays", "--dir", runs, spec)
 	t.Logf("assay run:\n%s", out)
 
 	var st runtime.Status
-	if err := json.Unmarshal(assay("status", "--json", "--dir", runs, "arrays"), &st); err != nil {
+	if err := json.Unmarshal(runAssayBin(t, bin, root, "status", "--json", "--dir", runs, "arrays"), &st); err != nil {
 		t.Fatal(err)
 	}
 	// 4 seed records + 2 calibration runs + Avg@2/Best@2 on 1 holdout task.
@@ -90,7 +64,56 @@ func TestSlurmQuickstartArrays(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer j.Close()
-	// Array job id -> the run keys of its tasks, and every task id.
+	arrays, tasks := journaledArrays(t, j)
+	if len(j.Runs()) != wantRuns {
+		t.Errorf("the journal holds %d runs, want %d", len(j.Runs()), wantRuns)
+	}
+	checkArraysPerPhase(t, arrays)
+	checkNoGPUAsked(t, arrays)
+	checkSqueueLists(t, tasks)
+}
+
+// writeSlurmSpec copies testdata/slurm/quickstart-slurm.hcl into tmp and
+// returns the copy's path. The spec lies beside its own lock file and
+// plugin cache, in a temp dir; the command runs from the repository root,
+// so the spec's repo = "." is this checkout.
+func writeSlurmSpec(t *testing.T, root, tmp string) string {
+	t.Helper()
+	specSrc, err := os.ReadFile(filepath.Join("testdata", "slurm", "quickstart-slurm.hcl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// extends is relative to the testdata file; the copy needs it absolute.
+	specSrc = []byte(strings.Replace(string(specSrc), `"../../../../specs/quickstart-slurm.hcl"`,
+		strconv.Quote(filepath.Join(root, "specs", "quickstart-slurm.hcl")), 1))
+	spec := filepath.Join(tmp, "quickstart-slurm.hcl")
+	if err := os.WriteFile(spec, specSrc, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return spec
+}
+
+// runAssayBin runs the built assay binary bin from root and returns its
+// output, failing the test if it fails.
+func runAssayBin(t *testing.T, bin, root string, args ...string) []byte {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "NO_COLOR=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("assay %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return out
+}
+
+// journaledArrays checks that every journaled run finished as a Slurm
+// array task, and returns "PHASE JOBID" -> the run keys of that array's
+// tasks, and every task id.
+func journaledArrays(t *testing.T, j *journal.Journal) (map[string][]string, []string) {
+	t.Helper()
 	arrays := map[string][]string{}
 	var tasks []string
 	for _, r := range j.Runs() {
@@ -111,11 +134,13 @@ func TestSlurmQuickstartArrays(t *testing.T) {
 		arrays[phase+" "+base] = append(arrays[phase+" "+base], r.Key)
 		tasks = append(tasks, id)
 	}
-	if len(j.Runs()) != wantRuns {
-		t.Errorf("the journal holds %d runs, want %d", len(j.Runs()), wantRuns)
-	}
-	// One array per phase: seed records (4), the calibration round (2),
-	// evaluation (2).
+	return arrays, tasks
+}
+
+// checkArraysPerPhase checks one array per phase: seed records (4), the
+// calibration round (2), evaluation (2).
+func checkArraysPerPhase(t *testing.T, arrays map[string][]string) {
+	t.Helper()
 	perPhase := map[string]int{}
 	for k, keys := range arrays {
 		phase, _, _ := strings.Cut(k, " ")
@@ -137,9 +162,12 @@ func TestSlurmQuickstartArrays(t *testing.T) {
 	if calib != 2 {
 		t.Errorf("%d calibration runs went out as array tasks, want 2", calib)
 	}
+}
 
-	// The spec's runs are CPU work (run_cost.gpus = 0): no job asks Slurm
-	// for a GPU.
+// checkNoGPUAsked checks that no job asks Slurm for a GPU: the spec's
+// runs are CPU work (run_cost.gpus = 0).
+func checkNoGPUAsked(t *testing.T, arrays map[string][]string) {
+	t.Helper()
 	for k := range arrays {
 		_, base, _ := strings.Cut(k, " ")
 		out, err := exec.Command("scontrol", "show", "job", base, "-o").CombinedOutput()
@@ -150,8 +178,12 @@ func TestSlurmQuickstartArrays(t *testing.T) {
 			t.Errorf("job %s asks for a GPU though run_cost.gpus = 0:\n%s", base, out)
 		}
 	}
+}
 
-	// Slurm itself lists the calibration runs (and every other) as array tasks.
+// checkSqueueLists checks that Slurm itself lists the calibration runs
+// (and every other) as array tasks.
+func checkSqueueLists(t *testing.T, tasks []string) {
+	t.Helper()
 	sq, err := exec.Command("squeue", "-h", "-t", "all", "-o", "%i").Output()
 	if err != nil {
 		t.Fatalf("squeue: %v", err)
