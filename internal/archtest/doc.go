@@ -13,5 +13,11 @@
 // Planted imports into a miniature house and into the real graph show that
 // each kind of rule can fail.
 //
+// They also keep every function and file small enough to read: TestSizes
+// fails on a function of cyclomatic complexity over 30 (counted as gocyclo
+// counts it) or over 120 lines (command help text not counted), and on a
+// file over 800 lines, tests included and generated files exempt; planted
+// sources show each limit failing.
+//
 // It has no next phase; it only guards the others.
 package archtest
