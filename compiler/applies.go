@@ -134,27 +134,19 @@ func (k *checker) rewardLoops(r *spec.Reward) []*spec.Loop {
 	return out
 }
 
-// calibrated reports whether a calibration round compares this reward's
-// predicted and real values: it normalises and clips both gains, so normalize
-// and clip take effect there whatever the formulas read.
-func (k *checker) calibrated(loops []*spec.Loop) bool {
-	cal := k.s.Calibration
-	if cal == nil || !cal.Loop.Set {
-		return false
-	}
-	for _, l := range loops {
-		if l.Name == cal.Loop.Name {
-			return true
-		}
-	}
-	return false
+// calibrated reports whether the plan's calibration compares gains as
+// reward r shapes them (calibrationPlan states it): then its normalize and
+// clip take effect there whatever the formulas read.
+func (k *checker) calibrated(r *spec.Reward) bool {
+	_, shaper := calibrationPlan(k.s, k.x)
+	return shaper != nil && shaper.Name == r.Name
 }
 
 // readsScale reports whether reward r's normalisation takes effect: its
 // value formula reads scale, or a calibration compares its rewards.
 func (k *checker) readsScale(r *spec.Reward) bool {
 	yes, ok := k.reads(r.Value, "scale")
-	return yes || !ok || k.calibrated(k.rewardLoops(r))
+	return yes || !ok || k.calibrated(r)
 }
 
 func (k *checker) rewardApplies(r *spec.Reward) {
@@ -167,7 +159,7 @@ func (k *checker) rewardApplies(r *spec.Reward) {
 	if len(loops) == 0 {
 		return
 	}
-	cal := k.calibrated(loops)
+	cal := k.calibrated(r)
 
 	vc, vok := k.reads(r.Value, "c")
 	ic, iok := k.reads(r.Infeasible, "c")

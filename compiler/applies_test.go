@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -157,5 +158,29 @@ func TestAppliesInSomeVariants(t *testing.T) {
 				t.Fatalf("want %s at case.hcl:%d, got:\n%s", c.code, line, ds.Format(0))
 			}
 		})
+	}
+}
+
+// A reward's clip and normalize take effect in the calibration that
+// compares its loop's gains even when no formula reads c or scale: the
+// applies pass allows them where the plan's calibration states them, and
+// refuses them without the calibration.
+func TestCalibrationStatesTheRewardItAllows(t *testing.T) {
+	src, _ := mutate(t, readBase(t), `  value      = "clip(predicted_gain / scale, -c, c)"`+"\n  infeasible = \"-c\"", `  value      = "predicted_gain"`+"\n  infeasible = \"-1\"")
+	p, ds := compileSource(t, "calibrated.hcl", []byte(src))
+	if ds.HasErrors() || p == nil {
+		t.Fatalf("a calibrated reward whose formulas read neither c nor scale:\n%s", ds.Format(0))
+	}
+	if c := p.Variants[0].Calibration; c == nil || c.Loop != "policy" || c.Normalize != "scale" || c.Clip != 6 {
+		t.Errorf("plan calibration %+v, want the rwm_gain reward's normalize scale and clip 6", c)
+	}
+	uncal, _ := mutate(t, src, "calibration {\n  loop        = loop.policy\n  after_steps = [8, 16]\n  budget      = [5, 5]\n}\n", "")
+	_, ds = compileSource(t, "uncalibrated.hcl", []byte(uncal))
+	var codes []string
+	for _, d := range ds {
+		codes = append(codes, d.Code)
+	}
+	if !slices.Contains(codes, CodeClipUnused) || !slices.Contains(codes, CodeNormalizeUnused) {
+		t.Errorf("the reward uncalibrated: codes %v, want %s and %s", codes, CodeClipUnused, CodeNormalizeUnused)
 	}
 }

@@ -91,16 +91,7 @@ func (lv *lowering) variant() *plan.Variant {
 	if r := s.Records; r != nil {
 		out.Records = &plan.Records{SeedRuns: r.SeedRuns.V, Select: r.Select.V}
 	}
-	if cal := s.Calibration; cal != nil {
-		out.Calibration = &plan.Calibration{Loop: cal.Loop.Name, AfterSteps: append([]int(nil), cal.AfterSteps.V...), Budget: calibrationRuns(cal), Select: cal.Select.V}
-		// A round compares gains as the calibrated loop's reward shapes
-		// them: normalised and clipped (see checker.calibrated).
-		if l := lv.x.loops[cal.Loop.Name]; l != nil {
-			if r := lv.x.rewards[l.Reward.Name]; r != nil {
-				out.Calibration.Normalize, out.Calibration.Clip = r.Normalize.V, r.Clip.V
-			}
-		}
-	}
+	out.Calibration, _ = calibrationPlan(s, lv.x)
 	if ev := s.Evaluation; ev != nil {
 		k, states := evalShape(ev)
 		out.Evaluation = &plan.Evaluation{Split: ev.Split.V, AvgAt: ev.AvgAt.V, BestAt: ev.BestAt.V, K: k, States: states,
@@ -301,4 +292,26 @@ func itoa(n int) string {
 		b = append([]byte{'-'}, b...)
 	}
 	return string(b)
+}
+
+// calibrationPlan is the plan's calibration, nil without a calibration
+// block. It states how a round compares predicted and real gains: as the
+// calibrated loop's reward shapes them, normalised and clipped; shaper is
+// that reward (nil when the loop names none). The lowering writes the
+// statement into the plan and the applies pass reads shaper from it to
+// tell whether a reward's normalize and clip take effect, so the rule is
+// declared here once.
+func calibrationPlan(s *spec.Spec, x *index) (pc *plan.Calibration, shaper *spec.Reward) {
+	cal := s.Calibration
+	if cal == nil {
+		return nil, nil
+	}
+	pc = &plan.Calibration{Loop: cal.Loop.Name, AfterSteps: append([]int(nil), cal.AfterSteps.V...), Budget: calibrationRuns(cal), Select: cal.Select.V}
+	if l := x.loops[cal.Loop.Name]; l != nil && l.Reward.Set {
+		shaper = x.rewards[l.Reward.Name]
+	}
+	if shaper != nil {
+		pc.Normalize, pc.Clip = shaper.Normalize.V, shaper.Clip.V
+	}
+	return pc, shaper
 }
