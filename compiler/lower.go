@@ -200,7 +200,7 @@ func (lv *lowering) env(e *spec.Environment) *plan.Environment {
 		pe.TimeLimitSeconds = math.Ceil(pe.Hours.High * 3600)
 	}
 	for _, t := range envTasks(e, "") {
-		pt := &plan.Task{Name: t.Name, Split: t.Split.V}
+		pt := &plan.Task{Name: t.Name, Split: t.Split.V, Direction: pe.Direction}
 		if t.Baseline.Set {
 			pt.Baseline = ptr(t.Baseline.V)
 		} else if e.Baseline.Set {

@@ -370,6 +370,7 @@ func (pl *phaseLowering) solveBudget() {
 // update, algorithm constants, reward source and real runs per refresh.
 func rlLoopFields(pl *phaseLowering, lp *loopPlan, out *plan.Loop) {
 	l, x := lp.l, pl.lv.x
+	out.RunSteps = runSteps(l, out.Steps)
 	rw := x.rewards[l.Reward.Name]
 	if rw != nil && rw.Source.V != "predicted" {
 		out.NewParent = "never"
@@ -394,6 +395,20 @@ func rlLoopFields(pl *phaseLowering, lp *loopPlan, out *plan.Loop) {
 	forScen(func(sc int) { per[sc] = lp.perRefresh * lp.runsPerCan[sc] })
 	c := per.count()
 	out.RunsPerRefresh = &c
+}
+
+// runSteps is the steps the runtime runs of an RL loop whose estimated
+// step count is steps: a fixed loop's own; for a loop that spends the
+// budget, the count's high, the bound its figures are estimated at, or 0
+// when nothing bounds it (then the budget alone stops the loop).
+func runSteps(l *spec.Loop, steps plan.Count) int {
+	switch {
+	case !l.UntilBudget.V:
+		return l.Steps.V
+	case steps.Bounded():
+		return int(math.Floor(steps.High + 1e-9))
+	}
+	return 0
 }
 
 // resampleRounds is the plan's bound on dynamic sampling's extra rounds:

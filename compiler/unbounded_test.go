@@ -71,6 +71,9 @@ func TestUnboundedLoop(t *testing.T) {
 	if l.Steps.Expected != 42 {
 		t.Errorf("expected steps = %v, want 42 (as with a bounded routed share)", l.Steps.Expected)
 	}
+	if l.RunSteps != 0 {
+		t.Errorf("run_steps = %d, want 0: only the budget stops the loop", l.RunSteps)
+	}
 	r := estimate.Estimate(p)
 	if r.Totals.LLMCalls.Bounded() || r.Totals.USDLLM.Bounded() || r.Totals.LLMTokens.Bounded() {
 		t.Errorf("LLM calls %+v, LLM dollars %+v, tokens %+v: want unbounded", r.Totals.LLMCalls, r.Totals.USDLLM, r.Totals.LLMTokens)
@@ -145,6 +148,9 @@ func TestBoundedLoop(t *testing.T) {
 			steps := p.Variants[0].Loops[0].Steps
 			if !steps.Bounded() || (!math.IsNaN(c.steps) && steps.High != c.steps) {
 				t.Errorf("steps = %+v, want bounded, high %v", steps, c.steps)
+			}
+			if run := p.Variants[0].Loops[0].RunSteps; float64(run) != math.Floor(steps.High) {
+				t.Errorf("run_steps = %d, want the high step count %v", run, steps.High)
 			}
 			tot := estimate.Estimate(p).Totals
 			for name, x := range map[string]interface{ Bounded() bool }{"llm_calls": tot.LLMCalls, "usd": tot.USD, "wall_hours": tot.WallHours} {

@@ -95,7 +95,7 @@ func (r *service) resolveTasks() error {
 	for _, e := range r.v.Envs {
 		var bench map[string]plugins.TaskInfo
 		for _, t := range e.Tasks {
-			ti := &taskInfo{Env: e.Name, Name: t.Name, Split: t.Split, Scale: 1, Minimize: e.Direction != "maximize"}
+			ti := &taskInfo{Env: e.Name, Name: t.Name, Split: t.Split, Scale: 1, Minimize: t.Direction == plan.Minimize}
 			if t.Scale != nil && *t.Scale > 0 {
 				ti.Scale = *t.Scale
 			}
@@ -110,7 +110,7 @@ func (r *service) resolveTasks() error {
 				}
 				b, ok := bench[t.Name]
 				if !ok {
-					return fmt.Errorf("environment %s: benchmark %s has no task %q", e.Name, e.Benchmark, t.Name)
+					return fmt.Errorf("%senvironment %s: benchmark %s has no task %q", sourcePrefix(e.Source), e.Name, e.Benchmark, t.Name)
 				}
 				ti.Baseline = b.Baseline
 				if t.Scale == nil && b.Scale > 0 {

@@ -217,9 +217,9 @@ func f64(x float64) *float64 { return &x }
 func baseVariant() *plan.Variant {
 	env := &plan.Environment{Name: "tiny", Metric: "val_bpb", Direction: "minimize", Trainer: "trainer", GPU: "CPU", GPUs: 1, Hours: plan.Exact(0.5), GPUHours: plan.Exact(0.5), TimeLimitSeconds: 1800}
 	for i := 0; i < 3; i++ {
-		env.Tasks = append(env.Tasks, &plan.Task{Name: fmt.Sprintf("t%d", i), Split: "train", Baseline: f64(1.5), Scale: f64(0.02)})
+		env.Tasks = append(env.Tasks, &plan.Task{Name: fmt.Sprintf("t%d", i), Split: "train", Baseline: f64(1.5), Scale: f64(0.02), Direction: plan.Minimize})
 	}
-	env.Tasks = append(env.Tasks, &plan.Task{Name: "h0", Split: "holdout", Baseline: f64(1.5), Scale: f64(0.02)})
+	env.Tasks = append(env.Tasks, &plan.Task{Name: "h0", Split: "holdout", Baseline: f64(1.5), Scale: f64(0.02), Direction: plan.Minimize})
 	role := func(name string, temp float64) *plan.Role {
 		// The offline model reports the tokens of what it reads and writes;
 		// the highs bound them, as a spec's must (a call reported above its
@@ -246,7 +246,7 @@ func lm2lmPlan() *plan.Plan {
 	v := baseVariant()
 	v.Rewards = []*plan.Reward{{Name: "rwm_gain", GainFrom: "predicted", Predictor: "rwm", Normalize: "scale", Clip: 6,
 		Value: pf("clip(predicted_gain / scale, -c, c) + diversity_bonus"), RepeatPenalty: 0.5, Infeasible: pf("-c"), DiversityBy: "mechanism", DiversityWeight: 0.2}}
-	v.Loops = []*plan.Loop{{Name: "policy", Kind: "rl", Algorithm: "dapo", Steps: plan.Exact(8), StatesPerStep: 4, ProposalsPerState: 4,
+	v.Loops = []*plan.Loop{{Name: "policy", Kind: "rl", Algorithm: "dapo", Steps: plan.Exact(8), RunSteps: 8, StatesPerStep: 4, ProposalsPerState: 4,
 		RolloutEvery: 2, ZeroVariance: "drop", Reward: "rwm_gain", RewardSource: "predicted", Predictor: "rwm", Proposer: "proposer", Builder: "builder",
 		LearningRate: 0.5, Split: "train"}}
 	v.Records = &plan.Records{SeedRuns: 6, Select: "random"}
@@ -286,7 +286,7 @@ func evolvePlan() *plan.Plan {
 func criticGRPOPlan() *plan.Plan {
 	v := evolvePlan().Variants[0]
 	v.Rewards = []*plan.Reward{{Name: "label", GainFrom: "critic", Value: pf("label_score"), Clip: 1, Infeasible: pf("-c")}}
-	v.Loops = []*plan.Loop{{Name: "policy", Kind: "rl", Algorithm: "grpo", UntilBudget: true, Steps: plan.Count{Low: 1, Expected: 3, High: 40},
+	v.Loops = []*plan.Loop{{Name: "policy", Kind: "rl", Algorithm: "grpo", UntilBudget: true, Steps: plan.Count{Low: 1, Expected: 3, High: 40}, RunSteps: 40,
 		StatesPerStep: 2, ProposalsPerState: 4, RolloutEvery: 1, ZeroVariance: "drop", Reward: "label", RewardSource: "critic", Screen: "screen",
 		Critic: "screen", Routes: true, Proposer: "proposer", Builder: "builder", Summarizer: "summarizer", LearningRate: 0.5, Split: "train",
 		NewParent: "all_improve", Repairs: 1}}

@@ -44,7 +44,7 @@ func BenchmarkRealRunOverheadPlugin(b *testing.B) {
 					Plugins: []*plan.Plugin{{Name: "trainer", Kind: "trainer", Source: bin, Config: map[string]any{"delay_ms": 0.0}}, {Name: "llm", Kind: "llm"}},
 					Prices:  map[string]float64{"CPU": 1},
 					Envs: []*plan.Environment{{Name: "e", Direction: "minimize", Trainer: "trainer", GPU: "CPU", GPUs: 1, Hours: plan.Exact(1), GPUHours: plan.Exact(1),
-						Tasks: []*plan.Task{{Name: "t", Split: "train", Baseline: ptr(2.0), Scale: ptr(1.0)}}}},
+						Tasks: []*plan.Task{{Name: "t", Split: "train", Baseline: ptr(2.0), Scale: ptr(1.0), Direction: plan.Minimize}}}},
 					Roles:    []*plan.Role{{Name: "proposer", Kind: "proposer", Plugin: "llm", Concurrency: 8}},
 					Executor: plan.Executor{Kind: "local", Concurrency: conc},
 					Phases:   []*plan.Phase{{Name: "seed_records", Kind: plan.PhaseSeedRecords, Proposer: "proposer", Proposals: map[string]int{"e": n}, Calls: plan.Calls{RealRuns: map[string]plan.Count{"e": plan.Exact(n)}}}},

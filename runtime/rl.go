@@ -181,16 +181,12 @@ func (r *rlLoop) Execute() error {
 	l := r.l
 	var err error
 	cals := calibrationsOf(r.s.v, ph)
-	steps := int(math.Round(l.Steps.Expected))
-	if l.UntilBudget {
-		// Until the budget is spent, and never past the most steps the
-		// plan counts: the estimate's high is a bound the run keeps.
-		steps = int(math.Floor(l.Steps.High + 1e-9))
-		if !l.Steps.Bounded() {
-			// Nothing bounds the steps (W_UNBOUNDED): the budget alone
-			// stops the loop.
-			steps = math.MaxInt
-		}
+	// The plan's instruction: these steps, or for a loop that spends the
+	// budget at most these, and without a bound (W_UNBOUNDED, 0) as many
+	// as the budget allows.
+	steps := l.RunSteps
+	if l.UntilBudget && steps == 0 {
+		steps = math.MaxInt
 	}
 	every := l.RolloutEvery
 	total := steps

@@ -304,46 +304,106 @@ type runMeta struct {
 // runnable refuses, before any run starts, a plan the runtime cannot run
 // as written: the compiler fills every default and refuses these, so a
 // plan that breaks one was edited by hand or comes from another version,
-// and the runtime refuses it rather than guess a value of its own.
+// and the runtime refuses it rather than guess a value of its own. Each
+// refusal is positioned at the spec block of the plan node it is about,
+// where the plan records one.
 func runnable(p *plan.Plan) error {
 	for _, v := range p.Variants {
-		bad := func(format string, args ...any) error {
-			return fmt.Errorf("plan variant %s: "+format+"; compile the spec again with this version of assay", append([]any{v.Name}, args...)...)
+		bad := func(src sourced, format string, args ...any) error {
+			return fmt.Errorf("%splan variant %s: "+format+"; compile the spec again with this version of assay", append([]any{sourcePrefix(src), v.Name}, args...)...)
 		}
 		if v.Executor.Concurrency < 1 {
-			return bad("executor concurrency %d", v.Executor.Concurrency)
+			return bad(nil, "executor concurrency %d", v.Executor.Concurrency)
 		}
-		for _, l := range v.Loops {
-			if l.Split == "" || l.Proposer == "" {
-				return bad("loop %q has no split or no proposer", l.Name)
-			}
-			switch l.Kind {
-			case "rl":
-				if !(l.LearningRate > 0) {
-					return fmt.Errorf("loop %q has no learning_rate, so its proposer policy cannot be updated; set learning_rate in the loop block (e.g. 0.5 for the offline proposer)", l.Name)
-				}
-				if l.RolloutEvery < 1 || l.StatesPerStep < 1 || l.ProposalsPerState < 1 {
-					return bad("loop %q has rollout_every %d, states %d, proposals_per_state %d", l.Name, l.RolloutEvery, l.StatesPerStep, l.ProposalsPerState)
-				}
-			case "evolution":
-				if l.Islands < 1 || l.Rounds < 1 || l.Ideas < 1 || l.Verifications < 1 {
-					return bad("loop %q has islands %d, rounds %d, ideas_per_round %d, verifications_per_round %d", l.Name, l.Islands, l.Rounds, l.Ideas, l.Verifications)
-				}
-			}
+		if err := runnableLoops(v, bad); err != nil {
+			return err
+		}
+		if err := runnableTasks(v, bad); err != nil {
+			return err
 		}
 		if e := v.Evaluation; e != nil && (e.K < 1 || e.States < 1) {
-			return bad("evaluation has k %d and states %d", e.K, e.States)
+			return bad(firstPhaseSource(v, plan.PhaseEvaluation), "evaluation has k %d and states %d", e.K, e.States)
 		}
 		if c := v.Calibration; c != nil && c.Normalize == "" {
-			return bad("calibration of loop %q has no normalize", c.Loop)
+			return bad(firstPhaseSource(v, plan.PhaseCalibration), "calibration of loop %q has no normalize", c.Loop)
 		}
 		if err := calibrationsNamed(v); err != nil {
-			return bad("%v", err)
+			return bad(nil, "%v", err)
 		}
 		for _, ro := range v.Roles {
 			if ro.Concurrency < 1 {
-				return bad("role %q has concurrency %d", ro.Name, ro.Concurrency)
+				return bad(ro.Source, "role %q has concurrency %d", ro.Name, ro.Concurrency)
 			}
+		}
+	}
+	return nil
+}
+
+// refusal builds runnable's error about the plan node at src (nil: none).
+type refusal func(src sourced, format string, args ...any) error
+
+// runnableLoops refuses a loop without what its kind runs by.
+func runnableLoops(v *plan.Variant, bad refusal) error {
+	for _, l := range v.Loops {
+		if l.Split == "" || l.Proposer == "" {
+			return bad(l.Source, "loop %q has no split or no proposer", l.Name)
+		}
+		switch l.Kind {
+		case "rl":
+			if !(l.LearningRate > 0) {
+				return fmt.Errorf("%sloop %q has no learning_rate, so its proposer policy cannot be updated; set learning_rate in the loop block (e.g. 0.5 for the offline proposer)", sourcePrefix(l.Source), l.Name)
+			}
+			if l.RolloutEvery < 1 || l.StatesPerStep < 1 || l.ProposalsPerState < 1 {
+				return bad(l.Source, "loop %q has rollout_every %d, states %d, proposals_per_state %d", l.Name, l.RolloutEvery, l.StatesPerStep, l.ProposalsPerState)
+			}
+			// The steps to run are the plan's instruction; only a loop that
+			// spends the budget may leave them open (0), for the budget to end.
+			if l.RunSteps < 0 || (l.RunSteps == 0 && !l.UntilBudget) {
+				return bad(l.Source, "loop %q has run_steps %d", l.Name, l.RunSteps)
+			}
+		case "evolution":
+			if l.Islands < 1 || l.Rounds < 1 || l.Ideas < 1 || l.Verifications < 1 {
+				return bad(l.Source, "loop %q has islands %d, rounds %d, ideas_per_round %d, verifications_per_round %d", l.Name, l.Islands, l.Rounds, l.Ideas, l.Verifications)
+			}
+		}
+	}
+	return nil
+}
+
+// runnableTasks refuses a task whose metric direction the plan does not
+// state: the runtime takes no direction from elsewhere.
+func runnableTasks(v *plan.Variant, bad refusal) error {
+	for _, e := range v.Envs {
+		for _, t := range e.Tasks {
+			if t.Direction != plan.Minimize && t.Direction != plan.Maximize {
+				return bad(e.Source, "task %q of environment %q has direction %q, not %q or %q", t.Name, e.Name, t.Direction, plan.Minimize, plan.Maximize)
+			}
+		}
+	}
+	return nil
+}
+
+// sourced is a plan node's source range (a diag.Range), named by what the
+// runtime asks of it.
+type sourced interface {
+	Valid() bool
+	String() string
+}
+
+// sourcePrefix is the "file:line:col: " prefix of an error about a plan
+// node from src, or "" when the plan records no position for it.
+func sourcePrefix(src sourced) string {
+	if src == nil || !src.Valid() {
+		return ""
+	}
+	return src.String() + ": "
+}
+
+// firstPhaseSource is the source of v's first phase of kind, nil when it has none.
+func firstPhaseSource(v *plan.Variant, kind string) sourced {
+	for _, ph := range v.Phases {
+		if ph.Kind == kind {
+			return ph.Source
 		}
 	}
 	return nil

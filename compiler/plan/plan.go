@@ -11,7 +11,7 @@ import (
 )
 
 // FormatVersion is bumped whenever the JSON shape of a Plan changes.
-const FormatVersion = "1.4"
+const FormatVersion = "1.5"
 
 // Plan is a compiled experiment. Without a sweep it has one variant.
 type Plan struct {
@@ -269,7 +269,16 @@ type Task struct {
 	Split    string   `json:"split"`
 	Baseline *float64 `json:"baseline,omitempty"`
 	Scale    *float64 `json:"scale,omitempty"`
+	// Direction is the task's metric direction, Minimize or Maximize: a
+	// gain is a fall of the metric or a rise.
+	Direction string `json:"direction"`
 }
+
+// Metric directions.
+const (
+	Minimize = "minimize"
+	Maximize = "maximize"
+)
 
 // Role is a resolved LLM role.
 type Role struct {
@@ -346,6 +355,12 @@ type Loop struct {
 	Algorithm   string `json:"algorithm,omitempty"`
 	Steps       Count  `json:"steps"`
 	UntilBudget bool   `json:"until_budget,omitempty"`
+	// RunSteps is the steps an RL loop runs, an instruction where Steps is
+	// the estimate's count: every one of them for a loop with fixed steps;
+	// at most these for a loop that spends the budget, which stops sooner
+	// when a refresh no longer fits, and 0 there when nothing bounds its
+	// steps (W_UNBOUNDED), so the budget alone stops it.
+	RunSteps int `json:"run_steps,omitempty"`
 	// MaxSteps bounds the steps of a loop that spends the budget; 0: none.
 	MaxSteps          int    `json:"max_steps,omitempty"`
 	StatesPerStep     int    `json:"states,omitempty"`

@@ -95,7 +95,7 @@ func World(v *plan.Variant, wf *WorldFile, seed int64, clock *sim.Clock) *sim.Wo
 		se.Infeasible = share(orDefault(es.Infeasible, sim.Fixed(0)), seed, "infeasible/"+e.Name)
 		se.Failed = share(orDefault(es.Failed, sim.Fixed(0)), seed, "failed/"+e.Name)
 		for _, t := range e.Tasks {
-			st := &sim.Task{Split: t.Split, Baseline: 1, Scale: 1, Minimize: e.Direction != "maximize"}
+			st := &sim.Task{Split: t.Split, Baseline: 1, Scale: 1, Minimize: t.Direction == plan.Minimize}
 			if t.Baseline != nil {
 				st.Baseline = *t.Baseline
 			}
