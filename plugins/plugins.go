@@ -271,6 +271,24 @@ type Sample struct {
 	Group string
 	// Reward is the shaped reward the advantage was computed from.
 	Reward float64
+	// Completion is the proposer's answer exactly as the model returned it
+	// (CompleteResponse.Text; its parsed Payload when a plugin returned no
+	// text): the text a policy update reinforces. Proposal is that answer
+	// as parsed, before any builder turned it into a runnable one.
+	Completion string
+	// Policy is the policy that sampled the proposal: pi_old of the
+	// update's ratio. With rollout_every > 1 (or a refill) it can be older
+	// than the policy the update starts from.
+	Policy SamplePolicy
+}
+
+// SamplePolicy names the policy a sample was drawn from: the adapter the
+// proposer's endpoint served it under and the directory its weights are
+// in, and the policy step that trained it; all zero for the base model.
+type SamplePolicy struct {
+	Adapter string
+	Path    string
+	Step    int
 }
 
 // UpdateRequest is one policy-gradient step.

@@ -148,7 +148,8 @@ func TestRoundTripEveryField(t *testing.T) {
 	}
 	upd := &plugins.UpdateRequest{Model: "m", LearningRate: 1e-5, State: []byte{1},
 		Algorithm: "dapo", ClipLow: 0.2, ClipHigh: 0.28, KLCoef: 0.01, TokenLevel: true, Epochs: 4,
-		Samples: []plugins.Sample{{State: "s", Proposal: plugins.Proposal{ID: "p", Edits: map[string]string{"a": "b"}}, Advantage: -0.5, Group: "g/1", Reward: 2.5}},
+		Samples: []plugins.Sample{{State: "s", Proposal: plugins.Proposal{ID: "p", Edits: map[string]string{"a": "b"}}, Advantage: -0.5, Group: "g/1", Reward: 2.5,
+			Completion: " {\"proposals\": []}\n", Policy: plugins.SamplePolicy{Adapter: "policy-step-1", Path: "/w/a", Step: 1}}},
 		Adapter: &plugins.Adapter{Name: "policy-step-1", Path: "/w/adapter"}}
 	ur, err := l.Update(ctx, upd)
 	if err != nil {
