@@ -145,6 +145,8 @@ type PolicyJob struct {
 	KLCoef             float64
 	TokenLevel         bool
 	Epochs             int
+	// WeightDecay is the optimiser's decoupled weight decay.
+	WeightDecay float64
 }
 
 // ExecutorSpec is the plan's executor section.
@@ -317,9 +319,12 @@ type UpdateRequest struct {
 	// Epochs is how many gradient passes the update makes over its samples
 	// (the papers' inner iterations mu); pi/pi_old departs from 1, and
 	// clipping takes hold, only after the first. 0 means 1.
-	Epochs  int
-	Samples []Sample
-	State   []byte
+	Epochs int
+	// WeightDecay is the optimiser's decoupled weight decay (AdamW's);
+	// 0: none.
+	WeightDecay float64
+	Samples     []Sample
+	State       []byte
 	// Config is the plugin block's config, verbatim.
 	Config map[string]any
 	// Adapter, when set, says the update was trained elsewhere (by the

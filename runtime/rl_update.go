@@ -144,7 +144,7 @@ func (r *rlLoop) callUpdate(t int, key string, samples []plugins.Sample) error {
 	ro := r.s.roles[l.Proposer]
 	var resp *plugins.UpdateResponse
 	req := &plugins.UpdateRequest{Model: ro.Model, LearningRate: l.LearningRate, Samples: samples, State: r.s.policy.of(ro.Name), Config: r.s.config[ro.Plugin],
-		Algorithm: l.Algorithm, ClipLow: l.ClipLow, ClipHigh: l.ClipHigh, KLCoef: l.KLCoef, TokenLevel: l.TokenLevel, Epochs: l.Epochs}
+		Algorithm: l.Algorithm, ClipLow: l.ClipLow, ClipHigh: l.ClipHigh, KLCoef: l.KLCoef, TokenLevel: l.TokenLevel, Epochs: l.Epochs, WeightDecay: l.WeightDecay}
 	err := r.s.plugins.call(ro.Plugin, func(inst Instance) error {
 		m := inst.LLM()
 		if m == nil {

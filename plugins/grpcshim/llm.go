@@ -99,6 +99,7 @@ func (c *LLMGRPCClient) Update(ctx context.Context, req *plugins.UpdateRequest) 
 		KlCoef:       req.KLCoef,
 		TokenLevel:   req.TokenLevel,
 		Epochs:       int64(req.Epochs),
+		WeightDecay:  req.WeightDecay,
 		Adapter:      adapterToProto(req.Adapter),
 	})
 	if err != nil {
@@ -169,6 +170,7 @@ func (s *LLMGRPCServer) Update(ctx context.Context, req *pb.UpdateRequest) (*pb.
 		KLCoef:       req.GetKlCoef(),
 		TokenLevel:   req.GetTokenLevel(),
 		Epochs:       int(req.GetEpochs()),
+		WeightDecay:  req.GetWeightDecay(),
 		Samples:      samples,
 		State:        req.GetState(),
 		Config:       cfg,

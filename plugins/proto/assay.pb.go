@@ -468,6 +468,7 @@ type PolicyJob struct {
 	TokenLevel         bool                   `protobuf:"varint,11,opt,name=token_level,json=tokenLevel,proto3" json:"token_level,omitempty"`
 	Epochs             int64                  `protobuf:"varint,12,opt,name=epochs,proto3" json:"epochs,omitempty"`
 	PreviousAdapterDir string                 `protobuf:"bytes,13,opt,name=previous_adapter_dir,json=previousAdapterDir,proto3" json:"previous_adapter_dir,omitempty"`
+	WeightDecay        float64                `protobuf:"fixed64,14,opt,name=weight_decay,json=weightDecay,proto3" json:"weight_decay,omitempty"`
 	unknownFields      protoimpl.UnknownFields
 	sizeCache          protoimpl.SizeCache
 }
@@ -591,6 +592,13 @@ func (x *PolicyJob) GetPreviousAdapterDir() string {
 		return x.PreviousAdapterDir
 	}
 	return ""
+}
+
+func (x *PolicyJob) GetWeightDecay() float64 {
+	if x != nil {
+		return x.WeightDecay
+	}
+	return 0
 }
 
 type RunHandle struct {
@@ -1323,6 +1331,7 @@ type UpdateRequest struct {
 	Epochs     int64   `protobuf:"varint,11,opt,name=epochs,proto3" json:"epochs,omitempty"`
 	// Set when the update was trained elsewhere (see plugins.Adapter).
 	Adapter       *Adapter `protobuf:"bytes,12,opt,name=adapter,proto3" json:"adapter,omitempty"`
+	WeightDecay   float64  `protobuf:"fixed64,13,opt,name=weight_decay,json=weightDecay,proto3" json:"weight_decay,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1439,6 +1448,13 @@ func (x *UpdateRequest) GetAdapter() *Adapter {
 		return x.Adapter
 	}
 	return nil
+}
+
+func (x *UpdateRequest) GetWeightDecay() float64 {
+	if x != nil {
+		return x.WeightDecay
+	}
+	return 0
 }
 
 type Adapter struct {
@@ -1770,7 +1786,7 @@ const file_assay_proto_rawDesc = "" +
 	"\x12time_limit_seconds\x18\t \x01(\x01R\x10timeLimitSeconds\x12\x19\n" +
 	"\bwork_dir\x18\n" +
 	" \x01(\tR\aworkDir\x122\n" +
-	"\x06update\x18\v \x01(\v2\x1a.assay.plugin.v1.PolicyJobR\x06update\"\xa8\x03\n" +
+	"\x06update\x18\v \x01(\v2\x1a.assay.plugin.v1.PolicyJobR\x06update\"\xcb\x03\n" +
 	"\tPolicyJob\x12\x12\n" +
 	"\x04step\x18\x01 \x01(\x03R\x04step\x12\x1d\n" +
 	"\n" +
@@ -1789,7 +1805,8 @@ const file_assay_proto_rawDesc = "" +
 	"\vtoken_level\x18\v \x01(\bR\n" +
 	"tokenLevel\x12\x16\n" +
 	"\x06epochs\x18\f \x01(\x03R\x06epochs\x120\n" +
-	"\x14previous_adapter_dir\x18\r \x01(\tR\x12previousAdapterDir\":\n" +
+	"\x14previous_adapter_dir\x18\r \x01(\tR\x12previousAdapterDir\x12!\n" +
+	"\fweight_decay\x18\x0e \x01(\x01R\vweightDecay\":\n" +
 	"\tRunHandle\x12\x15\n" +
 	"\x06run_id\x18\x01 \x01(\tR\x05runId\x12\x16\n" +
 	"\x06handle\x18\x02 \x01(\tR\x06handle\"\xd0\x01\n" +
@@ -1844,7 +1861,7 @@ const file_assay_proto_rawDesc = "" +
 	"\fSamplePolicy\x12\x18\n" +
 	"\aadapter\x18\x01 \x01(\tR\aadapter\x12\x12\n" +
 	"\x04path\x18\x02 \x01(\tR\x04path\x12\x12\n" +
-	"\x04step\x18\x03 \x01(\x03R\x04step\"\x90\x03\n" +
+	"\x04step\x18\x03 \x01(\x03R\x04step\"\xb3\x03\n" +
 	"\rUpdateRequest\x12\x14\n" +
 	"\x05model\x18\x01 \x01(\tR\x05model\x12#\n" +
 	"\rlearning_rate\x18\x02 \x01(\x01R\flearningRate\x121\n" +
@@ -1860,7 +1877,8 @@ const file_assay_proto_rawDesc = "" +
 	" \x01(\bR\n" +
 	"tokenLevel\x12\x16\n" +
 	"\x06epochs\x18\v \x01(\x03R\x06epochs\x122\n" +
-	"\aadapter\x18\f \x01(\v2\x18.assay.plugin.v1.AdapterR\aadapter\"1\n" +
+	"\aadapter\x18\f \x01(\v2\x18.assay.plugin.v1.AdapterR\aadapter\x12!\n" +
+	"\fweight_decay\x18\r \x01(\x01R\vweightDecay\"1\n" +
 	"\aAdapter\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
 	"\x04path\x18\x02 \x01(\tR\x04path\"\xa2\x01\n" +
