@@ -274,14 +274,12 @@ func (r *service) propose(proposer, key string, t *taskInfo, state string, paren
 
 // sampled is one proposer call as the policy made it: the request it was
 // sent (its chat is payload.Chat of it), the answer's text exactly as the
-// model returned it, the proposal read from it, and the policy that
-// answered. A policy update trains on it, whatever a builder makes of the
+// model returned it, and the policy that answered. A policy update trains on it, whatever a builder makes of the
 // proposal afterwards.
 type sampled struct {
-	req      *payload.ProposeRequest
-	text     string
-	proposal plugins.Proposal
-	policy   plugins.SamplePolicy
+	req    *payload.ProposeRequest
+	text   string
+	policy plugins.SamplePolicy
 }
 
 // proposeOpts are what a proposal request may add to the state: verified
@@ -313,7 +311,6 @@ func (r *service) proposeWith(proposer, key string, t *taskInfo, state string, p
 	if len(resp.Proposals) == 0 {
 		return plugins.Proposal{}, smp, false, nil
 	}
-	smp.proposal = clone(resp.Proposals[0])
 	return resp.Proposals[0], smp, true, nil
 }
 
