@@ -132,9 +132,11 @@ type PolicyJob struct {
 	// must write the new adapter (weights) into. Both are absolute paths.
 	BatchFile  string
 	AdapterDir string
-	// BaseModel is the proposer's model; PreviousAdapter the adapter the
-	// batch was sampled from ("" before the first update), served under
-	// that name from PreviousAdapterDir.
+	// BaseModel is the proposer's model; PreviousAdapter the current
+	// adapter, the one the update continues from ("" before the first
+	// update), served under that name from PreviousAdapterDir. The policy
+	// that sampled each line of the batch (pi_old) is on the line: with
+	// rollout_every > 1 it can be older.
 	BaseModel          string
 	PreviousAdapter    string
 	PreviousAdapterDir string

@@ -197,8 +197,9 @@ func (r *rlLoop) prepareUpdate(t int, key string, samples []plugins.Sample) (*pl
 	if err := writeBatch(batch, t+1, samples); err != nil {
 		return nil, "", nil, err
 	}
-	// The adapter the batch was sampled from, as the proposer's plugin
-	// named it in the policy state it returned.
+	// The current adapter, which the update continues from, as the
+	// proposer's plugin named it in the policy state it returned (each
+	// batch line names the policy that sampled it).
 	var prev struct {
 		Adapter string `json:"adapter"`
 		Path    string `json:"path"`
