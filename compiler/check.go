@@ -387,6 +387,7 @@ func (k *checker) loop(l *spec.Loop) {
 			k.need(u.Hours.Set, uat, name+": update.hours", "hours = 1.5 (wall-clock hours of one update)")
 			k.intMin(u.GPUs, 1, "update.gpus")
 			k.numMin(u.Hours, 0, true, "update.hours")
+			k.updateHyper(u)
 			if u.Adapter.Set && !adapterNameRE.MatchString(u.Adapter.V) {
 				k.add(diag.Errorf(CodeRange, u.Adapter.Range, "update.adapter %q is not a name an endpoint serves adapters under", u.Adapter.V).
 					WithDetail("use letters, digits, '.', '_' and '-', starting with a letter or digit"))

@@ -382,7 +382,22 @@ func rlLoopFields(pl *phaseLowering, lp *loopPlan, out *plan.Loop) {
 		out.Update = pl.lv.policyUpdate(l, out.Steps)
 	}
 	if a, ok := plan.Algorithms[l.Algorithm.V]; ok {
-		out.ClipLow, out.ClipHigh, out.KLCoef, out.TokenLevel, out.Epochs = a.ClipLow, a.ClipHigh, a.KLCoef, a.TokenLevel, a.Epochs
+		out.ClipLow, out.ClipHigh, out.KLCoef, out.TokenLevel, out.Epochs, out.WeightDecay = a.ClipLow, a.ClipHigh, a.KLCoef, a.TokenLevel, a.Epochs, a.WeightDecay
+	}
+	if u := l.Update; u != nil {
+		// What the update block sets overrides the algorithm's value.
+		setF := func(v spec.Val[float64], dst *float64) {
+			if v.Set {
+				*dst = v.V
+			}
+		}
+		setF(u.ClipLow, &out.ClipLow)
+		setF(u.ClipHigh, &out.ClipHigh)
+		setF(u.KLCoef, &out.KLCoef)
+		setF(u.WeightDecay, &out.WeightDecay)
+		if u.Epochs.Set {
+			out.Epochs = u.Epochs.V
+		}
 	}
 	if rw == nil {
 		return

@@ -68,6 +68,20 @@ func (k *checker) updateDomain(l *spec.Loop) {
 	}
 }
 
+// updateHyper checks an update's hyperparameters: a clip range that keeps
+// 1 - clip_low above 0, and no negative coefficient or pass count.
+func (k *checker) updateHyper(u *spec.PolicyUpdate) {
+	k.numMin(u.ClipLow, 0, false, "update.clip_low")
+	if u.ClipLow.Set && u.ClipLow.V >= 1 {
+		k.add(diag.Errorf(CodeRange, u.ClipLow.Range, "update.clip_low must be below 1, got %g: the ratio is clipped below at 1 - clip_low, which must stay above 0", u.ClipLow.V).
+			WithDetail("grpo and dapo clip at 0.2"))
+	}
+	k.numMin(u.ClipHigh, 0, false, "update.clip_high")
+	k.numMin(u.KLCoef, 0, false, "update.kl_coef")
+	k.intMin(u.Epochs, 1, "update.epochs")
+	k.numMin(u.WeightDecay, 0, false, "update.weight_decay")
+}
+
 // updaterOnly refuses an environment whose trainer is a command plugin
 // with only an update_command: it trains policies but runs no proposal.
 func (k *checker) updaterOnly() {

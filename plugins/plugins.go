@@ -132,9 +132,11 @@ type PolicyJob struct {
 	// must write the new adapter (weights) into. Both are absolute paths.
 	BatchFile  string
 	AdapterDir string
-	// BaseModel is the proposer's model; PreviousAdapter the adapter the
-	// batch was sampled from ("" before the first update), served under
-	// that name from PreviousAdapterDir.
+	// BaseModel is the proposer's model; PreviousAdapter the current
+	// adapter, the one the update continues from ("" before the first
+	// update), served under that name from PreviousAdapterDir. The policy
+	// that sampled each line of the batch (pi_old) is on the line: with
+	// rollout_every > 1 it can be older.
 	BaseModel          string
 	PreviousAdapter    string
 	PreviousAdapterDir string
@@ -145,6 +147,8 @@ type PolicyJob struct {
 	KLCoef             float64
 	TokenLevel         bool
 	Epochs             int
+	// WeightDecay is the optimiser's decoupled weight decay.
+	WeightDecay float64
 }
 
 // ExecutorSpec is the plan's executor section.
@@ -271,6 +275,24 @@ type Sample struct {
 	Group string
 	// Reward is the shaped reward the advantage was computed from.
 	Reward float64
+	// Completion is the proposer's answer exactly as the model returned it
+	// (CompleteResponse.Text; its parsed Payload when a plugin returned no
+	// text): the text a policy update reinforces. Proposal is that answer
+	// as parsed, before any builder turned it into a runnable one.
+	Completion string
+	// Policy is the policy that sampled the proposal: pi_old of the
+	// update's ratio. With rollout_every > 1 (or a refill) it can be older
+	// than the policy the update starts from.
+	Policy SamplePolicy
+}
+
+// SamplePolicy names the policy a sample was drawn from: the adapter the
+// proposer's endpoint served it under and the directory its weights are
+// in, and the policy step that trained it; all zero for the base model.
+type SamplePolicy struct {
+	Adapter string
+	Path    string
+	Step    int
 }
 
 // UpdateRequest is one policy-gradient step.
@@ -299,9 +321,12 @@ type UpdateRequest struct {
 	// Epochs is how many gradient passes the update makes over its samples
 	// (the papers' inner iterations mu); pi/pi_old departs from 1, and
 	// clipping takes hold, only after the first. 0 means 1.
-	Epochs  int
-	Samples []Sample
-	State   []byte
+	Epochs int
+	// WeightDecay is the optimiser's decoupled weight decay (AdamW's);
+	// 0: none.
+	WeightDecay float64
+	Samples     []Sample
+	State       []byte
 	// Config is the plugin block's config, verbatim.
 	Config map[string]any
 	// Adapter, when set, says the update was trained elsewhere (by the

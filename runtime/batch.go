@@ -3,6 +3,7 @@ package runtime
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"os"
 	"strconv"
 
@@ -33,9 +34,9 @@ func writeBatch(path string, step int, samples []plugins.Sample) error {
 			}
 			seen[s.State] = e
 		}
-		completion, err := payload.Encode(payload.ProposeResponse{Proposals: []plugins.Proposal{s.Proposal}})
-		if err != nil {
-			return err
+		if s.Completion == "" {
+			// Nothing the policy said: there is no text to reinforce.
+			return fmt.Errorf("batch: the sample of group %s has no completion", s.Group)
 		}
 		b.WriteString(`{"step":`)
 		b.WriteString(strconv.Itoa(step))
@@ -44,7 +45,7 @@ func writeBatch(path string, step int, samples []plugins.Sample) error {
 		}
 		b.WriteString(`,"prompt":`)
 		b.Write(e.prompt)
-		if err := batchField(b, `,"completion":`, string(completion)); err != nil {
+		if err := batchField(b, `,"completion":`, s.Completion); err != nil {
 			return err
 		}
 		b.WriteString(`,"state":`)
@@ -52,7 +53,7 @@ func writeBatch(path string, step int, samples []plugins.Sample) error {
 		for _, f := range []struct {
 			name string
 			v    any
-		}{{`,"proposal":`, s.Proposal}, {`,"reward":`, s.Reward}, {`,"advantage":`, s.Advantage}} {
+		}{{`,"proposal":`, s.Proposal}, {`,"reward":`, s.Reward}, {`,"advantage":`, s.Advantage}, {`,"policy":`, batchPolicy{Adapter: s.Policy.Adapter, AdapterDir: s.Policy.Path, Step: s.Policy.Step}}} {
 			if err := batchField(b, f.name, f.v); err != nil {
 				return err
 			}

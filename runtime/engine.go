@@ -268,8 +268,18 @@ func (r *service) concurrency(role string) int {
 // propose asks the proposer role for one proposal. It also returns the
 // request: a policy update names each sample's state by the request its
 // proposal was sampled from, encoded only when an update needs it.
-func (r *service) propose(proposer, key string, t *taskInfo, state string, parent *plugins.Proposal) (plugins.Proposal, *payload.ProposeRequest, bool, error) {
+func (r *service) propose(proposer, key string, t *taskInfo, state string, parent *plugins.Proposal) (plugins.Proposal, *sampled, bool, error) {
 	return r.proposeWith(proposer, key, t, state, parent, proposeOpts{})
+}
+
+// sampled is one proposer call as the policy made it: the request it was
+// sent (its chat is payload.Chat of it), the answer's text exactly as the
+// model returned it, and the policy that answered. A policy update trains on it, whatever a builder makes of the
+// proposal afterwards.
+type sampled struct {
+	req    *payload.ProposeRequest
+	text   string
+	policy plugins.SamplePolicy
 }
 
 // proposeOpts are what a proposal request may add to the state: verified
@@ -282,20 +292,40 @@ type proposeOpts struct {
 }
 
 // proposeWith is propose with o.
-func (r *service) proposeWith(proposer, key string, t *taskInfo, state string, parent *plugins.Proposal, o proposeOpts) (plugins.Proposal, *payload.ProposeRequest, bool, error) {
+func (r *service) proposeWith(proposer, key string, t *taskInfo, state string, parent *plugins.Proposal, o proposeOpts) (plugins.Proposal, *sampled, bool, error) {
 	enc := &payload.ProposeRequest{Task: t.Name, Env: t.Env, State: state, Parent: parent, History: r.records.history(t), Records: o.records, Knobs: r.knobs[t.Env], N: 1, Inspirations: o.inspirations}
 	req := *enc
 	untrained := o.untrained
+	smp := &sampled{req: enc}
+	if !untrained {
+		smp.policy = samplePolicyOf(r.policy.at(proposer))
+	}
 	var resp payload.ProposeResponse
-	if err := r.completeAs(proposer, key, req, &resp, untrained); errors.Is(err, errCallFailed) {
-		return plugins.Proposal{}, enc, false, nil
+	text, err := r.completeText(proposer, key, req, &resp, untrained)
+	if errors.Is(err, errCallFailed) {
+		return plugins.Proposal{}, smp, false, nil
 	} else if err != nil {
-		return plugins.Proposal{}, enc, false, err
+		return plugins.Proposal{}, smp, false, err
 	}
+	smp.text = text
 	if len(resp.Proposals) == 0 {
-		return plugins.Proposal{}, enc, false, nil
+		return plugins.Proposal{}, smp, false, nil
 	}
-	return resp.Proposals[0], enc, true, nil
+	return resp.Proposals[0], smp, true, nil
+}
+
+// samplePolicyOf names the policy of a proposer's checkpoint st, made by
+// policy step step: the adapter and directory a served proposer's plugin
+// put in the state it returned (builtin:openai's {"adapter", "path"}).
+func samplePolicyOf(st []byte, step int) plugins.SamplePolicy {
+	var p struct {
+		Adapter string `json:"adapter"`
+		Path    string `json:"path"`
+	}
+	if len(st) > 0 {
+		_ = json.Unmarshal(st, &p) // another plugin's checkpoint names no adapter
+	}
+	return plugins.SamplePolicy{Adapter: p.Adapter, Path: p.Path, Step: step}
 }
 
 // implement turns a proposal into a runnable one through the builder role

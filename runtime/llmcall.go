@@ -42,9 +42,17 @@ func (r *service) complete(roleName, key string, in, out any) error {
 // the hold and stops the run (Budget.breach): the cap then still holds,
 // and nothing more is spent on an account that cannot be trusted.
 func (r *service) completeAs(roleName, key string, in, out any, untrained bool) error {
+	_, err := r.completeText(roleName, key, in, out, untrained)
+	return err
+}
+
+// completeText is completeAs, and returns the answer's text as the model
+// returned it (a proposer's is journaled with the call, so that a resumed
+// run trains on the same text).
+func (r *service) completeText(roleName, key string, in, out any, untrained bool) (string, error) {
 	role := r.roles[roleName]
 	if role == nil {
-		return fmt.Errorf("%w: call %s: the plan has no role %q", errPermanent, key, roleName)
+		return "", fmt.Errorf("%w: call %s: the plan has no role %q", errPermanent, key, roleName)
 	}
 	kind := role.Kind
 	if d, ok := r.j.Call(journal.KindCall, key); ok {
@@ -55,13 +63,17 @@ func (r *service) completeAs(roleName, key string, in, out any, untrained bool) 
 				r.budget.breach(c.Breach)
 			}
 			if c.Failed != "" {
-				return fmt.Errorf("%s call %s: %w: %s", role.Name, key, errCallFailed, c.Failed)
+				return "", fmt.Errorf("%s call %s: %w: %s", role.Name, key, errCallFailed, c.Failed)
 			}
-			return payload.Decode(c.Payload, out)
+			text := c.Text
+			if text == "" && kind == plugins.RolePropose {
+				text = string(c.Payload) // journaled before answers kept their text
+			}
+			return text, payload.Decode(c.Payload, out)
 		}
 	}
 	if err := r.budget.CheckLLM(); err != nil {
-		return err
+		return "", err
 	}
 	req := &plugins.CompleteRequest{Role: kind, Model: role.Model, Temperature: role.Temperature,
 		Seed: int64(derive(r.v.Seed, key) >> 1), Input: in, Config: r.config[role.Plugin]}
@@ -121,19 +133,28 @@ func (r *service) completeAs(roleName, key string, in, out any, untrained bool) 
 	})
 	if err != nil {
 		if r.ctx.Err() != nil || errors.Is(err, ErrBudget) || isPermanent(err) || r.n.callFailed() >= maxFailedCalls {
-			return fmt.Errorf("%s call %s: %w", role.Name, key, err)
+			return "", fmt.Errorf("%s call %s: %w", role.Name, key, err)
 		}
 		r.progress.logf("%s call %s failed; marking it failed and going on: %v", role.Name, key, err)
 		r.countCall(role, used.In, used.Out)
 		if jerr := r.appendCall(key, callRecord{Role: role.Name, Failed: err.Error(), In: used.In, Out: used.Out, Breach: breach}); jerr != nil {
-			return jerr
+			return "", jerr
 		}
-		return fmt.Errorf("%s call %s: %w: %v", role.Name, key, errCallFailed, err)
+		return "", fmt.Errorf("%s call %s: %w: %v", role.Name, key, errCallFailed, err)
 	}
 	r.n.callSucceeded()
 	secs := r.opts.Clock.Now().Sub(callStart).Seconds()
 	r.countCall(role, used.In, used.Out)
-	return r.appendCall(key, callRecord{Role: role.Name, Payload: resp.Payload, In: used.In, Out: used.Out, Seconds: secs, Breach: breach})
+	rec := callRecord{Role: role.Name, Payload: resp.Payload, In: used.In, Out: used.Out, Seconds: secs, Breach: breach}
+	if kind == plugins.RolePropose {
+		// Only a proposer's text is trained on; other roles' answers are
+		// kept parsed only, which keeps the journal small.
+		rec.Text = resp.Text
+		if rec.Text == "" {
+			rec.Text = string(resp.Payload)
+		}
+	}
+	return rec.Text, r.appendCall(key, rec)
 }
 
 // metaBreach is the journal meta key that keeps how reported usage broke
@@ -237,10 +258,12 @@ func callUSD(role *plan.Role, in, out int) float64 {
 	return (float64(in)*role.PriceIn + float64(out)*role.PriceOut) / 1e6
 }
 
-// policyStore is each proposer role's current checkpoint.
+// policyStore is each proposer role's current checkpoint, and the policy
+// step that made it.
 type policyStore struct {
-	mu sync.Mutex
-	by map[string][]byte
+	mu   sync.Mutex
+	by   map[string][]byte
+	step map[string]int
 }
 
 // of is role's current checkpoint (nil: the base model).
@@ -250,17 +273,29 @@ func (p *policyStore) of(role string) []byte {
 	return p.by[role]
 }
 
-// set makes st role's current checkpoint.
-func (p *policyStore) set(role string, st []byte) {
+// at is role's current checkpoint and the policy step that made it (0:
+// the base model).
+func (p *policyStore) at(role string) ([]byte, int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.by[role], p.step[role]
+}
+
+// set makes st, made by policy step step, role's current checkpoint.
+func (p *policyStore) set(role string, st []byte, step int) {
 	p.mu.Lock()
 	p.by[role] = st
+	if p.step == nil {
+		p.step = map[string]int{}
+	}
+	p.step[role] = step
 	p.mu.Unlock()
 }
 
 // MarshalJSON writes a call record without reflection: one is journaled
 // per LLM call.
 func (c callRecord) MarshalJSON() ([]byte, error) {
-	b := make([]byte, 0, 48+len(c.Role)+len(c.Payload)+len(c.Failed)+len(c.Breach))
+	b := make([]byte, 0, 56+len(c.Role)+len(c.Payload)+len(c.Text)+len(c.Failed)+len(c.Breach))
 	b = append(b, `{"role":`...)
 	b = appendJSONString(b, c.Role)
 	if len(c.Payload) > 0 {
@@ -269,6 +304,10 @@ func (c callRecord) MarshalJSON() ([]byte, error) {
 		}
 		b = append(b, `,"payload":`...)
 		b = append(b, c.Payload...)
+	}
+	if c.Text != "" {
+		b = append(b, `,"text":`...)
+		b = appendJSONString(b, c.Text)
 	}
 	b = append(b, `,"in":`...)
 	b = strconv.AppendInt(b, int64(c.In), 10)
@@ -306,9 +345,12 @@ func appendJSONString(b []byte, s string) []byte {
 type callRecord struct {
 	Role    string          `json:"role"`
 	Payload json.RawMessage `json:"payload,omitempty"`
-	In      int             `json:"in"`
-	Out     int             `json:"out"`
-	Failed  string          `json:"failed,omitempty"`
+	// Text is a proposer's answer as the model returned it: what a policy
+	// update trains on.
+	Text   string `json:"text,omitempty"`
+	In     int    `json:"in"`
+	Out    int    `json:"out"`
+	Failed string `json:"failed,omitempty"`
 	// Breach says how the call's reported usage broke what it held; a
 	// resumed run stops at the cap again.
 	Breach string `json:"breach,omitempty"`

@@ -65,7 +65,7 @@ func TestUnpaidRoutedCandidateIsNotRewarded(t *testing.T) {
 	task := &taskInfo{Env: "tiny", Name: "t0", Split: "train", Baseline: 1.5, Scale: 0.02, Minimize: true}
 	cands := make([]candidate, 4)
 	for i := range cands {
-		cands[i] = candidate{Proposal: plugins.Proposal{ID: fmt.Sprint(i), Edits: map[string]string{"lr": fmt.Sprint(i)}}, Reward: float64(i % 2), state: &payload.ProposeRequest{}}
+		cands[i] = candidate{Proposal: plugins.Proposal{ID: fmt.Sprint(i), Edits: map[string]string{"lr": fmt.Sprint(i)}}, Reward: float64(i % 2), sample: &sampled{req: &payload.ProposeRequest{}, text: "p"}}
 	}
 	cands[3].Skipped, cands[3].Reward = true, 0
 	gr := &group{State: "s", Task: task, TaskKey: "tiny/t0", Cands: cands}

@@ -22,9 +22,11 @@ type updateReservation struct {
 
 // batchLine is one line of an update's batch file (JSONL): one sampled
 // proposal with its group, reward and group-relative advantage. Prompt is
-// the chat the proposer was served (payload.Chat of State, the proposer
-// request the proposal was sampled from) and Completion the answer as the
-// runtime read it, re-encoded: the text to reinforce.
+// the chat the proposer was sent (payload.Chat of State, the proposer
+// request the proposal was sampled from) and Completion its answer exactly
+// as the model returned it: the text to reinforce. Proposal is the
+// candidate as it was built and scored; Policy the policy that sampled it
+// (pi_old of the ratio).
 type batchLine struct {
 	Step       int               `json:"step"`
 	Group      string            `json:"group"`
@@ -34,6 +36,16 @@ type batchLine struct {
 	Proposal   plugins.Proposal  `json:"proposal"`
 	Reward     float64           `json:"reward"`
 	Advantage  float64           `json:"advantage"`
+	Policy     batchPolicy       `json:"policy"`
+}
+
+// batchPolicy is a batch line's sampling policy: the adapter the proposer
+// was served under ("" for the base model), the directory of its weights,
+// and the policy step that trained it (0: the base model).
+type batchPolicy struct {
+	Adapter    string `json:"adapter"`
+	AdapterDir string `json:"adapter_dir"`
+	Step       int    `json:"step"`
 }
 
 // trainPolicy makes step t's policy update with the loop's update command:
@@ -94,7 +106,7 @@ func (r *rlLoop) trainPolicy(t int, key string, samples []plugins.Sample) error 
 		}
 		var err error
 		resp, err = m.Update(r.s.ctx, &plugins.UpdateRequest{Model: ro.Model, LearningRate: l.LearningRate, State: r.s.policy.of(ro.Name), Config: r.s.config[ro.Plugin],
-			Algorithm: l.Algorithm, ClipLow: l.ClipLow, ClipHigh: l.ClipHigh, KLCoef: l.KLCoef, TokenLevel: l.TokenLevel, Epochs: l.Epochs,
+			Algorithm: l.Algorithm, ClipLow: l.ClipLow, ClipHigh: l.ClipHigh, KLCoef: l.KLCoef, TokenLevel: l.TokenLevel, Epochs: l.Epochs, WeightDecay: l.WeightDecay,
 			Adapter: &plugins.Adapter{Name: name, Path: job.AdapterDir}})
 		return err
 	})
@@ -106,7 +118,7 @@ func (r *rlLoop) trainPolicy(t int, key string, samples []plugins.Sample) error 
 	case err != nil:
 		return r.failUpdate(t, key, len(samples), "loading the adapter: "+err.Error())
 	}
-	r.s.policy.set(ro.Name, resp.State)
+	r.s.policy.set(ro.Name, resp.State, t+1)
 	r.s.n.update()
 	r.s.measured.loop(l.Name, func(m *MeasuredLoop) { m.Updates++ })
 	r.s.progress.logf("policy update %d: adapter %s", t+1, name)
@@ -128,7 +140,7 @@ func (r *rlLoop) replayUpdate(key string, d []byte) {
 	}
 	var pr policyRecord
 	if err := json.Unmarshal(d, &pr); err == nil && pr.Failed == "" {
-		r.s.policy.set(l.Proposer, pr.State)
+		r.s.policy.set(l.Proposer, pr.State, pr.Step)
 		r.s.n.update()
 		r.s.measured.loop(l.Name, func(m *MeasuredLoop) { m.Updates++ })
 	}
@@ -185,8 +197,9 @@ func (r *rlLoop) prepareUpdate(t int, key string, samples []plugins.Sample) (*pl
 	if err := writeBatch(batch, t+1, samples); err != nil {
 		return nil, "", nil, err
 	}
-	// The adapter the batch was sampled from, as the proposer's plugin
-	// named it in the policy state it returned.
+	// The current adapter, which the update continues from, as the
+	// proposer's plugin named it in the policy state it returned (each
+	// batch line names the policy that sampled it).
 	var prev struct {
 		Adapter string `json:"adapter"`
 		Path    string `json:"path"`
@@ -196,7 +209,7 @@ func (r *rlLoop) prepareUpdate(t int, key string, samples []plugins.Sample) (*pl
 	}
 	name := fmt.Sprintf("%s-step-%d", u.Adapter, t+1)
 	job := &plugins.PolicyJob{Step: t + 1, BatchFile: batch, AdapterDir: filepath.Join(dir, "adapter"), BaseModel: ro.Model, PreviousAdapter: prev.Adapter, PreviousAdapterDir: prev.Path,
-		Algorithm: l.Algorithm, LearningRate: l.LearningRate, ClipLow: l.ClipLow, ClipHigh: l.ClipHigh, KLCoef: l.KLCoef, TokenLevel: l.TokenLevel, Epochs: l.Epochs}
+		Algorithm: l.Algorithm, LearningRate: l.LearningRate, ClipLow: l.ClipLow, ClipHigh: l.ClipHigh, KLCoef: l.KLCoef, TokenLevel: l.TokenLevel, Epochs: l.Epochs, WeightDecay: l.WeightDecay}
 	req := &plugins.RunRequest{RunID: key, Seed: int64(derive(r.s.v.Seed, key) >> 1), Config: r.s.config[u.Trainer],
 		Executor: plugins.ExecutorSpec{Kind: r.s.v.Executor.Kind, Concurrency: r.s.v.Executor.Concurrency, GPUs: r.s.v.Executor.GPUs, Slurm: r.s.v.Executor.Slurm},
 		GPUs:     u.GPUs, WorkDir: dir, Update: job}

@@ -372,7 +372,7 @@ func (r *rlLoop) sampleGroups(tag string, states int) ([]*group, error) {
 	err := parallel(len(all), r.s.concurrency(l.Proposer), func(i int) error {
 		gr, g := groups[all[i].s], all[i].g
 		p, st, ok, err := r.s.propose(l.Proposer, fmt.Sprintf("%s/%d/propose", gr.State, g), gr.Task, gr.State, parentArg(gr.Parent))
-		gr.Cands[g].Proposal, gr.Cands[g].state = p, st
+		gr.Cands[g].Proposal, gr.Cands[g].sample = p, st
 		gr.Cands[g].Infeasible = !ok
 		return err
 	})

@@ -72,8 +72,16 @@ func (r *rlLoop) stepSamples(t int, groups []*group) (StepFigures, []plugins.Sam
 			if c.Infeasible && c.Proposal.ID == "" && len(c.Proposal.Edits) == 0 {
 				continue // the proposer gave nothing to reinforce
 			}
-			samples = append(samples, plugins.Sample{Proposal: c.Proposal, Advantage: gr.Adv[i], Group: gr.State, Reward: c.Reward})
-			states = append(states, c.state)
+			// The sample is what the policy answered (its text, and the
+			// policy that answered), with the candidate as it was built
+			// and scored.
+			s := plugins.Sample{Proposal: c.Proposal, Advantage: gr.Adv[i], Group: gr.State, Reward: c.Reward}
+			var st *payload.ProposeRequest
+			if c.sample != nil {
+				s.Completion, s.Policy, st = c.sample.text, c.sample.policy, c.sample.req
+			}
+			samples = append(samples, s)
+			states = append(states, st)
 		}
 	}
 	if n > 0 {
@@ -114,7 +122,7 @@ func (r *rlLoop) applyUpdate(t int, key string, samples []plugins.Sample, states
 	if d, ok := r.s.j.Call(journal.KindPolicy, key); ok {
 		var pr policyRecord
 		if err := json.Unmarshal(d, &pr); err == nil && pr.Failed == "" {
-			r.s.policy.set(l.Proposer, pr.State)
+			r.s.policy.set(l.Proposer, pr.State, pr.Step)
 			r.s.n.update()
 		}
 		return nil
@@ -136,7 +144,7 @@ func (r *rlLoop) callUpdate(t int, key string, samples []plugins.Sample) error {
 	ro := r.s.roles[l.Proposer]
 	var resp *plugins.UpdateResponse
 	req := &plugins.UpdateRequest{Model: ro.Model, LearningRate: l.LearningRate, Samples: samples, State: r.s.policy.of(ro.Name), Config: r.s.config[ro.Plugin],
-		Algorithm: l.Algorithm, ClipLow: l.ClipLow, ClipHigh: l.ClipHigh, KLCoef: l.KLCoef, TokenLevel: l.TokenLevel, Epochs: l.Epochs}
+		Algorithm: l.Algorithm, ClipLow: l.ClipLow, ClipHigh: l.ClipHigh, KLCoef: l.KLCoef, TokenLevel: l.TokenLevel, Epochs: l.Epochs, WeightDecay: l.WeightDecay}
 	err := r.s.plugins.call(ro.Plugin, func(inst Instance) error {
 		m := inst.LLM()
 		if m == nil {
@@ -156,7 +164,7 @@ func (r *rlLoop) callUpdate(t int, key string, samples []plugins.Sample) error {
 		r.s.progress.logf("policy update at step %d failed; the policy stays: %v", t+1, err)
 		return r.s.j.Append(journal.KindPolicy, key, policyRecord{Step: t + 1, State: r.s.policy.of(ro.Name), Samples: len(samples), Failed: err.Error()})
 	default:
-		r.s.policy.set(ro.Name, resp.State)
+		r.s.policy.set(ro.Name, resp.State, t+1)
 		r.s.n.update()
 		return r.s.j.Append(journal.KindPolicy, key, policyRecord{Step: t + 1, State: resp.State, Stats: resp.Stats, Samples: len(samples)})
 	}

@@ -76,8 +76,8 @@ type candidate struct {
 	Improve bool    `json:"improve,omitempty"`
 	Reward  float64 `json:"reward"`
 	Bonus   float64 `json:"diversity_bonus,omitempty"`
-	// state is the encoded proposer request the proposal was sampled from.
-	state *payload.ProposeRequest
+	// sample is the proposer call the proposal was sampled from.
+	sample *sampled
 }
 
 // proposalKey identifies a proposal's content, for repeat detection.

@@ -47,7 +47,7 @@ func TestUpdateDropsZeroVarianceGroups(t *testing.T) {
 		g := &group{State: "s"}
 		for _, r := range rs {
 			g.Cands = append(g.Cands, candidate{Reward: r, Proposal: plugins.Proposal{ID: "p", Mechanism: "optimizer", Edits: map[string]string{"optimizer": "adam"}},
-				state: &payload.ProposeRequest{Task: "t0", State: "s", Knobs: []plugins.Knob{{Name: "optimizer", Mechanism: "optimizer", Default: "sgd", Values: []string{"sgd", "adam"}}}, N: 1}})
+				sample: &sampled{text: "p", req: &payload.ProposeRequest{Task: "t0", State: "s", Knobs: []plugins.Knob{{Name: "optimizer", Mechanism: "optimizer", Default: "sgd", Values: []string{"sgd", "adam"}}}, N: 1}}})
 		}
 		return g
 	}

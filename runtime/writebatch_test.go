@@ -24,16 +24,13 @@ func encoderBatch(t *testing.T, step int, samples []plugins.Sample) string {
 		if !json.Valid(state) {
 			state, _ = json.Marshal(s.State)
 		}
-		completion, err := payload.Encode(payload.ProposeResponse{Proposals: []plugins.Proposal{s.Proposal}})
-		if err != nil {
-			t.Fatal(err)
-		}
 		prompt, err := payload.Chat(plugins.RolePropose, nil, state)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := enc.Encode(batchLine{Step: step, Group: s.Group, Prompt: prompt, Completion: string(completion), State: state,
-			Proposal: s.Proposal, Reward: s.Reward, Advantage: s.Advantage}); err != nil {
+		if err := enc.Encode(batchLine{Step: step, Group: s.Group, Prompt: prompt, Completion: s.Completion, State: state,
+			Proposal: s.Proposal, Reward: s.Reward, Advantage: s.Advantage,
+			Policy: batchPolicy{Adapter: s.Policy.Adapter, AdapterDir: s.Policy.Path, Step: s.Policy.Step}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -45,12 +42,14 @@ func encoderBatch(t *testing.T, step int, samples []plugins.Sample) string {
 // same lines, HTML escapes, compaction and non-JSON states included.
 func TestWriteBatchIsTheEncodersFormat(t *testing.T) {
 	shared := `{"task": "t<1>", "history": [ {"gain": 0.5, "text": "a & b \u2028"} ]}`
+	pol := plugins.SamplePolicy{Adapter: "pol-step-2", Path: "/w/a <b>", Step: 2}
 	samples := []plugins.Sample{
-		{State: shared, Group: "g/s0", Reward: 1, Advantage: 0.70710678118654752, Proposal: plugins.Proposal{ID: "p1", Text: "set <x>=1 & y", Edits: map[string]string{"k2": "1", "k1": "0"}}},
-		{State: shared, Group: "g/s0", Reward: -0.25, Advantage: -1e-21, Proposal: plugins.Proposal{ID: "p2", Mechanism: "m"}},
-		{State: "not json {", Group: "g/\"s1\"", Reward: 3e21, Proposal: plugins.Proposal{ID: "p3"}},
-		{State: `{"task":"t2"}`, Group: "g/s2", Proposal: plugins.Proposal{ID: "p4", Text: "é\n\t"}},
-		{State: shared, Group: "g/s0", Reward: 0.1, Advantage: 0.2},
+		{State: shared, Group: "g/s0", Reward: 1, Advantage: 0.70710678118654752, Proposal: plugins.Proposal{ID: "p1", Text: "set <x>=1 & y", Edits: map[string]string{"k2": "1", "k1": "0"}},
+			Completion: "  {\"proposals\": [{\"ID\": \"p1\"}]}\n", Policy: pol},
+		{State: shared, Group: "g/s0", Reward: -0.25, Advantage: -1e-21, Proposal: plugins.Proposal{ID: "p2", Mechanism: "m"}, Completion: "p2 & <b> \u2028"},
+		{State: "not json {", Group: "g/\"s1\"", Reward: 3e21, Proposal: plugins.Proposal{ID: "p3"}, Completion: "é", Policy: pol},
+		{State: `{"task":"t2"}`, Group: "g/s2", Proposal: plugins.Proposal{ID: "p4", Text: "é\n\t"}, Completion: "x"},
+		{State: shared, Group: "g/s0", Reward: 0.1, Advantage: 0.2, Completion: "not a proposal"},
 	}
 	path := filepath.Join(t.TempDir(), "batch.jsonl")
 	if err := writeBatch(path, 7, samples); err != nil {
@@ -62,5 +61,9 @@ func TestWriteBatchIsTheEncodersFormat(t *testing.T) {
 	}
 	if d := cmp.Diff(encoderBatch(t, 7, samples), string(got)); d != "" {
 		t.Errorf("batch file (-encoding/json +writeBatch):\n%s", d)
+	}
+	// A sample without a completion has nothing to reinforce: refused.
+	if err := writeBatch(path, 7, []plugins.Sample{{State: shared, Group: "g/s9"}}); err == nil || !strings.Contains(err.Error(), "g/s9") {
+		t.Errorf("a sample without a completion: %v", err)
 	}
 }

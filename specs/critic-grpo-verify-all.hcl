@@ -4,9 +4,13 @@
 # implemented and verified by a real run. Reward +1 for Improve, -1 otherwise.
 # The loop runs until 10,000 real verifications are spent.
 #
+# The proposer is trained after every step as in critic-grpo.hcl (the same
+# update block and cost), so the comparison is trained against trained.
+#
 # Expected figures (assay estimate):
 #   steps      10,000 / 256 = 39
 #   real runs  39 x 256 = 9,984
+#   updates    39, each 8 H100 GPUs x 15 minutes = 2 GPU-hours
 
 name        = "critic-grpo-verify-all"
 description = "policy GRPO whose every candidate is verified by a real run"
@@ -31,6 +35,17 @@ plugin "runner" {
   config = {
     command      = "mls-lite-bench run --task {{task}} --config {{config}} --seed {{seed}}"
     metric_regex = "score=([0-9.eE+-]+)"
+  }
+}
+
+# The proposer policy is trained by your RL framework after every GRPO step
+# (see docs/policy-training.md): update_command trains a LoRA adapter on the
+# step's batch and the proposer's endpoint then serves it.
+plugin "rl" {
+  kind   = "trainer"
+  source = "builtin:command"
+  config = {
+    update_command = "python grpo_step.py --batch {{batch}} --out {{adapter_dir}} --model {{base_model}} --adapter {{previous_adapter_dir}} --algorithm {{algorithm}} --lr {{learning_rate}} --clip-low {{clip_low}} --clip-high {{clip_high}} --kl {{kl_coef}} --token-level {{token_level}} --epochs {{epochs}}"
   }
 }
 
@@ -115,6 +130,16 @@ loop "policy" {
   # hands over to one of them, and a build that fails gets 3 repairs.
   new_parent = "all_improve"
   repairs    = 3
+
+  # One GRPO step on 256 candidates, priced as critic-grpo.hcl's: 8 H100
+  # GPUs for 15 minutes a step, an assumption (the paper gives no training
+  # cost).
+  update {
+    trainer = plugin.rl
+    gpu     = "H100"
+    gpus    = 8
+    hours   = minutes(15)
+  }
 }
 
 budget {

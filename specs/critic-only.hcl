@@ -7,8 +7,12 @@
 # evaluation. critic-only-k.hcl sweeps k over 4, 8, 16 and 32; seed 002
 # reports gains from more votes that saturate past 16.
 #
+# The policy is trained after every step by the update block it extends
+# (8 H100 GPUs for 15 minutes an update, as in critic-grpo.hcl).
+#
 # Expected figures (assay estimate):
 #   training     40 steps x 256 candidates, k critic calls each, no real run
+#   updates      40, 40 x 8 x 0.25 = 80 GPU-hours
 #   evaluation   29 tasks x 4 proposals x 2 arms = 232 real runs
 
 extends = "critic-grpo-verify-all-eval.hcl"

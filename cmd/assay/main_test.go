@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -93,12 +94,15 @@ func TestNormalizeArgs(t *testing.T) {
 //
 // Like vLLM with --enable-lora, the server also loads LoRA adapters (POST
 // /v1/load_lora_adapter with lora_name and lora_path, a directory that
-// must exist) and refuses a chat request for a model that is neither a
-// loaded adapter nor one of the models it was started with, so a request
-// can only name an adapter after it was loaded. "openai-server -adapters
-// N BASE" fails unless exactly N adapters were loaded, each but the last
-// served at least one request, and no request named the base model BASE
-// after the first load: requests after an update go to the new adapter.
+// must exist; a name it serves already is refused, 400) and unloads them
+// (POST /v1/unload_lora_adapter with lora_name; 404 for one it does not
+// serve), and refuses a chat request for a model that is neither a
+// served adapter nor one of the models it was started with, so a request
+// can only name an adapter after it was loaded and before it was
+// unloaded. "openai-server -adapters N BASE" fails unless exactly N
+// adapters were loaded, each but the last served at least one request and
+// was unloaded, and no request named the base model BASE after the first
+// load: requests after an update go to the new adapter.
 func cmdOpenAIServer(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) == 3 && args[0] == "-adapters" {
 		want, err := strconv.Atoi(args[1])
@@ -118,6 +122,9 @@ func cmdOpenAIServer(ts *testscript.TestScript, neg bool, args []string) {
 			if v.served[a] == 0 {
 				ts.Fatalf("adapter %d (%s) served no request", i+1, a)
 			}
+		}
+		if len(v.loads) > 0 && (len(v.adapters) != 1 || v.adapters[0] != v.loads[len(v.loads)-1]) {
+			ts.Fatalf("the server still serves %v (unloaded %v); want only the last adapter loaded", v.adapters, v.unloads)
 		}
 		if len(v.loads) > 0 && v.baseAfterLoad[args[2]] > 0 {
 			ts.Fatalf("%d requests named the base model %s after the first adapter was loaded", v.baseAfterLoad[args[2]], args[2])
@@ -183,9 +190,32 @@ func cmdOpenAIServer(ts *testscript.TestScript, neg bool, args []string) {
 				http.Error(w, "no adapter at "+req.Path, http.StatusBadRequest)
 				return
 			}
+			if slices.Contains(f.adapters, req.Name) {
+				http.Error(w, `{"message": "The lora adapter '`+req.Name+`' has already been loaded."}`, http.StatusBadRequest)
+				return
+			}
 			f.loads = append(f.loads, req.Name)
 			f.adapters = append(f.adapters, req.Name)
 			w.Write([]byte("Success: LoRA adapter '" + req.Name + "' added successfully."))
+			return
+		}
+		if r.URL.Path == "/v1/unload_lora_adapter" {
+			var req struct {
+				Name string `json:"lora_name"`
+			}
+			if json.NewDecoder(r.Body).Decode(&req) != nil || req.Name == "" {
+				f.bad++
+				http.Error(w, "bad request", http.StatusBadRequest)
+				return
+			}
+			i := slices.Index(f.adapters, req.Name)
+			if i < 0 {
+				http.Error(w, `{"message": "The lora adapter '`+req.Name+`' cannot be found."}`, http.StatusNotFound)
+				return
+			}
+			f.adapters = slices.Delete(f.adapters, i, i+1)
+			f.unloads = append(f.unloads, req.Name)
+			w.Write([]byte("Success: LoRA adapter '" + req.Name + "' removed successfully."))
 			return
 		}
 		f.calls++
@@ -219,9 +249,10 @@ type fakeOpenAI struct {
 	mu         sync.Mutex
 	key        string
 	calls, bad int
-	// loads lists the adapters loaded, in order; served counts the chat
+	// loads lists the adapters loaded, in order, unloads those unloaded,
+	// and adapters those the server serves now; served counts the chat
 	// requests per model; baseAfterLoad those after the first load.
-	loads, adapters []string
-	served          map[string]int
-	baseAfterLoad   map[string]int
+	loads, unloads, adapters []string
+	served                   map[string]int
+	baseAfterLoad            map[string]int
 }

@@ -11,6 +11,8 @@ type Update struct {
 	TokenLevel bool
 	// Epochs is the gradient passes over one update's samples.
 	Epochs int
+	// WeightDecay is the optimiser's decoupled weight decay.
+	WeightDecay float64
 }
 
 // Algorithms gives each loop algorithm's update as its paper defines it.
@@ -20,7 +22,7 @@ type Update struct {
 // the loop's zero_variance = "drop", which the dapo preset sets. Both take
 // 4 passes over a batch, which is what lets the ratio leave 1 so that
 // clipping can act (the papers reach the same by splitting a rollout into
-// mini-batches).
+// mini-batches). Neither paper sets a weight decay: 0.
 var Algorithms = map[string]Update{
 	"grpo": {ClipLow: 0.2, ClipHigh: 0.2, KLCoef: 0.04, Epochs: 4},
 	"dapo": {ClipLow: 0.2, ClipHigh: 0.28, TokenLevel: true, Epochs: 4},

@@ -423,13 +423,15 @@ type Loop struct {
 	Source  diag.Range `json:"source"`
 
 	// The policy update of an RL loop, from its algorithm (Algorithms has
-	// each one's values): the runtime sends them, with Algorithm, in every
-	// plugins.UpdateRequest of the loop.
-	ClipLow    float64 `json:"clip_low,omitempty"`
-	ClipHigh   float64 `json:"clip_high,omitempty"`
-	KLCoef     float64 `json:"kl_coef,omitempty"`
-	TokenLevel bool    `json:"token_level,omitempty"`
-	Epochs     int     `json:"epochs,omitempty"`
+	// each one's values) and what its update block sets: the runtime
+	// sends them, with Algorithm, in every plugins.UpdateRequest of the
+	// loop and every update command's job.
+	ClipLow     float64 `json:"clip_low,omitempty"`
+	ClipHigh    float64 `json:"clip_high,omitempty"`
+	KLCoef      float64 `json:"kl_coef,omitempty"`
+	TokenLevel  bool    `json:"token_level,omitempty"`
+	Epochs      int     `json:"epochs,omitempty"`
+	WeightDecay float64 `json:"weight_decay,omitempty"`
 }
 
 // Feature is one dimension of a MAP-Elites archive: complexity (edits of

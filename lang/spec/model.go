@@ -237,7 +237,14 @@ type PolicyUpdate struct {
 	GPUs    Val[int]     `assay:"gpus" doc:"GPUs of one update"`
 	Hours   Val[float64] `assay:"hours" unit:"hours" doc:"wall-clock hours of one update, for its cost and the wall-time estimate"`
 	Adapter Val[string]  `assay:"adapter" doc:"name prefix of the adapters the proposer's endpoint serves: update N is loaded as PREFIX-step-N; defaults to the loop's name"`
-	Range   diag.Range   `json:"-"`
+	// The update's hyperparameters; each unset one is the loop
+	// algorithm's (plan.Algorithms), resolved into the plan.
+	ClipLow     Val[float64] `assay:"clip_low" doc:"the ratio pi/pi_old is clipped below at 1 - clip_low, in [0, 1) (grpo and dapo: 0.2)"`
+	ClipHigh    Val[float64] `assay:"clip_high" doc:"the ratio pi/pi_old is clipped above at 1 + clip_high (grpo: 0.2; dapo: 0.28, clip-higher)"`
+	KLCoef      Val[float64] `assay:"kl_coef" doc:"beta of the KL penalty toward the reference (base) policy (grpo: 0.04; dapo: 0, none)"`
+	Epochs      Val[int]     `assay:"epochs" doc:"gradient passes over one update's batch (grpo and dapo: 4)"`
+	WeightDecay Val[float64] `assay:"weight_decay" doc:"the optimiser's decoupled weight decay on the adapter's weights (grpo and dapo: 0, as neither paper sets one)"`
+	Range       diag.Range   `json:"-"`
 }
 
 // Records are seed records.

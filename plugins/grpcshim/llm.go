@@ -84,7 +84,8 @@ func (c *LLMGRPCClient) Update(ctx context.Context, req *plugins.UpdateRequest) 
 	}
 	samples := make([]*pb.Sample, 0, len(req.Samples))
 	for _, s := range req.Samples {
-		samples = append(samples, &pb.Sample{State: s.State, Proposal: proposalToProto(s.Proposal), Advantage: s.Advantage, Group: s.Group, Reward: s.Reward})
+		samples = append(samples, &pb.Sample{State: s.State, Proposal: proposalToProto(s.Proposal), Advantage: s.Advantage, Group: s.Group, Reward: s.Reward,
+			Completion: s.Completion, Policy: &pb.SamplePolicy{Adapter: s.Policy.Adapter, Path: s.Policy.Path, Step: int64(s.Policy.Step)}})
 	}
 	resp, err := c.client.Update(ctx, &pb.UpdateRequest{
 		Model:        req.Model,
@@ -98,6 +99,7 @@ func (c *LLMGRPCClient) Update(ctx context.Context, req *plugins.UpdateRequest) 
 		KlCoef:       req.KLCoef,
 		TokenLevel:   req.TokenLevel,
 		Epochs:       int64(req.Epochs),
+		WeightDecay:  req.WeightDecay,
 		Adapter:      adapterToProto(req.Adapter),
 	})
 	if err != nil {
@@ -155,7 +157,9 @@ func (s *LLMGRPCServer) Update(ctx context.Context, req *pb.UpdateRequest) (*pb.
 	}
 	samples := make([]plugins.Sample, 0, len(req.GetSamples()))
 	for _, x := range req.GetSamples() {
-		samples = append(samples, plugins.Sample{State: x.GetState(), Proposal: proposalFromProto(x.GetProposal()), Advantage: x.GetAdvantage(), Group: x.GetGroup(), Reward: x.GetReward()})
+		pol := x.GetPolicy()
+		samples = append(samples, plugins.Sample{State: x.GetState(), Proposal: proposalFromProto(x.GetProposal()), Advantage: x.GetAdvantage(), Group: x.GetGroup(), Reward: x.GetReward(),
+			Completion: x.GetCompletion(), Policy: plugins.SamplePolicy{Adapter: pol.GetAdapter(), Path: pol.GetPath(), Step: clampInt(pol.GetStep())}})
 	}
 	resp, err := s.Impl.Update(ctx, &plugins.UpdateRequest{
 		Model:        req.GetModel(),
@@ -166,6 +170,7 @@ func (s *LLMGRPCServer) Update(ctx context.Context, req *pb.UpdateRequest) (*pb.
 		KLCoef:       req.GetKlCoef(),
 		TokenLevel:   req.GetTokenLevel(),
 		Epochs:       int(req.GetEpochs()),
+		WeightDecay:  req.GetWeightDecay(),
 		Samples:      samples,
 		State:        req.GetState(),
 		Config:       cfg,

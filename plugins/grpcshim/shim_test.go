@@ -108,7 +108,7 @@ func TestRoundTripEveryField(t *testing.T) {
 		Executor: plugins.ExecutorSpec{Kind: "slurm", Concurrency: 4, GPUs: 8, Slurm: map[string]any{"partition": "gpu"}},
 		GPUs:     2, TimeLimitSeconds: 3600.5, WorkDir: "/tmp/w",
 		Update: &plugins.PolicyJob{Step: 3, BatchFile: "/w/batch.jsonl", AdapterDir: "/w/adapter", BaseModel: "q", PreviousAdapter: "p-2", PreviousAdapterDir: "/w/prev",
-			Algorithm: "grpo", LearningRate: 1e-6, ClipLow: 0.2, ClipHigh: 0.2, KLCoef: 0.04, TokenLevel: false, Epochs: 4},
+			Algorithm: "grpo", LearningRate: 1e-6, ClipLow: 0.2, ClipHigh: 0.2, KLCoef: 0.04, TokenLevel: false, Epochs: 4, WeightDecay: 0.1},
 	}
 	h, err := tr.Start(ctx, run)
 	if err != nil {
@@ -147,8 +147,9 @@ func TestRoundTripEveryField(t *testing.T) {
 		t.Errorf("CompleteResponse %+v", cr)
 	}
 	upd := &plugins.UpdateRequest{Model: "m", LearningRate: 1e-5, State: []byte{1},
-		Algorithm: "dapo", ClipLow: 0.2, ClipHigh: 0.28, KLCoef: 0.01, TokenLevel: true, Epochs: 4,
-		Samples: []plugins.Sample{{State: "s", Proposal: plugins.Proposal{ID: "p", Edits: map[string]string{"a": "b"}}, Advantage: -0.5, Group: "g/1", Reward: 2.5}},
+		Algorithm: "dapo", ClipLow: 0.2, ClipHigh: 0.28, KLCoef: 0.01, TokenLevel: true, Epochs: 4, WeightDecay: 0.05,
+		Samples: []plugins.Sample{{State: "s", Proposal: plugins.Proposal{ID: "p", Edits: map[string]string{"a": "b"}}, Advantage: -0.5, Group: "g/1", Reward: 2.5,
+			Completion: " {\"proposals\": []}\n", Policy: plugins.SamplePolicy{Adapter: "policy-step-1", Path: "/w/a", Step: 1}}},
 		Adapter: &plugins.Adapter{Name: "policy-step-1", Path: "/w/adapter"}}
 	ur, err := l.Update(ctx, upd)
 	if err != nil {

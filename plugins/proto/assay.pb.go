@@ -468,6 +468,7 @@ type PolicyJob struct {
 	TokenLevel         bool                   `protobuf:"varint,11,opt,name=token_level,json=tokenLevel,proto3" json:"token_level,omitempty"`
 	Epochs             int64                  `protobuf:"varint,12,opt,name=epochs,proto3" json:"epochs,omitempty"`
 	PreviousAdapterDir string                 `protobuf:"bytes,13,opt,name=previous_adapter_dir,json=previousAdapterDir,proto3" json:"previous_adapter_dir,omitempty"`
+	WeightDecay        float64                `protobuf:"fixed64,14,opt,name=weight_decay,json=weightDecay,proto3" json:"weight_decay,omitempty"`
 	unknownFields      protoimpl.UnknownFields
 	sizeCache          protoimpl.SizeCache
 }
@@ -591,6 +592,13 @@ func (x *PolicyJob) GetPreviousAdapterDir() string {
 		return x.PreviousAdapterDir
 	}
 	return ""
+}
+
+func (x *PolicyJob) GetWeightDecay() float64 {
+	if x != nil {
+		return x.WeightDecay
+	}
+	return 0
 }
 
 type RunHandle struct {
@@ -1153,12 +1161,16 @@ func (x *CompleteResponse) GetUsage() *Usage {
 }
 
 type Sample struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	State         string                 `protobuf:"bytes,1,opt,name=state,proto3" json:"state,omitempty"`
-	Proposal      *Proposal              `protobuf:"bytes,2,opt,name=proposal,proto3" json:"proposal,omitempty"`
-	Advantage     float64                `protobuf:"fixed64,3,opt,name=advantage,proto3" json:"advantage,omitempty"`
-	Group         string                 `protobuf:"bytes,4,opt,name=group,proto3" json:"group,omitempty"`
-	Reward        float64                `protobuf:"fixed64,5,opt,name=reward,proto3" json:"reward,omitempty"`
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	State     string                 `protobuf:"bytes,1,opt,name=state,proto3" json:"state,omitempty"`
+	Proposal  *Proposal              `protobuf:"bytes,2,opt,name=proposal,proto3" json:"proposal,omitempty"`
+	Advantage float64                `protobuf:"fixed64,3,opt,name=advantage,proto3" json:"advantage,omitempty"`
+	Group     string                 `protobuf:"bytes,4,opt,name=group,proto3" json:"group,omitempty"`
+	Reward    float64                `protobuf:"fixed64,5,opt,name=reward,proto3" json:"reward,omitempty"`
+	// The proposer's answer exactly as the model returned it, and the
+	// policy that sampled it (see plugins.Sample).
+	Completion    string        `protobuf:"bytes,6,opt,name=completion,proto3" json:"completion,omitempty"`
+	Policy        *SamplePolicy `protobuf:"bytes,7,opt,name=policy,proto3" json:"policy,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1228,6 +1240,80 @@ func (x *Sample) GetReward() float64 {
 	return 0
 }
 
+func (x *Sample) GetCompletion() string {
+	if x != nil {
+		return x.Completion
+	}
+	return ""
+}
+
+func (x *Sample) GetPolicy() *SamplePolicy {
+	if x != nil {
+		return x.Policy
+	}
+	return nil
+}
+
+type SamplePolicy struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Adapter       string                 `protobuf:"bytes,1,opt,name=adapter,proto3" json:"adapter,omitempty"`
+	Path          string                 `protobuf:"bytes,2,opt,name=path,proto3" json:"path,omitempty"`
+	Step          int64                  `protobuf:"varint,3,opt,name=step,proto3" json:"step,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SamplePolicy) Reset() {
+	*x = SamplePolicy{}
+	mi := &file_assay_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SamplePolicy) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SamplePolicy) ProtoMessage() {}
+
+func (x *SamplePolicy) ProtoReflect() protoreflect.Message {
+	mi := &file_assay_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SamplePolicy.ProtoReflect.Descriptor instead.
+func (*SamplePolicy) Descriptor() ([]byte, []int) {
+	return file_assay_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *SamplePolicy) GetAdapter() string {
+	if x != nil {
+		return x.Adapter
+	}
+	return ""
+}
+
+func (x *SamplePolicy) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *SamplePolicy) GetStep() int64 {
+	if x != nil {
+		return x.Step
+	}
+	return 0
+}
+
 type UpdateRequest struct {
 	state        protoimpl.MessageState `protogen:"open.v1"`
 	Model        string                 `protobuf:"bytes,1,opt,name=model,proto3" json:"model,omitempty"`
@@ -1245,13 +1331,14 @@ type UpdateRequest struct {
 	Epochs     int64   `protobuf:"varint,11,opt,name=epochs,proto3" json:"epochs,omitempty"`
 	// Set when the update was trained elsewhere (see plugins.Adapter).
 	Adapter       *Adapter `protobuf:"bytes,12,opt,name=adapter,proto3" json:"adapter,omitempty"`
+	WeightDecay   float64  `protobuf:"fixed64,13,opt,name=weight_decay,json=weightDecay,proto3" json:"weight_decay,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *UpdateRequest) Reset() {
 	*x = UpdateRequest{}
-	mi := &file_assay_proto_msgTypes[17]
+	mi := &file_assay_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1263,7 +1350,7 @@ func (x *UpdateRequest) String() string {
 func (*UpdateRequest) ProtoMessage() {}
 
 func (x *UpdateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_assay_proto_msgTypes[17]
+	mi := &file_assay_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1276,7 +1363,7 @@ func (x *UpdateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateRequest.ProtoReflect.Descriptor instead.
 func (*UpdateRequest) Descriptor() ([]byte, []int) {
-	return file_assay_proto_rawDescGZIP(), []int{17}
+	return file_assay_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *UpdateRequest) GetModel() string {
@@ -1363,6 +1450,13 @@ func (x *UpdateRequest) GetAdapter() *Adapter {
 	return nil
 }
 
+func (x *UpdateRequest) GetWeightDecay() float64 {
+	if x != nil {
+		return x.WeightDecay
+	}
+	return 0
+}
+
 type Adapter struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
@@ -1373,7 +1467,7 @@ type Adapter struct {
 
 func (x *Adapter) Reset() {
 	*x = Adapter{}
-	mi := &file_assay_proto_msgTypes[18]
+	mi := &file_assay_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1385,7 +1479,7 @@ func (x *Adapter) String() string {
 func (*Adapter) ProtoMessage() {}
 
 func (x *Adapter) ProtoReflect() protoreflect.Message {
-	mi := &file_assay_proto_msgTypes[18]
+	mi := &file_assay_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1398,7 +1492,7 @@ func (x *Adapter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Adapter.ProtoReflect.Descriptor instead.
 func (*Adapter) Descriptor() ([]byte, []int) {
-	return file_assay_proto_rawDescGZIP(), []int{18}
+	return file_assay_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *Adapter) GetName() string {
@@ -1425,7 +1519,7 @@ type UpdateResponse struct {
 
 func (x *UpdateResponse) Reset() {
 	*x = UpdateResponse{}
-	mi := &file_assay_proto_msgTypes[19]
+	mi := &file_assay_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1437,7 +1531,7 @@ func (x *UpdateResponse) String() string {
 func (*UpdateResponse) ProtoMessage() {}
 
 func (x *UpdateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_assay_proto_msgTypes[19]
+	mi := &file_assay_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1450,7 +1544,7 @@ func (x *UpdateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateResponse.ProtoReflect.Descriptor instead.
 func (*UpdateResponse) Descriptor() ([]byte, []int) {
-	return file_assay_proto_rawDescGZIP(), []int{19}
+	return file_assay_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *UpdateResponse) GetState() []byte {
@@ -1477,7 +1571,7 @@ type TasksRequest struct {
 
 func (x *TasksRequest) Reset() {
 	*x = TasksRequest{}
-	mi := &file_assay_proto_msgTypes[20]
+	mi := &file_assay_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1489,7 +1583,7 @@ func (x *TasksRequest) String() string {
 func (*TasksRequest) ProtoMessage() {}
 
 func (x *TasksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_assay_proto_msgTypes[20]
+	mi := &file_assay_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1502,7 +1596,7 @@ func (x *TasksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TasksRequest.ProtoReflect.Descriptor instead.
 func (*TasksRequest) Descriptor() ([]byte, []int) {
-	return file_assay_proto_rawDescGZIP(), []int{20}
+	return file_assay_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *TasksRequest) GetEnv() string {
@@ -1533,7 +1627,7 @@ type TaskInfo struct {
 
 func (x *TaskInfo) Reset() {
 	*x = TaskInfo{}
-	mi := &file_assay_proto_msgTypes[21]
+	mi := &file_assay_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1545,7 +1639,7 @@ func (x *TaskInfo) String() string {
 func (*TaskInfo) ProtoMessage() {}
 
 func (x *TaskInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_assay_proto_msgTypes[21]
+	mi := &file_assay_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1558,7 +1652,7 @@ func (x *TaskInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskInfo.ProtoReflect.Descriptor instead.
 func (*TaskInfo) Descriptor() ([]byte, []int) {
-	return file_assay_proto_rawDescGZIP(), []int{21}
+	return file_assay_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *TaskInfo) GetName() string {
@@ -1612,7 +1706,7 @@ type TasksResponse struct {
 
 func (x *TasksResponse) Reset() {
 	*x = TasksResponse{}
-	mi := &file_assay_proto_msgTypes[22]
+	mi := &file_assay_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1624,7 +1718,7 @@ func (x *TasksResponse) String() string {
 func (*TasksResponse) ProtoMessage() {}
 
 func (x *TasksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_assay_proto_msgTypes[22]
+	mi := &file_assay_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1637,7 +1731,7 @@ func (x *TasksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TasksResponse.ProtoReflect.Descriptor instead.
 func (*TasksResponse) Descriptor() ([]byte, []int) {
-	return file_assay_proto_rawDescGZIP(), []int{22}
+	return file_assay_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *TasksResponse) GetTasks() []*TaskInfo {
@@ -1692,7 +1786,7 @@ const file_assay_proto_rawDesc = "" +
 	"\x12time_limit_seconds\x18\t \x01(\x01R\x10timeLimitSeconds\x12\x19\n" +
 	"\bwork_dir\x18\n" +
 	" \x01(\tR\aworkDir\x122\n" +
-	"\x06update\x18\v \x01(\v2\x1a.assay.plugin.v1.PolicyJobR\x06update\"\xa8\x03\n" +
+	"\x06update\x18\v \x01(\v2\x1a.assay.plugin.v1.PolicyJobR\x06update\"\xcb\x03\n" +
 	"\tPolicyJob\x12\x12\n" +
 	"\x04step\x18\x01 \x01(\x03R\x04step\x12\x1d\n" +
 	"\n" +
@@ -1711,7 +1805,8 @@ const file_assay_proto_rawDesc = "" +
 	"\vtoken_level\x18\v \x01(\bR\n" +
 	"tokenLevel\x12\x16\n" +
 	"\x06epochs\x18\f \x01(\x03R\x06epochs\x120\n" +
-	"\x14previous_adapter_dir\x18\r \x01(\tR\x12previousAdapterDir\":\n" +
+	"\x14previous_adapter_dir\x18\r \x01(\tR\x12previousAdapterDir\x12!\n" +
+	"\fweight_decay\x18\x0e \x01(\x01R\vweightDecay\":\n" +
 	"\tRunHandle\x12\x15\n" +
 	"\x06run_id\x18\x01 \x01(\tR\x05runId\x12\x16\n" +
 	"\x06handle\x18\x02 \x01(\tR\x06handle\"\xd0\x01\n" +
@@ -1752,13 +1847,21 @@ const file_assay_proto_rawDesc = "" +
 	"\x10CompleteResponse\x12\x12\n" +
 	"\x04text\x18\x01 \x01(\tR\x04text\x12\x18\n" +
 	"\apayload\x18\x02 \x01(\fR\apayload\x12,\n" +
-	"\x05usage\x18\x03 \x01(\v2\x16.assay.plugin.v1.UsageR\x05usage\"\xa1\x01\n" +
+	"\x05usage\x18\x03 \x01(\v2\x16.assay.plugin.v1.UsageR\x05usage\"\xf8\x01\n" +
 	"\x06Sample\x12\x14\n" +
 	"\x05state\x18\x01 \x01(\tR\x05state\x125\n" +
 	"\bproposal\x18\x02 \x01(\v2\x19.assay.plugin.v1.ProposalR\bproposal\x12\x1c\n" +
 	"\tadvantage\x18\x03 \x01(\x01R\tadvantage\x12\x14\n" +
 	"\x05group\x18\x04 \x01(\tR\x05group\x12\x16\n" +
-	"\x06reward\x18\x05 \x01(\x01R\x06reward\"\x90\x03\n" +
+	"\x06reward\x18\x05 \x01(\x01R\x06reward\x12\x1e\n" +
+	"\n" +
+	"completion\x18\x06 \x01(\tR\n" +
+	"completion\x125\n" +
+	"\x06policy\x18\a \x01(\v2\x1d.assay.plugin.v1.SamplePolicyR\x06policy\"P\n" +
+	"\fSamplePolicy\x12\x18\n" +
+	"\aadapter\x18\x01 \x01(\tR\aadapter\x12\x12\n" +
+	"\x04path\x18\x02 \x01(\tR\x04path\x12\x12\n" +
+	"\x04step\x18\x03 \x01(\x03R\x04step\"\xb3\x03\n" +
 	"\rUpdateRequest\x12\x14\n" +
 	"\x05model\x18\x01 \x01(\tR\x05model\x12#\n" +
 	"\rlearning_rate\x18\x02 \x01(\x01R\flearningRate\x121\n" +
@@ -1774,7 +1877,8 @@ const file_assay_proto_rawDesc = "" +
 	" \x01(\bR\n" +
 	"tokenLevel\x12\x16\n" +
 	"\x06epochs\x18\v \x01(\x03R\x06epochs\x122\n" +
-	"\aadapter\x18\f \x01(\v2\x18.assay.plugin.v1.AdapterR\aadapter\"1\n" +
+	"\aadapter\x18\f \x01(\v2\x18.assay.plugin.v1.AdapterR\aadapter\x12!\n" +
+	"\fweight_decay\x18\r \x01(\x01R\vweightDecay\"1\n" +
 	"\aAdapter\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
 	"\x04path\x18\x02 \x01(\tR\x04path\"\xa2\x01\n" +
@@ -1823,7 +1927,7 @@ func file_assay_proto_rawDescGZIP() []byte {
 	return file_assay_proto_rawDescData
 }
 
-var file_assay_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
+var file_assay_proto_msgTypes = make([]protoimpl.MessageInfo, 26)
 var file_assay_proto_goTypes = []any{
 	(*DescribeRequest)(nil),  // 0: assay.plugin.v1.DescribeRequest
 	(*DescribeResponse)(nil), // 1: assay.plugin.v1.DescribeResponse
@@ -1842,18 +1946,19 @@ var file_assay_proto_goTypes = []any{
 	(*Usage)(nil),            // 14: assay.plugin.v1.Usage
 	(*CompleteResponse)(nil), // 15: assay.plugin.v1.CompleteResponse
 	(*Sample)(nil),           // 16: assay.plugin.v1.Sample
-	(*UpdateRequest)(nil),    // 17: assay.plugin.v1.UpdateRequest
-	(*Adapter)(nil),          // 18: assay.plugin.v1.Adapter
-	(*UpdateResponse)(nil),   // 19: assay.plugin.v1.UpdateResponse
-	(*TasksRequest)(nil),     // 20: assay.plugin.v1.TasksRequest
-	(*TaskInfo)(nil),         // 21: assay.plugin.v1.TaskInfo
-	(*TasksResponse)(nil),    // 22: assay.plugin.v1.TasksResponse
-	nil,                      // 23: assay.plugin.v1.Proposal.EditsEntry
-	nil,                      // 24: assay.plugin.v1.UpdateResponse.StatsEntry
+	(*SamplePolicy)(nil),     // 17: assay.plugin.v1.SamplePolicy
+	(*UpdateRequest)(nil),    // 18: assay.plugin.v1.UpdateRequest
+	(*Adapter)(nil),          // 19: assay.plugin.v1.Adapter
+	(*UpdateResponse)(nil),   // 20: assay.plugin.v1.UpdateResponse
+	(*TasksRequest)(nil),     // 21: assay.plugin.v1.TasksRequest
+	(*TaskInfo)(nil),         // 22: assay.plugin.v1.TaskInfo
+	(*TasksResponse)(nil),    // 23: assay.plugin.v1.TasksResponse
+	nil,                      // 24: assay.plugin.v1.Proposal.EditsEntry
+	nil,                      // 25: assay.plugin.v1.UpdateResponse.StatsEntry
 }
 var file_assay_proto_depIdxs = []int32{
 	2,  // 0: assay.plugin.v1.DescribeResponse.knobs:type_name -> assay.plugin.v1.Knob
-	23, // 1: assay.plugin.v1.Proposal.edits:type_name -> assay.plugin.v1.Proposal.EditsEntry
+	24, // 1: assay.plugin.v1.Proposal.edits:type_name -> assay.plugin.v1.Proposal.EditsEntry
 	3,  // 2: assay.plugin.v1.RunRequest.proposal:type_name -> assay.plugin.v1.Proposal
 	4,  // 3: assay.plugin.v1.RunRequest.executor:type_name -> assay.plugin.v1.ExecutorSpec
 	6,  // 4: assay.plugin.v1.RunRequest.update:type_name -> assay.plugin.v1.PolicyJob
@@ -1862,31 +1967,32 @@ var file_assay_proto_depIdxs = []int32{
 	12, // 7: assay.plugin.v1.CompleteRequest.messages:type_name -> assay.plugin.v1.Message
 	14, // 8: assay.plugin.v1.CompleteResponse.usage:type_name -> assay.plugin.v1.Usage
 	3,  // 9: assay.plugin.v1.Sample.proposal:type_name -> assay.plugin.v1.Proposal
-	16, // 10: assay.plugin.v1.UpdateRequest.samples:type_name -> assay.plugin.v1.Sample
-	18, // 11: assay.plugin.v1.UpdateRequest.adapter:type_name -> assay.plugin.v1.Adapter
-	24, // 12: assay.plugin.v1.UpdateResponse.stats:type_name -> assay.plugin.v1.UpdateResponse.StatsEntry
-	21, // 13: assay.plugin.v1.TasksResponse.tasks:type_name -> assay.plugin.v1.TaskInfo
-	0,  // 14: assay.plugin.v1.Trainer.Describe:input_type -> assay.plugin.v1.DescribeRequest
-	5,  // 15: assay.plugin.v1.Trainer.Start:input_type -> assay.plugin.v1.RunRequest
-	7,  // 16: assay.plugin.v1.Trainer.Wait:input_type -> assay.plugin.v1.RunHandle
-	7,  // 17: assay.plugin.v1.Trainer.Cancel:input_type -> assay.plugin.v1.RunHandle
-	10, // 18: assay.plugin.v1.Trainer.StartBatch:input_type -> assay.plugin.v1.BatchRequest
-	13, // 19: assay.plugin.v1.LLM.Complete:input_type -> assay.plugin.v1.CompleteRequest
-	17, // 20: assay.plugin.v1.LLM.Update:input_type -> assay.plugin.v1.UpdateRequest
-	20, // 21: assay.plugin.v1.Benchmark.Tasks:input_type -> assay.plugin.v1.TasksRequest
-	1,  // 22: assay.plugin.v1.Trainer.Describe:output_type -> assay.plugin.v1.DescribeResponse
-	7,  // 23: assay.plugin.v1.Trainer.Start:output_type -> assay.plugin.v1.RunHandle
-	8,  // 24: assay.plugin.v1.Trainer.Wait:output_type -> assay.plugin.v1.RunResult
-	9,  // 25: assay.plugin.v1.Trainer.Cancel:output_type -> assay.plugin.v1.CancelResponse
-	11, // 26: assay.plugin.v1.Trainer.StartBatch:output_type -> assay.plugin.v1.BatchResponse
-	15, // 27: assay.plugin.v1.LLM.Complete:output_type -> assay.plugin.v1.CompleteResponse
-	19, // 28: assay.plugin.v1.LLM.Update:output_type -> assay.plugin.v1.UpdateResponse
-	22, // 29: assay.plugin.v1.Benchmark.Tasks:output_type -> assay.plugin.v1.TasksResponse
-	22, // [22:30] is the sub-list for method output_type
-	14, // [14:22] is the sub-list for method input_type
-	14, // [14:14] is the sub-list for extension type_name
-	14, // [14:14] is the sub-list for extension extendee
-	0,  // [0:14] is the sub-list for field type_name
+	17, // 10: assay.plugin.v1.Sample.policy:type_name -> assay.plugin.v1.SamplePolicy
+	16, // 11: assay.plugin.v1.UpdateRequest.samples:type_name -> assay.plugin.v1.Sample
+	19, // 12: assay.plugin.v1.UpdateRequest.adapter:type_name -> assay.plugin.v1.Adapter
+	25, // 13: assay.plugin.v1.UpdateResponse.stats:type_name -> assay.plugin.v1.UpdateResponse.StatsEntry
+	22, // 14: assay.plugin.v1.TasksResponse.tasks:type_name -> assay.plugin.v1.TaskInfo
+	0,  // 15: assay.plugin.v1.Trainer.Describe:input_type -> assay.plugin.v1.DescribeRequest
+	5,  // 16: assay.plugin.v1.Trainer.Start:input_type -> assay.plugin.v1.RunRequest
+	7,  // 17: assay.plugin.v1.Trainer.Wait:input_type -> assay.plugin.v1.RunHandle
+	7,  // 18: assay.plugin.v1.Trainer.Cancel:input_type -> assay.plugin.v1.RunHandle
+	10, // 19: assay.plugin.v1.Trainer.StartBatch:input_type -> assay.plugin.v1.BatchRequest
+	13, // 20: assay.plugin.v1.LLM.Complete:input_type -> assay.plugin.v1.CompleteRequest
+	18, // 21: assay.plugin.v1.LLM.Update:input_type -> assay.plugin.v1.UpdateRequest
+	21, // 22: assay.plugin.v1.Benchmark.Tasks:input_type -> assay.plugin.v1.TasksRequest
+	1,  // 23: assay.plugin.v1.Trainer.Describe:output_type -> assay.plugin.v1.DescribeResponse
+	7,  // 24: assay.plugin.v1.Trainer.Start:output_type -> assay.plugin.v1.RunHandle
+	8,  // 25: assay.plugin.v1.Trainer.Wait:output_type -> assay.plugin.v1.RunResult
+	9,  // 26: assay.plugin.v1.Trainer.Cancel:output_type -> assay.plugin.v1.CancelResponse
+	11, // 27: assay.plugin.v1.Trainer.StartBatch:output_type -> assay.plugin.v1.BatchResponse
+	15, // 28: assay.plugin.v1.LLM.Complete:output_type -> assay.plugin.v1.CompleteResponse
+	20, // 29: assay.plugin.v1.LLM.Update:output_type -> assay.plugin.v1.UpdateResponse
+	23, // 30: assay.plugin.v1.Benchmark.Tasks:output_type -> assay.plugin.v1.TasksResponse
+	23, // [23:31] is the sub-list for method output_type
+	15, // [15:23] is the sub-list for method input_type
+	15, // [15:15] is the sub-list for extension type_name
+	15, // [15:15] is the sub-list for extension extendee
+	0,  // [0:15] is the sub-list for field type_name
 }
 
 func init() { file_assay_proto_init() }
@@ -1900,7 +2006,7 @@ func file_assay_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_assay_proto_rawDesc), len(file_assay_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   25,
+			NumMessages:   26,
 			NumExtensions: 0,
 			NumServices:   3,
 		},

@@ -115,6 +115,11 @@ loop "served" {
     gpus    = 8 # ERROR: E_EXECUTOR_GPUS executor has 4
     hours   = 0 # ERROR: E_RANGE update.hours must be greater than 0
     adapter = "a b" # ERROR: E_RANGE not a name
+    clip_low     = 1 # ERROR: E_RANGE update.clip_low must be below 1
+    clip_high    = -0.1 # ERROR: E_RANGE update.clip_high must be at least 0
+    kl_coef      = -0.04 # ERROR: E_RANGE update.kl_coef must be at least 0
+    epochs       = 0 # ERROR: E_RANGE update.epochs must be at least 1
+    weight_decay = -0.01 # ERROR: E_RANGE update.weight_decay must be at least 0
   }
 }
 

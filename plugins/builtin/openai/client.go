@@ -28,6 +28,7 @@ type client struct {
 	sleep   func(context.Context, time.Duration) error
 	jitter  func() float64
 	retries atomic.Int64 // total retries made, for tests and logs
+	served  servedAdapters
 }
 
 func newClient(cfg Config) *client {

@@ -83,6 +83,10 @@ func (l *llm) complete(ctx context.Context, c *client, req *plugins.CompleteRequ
 		if err != nil {
 			return nil, err
 		}
+		if err := c.ensureAdapter(ctx, st); err != nil {
+			// Nothing was sent to the model: nothing to charge.
+			return nil, plugins.WithUsage(fmt.Errorf("openai plugin: serving the proposer's adapter %s again: %w", st.Adapter, err), plugins.Usage{})
+		}
 		model = st.Adapter
 	}
 	if model == "" {
@@ -128,10 +132,13 @@ func (l *llm) complete(ctx context.Context, c *client, req *plugins.CompleteRequ
 }
 
 // Update points the role at an adapter the loop's update command trained:
-// the server loads it (vLLM's /v1/load_lora_adapter) and the returned
-// State names it, so later proposer calls with that State ask for it as
-// their model. Training itself is not possible through a chat-completions
-// API: an update without an adapter is ErrUnsupported.
+// the server loads it (vLLM's /v1/load_lora_adapter), then unloads the
+// adapter of the previous State, which no request names again, and the
+// returned State names the new one, so later proposer calls with that
+// State ask for it as their model (loading it again first where this
+// process did not load it: a resumed run). Training itself is not possible
+// through a chat-completions API: an update without an adapter is
+// ErrUnsupported.
 func (l *llm) Update(ctx context.Context, req *plugins.UpdateRequest) (*plugins.UpdateResponse, error) {
 	if req.Adapter == nil {
 		return nil, fmt.Errorf("openai plugin cannot train a hosted model: %w", plugins.ErrUnsupported)
@@ -143,8 +150,16 @@ func (l *llm) Update(ctx context.Context, req *plugins.UpdateRequest) (*plugins.
 	if err != nil {
 		return nil, redact.Error(err)
 	}
-	if err := c.loadAdapter(ctx, req.Adapter.Name, req.Adapter.Path); err != nil {
-		return nil, redact.Error(fmt.Errorf("openai plugin: loading adapter %s from %s: %w", req.Adapter.Name, req.Adapter.Path, err), c.key())
+	var prev string
+	if len(req.State) > 0 {
+		st, err := parseState(req.State)
+		if err != nil {
+			return nil, err
+		}
+		prev = st.Adapter
+	}
+	if err := c.switchAdapter(ctx, prev, req.Adapter.Name, req.Adapter.Path); err != nil {
+		return nil, redact.Error(fmt.Errorf("openai plugin: %w", err), c.key())
 	}
 	st, err := json.Marshal(policyState{Adapter: req.Adapter.Name, Path: req.Adapter.Path})
 	if err != nil {

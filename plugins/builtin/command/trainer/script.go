@@ -68,7 +68,9 @@ func runScript(rec *record, cfg *Config, cmd *commandTemplate, cwd, dir, overrid
 		delete(env, "ASSAY_CONFIG")
 		delete(env, "ASSAY_ENV")
 		delete(env, "ASSAY_TASK")
-		env["ASSAY_BATCH"], env["ASSAY_ADAPTER_DIR"] = u.BatchFile, u.AdapterDir
+		for k, v := range updateValues(u) {
+			env["ASSAY_"+strings.ToUpper(k)] = v
+		}
 	}
 	for k, v := range cfg.Env {
 		env[k] = v

@@ -16,8 +16,9 @@ import (
 // which runs the config's update_command on the batch the runtime wrote.
 // The command's placeholders are batch, adapter_dir, step, base_model,
 // previous_adapter, previous_adapter_dir, algorithm, learning_rate, clip_low, clip_high,
-// kl_coef, token_level, epochs, gpus, workdir, seed and run_id; every
-// value reaches the command as a quoted variable, never as code.
+// kl_coef, token_level, epochs, weight_decay, gpus, workdir, seed and
+// run_id; every value reaches the command as a quoted variable, never as
+// code, and the job's values also as ASSAY_* variables (updateValues).
 func (t *Trainer) prepareUpdate(req *plugins.RunRequest, cfg *Config, dir string, limit time.Duration) (*prepared, error) {
 	if cfg.update == nil {
 		return nil, fmt.Errorf("config.update_command: missing; a policy update needs the command that trains the policy on a batch: %w", plugins.ErrUnsupported)
@@ -35,14 +36,8 @@ func (t *Trainer) prepareUpdate(req *plugins.RunRequest, cfg *Config, dir string
 	}
 	rec := &record{RunID: req.RunID, Seed: req.Seed, Config: req.Config, Executor: req.Executor, GPUs: req.GPUs,
 		TimeLimitSeconds: limit.Seconds(), Submitted: time.Now().UTC(), Update: u}
-	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
-	vars := map[string]string{
-		"batch": u.BatchFile, "adapter_dir": u.AdapterDir, "step": strconv.Itoa(u.Step),
-		"base_model": u.BaseModel, "previous_adapter": u.PreviousAdapter, "previous_adapter_dir": u.PreviousAdapterDir, "algorithm": u.Algorithm,
-		"learning_rate": f(u.LearningRate), "clip_low": f(u.ClipLow), "clip_high": f(u.ClipHigh),
-		"kl_coef": f(u.KLCoef), "token_level": strconv.FormatBool(u.TokenLevel), "epochs": strconv.Itoa(u.Epochs),
-		"gpus": strconv.Itoa(req.GPUs), "workdir": dir, "seed": strconv.FormatInt(req.Seed, 10), "run_id": req.RunID,
-	}
+	vars := updateValues(u)
+	vars["gpus"], vars["workdir"], vars["seed"], vars["run_id"] = strconv.Itoa(req.GPUs), dir, strconv.FormatInt(req.Seed, 10), req.RunID
 	rec.Values = vars
 	defs, err := commandValues(cfg.update, vars, vars)
 	if err != nil {
@@ -71,6 +66,20 @@ func (t *Trainer) prepareUpdate(req *plugins.RunRequest, cfg *Config, dir string
 		p.job.TimeLimit = limit + 30*time.Second
 	}
 	return p, nil
+}
+
+// updateValues are a policy update's job values by placeholder name; the
+// command also sees each as ASSAY_NAME (upper case), so a training script
+// can read its whole job from the environment.
+func updateValues(u *plugins.PolicyJob) map[string]string {
+	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+	return map[string]string{
+		"batch": u.BatchFile, "adapter_dir": u.AdapterDir, "step": strconv.Itoa(u.Step),
+		"base_model": u.BaseModel, "previous_adapter": u.PreviousAdapter, "previous_adapter_dir": u.PreviousAdapterDir, "algorithm": u.Algorithm,
+		"learning_rate": f(u.LearningRate), "clip_low": f(u.ClipLow), "clip_high": f(u.ClipHigh),
+		"kl_coef": f(u.KLCoef), "token_level": strconv.FormatBool(u.TokenLevel), "epochs": strconv.Itoa(u.Epochs),
+		"weight_decay": f(u.WeightDecay),
+	}
 }
 
 // updateOutcome is a policy update's result once its script ended: it

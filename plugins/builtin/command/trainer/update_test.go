@@ -23,7 +23,7 @@ func updateRequest(t *testing.T, id string, cfg map[string]any) *plugins.RunRequ
 	return &plugins.RunRequest{RunID: id, Seed: 3, Config: cfg, GPUs: 2,
 		Executor: plugins.ExecutorSpec{Kind: "local", Concurrency: 1, GPUs: 2}, WorkDir: dir,
 		Update: &plugins.PolicyJob{Step: 4, BatchFile: batch, AdapterDir: filepath.Join(dir, "adapter"), BaseModel: "base; rm -rf /",
-			PreviousAdapter: "$(touch pwned)", PreviousAdapterDir: "/prev dir", Algorithm: "dapo", LearningRate: 1e-6, ClipLow: 0.2, ClipHigh: 0.28, TokenLevel: true, Epochs: 4}}
+			PreviousAdapter: "$(touch pwned)", PreviousAdapterDir: "/prev dir", Algorithm: "dapo", LearningRate: 1e-6, ClipLow: 0.2, ClipHigh: 0.28, TokenLevel: true, Epochs: 4, WeightDecay: 0.01}}
 }
 
 // An update runs update_command with every value quoted, and finishes only
@@ -32,15 +32,29 @@ func TestPolicyUpdate(t *testing.T) {
 	t.Parallel()
 	tr := newTrainer()
 	cmd := `mkdir -p {{adapter_dir}} && wc -l < {{batch}} > {{adapter_dir}}/lines && ` +
-		`echo "{{step}} {{algorithm}} {{learning_rate}} {{clip_low}} {{clip_high}} {{kl_coef}} {{token_level}} {{epochs}} {{gpus}}|{{base_model}}|{{previous_adapter}}|{{previous_adapter_dir}}" > {{adapter_dir}}/args`
+		`echo "{{step}} {{algorithm}} {{learning_rate}} {{clip_low}} {{clip_high}} {{kl_coef}} {{token_level}} {{epochs}} {{weight_decay}} {{gpus}}|{{base_model}}|{{previous_adapter}}|{{previous_adapter_dir}}" > {{adapter_dir}}/args`
 	req := updateRequest(t, "u1", map[string]any{"update_command": cmd})
 	r := run(t, tr, req)
 	if r.Status != plugins.StatusFinished {
 		t.Fatalf("status %s: %s", r.Status, r.Reason)
 	}
 	got, _ := os.ReadFile(filepath.Join(req.Update.AdapterDir, "args"))
-	if want := "4 dapo 1e-06 0.2 0.28 0 true 4 2|base; rm -rf /|$(touch pwned)|/prev dir\n"; string(got) != want {
+	if want := "4 dapo 1e-06 0.2 0.28 0 true 4 0.01 2|base; rm -rf /|$(touch pwned)|/prev dir\n"; string(got) != want {
 		t.Errorf("args %q, want %q", got, want)
+	}
+	// The job's values are in the environment as well, for a script that
+	// takes no arguments.
+	req = updateRequest(t, "u6", map[string]any{"update_command": `mkdir -p "$ASSAY_ADAPTER_DIR" && env | grep '^ASSAY_' | sort > "$ASSAY_ADAPTER_DIR/env"`})
+	if r := run(t, tr, req); r.Status != plugins.StatusFinished {
+		t.Fatalf("status %s: %s", r.Status, r.Reason)
+	}
+	env, _ := os.ReadFile(filepath.Join(req.Update.AdapterDir, "env"))
+	for _, want := range []string{"ASSAY_STEP=4", "ASSAY_ALGORITHM=dapo", "ASSAY_LEARNING_RATE=1e-06", "ASSAY_CLIP_LOW=0.2", "ASSAY_CLIP_HIGH=0.28",
+		"ASSAY_KL_COEF=0", "ASSAY_TOKEN_LEVEL=true", "ASSAY_EPOCHS=4", "ASSAY_WEIGHT_DECAY=0.01", "ASSAY_BASE_MODEL=base; rm -rf /",
+		"ASSAY_PREVIOUS_ADAPTER=$(touch pwned)", "ASSAY_PREVIOUS_ADAPTER_DIR=/prev dir", "ASSAY_BATCH=" + req.Update.BatchFile, "ASSAY_GPUS=2"} {
+		if !strings.Contains(string(env), want+"\n") {
+			t.Errorf("the command's environment has no %s:\n%s", want, env)
+		}
 	}
 	if _, err := os.Stat(filepath.Join(req.WorkDir, "pwned")); err == nil {
 		t.Error("a value ran as shell code")
