@@ -54,8 +54,9 @@ than 3 improving children keeps none (label5 is absent), as the paper
 drops it. --labelled-only leaves such pairs out.
 
 --holdout-tasks and --holdout-fraction mark the pairs of some tasks
-"holdout" (split), the rest "train": tasks named as ENV/TASK or TASK, and
-a share of the other tasks drawn by --seed. --balance N keeps at most N
+"holdout" (split), the rest "train": the tasks named (ENV/TASK or TASK),
+and tasks drawn by --seed until a share --holdout-fraction of all tasks
+is held out (at least one, never every task). --balance N keeps at most N
 pairs of each class of each split (by the 3-way label, or the 5-way one
 with --balance-by 5way), drawn by --seed; a class with fewer is kept
 whole and said on stderr. At most 256 runs and 1,048,576 pairs.`,
