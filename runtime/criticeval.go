@@ -2,6 +2,9 @@ package runtime
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -88,6 +91,9 @@ func CriticEval(ctx context.Context, p *plan.Plan, opts Options, critics []strin
 		return nil, err
 	}
 	defer j.Close()
+	if err := claimCriticEval(j, opts.ID, ex); err != nil {
+		return nil, err
+	}
 	j.SetClock(opts.Clock.Now)
 	r := newService(ctx, v, j, dir, opts)
 	defer r.plugins.close()
@@ -167,4 +173,37 @@ func criticNames(v *plan.Variant) string {
 		s += c.Name
 	}
 	return s
+}
+
+// metaCriticEval marks a journal as a critic evaluation's and keeps the
+// digest of the examples it judges.
+const metaCriticEval = "critic_eval"
+
+type criticEvalMeta struct {
+	Examples string `json:"examples"`
+}
+
+// claimCriticEval marks the journal as that of a critic evaluation of ex,
+// or refuses it: a run's journal (its calls are keyed otherwise, and
+// assay resume would run its plan), or an evaluation of other examples
+// (their journaled answers are keyed by index, and would be taken for
+// these).
+func claimCriticEval(j *journal.Journal, id string, ex []CriticExample) error {
+	b, err := json.Marshal(ex)
+	if err != nil {
+		return err
+	}
+	sum := sha256.Sum256(b)
+	want := criticEvalMeta{Examples: hex.EncodeToString(sum[:])}
+	var got criticEvalMeta
+	switch {
+	case j.Meta(metaCriticEval, &got):
+		if got != want {
+			return fmt.Errorf("run %s evaluated other pairs: choose another id", id)
+		}
+		return nil
+	case j.Meta("run", &runMeta{}):
+		return fmt.Errorf("run %s is a run of its plan, not a critic evaluation: choose another id", id)
+	}
+	return j.SetMeta(metaCriticEval, want)
 }

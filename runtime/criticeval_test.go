@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/assay-lang/assay/compiler/plan"
@@ -86,5 +87,29 @@ func TestCriticEvalHoldsTheDollarCap(t *testing.T) {
 	}
 	if res == nil || res.Totals.USD > 0.02 {
 		t.Errorf("spent %+v, more than the cap", res)
+	}
+}
+
+// TestCriticEvalOwnsItsJournal: an evaluation's journal answers only the
+// same examples, a run's journal is no evaluation's, and assay resume
+// does not run a plan in an evaluation's journal.
+func TestCriticEvalOwnsItsJournal(t *testing.T) {
+	dir := t.TempDir()
+	l := &testLoader{trainer: newFakeTrainer()}
+	ctx := context.Background()
+	if _, err := CriticEval(ctx, evolvePlan(), Options{ID: "ce", Dir: dir, Plugins: l}, []string{"screen"}, criticExamples(2)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := CriticEval(ctx, evolvePlan(), Options{ID: "ce", Dir: dir, Plugins: l, Resume: true}, []string{"screen"}, criticExamples(3)); err == nil || !strings.Contains(err.Error(), "evaluated other pairs") {
+		t.Errorf("other examples under the same id: %v", err)
+	}
+	if _, err := runPlan(t, evolvePlan(), dir, "ce", l, true); err == nil || !strings.Contains(err.Error(), "is a critic evaluation") {
+		t.Errorf("resuming an evaluation as a run: %v", err)
+	}
+	if _, err := runPlan(t, evolvePlan(), dir, "r", l, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := CriticEval(ctx, evolvePlan(), Options{ID: "r", Dir: dir, Plugins: l, Resume: true}, []string{"screen"}, criticExamples(2)); err == nil || !strings.Contains(err.Error(), "not a critic evaluation") {
+		t.Errorf("an evaluation in a run's journal: %v", err)
 	}
 }
