@@ -69,7 +69,9 @@ role and LLM plugin exactly as a run's screen asks: the same request
 pair. The calls are journaled as a run of their own (--id; assay status
 shows it), charged against the spec's dollar cap, and an evaluation
 interrupted continues with the same --id: answered calls are not made
-again.
+again. An id belongs to the pairs it was started on: the same id with
+other pairs, or the id of a run of a plan, is refused (and assay resume
+refuses an evaluation's id).
 
 It then prints, per critic side by side, the metrics of the majority of
 its first k votes for each k of --k (default: its votes): Improve accuracy,
