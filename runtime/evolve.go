@@ -18,6 +18,9 @@ import (
 type program struct {
 	P    plugins.Proposal `json:"proposal"`
 	Gain float64          `json:"gain"`
+	// cand is the candidate key of the real run that measured it; "" for
+	// the seed program (the task's baseline measures it).
+	cand string
 }
 
 // island is one population of an evolution loop: every program it
@@ -164,7 +167,8 @@ func migrate(isl []island, rate float64) int {
 	for i := range isl {
 		n := max(1, int(math.Floor(rate*float64(len(isl[i].Progs)))))
 		for _, k := range isl[i].best(n) {
-			moves[i] = append(moves[i], program{P: clone(isl[i].Progs[k].P), Gain: isl[i].Progs[k].Gain})
+			q := isl[i].Progs[k]
+			moves[i] = append(moves[i], program{P: clone(q.P), Gain: q.Gain, cand: q.cand})
 		}
 	}
 	moved := 0
@@ -264,7 +268,7 @@ func (a *archive) add(p program, island []program) {
 	}
 	c := a.cell(p, island)
 	if q, ok := a.cells[c]; !ok || p.Gain > q.Gain {
-		a.cells[c] = program{P: clone(p.P), Gain: p.Gain}
+		a.cells[c] = program{P: clone(p.P), Gain: p.Gain, cand: p.cand}
 	}
 }
 
@@ -334,6 +338,7 @@ func (r *evolution) islandRound(t *taskInfo, i, round int, is *island, arch *arc
 	ideas := make([]idea, n)
 	base := fmt.Sprintf("%s/%s/%s/i%d/r%d", l.Name, t.Env, t.Name, i, round)
 	parent := is.parent().P
+	parentCand := is.parent().cand
 	insp := r.inspirations(t, is, arch, base)
 	err := parallel(n, r.s.concurrency(l.Proposer), func(k int) error {
 		key := fmt.Sprintf("%s/%d", base, k)
@@ -400,7 +405,9 @@ func (r *evolution) islandRound(t *taskInfo, i, round int, is *island, arch *arc
 	order = append(routed, order...)
 	runs := make([]realRun, len(order))
 	for n, k := range order {
-		runs[n] = realRun{Key: fmt.Sprintf("%s/%d", base, k), Task: t, Proposal: ideas[k].p}
+		key := fmt.Sprintf("%s/%d", base, k)
+		runs[n] = realRun{Key: key, Task: t, Proposal: ideas[k].p,
+			lineage: &journal.Lineage{Candidate: key, Parent: clone(parent), ParentCandidate: parentCand}}
 	}
 	out, err := r.s.runReal(r.sc, runs)
 	if err != nil {
@@ -411,7 +418,7 @@ func (r *evolution) islandRound(t *taskInfo, i, round int, is *island, arch *arc
 			continue
 		}
 		fig.Verified++
-		p := program{P: runs[n].Proposal, Gain: o.Gain}
+		p := program{P: runs[n].Proposal, Gain: o.Gain, cand: runs[n].Key}
 		if c != nil {
 			// The critic judged the idea against this island's parent.
 			v := ideas[order[n]].v

@@ -154,6 +154,20 @@ func TestNewParentWhenAllImprove(t *testing.T) {
 	if tp.gain != want {
 		t.Errorf("parent gain %v, want %v", tp.gain, want)
 	}
+	// The line's lineage: a verified child is measured by its own run
+	// (candidate key STATE/INDEX); an unverified one by none, and the next
+	// group's real runs say so.
+	if gr.NewParent == 2 {
+		if tp.cand != "s1/1" || tp.unmeasured {
+			t.Errorf("verified new parent: candidate %q, unmeasured %v; want s1/1, false", tp.cand, tp.unmeasured)
+		}
+	} else if tp.cand != "" || !tp.unmeasured {
+		t.Errorf("unverified new parent: candidate %q, unmeasured %v; want none", tp.cand, tp.unmeasured)
+	}
+	next := &group{State: "s3", Parent: tp.p, parentCand: tp.cand, parentUnmeasured: tp.unmeasured}
+	if l := next.lineage("s3/0"); l.Candidate != "s3/0" || l.ParentCandidate != tp.cand || l.ParentUnmeasured != tp.unmeasured || l.Parent.ID != tp.p.ID {
+		t.Errorf("lineage %+v does not name the group's parent", l)
+	}
 	// "never" leaves every parent.
 	r.loops["policy"].NewParent = "never"
 	x.parents = map[string]*taskParent{}

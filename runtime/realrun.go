@@ -19,6 +19,9 @@ type realRun struct {
 	Proposal plugins.Proposal
 	// baseline marks the run that measures its task's baseline.
 	baseline bool
+	// lineage, for a candidate made against a parent, is journaled with
+	// its reservation (the pairs export reads it).
+	lineage *journal.Lineage
 }
 
 // outcome is a real run's result.
@@ -68,7 +71,7 @@ func (r *service) reserve(sc scope, key string, rr realRun) (bool, error) {
 		}
 		return false, err
 	}
-	res := journal.Reservation{Env: env, Task: task, GPUHours: gpuh, USD: usd, Proposal: &rr.Proposal, Minimize: rr.Task.Minimize, Phase: sc.phase}
+	res := journal.Reservation{Env: env, Task: task, GPUHours: gpuh, USD: usd, Proposal: &rr.Proposal, Minimize: rr.Task.Minimize, Phase: sc.phase, Lineage: rr.lineage}
 	r.measured.realRun(sc.phase, env)
 	if b := rr.Task.Baseline; !math.IsNaN(b) {
 		res.Baseline = &b

@@ -25,6 +25,11 @@ type group struct {
 	// NewParent is 1 + the index of the child that became the task's new
 	// parent, when every candidate was judged Improve; 0 when none did.
 	NewParent int `json:"new_parent,omitempty"`
+	// parentCand is the candidate key of the real run that measured the
+	// parent ("" for the seed program); parentUnmeasured marks a parent no
+	// real run measured. Both go into each real run's lineage.
+	parentCand       string
+	parentUnmeasured bool
 	// prior are the proposals a candidate repeats when it equals one: the
 	// task's records in the world model's context and in the state's
 	// history, by proposalKey.
@@ -36,6 +41,10 @@ type group struct {
 type taskParent struct {
 	p    plugins.Proposal
 	gain float64
+	// cand is the candidate key of the real run that measured p; "" with
+	// unmeasured set when none did.
+	cand       string
+	unmeasured bool
 }
 
 // seedParent is the parent every task starts from: its seed program, the
@@ -354,6 +363,7 @@ func (r *rlLoop) sampleGroups(tag string, states int) ([]*group, error) {
 		gr := &group{State: fmt.Sprintf("%s/%s/s%d", l.Name, tag, s), Task: t, TaskKey: t.Env + "/" + t.Name, Cands: make([]candidate, G), Parent: seedParent()}
 		if tp := r.parents[gr.TaskKey]; tp != nil {
 			gr.Parent, gr.ParentGain = tp.p, tp.gain
+			gr.parentCand, gr.parentUnmeasured = tp.cand, tp.unmeasured
 		}
 		if prior[gr.TaskKey] == nil {
 			prior[gr.TaskKey] = r.priorProposals(t)
@@ -476,9 +486,9 @@ func (r *rlLoop) moveParent(gr *group) {
 	}
 	i := rng(r.s.v.Seed, gr.State+"/new_parent").IntN(len(gr.Cands))
 	c := gr.Cands[i]
-	tp := &taskParent{p: clone(c.Proposal), gain: gr.ParentGain}
+	tp := &taskParent{p: clone(c.Proposal), gain: gr.ParentGain, unmeasured: true}
 	if c.HasReal {
-		tp.gain = c.RealGain
+		tp.gain, tp.cand, tp.unmeasured = c.RealGain, fmt.Sprintf("%s/%d", gr.State, i), false
 	}
 	r.parents[gr.TaskKey] = tp
 	gr.NewParent = i + 1

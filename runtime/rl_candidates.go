@@ -7,6 +7,7 @@ import (
 	"github.com/assay-lang/assay/compiler/plan"
 	"github.com/assay-lang/assay/plugins"
 	"github.com/assay-lang/assay/plugins/payload"
+	"github.com/assay-lang/assay/runtime/journal"
 )
 
 // buildCandidates builds every feasible candidate with the loop's builder
@@ -79,7 +80,7 @@ func (r *rlLoop) verifyCandidates(groups []*group, all []pos) error {
 		key := fmt.Sprintf("%s/%d", gr.State, all[i].g)
 		p, feasible, err := r.s.implement(l.Builder, l.Name, key+"/implement", gr.Task, child(gr.Parent, c.Proposal))
 		c.Proposal, c.Infeasible = p, !feasible
-		runs[i], ok[i] = realRun{Key: key, Task: gr.Task, Proposal: p}, feasible
+		runs[i], ok[i] = realRun{Key: key, Task: gr.Task, Proposal: p, lineage: gr.lineage(key)}, feasible
 		return err
 	})
 	if err != nil {
@@ -147,7 +148,7 @@ func (r *rlLoop) screenCandidates(groups []*group, all []pos) error {
 		}
 		cand.Proposal, cand.Infeasible, feasible[i] = p, !ok, ok
 		verdicts[i] = v
-		runs[i] = realRun{Key: key, Task: gr.Task, Proposal: p}
+		runs[i] = realRun{Key: key, Task: gr.Task, Proposal: p, lineage: gr.lineage(key)}
 		return nil
 	})
 	if err != nil {
@@ -228,4 +229,9 @@ func (r *service) screen(l *plan.Loop, key string, t *taskInfo, parent, child pl
 		return vd, p, false, err
 	}
 	return vd, p, true, nil
+}
+
+// lineage ties candidate key's real run to the group's parent.
+func (gr *group) lineage(key string) *journal.Lineage {
+	return &journal.Lineage{Candidate: key, Parent: clone(gr.Parent), ParentCandidate: gr.parentCand, ParentUnmeasured: gr.parentUnmeasured}
 }

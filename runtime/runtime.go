@@ -190,6 +190,9 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
 		return nil, err
 	}
 	defer j.Close()
+	if j.Meta(metaCriticEval, &criticEvalMeta{}) {
+		return nil, fmt.Errorf("run %s is a critic evaluation: continue it with assay critic-eval --id %s", opts.ID, opts.ID)
+	}
 	j.SetClock(opts.Clock.Now)
 
 	r := newService(ctx, v, j, dir, opts)

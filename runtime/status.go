@@ -102,6 +102,20 @@ func emptyReason(err error) string {
 	return err.Error() + "; nothing to resume: start the run again with `assay run`"
 }
 
+// OpenRun opens run id's journal read-only, as status does, for readers
+// of a run's events (the pairs export); the caller closes it.
+func OpenRun(dir, id string) (*journal.Journal, error) { return openRun(dir, id) }
+
+// RunPlan is the plan name, plan hash and variant a run's journal
+// records; ok is false for a journal that holds no run record.
+func RunPlan(j *journal.Journal) (planName, hash, variant string, ok bool) {
+	var m runMeta
+	if !j.Meta("run", &m) {
+		return "", "", "", false
+	}
+	return m.Plan, m.Hash, m.Variant, true
+}
+
 // openRun opens run id's journal read-only: status and report never take
 // the run lock, so they work while the run goes on.
 func openRun(dir, id string) (*journal.Journal, error) {

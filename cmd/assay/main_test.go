@@ -49,6 +49,7 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exitcode":      cmdExitCode,
 			"openai-server": cmdOpenAIServer,
+			"checkpairs":    cmdCheckPairs,
 		},
 	})
 }

@@ -59,6 +59,27 @@ type Reservation struct {
 	Minimize bool              `json:"minimize,omitempty"`
 	// Phase is the plan phase whose count the run belongs to.
 	Phase string `json:"phase,omitempty"`
+	// Lineage is set for a candidate made against a parent program (an
+	// evolution loop's child, a parent-conditioned RL candidate): what a
+	// pairs export needs to pair it with its parent.
+	Lineage *Lineage `json:"lineage,omitempty"`
+}
+
+// Lineage ties a candidate's real run to the parent program it was made
+// against.
+type Lineage struct {
+	// Candidate is the candidate's key: its LLM calls are journaled under
+	// it (CANDIDATE/summarize), and a retried run's key is CANDIDATE~N.
+	Candidate string `json:"candidate"`
+	// Parent is the parent program.
+	Parent plugins.Proposal `json:"parent"`
+	// ParentCandidate is the candidate key of the real run that measured
+	// the parent (its Lineage.Candidate); "" for the task's reference
+	// configuration, whose metric is the reservation's Baseline.
+	ParentCandidate string `json:"parent_candidate,omitempty"`
+	// ParentUnmeasured marks a parent no real run measured (an RL line
+	// that moved to a child the critic judged without a run).
+	ParentUnmeasured bool `json:"parent_unmeasured,omitempty"`
 }
 
 // Run is the bookkeeping of one real run, rebuilt from the journal.
