@@ -29,6 +29,15 @@ type Instance interface {
 	Close() error
 }
 
+// Prober is an optional interface of an Instance: Probe checks that what
+// the plugin talks to answers (an LLM plugin's endpoint), given the
+// plugin block's config. The run's preflight probes every plugin that
+// serves it, before any phase, so an unreachable server stops the run
+// with one error naming it instead of failing call after call.
+type Prober interface {
+	Probe(ctx context.Context, config map[string]any) error
+}
+
 // Loader starts plugins. The runtime starts each plugin once per run and
 // starts it again when it dies.
 type Loader interface {

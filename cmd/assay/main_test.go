@@ -89,7 +89,8 @@ func TestNormalizeArgs(t *testing.T) {
 // the script: "openai-server CONTENT" answers every chat completion with
 // CONTENT, sets $OPENAI_URL to its /v1 endpoint, and when the script ends
 // writes nothing; "openai-server -check N" fails unless exactly N requests
-// arrived, each at /v1/chat/completions with the script's bearer key.
+// arrived, each at /v1/chat/completions with the script's bearer key. A
+// GET of /v1/models (the run's preflight) is answered and not counted.
 //
 // Like vLLM with --enable-lora, the server also loads LoRA adapters (POST
 // /v1/load_lora_adapter with lora_name and lora_path, a directory that
@@ -188,6 +189,17 @@ func cmdOpenAIServer(ts *testscript.TestScript, neg bool, args []string) {
 			w.Write([]byte("Success: LoRA adapter '" + req.Name + "' added successfully."))
 			return
 		}
+		if r.Method == http.MethodGet && r.URL.Path == "/v1/models" {
+			// The run's preflight: not a chat request, not counted as one.
+			if r.Header.Get("Authorization") != f.key {
+				http.Error(w, "no key", http.StatusUnauthorized)
+				return
+			}
+			f.probes++
+			w.Header().Set("Content-Type", "application/json")
+			w.Write([]byte(`{"object": "list", "data": [{"id": "local-test-model", "object": "model"}]}`))
+			return
+		}
 		f.calls++
 		var req struct {
 			Model string `json:"model"`
@@ -219,6 +231,8 @@ type fakeOpenAI struct {
 	mu         sync.Mutex
 	key        string
 	calls, bad int
+	// probes counts the preflight's model listings.
+	probes int
 	// loads lists the adapters loaded, in order; served counts the chat
 	// requests per model; baseAfterLoad those after the first load.
 	loads, adapters []string

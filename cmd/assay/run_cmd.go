@@ -15,6 +15,7 @@ import (
 
 	"github.com/assay-lang/assay/compiler/estimate"
 	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/plugins/builtin/openai"
 	"github.com/assay-lang/assay/plugins/host"
 	"github.com/assay-lang/assay/runtime"
 )
@@ -31,7 +32,21 @@ type hostLoader struct {
 }
 
 func (l hostLoader) Open(ctx context.Context, p *plan.Plugin) (runtime.Instance, error) {
-	return host.Open(ctx, l.lock, p.Name, l.opts...)
+	inst, err := host.Open(ctx, l.lock, p.Name, l.opts...)
+	if err != nil || p.Source != "builtin:openai" {
+		return inst, err
+	}
+	return openaiPlugin{inst}, nil
+}
+
+// openaiPlugin is the built-in openai plugin, whose endpoint the run's
+// preflight probes (runtime.Prober). The probe runs in this process, with
+// the plugin's own code and config, so it goes to exactly the base_url the
+// spec names, as every request of the plugin does.
+type openaiPlugin struct{ *host.Plugin }
+
+func (o openaiPlugin) Probe(ctx context.Context, config map[string]any) error {
+	return openai.Probe(ctx, config)
 }
 
 // runFlags are shared by run and resume.
