@@ -74,6 +74,9 @@ func (r *service) completeAs(roleName, key string, in, out any, untrained bool) 
 	if kind == plugins.RolePropose && !untrained {
 		req.State = r.policy.of(role.Name)
 	}
+	if r.replay != nil {
+		return r.replayCall(role, key, req, in, out)
+	}
 	var resp *plugins.CompleteResponse
 	// used sums what the call's plugin calls were charged, in tokens.
 	var used plugins.Usage
@@ -125,7 +128,7 @@ func (r *service) completeAs(roleName, key string, in, out any, untrained bool) 
 		}
 		r.progress.logf("%s call %s failed; marking it failed and going on: %v", role.Name, key, err)
 		r.countCall(role, used.In, used.Out)
-		if jerr := r.appendCall(key, callRecord{Role: role.Name, Failed: err.Error(), In: used.In, Out: used.Out, Breach: breach}); jerr != nil {
+		if jerr := r.appendCall(key, callRecord{Role: role.Name, Req: requestJSON(req), Failed: err.Error(), In: used.In, Out: used.Out, Breach: breach}); jerr != nil {
 			return jerr
 		}
 		return fmt.Errorf("%s call %s: %w: %v", role.Name, key, errCallFailed, err)
@@ -133,7 +136,7 @@ func (r *service) completeAs(roleName, key string, in, out any, untrained bool) 
 	r.n.callSucceeded()
 	secs := r.opts.Clock.Now().Sub(callStart).Seconds()
 	r.countCall(role, used.In, used.Out)
-	return r.appendCall(key, callRecord{Role: role.Name, Payload: resp.Payload, In: used.In, Out: used.Out, Seconds: secs, Breach: breach})
+	return r.appendCall(key, callRecord{Role: role.Name, Req: requestJSON(req), Payload: resp.Payload, In: used.In, Out: used.Out, Seconds: secs, Breach: breach})
 }
 
 // metaBreach is the journal meta key that keeps how reported usage broke
@@ -260,9 +263,14 @@ func (p *policyStore) set(role string, st []byte) {
 // MarshalJSON writes a call record without reflection: one is journaled
 // per LLM call.
 func (c callRecord) MarshalJSON() ([]byte, error) {
-	b := make([]byte, 0, 48+len(c.Role)+len(c.Payload)+len(c.Failed)+len(c.Breach))
+	b := make([]byte, 0, 56+len(c.Role)+len(c.Req)+len(c.Payload)+len(c.Failed)+len(c.Breach))
 	b = append(b, `{"role":`...)
 	b = appendJSONString(b, c.Role)
+	if len(c.Req) > 0 {
+		// Made by requestJSON, or read back from a journal: valid JSON.
+		b = append(b, `,"req":`...)
+		b = append(b, c.Req...)
+	}
 	if len(c.Payload) > 0 {
 		if !json.Valid(c.Payload) {
 			return nil, fmt.Errorf("call record: the payload is not JSON")
@@ -304,7 +312,11 @@ func appendJSONString(b []byte, s string) []byte {
 }
 
 type callRecord struct {
-	Role    string          `json:"role"`
+	Role string `json:"role"`
+	// Req identifies the request (a callRequest), for a replay; absent
+	// when the call's input was not encoded (a rehearsal's in-process
+	// model) and in journals written before replay existed.
+	Req     json.RawMessage `json:"req,omitempty"`
 	Payload json.RawMessage `json:"payload,omitempty"`
 	In      int             `json:"in"`
 	Out     int             `json:"out"`

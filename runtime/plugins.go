@@ -66,7 +66,12 @@ func (s *supervised) get(ctx context.Context, l Loader) (Instance, int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.inst == nil {
-		started := s.progress.pluginStarting(s.p)
+		started := func(error) {}
+		if r, ok := l.(replayedBy); !ok || !r.replaces(s.p) {
+			started = s.progress.pluginStarting(s.p)
+		} else if s.gen == 0 {
+			s.progress.logf("plugin %s is not started: the journal of run %s answers for it", s.p.Name, r.replayed())
+		}
 		inst, err := l.Open(ctx, s.p)
 		started(err)
 		if err != nil {
@@ -76,6 +81,13 @@ func (s *supervised) get(ctx context.Context, l Loader) (Instance, int, error) {
 		s.gen++
 	}
 	return s.inst, s.gen, nil
+}
+
+// replayedBy is a replay's loader, which answers for some plugins from an
+// earlier run's journal without starting them.
+type replayedBy interface {
+	replaces(p *plan.Plugin) bool
+	replayed() string
 }
 
 // restart drops the instance of generation gen after it failed with err,

@@ -81,6 +81,10 @@ type Options struct {
 	// operating system to sync (see journal.Options.NoSync). Never for a
 	// run that spends a budget.
 	Scratch bool
+	// Replay, when set, takes the run's LLM answers (and policy updates,
+	// and with Runs its real runs' results) from an earlier run's journal
+	// (see Replay). A resume replays as the run began.
+	Replay *Replay
 }
 
 // Clock tells the time.
@@ -201,7 +205,16 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
 	defer j.Close()
 	j.SetClock(opts.Clock.Now)
 
+	rep, err := openReplay(opts, j)
+	if err != nil {
+		return nil, err
+	}
+	if rep != nil {
+		defer rep.close()
+		opts.Plugins = rep.loader(opts.Plugins)
+	}
 	r := newService(ctx, v, j, dir, opts)
+	r.replay = rep
 	defer r.plugins.close()
 	// A run is identified by the plan as it applies to its variant: the
 	// variants of a sweep each have their own hash.

@@ -48,6 +48,7 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exitcode":      cmdExitCode,
 			"openai-server": cmdOpenAIServer,
+			"same-lines":    cmdSameLines,
 		},
 	})
 }
@@ -74,6 +75,29 @@ func cmdExitCode(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if got != want {
 		ts.Fatalf("%s exited %d, want %d; output:\n%s", strings.Join(args[1:], " "), got, want, out)
+	}
+}
+
+// cmdSameLines runs "same-lines FILE1 FILE2 PREFIX..." and fails unless,
+// for each PREFIX, both files have a line that begins with it and the
+// lines are equal (two runs' status figures, say).
+func cmdSameLines(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 3 {
+		ts.Fatalf("usage: same-lines FILE1 FILE2 PREFIX...")
+	}
+	line := func(file, prefix string) string {
+		for _, l := range strings.Split(ts.ReadFile(file), "\n") {
+			if strings.HasPrefix(l, prefix) {
+				return l
+			}
+		}
+		ts.Fatalf("%s has no line beginning %q", file, prefix)
+		return ""
+	}
+	for _, p := range args[2:] {
+		if a, b := line(args[0], p), line(args[1], p); a != b {
+			ts.Fatalf("%s: %q\n%s: %q", args[0], a, args[1], b)
+		}
 	}
 }
 
