@@ -26,10 +26,16 @@ type CrashError struct {
 	// Stderr is the end of what the plugin's process wrote to stderr
 	// (a panic and its first frames), made printable; "" when nothing.
 	Stderr string
+	// Exit is how the process ended ("exit status 2", "signal: killed");
+	// "" when unknown.
+	Exit string
 }
 
 func (e *CrashError) Error() string {
 	msg := fmt.Sprintf("plugin %q crashed during %s: %v", e.Plugin, e.Call, e.Err)
+	if e.Exit != "" {
+		msg += " (" + e.Exit + ")"
+	}
 	if e.Stderr != "" {
 		msg += "; its stderr ended with: " + e.Stderr
 	}
@@ -43,9 +49,17 @@ func (e *CrashError) Unwrap() []error { return []error{ErrPluginCrashed, e.Err} 
 // a panic's message and its first frames, not a whole log.
 const stderrTail = 512
 
-// crash is the *CrashError of call, with the stderr the process left.
-func (p *Plugin) crash(call string, err error) *CrashError {
-	return &CrashError{Plugin: p.locked.Name, Call: call, Err: err, Stderr: p.stderr.String()}
+// crash is the *CrashError of call on inst (nil: no process), with how
+// the process exited and the stderr it left.
+func (p *Plugin) crash(inst *instance, call string, err error) *CrashError {
+	ce := &CrashError{Plugin: p.locked.Name, Call: call, Err: err, Stderr: p.stderr.String()}
+	// go-plugin sets exited only after the command's Wait returned (under
+	// its lock, which Exited takes): ProcessState is then set and safe
+	// to read.
+	if inst != nil && inst.client.Exited() && inst.cmd.ProcessState != nil {
+		ce.Exit = inst.cmd.ProcessState.String()
+	}
+	return ce
 }
 
 // Alive reports whether the plugin's current process is running: a call

@@ -22,6 +22,9 @@ func TestCrashCarriesStderrTail(t *testing.T) {
 	if !errors.As(err, &ce) || !errors.Is(err, plugins.ErrCrashed) {
 		t.Fatalf("Describe that panics: err = %v, want a CrashError", err)
 	}
+	if ce.Exit != "exit status 2" || !strings.Contains(err.Error(), "(exit status 2)") {
+		t.Errorf("the crash does not say how the process exited (a panic exits 2): %q in %v", ce.Exit, err)
+	}
 	if !strings.Contains(ce.Stderr, "deliberate panic in Describe") || !strings.Contains(err.Error(), "deliberate panic in Describe") {
 		t.Errorf("the crash does not name its cause: %v", err)
 	}

@@ -139,6 +139,7 @@ type Plugin struct {
 // instance is one started process and the clients dispensed from it.
 type instance struct {
 	client  *plugin.Client
+	cmd     *exec.Cmd // its ProcessState says how it exited, once it has
 	trainer plugins.Trainer
 	llm     plugins.LLM
 	bench   plugins.Benchmark
@@ -223,10 +224,11 @@ func (p *Plugin) closeLogs() {
 // binary hashed again, to name its checksum in the error.
 func (p *Plugin) start() (*instance, error) {
 	logger := p.cfg.logger.Named(p.locked.Name)
+	cmd := exec.Command(p.path, p.args...)
 	client := plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig:  grpcshim.Handshake,
 		VersionedPlugins: grpcshim.VersionedPlugins(grpcshim.PluginSet(nil, nil, nil)),
-		Cmd:              exec.Command(p.path, p.args...),
+		Cmd:              cmd,
 		SecureConfig:     &plugin.SecureConfig{Checksum: p.sum, Hash: sha256.New()},
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		Logger:           logger,
@@ -249,7 +251,7 @@ func (p *Plugin) start() (*instance, error) {
 		}
 		return nil, fmt.Errorf("plugin %q: starting %s: %w", p.locked.Name, p.path, err)
 	}
-	inst := &instance{client: client}
+	inst := &instance{client: client, cmd: cmd}
 	for kind, dst := range map[string]any{
 		plugins.KindTrainer:   &inst.trainer,
 		plugins.KindLLM:       &inst.llm,
@@ -281,7 +283,7 @@ func (p *Plugin) get(call string) (*instance, error) {
 		return nil, fmt.Errorf("plugin %q: %w", p.locked.Name, ErrClosed)
 	}
 	if p.cur == nil || p.cur.client.Exited() {
-		return nil, p.crash(call, errors.New("the plugin process has exited"))
+		return nil, p.crash(p.cur, call, errors.New("the plugin process has exited"))
 	}
 	return p.cur, nil
 }
@@ -323,7 +325,7 @@ func call[T any](ctx context.Context, p *Plugin, name string, f func(*instance) 
 	if err == nil || plugins.IsPermanent(err) || !p.crashed(ctx, inst, err) {
 		return out, err
 	}
-	return zero, p.crash(name, err)
+	return zero, p.crash(inst, name, err)
 }
 
 // Name returns the plugin's name.
