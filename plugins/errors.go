@@ -5,6 +5,11 @@ import "errors"
 // ErrUnsupported is returned by a plugin for a call its kind does not serve.
 var ErrUnsupported = errors.New("not supported by this plugin")
 
+// ErrCrashed marks a call whose plugin process died (the host's
+// *CrashError): the caller may start the plugin again. An error without it
+// was the plugin's answer, and a fresh process would not change it.
+var ErrCrashed = errors.New("plugin process crashed")
+
 // Error kinds a caller can act on with errors.Is. They cross the gRPC
 // boundary as status codes (see plugins/grpcshim), so a plugin process and
 // the host agree on them.

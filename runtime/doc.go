@@ -35,6 +35,13 @@
 // (plugins.ErrUnknownRun) starts again, journaled first as a re-execution
 // that status counts.
 //
+// A replay (Options.Replay, replay.go) runs a plan again with every LLM
+// answer and policy update taken from an earlier run's journal, matched by
+// call key and role and refused at the first call whose request (a digest
+// journaled with each answer, replay_call.go) differs; it starts no LLM
+// plugin, and with Replay.Runs takes real runs' results from the journal
+// too.
+//
 // While a phase runs, the budget holds back what the plan's hold_back
 // says the phases after it need (real runs, GPU-hours, dollars). A phase a
 // cap stops or leaves with fewer real runs than the plan gives it is a cut

@@ -70,10 +70,23 @@ func phaseError(ph *plan.Phase, err error) error {
 
 // preflight starts every plugin the plan uses before anything is reserved:
 // a plugin that cannot start (a checksum or lock mismatch, a missing
-// binary) stops the run here, with nothing spent.
+// binary) stops the run here, with nothing spent. A plugin that can check
+// what it talks to (Prober: the openai plugin's endpoint) is asked to,
+// once, and an unreachable endpoint stops the run here too.
 func (r *service) preflight() error {
 	for _, p := range r.v.Plugins {
-		if err := r.plugins.call(p.Name, func(Instance) error { return nil }); err != nil {
+		err := r.plugins.call(p.Name, func(inst Instance) error {
+			pr, ok := inst.(Prober)
+			if !ok {
+				return nil
+			}
+			if err := pr.Probe(r.ctx, r.config[p.Name]); err != nil && r.ctx.Err() == nil {
+				// Permanent: no retry, no restart, the run stops.
+				return plugins.WithKind(errPermanent, fmt.Errorf("preflight: plugin %s: %w", p.Name, err))
+			}
+			return nil
+		})
+		if err != nil {
 			return err
 		}
 	}

@@ -86,6 +86,9 @@ func (r *service) completeText(roleName, key string, in, out any, untrained bool
 	if kind == plugins.RolePropose && !untrained {
 		req.State = r.policy.of(role.Name)
 	}
+	if r.replay != nil {
+		return r.replayCall(role, key, req, in, out)
+	}
 	var resp *plugins.CompleteResponse
 	// used sums what the call's plugin calls were charged, in tokens.
 	var used plugins.Usage
@@ -137,7 +140,7 @@ func (r *service) completeText(roleName, key string, in, out any, untrained bool
 		}
 		r.progress.logf("%s call %s failed; marking it failed and going on: %v", role.Name, key, err)
 		r.countCall(role, used.In, used.Out)
-		if jerr := r.appendCall(key, callRecord{Role: role.Name, Failed: err.Error(), In: used.In, Out: used.Out, Breach: breach}); jerr != nil {
+		if jerr := r.appendCall(key, callRecord{Role: role.Name, Req: requestJSON(req), Failed: err.Error(), In: used.In, Out: used.Out, Breach: breach}); jerr != nil {
 			return "", jerr
 		}
 		return "", fmt.Errorf("%s call %s: %w: %v", role.Name, key, errCallFailed, err)
@@ -145,7 +148,7 @@ func (r *service) completeText(roleName, key string, in, out any, untrained bool
 	r.n.callSucceeded()
 	secs := r.opts.Clock.Now().Sub(callStart).Seconds()
 	r.countCall(role, used.In, used.Out)
-	rec := callRecord{Role: role.Name, Payload: resp.Payload, In: used.In, Out: used.Out, Seconds: secs, Breach: breach}
+	rec := callRecord{Role: role.Name, Req: requestJSON(req), Payload: resp.Payload, In: used.In, Out: used.Out, Seconds: secs, Breach: breach}
 	if kind == plugins.RolePropose {
 		// Only a proposer's text is trained on; other roles' answers are
 		// kept parsed only, which keeps the journal small.
@@ -295,9 +298,14 @@ func (p *policyStore) set(role string, st []byte, step int) {
 // MarshalJSON writes a call record without reflection: one is journaled
 // per LLM call.
 func (c callRecord) MarshalJSON() ([]byte, error) {
-	b := make([]byte, 0, 56+len(c.Role)+len(c.Payload)+len(c.Text)+len(c.Failed)+len(c.Breach))
+	b := make([]byte, 0, 56+len(c.Role)+len(c.Req)+len(c.Payload)+len(c.Text)+len(c.Failed)+len(c.Breach))
 	b = append(b, `{"role":`...)
 	b = appendJSONString(b, c.Role)
+	if len(c.Req) > 0 {
+		// Made by requestJSON, or read back from a journal: valid JSON.
+		b = append(b, `,"req":`...)
+		b = append(b, c.Req...)
+	}
 	if len(c.Payload) > 0 {
 		if !json.Valid(c.Payload) {
 			return nil, fmt.Errorf("call record: the payload is not JSON")
@@ -343,7 +351,11 @@ func appendJSONString(b []byte, s string) []byte {
 }
 
 type callRecord struct {
-	Role    string          `json:"role"`
+	Role string `json:"role"`
+	// Req identifies the request (a callRequest), for a replay; absent
+	// when the call's input was not encoded (a rehearsal's in-process
+	// model) and in journals written before replay existed.
+	Req     json.RawMessage `json:"req,omitempty"`
 	Payload json.RawMessage `json:"payload,omitempty"`
 	// Text is a proposer's answer as the model returned it: what a policy
 	// update trains on.

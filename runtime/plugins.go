@@ -10,12 +10,23 @@ import (
 	"github.com/assay-lang/assay/plugins"
 )
 
+// maxRestarts is how many times in a row a plugin is started again after
+// its process died: a crash after the last call that succeeded counts, a
+// call that succeeds starts the count again. One more crash stops the run
+// with its cause, instead of starting a plugin that dies on every call
+// without end.
+const maxRestarts = 3
+
 // supervised is a plugin that is restarted when it dies.
 type supervised struct {
 	mu   sync.Mutex
 	p    *plan.Plugin
 	inst Instance
 	gen  int
+	// restarts counts restarts since the last call that succeeded; dead is
+	// the crash that went past maxRestarts, which every later call gets.
+	restarts int
+	dead     error
 	// progress shows the plugin's start-up.
 	progress *progress
 }
@@ -55,7 +66,12 @@ func (s *supervised) get(ctx context.Context, l Loader) (Instance, int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.inst == nil {
-		started := s.progress.pluginStarting(s.p)
+		started := func(error) {}
+		if r, ok := l.(replayedBy); !ok || !r.replaces(s.p) {
+			started = s.progress.pluginStarting(s.p)
+		} else if s.gen == 0 {
+			s.progress.logf("plugin %s is not started: the journal of run %s answers for it", s.p.Name, r.replayed())
+		}
 		inst, err := l.Open(ctx, s.p)
 		started(err)
 		if err != nil {
@@ -67,15 +83,61 @@ func (s *supervised) get(ctx context.Context, l Loader) (Instance, int, error) {
 	return s.inst, s.gen, nil
 }
 
-// restart drops the instance of generation gen, so the next get starts a
-// fresh one; concurrent callers that saw the same failure restart it once.
-func (s *supervised) restart(gen int) {
+// replayedBy is a replay's loader, which answers for some plugins from an
+// earlier run's journal without starting them.
+type replayedBy interface {
+	replaces(p *plan.Plugin) bool
+	replayed() string
+}
+
+// restart drops the instance of generation gen after it failed with err,
+// so the next get starts a fresh one. Concurrent callers that saw the same
+// failure restart it once: only the caller that did (first true) reports
+// it. A call that failed on a live process (Alive) was the plugin's answer:
+// the process is kept, since restarting it would break every other call in
+// flight and not change the answer. Past maxRestarts the plugin is dead
+// for the rest of the run (second result).
+func (s *supervised) restart(gen int, err error) (restarted bool, dead error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.inst != nil && s.gen == gen {
-		_ = s.inst.Close()
-		s.inst = nil
+	if s.dead != nil {
+		return false, s.dead
 	}
+	if s.inst == nil || s.gen != gen {
+		return false, nil
+	}
+	if a, ok := s.inst.(interface{ Alive() bool }); ok && a.Alive() && !errors.Is(err, plugins.ErrCrashed) {
+		return false, nil
+	}
+	_ = s.inst.Close()
+	s.inst = nil
+	if s.restarts >= maxRestarts {
+		s.dead = plugins.WithKind(errPermanent, fmt.Errorf("plugin %s crashed %d times in a row, the last time: %w; the run stops (restarts are bounded at %d)",
+			s.p.Name, s.restarts+1, err, maxRestarts))
+		return false, s.dead
+	}
+	s.restarts++
+	return true, nil
+}
+
+// succeeded starts the count of restarts in a row again.
+func (s *supervised) succeeded() {
+	s.mu.Lock()
+	s.restarts = 0
+	s.mu.Unlock()
+}
+
+func (s *supervised) restartsNow() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.restarts
+}
+
+// deadErr is the crash that stopped the plugin for the run, or nil.
+func (s *supervised) deadErr() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.dead
 }
 
 // close stops every plugin that is running.
@@ -104,6 +166,9 @@ func (r *pluginSet) call(name string, fn func(Instance) error) error {
 		if err := r.ctx.Err(); err != nil {
 			return err
 		}
+		if err := s.deadErr(); err != nil {
+			return err
+		}
 		inst, gen, err := s.get(r.ctx, r.loader)
 		if err != nil {
 			if isPermanent(err) || attempt == r.retries {
@@ -115,17 +180,30 @@ func (r *pluginSet) call(name string, fn func(Instance) error) error {
 			continue
 		}
 		err = fn(inst)
+		if err == nil {
+			s.succeeded()
+			return nil
+		}
 		// A cap that stops a call is not the plugin's fault: no restart.
-		if err == nil || errors.Is(err, plugins.ErrUnsupported) || isPermanent(err) || errors.Is(err, ErrBudget) {
+		if errors.Is(err, plugins.ErrUnsupported) || isPermanent(err) || errors.Is(err, ErrBudget) {
 			return err
 		}
 		if r.ctx.Err() != nil {
 			return r.ctx.Err()
 		}
 		last = err
-		s.restart(gen)
-		if attempt < r.retries {
-			r.progress.logf("plugin %s: %v; restarted it (retry %d of %d)", name, err, attempt+1, r.retries)
+		restarted, dead := s.restart(gen, err)
+		if dead != nil {
+			return dead
+		}
+		if restarted {
+			// Once per crash, whatever number of calls saw it, and its
+			// cause once: a plugin that dies again dies the same way.
+			if n := s.restartsNow(); n == 1 {
+				r.progress.logf("plugin %s: %v; starting it again (restart 1 of at most %d in a row)", name, err, maxRestarts)
+			} else {
+				r.progress.logf("plugin %s crashed again; starting it again (restart %d of at most %d in a row)", name, n, maxRestarts)
+			}
 		}
 	}
 	return fmt.Errorf("plugin %s: %w", name, last)

@@ -154,7 +154,9 @@ func (p *progress) done(res *Result) {
 	t := res.Totals
 	fmt.Fprintf(p.w, "assay: run %s %s: %d real runs (%d finished, %d infeasible), %s GPU-hours, %s (LLM %s), %d LLM calls, %d steps, best real gain %.4g\n",
 		res.ID, res.State, t.RealRuns, t.Finished, t.Infeasible, strconv.FormatFloat(t.GPUHours, 'g', 4, 64), dollars(t.USD), dollars(t.LLMUSD), t.LLMCalls, t.Steps, t.BestGain)
-	if res.Reason != "" {
+	// A failed run's reason is Run's error, which its caller reports: said
+	// here as well, it would print twice.
+	if res.Reason != "" && res.State != StateFailed {
 		fmt.Fprintf(p.w, "assay: %s\n", plugins.Printable(res.Reason))
 	}
 }

@@ -13,7 +13,7 @@ func TestProgressLinesArePrintable(t *testing.T) {
 	var b bytes.Buffer
 	p := &progress{w: &b}
 	p.logf("plugin %s: %v; restarted it", "llm", errors.New("HTTP 500: \x1b[2Jboom\nassay: run r1 finished"))
-	p.done(&Result{ID: "r1", State: "failed", Reason: "phase x: boom\r\nassay: run r1 finished"})
+	p.done(&Result{ID: "r1", State: StateStoppedAtCap, Reason: "phase x: boom\r\nassay: run r1 finished"})
 	out := b.String()
 	if strings.Contains(out, "\x1b") || strings.Contains(out, "\r") {
 		t.Errorf("a control character reached the output: %q", out)

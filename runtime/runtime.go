@@ -29,6 +29,15 @@ type Instance interface {
 	Close() error
 }
 
+// Prober is an optional interface of an Instance: Probe checks that what
+// the plugin talks to answers (an LLM plugin's endpoint), given the
+// plugin block's config. The run's preflight probes every plugin that
+// serves it, before any phase, so an unreachable server stops the run
+// with one error naming it instead of failing call after call.
+type Prober interface {
+	Probe(ctx context.Context, config map[string]any) error
+}
+
 // Loader starts plugins. The runtime starts each plugin once per run and
 // starts it again when it dies.
 type Loader interface {
@@ -72,6 +81,10 @@ type Options struct {
 	// operating system to sync (see journal.Options.NoSync). Never for a
 	// run that spends a budget.
 	Scratch bool
+	// Replay, when set, takes the run's LLM answers (and policy updates,
+	// and with Runs its real runs' results) from an earlier run's journal
+	// (see Replay). A resume replays as the run began.
+	Replay *Replay
 }
 
 // Clock tells the time.
@@ -195,7 +208,16 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
 	}
 	j.SetClock(opts.Clock.Now)
 
+	rep, err := openReplay(opts, j)
+	if err != nil {
+		return nil, err
+	}
+	if rep != nil {
+		defer rep.close()
+		opts.Plugins = rep.loader(opts.Plugins)
+	}
 	r := newService(ctx, v, j, dir, opts)
+	r.replay = rep
 	defer r.plugins.close()
 	// A run is identified by the plan as it applies to its variant: the
 	// variants of a sweep each have their own hash.

@@ -78,6 +78,8 @@ type service struct {
 	startedAt time.Time
 	// cuts are the phases a cap stopped or shrank (see capcut.go).
 	cuts *cutLog
+	// replay is the journal a replayed run takes its answers from.
+	replay *replaySource
 }
 
 func newService(ctx context.Context, v *plan.Variant, j *journal.Journal, dir string, opts Options) *service {

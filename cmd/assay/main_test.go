@@ -50,6 +50,7 @@ func TestScripts(t *testing.T) {
 			"exitcode":      cmdExitCode,
 			"openai-server": cmdOpenAIServer,
 			"checkpairs":    cmdCheckPairs,
+			"same-lines":    cmdSameLines,
 		},
 	})
 }
@@ -79,6 +80,29 @@ func cmdExitCode(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
+// cmdSameLines runs "same-lines FILE1 FILE2 PREFIX..." and fails unless,
+// for each PREFIX, both files have a line that begins with it and the
+// lines are equal (two runs' status figures, say).
+func cmdSameLines(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 3 {
+		ts.Fatalf("usage: same-lines FILE1 FILE2 PREFIX...")
+	}
+	line := func(file, prefix string) string {
+		for _, l := range strings.Split(ts.ReadFile(file), "\n") {
+			if strings.HasPrefix(l, prefix) {
+				return l
+			}
+		}
+		ts.Fatalf("%s has no line beginning %q", file, prefix)
+		return ""
+	}
+	for _, p := range args[2:] {
+		if a, b := line(args[0], p), line(args[1], p); a != b {
+			ts.Fatalf("%s: %q\n%s: %q", args[0], a, args[1], b)
+		}
+	}
+}
+
 func TestNormalizeArgs(t *testing.T) {
 	got := strings.Join(normalizeArgs([]string{"plan", "-var", "a=1", "-var-file=x.hcl", "-json", "-w", "-check", "--", "-var"}), " ")
 	want := "plan --var a=1 --var-file=x.hcl --json -w --check -- -var"
@@ -91,7 +115,8 @@ func TestNormalizeArgs(t *testing.T) {
 // the script: "openai-server CONTENT" answers every chat completion with
 // CONTENT, sets $OPENAI_URL to its /v1 endpoint, and when the script ends
 // writes nothing; "openai-server -check N" fails unless exactly N requests
-// arrived, each at /v1/chat/completions with the script's bearer key.
+// arrived, each at /v1/chat/completions with the script's bearer key. A
+// GET of /v1/models (the run's preflight) is answered and not counted.
 //
 // Like vLLM with --enable-lora, the server also loads LoRA adapters (POST
 // /v1/load_lora_adapter with lora_name and lora_path, a directory that
@@ -219,6 +244,17 @@ func cmdOpenAIServer(ts *testscript.TestScript, neg bool, args []string) {
 			w.Write([]byte("Success: LoRA adapter '" + req.Name + "' removed successfully."))
 			return
 		}
+		if r.Method == http.MethodGet && r.URL.Path == "/v1/models" {
+			// The run's preflight: not a chat request, not counted as one.
+			if r.Header.Get("Authorization") != f.key {
+				http.Error(w, "no key", http.StatusUnauthorized)
+				return
+			}
+			f.probes++
+			w.Header().Set("Content-Type", "application/json")
+			w.Write([]byte(`{"object": "list", "data": [{"id": "local-test-model", "object": "model"}]}`))
+			return
+		}
 		f.calls++
 		var req struct {
 			Model string `json:"model"`
@@ -250,6 +286,8 @@ type fakeOpenAI struct {
 	mu         sync.Mutex
 	key        string
 	calls, bad int
+	// probes counts the preflight's model listings.
+	probes int
 	// loads lists the adapters loaded, in order, unloads those unloaded,
 	// and adapters those the server serves now; served counts the chat
 	// requests per model; baseAfterLoad those after the first load.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/assay-lang/assay/compiler/estimate"
 	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/plugins/builtin/openai"
 	"github.com/assay-lang/assay/plugins/host"
 	"github.com/assay-lang/assay/runtime"
 )
@@ -31,7 +32,21 @@ type hostLoader struct {
 }
 
 func (l hostLoader) Open(ctx context.Context, p *plan.Plugin) (runtime.Instance, error) {
-	return host.Open(ctx, l.lock, p.Name, l.opts...)
+	inst, err := host.Open(ctx, l.lock, p.Name, l.opts...)
+	if err != nil || p.Source != "builtin:openai" {
+		return inst, err
+	}
+	return openaiPlugin{inst}, nil
+}
+
+// openaiPlugin is the built-in openai plugin, whose endpoint the run's
+// preflight probes (runtime.Prober). The probe runs in this process, with
+// the plugin's own code and config, so it goes to exactly the base_url the
+// spec names, as every request of the plugin does.
+type openaiPlugin struct{ *host.Plugin }
+
+func (o openaiPlugin) Probe(ctx context.Context, config map[string]any) error {
+	return openai.Probe(ctx, config)
 }
 
 // runFlags are shared by run and resume.
@@ -55,8 +70,10 @@ func newRunCmd() *cobra.Command {
 	var allVariants bool
 	var parallel int
 	var seedsFlag string
+	var replay string
+	var replayRuns bool
 	c := &cobra.Command{
-		Use:   "run [--id NAME] [--variant NAME | --all-variants] SPEC | PLANFILE",
+		Use:   "run [--id NAME] [--variant NAME | --all-variants] [--replay RUN [--replay-runs]] SPEC | PLANFILE",
 		Short: "Run an experiment spec, or a saved plan",
 		Long: `Run compiles SPEC and executes its plan: seed records, RL or evolution
 loops, calibration rounds and evaluation, with real runs through the trainer
@@ -123,13 +140,29 @@ group, with --all-variants every variant once per seed: run ID-vI-sN of
 variant I and seed N, compiled with --set seed=N; assay compare ID gives
 each arm's mean, spread and 95% interval over the seeds.
 
+--replay RUN runs the spec again with every LLM answer taken from run
+RUN's journal, so a result can be re-run and audited without LLM spend:
+no LLM plugin starts, and no request is sent. Calls are matched by their
+place in the plan (the call key: phase, task, step, index) and role, and
+the run is refused at the first call whose request (model, temperature,
+seed, token limits, policy state, payload) differs from the one RUN
+journaled, naming the call, the role and what changed. Policy updates are
+RUN's too. Real runs are trained again by default (their results may
+differ, and the next request that depends on them is then refused);
+--replay-runs takes their results from RUN's journal as well, and then no
+trainer runs at all. The replayed run counts RUN's LLM dollars as spent,
+so caps act as they did. A run of an assay older than replay journals no
+requests and is refused. assay resume continues a replayed run as a
+replay.
+
 Exit codes: 0 finished, 1 invalid spec or a failed run, 4 the run ended
 but a budget cap cut a phase (stopped_at_cap), 64 usage error.`,
 		Example: `  assay run specs/quickstart.hcl
   assay run --id try1 -var steps=4 specs/small-local.hcl
   assay plan -out try2.plan specs/small-local.hcl && assay run try2.plan
   assay run --all-variants --id sweep1 specs/critic-sweep.hcl && assay compare sweep1
-  assay run --seeds 1-5 --id s1 specs/laptop/critic-grpo.hcl && assay compare s1`,
+  assay run --seeds 1-5 --id s1 specs/laptop/critic-grpo.hcl && assay compare s1
+  assay run --id audit --replay try1 --replay-runs specs/small-local.hcl`,
 		Args: usageArgs(1, 1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if allVariants && rf.variant != "" {
@@ -141,6 +174,13 @@ but a budget cap cut a phase (stopped_at_cap), 64 usage error.`,
 			saved, isSaved, err := readSaved(args[0])
 			if err != nil {
 				return err
+			}
+			rp, err := replayFlags(rf.dir, replay, replayRuns, allVariants, seedsFlag)
+			if err != nil {
+				return err
+			}
+			if rp != nil && isSaved {
+				return &exitError{code: exitUsage, msg: "--replay runs a spec, not a saved plan"}
 			}
 			if isSaved {
 				if len(flags.vars) > 0 || len(flags.varFiles) > 0 || len(flags.sets) > 0 {
@@ -186,7 +226,7 @@ but a budget cap cut a phase (stopped_at_cap), 64 usage error.`,
 				return runAllVariants(c, ctx, p, lock, meta, prov, rf, id, parallel)
 			}
 			return startRun(c, ctx, p, lock, runtime.Options{ID: id, Dir: rf.dir, Variant: rf.variant,
-				Meta: meta, Provenance: prov}, rf)
+				Meta: meta, Provenance: prov, Replay: rp}, rf)
 		},
 	}
 	flags = addSpecFlags(c)
@@ -197,6 +237,8 @@ but a budget cap cut a phase (stopped_at_cap), 64 usage error.`,
 	c.Flags().BoolVar(&allVariants, "all-variants", false, "run every variant of the sweep as one group of runs (ID-v1, ID-v2, ...; --id names the group)")
 	c.Flags().IntVar(&parallel, "parallel", 1, "with --all-variants or --seeds: how many runs of the group run at once (each with the executor's concurrency)")
 	c.Flags().StringVar(&seedsFlag, "seeds", "", "run once per seed as one group (ID-vI-sN), e.g. 1-5 or 1,3,7 (at most 100 seeds)")
+	c.Flags().StringVar(&replay, "replay", "", "take every LLM answer from the journal of run RUN instead of an LLM (no LLM call is made)")
+	c.Flags().BoolVar(&replayRuns, "replay-runs", false, "with --replay: take real runs' results from the journal too (no trainer runs)")
 	return c
 }
 
@@ -318,6 +360,26 @@ func execRun(c *cobra.Command, ctx context.Context, p *plan.Plan, lock *host.Loc
 		return capCutError(res.ID, res.Cuts)
 	}
 	return nil
+}
+
+// replayFlags checks --replay and --replay-runs: the run to replay must
+// exist in dir, and a replay is one run of one spec.
+func replayFlags(dir, id string, runs, allVariants bool, seeds string) (*runtime.Replay, error) {
+	if id == "" {
+		if runs {
+			return nil, &exitError{code: exitUsage, msg: "--replay-runs needs --replay RUN"}
+		}
+		return nil, nil
+	}
+	if allVariants || seeds != "" {
+		return nil, &exitError{code: exitUsage, msg: "--replay replays one run: it excludes --all-variants and --seeds"}
+	}
+	rd := runtime.RunDir(dir, id)
+	if _, err := os.Stat(filepath.Join(rd, runtime.JournalFile)); err != nil {
+		return nil, userErrorf("--replay %s: no run %s in %s (assay status lists the runs)", termSafe(id), termSafe(id), dir)
+	}
+	// Absolute: a resume, from wherever it is started, replays the same run.
+	return &runtime.Replay{Dir: absPath(rd), Runs: runs}, nil
 }
 
 // capCutError is the exit of a run a budget cap cut short: every phase it

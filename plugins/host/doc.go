@@ -27,7 +27,9 @@
 //
 // A plugin stays resident for the whole run. When its process dies, the
 // call that saw it and every later one return a *CrashError
-// (ErrPluginCrashed); the host never restarts a process or repeats a call.
+// (ErrPluginCrashed, which is plugins.ErrCrashed) carrying the end of what
+// the process wrote to stderr; the host never restarts a process or repeats
+// a call, and Alive says whether the current process still runs.
 // The runtime is the one supervisor: it closes the dead plugin, opens it
 // again (a fresh process, checked against the lock as at the start), and
 // decides which calls to repeat, since it journals run handles and knows

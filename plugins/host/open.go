@@ -26,29 +26,8 @@ import (
 	"github.com/assay-lang/assay/plugins/sdk"
 )
 
-// ErrPluginCrashed is returned (wrapped in a *CrashError) when a plugin
-// process died during a call, or had died before it. The host does not
-// restart it: the runtime supervises plugins, closing the dead one and
-// opening it again, and decides which calls to repeat.
-var ErrPluginCrashed = errors.New("plugin process crashed")
-
 // ErrClosed is returned by calls on a closed plugin.
 var ErrClosed = errors.New("plugin is closed")
-
-// CrashError says which plugin died in which call.
-type CrashError struct {
-	Plugin string
-	Call   string
-	// Err is the transport error the call saw.
-	Err error
-}
-
-func (e *CrashError) Error() string {
-	return fmt.Sprintf("plugin %q crashed during %s: %v", e.Plugin, e.Call, e.Err)
-}
-
-// Unwrap makes errors.Is(err, ErrPluginCrashed) true.
-func (e *CrashError) Unwrap() []error { return []error{ErrPluginCrashed, e.Err} }
 
 // ChecksumError reports a plugin executable that differs from its lock.
 type ChecksumError struct {
@@ -145,6 +124,9 @@ type Plugin struct {
 	args   []string // for a built-in: the hidden plugin-mode arguments
 	sum    []byte
 	cfg    openConfig
+	// stderr keeps the end of what the plugin's processes wrote to stderr
+	// (a panic's message), for the crash it explains.
+	stderr *tailWriter
 
 	mu     sync.Mutex // guards cur and closed
 	cur    *instance
@@ -157,6 +139,7 @@ type Plugin struct {
 // instance is one started process and the clients dispensed from it.
 type instance struct {
 	client  *plugin.Client
+	cmd     *exec.Cmd // its ProcessState says how it exited, once it has
 	trainer plugins.Trainer
 	llm     plugins.LLM
 	bench   plugins.Benchmark
@@ -186,7 +169,7 @@ func open(ctx context.Context, lock *Lock, name string, opts []OpenOption) (*Plu
 	for _, o := range opts {
 		o(&cfg)
 	}
-	p := &Plugin{locked: lp, lock: lock, cfg: cfg}
+	p := &Plugin{locked: lp, lock: lock, cfg: cfg, stderr: newTailWriter(stderrTail)}
 	var hexSum string
 	if bname, ok := lp.Builtin(); ok {
 		if lp.AssayVersion != version.Release {
@@ -241,18 +224,19 @@ func (p *Plugin) closeLogs() {
 // binary hashed again, to name its checksum in the error.
 func (p *Plugin) start() (*instance, error) {
 	logger := p.cfg.logger.Named(p.locked.Name)
+	cmd := exec.Command(p.path, p.args...)
 	client := plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig:  grpcshim.Handshake,
 		VersionedPlugins: grpcshim.VersionedPlugins(grpcshim.PluginSet(nil, nil, nil)),
-		Cmd:              exec.Command(p.path, p.args...),
+		Cmd:              cmd,
 		SecureConfig:     &plugin.SecureConfig{Checksum: p.sum, Hash: sha256.New()},
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		Logger:           logger,
-		Stderr:           p.cfg.stderr,
+		Stderr:           p.stderrWriter(),
 		// What plugin code prints to stdout or stderr after Serve arrives
 		// over go-plugin's stdio stream; file it in the log too.
 		SyncStdout: logger.Named("stdout").StandardWriter(&hclog.StandardLoggerOptions{ForceLevel: hclog.Info}),
-		SyncStderr: logger.Named("stderr").StandardWriter(&hclog.StandardLoggerOptions{InferLevels: true}),
+		SyncStderr: io.MultiWriter(logger.Named("stderr").StandardWriter(&hclog.StandardLoggerOptions{InferLevels: true}), p.stderr),
 	})
 	rpc, err := client.Client()
 	if err != nil {
@@ -267,7 +251,7 @@ func (p *Plugin) start() (*instance, error) {
 		}
 		return nil, fmt.Errorf("plugin %q: starting %s: %w", p.locked.Name, p.path, err)
 	}
-	inst := &instance{client: client}
+	inst := &instance{client: client, cmd: cmd}
 	for kind, dst := range map[string]any{
 		plugins.KindTrainer:   &inst.trainer,
 		plugins.KindLLM:       &inst.llm,
@@ -299,7 +283,7 @@ func (p *Plugin) get(call string) (*instance, error) {
 		return nil, fmt.Errorf("plugin %q: %w", p.locked.Name, ErrClosed)
 	}
 	if p.cur == nil || p.cur.client.Exited() {
-		return nil, &CrashError{Plugin: p.locked.Name, Call: call, Err: errors.New("the plugin process has exited")}
+		return nil, p.crash(p.cur, call, errors.New("the plugin process has exited"))
 	}
 	return p.cur, nil
 }
@@ -341,7 +325,7 @@ func call[T any](ctx context.Context, p *Plugin, name string, f func(*instance) 
 	if err == nil || plugins.IsPermanent(err) || !p.crashed(ctx, inst, err) {
 		return out, err
 	}
-	return zero, &CrashError{Plugin: p.locked.Name, Call: name, Err: err}
+	return zero, p.crash(inst, name, err)
 }
 
 // Name returns the plugin's name.

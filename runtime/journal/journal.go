@@ -372,6 +372,23 @@ func (j *Journal) Append(kind, key string, v any) error {
 	return j.err
 }
 
+// Adopt journals a call or policy event (KindCall, KindPolicy) taken from
+// another run's journal and, unlike Append, keeps it for Call, as if it had
+// been on disk at Open: a replay hands the earlier run's policy updates to
+// the code that takes a resumed run's from its own journal.
+func (j *Journal) Adopt(kind, key string, data json.RawMessage) error {
+	if kind != KindCall && kind != KindPolicy {
+		return fmt.Errorf("journal: adopt %s %s: only call and policy events can be adopted", kind, key)
+	}
+	if err := j.Append(kind, key, data); err != nil {
+		return err
+	}
+	j.mu.Lock()
+	j.calls[kind+"\x00"+key] = data
+	j.mu.Unlock()
+	return nil
+}
+
 // Commit writes an event and everything buffered before it durably before
 // returning. Concurrent commits share one transaction (group commit): each
 // caller still returns only once its own event is on disk.

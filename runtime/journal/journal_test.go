@@ -150,3 +150,37 @@ func BenchmarkAppendGrouped(b *testing.B) {
 		}
 	}
 }
+
+// An adopted event answers Call at once (an appended one does not until
+// the journal is opened again), and is on disk like any other.
+func TestAdopt(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "journal.db")
+	j, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Adopt(KindPolicy, "policy/0", []byte(`{"step":1}`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Append(KindPolicy, "policy/1", []byte(`{"step":2}`)); err != nil {
+		t.Fatal(err)
+	}
+	if d, ok := j.Call(KindPolicy, "policy/0"); !ok || string(d) != `{"step":1}` {
+		t.Errorf("adopted event: %q, %t", d, ok)
+	}
+	if _, ok := j.Call(KindPolicy, "policy/1"); ok {
+		t.Error("an appended event answered Call in the same process")
+	}
+	if err := j.Adopt(KindFinished, "r1", []byte(`{}`)); err == nil {
+		t.Error("a real run's event was adopted")
+	}
+	j.Close()
+	r, err := OpenReadOnly(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if _, ok := r.Call(KindPolicy, "policy/0"); !ok {
+		t.Error("the adopted event is not on disk")
+	}
+}

@@ -39,6 +39,7 @@ var OpenAI = &Schema{
 	RetriesKey:     "max_retries",
 	Doc: "LLM client for any server that speaks the OpenAI chat-completions API (hosted APIs, vLLM, Ollama, llama.cpp). " +
 		"Requests go only to base_url: there is no default endpoint. The API key is read from the environment variable api_key_env names, never from the spec. " +
+		"Before any phase a run checks the endpoint once, with one GET of base_url/models (at most 10 seconds, no retry): one that does not answer, or refuses the key, stops the run with an error naming the URL and the cause. " +
 		"A prompt is counted before it is sent, as one token per byte of every message plus 8 per message and 8 for the reply (an upper bound for byte-level tokenizers), and one over the role's high tokens.in is refused, not truncated. " +
 		"A call reports the usage of every attempt that may be billed: an answered one at what the server reports (a negative figure at its bound), one that timed out at its prompt count and max_tokens, and none the server refused with an error status.",
 	Fields: []*Field{

@@ -67,6 +67,9 @@ func (trainer) Describe(_ context.Context, req *plugins.DescribeRequest) (*plugi
 	if req.Config["crash_always"] == true {
 		os.Exit(4)
 	}
+	if req.Config["panic"] == true {
+		panic("testplugin: deliberate panic in Describe")
+	}
 	if msg, _ := req.Config["fail"].(string); msg != "" {
 		return nil, errors.New(msg)
 	}
