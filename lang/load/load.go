@@ -73,7 +73,7 @@ func Load(path string, opts Options) (*spec.Spec, Sources, diag.Diagnostics) {
 	s, ds := r.load(path, nil, diag.Range{}, nil)
 	if s != nil {
 		// After the merge: a suite joins the tasks of the merged environment.
-		ds = append(ds, expandSuites(s)...)
+		ds = append(ds, expandSuites(s, r.src)...)
 	}
 	ds = append(ds, r.unknownVars()...)
 	ds = ds.Dedup()

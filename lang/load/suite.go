@@ -450,20 +450,21 @@ func (f *suiteFile) scaffold(at string, s *Scaffold) {
 	}
 }
 
-// expandSuites adds each environment's suite tasks to its task list. A
-// suite path is relative to the file that writes it.
-func expandSuites(s *spec.Spec) diag.Diagnostics {
+// expandSuites adds each environment's suite tasks to its task list and
+// each manifest it reads to src, for diagnostic snippets. A suite path is
+// relative to the file that writes it.
+func expandSuites(s *spec.Spec, src Sources) diag.Diagnostics {
 	var ds diag.Diagnostics
 	for _, e := range s.Environments {
 		if e == nil || !e.Suite.Set {
 			continue
 		}
-		ds = append(ds, expandSuite(e)...)
+		ds = append(ds, expandSuite(e, src)...)
 	}
 	return ds
 }
 
-func expandSuite(e *spec.Environment) diag.Diagnostics {
+func expandSuite(e *spec.Environment, src Sources) diag.Diagnostics {
 	at := e.Suite.Range
 	if strings.TrimSpace(e.Suite.V) == "" {
 		return diag.Diagnostics{diag.Errorf(codeSuite, at, "suite is empty").WithDetail("name a task-suite manifest, relative to this file, or remove suite")}
@@ -473,6 +474,9 @@ func expandSuite(e *spec.Environment) diag.Diagnostics {
 		path = filepath.Join(filepath.Dir(at.Filename), path)
 	}
 	m, f, ds := readManifest(path)
+	if f != nil {
+		src[path] = f.src
+	}
 	for _, d := range ds {
 		if !d.Range.Valid() {
 			d.Range = at
