@@ -1,41 +1,16 @@
-// Command train is the example task suite's research scaffold: a small
-// neural network (a one-hidden-layer MLP, or a linear model with hidden = 0)
-// trained for real on the CPU, on one of four deterministic synthetic tasks
-// in two domains, in well under a second each, with the standard library
-// alone, so a fresh machine runs it with no download.
-//
-//	go run ./examples/suite -task spirals -config overrides.json
-//
-// The hyperparameters (learning rate, schedule, epochs, width, activation,
-// initialisation, L2, input features) have deliberately plain defaults that
-// a change can improve; an overrides file (JSON, knob name to value: what
-// Assay's command trainer writes in knob mode) sets any of them, and so can
-// a code change to this file. The last line of stdout is the metric:
-//
-//	val_loss=0.123456
-//
-// the task's loss on its own validation split (binary cross-entropy for a
-// classification task, mean squared error for a regression task; lower is
-// better). A setup that cannot train (an unknown knob, a bad value, a loss
-// that diverges) exits with code 3, which the suite's spec marks infeasible.
-// suite.json lists the tasks with their bounds and baselines.
+// This file and model.go are the scaffold's edit surface (suite.json's
+// editable): the hyperparameters, the training loop and the model. The
+// harness (main.go), the data (data.go) and the evaluator (eval.go) are
+// not, so a change cannot alter what the metric measures.
+
 package main
 
 import (
-	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
-	"os"
-	"strconv"
-	"strings"
 )
-
-// exitInfeasible is the exit code the spec's infeasible_exit_codes names.
-const exitInfeasible = 3
 
 // Hyper is every setting a proposal may change.
 type Hyper struct {
@@ -79,62 +54,16 @@ func (h Hyper) check() error {
 	return nil
 }
 
-// ReadOverrides applies a JSON overrides file to h; an unknown key is an
-// error, so a misspelt knob never trains the baseline silently.
-func ReadOverrides(r io.Reader, h *Hyper) error {
-	dec := json.NewDecoder(io.LimitReader(r, 1<<20))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(h); err != nil && !errors.Is(err, io.EOF) {
-		return fmt.Errorf("overrides: %v", err)
-	}
-	return h.check()
-}
-
-func main() {
-	task := flag.String("task", "", "task to train: "+strings.Join(TaskNames(), ", "))
-	config := flag.String("config", os.Getenv("ASSAY_CONFIG"), "JSON overrides file (default $ASSAY_CONFIG)")
-	seedDefault, _ := strconv.ParseUint(os.Getenv("ASSAY_SEED"), 10, 64)
-	seed := flag.Uint64("seed", max(seedDefault, 1), "training seed: initialisation and shuffling (default $ASSAY_SEED, else 1)")
-	flag.Parse()
-
-	h := Defaults()
-	if *config != "" {
-		f, err := os.Open(*config)
-		if err != nil {
-			fail(1, err)
-		}
-		err = ReadOverrides(f, &h)
-		f.Close()
-		if err != nil {
-			fail(exitInfeasible, err)
-		}
-	}
-	ds, ok := Load(*task)
-	if !ok {
-		fail(2, fmt.Errorf("-task %q: want one of %s", *task, strings.Join(TaskNames(), ", ")))
-	}
-	loss, err := Train(ds, h, *seed, os.Stdout)
-	if err != nil {
-		fail(exitInfeasible, err)
-	}
-	fmt.Printf("val_loss=%.6f\n", loss)
-}
-
-func fail(code int, err error) {
-	fmt.Fprintln(os.Stderr, "train:", err)
-	os.Exit(code)
-}
-
-// Train fits a model with h on ds's training split and returns its loss on
-// the validation split, logging progress to log.
-func Train(ds *Dataset, h Hyper, seed uint64, log io.Writer) (float64, error) {
+// Train fits a model with h on the training rows X, Y (Y is 0 or 1 when
+// classify) and returns it, logging progress to log. It never sees the
+// validation rows.
+func Train(X [][]float64, Y []float64, classify bool, h Hyper, seed uint64, log io.Writer) (Predictor, error) {
 	if err := h.check(); err != nil {
-		return 0, err
+		return nil, err
 	}
 	rng := rand.New(rand.NewPCG(seed, 0x5eed))
 	feat := func(x []float64) []float64 { return features(x, h.Features) }
-	trainX := mapRows(ds.TrainX, feat)
-	valX := mapRows(ds.ValX, feat)
+	trainX := mapRows(X, feat)
 	m := newMLP(len(trainX[0]), h, rng)
 	order := make([]int, len(trainX))
 	for i := range order {
@@ -144,21 +73,28 @@ func Train(ds *Dataset, h Hyper, seed uint64, log io.Writer) (float64, error) {
 		lr := h.LR * schedule(h.Schedule, ep, h.Epochs)
 		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 		for s := 0; s < len(order); s += h.Batch {
-			m.step(trainX, ds.TrainY, order[s:min(s+h.Batch, len(order))], lr, h.L2, ds.Classify)
+			m.step(trainX, Y, order[s:min(s+h.Batch, len(order))], lr, h.L2, classify)
 		}
 		if (ep+1)%max(h.Epochs/4, 1) == 0 || ep+1 == h.Epochs {
-			tl := m.loss(trainX, ds.TrainY, ds.Classify)
+			tl := m.loss(trainX, Y, classify)
 			if math.IsNaN(tl) || math.IsInf(tl, 0) || tl > 1e6 {
-				return 0, fmt.Errorf("the training loss diverged at epoch %d (lr = %v)", ep+1, h.LR)
+				return nil, fmt.Errorf("the training loss diverged at epoch %d (lr = %v)", ep+1, h.LR)
 			}
 			fmt.Fprintf(log, "epoch %d train_loss=%.6f\n", ep+1, tl)
 		}
 	}
-	vl := m.loss(valX, ds.ValY, ds.Classify)
-	if math.IsNaN(vl) || math.IsInf(vl, 0) {
-		return 0, fmt.Errorf("the validation loss is %v", vl)
-	}
-	return vl, nil
+	return featured{m, h.Features}, nil
+}
+
+// featured is a trained model with its input features.
+type featured struct {
+	m    *mlp
+	kind string
+}
+
+func (f featured) Predict(x []float64) float64 {
+	out, _ := f.m.forward(features(x, f.kind), make([]float64, f.m.hidden))
+	return out
 }
 
 // schedule is the learning-rate multiplier at epoch ep of n.

@@ -30,7 +30,7 @@ func TestManifestMatchesTheProgram(t *testing.T) {
 		if !ok {
 			t.Fatalf("%s: no such task in train.go", mt.Name)
 		}
-		got, err := Train(ds, Defaults(), 1, io.Discard)
+		got, err := trainLoss(ds, Defaults())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -63,12 +63,12 @@ func TestChangesMoveTheMetric(t *testing.T) {
 	worse.LR = 0.01
 	for _, name := range TaskNames() {
 		ds, _ := Load(name)
-		base, _ := Train(ds, Defaults(), 1, io.Discard)
-		b, err := Train(ds, better, 1, io.Discard)
+		base, _ := trainLoss(ds, Defaults())
+		b, err := trainLoss(ds, better)
 		if err != nil {
 			t.Fatal(err)
 		}
-		w, _ := Train(ds, worse, 1, io.Discard)
+		w, _ := trainLoss(ds, worse)
 		if b > base/2 {
 			t.Errorf("%s: the tuned setup gives %.4f, not under half the baseline %.4f", name, b, base)
 		}
@@ -76,6 +76,15 @@ func TestChangesMoveTheMetric(t *testing.T) {
 			t.Errorf("%s: lr 0.01 gives %.4f, not worse than the baseline %.4f", name, w, base)
 		}
 	}
+}
+
+// trainLoss trains on ds with h (seed 1) and evaluates as main does.
+func trainLoss(ds *Dataset, h Hyper) (float64, error) {
+	m, err := Train(ds.TrainX, ds.TrainY, ds.Classify, h, 1, io.Discard)
+	if err != nil {
+		return 0, err
+	}
+	return Evaluate(m, ds)
 }
 
 func TestOverrides(t *testing.T) {
