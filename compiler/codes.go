@@ -67,6 +67,7 @@ const (
 	CodeNameChars       = "E_NAME_CHARS"
 	CodeTooLarge        = "E_TOO_LARGE"
 	CodeNothingToDo     = "E_NOTHING_TO_DO"
+	CodeSuiteTrainer    = "E_SUITE_TRAINER"
 )
 
 // Code documents one diagnostic code.
@@ -109,6 +110,7 @@ var Codes = []Code{
 	{CodeFormula, "a formula does not parse or type-check"},
 	{CodeTooLarge, "a spec asks for more than any run can do: more tasks than a plan holds, a count past a billion, a product of counts the runtime holds at once past its limit, or a sweep past its variant limit"},
 	{CodeNothingToDo, "the spec declares no loop, no evaluation and no seed records, so a run would make no call"},
+	{CodeSuiteTrainer, "an environment runs a task suite but its trainer is not builtin:command, the trainer that runs each suite task's evaluation command"},
 	{CodeExtendsUnloaded, "a spec with extends reached the compiler without its base merged in (it was not loaded through lang/load)"},
 	{CodeNotApplicable, "a field is set where it has no effect; remove it, or change what makes it apply"},
 	{CodeRoleAmbiguous, "a block calls a role of a kind the spec declares several of, without naming which"},

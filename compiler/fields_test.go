@@ -222,6 +222,7 @@ var specialFields = map[string]func(t *testing.T){
 	"variable.*.type":        proveVariableType,
 	"reward.*.diversity.by":  proveSingleEnum("reward.*.diversity.by"),
 	"sweep.mode":             proveSweepMode,
+	"environment.*.suite":    proveSuite,
 }
 
 type fieldBase struct {
@@ -591,6 +592,32 @@ func specSource(t *testing.T, name string) string {
 }
 
 // extends is merged by lang/load: which base a spec extends changes its plan.
+// proveSuite: lang/load expands a suite into tasks before the compiler
+// sees the spec, so another manifest (here one baseline differs) is
+// another plan.
+func proveSuite(t *testing.T) {
+	dir := t.TempDir()
+	laptop := specSource(t, filepath.Join("laptop", "suite.hcl"))
+	manifest := specSource(t, filepath.Join("..", "examples", "suite", "suite.json"))
+	withSource(t, dir, "a.json", manifest)
+	withSource(t, dir, "b.json", strings.Replace(manifest, `"baseline": 0.24547`, `"baseline": 0.25`, 1))
+	suite := `suite   = "../../examples/suite/suite.json"`
+	if !strings.Contains(laptop, suite) {
+		t.Fatalf("specs/laptop/suite.hcl has no %s", suite)
+	}
+	ha, ds := hashOfFile(t, withSource(t, dir, "a.hcl", strings.Replace(laptop, suite, `suite = "a.json"`, 1)))
+	if ds != nil {
+		t.Fatal(ds.Format(0))
+	}
+	hb, ds := hashOfFile(t, withSource(t, dir, "b.hcl", strings.Replace(laptop, suite, `suite = "b.json"`, 1)))
+	if ds != nil {
+		t.Fatal(ds.Format(0))
+	}
+	if ha == hb {
+		t.Error("a suite with another baseline left the plan hash unchanged")
+	}
+}
+
 func proveExtends(t *testing.T) {
 	dir := t.TempDir()
 	base := readBase(t)

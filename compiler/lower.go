@@ -211,6 +211,12 @@ func (lv *lowering) env(e *spec.Environment) *plan.Environment {
 		} else if e.Scale.Set {
 			pt.Scale = ptr(e.Scale.V)
 		}
+		if st := t.Suite; st != nil {
+			pt.Domain, pt.Description, pt.Metric = st.Domain, st.Description, st.Metric
+			pt.Bounds = &plan.Bounds{Low: st.Low, High: st.High}
+			pt.Command = append([]string(nil), st.Command...)
+			pt.Scaffold = &plan.Scaffold{Repository: st.Dir, Revision: st.Revision, Editable: append([]string(nil), st.Editable...)}
+		}
 		pe.Tasks = append(pe.Tasks, pt)
 	}
 	return pe

@@ -17,9 +17,10 @@ import (
 func checkPluginConfigs(c *compilation) {
 	for _, v := range c.variants {
 		for _, p := range v.spec.Plugins {
-			checkPluginConfig(c, p)
+			checkPluginConfig(c, p, suiteCommand(v.spec, p.Name))
 		}
 		checkPassEnv(c, v.spec)
+		checkSuiteTrainers(c, v.spec)
 	}
 }
 
@@ -72,7 +73,10 @@ func configRange(c *compilation, p *spec.Plugin) diag.Range {
 	return p.Config.Range
 }
 
-func checkPluginConfig(c *compilation, p *spec.Plugin) {
+// checkPluginConfig checks p's config as the plugin receives it: for the
+// trainer of a task suite's environment, with a suite task's evaluation
+// command as task_command, which the runtime sets on each run of the task.
+func checkPluginConfig(c *compilation, p *spec.Plugin, suite []string) {
 	if !p.Source.Set {
 		return
 	}
@@ -80,10 +84,22 @@ func checkPluginConfig(c *compilation, p *spec.Plugin) {
 	if !ok {
 		return
 	}
+	cfg := p.Config.V
+	if suite != nil && p.Source.V == "builtin:command" {
+		cfg = make(map[string]any, len(p.Config.V)+2)
+		for k, v := range p.Config.V {
+			cfg[k] = v
+		}
+		words := make([]any, len(suite))
+		for i, w := range suite {
+			words[i] = w
+		}
+		cfg["task_command"], cfg["task_dir"] = words, "."
+	}
 	// The spec keeps one range for the whole config, none per key; a
 	// problem points at config, or at the block when config is absent.
 	at := configRange(c, p)
-	for _, pr := range s.Check(p.Config.V) {
+	for _, pr := range s.Check(cfg) {
 		c.add(pluginConfigDiag(p, s, pr, at))
 	}
 }
@@ -133,4 +149,37 @@ func callAttempts(s *spec.Spec, plugin string) int {
 		return v.Int(sch.RetriesKey) + 1
 	}
 	return 1
+}
+
+// suiteCommand is the evaluation command of the first suite task of an
+// environment that plugin trains, or nil when it trains none.
+func suiteCommand(s *spec.Spec, plugin string) []string {
+	for _, e := range s.Environments {
+		if e.Trainer.Name != plugin {
+			continue
+		}
+		for _, t := range e.TaskList {
+			if t.Suite != nil && len(t.Suite.Command) > 0 {
+				return t.Suite.Command
+			}
+		}
+	}
+	return nil
+}
+
+// checkSuiteTrainers refuses a task suite whose environment's trainer
+// cannot run its evaluation commands: only builtin:command takes a task's
+// command (task_command), so any other would train without them.
+func checkSuiteTrainers(c *compilation, s *spec.Spec) {
+	for _, e := range s.Environments {
+		if !e.Suite.Set || !e.Trainer.Set {
+			continue
+		}
+		for _, p := range s.Plugins {
+			if p.Name == e.Trainer.Name && p.Source.V != "builtin:command" {
+				c.add(diag.Errorf(CodeSuiteTrainer, e.Suite.Range, "environment %q runs a task suite, whose tasks are evaluated by their own commands, but its trainer %q is %s", e.Name, p.Name, p.Source.V).
+					WithDetail("make the trainer a plugin with source = \"builtin:command\": it runs each suite task's evaluation command in the task's scaffold"))
+			}
+		}
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -108,7 +109,14 @@ func (r *service) resolveTasks() error {
 	for _, e := range r.v.Envs {
 		var bench map[string]plugins.TaskInfo
 		for _, t := range e.Tasks {
-			ti := &taskInfo{Env: e.Name, Name: t.Name, Split: t.Split, Scale: 1, Minimize: t.Direction == plan.Minimize}
+			ti := &taskInfo{Env: e.Name, Name: t.Name, Split: t.Split, Scale: 1, Minimize: t.Direction == plan.Minimize, Command: t.Command}
+			if t.Scaffold != nil && len(t.Command) > 0 {
+				dir, err := filepath.Abs(t.Scaffold.Repository)
+				if err != nil {
+					return fmt.Errorf("task %s: scaffold %s: %w", t.Name, t.Scaffold.Repository, err)
+				}
+				ti.Dir = dir
+			}
 			if t.Scale != nil && *t.Scale > 0 {
 				ti.Scale = *t.Scale
 			}
@@ -180,6 +188,13 @@ func (r *service) describe(e *plan.Environment) error {
 		return nil
 	}
 	cfg := r.config[e.Trainer]
+	for _, t := range e.Tasks {
+		if len(t.Command) > 0 {
+			// The trainer describes itself with the config a run gets.
+			cfg = withTaskCommand(cfg, t.Command, "")
+			break
+		}
+	}
 	err := r.plugins.call(e.Trainer, func(inst Instance) error {
 		t := inst.Trainer()
 		if t == nil {

@@ -3,6 +3,7 @@ package runtime
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"path/filepath"
 	"strings"
@@ -332,6 +333,9 @@ func (r *service) execute1(sc scope, rr realRun, key string) (*plugins.RunResult
 func (r *service) runRequest(rr realRun, key string) *plugins.RunRequest {
 	env := r.envs[rr.Task.Env]
 	cfg := r.config[env.Trainer]
+	if len(rr.Task.Command) > 0 {
+		cfg = withTaskCommand(cfg, rr.Task.Command, rr.Task.Dir)
+	}
 	return &plugins.RunRequest{RunID: key, Env: env.Name, Task: rr.Task.Name,
 		// One training seed per task (common random numbers): a proposal's
 		// gain over the baseline measures its edits, not seed noise.
@@ -439,4 +443,20 @@ func (r *service) attempt(rr realRun, key string) (*plugins.RunResult, error) {
 	}
 	r.progress.tick()
 	return res, nil
+}
+
+// withTaskCommand is a trainer's config for a suite task: its evaluation
+// command replaces the trainer's command (builtin:command's task_command,
+// run in task_dir), as the compiler checked the config with it.
+func withTaskCommand(cfg map[string]any, command []string, dir string) map[string]any {
+	cfg = maps.Clone(cfg)
+	if cfg == nil {
+		cfg = map[string]any{}
+	}
+	words := make([]any, len(command))
+	for i, w := range command {
+		words[i] = w
+	}
+	cfg["task_command"], cfg["task_dir"] = words, dir
+	return cfg
 }

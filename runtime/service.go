@@ -19,6 +19,10 @@ type taskInfo struct {
 	Baseline float64
 	Scale    float64
 	Minimize bool
+	// Command and Dir are a suite task's evaluation command (argv) and the
+	// directory it runs in; the trainer's config carries them to it.
+	Command []string
+	Dir     string
 }
 
 // gain is the signed improvement of a metric over the task's baseline.

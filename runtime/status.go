@@ -287,6 +287,8 @@ type Report struct {
 	// Predicted sets the run's figures beside an estimate learned from its
 	// own measurements; the command that loads the report fills it.
 	Predicted []Prediction `json:"predicted_vs_actual,omitempty"`
+	// Suite scores the run's task-suite tasks, normalised; nil without one.
+	Suite *SuiteScores `json:"suite,omitempty"`
 }
 
 // Comparison is one figure of the estimate beside what the run measured.
@@ -398,7 +400,9 @@ func LoadReport(dir, id string) (*Report, error) {
 			}
 		}
 	}
-	for _, r := range j.Runs() {
+	runs := j.Runs()
+	rep.Suite = suiteScores(dir, id, st.Variant, runs)
+	for _, r := range runs {
 		res, rs := r.Result, r.Reservation
 		if res == nil || res.Status != plugins.StatusFinished || rs.Baseline == nil || rs.Proposal == nil {
 			continue

@@ -149,7 +149,43 @@ type compareColumn struct {
 // and shares formatted, k in the Avg@k header when all rows share it), or
 // for a spreadsheet (!short: whole hashes, plain numbers, fixed headers,
 // the routed share and expected_routed in columns of their own).
+// suiteColumns are a column per normalised task-suite score any row has,
+// in the order the first run that has it lists it.
+func suiteColumns(rows []*compare.Row, short bool) []compareColumn {
+	var out []compareColumn
+	seen := map[string]bool{}
+	for _, r := range rows {
+		for _, sc := range r.Suite {
+			if seen[sc.Name] {
+				continue
+			}
+			seen[sc.Name] = true
+			name := sc.Name
+			head := "norm " + name
+			if !short {
+				head = "suite_normalised." + strings.ReplaceAll(name, " ", "_")
+			}
+			out = append(out, compareColumn{head, func(r *compare.Row) string {
+				for _, x := range r.Suite {
+					if x.Name == name {
+						if short {
+							return figure(x.Value)
+						}
+						return plain(x.Value)
+					}
+				}
+				return ""
+			}})
+		}
+	}
+	return out
+}
+
 func compareColumns(rows []*compare.Row, short bool) []compareColumn {
+	return append(baseColumns(rows, short), suiteColumns(rows, short)...)
+}
+
+func baseColumns(rows []*compare.Row, short bool) []compareColumn {
 	if !short {
 		return []compareColumn{
 			{"run", func(r *compare.Row) string { return r.ID }},

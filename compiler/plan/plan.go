@@ -272,6 +272,49 @@ type Task struct {
 	// Direction is the task's metric direction, Minimize or Maximize: a
 	// gain is a fall of the metric or a rise.
 	Direction string `json:"direction"`
+	// The rest is what a task-suite manifest says of a task it lists
+	// (docs/task-suites.md); empty for a task the spec writes.
+	Domain      string `json:"domain,omitempty"`
+	Description string `json:"description,omitempty"`
+	// Metric is the task's own name for its metric, when the suite gives one.
+	Metric string  `json:"metric,omitempty"`
+	Bounds *Bounds `json:"bounds,omitempty"`
+	// Command is the task's evaluation command, an argv: the command
+	// trainer runs it, in the scaffold's repository directory, instead of
+	// its own command (config task_command and task_dir).
+	Command  []string  `json:"command,omitempty"`
+	Scaffold *Scaffold `json:"scaffold,omitempty"`
+}
+
+// Bounds are the worst and best practical scores of a task's metric, low
+// below high whatever its direction; they normalise a score to [0, 1].
+type Bounds struct {
+	Low  float64 `json:"low"`
+	High float64 `json:"high"`
+}
+
+// Normalised is score on the task's bounds, 1 at the better bound and 0
+// at the worse (minimize: the high bound is the worse); ok is false for a
+// task without bounds. It is not clipped: a score past a bound reads so.
+func (t *Task) Normalised(score float64, minimize bool) (n float64, ok bool) {
+	if t == nil || t.Bounds == nil || !(t.Bounds.High > t.Bounds.Low) {
+		return 0, false
+	}
+	n = (score - t.Bounds.Low) / (t.Bounds.High - t.Bounds.Low)
+	if minimize {
+		n = 1 - n
+	}
+	return n, true
+}
+
+// Scaffold is a suite task's research scaffold: the repository directory
+// (relative to the working directory the plan was compiled in, or
+// absolute) where its command runs, the pinned revision ("" for the
+// directory as it is) and the paths a change may edit.
+type Scaffold struct {
+	Repository string   `json:"repository"`
+	Revision   string   `json:"revision,omitempty"`
+	Editable   []string `json:"editable,omitempty"`
 }
 
 // Metric directions.

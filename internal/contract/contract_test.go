@@ -16,6 +16,7 @@ import (
 	"github.com/assay-lang/assay/lang/diag"
 	"github.com/assay-lang/assay/lang/load"
 	"github.com/assay-lang/assay/plugins"
+	command "github.com/assay-lang/assay/plugins/builtin/command/trainer"
 	offline "github.com/assay-lang/assay/plugins/builtin/offline/model"
 	tinylm "github.com/assay-lang/assay/plugins/builtin/tinylm/model"
 	"github.com/assay-lang/assay/runtime"
@@ -39,6 +40,8 @@ func loader() runtime.Loader {
 			return inst{t: tinylm.NewTrainer()}, nil
 		case "builtin:offline":
 			return inst{l: offline.Model{}}, nil
+		case "builtin:command":
+			return inst{t: command.New(command.Options{})}, nil
 		}
 		return nil, fmt.Errorf("plugin %s: source %s does not run in this test", p.Name, p.Source)
 	})

@@ -58,6 +58,7 @@ var Codes = []Code{
 	{codeFormat, "the spec's language cannot be told from its file name: name specs *.hcl, *.cue, *.json, *.yaml or *.yml"},
 	{codeExtends, "the base spec that extends names cannot be read, is not a regular file or a CUE package directory, is not a spec, or extends is not a path to a .hcl or .cue spec"},
 	{codeExtendsCycle, "specs extend each other in a cycle"},
+	{codeSuite, "an environment's task-suite manifest (suite) cannot be read, is not a valid manifest (docs/task-suites.md), or lists a task the spec writes too or whose metric direction differs from the environment's"},
 }
 
 // Load reads the spec at path with the front end its extension selects and
@@ -70,6 +71,10 @@ var Codes = []Code{
 func Load(path string, opts Options) (*spec.Spec, Sources, diag.Diagnostics) {
 	r := &resolver{opts: opts, src: Sources{}, declared: map[string]bool{}}
 	s, ds := r.load(path, nil, diag.Range{}, nil)
+	if s != nil {
+		// After the merge: a suite joins the tasks of the merged environment.
+		ds = append(ds, expandSuites(s, r.src)...)
+	}
 	ds = append(ds, r.unknownVars()...)
 	ds = ds.Dedup()
 	ds.Sort()

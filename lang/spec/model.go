@@ -73,6 +73,7 @@ type Environment struct {
 	TaskList  []*Task      `assay:"task,blocks" doc:"tasks listed one by one"`
 	Trainer   Ref          `assay:"trainer" doc:"trainer plugin that runs a proposal for real, e.g. plugin.tinylm"`
 	Benchmark Ref          `assay:"benchmark" doc:"benchmark plugin that lists tasks, baselines and scales"`
+	Suite     Val[string]  `assay:"suite" doc:"task-suite manifest (JSON, relative to this file; see docs/task-suites.md) whose tasks join this environment's, each with its domain, description, scaffold, evaluation command, metric, baseline and normalisation bounds"`
 	Range     diag.Range   `json:"-"`
 }
 
@@ -106,7 +107,34 @@ type Task struct {
 	Split     Val[string]  `assay:"split" enum:"train|holdout" doc:"which split the task belongs to"`
 	Baseline  Val[float64] `assay:"baseline" doc:"baseline metric b_e of this task"`
 	Scale     Val[float64] `assay:"scale" doc:"reward scale tau_e of this task"`
-	Range     diag.Range   `json:"-"`
+	// Suite is what a task-suite manifest says of a task it lists (nil for
+	// a task the spec writes): lang/load fills it from the environment's
+	// suite attribute; no front end sets it.
+	Suite *SuiteTask `json:"-"`
+	Range diag.Range `json:"-"`
+}
+
+// SuiteTask is one task of a task-suite manifest beyond its name, split,
+// baseline and scale, which fill the Task's own fields.
+type SuiteTask struct {
+	Domain      string
+	Description string
+	Metric      string
+	Direction   string
+	// Low and High bound the metric; a score normalises to
+	// (score - Low) / (High - Low), or (High - score) / (High - Low) when
+	// lower is better, so 1 is the best bound.
+	Low, High float64
+	// Command is the evaluation command, an argv; Dir is the scaffold's
+	// repository directory it runs in, relative to the working directory.
+	Command []string
+	Dir     string
+	// Revision and Editable are the scaffold's pinned revision and edit
+	// surface, carried as data.
+	Revision string
+	Editable []string
+	// Manifest is the task's entry in the manifest, for diagnostics.
+	Manifest diag.Range
 }
 
 // Role is an LLM role.

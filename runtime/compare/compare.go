@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/assay-lang/assay/compiler/plan"
 	"github.com/assay-lang/assay/runtime"
@@ -48,6 +49,48 @@ type Row struct {
 	// real run, over every loop; ExpectedRouted is what the plan assumed.
 	RoutedShare    *float64 `json:"routed_share,omitempty"`
 	ExpectedRouted *float64 `json:"expected_routed,omitempty"`
+	// Suite are the run's normalised task-suite scores (see
+	// runtime.SuiteScores): the best a run measured per task, per domain
+	// and over the held-out tasks, then each evaluation arm's held-out mean.
+	Suite []SuiteScore `json:"suite_normalised,omitempty"`
+}
+
+// SuiteScore is one normalised score; nil when no run measured it.
+type SuiteScore struct {
+	Name  string   `json:"name"`
+	Value *float64 `json:"value"`
+}
+
+// suiteRow picks the figures a comparison shows of a run's suite scores.
+func suiteRow(s *runtime.SuiteScores) []SuiteScore {
+	if s == nil {
+		return nil
+	}
+	col := func(name string) int {
+		for i, c := range s.Columns {
+			if c == name {
+				return i
+			}
+		}
+		return -1
+	}
+	best := col("best")
+	var out []SuiteScore
+	for _, t := range s.Tasks {
+		out = append(out, SuiteScore{t.Task, t.Normalised[best]})
+	}
+	for _, d := range s.Domains {
+		out = append(out, SuiteScore{"domain " + d.Name, d.Normalised[best]})
+	}
+	if h := s.Holdout; h != nil {
+		out = append(out, SuiteScore{"held-out", h.Normalised[best]})
+		for i, c := range s.Columns {
+			if arm, ok := strings.CutPrefix(c, "eval "); ok {
+				out = append(out, SuiteScore{"held-out " + arm, h.Normalised[i]})
+			}
+		}
+	}
+	return out
 }
 
 // Load reads the row of each run id in dir, in the order given. An id that
@@ -164,6 +207,7 @@ func FromReport(rep *runtime.Report, p *plan.Plan) *Row {
 	if n := len(rep.Calibration); n > 0 {
 		r.CalibrationMAE = ptr(rep.Calibration[n-1].MAE)
 	}
+	r.Suite = suiteRow(rep.Suite)
 	if p != nil {
 		// The plan as it applies to the run's variant: the variants of a
 		// sweep each have their own.

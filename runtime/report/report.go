@@ -448,7 +448,7 @@ func costBasis(figure, how string) string {
 	return ""
 }
 
-var page = template.Must(template.New("report").Funcs(template.FuncMap{"num": num, "money": money, "pct": pct, "pcterr": func(x float64) string { return fmt.Sprintf("%+.1f%%", 100*x) }, "deref": func(p *float64) float64 { return *p }, "figure": figure, "basis": costBasis, "routed": routedRows, "loopOf": loopOf, "edits": func(m map[string]string) string {
+var page = template.Must(template.New("report").Funcs(template.FuncMap{"num": num, "money": money, "pct": pct, "pcterr": func(x float64) string { return fmt.Sprintf("%+.1f%%", 100*x) }, "deref": func(p *float64) float64 { return *p }, "opt": optNum, "figure": figure, "basis": costBasis, "routed": routedRows, "loopOf": loopOf, "edits": func(m map[string]string) string {
 	var parts []string
 	for k, v := range m {
 		parts = append(parts, k+"="+v)
@@ -515,7 +515,13 @@ svg .f{fill:#fafafa;stroke:#ccc}svg .g{stroke:#e6e6e6}svg .d{stroke:#999;stroke-
 {{range .Families}}<tr><td>{{$a.Arm}}</td><td></td><td></td><td>{{.Family}}</td><td class="n">{{.States}}</td><td class="n">{{num .Avg}}</td><td class="n">{{num .Best}}</td><td class="n">{{num .Negative}}</td></tr>{{end}}{{end}}</table>
 {{with .RWM}}<p>World model {{.Role}} on the evaluated proposals (held out: predicted before their runs, never in its context of {{.Records}} records), {{.Points}} points: within-state ranking accuracy {{num .RankAcc}} ({{.Pairs}} pairs), advantage cosine {{num .AdvCosine}} ({{.Groups}} states), predicted minus real {{num .Gap}} (MAE {{num .MAE}}).</p>{{end}}
 <table><tr><th>task</th><th>Avg</th><th>Best</th></tr>{{range .Tasks}}<tr><td>{{.Task}}</td><td class="n">{{num .Avg}}</td><td class="n">{{num .Best}}</td></tr>{{end}}</table>{{end}}
-<h2>Best proposals by real gain</h2>
+{{with .R.Suite}}<h2>Task suite: normalised scores</h2>
+<p>Each score normalised by its task's bounds: 1 at the better bound, 0 at the worse; the raw score beside it. Domains and the held-out row average the normalised scores of their tasks.</p>
+<table><tr><th>task</th><th>domain</th><th>split</th><th>bounds</th>{{range .Columns}}<th>{{.}}</th>{{end}}</tr>
+{{range .Tasks}}{{$t := .}}<tr><td>{{.Task}}</td><td>{{.Domain}}</td><td>{{.Split}}</td><td class="n">{{num .Low}} – {{num .High}}</td>{{range $i, $n := .Normalised}}<td class="n">{{opt $n}} ({{opt (index $t.Scores $i)}})</td>{{end}}</tr>
+{{end}}{{range .Domains}}<tr><td><b>domain {{.Name}}</b></td><td></td><td></td><td class="n">{{.Tasks}} task(s)</td>{{range .Normalised}}<td class="n">{{opt .}}</td>{{end}}</tr>
+{{end}}{{with .Holdout}}<tr><td><b>held-out tasks</b></td><td></td><td></td><td class="n">{{.Tasks}} task(s)</td>{{range .Normalised}}<td class="n">{{opt .}}</td>{{end}}</tr>{{end}}</table>
+{{end}}<h2>Best proposals by real gain</h2>
 <table><tr><th>run</th><th>task</th><th>proposal</th><th>edits</th><th>metric</th><th>real gain</th></tr>
 {{range .R.Best}}<tr><td>{{.Key}}</td><td>{{.Task}}</td><td>{{.Text}}</td><td>{{edits .Edits}}</td><td class="n">{{num .Metric}}</td><td class="n">{{num .Gain}}</td></tr>{{end}}
 </table>
@@ -531,3 +537,11 @@ func WriteHTML(w io.Writer, r *runtime.Report) error {
 }
 
 func sortStrings(s []string) { sort.Strings(s) }
+
+// optNum is a score that may be missing: "–" when no run measured it.
+func optNum(p *float64) string {
+	if p == nil {
+		return "–"
+	}
+	return num(*p)
+}

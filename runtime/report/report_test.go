@@ -243,3 +243,28 @@ func TestGPUHoursMeasuredAndOverruns(t *testing.T) {
 		}
 	}
 }
+
+func TestSuiteScoresShown(t *testing.T) {
+	f := func(x float64) *float64 { return &x }
+	r := sample()
+	r.Suite = &runtime.SuiteScores{Columns: []string{"baseline", "best", "eval policy"},
+		Tasks: []runtime.SuiteTaskRow{{Task: "spirals", Domain: "classification", Split: "holdout", Low: 0, High: 0.6931,
+			Scores: []*float64{f(0.66), f(0.05), nil}, Normalised: []*float64{f(0.0478), f(0.9279), nil}}},
+		Domains: []runtime.SuiteRow{{Name: "classification", Tasks: 1, Normalised: []*float64{f(0.0478), f(0.9279), nil}}},
+		Holdout: &runtime.SuiteRow{Name: "holdout", Tasks: 1, Normalised: []*float64{f(0.0478), f(0.9279), nil}}}
+	var b bytes.Buffer
+	if err := WriteHTML(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{"Task suite: normalised scores", "<th>eval policy</th>", "<td>spirals</td><td>classification</td><td>holdout</td>",
+		"0.928 (0.05)", "– (–)", "domain classification", "held-out tasks"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	b.Reset()
+	if err := WriteHTML(&b, sample()); err != nil || strings.Contains(b.String(), "Task suite") {
+		t.Errorf("a run without a suite shows a suite table (%v)", err)
+	}
+}

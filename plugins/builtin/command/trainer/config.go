@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/assay-lang/assay/plugins"
+	"github.com/assay-lang/assay/plugins/builtin/command/executor"
 	"github.com/assay-lang/assay/stdlib/pluginconfig"
 )
 
@@ -24,6 +25,10 @@ type Config struct {
 	// once per policy update (plugins.PolicyJob); "" when this trainer
 	// trains no policy.
 	UpdateCommand string
+	// TaskCommand, when set, is the command as argv (a task suite's
+	// evaluation command); it replaces Command and runs in TaskDir.
+	TaskCommand []string
+	TaskDir     string
 	// Apply is how a proposal reaches the command: ApplyOverrides writes its
 	// edits to OverridesFile; ApplyPatch checks out Repo at Revision and
 	// applies its patch.
@@ -111,10 +116,32 @@ func ParseConfig(m map[string]any) (*Config, error) {
 			return nil, fmt.Errorf("config.command: %w", err)
 		}
 	}
+	c.TaskCommand, c.TaskDir = v.Strings("task_command"), v.String("task_dir")
+	if len(c.TaskCommand) > 0 {
+		if c.command, err = argvCommand(c.TaskCommand); err != nil {
+			return nil, fmt.Errorf("config.task_command: %w", err)
+		}
+	}
 	if strings.TrimSpace(c.UpdateCommand) != "" {
 		if c.update, err = compileCommand(c.UpdateCommand); err != nil {
 			return nil, fmt.Errorf("config.update_command: %w", err)
 		}
 	}
 	return c, nil
+}
+
+// argvCommand is argv as run.sh's command: each word single-quoted, so
+// bash passes it as it is, and nothing of it is a placeholder.
+func argvCommand(argv []string) (*commandTemplate, error) {
+	words := make([]string, len(argv))
+	for i, w := range argv {
+		if strings.ContainsRune(w, 0) {
+			return nil, fmt.Errorf("word %d holds a NUL byte, which no argument can carry", i)
+		}
+		words[i] = executor.Quote(w)
+	}
+	if strings.TrimSpace(argv[0]) == "" {
+		return nil, fmt.Errorf("the program (word 0) is empty")
+	}
+	return &commandTemplate{Body: strings.Join(words, " ") + "\n"}, nil
 }

@@ -16,7 +16,7 @@ func TestEveryKeyReachesConfig(t *testing.T) {
 		"overrides_file": "o.yaml", "overrides_format": "json", "repo": ".", "revision": "HEAD",
 		"metric_regex": "l=([0-9.]+)", "time_limit": "2h", "infeasible_exit_codes": []any{3.0},
 		"infeasible_patterns": []any{"OOM"}, "timeout_infeasible": true, "run_dir": "runs", "env": map[string]any{"A": 1.0},
-		"pass_env": []any{"HF_HOME"}, "knobs": map[string]any{"lr": map[string]any{"default": 0.1, "mechanism": "opt", "values": []any{0.1, "0.2"}}}}
+		"pass_env": []any{"HF_HOME"}, "task_command": []any{"go", "run", "."}, "task_dir": "src/x", "knobs": map[string]any{"lr": map[string]any{"default": 0.1, "mechanism": "opt", "values": []any{0.1, "0.2"}}}}
 	c, err := ParseConfig(all)
 	if err != nil {
 		t.Fatal(err)
@@ -24,11 +24,12 @@ func TestEveryKeyReachesConfig(t *testing.T) {
 	got := map[string]any{"command": c.Command, "update_command": c.UpdateCommand, "apply": c.Apply, "overrides_file": c.OverridesFile,
 		"overrides_format": c.OverridesFormat, "repo": c.Repo, "revision": c.Revision, "metric_regex": c.MetricRegex.String(),
 		"time_limit": c.TimeLimit, "infeasible_exit_codes": c.InfeasibleExitCodes, "infeasible_patterns": len(c.InfeasiblePatterns),
-		"timeout_infeasible": c.TimeoutInfeasible, "run_dir": c.RunDir, "env": c.Env, "pass_env": c.PassEnv, "knobs": c.Knobs}
+		"timeout_infeasible": c.TimeoutInfeasible, "run_dir": c.RunDir, "env": c.Env, "pass_env": c.PassEnv, "task_command": c.TaskCommand, "task_dir": c.TaskDir, "knobs": c.Knobs}
 	want := map[string]any{"command": all["command"], "update_command": all["update_command"], "apply": "patch", "overrides_file": "o.yaml",
 		"overrides_format": "json", "repo": ".", "revision": "HEAD", "metric_regex": "l=([0-9.]+)",
 		"time_limit": 2 * time.Hour, "infeasible_exit_codes": []int{3}, "infeasible_patterns": 1,
 		"timeout_infeasible": true, "run_dir": "runs", "env": map[string]string{"A": "1"}, "pass_env": []string{"HF_HOME"},
+		"task_command": []string{"go", "run", "."}, "task_dir": "src/x",
 		"knobs": []plugins.Knob{{Name: "lr", Default: "0.1", Mechanism: "opt", Values: []string{"0.1", "0.2"}}}}
 	for _, k := range Schema.Keys() {
 		if k == "metric_file" || k == "metric_field" {

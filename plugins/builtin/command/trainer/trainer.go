@@ -339,6 +339,13 @@ func (t *Trainer) prepare(ctx context.Context, req *plugins.RunRequest) (*prepar
 	if reason != "" {
 		return decide(reason)
 	}
+	if cfg.TaskDir != "" {
+		if filepath.IsAbs(cfg.TaskDir) {
+			cwd = cfg.TaskDir
+		} else {
+			cwd = filepath.Join(cwd, cfg.TaskDir)
+		}
+	}
 	if err := writeRun(p, req, cwd, overrides, limit); err != nil {
 		return nil, err
 	}
