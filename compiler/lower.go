@@ -220,6 +220,7 @@ func (lv *lowering) env(e *spec.Environment) *plan.Environment {
 		} else if e.Scale.Set {
 			pt.Scale = ptr(e.Scale.V)
 		}
+		pt.Source = lowerSource(e, t)
 		pe.Tasks = append(pe.Tasks, pt)
 	}
 	return pe

@@ -73,6 +73,7 @@ type Environment struct {
 	TaskList  []*Task      `assay:"task,blocks" doc:"tasks listed one by one"`
 	Trainer   Ref          `assay:"trainer" doc:"trainer plugin that runs a proposal for real, e.g. plugin.tinylm"`
 	Benchmark Ref          `assay:"benchmark" doc:"benchmark plugin that lists tasks, baselines and scales"`
+	Source    *Source      `assay:"source,block" doc:"the seed program: a git repository whose editable files a candidate changes with a patch (without it, proposals are knob edits)"`
 	Range     diag.Range   `json:"-"`
 }
 
@@ -106,7 +107,21 @@ type Task struct {
 	Split     Val[string]  `assay:"split" enum:"train|holdout" doc:"which split the task belongs to"`
 	Baseline  Val[float64] `assay:"baseline" doc:"baseline metric b_e of this task"`
 	Scale     Val[float64] `assay:"scale" doc:"reward scale tau_e of this task"`
+	Source    *Source      `assay:"source,block" doc:"the task's seed program; each field given here overrides the environment's source"`
 	Range     diag.Range   `json:"-"`
+}
+
+// Source is a seed program: a git repository at a revision whose editable
+// paths a candidate's patch may change. Each candidate is built in its own
+// git worktree and committed under refs/assay/<run-id>/.
+type Source struct {
+	Repository    Val[string]   `assay:"repository" doc:"git repository of the seed program: a path relative to the spec file, or absolute"`
+	Revision      Val[string]   `assay:"revision" doc:"revision of the seed program (default HEAD), resolved to a commit id when a run starts and journaled"`
+	Editable      Val[[]string] `assay:"editable" doc:"paths a patch may change, as git pathspec globs (e.g. \"model/*.go\"); a patch touching any other path is refused"`
+	Build         Val[[]string] `assay:"build" doc:"command run in a candidate's worktree after its patch applies, as an argument list (never through a shell); a failure goes back to the builder"`
+	Repairs       Val[int]      `assay:"repairs" doc:"times a patch that does not apply or whose build fails goes back to the builder with the error (default 2, at most 10)"`
+	KeepWorktrees Val[bool]     `assay:"keep_worktrees" doc:"keep each candidate's worktree after it is done (default false: removed; its commit stays)"`
+	Range         diag.Range    `json:"-"`
 }
 
 // Role is an LLM role.
