@@ -19,6 +19,8 @@ type taskInfo struct {
 	Baseline float64
 	Scale    float64
 	Minimize bool
+	// src is the task's seed program in source mode; nil in knob mode.
+	src *seedProgram
 }
 
 // gain is the signed improvement of a metric over the task's baseline.

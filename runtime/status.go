@@ -67,6 +67,9 @@ type Status struct {
 	// figures on held-out proposals. The critic's are in Totals.Measured.
 	Calibration []CalibrationFigures `json:"calibration,omitempty"`
 	Evaluation  []EvalFigures        `json:"evaluation,omitempty"`
+	// Candidates are the built candidates of a run in source mode: each
+	// one's idea, commit, ref and diffstat.
+	Candidates []Candidate `json:"candidates,omitempty"`
 	// Meta is what the command recorded at the start (spec and lock paths).
 	Meta map[string]string `json:"meta,omitempty"`
 	// Provenance is what the run was made from (absent for runs recorded
@@ -197,6 +200,7 @@ func statusOf(j *journal.Journal, id string) (*Status, error) {
 			}
 		}
 	}
+	st.Candidates = candidatesOf(j)
 	if d, ok, _ := lastEvent(j, journal.KindPhaseStart); ok {
 		st.Phase = d.Key
 	}
