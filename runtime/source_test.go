@@ -176,3 +176,22 @@ func TestSourceFailedBuild(t *testing.T) {
 		t.Fatalf("README changed: %q", got)
 	}
 }
+
+// keep_worktrees keeps a built candidate's worktree, at its commit.
+func TestSourceKeepWorktrees(t *testing.T) {
+	good := textdiff.Unified("a/params.txt", "b/params.txt", seedParams, strings.Replace(seedParams, "width = 8", "width = 16", 1))
+	r, repo := sourceService(t, &scriptedBuilder{patches: []string{good}}, 0)
+	task := r.tasks.find("tiny", "t0")
+	task.src.src.KeepWorktrees = true
+	p, ok, err := r.implement("builder", "", "k/implement", task, plugins.Proposal{ID: "p"})
+	if err != nil || !ok {
+		t.Fatalf("ok %v, err %v", ok, err)
+	}
+	wt := filepath.Join(r.dir, "worktrees", "k_implement")
+	if got := gitOut(t, wt, "rev-parse", "HEAD"); got != p.Commit {
+		t.Fatalf("kept worktree at %s, want %s", got, p.Commit)
+	}
+	if got := gitOut(t, repo, "worktree", "list"); !strings.Contains(got, wt) {
+		t.Fatalf("worktree not kept:\n%s", got)
+	}
+}
