@@ -335,6 +335,8 @@ type BestProposal struct {
 	Edits     map[string]string `json:"edits,omitempty"`
 	Metric    float64           `json:"metric"`
 	Gain      float64           `json:"real_gain"`
+	// Commit is the candidate's commit in source mode.
+	Commit string `json:"commit,omitempty"`
 }
 
 // LoadReport reads the figures of run id in dir.
@@ -398,7 +400,7 @@ func LoadReport(dir, id string) (*Report, error) {
 			g = -g
 		}
 		rep.Best = append(rep.Best, BestProposal{Key: r.Key, Task: rs.Env + "/" + rs.Task, Text: rs.Proposal.Text,
-			Mechanism: rs.Proposal.Mechanism, Edits: rs.Proposal.Edits, Metric: res.Metric, Gain: round6(g)})
+			Mechanism: rs.Proposal.Mechanism, Edits: rs.Proposal.Edits, Commit: rs.Proposal.Commit, Metric: res.Metric, Gain: round6(g)})
 	}
 	sort.SliceStable(rep.Best, func(a, b int) bool { return rep.Best[a].Gain > rep.Best[b].Gain })
 	if len(rep.Best) > 10 {
