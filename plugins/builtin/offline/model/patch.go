@@ -21,13 +21,17 @@ const staleRate = 0.3
 // "x = 0.5", "const rate = 3", "lr: 1e-3", "n := 8".
 var numericAssign = regexp.MustCompile(`^(\s*(?:const\s+|var\s+|let\s+)?[A-Za-z_][A-Za-z0-9_.]*\s*(?::=|=|:)\s*)(-?[0-9]+(?:\.[0-9]+)?(?:[eE]-?[0-9]+)?)(\s*(?:[;,#/].*)?)$`)
 
+// settingName is the name an assignment's left side sets.
+var settingName = regexp.MustCompile(`([A-Za-z_][A-Za-z0-9_.]*)\s*(?::=|=|:)\s*$`)
+
 // factors scale the literal a patch changes.
 var factors = []float64{0.5, 0.8, 1.25, 2}
 
 // implementPatch answers a builder in source mode: a unified diff that
 // changes one numeric literal of an assignment in the editable files it
-// was shown, the line and the factor chosen by the seeded generator from
-// the idea. With no such line the build is infeasible.
+// was shown: a setting the idea names if there is one, the line and the
+// factor chosen by the seeded generator from the idea. With no such line
+// the build is infeasible.
 func implementPatch(req *payload.ImplementRequest, seed int64) *payload.ImplementResponse {
 	prop := req.Proposal
 	r := newRNG(seed, "patch:"+prop.ID+"\x00"+prop.Text)
@@ -48,6 +52,16 @@ func implementPatch(req *payload.ImplementRequest, seed int64) *payload.Implemen
 	}
 	if len(sites) == 0 {
 		return &payload.ImplementResponse{Proposal: prop, Infeasible: true, Reason: "no numeric setting in the editable files to change"}
+	}
+	// A setting the idea names is the one it means to change.
+	var named []site
+	for _, st := range sites {
+		if n := settingName.FindStringSubmatch(st.m[1]); n != nil && strings.Contains(prop.Text, n[1]) {
+			named = append(named, st)
+		}
+	}
+	if len(named) > 0 {
+		sites = named
 	}
 	s := sites[r.next()%uint64(len(sites))]
 	f := req.Source.Files[s.file]

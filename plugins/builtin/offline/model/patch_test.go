@@ -61,6 +61,14 @@ func TestImplementPatchApplies(t *testing.T) {
 	if stale == 0 || applied == 0 {
 		t.Fatalf("%d stale and %d applied first patches over 12 seeds: want some of each", stale, applied)
 	}
+	// An idea that names a setting changes that one.
+	for seed := int64(1); seed <= 5; seed++ {
+		req := patchRequest("n", 1)
+		req.Proposal.Text = "I propose layers = 8, a change to the architecture."
+		if resp := Implement(req, seed); !strings.Contains(resp.Patch, "-layers = 4") {
+			t.Fatalf("seed %d: the idea names layers, the patch is\n%s", seed, resp.Patch)
+		}
+	}
 	if resp := Implement(&payload.ImplementRequest{Proposal: plugins.Proposal{ID: "q"}, Source: &payload.SourceContext{Files: []payload.SourceFile{{Path: "x", Content: "no numbers here\n"}}}}, 1); !resp.Infeasible {
 		t.Fatalf("a file without a numeric setting was patched: %+v", resp)
 	}
