@@ -43,6 +43,12 @@ const (
 	CodeExtendsUnloaded  = "E_EXTENDS_UNLOADED"
 	CodeNotApplicable    = "E_NOT_APPLICABLE"
 	CodePolicyFixed      = "W_POLICY_FIXED"
+	// CodeSource: a source block's field is malformed (an empty build
+	// argument, an editable path outside the repository).
+	CodeSource = "E_SOURCE"
+	// CodeSourceRepo: a source's repository is not a git repository, or
+	// its revision names no commit.
+	CodeSourceRepo = "E_SOURCE_REPO"
 	// CodeUnbounded: nothing bounds a figure of the estimate from above.
 	CodeUnbounded = "W_UNBOUNDED"
 	// CodeICLRecords: the in-context arm asks for more records than the
@@ -127,6 +133,8 @@ var Codes = []Code{
 	{CodeUnusedBlock, "a reward or critic block is used by no loop (nor, for a critic, by any reward)"},
 	{CodeNameChars, "a name holds a control character (newline, escape, NUL, DEL...) or an invisible or bidirectional format character; rename it with visible characters"},
 	{CodePolicyFixed, "warning: an RL loop's proposer is served by a plugin that cannot update a policy, and the loop has no update block, so the run samples a fixed policy"},
+	{CodeSource, "a source block's field is malformed: an empty build argument, an editable path that is absolute, leaves the repository or is not a glob, an empty repository or revision"},
+	{CodeSourceRepo, "a source's repository is not a git repository, or its revision names no commit (checked by validate as run would)"},
 	{CodeICLRecords, "warning: evaluation.icl_records is more than the real records the run can have before its evaluation, so the in-context arm's prompts hold fewer"},
 	{CodeLLMUnpriced, "warning: a role has no tokens or price, so its dollars are not estimated"},
 	{CodeCalibrationSkips, "warning: a calibration round falls after the last policy step and never runs"},

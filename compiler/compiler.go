@@ -21,6 +21,11 @@ type Options struct {
 	// Set are --set PATH=VALUE settings, applied to the spec before any
 	// pass reads it and recorded in the plan (plan.Plan.Overrides).
 	Set []Setting
+	// CheckRepository checks that dir is a git repository in which rev
+	// names a commit, for a source block (see source.go); nil skips the
+	// check. The compiler runs nothing itself: the command line passes
+	// base/gitrepo's check, so validate refuses what run would.
+	CheckRepository func(dir, rev string) error
 }
 
 // Learned is a figure a run measured, standing in for an assumption.
@@ -115,6 +120,9 @@ type compilation struct {
 	// effect, by field, in the order first seen, until settleIgnored.
 	ignored      map[ignoredKey]*ignoredSet
 	ignoredOrder []ignoredKey
+	// repos caches CheckRepository's answer by directory and revision,
+	// so a sweep checks each repository once.
+	repos map[string]error
 }
 
 // variant is one point of a sweep: a deep copy of the spec with the axis

@@ -128,6 +128,12 @@ func (k *checker) countLimits() bool {
 			bad = true
 			k.add(diag.Errorf(CodeTooLarge, v.Range, "%s = %d is more than any run can do; the limit is %d", path, v.V, MaxCount).
 				WithDetail("Write a realistic number; the estimate and the runtime work with every count up to %d.", MaxCount))
+		case spec.Val[[]string]:
+			if len(v.V) > MaxList {
+				bad = true
+				k.add(diag.Errorf(CodeTooLarge, v.Range, "%s has %d entries; the limit is %d", path, len(v.V), MaxList).
+					WithDetail("Write a realistic list: a handful of paths or arguments."))
+			}
 		case spec.Val[[]int]:
 			if len(v.V) > MaxList {
 				bad = true

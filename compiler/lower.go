@@ -217,6 +217,7 @@ func (lv *lowering) env(e *spec.Environment) *plan.Environment {
 			pt.Command = append([]string(nil), st.Command...)
 			pt.Scaffold = &plan.Scaffold{Repository: st.Dir, Revision: st.Revision, Editable: append([]string(nil), st.Editable...)}
 		}
+		pt.Source = lowerSource(e, t)
 		pe.Tasks = append(pe.Tasks, pt)
 	}
 	return pe

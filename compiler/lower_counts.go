@@ -106,9 +106,11 @@ func (r *rawPhase) addLLM(role string, sc int, n float64) {
 // sc, where a share ok of the builds succeeds in the end and each build
 // that fails gets up to repairs repairs: a build that fails for good made
 // 1 + repairs calls, one that succeeds at least one and at most as many.
-// The scenario counts the fewest; llmHigh the most.
-func (r *rawPhase) addBuilds(role string, sc int, n, ok float64, repairs int) {
-	r.addLLM(role, sc, n*(1+float64(repairs)*(1-ok)))
+// The scenario counts the fewest (at the fewest repairs a task gets);
+// llmHigh the most (at the most).
+func (r *rawPhase) addBuilds(role string, sc int, n, ok float64, rr repairRange) {
+	r.addLLM(role, sc, n*(1+float64(rr.lo)*(1-ok)))
+	repairs := rr.hi
 	if repairs == 0 || n == 0 {
 		return
 	}

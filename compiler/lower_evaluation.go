@@ -36,7 +36,7 @@ func (pl *phaseLowering) evaluation() {
 				r.cand[sc] += n
 				r.addLLM(a.Proposer, sc, n)
 				if ev.Builder.Set {
-					r.addLLM(ev.Builder.Name, sc, n)
+					r.addBuilds(ev.Builder.Name, sc, n, ok[sc], lv.repairs(0))
 				}
 				if ev.Predictor.Set {
 					r.addLLM(ev.Predictor.Name, sc, n*ok[sc])

@@ -109,7 +109,7 @@ func evolutionPhase(pl *phaseLowering, lp *loopPlan) {
 			r.cand[sc] += ideas
 			r.addLLM(l.Proposer.Name, sc, ideas)
 			if l.Builder.Set {
-				r.addBuilds(l.Builder.Name, sc, ideas, ok[sc], l.Repairs.V)
+				r.addBuilds(l.Builder.Name, sc, ideas, ok[sc], lv.repairs(l.Repairs.V))
 			}
 			if cr != nil {
 				// Only ideas that build are summarized and judged.

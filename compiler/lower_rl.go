@@ -205,7 +205,7 @@ func (rc *rlCounter) count(lp *loopPlan, sc int) {
 	// is feasible, and one that does not build gets the infeasible
 	// reward without a prediction, a verdict or a run.
 	if l.Builder.Set {
-		r.addBuilds(l.Builder.Name, sc, cand, ok[sc], l.Repairs.V)
+		r.addBuilds(l.Builder.Name, sc, cand, ok[sc], rc.lv.repairs(l.Repairs.V))
 	}
 	switch {
 	case rw.Source.V == "predicted":

@@ -2,7 +2,6 @@ package compiler
 
 import (
 	"github.com/assay-lang/assay/compiler/plan"
-	"github.com/assay-lang/assay/lang/spec"
 )
 
 // seedRecords adds the seed records phase: seed_runs proposals spread over
@@ -27,16 +26,10 @@ func (pl *phaseLowering) seedRecords() {
 	}
 	forScen(func(sc int) {
 		lv.spreadRuns(r, sc, float64(seed)*ok[sc], "train")
-		perRun(r, sc, float64(seed), s.Records.Proposer, s.Records.Builder)
+		r.addLLM(s.Records.Proposer.Name, sc, float64(seed))
+		if s.Records.Builder.Set {
+			r.addBuilds(s.Records.Builder.Name, sc, float64(seed), ok[sc], lv.repairs(0))
+		}
 		r.cand[sc] = float64(seed)
 	})
-}
-
-// perRun counts a proposal and its build per real run of a phase, on the
-// roles the phase is bound to.
-func perRun(r *rawPhase, sc int, runs float64, proposer, builder spec.Ref) {
-	r.addLLM(proposer.Name, sc, runs)
-	if builder.Set {
-		r.addLLM(builder.Name, sc, runs)
-	}
 }

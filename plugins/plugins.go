@@ -94,6 +94,19 @@ type Proposal struct {
 	// read Patch.
 	Edits map[string]string
 	Patch string
+	// Commit is, in source mode, the program this proposal is: its built
+	// commit once built, the parent's commit before. The runtime sets it;
+	// an answer's own is dropped.
+	Commit string `json:",omitempty"`
+}
+
+// Checkout names a program for a run in source mode: a commit of a git
+// repository on this machine (the candidate's, under refs/assay/, or the
+// seed program's for a baseline). A trainer runs its command in a checkout
+// of it.
+type Checkout struct {
+	Repository string
+	Commit     string
 }
 
 // RunRequest is one real run. RunID is unique within an experiment run and
@@ -113,6 +126,9 @@ type RunRequest struct {
 	TimeLimitSeconds float64
 	// WorkDir is the directory the runtime set aside for this run's files.
 	WorkDir string
+	// Source, when set, is the program to run (source mode): a trainer
+	// that runs a command checks it out and runs there; nil in knob mode.
+	Source *Checkout
 	// Update, when set, makes this run a policy update instead of a
 	// training run of a proposal: a trainer that can (the command trainer
 	// with an update_command) runs the user's RL training command on the

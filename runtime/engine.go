@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/assay-lang/assay/compiler/plan"
 	"github.com/assay-lang/assay/plugins"
@@ -52,6 +53,9 @@ func (r *service) execute() error {
 			}
 			r.progress.logf("phase %s stopped: %v", ph.Name, err)
 			r.cuts.cut(ph.Name, "stopped: "+strings.TrimPrefix(err.Error(), ErrBudget.Error()+": "))
+		}
+		if err := (sourceMode{r}).markBest(); err != nil {
+			return err
 		}
 		if err := r.j.Commit(journal.KindPhaseEnd, ph.Name, r.totals()); err != nil {
 			return err
@@ -106,6 +110,7 @@ func sumRuns(m map[string]plan.Count) float64 {
 // resolveTasks fills each task's baseline and scale from the plan, or from
 // the environment's benchmark plugin, and the knobs from its trainer.
 func (r *service) resolveTasks() error {
+	locks := map[string]*sync.Mutex{}
 	for _, e := range r.v.Envs {
 		var bench map[string]plugins.TaskInfo
 		for _, t := range e.Tasks {
@@ -116,6 +121,12 @@ func (r *service) resolveTasks() error {
 					return fmt.Errorf("task %s: scaffold %s: %w", t.Name, t.Scaffold.Repository, err)
 				}
 				ti.Dir = dir
+			}
+			if t.Source != nil {
+				var err error
+				if ti.src, err = (sourceMode{r}).resolveSource(e.Name, t, locks); err != nil {
+					return err
+				}
 			}
 			if t.Scale != nil && *t.Scale > 0 {
 				ti.Scale = *t.Scale
@@ -339,7 +350,14 @@ func (r *service) proposeWith(proposer, key string, t *taskInfo, state string, p
 	if len(resp.Proposals) == 0 {
 		return plugins.Proposal{}, smp, false, nil
 	}
-	return resp.Proposals[0], smp, true, nil
+	// The runtime owns a proposal's commit: an answer's own is dropped,
+	// and a proposal builds on its parent's program.
+	out := resp.Proposals[0]
+	out.Commit = ""
+	if parent != nil && t.src != nil {
+		out.Commit = parent.Commit
+	}
+	return out, smp, true, nil
 }
 
 // samplePolicyOf names the policy of a proposer's checkpoint st, made by
@@ -364,6 +382,9 @@ func samplePolicyOf(st []byte, step int) plugins.SamplePolicy {
 func (r *service) implement(builder, loop, key string, t *taskInfo, p plugins.Proposal) (plugins.Proposal, bool, error) {
 	if builder == "" {
 		return p, true, nil
+	}
+	if t.src != nil {
+		return sourceMode{r}.implementSource(builder, loop, key, t, p)
 	}
 	repairs := 0
 	if l := r.loops[loop]; l != nil {

@@ -324,6 +324,7 @@ func merge(parent, idea plugins.Proposal) plugins.Proposal {
 		out.Edits = map[string]string{}
 	}
 	maps.Copy(out.Edits, idea.Edits)
+	out.Commit = parent.Commit // in source mode, the idea changes the parent's program
 	return out
 }
 

@@ -300,6 +300,7 @@ func (r *service) toOutcome(rr realRun, res *plugins.RunResult) outcome {
 	case plugins.StatusFinished:
 		if !rr.baseline {
 			o.Gain = rr.Task.gain(res.Metric)
+			rr.Task.src.noteVerified(rr.Proposal.Commit, o.Gain)
 		}
 	}
 	return o
@@ -343,6 +344,7 @@ func (r *service) runRequest(rr realRun, key string) *plugins.RunRequest {
 		Executor: plugins.ExecutorSpec{Kind: r.v.Executor.Kind, Concurrency: r.v.Executor.Concurrency, GPUs: r.v.Executor.GPUs, Slurm: r.v.Executor.Slurm},
 		GPUs:     env.GPUs, TimeLimitSeconds: env.TimeLimitSeconds,
 		WorkDir: filepath.Join(r.dir, "work", strings.NewReplacer("/", "_", "~", "-").Replace(key)),
+		Source:  sourceMode{r}.checkout(rr.Task, rr.Proposal),
 	}
 }
 

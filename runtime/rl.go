@@ -449,6 +449,7 @@ func parentArg(p plugins.Proposal) *plugins.Proposal {
 // child is a candidate as it runs: its edits on top of its parent's.
 func child(parent, p plugins.Proposal) plugins.Proposal {
 	if len(parent.Edits) == 0 {
+		p.Commit = parent.Commit // in source mode, the idea changes the parent's program
 		return p
 	}
 	return merge(parent, p)

@@ -23,6 +23,8 @@ type taskInfo struct {
 	// directory it runs in; the trainer's config carries them to it.
 	Command []string
 	Dir     string
+	// src is the task's seed program in source mode; nil in knob mode.
+	src *seedProgram
 }
 
 // gain is the signed improvement of a metric over the task's baseline.

@@ -67,6 +67,9 @@ type Status struct {
 	// figures on held-out proposals. The critic's are in Totals.Measured.
 	Calibration []CalibrationFigures `json:"calibration,omitempty"`
 	Evaluation  []EvalFigures        `json:"evaluation,omitempty"`
+	// Candidates are the built candidates of a run in source mode: each
+	// one's idea, commit, ref and diffstat.
+	Candidates []Candidate `json:"candidates,omitempty"`
 	// Meta is what the command recorded at the start (spec and lock paths).
 	Meta map[string]string `json:"meta,omitempty"`
 	// Provenance is what the run was made from (absent for runs recorded
@@ -211,6 +214,7 @@ func statusOf(j *journal.Journal, id string) (*Status, error) {
 			}
 		}
 	}
+	st.Candidates = candidatesOf(j)
 	if d, ok, _ := lastEvent(j, journal.KindPhaseStart); ok {
 		st.Phase = d.Key
 	}
@@ -347,6 +351,8 @@ type BestProposal struct {
 	Edits     map[string]string `json:"edits,omitempty"`
 	Metric    float64           `json:"metric"`
 	Gain      float64           `json:"real_gain"`
+	// Commit is the candidate's commit in source mode.
+	Commit string `json:"commit,omitempty"`
 }
 
 // LoadReport reads the figures of run id in dir.
@@ -412,7 +418,7 @@ func LoadReport(dir, id string) (*Report, error) {
 			g = -g
 		}
 		rep.Best = append(rep.Best, BestProposal{Key: r.Key, Task: rs.Env + "/" + rs.Task, Text: rs.Proposal.Text,
-			Mechanism: rs.Proposal.Mechanism, Edits: rs.Proposal.Edits, Metric: res.Metric, Gain: round6(g)})
+			Mechanism: rs.Proposal.Mechanism, Edits: rs.Proposal.Edits, Commit: rs.Proposal.Commit, Metric: res.Metric, Gain: round6(g)})
 	}
 	sort.SliceStable(rep.Best, func(a, b int) bool { return rep.Best[a].Gain > rep.Best[b].Gain })
 	if len(rep.Best) > 10 {

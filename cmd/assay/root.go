@@ -10,6 +10,7 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
+	"github.com/assay-lang/assay/base/gitrepo"
 	release "github.com/assay-lang/assay/base/version"
 	"github.com/assay-lang/assay/compiler"
 	"github.com/assay-lang/assay/compiler/plan"
@@ -213,6 +214,8 @@ func compileSpecWith(path string, f *specFlags, opts compiler.Options) (*plan.Pl
 	s, src, diags := load.Load(path, f.options())
 	co, sds := f.compileOptions(src)
 	co.Learned = opts.Learned
+	// A source's repository is checked with real git, as run reads it.
+	co.CheckRepository = gitrepo.Check
 	opts = co
 	if diags.HasErrors() || s == nil {
 		return nil, diags.Append(sds), src

@@ -231,6 +231,7 @@ func writeStatus(w io.Writer, s *runtime.Status) {
 		fmt.Fprintf(w, "phase      %s\n", s.Phase)
 	}
 	fmt.Fprintf(w, "real runs  %s (%d finished, %d infeasible, %d failed, %d in flight)\n", runsOf(s), s.Finished, s.Infeasible, s.Failed, s.InFlight)
+	writeCandidates(w, s.Candidates)
 	if s.ReExecutions > 0 {
 		fmt.Fprintf(w, "re-run     %d real runs started again: their trainer had lost them, so their GPU time may be spent twice\n", s.ReExecutions)
 	}
@@ -250,6 +251,26 @@ func writeStatus(w io.Writer, s *runtime.Status) {
 		fmt.Fprintf(w, "continue   assay resume %s\n", s.ID)
 	}
 	writeProvenance(w, s.Provenance)
+}
+
+// maxCandidateLines bounds the candidates the human status lists (the
+// latest ones); --json lists them all.
+const maxCandidateLines = 20
+
+// writeCandidates lists a source-mode run's built candidates: each one's
+// commit, diffstat and idea.
+func writeCandidates(w io.Writer, cs []runtime.Candidate) {
+	if len(cs) > maxCandidateLines {
+		fmt.Fprintf(w, "candidate  %d built; the last %d:\n", len(cs), maxCandidateLines)
+		cs = cs[len(cs)-maxCandidateLines:]
+	}
+	for _, c := range cs {
+		idea := plugins.Printable(strings.Join(strings.Fields(c.Idea), " "))
+		if len(idea) > 80 {
+			idea = idea[:77] + "..."
+		}
+		fmt.Fprintf(w, "candidate  %s %.12s %d file(s) +%d -%d  %s\n", termSafe(c.Key), c.Commit, c.Files, c.Additions, c.Deletions, idea)
+	}
 }
 
 // writeProvenance renders what a run was made from.

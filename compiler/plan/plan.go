@@ -284,6 +284,29 @@ type Task struct {
 	// its own command (config task_command and task_dir).
 	Command  []string  `json:"command,omitempty"`
 	Scaffold *Scaffold `json:"scaffold,omitempty"`
+	// Source is the task's seed program (the environment's source block
+	// with the task's fields over it); nil: proposals are knob edits.
+	// Its JSON key is not "source", which names ranges the hash drops.
+	Source *Source `json:"seed_program,omitempty"`
+}
+
+// Source is a seed program, resolved: candidates are patches of Editable
+// paths of Repository at Revision, each built in its own git worktree.
+type Source struct {
+	// Repository is the repository's absolute path.
+	Repository string `json:"repository"`
+	// Revision is as the spec wrote it (default HEAD); a run resolves it
+	// to a commit id when it starts and journals that id.
+	Revision string   `json:"revision"`
+	Editable []string `json:"editable"`
+	// Build is the argv run in a candidate's worktree after its patch
+	// applies (empty: none); never through a shell.
+	Build []string `json:"build,omitempty"`
+	// Repairs is how many times a patch that does not apply, or whose
+	// build fails, goes back to the builder with the error.
+	Repairs       int        `json:"repairs"`
+	KeepWorktrees bool       `json:"keep_worktrees,omitempty"`
+	At            diag.Range `json:"source"`
 }
 
 // Bounds are the worst and best practical scores of a task's metric, low

@@ -154,6 +154,8 @@ func (l *loader) value(v cue.Value, f *spec.Field, key string, rng diag.Range) (
 		return listOf(l, v, key, l.intOf)
 	case "list(number)":
 		return listOf(l, v, key, l.numberOf)
+	case "list(string)":
+		return listOf(l, v, key, l.stringOf)
 	case "map(number)":
 		return l.numberMap(v, key)
 	case "map(any)":
@@ -292,6 +294,16 @@ func (l *loader) ref(v cue.Value, dst reflect.Value, key string, rng diag.Range)
 	}
 	r.Range = rng
 	dst.Set(reflect.ValueOf(r))
+}
+
+// stringOf reads one string.
+func (l *loader) stringOf(v cue.Value, key string) (string, bool) {
+	s, err := v.String()
+	if err != nil {
+		l.typeErr(v, key, "a string")
+		return "", false
+	}
+	return s, true
 }
 
 func (l *loader) intOf(v cue.Value, key string) (int, bool) {

@@ -33,7 +33,9 @@ func GenerateSchema() []byte {
 			}
 			name := defName(f.Block.Name)
 			if prev, ok := defs[name]; ok {
-				if prev != f.Block {
+				// One Go type may be a block in two places (a source on an
+				// environment and on a task): one definition serves both.
+				if prev != f.Block && !sameShape(prev, f.Block) {
 					panic("cue: two block types are both named " + name)
 				}
 				continue
@@ -137,6 +139,21 @@ func typeExpr(t string) string {
 		return "{[string]: " + typeExpr(strings.TrimSuffix(inner, ")")) + "}"
 	}
 	panic("cue: no CUE type for " + t)
+}
+
+// sameShape reports whether two blocks have the same fields, by name,
+// kind and type, so one CUE definition describes both.
+func sameShape(a, b *spec.BlockSchema) bool {
+	if len(a.Fields) != len(b.Fields) {
+		return false
+	}
+	for i, f := range a.Fields {
+		g := b.Fields[i]
+		if f.Name != g.Name || f.Kind != g.Kind || f.Type != g.Type || (f.Block != nil && !sameShape(f.Block, g.Block)) {
+			return false
+		}
+	}
+	return true
 }
 
 // defName turns a block name into a definition name: run_cost -> #RunCost.

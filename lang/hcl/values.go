@@ -93,6 +93,7 @@ var converters = map[string]func(cty.Value) (any, error){
 	"spread":       toSpread,
 	"list(int)":    toIntList,
 	"list(number)": toNumberList,
+	"list(string)": toStringList,
 	"map(number)":  toNumberMap,
 	"map(any)":     toAnyMap,
 }
@@ -186,6 +187,26 @@ func toNumberList(v cty.Value) (any, error) {
 			return nil, mismatch("a list of numbers", e)
 		}
 		out = append(out, bigFloat(e))
+	}
+	return out, nil
+}
+
+// toStringList reads a list of strings; one string stands for a
+// one-element list, as one number does for a list of numbers.
+func toStringList(v cty.Value) (any, error) {
+	if v.Type() == cty.String {
+		return []string{v.AsString()}, nil
+	}
+	if !v.Type().IsListType() && !v.Type().IsTupleType() {
+		return nil, mismatch("a list of strings", v)
+	}
+	out := []string{}
+	for it := v.ElementIterator(); it.Next(); {
+		_, e := it.Element()
+		if e.IsNull() || e.Type() != cty.String {
+			return nil, mismatch("a list of strings", e)
+		}
+		out = append(out, e.AsString())
 	}
 	return out, nil
 }

@@ -74,6 +74,7 @@ type Environment struct {
 	Trainer   Ref          `assay:"trainer" doc:"trainer plugin that runs a proposal for real, e.g. plugin.tinylm"`
 	Benchmark Ref          `assay:"benchmark" doc:"benchmark plugin that lists tasks, baselines and scales"`
 	Suite     Val[string]  `assay:"suite" doc:"task-suite manifest (JSON, relative to this file; see docs/task-suites.md) whose tasks join this environment's, each with its domain, description, scaffold, evaluation command, metric, baseline and normalisation bounds"`
+	Source    *Source      `assay:"source,block" doc:"the seed program: a git repository whose editable files a candidate changes with a patch (without it, proposals are knob edits)"`
 	Range     diag.Range   `json:"-"`
 }
 
@@ -110,8 +111,9 @@ type Task struct {
 	// Suite is what a task-suite manifest says of a task it lists (nil for
 	// a task the spec writes): lang/load fills it from the environment's
 	// suite attribute; no front end sets it.
-	Suite *SuiteTask `json:"-"`
-	Range diag.Range `json:"-"`
+	Suite  *SuiteTask `json:"-"`
+	Source *Source    `assay:"source,block" doc:"the task's seed program; each field given here overrides the environment's source"`
+	Range  diag.Range `json:"-"`
 }
 
 // SuiteTask is one task of a task-suite manifest beyond its name, split,
@@ -135,6 +137,19 @@ type SuiteTask struct {
 	Editable []string
 	// Manifest is the task's entry in the manifest, for diagnostics.
 	Manifest diag.Range
+}
+
+// Source is a seed program: a git repository at a revision whose editable
+// paths a candidate's patch may change. Each candidate is built in its own
+// git worktree and committed under refs/assay/<run-id>/.
+type Source struct {
+	Repository    Val[string]   `assay:"repository" doc:"git repository of the seed program: a path relative to the spec file, or absolute"`
+	Revision      Val[string]   `assay:"revision" doc:"revision of the seed program (default HEAD), resolved to a commit id when a run starts and journaled"`
+	Editable      Val[[]string] `assay:"editable" doc:"paths a patch may change, as git pathspec globs (e.g. \"model/*.go\"); a patch touching any other path is refused"`
+	Build         Val[[]string] `assay:"build" doc:"command run in a candidate's worktree after its patch applies, as an argument list (never through a shell); a failure goes back to the builder"`
+	Repairs       Val[int]      `assay:"repairs" doc:"times a patch that does not apply or whose build fails goes back to the builder with the error (default 2, at most 10)"`
+	KeepWorktrees Val[bool]     `assay:"keep_worktrees" doc:"keep each candidate's worktree after it is done (default false: removed; its commit stays)"`
+	Range         diag.Range    `json:"-"`
 }
 
 // Role is an LLM role.

@@ -103,10 +103,10 @@ func TestRoundTripEveryField(t *testing.T) {
 	cfg := map[string]any{"n": 2.5, "s": "x", "list": []any{1.0, "two"}, "obj": map[string]any{"b": true}}
 	run := &plugins.RunRequest{
 		RunID: "r1", Env: "e", Task: "t", Seed: -9,
-		Proposal: plugins.Proposal{ID: "p", Text: "txt", Mechanism: "m", Edits: map[string]string{"lr": "2"}, Patch: "diff"},
+		Proposal: plugins.Proposal{ID: "p", Text: "txt", Mechanism: "m", Edits: map[string]string{"lr": "2"}, Patch: "diff", Commit: "c0ffee"},
 		Config:   cfg,
 		Executor: plugins.ExecutorSpec{Kind: "slurm", Concurrency: 4, GPUs: 8, Slurm: map[string]any{"partition": "gpu"}},
-		GPUs:     2, TimeLimitSeconds: 3600.5, WorkDir: "/tmp/w",
+		GPUs:     2, TimeLimitSeconds: 3600.5, WorkDir: "/tmp/w", Source: &plugins.Checkout{Repository: "/repo", Commit: "c0ffee"},
 		Update: &plugins.PolicyJob{Step: 3, BatchFile: "/w/batch.jsonl", AdapterDir: "/w/adapter", BaseModel: "q", PreviousAdapter: "p-2", PreviousAdapterDir: "/w/prev",
 			Algorithm: "grpo", LearningRate: 1e-6, ClipLow: 0.2, ClipHigh: 0.2, KLCoef: 0.04, TokenLevel: false, Epochs: 4, WeightDecay: 0.1},
 	}

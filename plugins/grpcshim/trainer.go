@@ -132,6 +132,7 @@ func runRequestToProto(req *plugins.RunRequest) (*pb.RunRequest, error) {
 		TimeLimitSeconds: req.TimeLimitSeconds,
 		WorkDir:          req.WorkDir,
 		Update:           policyJobToProto(req.Update),
+		Source:           checkoutToProto(req.Source),
 	}, nil
 }
 
@@ -264,6 +265,7 @@ func runRequestFromProto(req *pb.RunRequest) (*plugins.RunRequest, error) {
 		TimeLimitSeconds: req.GetTimeLimitSeconds(),
 		WorkDir:          req.GetWorkDir(),
 		Update:           policyJobFromProto(req.GetUpdate()),
+		Source:           checkoutFromProto(req.GetSource()),
 	}, nil
 }
 
@@ -297,7 +299,21 @@ func (s *TrainerGRPCServer) Cancel(ctx context.Context, req *pb.RunHandle) (*pb.
 }
 
 func proposalToProto(p plugins.Proposal) *pb.Proposal {
-	return &pb.Proposal{Id: p.ID, Text: p.Text, Mechanism: p.Mechanism, Edits: p.Edits, Patch: p.Patch}
+	return &pb.Proposal{Id: p.ID, Text: p.Text, Mechanism: p.Mechanism, Edits: p.Edits, Patch: p.Patch, Commit: p.Commit}
+}
+
+func checkoutToProto(c *plugins.Checkout) *pb.Checkout {
+	if c == nil {
+		return nil
+	}
+	return &pb.Checkout{Repository: c.Repository, Commit: c.Commit}
+}
+
+func checkoutFromProto(c *pb.Checkout) *plugins.Checkout {
+	if c == nil {
+		return nil
+	}
+	return &plugins.Checkout{Repository: c.GetRepository(), Commit: c.GetCommit()}
 }
 
 func proposalFromProto(p *pb.Proposal) plugins.Proposal {
@@ -307,6 +323,7 @@ func proposalFromProto(p *pb.Proposal) plugins.Proposal {
 		Mechanism: p.GetMechanism(),
 		Edits:     p.GetEdits(),
 		Patch:     p.GetPatch(),
+		Commit:    p.GetCommit(),
 	}
 }
 

@@ -164,6 +164,26 @@ type ImplementRequest struct {
 	// the idea: it fixes the implementation, not the proposal.
 	Repair  int    `json:"repair,omitempty"`
 	Failure string `json:"failure,omitempty"`
+	// Source, in source mode, is the parent program the change applies
+	// to; the builder answers with a unified diff (ImplementResponse.Patch)
+	// instead of knob edits.
+	Source *SourceContext `json:"source,omitempty"`
+}
+
+// SourceContext is the parent program a builder changes: its commit, the
+// paths a patch may change (git pathspec globs), and the editable files'
+// contents, each cut to a bound (Truncated marks one that was cut).
+type SourceContext struct {
+	Commit   string       `json:"commit"`
+	Editable []string     `json:"editable"`
+	Files    []SourceFile `json:"files"`
+}
+
+// SourceFile is one editable file of the parent program.
+type SourceFile struct {
+	Path      string `json:"path"`
+	Content   string `json:"content"`
+	Truncated bool   `json:"truncated,omitempty"`
 }
 
 // ImplementResponse is the implemented proposal, or Infeasible with a reason
@@ -173,6 +193,9 @@ type ImplementResponse struct {
 	Proposal   plugins.Proposal `json:"proposal"`
 	Infeasible bool             `json:"infeasible,omitempty"`
 	Reason     string           `json:"reason,omitempty"`
+	// Patch is, in source mode, the change as a unified diff against the
+	// parent program (paths a/PATH and b/PATH from the repository's top).
+	Patch string `json:"patch,omitempty"`
 }
 
 // Encode marshals a payload.

@@ -191,6 +191,7 @@ type Proposal struct {
 	Mechanism     string                 `protobuf:"bytes,3,opt,name=mechanism,proto3" json:"mechanism,omitempty"`
 	Edits         map[string]string      `protobuf:"bytes,4,rep,name=edits,proto3" json:"edits,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	Patch         string                 `protobuf:"bytes,5,opt,name=patch,proto3" json:"patch,omitempty"`
+	Commit        string                 `protobuf:"bytes,6,opt,name=commit,proto3" json:"commit,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -256,6 +257,13 @@ func (x *Proposal) GetEdits() map[string]string {
 func (x *Proposal) GetPatch() string {
 	if x != nil {
 		return x.Patch
+	}
+	return ""
+}
+
+func (x *Proposal) GetCommit() string {
+	if x != nil {
+		return x.Commit
 	}
 	return ""
 }
@@ -341,7 +349,9 @@ type RunRequest struct {
 	TimeLimitSeconds float64                `protobuf:"fixed64,9,opt,name=time_limit_seconds,json=timeLimitSeconds,proto3" json:"time_limit_seconds,omitempty"`
 	WorkDir          string                 `protobuf:"bytes,10,opt,name=work_dir,json=workDir,proto3" json:"work_dir,omitempty"`
 	// Set for a policy update (see plugins.PolicyJob).
-	Update        *PolicyJob `protobuf:"bytes,11,opt,name=update,proto3" json:"update,omitempty"`
+	Update *PolicyJob `protobuf:"bytes,11,opt,name=update,proto3" json:"update,omitempty"`
+	// Set in source mode (see plugins.Checkout).
+	Source        *Checkout `protobuf:"bytes,12,opt,name=source,proto3" json:"source,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -453,6 +463,65 @@ func (x *RunRequest) GetUpdate() *PolicyJob {
 	return nil
 }
 
+func (x *RunRequest) GetSource() *Checkout {
+	if x != nil {
+		return x.Source
+	}
+	return nil
+}
+
+type Checkout struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Repository    string                 `protobuf:"bytes,1,opt,name=repository,proto3" json:"repository,omitempty"`
+	Commit        string                 `protobuf:"bytes,2,opt,name=commit,proto3" json:"commit,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Checkout) Reset() {
+	*x = Checkout{}
+	mi := &file_assay_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Checkout) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Checkout) ProtoMessage() {}
+
+func (x *Checkout) ProtoReflect() protoreflect.Message {
+	mi := &file_assay_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Checkout.ProtoReflect.Descriptor instead.
+func (*Checkout) Descriptor() ([]byte, []int) {
+	return file_assay_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *Checkout) GetRepository() string {
+	if x != nil {
+		return x.Repository
+	}
+	return ""
+}
+
+func (x *Checkout) GetCommit() string {
+	if x != nil {
+		return x.Commit
+	}
+	return ""
+}
+
 type PolicyJob struct {
 	state              protoimpl.MessageState `protogen:"open.v1"`
 	Step               int64                  `protobuf:"varint,1,opt,name=step,proto3" json:"step,omitempty"`
@@ -475,7 +544,7 @@ type PolicyJob struct {
 
 func (x *PolicyJob) Reset() {
 	*x = PolicyJob{}
-	mi := &file_assay_proto_msgTypes[6]
+	mi := &file_assay_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -487,7 +556,7 @@ func (x *PolicyJob) String() string {
 func (*PolicyJob) ProtoMessage() {}
 
 func (x *PolicyJob) ProtoReflect() protoreflect.Message {
-	mi := &file_assay_proto_msgTypes[6]
+	mi := &file_assay_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -500,7 +569,7 @@ func (x *PolicyJob) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PolicyJob.ProtoReflect.Descriptor instead.
 func (*PolicyJob) Descriptor() ([]byte, []int) {
-	return file_assay_proto_rawDescGZIP(), []int{6}
+	return file_assay_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *PolicyJob) GetStep() int64 {
@@ -611,7 +680,7 @@ type RunHandle struct {
 
 func (x *RunHandle) Reset() {
 	*x = RunHandle{}
-	mi := &file_assay_proto_msgTypes[7]
+	mi := &file_assay_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -623,7 +692,7 @@ func (x *RunHandle) String() string {
 func (*RunHandle) ProtoMessage() {}
 
 func (x *RunHandle) ProtoReflect() protoreflect.Message {
-	mi := &file_assay_proto_msgTypes[7]
+	mi := &file_assay_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -636,7 +705,7 @@ func (x *RunHandle) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RunHandle.ProtoReflect.Descriptor instead.
 func (*RunHandle) Descriptor() ([]byte, []int) {
-	return file_assay_proto_rawDescGZIP(), []int{7}
+	return file_assay_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *RunHandle) GetRunId() string {
@@ -669,7 +738,7 @@ type RunResult struct {
 
 func (x *RunResult) Reset() {
 	*x = RunResult{}
-	mi := &file_assay_proto_msgTypes[8]
+	mi := &file_assay_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -681,7 +750,7 @@ func (x *RunResult) String() string {
 func (*RunResult) ProtoMessage() {}
 
 func (x *RunResult) ProtoReflect() protoreflect.Message {
-	mi := &file_assay_proto_msgTypes[8]
+	mi := &file_assay_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -694,7 +763,7 @@ func (x *RunResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RunResult.ProtoReflect.Descriptor instead.
 func (*RunResult) Descriptor() ([]byte, []int) {
-	return file_assay_proto_rawDescGZIP(), []int{8}
+	return file_assay_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *RunResult) GetRunId() string {
@@ -761,7 +830,7 @@ type CancelResponse struct {
 
 func (x *CancelResponse) Reset() {
 	*x = CancelResponse{}
-	mi := &file_assay_proto_msgTypes[9]
+	mi := &file_assay_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -773,7 +842,7 @@ func (x *CancelResponse) String() string {
 func (*CancelResponse) ProtoMessage() {}
 
 func (x *CancelResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_assay_proto_msgTypes[9]
+	mi := &file_assay_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -786,7 +855,7 @@ func (x *CancelResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelResponse.ProtoReflect.Descriptor instead.
 func (*CancelResponse) Descriptor() ([]byte, []int) {
-	return file_assay_proto_rawDescGZIP(), []int{9}
+	return file_assay_proto_rawDescGZIP(), []int{10}
 }
 
 type BatchRequest struct {
@@ -798,7 +867,7 @@ type BatchRequest struct {
 
 func (x *BatchRequest) Reset() {
 	*x = BatchRequest{}
-	mi := &file_assay_proto_msgTypes[10]
+	mi := &file_assay_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -810,7 +879,7 @@ func (x *BatchRequest) String() string {
 func (*BatchRequest) ProtoMessage() {}
 
 func (x *BatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_assay_proto_msgTypes[10]
+	mi := &file_assay_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -823,7 +892,7 @@ func (x *BatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BatchRequest.ProtoReflect.Descriptor instead.
 func (*BatchRequest) Descriptor() ([]byte, []int) {
-	return file_assay_proto_rawDescGZIP(), []int{10}
+	return file_assay_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *BatchRequest) GetRuns() []*RunRequest {
@@ -842,7 +911,7 @@ type BatchResponse struct {
 
 func (x *BatchResponse) Reset() {
 	*x = BatchResponse{}
-	mi := &file_assay_proto_msgTypes[11]
+	mi := &file_assay_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -854,7 +923,7 @@ func (x *BatchResponse) String() string {
 func (*BatchResponse) ProtoMessage() {}
 
 func (x *BatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_assay_proto_msgTypes[11]
+	mi := &file_assay_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -867,7 +936,7 @@ func (x *BatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BatchResponse.ProtoReflect.Descriptor instead.
 func (*BatchResponse) Descriptor() ([]byte, []int) {
-	return file_assay_proto_rawDescGZIP(), []int{11}
+	return file_assay_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *BatchResponse) GetHandles() []*RunHandle {
@@ -887,7 +956,7 @@ type Message struct {
 
 func (x *Message) Reset() {
 	*x = Message{}
-	mi := &file_assay_proto_msgTypes[12]
+	mi := &file_assay_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -899,7 +968,7 @@ func (x *Message) String() string {
 func (*Message) ProtoMessage() {}
 
 func (x *Message) ProtoReflect() protoreflect.Message {
-	mi := &file_assay_proto_msgTypes[12]
+	mi := &file_assay_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -912,7 +981,7 @@ func (x *Message) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Message.ProtoReflect.Descriptor instead.
 func (*Message) Descriptor() ([]byte, []int) {
-	return file_assay_proto_rawDescGZIP(), []int{12}
+	return file_assay_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *Message) GetRole() string {
@@ -948,7 +1017,7 @@ type CompleteRequest struct {
 
 func (x *CompleteRequest) Reset() {
 	*x = CompleteRequest{}
-	mi := &file_assay_proto_msgTypes[13]
+	mi := &file_assay_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -960,7 +1029,7 @@ func (x *CompleteRequest) String() string {
 func (*CompleteRequest) ProtoMessage() {}
 
 func (x *CompleteRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_assay_proto_msgTypes[13]
+	mi := &file_assay_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -973,7 +1042,7 @@ func (x *CompleteRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompleteRequest.ProtoReflect.Descriptor instead.
 func (*CompleteRequest) Descriptor() ([]byte, []int) {
-	return file_assay_proto_rawDescGZIP(), []int{13}
+	return file_assay_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *CompleteRequest) GetRole() string {
@@ -1058,7 +1127,7 @@ type Usage struct {
 
 func (x *Usage) Reset() {
 	*x = Usage{}
-	mi := &file_assay_proto_msgTypes[14]
+	mi := &file_assay_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1070,7 +1139,7 @@ func (x *Usage) String() string {
 func (*Usage) ProtoMessage() {}
 
 func (x *Usage) ProtoReflect() protoreflect.Message {
-	mi := &file_assay_proto_msgTypes[14]
+	mi := &file_assay_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1083,7 +1152,7 @@ func (x *Usage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Usage.ProtoReflect.Descriptor instead.
 func (*Usage) Descriptor() ([]byte, []int) {
-	return file_assay_proto_rawDescGZIP(), []int{14}
+	return file_assay_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Usage) GetIn() int64 {
@@ -1111,7 +1180,7 @@ type CompleteResponse struct {
 
 func (x *CompleteResponse) Reset() {
 	*x = CompleteResponse{}
-	mi := &file_assay_proto_msgTypes[15]
+	mi := &file_assay_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1123,7 +1192,7 @@ func (x *CompleteResponse) String() string {
 func (*CompleteResponse) ProtoMessage() {}
 
 func (x *CompleteResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_assay_proto_msgTypes[15]
+	mi := &file_assay_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1136,7 +1205,7 @@ func (x *CompleteResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompleteResponse.ProtoReflect.Descriptor instead.
 func (*CompleteResponse) Descriptor() ([]byte, []int) {
-	return file_assay_proto_rawDescGZIP(), []int{15}
+	return file_assay_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *CompleteResponse) GetText() string {
@@ -1177,7 +1246,7 @@ type Sample struct {
 
 func (x *Sample) Reset() {
 	*x = Sample{}
-	mi := &file_assay_proto_msgTypes[16]
+	mi := &file_assay_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1189,7 +1258,7 @@ func (x *Sample) String() string {
 func (*Sample) ProtoMessage() {}
 
 func (x *Sample) ProtoReflect() protoreflect.Message {
-	mi := &file_assay_proto_msgTypes[16]
+	mi := &file_assay_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1202,7 +1271,7 @@ func (x *Sample) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Sample.ProtoReflect.Descriptor instead.
 func (*Sample) Descriptor() ([]byte, []int) {
-	return file_assay_proto_rawDescGZIP(), []int{16}
+	return file_assay_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *Sample) GetState() string {
@@ -1265,7 +1334,7 @@ type SamplePolicy struct {
 
 func (x *SamplePolicy) Reset() {
 	*x = SamplePolicy{}
-	mi := &file_assay_proto_msgTypes[17]
+	mi := &file_assay_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1277,7 +1346,7 @@ func (x *SamplePolicy) String() string {
 func (*SamplePolicy) ProtoMessage() {}
 
 func (x *SamplePolicy) ProtoReflect() protoreflect.Message {
-	mi := &file_assay_proto_msgTypes[17]
+	mi := &file_assay_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1290,7 +1359,7 @@ func (x *SamplePolicy) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SamplePolicy.ProtoReflect.Descriptor instead.
 func (*SamplePolicy) Descriptor() ([]byte, []int) {
-	return file_assay_proto_rawDescGZIP(), []int{17}
+	return file_assay_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *SamplePolicy) GetAdapter() string {
@@ -1338,7 +1407,7 @@ type UpdateRequest struct {
 
 func (x *UpdateRequest) Reset() {
 	*x = UpdateRequest{}
-	mi := &file_assay_proto_msgTypes[18]
+	mi := &file_assay_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1350,7 +1419,7 @@ func (x *UpdateRequest) String() string {
 func (*UpdateRequest) ProtoMessage() {}
 
 func (x *UpdateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_assay_proto_msgTypes[18]
+	mi := &file_assay_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1363,7 +1432,7 @@ func (x *UpdateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateRequest.ProtoReflect.Descriptor instead.
 func (*UpdateRequest) Descriptor() ([]byte, []int) {
-	return file_assay_proto_rawDescGZIP(), []int{18}
+	return file_assay_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *UpdateRequest) GetModel() string {
@@ -1467,7 +1536,7 @@ type Adapter struct {
 
 func (x *Adapter) Reset() {
 	*x = Adapter{}
-	mi := &file_assay_proto_msgTypes[19]
+	mi := &file_assay_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1479,7 +1548,7 @@ func (x *Adapter) String() string {
 func (*Adapter) ProtoMessage() {}
 
 func (x *Adapter) ProtoReflect() protoreflect.Message {
-	mi := &file_assay_proto_msgTypes[19]
+	mi := &file_assay_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1492,7 +1561,7 @@ func (x *Adapter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Adapter.ProtoReflect.Descriptor instead.
 func (*Adapter) Descriptor() ([]byte, []int) {
-	return file_assay_proto_rawDescGZIP(), []int{19}
+	return file_assay_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *Adapter) GetName() string {
@@ -1519,7 +1588,7 @@ type UpdateResponse struct {
 
 func (x *UpdateResponse) Reset() {
 	*x = UpdateResponse{}
-	mi := &file_assay_proto_msgTypes[20]
+	mi := &file_assay_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1531,7 +1600,7 @@ func (x *UpdateResponse) String() string {
 func (*UpdateResponse) ProtoMessage() {}
 
 func (x *UpdateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_assay_proto_msgTypes[20]
+	mi := &file_assay_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1544,7 +1613,7 @@ func (x *UpdateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateResponse.ProtoReflect.Descriptor instead.
 func (*UpdateResponse) Descriptor() ([]byte, []int) {
-	return file_assay_proto_rawDescGZIP(), []int{20}
+	return file_assay_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *UpdateResponse) GetState() []byte {
@@ -1571,7 +1640,7 @@ type TasksRequest struct {
 
 func (x *TasksRequest) Reset() {
 	*x = TasksRequest{}
-	mi := &file_assay_proto_msgTypes[21]
+	mi := &file_assay_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1583,7 +1652,7 @@ func (x *TasksRequest) String() string {
 func (*TasksRequest) ProtoMessage() {}
 
 func (x *TasksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_assay_proto_msgTypes[21]
+	mi := &file_assay_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1596,7 +1665,7 @@ func (x *TasksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TasksRequest.ProtoReflect.Descriptor instead.
 func (*TasksRequest) Descriptor() ([]byte, []int) {
-	return file_assay_proto_rawDescGZIP(), []int{21}
+	return file_assay_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *TasksRequest) GetEnv() string {
@@ -1627,7 +1696,7 @@ type TaskInfo struct {
 
 func (x *TaskInfo) Reset() {
 	*x = TaskInfo{}
-	mi := &file_assay_proto_msgTypes[22]
+	mi := &file_assay_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1639,7 +1708,7 @@ func (x *TaskInfo) String() string {
 func (*TaskInfo) ProtoMessage() {}
 
 func (x *TaskInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_assay_proto_msgTypes[22]
+	mi := &file_assay_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1652,7 +1721,7 @@ func (x *TaskInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskInfo.ProtoReflect.Descriptor instead.
 func (*TaskInfo) Descriptor() ([]byte, []int) {
-	return file_assay_proto_rawDescGZIP(), []int{22}
+	return file_assay_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *TaskInfo) GetName() string {
@@ -1706,7 +1775,7 @@ type TasksResponse struct {
 
 func (x *TasksResponse) Reset() {
 	*x = TasksResponse{}
-	mi := &file_assay_proto_msgTypes[23]
+	mi := &file_assay_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1718,7 +1787,7 @@ func (x *TasksResponse) String() string {
 func (*TasksResponse) ProtoMessage() {}
 
 func (x *TasksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_assay_proto_msgTypes[23]
+	mi := &file_assay_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1731,7 +1800,7 @@ func (x *TasksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TasksResponse.ProtoReflect.Descriptor instead.
 func (*TasksResponse) Descriptor() ([]byte, []int) {
-	return file_assay_proto_rawDescGZIP(), []int{23}
+	return file_assay_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *TasksResponse) GetTasks() []*TaskInfo {
@@ -1755,13 +1824,14 @@ const file_assay_proto_rawDesc = "" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1c\n" +
 	"\tmechanism\x18\x02 \x01(\tR\tmechanism\x12\x18\n" +
 	"\adefault\x18\x03 \x01(\tR\adefault\x12\x16\n" +
-	"\x06values\x18\x04 \x03(\tR\x06values\"\xd8\x01\n" +
+	"\x06values\x18\x04 \x03(\tR\x06values\"\xf0\x01\n" +
 	"\bProposal\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04text\x18\x02 \x01(\tR\x04text\x12\x1c\n" +
 	"\tmechanism\x18\x03 \x01(\tR\tmechanism\x12:\n" +
 	"\x05edits\x18\x04 \x03(\v2$.assay.plugin.v1.Proposal.EditsEntryR\x05edits\x12\x14\n" +
-	"\x05patch\x18\x05 \x01(\tR\x05patch\x1a8\n" +
+	"\x05patch\x18\x05 \x01(\tR\x05patch\x12\x16\n" +
+	"\x06commit\x18\x06 \x01(\tR\x06commit\x1a8\n" +
 	"\n" +
 	"EditsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
@@ -1771,7 +1841,7 @@ const file_assay_proto_rawDesc = "" +
 	"\vconcurrency\x18\x02 \x01(\x03R\vconcurrency\x12\x12\n" +
 	"\x04gpus\x18\x03 \x01(\x03R\x04gpus\x12\x1d\n" +
 	"\n" +
-	"slurm_json\x18\x04 \x01(\fR\tslurmJson\"\x81\x03\n" +
+	"slurm_json\x18\x04 \x01(\fR\tslurmJson\"\xb4\x03\n" +
 	"\n" +
 	"RunRequest\x12\x15\n" +
 	"\x06run_id\x18\x01 \x01(\tR\x05runId\x12\x10\n" +
@@ -1786,7 +1856,13 @@ const file_assay_proto_rawDesc = "" +
 	"\x12time_limit_seconds\x18\t \x01(\x01R\x10timeLimitSeconds\x12\x19\n" +
 	"\bwork_dir\x18\n" +
 	" \x01(\tR\aworkDir\x122\n" +
-	"\x06update\x18\v \x01(\v2\x1a.assay.plugin.v1.PolicyJobR\x06update\"\xcb\x03\n" +
+	"\x06update\x18\v \x01(\v2\x1a.assay.plugin.v1.PolicyJobR\x06update\x121\n" +
+	"\x06source\x18\f \x01(\v2\x19.assay.plugin.v1.CheckoutR\x06source\"B\n" +
+	"\bCheckout\x12\x1e\n" +
+	"\n" +
+	"repository\x18\x01 \x01(\tR\n" +
+	"repository\x12\x16\n" +
+	"\x06commit\x18\x02 \x01(\tR\x06commit\"\xcb\x03\n" +
 	"\tPolicyJob\x12\x12\n" +
 	"\x04step\x18\x01 \x01(\x03R\x04step\x12\x1d\n" +
 	"\n" +
@@ -1927,7 +2003,7 @@ func file_assay_proto_rawDescGZIP() []byte {
 	return file_assay_proto_rawDescData
 }
 
-var file_assay_proto_msgTypes = make([]protoimpl.MessageInfo, 26)
+var file_assay_proto_msgTypes = make([]protoimpl.MessageInfo, 27)
 var file_assay_proto_goTypes = []any{
 	(*DescribeRequest)(nil),  // 0: assay.plugin.v1.DescribeRequest
 	(*DescribeResponse)(nil), // 1: assay.plugin.v1.DescribeResponse
@@ -1935,64 +2011,66 @@ var file_assay_proto_goTypes = []any{
 	(*Proposal)(nil),         // 3: assay.plugin.v1.Proposal
 	(*ExecutorSpec)(nil),     // 4: assay.plugin.v1.ExecutorSpec
 	(*RunRequest)(nil),       // 5: assay.plugin.v1.RunRequest
-	(*PolicyJob)(nil),        // 6: assay.plugin.v1.PolicyJob
-	(*RunHandle)(nil),        // 7: assay.plugin.v1.RunHandle
-	(*RunResult)(nil),        // 8: assay.plugin.v1.RunResult
-	(*CancelResponse)(nil),   // 9: assay.plugin.v1.CancelResponse
-	(*BatchRequest)(nil),     // 10: assay.plugin.v1.BatchRequest
-	(*BatchResponse)(nil),    // 11: assay.plugin.v1.BatchResponse
-	(*Message)(nil),          // 12: assay.plugin.v1.Message
-	(*CompleteRequest)(nil),  // 13: assay.plugin.v1.CompleteRequest
-	(*Usage)(nil),            // 14: assay.plugin.v1.Usage
-	(*CompleteResponse)(nil), // 15: assay.plugin.v1.CompleteResponse
-	(*Sample)(nil),           // 16: assay.plugin.v1.Sample
-	(*SamplePolicy)(nil),     // 17: assay.plugin.v1.SamplePolicy
-	(*UpdateRequest)(nil),    // 18: assay.plugin.v1.UpdateRequest
-	(*Adapter)(nil),          // 19: assay.plugin.v1.Adapter
-	(*UpdateResponse)(nil),   // 20: assay.plugin.v1.UpdateResponse
-	(*TasksRequest)(nil),     // 21: assay.plugin.v1.TasksRequest
-	(*TaskInfo)(nil),         // 22: assay.plugin.v1.TaskInfo
-	(*TasksResponse)(nil),    // 23: assay.plugin.v1.TasksResponse
-	nil,                      // 24: assay.plugin.v1.Proposal.EditsEntry
-	nil,                      // 25: assay.plugin.v1.UpdateResponse.StatsEntry
+	(*Checkout)(nil),         // 6: assay.plugin.v1.Checkout
+	(*PolicyJob)(nil),        // 7: assay.plugin.v1.PolicyJob
+	(*RunHandle)(nil),        // 8: assay.plugin.v1.RunHandle
+	(*RunResult)(nil),        // 9: assay.plugin.v1.RunResult
+	(*CancelResponse)(nil),   // 10: assay.plugin.v1.CancelResponse
+	(*BatchRequest)(nil),     // 11: assay.plugin.v1.BatchRequest
+	(*BatchResponse)(nil),    // 12: assay.plugin.v1.BatchResponse
+	(*Message)(nil),          // 13: assay.plugin.v1.Message
+	(*CompleteRequest)(nil),  // 14: assay.plugin.v1.CompleteRequest
+	(*Usage)(nil),            // 15: assay.plugin.v1.Usage
+	(*CompleteResponse)(nil), // 16: assay.plugin.v1.CompleteResponse
+	(*Sample)(nil),           // 17: assay.plugin.v1.Sample
+	(*SamplePolicy)(nil),     // 18: assay.plugin.v1.SamplePolicy
+	(*UpdateRequest)(nil),    // 19: assay.plugin.v1.UpdateRequest
+	(*Adapter)(nil),          // 20: assay.plugin.v1.Adapter
+	(*UpdateResponse)(nil),   // 21: assay.plugin.v1.UpdateResponse
+	(*TasksRequest)(nil),     // 22: assay.plugin.v1.TasksRequest
+	(*TaskInfo)(nil),         // 23: assay.plugin.v1.TaskInfo
+	(*TasksResponse)(nil),    // 24: assay.plugin.v1.TasksResponse
+	nil,                      // 25: assay.plugin.v1.Proposal.EditsEntry
+	nil,                      // 26: assay.plugin.v1.UpdateResponse.StatsEntry
 }
 var file_assay_proto_depIdxs = []int32{
 	2,  // 0: assay.plugin.v1.DescribeResponse.knobs:type_name -> assay.plugin.v1.Knob
-	24, // 1: assay.plugin.v1.Proposal.edits:type_name -> assay.plugin.v1.Proposal.EditsEntry
+	25, // 1: assay.plugin.v1.Proposal.edits:type_name -> assay.plugin.v1.Proposal.EditsEntry
 	3,  // 2: assay.plugin.v1.RunRequest.proposal:type_name -> assay.plugin.v1.Proposal
 	4,  // 3: assay.plugin.v1.RunRequest.executor:type_name -> assay.plugin.v1.ExecutorSpec
-	6,  // 4: assay.plugin.v1.RunRequest.update:type_name -> assay.plugin.v1.PolicyJob
-	5,  // 5: assay.plugin.v1.BatchRequest.runs:type_name -> assay.plugin.v1.RunRequest
-	7,  // 6: assay.plugin.v1.BatchResponse.handles:type_name -> assay.plugin.v1.RunHandle
-	12, // 7: assay.plugin.v1.CompleteRequest.messages:type_name -> assay.plugin.v1.Message
-	14, // 8: assay.plugin.v1.CompleteResponse.usage:type_name -> assay.plugin.v1.Usage
-	3,  // 9: assay.plugin.v1.Sample.proposal:type_name -> assay.plugin.v1.Proposal
-	17, // 10: assay.plugin.v1.Sample.policy:type_name -> assay.plugin.v1.SamplePolicy
-	16, // 11: assay.plugin.v1.UpdateRequest.samples:type_name -> assay.plugin.v1.Sample
-	19, // 12: assay.plugin.v1.UpdateRequest.adapter:type_name -> assay.plugin.v1.Adapter
-	25, // 13: assay.plugin.v1.UpdateResponse.stats:type_name -> assay.plugin.v1.UpdateResponse.StatsEntry
-	22, // 14: assay.plugin.v1.TasksResponse.tasks:type_name -> assay.plugin.v1.TaskInfo
-	0,  // 15: assay.plugin.v1.Trainer.Describe:input_type -> assay.plugin.v1.DescribeRequest
-	5,  // 16: assay.plugin.v1.Trainer.Start:input_type -> assay.plugin.v1.RunRequest
-	7,  // 17: assay.plugin.v1.Trainer.Wait:input_type -> assay.plugin.v1.RunHandle
-	7,  // 18: assay.plugin.v1.Trainer.Cancel:input_type -> assay.plugin.v1.RunHandle
-	10, // 19: assay.plugin.v1.Trainer.StartBatch:input_type -> assay.plugin.v1.BatchRequest
-	13, // 20: assay.plugin.v1.LLM.Complete:input_type -> assay.plugin.v1.CompleteRequest
-	18, // 21: assay.plugin.v1.LLM.Update:input_type -> assay.plugin.v1.UpdateRequest
-	21, // 22: assay.plugin.v1.Benchmark.Tasks:input_type -> assay.plugin.v1.TasksRequest
-	1,  // 23: assay.plugin.v1.Trainer.Describe:output_type -> assay.plugin.v1.DescribeResponse
-	7,  // 24: assay.plugin.v1.Trainer.Start:output_type -> assay.plugin.v1.RunHandle
-	8,  // 25: assay.plugin.v1.Trainer.Wait:output_type -> assay.plugin.v1.RunResult
-	9,  // 26: assay.plugin.v1.Trainer.Cancel:output_type -> assay.plugin.v1.CancelResponse
-	11, // 27: assay.plugin.v1.Trainer.StartBatch:output_type -> assay.plugin.v1.BatchResponse
-	15, // 28: assay.plugin.v1.LLM.Complete:output_type -> assay.plugin.v1.CompleteResponse
-	20, // 29: assay.plugin.v1.LLM.Update:output_type -> assay.plugin.v1.UpdateResponse
-	23, // 30: assay.plugin.v1.Benchmark.Tasks:output_type -> assay.plugin.v1.TasksResponse
-	23, // [23:31] is the sub-list for method output_type
-	15, // [15:23] is the sub-list for method input_type
-	15, // [15:15] is the sub-list for extension type_name
-	15, // [15:15] is the sub-list for extension extendee
-	0,  // [0:15] is the sub-list for field type_name
+	7,  // 4: assay.plugin.v1.RunRequest.update:type_name -> assay.plugin.v1.PolicyJob
+	6,  // 5: assay.plugin.v1.RunRequest.source:type_name -> assay.plugin.v1.Checkout
+	5,  // 6: assay.plugin.v1.BatchRequest.runs:type_name -> assay.plugin.v1.RunRequest
+	8,  // 7: assay.plugin.v1.BatchResponse.handles:type_name -> assay.plugin.v1.RunHandle
+	13, // 8: assay.plugin.v1.CompleteRequest.messages:type_name -> assay.plugin.v1.Message
+	15, // 9: assay.plugin.v1.CompleteResponse.usage:type_name -> assay.plugin.v1.Usage
+	3,  // 10: assay.plugin.v1.Sample.proposal:type_name -> assay.plugin.v1.Proposal
+	18, // 11: assay.plugin.v1.Sample.policy:type_name -> assay.plugin.v1.SamplePolicy
+	17, // 12: assay.plugin.v1.UpdateRequest.samples:type_name -> assay.plugin.v1.Sample
+	20, // 13: assay.plugin.v1.UpdateRequest.adapter:type_name -> assay.plugin.v1.Adapter
+	26, // 14: assay.plugin.v1.UpdateResponse.stats:type_name -> assay.plugin.v1.UpdateResponse.StatsEntry
+	23, // 15: assay.plugin.v1.TasksResponse.tasks:type_name -> assay.plugin.v1.TaskInfo
+	0,  // 16: assay.plugin.v1.Trainer.Describe:input_type -> assay.plugin.v1.DescribeRequest
+	5,  // 17: assay.plugin.v1.Trainer.Start:input_type -> assay.plugin.v1.RunRequest
+	8,  // 18: assay.plugin.v1.Trainer.Wait:input_type -> assay.plugin.v1.RunHandle
+	8,  // 19: assay.plugin.v1.Trainer.Cancel:input_type -> assay.plugin.v1.RunHandle
+	11, // 20: assay.plugin.v1.Trainer.StartBatch:input_type -> assay.plugin.v1.BatchRequest
+	14, // 21: assay.plugin.v1.LLM.Complete:input_type -> assay.plugin.v1.CompleteRequest
+	19, // 22: assay.plugin.v1.LLM.Update:input_type -> assay.plugin.v1.UpdateRequest
+	22, // 23: assay.plugin.v1.Benchmark.Tasks:input_type -> assay.plugin.v1.TasksRequest
+	1,  // 24: assay.plugin.v1.Trainer.Describe:output_type -> assay.plugin.v1.DescribeResponse
+	8,  // 25: assay.plugin.v1.Trainer.Start:output_type -> assay.plugin.v1.RunHandle
+	9,  // 26: assay.plugin.v1.Trainer.Wait:output_type -> assay.plugin.v1.RunResult
+	10, // 27: assay.plugin.v1.Trainer.Cancel:output_type -> assay.plugin.v1.CancelResponse
+	12, // 28: assay.plugin.v1.Trainer.StartBatch:output_type -> assay.plugin.v1.BatchResponse
+	16, // 29: assay.plugin.v1.LLM.Complete:output_type -> assay.plugin.v1.CompleteResponse
+	21, // 30: assay.plugin.v1.LLM.Update:output_type -> assay.plugin.v1.UpdateResponse
+	24, // 31: assay.plugin.v1.Benchmark.Tasks:output_type -> assay.plugin.v1.TasksResponse
+	24, // [24:32] is the sub-list for method output_type
+	16, // [16:24] is the sub-list for method input_type
+	16, // [16:16] is the sub-list for extension type_name
+	16, // [16:16] is the sub-list for extension extendee
+	0,  // [0:16] is the sub-list for field type_name
 }
 
 func init() { file_assay_proto_init() }
@@ -2006,7 +2084,7 @@ func file_assay_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_assay_proto_rawDesc), len(file_assay_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   26,
+			NumMessages:   27,
 			NumExtensions: 0,
 			NumServices:   3,
 		},

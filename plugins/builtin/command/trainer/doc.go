@@ -19,6 +19,12 @@
 // fresh process after a crash: `bash run.sh` in that directory re-runs it by
 // hand.
 //
+// In source mode (an environment or task with a source block) the request
+// names the program to run (RunRequest.Source: a repository and the
+// candidate's commit, which the runtime built under refs/assay/): the run
+// checks that commit out in src/ and runs there; config.repo and the
+// proposal's patch are not used.
+//
 // The command is bash with {{placeholders}}, parsed and checked by
 // stdlib/pluginconfig (CompileCommand), the same code `assay validate`
 // runs: each placeholder becomes a quoted reference to a variable run.sh

@@ -332,7 +332,15 @@ func (t *Trainer) prepare(ctx context.Context, req *plugins.RunRequest) (*prepar
 	if err := writeOverrides(overrides, cfg.OverridesFormat, values); err != nil {
 		return nil, err
 	}
-	cwd, reason, err := checkoutProposal(ctx, cfg, req.Proposal.Patch, rec, dir)
+	var cwd string
+	if req.Source != nil {
+		// Source mode: the runtime built and committed the program; the
+		// command runs in a checkout of that commit, not config.repo's.
+		cwd = filepath.Join(dir, SourceDir)
+		rec.Revision, err = checkout(ctx, req.Source.Repository, req.Source.Commit, cwd)
+	} else {
+		cwd, reason, err = checkoutProposal(ctx, cfg, req.Proposal.Patch, rec, dir)
+	}
 	if err != nil {
 		return nil, err
 	}

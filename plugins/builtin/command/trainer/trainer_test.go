@@ -346,3 +346,37 @@ func TestPatchAtPinnedRevision(t *testing.T) {
 		t.Fatalf("bad revision: %v", err)
 	}
 }
+
+// In source mode the run checks out the commit the request names (here
+// one only a ref under refs/assay/ holds) and runs there; config.repo and
+// the proposal's patch play no part.
+func TestSourceCheckoutRunsTheCommit(t *testing.T) {
+	repo, base := gitRepo(t)
+	git := func(args ...string) string {
+		out, err := exec.Command("git", append([]string{"-C", repo}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %s", args, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	if err := os.WriteFile(filepath.Join(repo, "train.sh"), []byte("echo loss=0.4\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "candidate")
+	cand := git("rev-parse", "HEAD")
+	git("update-ref", "refs/assay/r/c1", cand)
+	git("reset", "-q", "--hard", base)
+	cfg := map[string]any{"command": "bash train.sh", "metric_regex": `loss=([0-9.]+)`}
+	tr := newTrainer()
+	for _, c := range []struct {
+		commit string
+		want   float64
+	}{{cand, 0.4}, {base, 0.9}} {
+		req := request(t, "s-"+c.commit[:8], cfg, nil)
+		req.Proposal.Patch = "not a patch"
+		req.Source = &plugins.Checkout{Repository: repo, Commit: c.commit}
+		if r := run(t, tr, req); r.Status != plugins.StatusFinished || r.Metric != c.want {
+			t.Fatalf("commit %s: %+v, want metric %g", c.commit, r, c.want)
+		}
+	}
+}

@@ -47,8 +47,12 @@ var editPattern = regexp.MustCompile(`([A-Za-z_][A-Za-z0-9_]*)\s*(?:=|:|\bto\b)\
 // none is read from its text ("width = 64", "set width to 64"). A value off
 // a numeric knob's list snaps to the nearest listed value, as an engineer
 // would; an unknown knob, or bad luck (a rate that grows with the number of
-// edits), is an infeasible build.
+// edits), is an infeasible build. In source mode (req.Source) it writes
+// a unified diff instead (see implementPatch).
 func Implement(req *payload.ImplementRequest, seed int64) *payload.ImplementResponse {
+	if req.Source != nil {
+		return implementPatch(req, seed)
+	}
 	prop := req.Proposal
 	r := newRNG(seed, "implement:"+prop.ID)
 	fail := buildFailBase

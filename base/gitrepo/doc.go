@@ -1,0 +1,12 @@
+// Package gitrepo drives real git, by exec with argument lists (never a
+// shell), for seed programs: it resolves a revision to a commit, adds a
+// detached worktree per candidate, checks a unified diff's paths against
+// the editable surface before `git apply` sees it, runs a build argument
+// list with a time limit and bounded output, commits the result with a
+// fixed identity and date (so commit ids are reproducible), and points a
+// ref at it.
+//
+// It is a leaf: the runtime builds candidates with it, and the command
+// line passes its Check to the compiler, so validate refuses a repository
+// that run would.
+package gitrepo

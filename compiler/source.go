@@ -1,0 +1,236 @@
+package compiler
+
+import (
+	"fmt"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/lang/diag"
+	"github.com/assay-lang/assay/lang/spec"
+)
+
+// Defaults and bounds of a source block.
+const (
+	// DefaultRepairs is a source's repairs when the spec gives none.
+	DefaultRepairs = 2
+	// MaxRepairs bounds a source's repairs: each is one more priced
+	// builder call per candidate.
+	MaxRepairs = 10
+	// DefaultRevision is a source's revision when the spec gives none.
+	DefaultRevision = "HEAD"
+)
+
+// mergeSource is the source a task uses: the environment's, with each
+// field the task's own source block sets over it; nil when neither has
+// one.
+func mergeSource(e *spec.Environment, t *spec.Task) *spec.Source {
+	var ts *spec.Source
+	if t != nil {
+		ts = t.Source
+	}
+	switch {
+	case e.Source == nil && ts == nil:
+		return nil
+	case ts == nil:
+		return e.Source
+	case e.Source == nil:
+		return ts
+	}
+	m := *e.Source
+	over := func(set bool, apply func()) {
+		if set {
+			apply()
+		}
+	}
+	over(ts.Repository.Set, func() { m.Repository = ts.Repository })
+	over(ts.Revision.Set, func() { m.Revision = ts.Revision })
+	over(ts.Editable.Set, func() { m.Editable = ts.Editable })
+	over(ts.Build.Set, func() { m.Build = ts.Build })
+	over(ts.Repairs.Set, func() { m.Repairs = ts.Repairs })
+	over(ts.KeepWorktrees.Set, func() { m.KeepWorktrees = ts.KeepWorktrees })
+	m.Range = ts.Range
+	return &m
+}
+
+// repoPath resolves a repository path: relative to the file that wrote
+// it (a --set value: the working directory), absolute in the plan so a
+// run finds it wherever it is started.
+func repoPath(v spec.Val[string]) string {
+	p := v.V
+	if !filepath.IsAbs(p) {
+		if f := v.Range.Filename; f != "" && f != SetSource {
+			p = filepath.Join(filepath.Dir(f), p)
+		}
+	}
+	if abs, err := filepath.Abs(p); err == nil {
+		p = abs
+	}
+	return filepath.Clean(p)
+}
+
+// sources checks every source block alone, then the source each task ends
+// with: a repository, editable paths, and a repository that exists at its
+// revision (through Options.CheckRepository, once per repository and
+// revision of the compilation). Tasks given by count share their
+// environment's source, which is checked once for them all.
+func (k *checker) sources() {
+	for _, e := range k.s.Environments {
+		k.sourceBlock(e.Source, fmt.Sprintf("environment %q: source", e.Name))
+		for _, t := range e.TaskList {
+			k.sourceBlock(t.Source, fmt.Sprintf("task %q: source", t.Name))
+			if src := mergeSource(e, t); src != nil {
+				k.mergedSource(src, t)
+			}
+		}
+		if len(e.TaskList) == 0 && e.Source != nil {
+			k.mergedSource(e.Source, &spec.Task{Name: "of environment " + e.Name, NameRange: e.NameRange})
+		}
+	}
+}
+
+// sourceBlock checks the fields of one source block as written.
+func (k *checker) sourceBlock(src *spec.Source, what string) {
+	if src == nil {
+		return
+	}
+	if v := src.Repairs; v.Set && (v.V < 0 || v.V > MaxRepairs) {
+		k.add(diag.Errorf(CodeRange, v.Range, "%s.repairs must be between 0 and %d, got %d", what, MaxRepairs, v.V).
+			WithDetail("Each repair is one more builder call per candidate, priced in the estimate."))
+	}
+	if v := src.Revision; v.Set && strings.TrimSpace(v.V) == "" {
+		k.add(diag.Errorf(CodeSource, v.Range, "%s.revision is empty", what).WithDetail(`write a branch, tag or commit id, or leave it out for "HEAD"`))
+	}
+	if v := src.Repository; v.Set && strings.TrimSpace(v.V) == "" {
+		k.add(diag.Errorf(CodeSource, v.Range, "%s.repository is empty", what).WithDetail("write the path of a git repository, relative to this file or absolute"))
+	}
+	for i, a := range src.Build.V {
+		if a == "" {
+			k.add(diag.Errorf(CodeSource, src.Build.Range, "%s.build[%d] is empty", what, i).
+				WithDetail(`build is an argument list run without a shell, e.g. ["go", "build", "./..."]; every argument must be non-empty`))
+		}
+	}
+	if v := src.Editable; v.Set && len(v.V) == 0 {
+		k.add(diag.Errorf(CodeSource, v.Range, "%s.editable is empty: no patch could change anything", what).
+			WithDetail(`list the paths a patch may change, e.g. editable = ["model/*.go"]`))
+	}
+	for _, g := range src.Editable.V {
+		if why := badEditable(g); why != "" {
+			k.add(diag.Errorf(CodeSource, src.Editable.Range, "%s.editable entry %q %s", what, g, why).
+				WithDetail("editable paths are relative to the repository's top, with * and ** globs, e.g. \"train/*.py\""))
+		}
+	}
+}
+
+// badEditable says what is wrong with an editable glob, or "".
+func badEditable(g string) string {
+	switch {
+	case g == "":
+		return "is empty"
+	case strings.HasPrefix(g, "/") || filepath.IsAbs(g):
+		return "is absolute"
+	case strings.Contains(g, "\\"):
+		return "has a backslash; write paths with /"
+	case strings.HasPrefix(g, ":"):
+		return "uses pathspec magic, which editable does not take"
+	}
+	for _, part := range strings.Split(g, "/") {
+		if part == ".." {
+			return "leaves the repository (..)"
+		}
+	}
+	if _, err := path.Match(strings.ReplaceAll(g, "**", "*"), ""); err != nil {
+		return "is not a valid glob"
+	}
+	return ""
+}
+
+// mergedSource checks the source a task ends with.
+func (k *checker) mergedSource(src *spec.Source, t *spec.Task) {
+	at := k.at(src.Range, t.NameRange)
+	what := fmt.Sprintf("task %q: source", t.Name)
+	if !k.need(src.Repository.Set, at, what+".repository", `repository = "path/to/repo" (relative to this file)`) {
+		return
+	}
+	k.need(src.Editable.Set, at, what+".editable", `editable = ["path/or/glob", ...]: the paths a patch may change`)
+	check := k.c.opts.CheckRepository
+	if check == nil || strings.TrimSpace(src.Repository.V) == "" {
+		return
+	}
+	dir, rev := repoPath(src.Repository), src.Revision.Or(DefaultRevision)
+	key := dir + "\x00" + rev
+	if k.c.repos == nil {
+		k.c.repos = map[string]error{}
+	}
+	err, seen := k.c.repos[key]
+	if !seen {
+		err = check(dir, rev)
+		k.c.repos[key] = err
+	}
+	if err != nil {
+		rng := src.Repository.Range
+		if src.Revision.Set {
+			rng = src.Revision.Range
+		}
+		k.add(diag.Errorf(CodeSourceRepo, rng, "%s: %v", what, err).
+			WithDetail("repository must be a git repository (relative to this file, or absolute) in which revision names a commit"))
+	}
+}
+
+// lowerSource is a task's resolved source, nil when it has none.
+func lowerSource(e *spec.Environment, t *spec.Task) *plan.Source {
+	src := mergeSource(e, t)
+	if src == nil {
+		return nil
+	}
+	out := &plan.Source{
+		Repository:    repoPath(src.Repository),
+		Revision:      src.Revision.Or(DefaultRevision),
+		Editable:      append([]string(nil), src.Editable.V...),
+		Build:         append([]string(nil), src.Build.V...),
+		Repairs:       src.Repairs.Or(DefaultRepairs),
+		KeepWorktrees: src.KeepWorktrees.V,
+		At:            src.Range,
+	}
+	return out
+}
+
+// repairs is the range of repairs a build of the variant may get: a task
+// with a source gets its source's repairs, any other the loop's own
+// (loopRepairs; 0 outside a loop).
+func (lv *lowering) repairs(loopRepairs int) repairRange {
+	var rr repairRange
+	first := true
+	note := func(n int) {
+		if first {
+			rr, first = repairRange{lo: n, hi: n}, false
+		}
+		rr.lo, rr.hi = min(rr.lo, n), max(rr.hi, n)
+	}
+	for _, e := range lv.s.Environments {
+		if len(e.TaskList) == 0 {
+			// Tasks by count share the environment's source.
+			if e.Source != nil {
+				note(e.Source.Repairs.Or(DefaultRepairs))
+			} else {
+				note(loopRepairs)
+			}
+			continue
+		}
+		for _, t := range e.TaskList {
+			if src := mergeSource(e, t); src != nil {
+				note(src.Repairs.Or(DefaultRepairs))
+			} else {
+				note(loopRepairs)
+			}
+		}
+	}
+	if first {
+		return repairRange{lo: loopRepairs, hi: loopRepairs}
+	}
+	return rr
+}
+
+// repairRange is the fewest and most repairs one failed build gets.
+type repairRange struct{ lo, hi int }

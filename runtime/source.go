@@ -1,0 +1,355 @@
+package runtime
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/assay-lang/assay/base/gitrepo"
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/plugins"
+	"github.com/assay-lang/assay/plugins/payload"
+	"github.com/assay-lang/assay/runtime/journal"
+)
+
+// Bounds of what a builder is shown of the parent program, and of a build.
+const (
+	sourceFileBytes  = 16 << 10
+	sourceTotalBytes = 96 << 10
+	sourceMaxFiles   = 64
+	// buildTimeLimit bounds one build command in a candidate's worktree.
+	buildTimeLimit = 10 * time.Minute
+	// ideaBytes bounds the idea text written into a commit message.
+	ideaBytes = 4 << 10
+)
+
+// sourceMode builds candidates of seed programs for the service: its
+// methods are the service's in source mode, kept off the service itself.
+type sourceMode struct{ s *service }
+
+// seedProgram is a task's seed program, resolved when the run started.
+type seedProgram struct {
+	src  *plan.Source
+	repo *gitrepo.Repo
+	// base is the commit the plan's revision named when the run started
+	// (journaled: a resume keeps it), when the date every candidate commit
+	// of the task carries (the base's commit date), so the same patch on
+	// the same parent is the same commit in any run.
+	base string
+	when time.Time
+	// mu serializes the worktree and ref changes of one repository.
+	mu *sync.Mutex
+
+	// best is the task's best verified candidate so far: its commit and
+	// real gain (ties go to the smaller commit id, so any order of runs
+	// marks the same one).
+	bestMu   sync.Mutex
+	best     string
+	bestGain float64
+}
+
+// noteVerified records a finished real run of commit with its gain; a
+// no-op in knob mode (s nil) or for a run of no candidate commit.
+func (s *seedProgram) noteVerified(commit string, gain float64) {
+	if s == nil || commit == "" || commit == s.base {
+		return
+	}
+	s.bestMu.Lock()
+	defer s.bestMu.Unlock()
+	if s.best == "" || gain > s.bestGain || (gain == s.bestGain && commit < s.best) {
+		s.best, s.bestGain = commit, gain
+	}
+}
+
+// markBest points refs/assay/<run>/best/<task> at each task's best
+// verified candidate (best/<env>/<task> where two environments share a
+// task name), so the user can check the best program out.
+func (m sourceMode) markBest() error {
+	r := m.s
+	names := map[string]int{}
+	for _, t := range r.tasks {
+		names[t.Name]++
+	}
+	for _, t := range r.tasks {
+		sp := t.src
+		if sp == nil {
+			continue
+		}
+		sp.bestMu.Lock()
+		best := sp.best
+		sp.bestMu.Unlock()
+		if best == "" {
+			continue
+		}
+		ref := gitrepo.RefName(m.runID(), "best", t.Name)
+		if names[t.Name] > 1 {
+			ref = gitrepo.RefName(m.runID(), "best", t.Env, t.Name)
+		}
+		sp.mu.Lock()
+		err := sp.repo.UpdateRef(r.ctx, ref, best)
+		sp.mu.Unlock()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sourceRecord is what the journal keeps of a resolved seed program.
+type sourceRecord struct {
+	Commit string `json:"commit"`
+	Unix   int64  `json:"unix"`
+}
+
+// resolveSource resolves t's seed program, or returns the one the journal
+// holds; locks holds one mutex per repository directory.
+func (m sourceMode) resolveSource(env string, t *plan.Task, locks map[string]*sync.Mutex) (*seedProgram, error) {
+	r := m.s
+	src := t.Source
+	key := "source/" + env + "/" + t.Name
+	repo, err := gitrepo.Open(r.ctx, src.Repository)
+	if err != nil {
+		return nil, fmt.Errorf("%s: task %s: %w", src.At, t.Name, err)
+	}
+	var rec sourceRecord
+	if d, ok := r.j.Call(journal.KindCall, key); !ok || json.Unmarshal(d, &rec) != nil {
+		if rec.Commit, err = repo.Resolve(r.ctx, src.Revision); err != nil {
+			return nil, fmt.Errorf("%s: task %s: %w", src.At, t.Name, err)
+		}
+		when, err := repo.CommitTime(r.ctx, rec.Commit)
+		if err != nil {
+			return nil, err
+		}
+		rec.Unix = when.Unix()
+		if err := r.j.Append(journal.KindCall, key, rec); err != nil {
+			return nil, err
+		}
+	}
+	if locks[src.Repository] == nil {
+		locks[src.Repository] = &sync.Mutex{}
+	}
+	return &seedProgram{src: src, repo: repo, base: rec.Commit, when: time.Unix(rec.Unix, 0).UTC(), mu: locks[src.Repository]}, nil
+}
+
+// runID names the run in refs: its id, or its directory's name.
+func (m sourceMode) runID() string {
+	r := m.s
+	if r.opts.ID != "" {
+		return r.opts.ID
+	}
+	return filepath.Base(r.dir)
+}
+
+// checkout is the program a real run of p on t runs: p's commit, or the
+// seed program's for a proposal that has none (a baseline); nil in knob
+// mode.
+func (sourceMode) checkout(t *taskInfo, p plugins.Proposal) *plugins.Checkout {
+	if t == nil || t.src == nil {
+		return nil
+	}
+	c := &plugins.Checkout{Repository: t.src.src.Repository, Commit: t.src.base}
+	if p.Commit != "" {
+		c.Commit = p.Commit
+	}
+	return c
+}
+
+// implementSource is implement in source mode: the builder is shown the
+// idea, the parent's commit and its editable files, and answers with a
+// unified diff. The diff is applied in a worktree of the parent, built,
+// and committed under refs/assay/<run>/<key>; a patch that is refused,
+// does not apply or does not build goes back to the builder with the
+// error, up to the source's repairs. It returns the built proposal (its
+// Commit and Patch set), and whether it built.
+func (m sourceMode) implementSource(builder, loop, key string, t *taskInfo, p plugins.Proposal) (plugins.Proposal, bool, error) {
+	r := m.s
+	sp := t.src
+	parent := sp.base
+	if p.Commit != "" {
+		parent = p.Commit
+	}
+	files, err := sp.repo.Files(r.ctx, parent, sp.src.Editable, sourceFileBytes, sourceTotalBytes, sourceMaxFiles)
+	if err != nil {
+		return p, false, err
+	}
+	sc := &payload.SourceContext{Commit: parent, Editable: sp.src.Editable}
+	for _, f := range files {
+		sc.Files = append(sc.Files, payload.SourceFile{Path: f.Path, Content: f.Content, Truncated: f.Truncated})
+	}
+	var (
+		built   plugins.Proposal
+		ok      bool
+		failure string
+	)
+	for n := 0; n <= sp.src.Repairs; n++ {
+		req := payload.ImplementRequest{Task: t.Name, Env: t.Env, Proposal: p, Knobs: r.knobs[t.Env], Source: sc}
+		k := key
+		if n > 0 {
+			k = fmt.Sprintf("%s/repair/%d", key, n)
+			req.Repair, req.Failure = n, failure
+			if loop != "" {
+				r.measured.loop(loop, func(m *MeasuredLoop) { m.Repairs++ })
+			}
+		}
+		var resp payload.ImplementResponse
+		err := r.complete(builder, k, req, &resp)
+		switch {
+		case errors.Is(err, errCallFailed):
+			failure = "the build call failed"
+			continue
+		case err != nil:
+			return p, false, err
+		case resp.Infeasible:
+			failure = resp.Reason
+			continue
+		}
+		patch := resp.Patch
+		if patch == "" {
+			patch = resp.Proposal.Patch
+		}
+		commit, berr := m.buildCandidate(sp, key, parent, patch, p)
+		if berr != nil {
+			var pe *gitrepo.PatchError
+			var be *gitrepo.BuildError
+			if !errors.As(berr, &pe) && !errors.As(berr, &be) {
+				return p, false, berr
+			}
+			failure = berr.Error()
+			continue
+		}
+		built, ok = p, true
+		built.Patch, built.Commit = patch, commit
+		if err := m.journalCandidate(sp, t, key, parent, built); err != nil {
+			return p, false, err
+		}
+		break
+	}
+	r.measured.build(builder, !ok)
+	if loop != "" {
+		r.measured.loop(loop, func(m *MeasuredLoop) {
+			m.Built++
+			if !ok {
+				m.BuildFailed++
+			}
+		})
+	}
+	if !ok {
+		return p, false, nil // a build that failed is an infeasible candidate
+	}
+	return built, true, nil
+}
+
+// buildCandidate applies patch to parent in a fresh worktree, runs the
+// source's build there, commits the result and points the candidate's ref
+// at it. A refused patch is a *gitrepo.PatchError, a failed build a
+// *gitrepo.BuildError; any other error is the machine's.
+func (m sourceMode) buildCandidate(sp *seedProgram, key, parent, patch string, idea plugins.Proposal) (string, error) {
+	r := m.s
+	if strings.TrimSpace(patch) == "" {
+		return "", &gitrepo.PatchError{Msg: "the answer holds no patch: answer with a unified diff of the editable files"}
+	}
+	wt, err := filepath.Abs(filepath.Join(r.dir, "worktrees", strings.NewReplacer("/", "_", "~", "-").Replace(key)))
+	if err != nil {
+		return "", err
+	}
+	sp.mu.Lock()
+	_ = sp.repo.RemoveWorktree(r.ctx, wt) // a crashed attempt's, if any
+	_ = os.RemoveAll(wt)
+	err = sp.repo.AddWorktree(r.ctx, wt, parent)
+	sp.mu.Unlock()
+	if err != nil {
+		return "", err
+	}
+	if !sp.src.KeepWorktrees {
+		defer func() {
+			sp.mu.Lock()
+			defer sp.mu.Unlock()
+			_ = sp.repo.RemoveWorktree(r.ctx, wt)
+		}()
+	}
+	if _, err := gitrepo.Apply(r.ctx, wt, patch, sp.src.Editable); err != nil {
+		return "", err
+	}
+	if len(sp.src.Build) > 0 {
+		if _, err := gitrepo.Build(r.ctx, wt, sp.src.Build, buildTimeLimit); err != nil {
+			return "", err
+		}
+	}
+	text := idea.Text
+	if len(text) > ideaBytes {
+		text = text[:ideaBytes]
+	}
+	msg := fmt.Sprintf("assay %s: %s\n\n%s\n", m.runID(), key, strings.TrimSpace(text))
+	commit, err := gitrepo.Commit(r.ctx, wt, msg, sp.when)
+	if err != nil {
+		return "", err
+	}
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	if err := sp.repo.UpdateRef(r.ctx, gitrepo.RefName(m.runID(), strings.TrimSuffix(key, "/implement")), commit); err != nil {
+		return "", err
+	}
+	return commit, nil
+}
+
+// Candidate is a built candidate as status shows it: its idea, the
+// commit it built on and the one it is, its ref, and its diffstat.
+type Candidate struct {
+	Key       string `json:"key"`
+	Env       string `json:"env"`
+	Task      string `json:"task"`
+	Idea      string `json:"idea"`
+	Mechanism string `json:"mechanism,omitempty"`
+	Parent    string `json:"parent"`
+	Commit    string `json:"commit"`
+	Ref       string `json:"ref"`
+	gitrepo.DiffStat
+}
+
+// candidatePrefix keys a built candidate's journal record.
+const candidatePrefix = "candidate/"
+
+// journalCandidate records a built candidate once (a resume rebuilds the
+// same commit and finds it recorded).
+func (m sourceMode) journalCandidate(sp *seedProgram, t *taskInfo, key, parent string, p plugins.Proposal) error {
+	r := m.s
+	jkey := candidatePrefix + key
+	if _, ok := r.j.Call(journal.KindCall, jkey); ok {
+		return nil
+	}
+	st, err := sp.repo.Stat(r.ctx, parent, p.Commit)
+	if err != nil {
+		return err
+	}
+	idea := p.Text
+	if len(idea) > ideaBytes {
+		idea = idea[:ideaBytes]
+	}
+	c := Candidate{Key: strings.TrimSuffix(key, "/implement"), Env: t.Env, Task: t.Name, Idea: idea, Mechanism: p.Mechanism,
+		Parent: parent, Commit: p.Commit, Ref: gitrepo.RefName(m.runID(), strings.TrimSuffix(key, "/implement")), DiffStat: st}
+	return r.j.Append(journal.KindCall, jkey, c)
+}
+
+// candidatesOf reads the built candidates a journal records, in order.
+func candidatesOf(j *journal.Journal) []Candidate {
+	ev, err := j.Events(journal.KindCall)
+	if err != nil {
+		return nil
+	}
+	var out []Candidate
+	for _, e := range ev {
+		if !strings.HasPrefix(e.Key, candidatePrefix) {
+			continue
+		}
+		var c Candidate
+		if json.Unmarshal(e.Data, &c) == nil {
+			out = append(out, c)
+		}
+	}
+	return out
+}
