@@ -108,7 +108,7 @@ func CriticEval(ctx context.Context, p *plan.Plan, opts Options, critics []strin
 	res := &CriticEvalResult{ID: opts.ID, Dir: dir, Votes: map[string][][]string{}}
 	var runErr error
 	for _, c := range cs {
-		votes, err := r.criticVotes(c, ex)
+		votes, err := criticVotes(r, c, ex)
 		res.Votes[c.Name] = votes
 		if err != nil {
 			runErr = err
@@ -130,7 +130,7 @@ func CriticEval(ctx context.Context, p *plan.Plan, opts Options, critics []strin
 }
 
 // criticVotes asks critic c for its votes on every example.
-func (r *service) criticVotes(c *plan.Critic, ex []CriticExample) ([][]string, error) {
+func criticVotes(r *service, c *plan.Critic, ex []CriticExample) ([][]string, error) {
 	k := c.Votes
 	out := make([][]string, len(ex))
 	for i := range out {

@@ -91,7 +91,7 @@ func newEvolution(r *service, sc scope, _ int, ph *plan.Phase) (phaseNode, error
 	}
 	// The critic the plan binds ranks the ideas; without one (the papers'
 	// "None" setting) ideas are verified by the select rule alone.
-	c, rt, err := r.judgeOf(l)
+	c, rt, err := judgeOf(r, l)
 	if err != nil {
 		return nil, err
 	}

@@ -158,7 +158,7 @@ func newRLLoop(r *service, sc scope, idx int, ph *plan.Phase) (*rlLoop, error) {
 	}
 	// The critic the plan binds judges every candidate; it routes some to
 	// real runs only where the plan says it does.
-	judge, rt, err := r.judgeOf(l)
+	judge, rt, err := judgeOf(r, l)
 	if err != nil {
 		return nil, err
 	}
@@ -167,7 +167,7 @@ func newRLLoop(r *service, sc scope, idx int, ph *plan.Phase) (*rlLoop, error) {
 
 // judgeOf is the critic the plan binds to judge a loop's candidates, and
 // its router; nil, nil when no critic judges them.
-func (r *service) judgeOf(l *plan.Loop) (*plan.Critic, *router, error) {
+func judgeOf(r *service, l *plan.Loop) (*plan.Critic, *router, error) {
 	if l.Critic == "" {
 		return nil, nil, nil
 	}

@@ -130,7 +130,14 @@ func TestSourceRepairsRefusedPatches(t *testing.T) {
 	if got := gitOut(t, repo, "worktree", "list"); strings.Count(got, "\n") != 0 {
 		t.Fatalf("worktrees left:\n%s", got)
 	}
-	// Status shows the candidate's idea, commit, ref and diffstat.
+	checkCandidateShown(t, r, task, p, ref)
+	checkCheckoutAndBest(t, r, repo, task, p)
+}
+
+// checkCandidateShown checks that status shows the candidate's idea,
+// commit, ref and diffstat.
+func checkCandidateShown(t *testing.T, r *service, task *taskInfo, p plugins.Proposal, ref string) {
+	t.Helper()
 	cands := candidatesOf(r.j)
 	if len(cands) != 1 {
 		t.Fatalf("status candidates %+v", cands)
@@ -138,7 +145,13 @@ func TestSourceRepairsRefusedPatches(t *testing.T) {
 	if c := cands[0]; c.Idea != "halve the rate" || c.Commit != p.Commit || c.Ref != ref || c.Files != 1 || c.Additions != 1 || c.Deletions != 1 || c.Parent != task.src.base {
 		t.Fatalf("candidate %+v", c)
 	}
-	// The real run of the candidate runs its commit; a baseline the seed.
+}
+
+// checkCheckoutAndBest checks that the real run of the candidate runs its
+// commit and a baseline the seed, and that the best verified candidate
+// becomes the task's best ref.
+func checkCheckoutAndBest(t *testing.T, r *service, repo string, task *taskInfo, p plugins.Proposal) {
+	t.Helper()
 	if c := (sourceMode{r}).checkout(task, p); c == nil || c.Commit != p.Commit || c.Repository != repo {
 		t.Fatalf("checkout %+v", c)
 	}

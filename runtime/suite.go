@@ -49,53 +49,63 @@ type SuiteRow struct {
 	Normalised []*float64 `json:"normalised"`
 }
 
+// suiteKey names a task of an environment.
+type suiteKey struct{ env, task string }
+
+// suiteMeasured is what a run's real runs measured of its suite tasks: the
+// best of a proposal's runs, the baselines phase's run, and each
+// evaluation arm's sum and count (keys eval/ARM/ENV/TASK/...).
+type suiteMeasured struct {
+	best, baseline map[suiteKey]float64
+	armSum         map[string]map[suiteKey][2]float64
+}
+
+func measureSuite(tasks map[suiteKey]*plan.Task, runs []journal.Run) *suiteMeasured {
+	ms := &suiteMeasured{best: map[suiteKey]float64{}, baseline: map[suiteKey]float64{}, armSum: map[string]map[suiteKey][2]float64{}}
+	for _, r := range runs {
+		k := suiteKey{r.Reservation.Env, r.Reservation.Task}
+		t := tasks[k]
+		if t == nil || r.Result == nil || r.Result.Status != plugins.StatusFinished {
+			continue
+		}
+		m := r.Result.Metric
+		if r.Reservation.Proposal == nil || r.Reservation.Baseline == nil {
+			ms.baseline[k] = m // the baselines phase measured it
+			continue
+		}
+		if b, ok := ms.best[k]; !ok || better(m, b, t.Direction == plan.Minimize) {
+			ms.best[k] = m
+		}
+		if parts := strings.Split(r.Key, "/"); len(parts) > 2 && parts[0] == "eval" {
+			if ms.armSum[parts[1]] == nil {
+				ms.armSum[parts[1]] = map[suiteKey][2]float64{}
+			}
+			s := ms.armSum[parts[1]][k]
+			ms.armSum[parts[1]][k] = [2]float64{s[0] + m, s[1] + 1}
+		}
+	}
+	return ms
+}
+
 // suiteScoresOf scores the suite tasks of envs (those with bounds) from a
 // run's real runs; nil when no task has bounds.
 func suiteScoresOf(envs []*plan.Environment, runs []journal.Run) *SuiteScores {
-	type key struct{ env, task string }
-	tasks := map[key]*plan.Task{}
-	minimize := map[string]bool{}
-	var order []key
+	tasks := map[suiteKey]*plan.Task{}
+	var order []suiteKey
 	for _, e := range envs {
-		minimize[e.Name] = e.Direction != "maximize"
 		for _, t := range e.Tasks {
 			if t.Bounds != nil {
-				tasks[key{e.Name, t.Name}] = t
-				order = append(order, key{e.Name, t.Name})
+				tasks[suiteKey{e.Name, t.Name}] = t
+				order = append(order, suiteKey{e.Name, t.Name})
 			}
 		}
 	}
 	if len(order) == 0 {
 		return nil
 	}
-	// The measured scores: the best of a proposal's runs, and each
-	// evaluation arm's runs (keys eval/ARM/ENV/TASK/...).
-	best := map[key]float64{}
-	baseline := map[key]float64{}
-	armSum := map[string]map[key][2]float64{}
-	for _, r := range runs {
-		k := key{r.Reservation.Env, r.Reservation.Task}
-		if tasks[k] == nil || r.Result == nil || r.Result.Status != plugins.StatusFinished {
-			continue
-		}
-		m := r.Result.Metric
-		if r.Reservation.Proposal == nil || r.Reservation.Baseline == nil {
-			baseline[k] = m // the baselines phase measured it
-			continue
-		}
-		if b, ok := best[k]; !ok || better(m, b, minimize[k.env]) {
-			best[k] = m
-		}
-		if parts := strings.Split(r.Key, "/"); len(parts) > 2 && parts[0] == "eval" {
-			if armSum[parts[1]] == nil {
-				armSum[parts[1]] = map[key][2]float64{}
-			}
-			s := armSum[parts[1]][k]
-			armSum[parts[1]][k] = [2]float64{s[0] + m, s[1] + 1}
-		}
-	}
-	arms := make([]string, 0, len(armSum))
-	for a := range armSum {
+	ms := measureSuite(tasks, runs)
+	arms := make([]string, 0, len(ms.armSum))
+	for a := range ms.armSum {
 		arms = append(arms, a)
 	}
 	sort.Strings(arms)
@@ -104,42 +114,52 @@ func suiteScoresOf(envs []*plan.Environment, runs []journal.Run) *SuiteScores {
 		out.Columns = append(out.Columns, "eval "+a)
 	}
 	for _, k := range order {
-		t := tasks[k]
-		row := SuiteTaskRow{Env: k.env, Task: k.task, Domain: t.Domain, Split: t.Split, Metric: t.Metric, Low: t.Bounds.Low, High: t.Bounds.High}
-		var b *float64
-		if t.Baseline != nil {
-			b = ptrTo(*t.Baseline)
-		} else if m, ok := baseline[k]; ok {
-			b = ptrTo(m)
-		}
-		row.Scores = append(row.Scores, b)
-		if m, ok := best[k]; ok {
-			row.Scores = append(row.Scores, ptrTo(m))
+		out.Tasks = append(out.Tasks, ms.row(k, tasks[k], arms))
+	}
+	out.Domains, out.Holdout = suiteMeans(out.Tasks, len(out.Columns))
+	return out
+}
+
+// row is one task's scores, raw and normalised, by column.
+func (ms *suiteMeasured) row(k suiteKey, t *plan.Task, arms []string) SuiteTaskRow {
+	row := SuiteTaskRow{Env: k.env, Task: k.task, Domain: t.Domain, Split: t.Split, Metric: t.Metric, Low: t.Bounds.Low, High: t.Bounds.High}
+	var b *float64
+	if t.Baseline != nil {
+		b = ptrTo(*t.Baseline)
+	} else if m, ok := ms.baseline[k]; ok {
+		b = ptrTo(m)
+	}
+	row.Scores = append(row.Scores, b)
+	if m, ok := ms.best[k]; ok {
+		row.Scores = append(row.Scores, ptrTo(m))
+	} else {
+		row.Scores = append(row.Scores, nil)
+	}
+	for _, a := range arms {
+		if s, ok := ms.armSum[a][k]; ok {
+			row.Scores = append(row.Scores, ptrTo(s[0]/s[1]))
 		} else {
 			row.Scores = append(row.Scores, nil)
 		}
-		for _, a := range arms {
-			if s, ok := armSum[a][k]; ok {
-				row.Scores = append(row.Scores, ptrTo(s[0]/s[1]))
-			} else {
-				row.Scores = append(row.Scores, nil)
-			}
-		}
-		for _, s := range row.Scores {
-			var n *float64
-			if s != nil {
-				if v, ok := t.Normalised(*s, minimize[k.env]); ok {
-					n = ptrTo(round6(v))
-				}
-			}
-			row.Normalised = append(row.Normalised, n)
-		}
-		out.Tasks = append(out.Tasks, row)
 	}
+	for _, s := range row.Scores {
+		var n *float64
+		if s != nil {
+			if v, ok := t.Normalised(*s, t.Direction == plan.Minimize); ok {
+				n = ptrTo(round6(v))
+			}
+		}
+		row.Normalised = append(row.Normalised, n)
+	}
+	return row
+}
+
+// suiteMeans averages the task rows per domain and over held-out tasks.
+func suiteMeans(rows []SuiteTaskRow, cols int) ([]SuiteRow, *SuiteRow) {
 	domains := map[string][]SuiteTaskRow{}
 	var names []string
 	var held []SuiteTaskRow
-	for _, r := range out.Tasks {
+	for _, r := range rows {
 		if _, ok := domains[r.Domain]; !ok {
 			names = append(names, r.Domain)
 		}
@@ -149,14 +169,15 @@ func suiteScoresOf(envs []*plan.Environment, runs []journal.Run) *SuiteScores {
 		}
 	}
 	sort.Strings(names)
+	var out []SuiteRow
 	for _, d := range names {
-		out.Domains = append(out.Domains, meanRow(d, domains[d], len(out.Columns)))
+		out = append(out, meanRow(d, domains[d], cols))
 	}
-	if len(held) > 0 {
-		h := meanRow("holdout", held, len(out.Columns))
-		out.Holdout = &h
+	if len(held) == 0 {
+		return out, nil
 	}
-	return out
+	h := meanRow("holdout", held, cols)
+	return out, &h
 }
 
 func better(m, than float64, minimize bool) bool {

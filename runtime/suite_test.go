@@ -16,12 +16,12 @@ func TestSuiteScores(t *testing.T) {
 	f := func(x float64) *float64 { return &x }
 	envs := []*plan.Environment{
 		{Name: "lo", Direction: "minimize", Tasks: []*plan.Task{
-			{Name: "a", Split: "train", Domain: "cv", Baseline: f(0.8), Bounds: &plan.Bounds{Low: 0, High: 1}},
-			{Name: "b", Split: "holdout", Domain: "nlp", Baseline: f(3), Bounds: &plan.Bounds{Low: 2, High: 4}},
+			{Name: "a", Split: "train", Direction: plan.Minimize, Domain: "cv", Baseline: f(0.8), Bounds: &plan.Bounds{Low: 0, High: 1}},
+			{Name: "b", Split: "holdout", Direction: plan.Minimize, Domain: "nlp", Baseline: f(3), Bounds: &plan.Bounds{Low: 2, High: 4}},
 			{Name: "plain", Split: "train"}, // not a suite task
 		}},
 		{Name: "hi", Direction: "maximize", Tasks: []*plan.Task{
-			{Name: "c", Split: "holdout", Domain: "cv", Bounds: &plan.Bounds{Low: 50, High: 100}},
+			{Name: "c", Split: "holdout", Direction: plan.Maximize, Domain: "cv", Bounds: &plan.Bounds{Low: 50, High: 100}},
 		}},
 	}
 	run := func(key, env, task string, metric float64, proposal bool) journal.Run {

@@ -48,6 +48,20 @@ func cmdCheckPairs(ts *testscript.TestScript, neg bool, args []string) {
 	if len(ps) != want || want == 0 {
 		ts.Fatalf("%d pairs exported, the journal has %d finished candidate runs with a parent", len(ps), want)
 	}
+	groups := checkPairs3(ts, ps, byKey, byCand)
+	labelled := 0
+	for _, idx := range groups {
+		labelled += checkLabels5(ts, ps, idx)
+	}
+	if labelled < min5 {
+		ts.Fatalf("%d pairs have a 5-way label, want at least %d", labelled, min5)
+	}
+	fmt.Fprintf(ts.Stdout(), "%d pairs checked, %d with a 5-way label\n", len(ps), labelled)
+}
+
+// checkPairs3 checks each pair's metrics against the journal and its
+// 3-way label, and groups the pairs by parent.
+func checkPairs3(ts *testscript.TestScript, ps []pairs.Pair, byKey, byCand map[string]journal.Run) map[string][]int {
 	groups := map[string][]int{}
 	for i, p := range ps {
 		r := byKey[p.RunKey]
@@ -71,52 +85,59 @@ func cmdCheckPairs(ts *testscript.TestScript, neg bool, args []string) {
 		k := p.Env + "/" + p.Task + "/" + p.ParentCandidate
 		groups[k] = append(groups[k], i)
 	}
+	return groups
+}
+
+// checkLabels5 checks the 5-way labels of one parent's pairs (indexes idx
+// of ps) by the paper's rule and returns how many have one.
+func checkLabels5(ts *testscript.TestScript, ps []pairs.Pair, idx []int) int {
 	labelled := 0
-	for _, idx := range groups {
-		var ds []float64
-		up := 0
-		for _, i := range idx {
-			d := (ps[i].Child.Metric - ps[i].Parent.Metric) / math.Abs(ps[i].Parent.Metric)
-			if ps[i].Minimize {
-				d = -d
-			}
-			ds = append(ds, d)
-			if d > 0 {
-				up++
-			}
+	var ds []float64
+	up := 0
+	for _, i := range idx {
+		d := (ps[i].Child.Metric - ps[i].Parent.Metric) / math.Abs(ps[i].Parent.Metric)
+		if ps[i].Minimize {
+			d = -d
 		}
-		var mu, ss float64
-		for _, d := range ds {
-			mu += d / float64(len(ds))
-		}
-		for _, d := range ds {
-			ss += (d - mu) * (d - mu) / float64(len(ds))
-		}
-		for n, i := range idx {
-			d, z, l5 := ds[n], (ds[n]-mu)/math.Sqrt(ss), ""
-			switch {
-			case up < 3:
-			case d > 0 && (d > 0.25 || z > 2):
-				l5 = "BigWin"
-			case d > 0 && (d > 0.10 || z > 1):
-				l5 = "MediumWin"
-			case d > 0 && z > 0.2:
-				l5 = "SmallWin"
-			case d >= 0 || math.Abs(z) <= 0.2:
-				l5 = "Tie"
-			default:
-				l5 = "Lose"
-			}
-			if ps[i].Label5 != l5 {
-				ts.Fatalf("pair %s: label5 %q, want %q (d %g, z %g)", ps[i].Candidate, ps[i].Label5, l5, d, z)
-			}
-			if l5 != "" {
-				labelled++
-			}
+		ds = append(ds, d)
+		if d > 0 {
+			up++
 		}
 	}
-	if labelled < min5 {
-		ts.Fatalf("%d pairs have a 5-way label, want at least %d", labelled, min5)
+	var mu, ss float64
+	for _, d := range ds {
+		mu += d / float64(len(ds))
 	}
-	fmt.Fprintf(ts.Stdout(), "%d pairs checked, %d with a 5-way label\n", len(ps), labelled)
+	for _, d := range ds {
+		ss += (d - mu) * (d - mu) / float64(len(ds))
+	}
+	for n, i := range idx {
+		d, z := ds[n], (ds[n]-mu)/math.Sqrt(ss)
+		l5 := ladder5(d, z, up)
+		if ps[i].Label5 != l5 {
+			ts.Fatalf("pair %s: label5 %q, want %q (d %g, z %g)", ps[i].Candidate, ps[i].Label5, l5, d, z)
+		}
+		if l5 != "" {
+			labelled++
+		}
+	}
+	return labelled
+}
+
+// ladder5 is the paper's 5-way label of a child with relative gain d and
+// z-score z among its parent's children, up of which improved.
+func ladder5(d, z float64, up int) string {
+	switch {
+	case up < 3:
+		return ""
+	case d > 0 && (d > 0.25 || z > 2):
+		return "BigWin"
+	case d > 0 && (d > 0.10 || z > 1):
+		return "MediumWin"
+	case d > 0 && z > 0.2:
+		return "SmallWin"
+	case d >= 0 || math.Abs(z) <= 0.2:
+		return "Tie"
+	}
+	return "Lose"
 }
