@@ -329,8 +329,8 @@ func interruptAndResume(t *testing.T, c *cli, sig syscall.Signal, want *runtime.
 	if kills == 0 {
 		t.Fatal("the run was never killed")
 	}
-	if len(args) > 0 && args[0] == "resume" {
-		c.run(args...)
+	if len(args) > 0 {
+		c.run(args...) // resume, or run when no kill found it started
 	}
 	got := c.status(id)
 	if got.State != runtime.StateFinished {
