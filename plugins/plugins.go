@@ -211,6 +211,15 @@ type Message struct {
 	Content string
 }
 
+// BatchReader is an optional interface of a Trainer served in process:
+// one whose ReadsBatch returns false never reads a policy update's batch
+// file, and the runtime neither writes it nor names it (PolicyJob.BatchFile
+// is empty). A trainer without it, every trainer behind the plugin
+// protocol among them, gets the file.
+type BatchReader interface {
+	ReadsBatch() bool
+}
+
 // InputReader is an optional interface of an LLM served in process: one
 // whose ReadsInput returns true reads CompleteRequest.Input and gets no
 // Payload.

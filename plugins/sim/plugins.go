@@ -88,6 +88,11 @@ func (t *Trainer) Start(_ context.Context, req *plugins.RunRequest) (*plugins.Ru
 	return &plugins.RunHandle{RunID: req.RunID, Handle: "sim:" + req.RunID}, nil
 }
 
+// ReadsBatch says the simulated trainer never reads a policy update's
+// batch file (an update moves the clock and writes an adapter), so a
+// rehearsal does not write hundreds of megabytes nobody reads.
+func (t *Trainer) ReadsBatch() bool { return false }
+
 // StartBatch starts runs together (a Slurm executor's path).
 func (t *Trainer) StartBatch(ctx context.Context, req *plugins.BatchRequest) (*plugins.BatchResponse, error) {
 	out := &plugins.BatchResponse{}
