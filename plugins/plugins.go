@@ -268,6 +268,12 @@ type CompleteResponse struct {
 	Text    string
 	Payload []byte // JSON: the parsed answer
 	Usage   Usage
+	// Output is the parsed answer as a Go value, from an LLM served in
+	// process: the response type of package payload that Payload decodes
+	// to, holding nothing the caller's request holds. The runtime takes it
+	// as it is instead of decoding Payload, which the journal still keeps.
+	// Nothing sets it across the plugin protocol.
+	Output any
 }
 
 // Sample is one scored proposal of a group for a policy update.

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -229,7 +230,7 @@ func (l *LLM) Complete(_ context.Context, req *plugins.CompleteRequest) (*plugin
 	if err != nil {
 		return nil, err
 	}
-	return &plugins.CompleteResponse{Payload: b}, nil
+	return &plugins.CompleteResponse{Payload: b, Output: out}, nil
 }
 
 // input reads a call's structured input: the value itself when the runtime
@@ -300,10 +301,14 @@ func (l *LLM) build(ro *Role, req *plugins.CompleteRequest) (payload.ImplementRe
 	if err := input(req, &in); err != nil {
 		return payload.ImplementResponse{}, err
 	}
+	// The answer holds a copy of the request's edits, as a decoded answer
+	// would (CompleteResponse.Output).
+	p := in.Proposal
+	p.Edits = maps.Clone(p.Edits)
 	if ro.BuildFailures > 0 && unit(hash(req.Seed, "build")) < ro.BuildFailures {
-		return payload.ImplementResponse{Proposal: in.Proposal, Infeasible: true, Reason: "simulated build failure"}, nil
+		return payload.ImplementResponse{Proposal: p, Infeasible: true, Reason: "simulated build failure"}, nil
 	}
-	return payload.ImplementResponse{Proposal: in.Proposal}, nil
+	return payload.ImplementResponse{Proposal: p}, nil
 }
 
 func (l *LLM) critique(ro *Role, req *plugins.CompleteRequest) (payload.CritiqueResponse, error) {
