@@ -244,7 +244,14 @@ func input[T any](req *plugins.CompleteRequest, dst *T) error {
 		*dst = *v
 		return nil
 	}
-	return payload.Decode(req.Payload, dst)
+	// Decoded into a value of its own, so that dst, which the caller
+	// holds, does not escape to the heap on the in-process path.
+	var d T
+	if err := payload.Decode(req.Payload, &d); err != nil {
+		return err
+	}
+	*dst = d
+	return nil
 }
 
 func (l *LLM) propose(req *plugins.CompleteRequest) (payload.ProposeResponse, error) {
