@@ -231,6 +231,15 @@ type Message struct {
 	Content string
 }
 
+// BatchReader is an optional interface of a Trainer served in process:
+// one whose ReadsBatch returns false never reads a policy update's batch
+// file, and the runtime neither writes it nor names it (PolicyJob.BatchFile
+// is empty). A trainer without it, every trainer behind the plugin
+// protocol among them, gets the file.
+type BatchReader interface {
+	ReadsBatch() bool
+}
+
 // InputReader is an optional interface of an LLM served in process: one
 // whose ReadsInput returns true reads CompleteRequest.Input and gets no
 // Payload.
@@ -279,6 +288,12 @@ type CompleteResponse struct {
 	Text    string
 	Payload []byte // JSON: the parsed answer
 	Usage   Usage
+	// Output is the parsed answer as a Go value, from an LLM served in
+	// process: the response type of package payload that Payload decodes
+	// to, holding nothing the caller's request holds. The runtime takes it
+	// as it is instead of decoding Payload, which the journal still keeps.
+	// Nothing sets it across the plugin protocol.
+	Output any
 }
 
 // Sample is one scored proposal of a group for a policy update.

@@ -130,7 +130,7 @@ func (r *service) completeText(roleName, key string, in, out any, untrained bool
 		}
 		if err == nil {
 			// A malformed answer is retried like a crash: sampling may fix it.
-			err = payload.Decode(resp.Payload, out)
+			err = decodeAnswer(resp, out)
 		}
 		return err
 	})

@@ -56,7 +56,7 @@ type batchPolicy struct {
 // the journaled reservation is counted again, and Start on the same work
 // directory returns the update already submitted instead of running it
 // twice.
-func (r *rlLoop) trainPolicy(t int, key string, samples []plugins.Sample) error {
+func (r *rlLoop) trainPolicy(t int, key string, samples []plugins.Sample, states []*payload.ProposeRequest) error {
 	l, u := r.l, r.l.Update
 	ro := r.s.roles[l.Proposer]
 	if d, ok := r.s.j.Call(journal.KindPolicy, key); ok {
@@ -71,7 +71,7 @@ func (r *rlLoop) trainPolicy(t int, key string, samples []plugins.Sample) error 
 	} else if why != "" {
 		return r.failUpdate(t, key, len(samples), why)
 	}
-	job, name, req, err := r.prepareUpdate(t, key, samples)
+	job, name, req, err := r.prepareUpdate(t, key, samples, states)
 	if err != nil {
 		return err
 	}
@@ -181,9 +181,10 @@ func (r *rlLoop) holdUpdate(key string) (why string, err error) {
 	return "", r.s.j.Flush()
 }
 
-// prepareUpdate writes the batch and makes the run request of the
-// update's command, with its job and the adapter's name.
-func (r *rlLoop) prepareUpdate(t int, key string, samples []plugins.Sample) (*plugins.PolicyJob, string, *plugins.RunRequest, error) {
+// prepareUpdate writes the batch (for a trainer that reads it) and makes
+// the run request of the update's command, with its job and the adapter's
+// name.
+func (r *rlLoop) prepareUpdate(t int, key string, samples []plugins.Sample, states []*payload.ProposeRequest) (*plugins.PolicyJob, string, *plugins.RunRequest, error) {
 	l, u := r.l, r.l.Update
 	ro := r.s.roles[l.Proposer]
 	dir, err := filepath.Abs(filepath.Join(r.s.dir, "work", strings.ReplaceAll(key, "/", "_")))
@@ -193,8 +194,8 @@ func (r *rlLoop) prepareUpdate(t int, key string, samples []plugins.Sample) (*pl
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, "", nil, err
 	}
-	batch := filepath.Join(dir, "batch.jsonl")
-	if err := writeBatch(batch, t+1, samples); err != nil {
+	batch, err := r.batchFile(dir, t, samples, states)
+	if err != nil {
 		return nil, "", nil, err
 	}
 	// The current adapter, which the update continues from, as the
@@ -214,4 +215,26 @@ func (r *rlLoop) prepareUpdate(t int, key string, samples []plugins.Sample) (*pl
 		Executor: plugins.ExecutorSpec{Kind: r.s.v.Executor.Kind, Concurrency: r.s.v.Executor.Concurrency, GPUs: r.s.v.Executor.GPUs, Slurm: r.s.v.Executor.Slurm},
 		GPUs:     u.GPUs, WorkDir: dir, Update: job}
 	return job, name, req, nil
+}
+
+// batchFile writes step t's batch into dir and returns its path, or
+// returns "" for a trainer that says it never reads one
+// (plugins.BatchReader). The trainer is asked here, the one place the
+// file is written, so every trainer that does not say so gets it whole.
+func (r *rlLoop) batchFile(dir string, t int, samples []plugins.Sample, states []*payload.ProposeRequest) (string, error) {
+	reads := true
+	err := r.s.plugins.call(r.l.Update.Trainer, func(inst Instance) error {
+		if br, ok := inst.Trainer().(plugins.BatchReader); ok {
+			reads = br.ReadsBatch()
+		}
+		return nil
+	})
+	if err != nil || !reads {
+		return "", err
+	}
+	if err := encodeStates(samples, states); err != nil {
+		return "", err
+	}
+	batch := filepath.Join(dir, "batch.jsonl")
+	return batch, writeBatch(batch, t+1, samples)
 }

@@ -54,6 +54,20 @@ func (r *recordStore) context() []record {
 	return append([]record(nil), r.rwm...)
 }
 
+// eachInContext calls fn, under the store's lock, with each record of
+// task t in the world model's context: a rollout asks this for every task
+// it samples, and copying a context of tens of thousands of records each
+// time was most of a large rehearsal's time.
+func (r *recordStore) eachInContext(t *taskInfo, fn func(*record)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i := range r.rwm {
+		if rec := &r.rwm[i]; rec.Task == t.Name && rec.Env == t.Env {
+			fn(rec)
+		}
+	}
+}
+
 func (r *recordStore) add(toContext bool, recs ...record) {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -460,11 +460,7 @@ func child(parent, p plugins.Proposal) plugins.Proposal {
 // proposer is shown.
 func (r *rlLoop) priorProposals(t *taskInfo) map[string]bool {
 	out := map[string]bool{}
-	for _, rec := range r.s.records.context() {
-		if rec.Task == t.Name && rec.Env == t.Env {
-			out[proposalKey(rec.Proposal)] = true
-		}
-	}
+	r.s.records.eachInContext(t, func(rec *record) { out[proposalKey(rec.Proposal)] = true })
 	for _, rec := range r.s.records.history(t) {
 		out[proposalKey(rec.Proposal)] = true
 	}

@@ -107,7 +107,7 @@ func (r *rlLoop) calibrate(sc scope, round int, ph *plan.Phase) error {
 		fig.RewardGap += math.Abs(p.PredictedReward-p.RealReward) / float64(len(fig.Points))
 	}
 	r.s.records.add(true, recs...)
-	fig.Records = len(r.s.records.context())
+	fig.Records = r.s.records.count()
 	if err := r.s.j.Append(journal.KindCalibration, fmt.Sprintf("%d", round+1), fig); err != nil {
 		return err
 	}

@@ -215,7 +215,8 @@ func (r *service) screen(l *plan.Loop, key string, t *taskInfo, parent, child pl
 	ro := c.Role
 	k := c.Votes
 	votes := make([]string, k)
-	req := payload.CritiqueRequest{Task: t.Name, Env: t.Env, Parent: parent, Child: p, Summary: summary, Labels: c.Labels}
+	// Boxed once for the k votes, not once per vote.
+	var req any = payload.CritiqueRequest{Task: t.Name, Env: t.Env, Parent: parent, Child: p, Summary: summary, Labels: c.Labels}
 	for v := 0; v < k; v++ {
 		var resp payload.CritiqueResponse
 		// A failed vote is an unknown label, which counts as the worst.

@@ -114,10 +114,7 @@ func encodeStates(samples []plugins.Sample, states []*payload.ProposeRequest) er
 func (r *rlLoop) applyUpdate(t int, key string, samples []plugins.Sample, states []*payload.ProposeRequest) error {
 	l := r.l
 	if l.Update != nil {
-		if err := encodeStates(samples, states); err != nil {
-			return err
-		}
-		return r.trainPolicy(t, key, samples)
+		return r.trainPolicy(t, key, samples, states)
 	}
 	if d, ok := r.s.j.Call(journal.KindPolicy, key); ok {
 		var pr policyRecord

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -87,6 +88,11 @@ func (t *Trainer) Start(_ context.Context, req *plugins.RunRequest) (*plugins.Ru
 	t.mu.Unlock()
 	return &plugins.RunHandle{RunID: req.RunID, Handle: "sim:" + req.RunID}, nil
 }
+
+// ReadsBatch says the simulated trainer never reads a policy update's
+// batch file (an update moves the clock and writes an adapter), so a
+// rehearsal does not write hundreds of megabytes nobody reads.
+func (t *Trainer) ReadsBatch() bool { return false }
 
 // StartBatch starts runs together (a Slurm executor's path).
 func (t *Trainer) StartBatch(ctx context.Context, req *plugins.BatchRequest) (*plugins.BatchResponse, error) {
@@ -224,7 +230,7 @@ func (l *LLM) Complete(_ context.Context, req *plugins.CompleteRequest) (*plugin
 	if err != nil {
 		return nil, err
 	}
-	return &plugins.CompleteResponse{Payload: b}, nil
+	return &plugins.CompleteResponse{Payload: b, Output: out}, nil
 }
 
 // input reads a call's structured input: the value itself when the runtime
@@ -238,7 +244,14 @@ func input[T any](req *plugins.CompleteRequest, dst *T) error {
 		*dst = *v
 		return nil
 	}
-	return payload.Decode(req.Payload, dst)
+	// Decoded into a value of its own, so that dst, which the caller
+	// holds, does not escape to the heap on the in-process path.
+	var d T
+	if err := payload.Decode(req.Payload, &d); err != nil {
+		return err
+	}
+	*dst = d
+	return nil
 }
 
 func (l *LLM) propose(req *plugins.CompleteRequest) (payload.ProposeResponse, error) {
@@ -295,10 +308,14 @@ func (l *LLM) build(ro *Role, req *plugins.CompleteRequest) (payload.ImplementRe
 	if err := input(req, &in); err != nil {
 		return payload.ImplementResponse{}, err
 	}
+	// The answer holds a copy of the request's edits, as a decoded answer
+	// would (CompleteResponse.Output).
+	p := in.Proposal
+	p.Edits = maps.Clone(p.Edits)
 	if ro.BuildFailures > 0 && unit(hash(req.Seed, "build")) < ro.BuildFailures {
-		return payload.ImplementResponse{Proposal: in.Proposal, Infeasible: true, Reason: "simulated build failure"}, nil
+		return payload.ImplementResponse{Proposal: p, Infeasible: true, Reason: "simulated build failure"}, nil
 	}
-	return payload.ImplementResponse{Proposal: in.Proposal}, nil
+	return payload.ImplementResponse{Proposal: p}, nil
 }
 
 func (l *LLM) critique(ro *Role, req *plugins.CompleteRequest) (payload.CritiqueResponse, error) {

@@ -1,23 +1,24 @@
 package sim
 
-import (
-	"hash/fnv"
-	"math"
-)
+import "math"
 
-// hash mixes the world's seed with parts into 64 bits.
+// hash mixes the world's seed with parts into 64 bits: FNV-1a (as
+// hash/fnv's New64a computes it) over the seed's 8 bytes, little-endian,
+// and each part followed by a zero byte. It is written out because it is
+// called several times per simulated call, and hash/fnv allocates.
 func hash(seed int64, parts ...string) uint64 {
-	h := fnv.New64a()
-	var b [8]byte
-	for i := range b {
-		b[i] = byte(uint64(seed) >> (8 * i))
+	const offset, prime = 14695981039346656037, 1099511628211
+	h := uint64(offset)
+	for i := range 8 {
+		h = (h ^ uint64(byte(uint64(seed)>>(8*i)))) * prime
 	}
-	h.Write(b[:])
 	for _, p := range parts {
-		h.Write([]byte(p))
-		h.Write([]byte{0})
+		for i := 0; i < len(p); i++ {
+			h = (h ^ uint64(p[i])) * prime
+		}
+		h *= prime // the zero byte: h ^ 0 == h
 	}
-	return mix(h.Sum64())
+	return mix(h)
 }
 
 // mix is splitmix64's finaliser: nearby inputs give unrelated outputs.
