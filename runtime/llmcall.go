@@ -90,6 +90,11 @@ func (r *service) completeAs(roleName, key string, in, out any, untrained bool) 
 				return fmt.Errorf("%w: %v", errPermanent, err)
 			}
 			req.Payload = body
+			// The plan's prompt, rendered here: a plugin sends these
+			// messages as they are, and reads the payload if it wants.
+			if req.Messages, err = chatMessages(role, in, body); err != nil {
+				return fmt.Errorf("%w: the %s role's prompt: %v", errPermanent, role.Name, err)
+			}
 		}
 		hold := callHold(role)
 		if err := r.budget.ReserveLLM(hold, role); err != nil {

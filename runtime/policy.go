@@ -22,7 +22,7 @@ type updateReservation struct {
 
 // batchLine is one line of an update's batch file (JSONL): one sampled
 // proposal with its group, reward and group-relative advantage. Prompt is
-// the chat the proposer was served (payload.Chat of State, the proposer
+// the chat the proposer was served (RenderChat of State, the proposer
 // request the proposal was sampled from) and Completion the answer as the
 // runtime read it, re-encoded: the text to reinforce.
 type batchLine struct {
@@ -182,7 +182,7 @@ func (r *rlLoop) prepareUpdate(t int, key string, samples []plugins.Sample) (*pl
 		return nil, "", nil, err
 	}
 	batch := filepath.Join(dir, "batch.jsonl")
-	if err := writeBatch(batch, t+1, samples); err != nil {
+	if err := writeBatch(batch, ro, t+1, samples); err != nil {
 		return nil, "", nil, err
 	}
 	// The adapter the batch was sampled from, as the proposer's plugin

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/assay-lang/assay/compiler/plan"
 	"github.com/assay-lang/assay/plugins"
 	"github.com/assay-lang/assay/plugins/payload"
 )
@@ -53,7 +54,7 @@ func TestWriteBatchIsTheEncodersFormat(t *testing.T) {
 		{State: shared, Group: "g/s0", Reward: 0.1, Advantage: 0.2},
 	}
 	path := filepath.Join(t.TempDir(), "batch.jsonl")
-	if err := writeBatch(path, 7, samples); err != nil {
+	if err := writeBatch(path, &plan.Role{Name: "proposer", Kind: plugins.RolePropose}, 7, samples); err != nil {
 		t.Fatal(err)
 	}
 	got, err := os.ReadFile(path)
@@ -62,5 +63,27 @@ func TestWriteBatchIsTheEncodersFormat(t *testing.T) {
 	}
 	if d := cmp.Diff(encoderBatch(t, 7, samples), string(got)); d != "" {
 		t.Errorf("batch file (-encoding/json +writeBatch):\n%s", d)
+	}
+}
+
+// TestWriteBatchOwnPrompt: a batch's prompt is the proposer's own
+// template rendered over the state, as its calls were sent.
+func TestWriteBatchOwnPrompt(t *testing.T) {
+	ro := &plan.Role{Name: "pol", Kind: plugins.RolePropose, Prompt: &plan.Prompt{System: "You are {{.Role}}.", User: "Task {{.Task.Name}}, {{.N}} ideas."}}
+	path := filepath.Join(t.TempDir(), "batch.jsonl")
+	if err := writeBatch(path, ro, 1, []plugins.Sample{{State: `{"task":"t9","state":"s","knobs":null,"n":3}`, Group: "g"}}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var line batchLine
+	if err := json.Unmarshal(b, &line); err != nil {
+		t.Fatal(err)
+	}
+	want := []payload.Message{{Role: "system", Content: "You are pol."}, {Role: "user", Content: "Task t9, 3 ideas."}}
+	if d := cmp.Diff(want, line.Prompt); d != "" {
+		t.Errorf("batch prompt (-want +got):\n%s", d)
 	}
 }

@@ -58,6 +58,7 @@ var Codes = []Code{
 	{codeFormat, "the spec's language cannot be told from its file name: name specs *.hcl, *.cue, *.json, *.yaml or *.yml"},
 	{codeExtends, "the base spec that extends names cannot be read, is not a regular file or a CUE package directory, is not a spec, or extends is not a path to a .hcl or .cue spec"},
 	{codeExtendsCycle, "specs extend each other in a cycle"},
+	{codePromptFile, "a role's prompt file cannot be read: it is missing, not a regular file, or over 256 KiB"},
 }
 
 // Load reads the spec at path with the front end its extension selects and
@@ -70,6 +71,7 @@ var Codes = []Code{
 func Load(path string, opts Options) (*spec.Spec, Sources, diag.Diagnostics) {
 	r := &resolver{opts: opts, src: Sources{}, declared: map[string]bool{}}
 	s, ds := r.load(path, nil, diag.Range{}, nil)
+	ds = append(ds, r.readPrompts(s)...)
 	ds = append(ds, r.unknownVars()...)
 	ds = ds.Dedup()
 	ds.Sort()
