@@ -5,11 +5,10 @@ import (
 	"regexp"
 	"regexp/syntax"
 
+	"github.com/assay-lang/assay/base/prompt"
 	"github.com/assay-lang/assay/compiler/plan"
 	"github.com/assay-lang/assay/lang/diag"
 	"github.com/assay-lang/assay/lang/spec"
-	"github.com/assay-lang/assay/plugins"
-	"github.com/assay-lang/assay/plugins/payload"
 )
 
 // maxAnswerPattern bounds a verdict pattern's length; maxReasks how often
@@ -42,7 +41,7 @@ func (k *checker) rolePrompt(r *spec.Role) {
 					WithDetail("Prompt files are read when the spec is loaded from disk (lang/load); load the spec with its files, or write the template inline."))
 			case m.file.Set && m.path != "":
 				rng := diag.Range{Filename: m.path, Start: diag.Pos{Line: 1, Column: 1}}
-				k.template(r, m.name, payload.TrimTemplate(m.text), rng, true)
+				k.template(r, m.name, prompt.TrimTemplate(m.text), rng, true)
 			}
 		}
 	}
@@ -50,7 +49,7 @@ func (k *checker) rolePrompt(r *spec.Role) {
 		at := k.at(a.Range, r.NameRange)
 		if a.Format.V == "pattern" {
 			switch {
-			case r.Kind.V != plugins.RoleCritic:
+			case r.Kind.V != prompt.KindCritic:
 				k.add(diag.Errorf(CodeNotApplicable, a.Format.Range, "role %q: answer format \"pattern\" reads a critic's verdict, but the role is a %s", r.Name, r.Kind.V).
 					WithDetail("Only a critic's answer can be read by a pattern; remove format, or use it on a critic role."))
 			case !a.Pattern.Set:
@@ -74,10 +73,10 @@ func (k *checker) rolePrompt(r *spec.Role) {
 // file's error is at its own line and column; an inline one's is counted
 // from where the string starts.
 func (k *checker) template(r *spec.Role, which, text string, at diag.Range, file bool) {
-	if payload.VarsType(r.Kind.V) == nil {
+	if prompt.VarsType(r.Kind.V) == nil {
 		return // an unknown kind is refused elsewhere
 	}
-	e := payload.CheckTemplate(r.Kind.V, text)
+	e := prompt.CheckTemplate(r.Kind.V, text)
 	if e == nil {
 		return
 	}
@@ -96,7 +95,7 @@ func (k *checker) template(r *spec.Role, which, text string, at diag.Range, file
 }
 
 func varNames(kind string) string {
-	t := payload.VarsType(kind)
+	t := prompt.VarsType(kind)
 	out := ""
 	for i := 0; i < t.NumField(); i++ {
 		if i > 0 {
@@ -131,24 +130,24 @@ func (k *checker) answerPattern(r *spec.Role, v spec.Val[string]) {
 // lowerPrompt resolves a role's prompt: each template the spec's, else
 // Assay's default for the role kind.
 func lowerPrompt(r *spec.Role) *plan.Prompt {
-	def, ok := payload.DefaultTemplates(r.Kind.V)
+	def, ok := prompt.Defaults(r.Kind.V)
 	if !ok {
 		return nil
 	}
-	from := fmt.Sprintf("default v%d", payload.PromptVersion)
+	from := fmt.Sprintf("default v%d", prompt.Version)
 	out := &plan.Prompt{System: def.System, User: def.User, SystemFrom: from, UserFrom: from}
 	if p := r.Prompt; p != nil {
 		switch {
 		case p.System.Set:
 			out.System, out.SystemFrom = p.System.V, "inline"
 		case p.SystemFile.Set:
-			out.System, out.SystemFrom = payload.TrimTemplate(p.SystemText), p.SystemFile.V
+			out.System, out.SystemFrom = prompt.TrimTemplate(p.SystemText), p.SystemFile.V
 		}
 		switch {
 		case p.User.Set:
 			out.User, out.UserFrom = p.User.V, "inline"
 		case p.UserFile.Set:
-			out.User, out.UserFrom = payload.TrimTemplate(p.UserText), p.UserFile.V
+			out.User, out.UserFrom = prompt.TrimTemplate(p.UserText), p.UserFile.V
 		}
 	}
 	return out

@@ -20,6 +20,12 @@ import (
 // the caller marks its candidate failed and goes on.
 var errCallFailed = errors.New("call failed")
 
+// errUnparsed is an LLM call whose answer could not be read, however often
+// it was asked (plan.Answer.Reasks). It is a failed call to every caller
+// but a critic's vote, which leaves it out of the verdict and counts it
+// (MeasuredRole.Unparsed) rather than read it as the worst label.
+var errUnparsed = fmt.Errorf("answer unparsed: %w", errCallFailed)
+
 // maxFailedCalls is how many LLM calls in a row may fail before the run
 // stops: a plugin that fails every call is broken, not unlucky.
 const maxFailedCalls = 5
@@ -57,6 +63,10 @@ func (r *service) completeAs(roleName, key string, in, out any, untrained bool) 
 			if c.Failed != "" {
 				return fmt.Errorf("%s call %s: %w: %s", role.Name, key, errCallFailed, c.Failed)
 			}
+			if c.Unparsed != "" {
+				r.measured.unparsed(role.Name)
+				return fmt.Errorf("%s call %s: %w: %s", role.Name, key, errUnparsed, c.Unparsed)
+			}
 			return payload.Decode(c.Payload, out)
 		}
 	}
@@ -74,11 +84,60 @@ func (r *service) completeAs(roleName, key string, in, out any, untrained bool) 
 	if kind == plugins.RolePropose && !untrained {
 		req.State = r.policy.of(role.Name)
 	}
-	var resp *plugins.CompleteResponse
 	// used sums what the call's plugin calls were charged, in tokens.
 	var used plugins.Usage
 	var breach string
 	callStart := r.opts.Clock.Now()
+	var resp *plugins.CompleteResponse
+	var err error
+	// An answer that cannot be read is asked again, with a seed of its
+	// own, as often as the role's answer block allows (each ask held and
+	// charged like any call); then the call is unparsed.
+	reasks := 0
+	if role.Answer != nil {
+		reasks = role.Answer.Reasks
+	}
+	for ask := 0; ask <= reasks; ask++ {
+		if ask > 0 {
+			req.Seed = int64(derive(r.v.Seed, fmt.Sprintf("%s/reask/%d", key, ask)) >> 1)
+			r.measured.reask(role.Name)
+		}
+		resp, err = r.send(role, req, in, out, &used, &breach)
+		if !errors.Is(err, plugins.ErrUnparsed) || r.ctx.Err() != nil {
+			break
+		}
+	}
+	if errors.Is(err, plugins.ErrUnparsed) && r.ctx.Err() == nil {
+		r.progress.logf("%s call %s: the answer cannot be read after %d asks; counting it unparsed: %v", role.Name, key, reasks+1, err)
+		r.countCall(role, used.In, used.Out)
+		r.measured.unparsed(role.Name)
+		if jerr := r.appendCall(key, callRecord{Role: role.Name, Unparsed: err.Error(), In: used.In, Out: used.Out, Breach: breach}); jerr != nil {
+			return jerr
+		}
+		return fmt.Errorf("%s call %s: %w: %v", role.Name, key, errUnparsed, err)
+	}
+	if err != nil {
+		if r.ctx.Err() != nil || errors.Is(err, ErrBudget) || isPermanent(err) || r.n.callFailed() >= maxFailedCalls {
+			return fmt.Errorf("%s call %s: %w", role.Name, key, err)
+		}
+		r.progress.logf("%s call %s failed; marking it failed and going on: %v", role.Name, key, err)
+		r.countCall(role, used.In, used.Out)
+		if jerr := r.appendCall(key, callRecord{Role: role.Name, Failed: err.Error(), In: used.In, Out: used.Out, Breach: breach}); jerr != nil {
+			return jerr
+		}
+		return fmt.Errorf("%s call %s: %w: %v", role.Name, key, errCallFailed, err)
+	}
+	r.n.callSucceeded()
+	secs := r.opts.Clock.Now().Sub(callStart).Seconds()
+	r.countCall(role, used.In, used.Out)
+	return r.appendCall(key, callRecord{Role: role.Name, Payload: resp.Payload, In: used.In, Out: used.Out, Seconds: secs, Breach: breach})
+}
+
+// send makes one plugin call of a role's request, holding its worst case
+// against the dollar cap and charging what it reports into used; breach
+// says how a report broke its hold.
+func (r *service) send(role *plan.Role, req *plugins.CompleteRequest, in, out any, used *plugins.Usage, breach *string) (*plugins.CompleteResponse, error) {
+	var resp *plugins.CompleteResponse
 	err := r.plugins.call(role.Plugin, func(inst Instance) error {
 		l := inst.LLM()
 		if l == nil {
@@ -106,39 +165,28 @@ func (r *service) completeAs(roleName, key string, in, out any, untrained bool) 
 		r.budget.SettleLLM(hold, callUSD(role, c.In, c.Out))
 		used.In, used.Out = used.In+c.In, used.Out+c.Out
 		if c.over != "" {
-			if breach == "" {
-				breach = fmt.Sprintf("the dollar cap stops the run: a %s call was reported to use %s, more than the %s it can cost (%d attempts of at most %d tokens in and %d out at its prices); it was charged %s",
+			if *breach == "" {
+				*breach = fmt.Sprintf("the dollar cap stops the run: a %s call was reported to use %s, more than the %s it can cost (%d attempts of at most %d tokens in and %d out at its prices); it was charged %s",
 					role.Name, c.over, dollars(hold), max(role.Attempts, 1), tokenBound(role.TokensIn.High), tokenBound(role.TokensOut.High), dollars(hold))
 			}
-			if r.budget.breach(breach) {
+			if r.budget.breach(*breach) {
 				// Durable before anything else is reserved: a resume stops
 				// here too, whatever order it asks for calls in.
-				if jerr := r.j.SetMeta(metaBreach, breach); jerr != nil {
+				if jerr := r.j.SetMeta(metaBreach, *breach); jerr != nil {
 					return fmt.Errorf("%w: %v", errPermanent, jerr)
 				}
 			}
 		}
 		if err == nil {
-			// A malformed answer is retried like a crash: sampling may fix it.
-			err = payload.Decode(resp.Payload, out)
+			// A payload that does not decode is an answer that cannot be
+			// read, whoever parsed it.
+			if err = payload.Decode(resp.Payload, out); err != nil {
+				err = plugins.WithKind(plugins.ErrUnparsed, err)
+			}
 		}
 		return err
 	})
-	if err != nil {
-		if r.ctx.Err() != nil || errors.Is(err, ErrBudget) || isPermanent(err) || r.n.callFailed() >= maxFailedCalls {
-			return fmt.Errorf("%s call %s: %w", role.Name, key, err)
-		}
-		r.progress.logf("%s call %s failed; marking it failed and going on: %v", role.Name, key, err)
-		r.countCall(role, used.In, used.Out)
-		if jerr := r.appendCall(key, callRecord{Role: role.Name, Failed: err.Error(), In: used.In, Out: used.Out, Breach: breach}); jerr != nil {
-			return jerr
-		}
-		return fmt.Errorf("%s call %s: %w: %v", role.Name, key, errCallFailed, err)
-	}
-	r.n.callSucceeded()
-	secs := r.opts.Clock.Now().Sub(callStart).Seconds()
-	r.countCall(role, used.In, used.Out)
-	return r.appendCall(key, callRecord{Role: role.Name, Payload: resp.Payload, In: used.In, Out: used.Out, Seconds: secs, Breach: breach})
+	return resp, err
 }
 
 // metaBreach is the journal meta key that keeps how reported usage broke
@@ -265,7 +313,7 @@ func (p *policyStore) set(role string, st []byte) {
 // MarshalJSON writes a call record without reflection: one is journaled
 // per LLM call.
 func (c callRecord) MarshalJSON() ([]byte, error) {
-	b := make([]byte, 0, 48+len(c.Role)+len(c.Payload)+len(c.Failed)+len(c.Breach))
+	b := make([]byte, 0, 48+len(c.Role)+len(c.Payload)+len(c.Failed)+len(c.Unparsed)+len(c.Breach))
 	b = append(b, `{"role":`...)
 	b = appendJSONString(b, c.Role)
 	if len(c.Payload) > 0 {
@@ -282,6 +330,10 @@ func (c callRecord) MarshalJSON() ([]byte, error) {
 	if c.Failed != "" {
 		b = append(b, `,"failed":`...)
 		b = appendJSONString(b, c.Failed)
+	}
+	if c.Unparsed != "" {
+		b = append(b, `,"unparsed":`...)
+		b = appendJSONString(b, c.Unparsed)
 	}
 	if c.Breach != "" {
 		b = append(b, `,"breach":`...)
@@ -314,6 +366,8 @@ type callRecord struct {
 	In      int             `json:"in"`
 	Out     int             `json:"out"`
 	Failed  string          `json:"failed,omitempty"`
+	// Unparsed says why the call's answer could not be read.
+	Unparsed string `json:"unparsed,omitempty"`
 	// Breach says how the call's reported usage broke what it held; a
 	// resumed run stops at the cap again.
 	Breach string `json:"breach,omitempty"`

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"github.com/assay-lang/assay/base/prompt"
 	"github.com/assay-lang/assay/compiler/plan"
 	"github.com/assay-lang/assay/plugins"
 	"github.com/assay-lang/assay/plugins/payload"
@@ -13,9 +14,9 @@ import (
 // through it, so a proposer is trained on exactly what it was served, and
 // `assay prompt` shows the same.
 func RenderChat(role *plan.Role, in any, body []byte) ([]payload.Message, error) {
-	t, ok := payload.DefaultTemplates(role.Kind)
+	t, ok := prompt.Defaults(role.Kind)
 	if p := role.Prompt; p != nil {
-		t, ok = payload.Templates{System: p.System, User: p.User}, true
+		t, ok = prompt.Templates{System: p.System, User: p.User}, true
 	}
 	if !ok {
 		return payload.Chat(role.Kind, nil, body)
@@ -24,7 +25,7 @@ func RenderChat(role *plan.Role, in any, body []byte) ([]payload.Message, error)
 	if err != nil {
 		return nil, err
 	}
-	return payload.Render(role.Name, t, vars)
+	return prompt.Render(role.Name, t, vars)
 }
 
 // chatMessages is RenderChat as a request's messages.

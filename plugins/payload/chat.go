@@ -6,24 +6,19 @@ import (
 	"fmt"
 	"reflect"
 
+	"github.com/assay-lang/assay/base/prompt"
 	"github.com/assay-lang/assay/plugins"
 )
-
-// Message is one chat message.
-type Message struct {
-	Role    string `json:"role"`
-	Content string `json:"content"`
-}
 
 // Chat is the chat a served model is sent for a role call when the caller
 // gives no rendered messages: Assay's default system template, the
 // caller's own messages, then the default user template over the payload
-// (DefaultTemplates). The runtime renders a plan's templates itself
-// (Render) and sends those messages instead.
+// (prompt.Defaults). The runtime renders a plan's templates itself
+// (prompt.Render) and sends those messages instead.
 func Chat(role string, messages []Message, body []byte) ([]Message, error) {
-	t, ok := DefaultTemplates(role)
+	t, ok := prompt.Defaults(role)
 	if !ok {
-		t = Templates{System: "Answer with a single JSON object. Reply with the JSON object only.", User: "Input:\n{{.Input}}"}
+		t = prompt.Templates{System: "Answer with a single JSON object. Reply with the JSON object only.", User: "Input:\n{{.Input}}"}
 	}
 	var vars any
 	switch {
@@ -38,21 +33,21 @@ func Chat(role string, messages []Message, body []byte) ([]Message, error) {
 		if err := json.Indent(&buf, body, "", "  "); err != nil {
 			return nil, fmt.Errorf("the %s payload is not JSON: %v", role, err)
 		}
-		vars = &SummarizeVars{Input: buf.String()}
+		vars = &prompt.SummarizeVars{Input: buf.String()}
 	case role == plugins.RoleCritic:
 		return nil, fmt.Errorf("the critic payload's labels %q is not %q or %q", "", Labels3, Labels5)
 	case ok:
-		vars = reflect.New(VarsType(role)).Interface()
+		vars = reflect.New(prompt.VarsType(role)).Interface()
 	default:
-		vars = &SummarizeVars{}
+		vars = &prompt.SummarizeVars{}
 	}
-	sys, err := Render(role, Templates{System: t.System}, vars)
+	sys, err := prompt.Render(role, prompt.Templates{System: t.System}, vars)
 	if err != nil {
 		return nil, err
 	}
 	msgs := append(sys, messages...)
 	if len(body) > 0 {
-		user, err := Render(role, Templates{User: t.User}, vars)
+		user, err := prompt.Render(role, prompt.Templates{User: t.User}, vars)
 		if err != nil {
 			return nil, err
 		}

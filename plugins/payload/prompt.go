@@ -2,138 +2,13 @@ package payload
 
 import (
 	"bytes"
-	"embed"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"reflect"
-	"strings"
-	"sync"
-	"text/template"
 
+	"github.com/assay-lang/assay/base/prompt"
 	"github.com/assay-lang/assay/plugins"
 )
-
-// PromptVersion is the version of the default templates in prompts/. A
-// change of their text bumps it, so a plan's From says which text it holds.
-const PromptVersion = 1
-
-// MaxPromptBytes bounds what one rendered message may hold: a template
-// that ranges over a large input cannot grow without end.
-const MaxPromptBytes = 4 << 20
-
-//go:embed prompts/*.tmpl
-var defaultPrompts embed.FS
-
-// Templates are a role's prompt: Go text/template texts of its system and
-// user messages, over the role kind's variables (VarsType).
-type Templates struct {
-	System string `json:"system"`
-	User   string `json:"user"`
-}
-
-// DefaultTemplates are Assay's own templates for a role kind (an
-// implementer shares the builder's).
-func DefaultTemplates(kind string) (Templates, bool) {
-	if kind == plugins.RoleImplement {
-		kind = plugins.RoleBuild
-	}
-	sys, err1 := defaultPrompts.ReadFile("prompts/" + kind + ".system.tmpl")
-	user, err2 := defaultPrompts.ReadFile("prompts/" + kind + ".user.tmpl")
-	if err1 != nil || err2 != nil {
-		return Templates{}, false
-	}
-	return Templates{System: TrimTemplate(string(sys)), User: TrimTemplate(string(user))}, true
-}
-
-// TrimTemplate drops one final newline: a template file ends with one,
-// which is no part of its message.
-func TrimTemplate(s string) string {
-	s = strings.TrimSuffix(s, "\n")
-	return strings.TrimSuffix(s, "\r")
-}
-
-// Task is what a template knows of the task.
-type Task struct {
-	Name string
-	Env  string
-}
-
-// ProposeVars are a proposer's template variables.
-type ProposeVars struct {
-	Role string
-	Task Task
-	// Parent is the current solution (nil: the task's baseline).
-	Parent       *plugins.Proposal
-	History      []Record
-	Records      []Record
-	Inspirations []Record
-	Knobs        []plugins.Knob
-	N            int
-	// Input is the whole request as indented JSON.
-	Input string
-}
-
-// PredictVars are a world model's (rwm) template variables.
-type PredictVars struct {
-	Role     string
-	Task     Task
-	Records  []Record
-	Parent   *plugins.Proposal
-	Proposal plugins.Proposal
-	Input    string
-}
-
-// CritiqueVars are a critic's template variables. Labels is the label set
-// best first, LabelSpace its name (3way or 5way).
-type CritiqueVars struct {
-	Role       string
-	Task       Task
-	Parent     plugins.Proposal
-	Child      plugins.Proposal
-	Summary    string
-	Labels     []string
-	LabelSpace string
-	Records    []Record
-	Input      string
-}
-
-// SummarizeVars are a summarizer's template variables.
-type SummarizeVars struct {
-	Role     string
-	Task     Task
-	Proposal plugins.Proposal
-	Input    string
-}
-
-// BuildVars are a builder's or implementer's template variables.
-type BuildVars struct {
-	Role     string
-	Task     Task
-	Proposal plugins.Proposal
-	Knobs    []plugins.Knob
-	Repair   int
-	Failure  string
-	Input    string
-}
-
-// VarsType is the type of a role kind's template variables; nil for an
-// unknown kind.
-func VarsType(kind string) reflect.Type {
-	switch kind {
-	case plugins.RolePropose:
-		return reflect.TypeFor[ProposeVars]()
-	case plugins.RolePredict:
-		return reflect.TypeFor[PredictVars]()
-	case plugins.RoleCritic:
-		return reflect.TypeFor[CritiqueVars]()
-	case plugins.RoleSummarize:
-		return reflect.TypeFor[SummarizeVars]()
-	case plugins.RoleBuild, plugins.RoleImplement:
-		return reflect.TypeFor[BuildVars]()
-	}
-	return nil
-}
 
 // NewVars makes a role call's template variables from its request, a
 // value or pointer of the role kind's request type, or nil to decode body.
@@ -159,21 +34,29 @@ func NewVars(kind string, in any, body []byte) (any, error) {
 	}
 	switch r := in.(type) {
 	case ProposeRequest:
-		return &ProposeVars{Task: Task{r.Task, r.Env}, Parent: r.Parent, History: r.History, Records: r.Records,
-			Inspirations: r.Inspirations, Knobs: r.Knobs, N: r.N, Input: input}, nil
+		return &prompt.ProposeVars{Task: prompt.Task{Name: r.Task, Env: r.Env}, Parent: proposalPtr(r.Parent), History: records(r.History), Records: records(r.Records),
+			Inspirations: records(r.Inspirations), Knobs: knobs(r.Knobs), N: r.N, Input: input}, nil
 	case PredictRequest:
-		return &PredictVars{Task: Task{r.Task, r.Env}, Records: r.Records, Parent: r.Parent, Proposal: r.Proposal, Input: input}, nil
+		return &prompt.PredictVars{Task: prompt.Task{Name: r.Task, Env: r.Env}, Records: records(r.Records), Parent: proposalPtr(r.Parent), Proposal: prompt.Proposal(r.Proposal), Input: input}, nil
 	case CritiqueRequest:
+		if r.Verdict != "" {
+			// How the answer is read is no part of what the critic judges.
+			r.Verdict = ""
+			var b bytes.Buffer
+			raw, _ := json.Marshal(r)
+			json.Indent(&b, raw, "", "  ")
+			input = b.String()
+		}
 		labels := LabelSet(r.Labels)
 		if labels == nil {
 			return nil, fmt.Errorf("the critic payload's labels %q is not %q or %q", r.Labels, Labels3, Labels5)
 		}
-		return &CritiqueVars{Task: Task{r.Task, r.Env}, Parent: r.Parent, Child: r.Child, Summary: r.Summary,
-			Labels: labels, LabelSpace: r.Labels, Records: r.Records, Input: input}, nil
+		return &prompt.CritiqueVars{Task: prompt.Task{Name: r.Task, Env: r.Env}, Parent: prompt.Proposal(r.Parent), Child: prompt.Proposal(r.Child), Summary: r.Summary,
+			Labels: labels, LabelSpace: r.Labels, Records: records(r.Records), Input: input}, nil
 	case SummarizeRequest:
-		return &SummarizeVars{Task: Task{Name: r.Task}, Proposal: r.Proposal, Input: input}, nil
+		return &prompt.SummarizeVars{Task: prompt.Task{Name: r.Task}, Proposal: prompt.Proposal(r.Proposal), Input: input}, nil
 	case ImplementRequest:
-		return &BuildVars{Task: Task{r.Task, r.Env}, Proposal: r.Proposal, Knobs: r.Knobs, Repair: r.Repair, Failure: r.Failure, Input: input}, nil
+		return &prompt.BuildVars{Task: prompt.Task{Name: r.Task, Env: r.Env}, Proposal: prompt.Proposal(r.Proposal), Knobs: knobs(r.Knobs), Repair: r.Repair, Failure: r.Failure, Input: input}, nil
 	}
 	return nil, fmt.Errorf("no prompt variables for a %T of the %s role", in, kind)
 }
@@ -194,85 +77,35 @@ func requestFor(kind string) (any, error) {
 	return nil, fmt.Errorf("no prompt for role kind %q", kind)
 }
 
-// funcs are the functions a template may call besides text/template's
-// builtins; none reads a file, the environment or runs a program.
-var funcs = template.FuncMap{
-	"json": func(v any) (string, error) {
-		b, err := json.Marshal(v)
-		return string(b), err
-	},
-	"join": strings.Join,
+// Message is one chat message.
+type Message = prompt.Message
+
+func proposalPtr(p *plugins.Proposal) *prompt.Proposal {
+	if p == nil {
+		return nil
+	}
+	q := prompt.Proposal(*p)
+	return &q
 }
 
-// ParseTemplate parses one template text as Assay renders it.
-func ParseTemplate(name, text string) (*template.Template, error) {
-	return template.New(name).Funcs(funcs).Option("missingkey=error").Parse(text)
+func records(rs []Record) []prompt.Record {
+	if rs == nil {
+		return nil
+	}
+	out := make([]prompt.Record, len(rs))
+	for i, r := range rs {
+		out[i] = prompt.Record{Task: r.Task, Env: r.Env, Proposal: prompt.Proposal(r.Proposal), Gain: r.Gain, Infeasible: r.Infeasible, Predicted: r.Predicted}
+	}
+	return out
 }
 
-// parsed caches parsed templates by text: a plan has a few, rendered on
-// every call.
-var parsed sync.Map // text -> *template.Template
-
-func parseCached(name, text string) (*template.Template, error) {
-	if t, ok := parsed.Load(text); ok {
-		return t.(*template.Template), nil
+func knobs(ks []plugins.Knob) []prompt.Knob {
+	if ks == nil {
+		return nil
 	}
-	t, err := ParseTemplate(name, text)
-	if err != nil {
-		return nil, err
+	out := make([]prompt.Knob, len(ks))
+	for i, k := range ks {
+		out[i] = prompt.Knob(k)
 	}
-	parsed.Store(text, t)
-	return t, nil
-}
-
-// Render renders a role call's messages: the system template, then the
-// user template, over vars (NewVars). A message that renders empty is
-// left out; one over MaxPromptBytes is an error.
-func Render(roleName string, t Templates, vars any) ([]Message, error) {
-	setRole(vars, roleName)
-	var msgs []Message
-	for _, m := range []struct{ role, text string }{{"system", t.System}, {"user", t.User}} {
-		tt, err := parseCached(m.role, m.text)
-		if err != nil {
-			return nil, fmt.Errorf("the %s template: %v", m.role, err)
-		}
-		w := &capped{max: MaxPromptBytes}
-		if err := tt.Execute(w, vars); err != nil {
-			if errors.Is(err, errTooLong) {
-				return nil, fmt.Errorf("the %s message renders to over %d bytes", m.role, MaxPromptBytes)
-			}
-			return nil, fmt.Errorf("rendering the %s template: %v", m.role, err)
-		}
-		if w.Len() > 0 {
-			msgs = append(msgs, Message{Role: m.role, Content: w.String()})
-		}
-	}
-	if len(msgs) == 0 {
-		return nil, errors.New("both templates render empty")
-	}
-	return msgs, nil
-}
-
-func setRole(vars any, name string) {
-	v := reflect.ValueOf(vars)
-	if v.Kind() == reflect.Pointer && !v.IsNil() {
-		if f := v.Elem().FieldByName("Role"); f.IsValid() && f.CanSet() && f.Kind() == reflect.String {
-			f.SetString(name)
-		}
-	}
-}
-
-var errTooLong = errors.New("message too long")
-
-// capped is a buffer that refuses to grow past max bytes.
-type capped struct {
-	bytes.Buffer
-	max int
-}
-
-func (c *capped) Write(p []byte) (int, error) {
-	if c.Len()+len(p) > c.max {
-		return 0, errTooLong
-	}
-	return c.Buffer.Write(p)
+	return out
 }

@@ -105,7 +105,8 @@ func (l *llm) complete(ctx context.Context, c *client, req *plugins.CompleteRequ
 		seed := req.Seed
 		creq.Seed = &seed
 	}
-	if c.cfg.JSONMode {
+	if c.cfg.JSONMode && verdictPattern(req) == "" {
+		// A critic whose verdict a pattern reads answers in free text.
 		creq.ResponseFormat = &responseFormat{Type: "json_object"}
 	}
 	resp, err := c.chat(ctx, creq, m)
@@ -121,8 +122,9 @@ func (l *llm) complete(ctx context.Context, c *client, req *plugins.CompleteRequ
 		if resp.Choices[0].FinishReason == "length" {
 			err = fmt.Errorf("%w (the answer was cut off at max_tokens %d; raise it)", err, req.MaxTokens)
 		}
-		// The answer was billed even though it is of no use.
-		return nil, plugins.WithUsage(fmt.Errorf("openai plugin, %s role, model %s: %w", req.Role, model, err), m.usage())
+		// The answer was billed even though it is of no use; the runtime
+		// may ask again (plugins.ErrUnparsed).
+		return nil, plugins.WithUsage(plugins.WithKind(plugins.ErrUnparsed, fmt.Errorf("openai plugin, %s role, model %s: %w", req.Role, model, err)), m.usage())
 	}
 	return &plugins.CompleteResponse{Text: text, Payload: answer, Usage: m.usage()}, nil
 }
@@ -194,6 +196,15 @@ func render(req *plugins.CompleteRequest) ([]chatMessage, error) {
 // against the role's response type and re-encodes it, dropping fields the
 // type does not have so that strict decoders downstream accept it.
 func parseAnswer(req *plugins.CompleteRequest, text string) ([]byte, error) {
+	if p := verdictPattern(req); p != "" {
+		var in payload.CritiqueRequest
+		json.Unmarshal(req.Payload, &in)
+		label, err := payload.ParseVerdict(p, in.Labels, text)
+		if err != nil {
+			return nil, fmt.Errorf("the critic's answer has no verdict: %v: %q", err, excerpt(text, 200))
+		}
+		return payload.Encode(&payload.CritiqueResponse{Label: label, Reason: excerpt(text, 500)})
+	}
 	raw := extractJSON(text)
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(raw), &obj); err != nil {
@@ -274,3 +285,16 @@ func extractJSON(text string) string {
 
 // New returns the plugin, for the assay binary to serve.
 func New() plugins.LLM { return newLLM() }
+
+// verdictPattern is the pattern a critic's verdict is read with, when its
+// payload names one (payload.CritiqueRequest.Verdict).
+func verdictPattern(req *plugins.CompleteRequest) string {
+	if req.Role != plugins.RoleCritic || len(req.Payload) == 0 {
+		return ""
+	}
+	var in struct {
+		Verdict string `json:"verdict"`
+	}
+	json.Unmarshal(req.Payload, &in)
+	return in.Verdict
+}

@@ -1,4 +1,4 @@
-package payload
+package prompt
 
 import (
 	"fmt"
@@ -34,7 +34,7 @@ func CheckTemplate(kind, text string) *TemplateError {
 	if root == nil {
 		return &TemplateError{Line: 1, Col: 1, Msg: fmt.Sprintf("no prompt for role kind %q", kind)}
 	}
-	t, err := ParseTemplate("prompt", text)
+	t, err := Parse("prompt", text)
 	if err != nil {
 		msg := err.Error()
 		e := &TemplateError{Line: 1, Col: 1, Msg: msg}
