@@ -68,7 +68,14 @@ type checker struct {
 	text string
 	root reflect.Type
 	err  *TemplateError
+	// ranges is how deep the node being checked is nested in ranges.
+	ranges int
 }
+
+// maxRangeDepth bounds nested ranges: a template's work is then at most
+// the inputs' sizes to that power, and a range over a number (Go 1.22's
+// {{range 1000000000}}) is refused, so no template renders for ever.
+const maxRangeDepth = 3
 
 func (c *checker) fail(pos parse.Pos, format string, args ...any) {
 	if c.err != nil {
@@ -116,6 +123,18 @@ func (c *checker) branch(b *parse.BranchNode, dot reflect.Type, vars map[string]
 		body = t
 	}
 	if isRange {
+		if len(b.Pipe.Cmds) == 1 && len(b.Pipe.Cmds[0].Args) == 1 {
+			if _, num := b.Pipe.Cmds[0].Args[0].(*parse.NumberNode); num {
+				c.fail(b.Position(), "range over a number: a prompt ranges over its variables' lists and maps only")
+			}
+		}
+		if t != nil && t.Kind() >= reflect.Int && t.Kind() <= reflect.Float64 {
+			c.fail(b.Position(), "range over a number: a prompt ranges over its variables' lists and maps only")
+		}
+		if c.ranges++; c.ranges > maxRangeDepth {
+			c.fail(b.Position(), "ranges nested more than %d deep", maxRangeDepth)
+		}
+		defer func() { c.ranges-- }()
 		var key reflect.Type
 		key, body = elemTypes(t)
 		if d := b.Pipe.Decl; len(d) == 2 {
@@ -171,6 +190,8 @@ func (c *checker) arg(a parse.Node, dot reflect.Type, vars map[string]reflect.Ty
 		return c.fields(a.Position(), t, a.Field, "(...).")
 	case *parse.PipeNode:
 		return c.pipe(a, dot, vars)
+	case *parse.NumberNode:
+		return reflect.TypeFor[float64]() // so that a variable holding one cannot be ranged over
 	}
 	return nil
 }

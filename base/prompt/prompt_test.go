@@ -18,6 +18,11 @@ func TestCheckTemplate(t *testing.T) {
 		{KindSummarize, "{{.Task.Desc}}", "1:8: .Task.Desc: a Task has no Desc"},
 		{KindCritic, "line\n{{.Labels", "2:1: unclosed action"},
 		{KindCritic, `{{env "HOME"}}`, `function "env" not defined`},
+		{KindCritic, `x{{range 1000000000}}{{end}}`, `1:10: range over a number`},
+		{KindPropose, `{{range .N}}{{end}}`, `range over a number`},
+		{KindPropose, `{{$n := 1000000000000}}{{range $n}}{{end}}`, `range over a number`},
+		{KindPropose, `{{range .History}}{{range $.History}}{{range $.Records}}{{range $.Inspirations}}{{end}}{{end}}{{end}}{{end}}`, `nested more than 3 deep`},
+		{KindPropose, `{{range .History}}{{range $.History}}{{range $.Records}}{{.Gain}}{{end}}{{end}}{{end}}`, ""},
 	}
 	for _, c := range cases {
 		err := CheckTemplate(c.kind, c.text)
@@ -51,4 +56,19 @@ func TestDefaultTemplatesCheck(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzCheckTemplate: a template from a spec is checked and rendered
+// without a panic, whatever its text.
+func FuzzCheckTemplate(f *testing.F) {
+	f.Add("{{range $i, $r := .History}}{{$i}} {{$r.Proposal.Text}}{{end}}")
+	f.Add("{{with .Parent}}{{.Edits}}{{else}}x{{end}}{{json .Knobs}}{{join .Knobs}}")
+	f.Add("{{define \"a\"}}{{.X}}{{end}}{{template \"a\" .Task}}")
+	f.Add("{{.Task.Name")
+	f.Fuzz(func(t *testing.T, text string) {
+		if CheckTemplate(KindPropose, text) != nil {
+			return
+		}
+		_, _ = Render("p", Templates{System: text}, &ProposeVars{N: 1, History: []Record{{Gain: 1}}})
+	})
 }
