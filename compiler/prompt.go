@@ -45,6 +45,23 @@ func (k *checker) rolePrompt(r *spec.Role) {
 			}
 		}
 	}
+	if p := r.Prompt; p != nil {
+		switch {
+		case p.Criteria.Set && p.CriteriaFile.Set:
+			k.add(diag.Errorf(CodeConflict, p.CriteriaFile.Range, "role %q: prompt sets both criteria and criteria_file", r.Name).
+				WithDetail("Write the criteria inline or in a file, not both."))
+		case (p.Criteria.Set || p.CriteriaFile.Set) && r.Kind.V != prompt.KindCritic:
+			at := p.Criteria.Range
+			if p.CriteriaFile.Set {
+				at = p.CriteriaFile.Range
+			}
+			k.add(diag.Errorf(CodeNotApplicable, at, "role %q: criteria are a critic's, but the role is a %s", r.Name, r.Kind.V).
+				WithDetail("Remove criteria, or set them on a critic role."))
+		case p.CriteriaFile.Set && !p.Read:
+			k.add(diag.Errorf(CodeMissing, p.CriteriaFile.Range, "role %q: criteria file %s was not read", r.Name, p.CriteriaFile.V).
+				WithDetail("Prompt files are read when the spec is loaded from disk (lang/load); load the spec with its files, or write the criteria inline."))
+		}
+	}
 	if a := r.Answer; a != nil {
 		at := k.at(a.Range, r.NameRange)
 		if a.Format.V == "pattern" {
@@ -148,6 +165,12 @@ func lowerPrompt(r *spec.Role) *plan.Prompt {
 			out.User, out.UserFrom = p.User.V, "inline"
 		case p.UserFile.Set:
 			out.User, out.UserFrom = prompt.TrimTemplate(p.UserText), p.UserFile.V
+		}
+		switch {
+		case p.Criteria.Set:
+			out.Criteria, out.CriteriaFrom = p.Criteria.V, "inline"
+		case p.CriteriaFile.Set:
+			out.Criteria, out.CriteriaFrom = prompt.TrimTemplate(p.CriteriaText), p.CriteriaFile.V
 		}
 	}
 	return out

@@ -70,6 +70,8 @@ func init() {
 	specialFields["role.*.prompt.user"] = proveChanges(`  prompt { user = "{{.Input}}" }`, `  prompt { user = "{{.Child.Text}}" }`)
 	specialFields["role.*.prompt.system_file"] = proveFileChanges("system_file")
 	specialFields["role.*.prompt.user_file"] = proveFileChanges("user_file")
+	specialFields["role.*.prompt.criteria"] = proveChanges(`  prompt { criteria = "Soundness." }`, `  prompt { criteria = "Soundness, then cost." }`)
+	specialFields["role.*.prompt.criteria_file"] = proveFileChanges("criteria_file")
 	specialFields["role.*.answer.format"] = proveChanges(`  answer { reasks = 1 }`, "  answer {\n    format = \"pattern\"\n    pattern = \"verdict: (\\\\w+)\"\n    reasks = 1\n  }")
 	specialFields["role.*.answer.pattern"] = proveChanges("  answer {\n    format = \"pattern\"\n    pattern = \"verdict: (\\\\w+)\"\n  }", "  answer {\n    format = \"pattern\"\n    pattern = \"Verdict: (\\\\w+)\"\n  }")
 	specialFields["role.*.answer.reasks"] = proveChanges(`  answer { reasks = 1 }`, `  answer { reasks = 2 }`)
@@ -109,6 +111,15 @@ func TestPromptRefused(t *testing.T) {
 		if !strings.Contains(at, c.at) || !strings.Contains(hit.Summary, c.msg) {
 			t.Errorf("%s: got %s: %s, want %s: ...%s", c.block, at, hit.Summary, c.at, c.msg)
 		}
+	}
+}
+
+// Criteria are a critic's.
+func TestCriteriaCriticOnly(t *testing.T) {
+	src, _ := mutate(t, readBase(t), "role \"builder\" {\n", "role \"builder\" {\n  prompt {\n    criteria = \"x\"\n  }\n")
+	_, ds := promptPlan(t, t.TempDir(), "s.hcl", src)
+	if !strings.Contains(ds.Format(0), CodeNotApplicable) || !strings.Contains(ds.Format(0), "criteria are a critic's") {
+		t.Errorf("a builder's criteria were not refused:\n%s", ds.Format(0))
 	}
 }
 

@@ -25,6 +25,9 @@ func RenderChat(role *plan.Role, in any, body []byte) ([]payload.Message, error)
 	if err != nil {
 		return nil, err
 	}
+	if cv, ok := vars.(*prompt.CritiqueVars); ok && role.Prompt != nil {
+		cv.Criteria = role.Prompt.Criteria
+	}
 	return prompt.Render(role.Name, t, vars)
 }
 

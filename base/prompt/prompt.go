@@ -138,7 +138,10 @@ type CritiqueVars struct {
 	Labels     []string
 	LabelSpace string
 	Records    []Record
-	Input      string
+	// Criteria are the task understanding and criteria the spec gives
+	// the critic (its prompt block's criteria), empty when it gives none.
+	Criteria string
+	Input    string
 }
 
 // SummarizeVars are a summarizer's template variables.

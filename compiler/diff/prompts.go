@@ -11,10 +11,10 @@ import (
 // promptChanges are the roles whose prompt templates differ, by their
 // text: a prompt file edited in place leaves the spec tree as it was, and
 // a new default template changes no field at all. Each shows as
-// role.NAME.prompt.system_text or user_text, with where the text came
+// role.NAME.prompt.system_text, user_text or criteria_text, with where the text came
 // from and its digest.
 func promptChanges(op, np *plan.Plan) []FieldChange {
-	type texts struct{ system, user, systemFrom, userFrom string }
+	type texts struct{ system, user, systemFrom, userFrom, criteria, criteriaFrom string }
 	get := func(p *plan.Plan) map[string]texts {
 		m := map[string]texts{}
 		if len(p.Variants) == 0 {
@@ -22,7 +22,7 @@ func promptChanges(op, np *plan.Plan) []FieldChange {
 		}
 		for _, r := range p.Variants[0].Roles {
 			if r.Prompt != nil {
-				m[r.Name] = texts{r.Prompt.System, r.Prompt.User, r.Prompt.SystemFrom, r.Prompt.UserFrom}
+				m[r.Name] = texts{r.Prompt.System, r.Prompt.User, r.Prompt.SystemFrom, r.Prompt.UserFrom, r.Prompt.Criteria, r.Prompt.CriteriaFrom}
 			}
 		}
 		return m
@@ -43,6 +43,9 @@ func promptChanges(op, np *plan.Plan) []FieldChange {
 		}
 		if a.user != b.user {
 			out = append(out, FieldChange{Path: "role." + k + ".prompt.user_text", Kind: Changed, Old: describeText(a.userFrom, a.user), New: describeText(b.userFrom, b.user)})
+		}
+		if a.criteria != b.criteria {
+			out = append(out, FieldChange{Path: "role." + k + ".prompt.criteria_text", Kind: Changed, Old: describeText(a.criteriaFrom, a.criteria), New: describeText(b.criteriaFrom, b.criteria)})
 		}
 	}
 	return out

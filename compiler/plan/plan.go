@@ -311,6 +311,10 @@ type Prompt struct {
 	User       string `json:"user"`
 	SystemFrom string `json:"system_from"`
 	UserFrom   string `json:"user_from"`
+	// Criteria are a critic's criteria, which its templates read as
+	// .Criteria; CriteriaFrom says where they came from.
+	Criteria     string `json:"criteria,omitempty"`
+	CriteriaFrom string `json:"criteria_from,omitempty"`
 }
 
 // Answer is how a role's answer is read. Format "pattern" (critics): the

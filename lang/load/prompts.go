@@ -30,7 +30,7 @@ func (r *resolver) readPrompts(s *spec.Spec) diag.Diagnostics {
 		for _, f := range []struct {
 			v         spec.Val[string]
 			out, file *string
-		}{{p.SystemFile, &p.SystemText, &p.SystemPath}, {p.UserFile, &p.UserText, &p.UserPath}} {
+		}{{p.SystemFile, &p.SystemText, &p.SystemPath}, {p.UserFile, &p.UserText, &p.UserPath}, {p.CriteriaFile, &p.CriteriaText, &p.CriteriaPath}} {
 			if !f.v.Set {
 				continue
 			}

@@ -136,14 +136,18 @@ type Prompt struct {
 	SystemFile Val[string] `assay:"system_file" doc:"a file holding the system message's template, relative to the file that writes it"`
 	User       Val[string] `assay:"user" doc:"the user message's template, inline"`
 	UserFile   Val[string] `assay:"user_file" doc:"a file holding the user message's template, relative to the file that writes it"`
-	Range      diag.Range  `json:"-"`
+	// Criteria are a critic's task understanding and criteria, which its
+	// templates read as .Criteria.
+	Criteria     Val[string] `assay:"criteria" doc:"critic roles: the task understanding and criteria the critic judges by, inline; its templates read them as .Criteria"`
+	CriteriaFile Val[string] `assay:"criteria_file" doc:"critic roles: a file holding the criteria, relative to the file that writes it"`
+	Range        diag.Range  `json:"-"`
 
 	// SystemText and UserText are the files' contents and SystemPath and
 	// UserPath where they were read, set by the loader (lang/load); Read is
 	// set once it has read them.
-	SystemText, UserText string `json:"-"`
-	SystemPath, UserPath string `json:"-"`
-	Read                 bool   `json:"-"`
+	SystemText, UserText, CriteriaText string `json:"-"`
+	SystemPath, UserPath, CriteriaPath string `json:"-"`
+	Read                               bool   `json:"-"`
 }
 
 // Answer is how a role's answer is read.
