@@ -63,6 +63,9 @@ func (r *service) completeAs(roleName, key string, in, out any, untrained bool) 
 			if c.Failed != "" {
 				return fmt.Errorf("%s call %s: %w: %s", role.Name, key, errCallFailed, c.Failed)
 			}
+			for i := 0; i < c.Reasks; i++ {
+				r.measured.reask(role.Name)
+			}
 			if c.Unparsed != "" {
 				r.measured.unparsed(role.Name)
 				return fmt.Errorf("%s call %s: %w: %s", role.Name, key, errUnparsed, c.Unparsed)
@@ -97,7 +100,9 @@ func (r *service) completeAs(roleName, key string, in, out any, untrained bool) 
 	if role.Answer != nil {
 		reasks = role.Answer.Reasks
 	}
+	asked := 0
 	for ask := 0; ask <= reasks; ask++ {
+		asked = ask
 		if ask > 0 {
 			req.Seed = int64(derive(r.v.Seed, fmt.Sprintf("%s/reask/%d", key, ask)) >> 1)
 			r.measured.reask(role.Name)
@@ -111,7 +116,7 @@ func (r *service) completeAs(roleName, key string, in, out any, untrained bool) 
 		r.progress.logf("%s call %s: the answer cannot be read after %d asks; counting it unparsed: %v", role.Name, key, reasks+1, err)
 		r.countCall(role, used.In, used.Out)
 		r.measured.unparsed(role.Name)
-		if jerr := r.appendCall(key, callRecord{Role: role.Name, Unparsed: err.Error(), In: used.In, Out: used.Out, Breach: breach}); jerr != nil {
+		if jerr := r.appendCall(key, callRecord{Role: role.Name, Unparsed: err.Error(), Reasks: asked, In: used.In, Out: used.Out, Breach: breach}); jerr != nil {
 			return jerr
 		}
 		return fmt.Errorf("%s call %s: %w: %v", role.Name, key, errUnparsed, err)
@@ -122,7 +127,7 @@ func (r *service) completeAs(roleName, key string, in, out any, untrained bool) 
 		}
 		r.progress.logf("%s call %s failed; marking it failed and going on: %v", role.Name, key, err)
 		r.countCall(role, used.In, used.Out)
-		if jerr := r.appendCall(key, callRecord{Role: role.Name, Failed: err.Error(), In: used.In, Out: used.Out, Breach: breach}); jerr != nil {
+		if jerr := r.appendCall(key, callRecord{Role: role.Name, Failed: err.Error(), Reasks: asked, In: used.In, Out: used.Out, Breach: breach}); jerr != nil {
 			return jerr
 		}
 		return fmt.Errorf("%s call %s: %w: %v", role.Name, key, errCallFailed, err)
@@ -130,7 +135,7 @@ func (r *service) completeAs(roleName, key string, in, out any, untrained bool) 
 	r.n.callSucceeded()
 	secs := r.opts.Clock.Now().Sub(callStart).Seconds()
 	r.countCall(role, used.In, used.Out)
-	return r.appendCall(key, callRecord{Role: role.Name, Payload: resp.Payload, In: used.In, Out: used.Out, Seconds: secs, Breach: breach})
+	return r.appendCall(key, callRecord{Role: role.Name, Payload: resp.Payload, Reasks: asked, In: used.In, Out: used.Out, Seconds: secs, Breach: breach})
 }
 
 // send makes one plugin call of a role's request, holding its worst case
@@ -335,6 +340,10 @@ func (c callRecord) MarshalJSON() ([]byte, error) {
 		b = append(b, `,"unparsed":`...)
 		b = appendJSONString(b, c.Unparsed)
 	}
+	if c.Reasks != 0 {
+		b = append(b, `,"reasks":`...)
+		b = strconv.AppendInt(b, int64(c.Reasks), 10)
+	}
 	if c.Breach != "" {
 		b = append(b, `,"breach":`...)
 		b = appendJSONString(b, c.Breach)
@@ -366,8 +375,10 @@ type callRecord struct {
 	In      int             `json:"in"`
 	Out     int             `json:"out"`
 	Failed  string          `json:"failed,omitempty"`
-	// Unparsed says why the call's answer could not be read.
+	// Unparsed says why the call's answer could not be read; Reasks how
+	// often it was asked again, so a resumed run counts them too.
 	Unparsed string `json:"unparsed,omitempty"`
+	Reasks   int    `json:"reasks,omitempty"`
 	// Breach says how the call's reported usage broke what it held; a
 	// resumed run stops at the cap again.
 	Breach string `json:"breach,omitempty"`
