@@ -101,6 +101,11 @@ func (k *checker) template(r *spec.Role, which, text string, at diag.Range, file
 	switch {
 	case file:
 		pos.Start = diag.Pos{Line: e.Line, Column: e.Col}
+	case at.End.Line > at.Start.Line:
+		// A heredoc: its text starts on the line after <<EOT. The column
+		// is the template's own (<<- strips an indentation the range
+		// does not tell).
+		pos.Start = diag.Pos{Line: at.Start.Line + e.Line, Column: e.Col}
 	case e.Line == 1:
 		pos.Start.Column += e.Col
 	default:

@@ -88,6 +88,7 @@ func TestPromptRefused(t *testing.T) {
 		{"  prompt {\n    user_file = \"prompts/none.tmpl\"\n  }", "E_PROMPT_FILE", "s.hcl:99:17", "cannot read prompt file prompts/none.tmpl"},
 		{"  prompt {\n    system = \"{{.Child.Txt}}\"\n  }", CodePrompt, "s.hcl:99:23", ".Child.Txt: a Proposal has no Txt"},
 		{"  prompt {\n    system = \"{{.Child\"\n  }", CodePrompt, "s.hcl:99:", "unclosed action"},
+		{"  prompt {\n    system = <<EOT\nJudge.\nChild: {{.Chld}}\nEOT\n  }", CodePrompt, "s.hcl:101:10", ".Chld: the role's variables has no Chld"},
 		{"  prompt {\n    system = \"x\"\n    system_file = \"prompts/bad.tmpl\"\n  }", CodeConflict, "s.hcl:100:", "both system and system_file"},
 		{"  answer {\n    format = \"pattern\"\n    pattern = \"verdict: (?<=x)\"\n  }", CodeAnswerPattern, "s.hcl:100:", "does not compile"},
 		{"  answer {\n    format = \"pattern\"\n    pattern = \"verdict: \\\\w+\"\n  }", CodeAnswerPattern, "s.hcl:100:", "no capture group"},
