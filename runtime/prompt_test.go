@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"github.com/assay-lang/assay/compiler/plan"
 	"github.com/assay-lang/assay/plugins"
 	offline "github.com/assay-lang/assay/plugins/builtin/offline/model"
+	"github.com/assay-lang/assay/plugins/payload"
 )
 
 // messageLLM answers as the offline model and keeps the messages each
@@ -64,5 +66,27 @@ func TestCallsSendThePlansPrompt(t *testing.T) {
 	rwm := llm.sent[plugins.RolePredict]
 	if len(rwm) != 2 || !strings.Contains(rwm[0].Content, "predicted_gain") || !strings.HasPrefix(rwm[1].Content, "Input:\n{") {
 		t.Errorf("the world model was sent %q, not the default chat", rwm)
+	}
+}
+
+// BenchmarkRenderChat renders a world model's default chat over a context
+// of 300 records, what each such call now costs the runtime before it is
+// sent.
+func BenchmarkRenderChat(b *testing.B) {
+	role := &plan.Role{Name: "rwm", Kind: plugins.RolePredict}
+	recs := make([]payload.Record, 300)
+	for i := range recs {
+		recs[i] = payload.Record{Task: "train-01", Proposal: plugins.Proposal{ID: fmt.Sprint(i), Text: "set lr to 3e-4", Mechanism: "optimizer", Edits: map[string]string{"lr": "3e-4"}}, Gain: 0.01}
+	}
+	in := payload.PredictRequest{Task: "train-01", Records: recs, Proposal: recs[0].Proposal}
+	body, err := payload.Encode(in)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := RenderChat(role, in, body); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
