@@ -222,6 +222,7 @@ func (k *checker) roleFields(r *spec.Role) {
 	}
 	k.intMin(r.Concurrency, 1, "concurrency")
 	k.numMin(r.Seconds, 0, false, "seconds")
+	k.rolePrompt(r)
 	if r.Tokens != nil {
 		k.spread(r.Tokens.In, 0, math.Inf(1), false, "tokens.in")
 		k.spread(r.Tokens.Out, 0, math.Inf(1), false, "tokens.out")

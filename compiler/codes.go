@@ -74,6 +74,8 @@ const (
 	CodeTooLarge        = "E_TOO_LARGE"
 	CodeNothingToDo     = "E_NOTHING_TO_DO"
 	CodeSuiteTrainer    = "E_SUITE_TRAINER"
+	CodePrompt          = "E_PROMPT"
+	CodeAnswerPattern   = "E_ANSWER_PATTERN"
 )
 
 // Code documents one diagnostic code.
@@ -115,6 +117,8 @@ var Codes = []Code{
 	{CodeSetValue, "a --set value does not parse, or does not fit its field's type or allowed values; the column points inside the value"},
 	{CodeFormula, "a formula does not parse or type-check"},
 	{CodeTooLarge, "a spec asks for more than any run can do: more tasks than a plan holds, a count past a billion, a product of counts the runtime holds at once past its limit, or a sweep past its variant limit"},
+	{CodePrompt, "a role's prompt template does not parse, or reads a variable its role kind does not have (see docs/prompts.md)"},
+	{CodeAnswerPattern, "a role's answer pattern does not compile as an RE2 regular expression, has no capture group, or is over 512 bytes"},
 	{CodeNothingToDo, "the spec declares no loop, no evaluation and no seed records, so a run would make no call"},
 	{CodeSuiteTrainer, "an environment runs a task suite but its trainer is not builtin:command, the trainer that runs each suite task's evaluation command"},
 	{CodeExtendsUnloaded, "a spec with extends reached the compiler without its base merged in (it was not loaded through lang/load)"},

@@ -62,7 +62,8 @@ func (lv *lowering) variant() *plan.Variant {
 	}
 	for _, r := range s.Roles {
 		pr := &plan.Role{Name: r.Name, Kind: r.Kind.V, Plugin: r.LLM.Name, Model: r.Model.V, Temperature: r.Temperature.V,
-			Concurrency: r.Concurrency.V, Seconds: lv.seconds(r).Expected, Attempts: callAttempts(s, r.LLM.Name), Source: r.NameRange}
+			Concurrency: r.Concurrency.V, Seconds: lv.seconds(r).Expected, Attempts: callAttempts(s, r.LLM.Name), Source: r.NameRange,
+			Prompt: lowerPrompt(r), Answer: lowerAnswer(r)}
 		if r.Tokens != nil {
 			pr.TokensIn, pr.TokensOut = lv.tokens(r, "in"), lv.tokens(r, "out")
 		}

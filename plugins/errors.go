@@ -34,6 +34,13 @@ var (
 	// ErrChecksum: a plugin binary differs from the checksum its lock
 	// records. Errors of this kind are also ErrPluginStart.
 	ErrChecksum = errors.New("plugin binary does not match its lock")
+
+	// ErrUnparsed: an LLM answered, but its answer cannot be read as the
+	// role's response (not its JSON object, no verdict the pattern finds,
+	// a label outside the set). The plugin is not at fault and is not
+	// restarted; the runtime asks again as the role's answer block allows,
+	// then counts the call as unparsed. gRPC code OutOfRange.
+	ErrUnparsed = errors.New("the answer cannot be read")
 )
 
 // IsPermanent reports whether err is of a kind that retrying, or restarting

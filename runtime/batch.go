@@ -7,8 +7,8 @@ import (
 	"os"
 	"strconv"
 
+	"github.com/assay-lang/assay/compiler/plan"
 	"github.com/assay-lang/assay/plugins"
-	"github.com/assay-lang/assay/plugins/payload"
 )
 
 // writeBatch writes an update's samples as JSONL (batchLine, field for
@@ -16,7 +16,7 @@ import (
 // share one state, so a state's prompt and compacted JSON are encoded
 // once: they are most of every line, and encoding them per sample was
 // most of a rehearsal's time.
-func writeBatch(path string, step int, samples []plugins.Sample) error {
+func writeBatch(path string, proposer *plan.Role, step int, samples []plugins.Sample) error {
 	tmp := path + ".tmp"
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
@@ -29,7 +29,7 @@ func writeBatch(path string, step int, samples []plugins.Sample) error {
 		e, ok := seen[s.State]
 		if !ok {
 			var err error
-			if e, err = encodeBatchState(s.State); err != nil {
+			if e, err = encodeBatchState(proposer, s.State); err != nil {
 				return err
 			}
 			seen[s.State] = e
@@ -73,14 +73,15 @@ func writeBatch(path string, step int, samples []plugins.Sample) error {
 type batchState struct{ prompt, state []byte }
 
 // encodeBatchState encodes a sample state's prompt and state fields: the
-// state as it is when it is JSON, else as a JSON string.
-func encodeBatchState(s string) (e batchState, err error) {
+// state as it is when it is JSON, else as a JSON string. The prompt is the
+// chat the proposer was served (RenderChat).
+func encodeBatchState(proposer *plan.Role, s string) (e batchState, err error) {
 	state := json.RawMessage(s)
 	if !json.Valid(state) {
 		q, _ := json.Marshal(s)
 		state = q
 	}
-	prompt, err := payload.Chat(plugins.RolePropose, nil, state)
+	prompt, err := RenderChat(proposer, nil, state)
 	if err != nil {
 		return e, err
 	}

@@ -20,6 +20,12 @@ import (
 // the caller marks its candidate failed and goes on.
 var errCallFailed = errors.New("call failed")
 
+// errUnparsed is an LLM call whose answer could not be read, however often
+// it was asked (plan.Answer.Reasks). It is a failed call to every caller
+// but a critic's vote, which leaves it out of the verdict and counts it
+// (MeasuredRole.Unparsed) rather than read it as the worst label.
+var errUnparsed = fmt.Errorf("answer unparsed: %w", errCallFailed)
+
 // maxFailedCalls is how many LLM calls in a row may fail before the run
 // stops: a plugin that fails every call is broken, not unlucky.
 const maxFailedCalls = 5
@@ -54,28 +60,15 @@ func (r *service) completeText(roleName, key string, in, out any, untrained bool
 	if role == nil {
 		return "", fmt.Errorf("%w: call %s: the plan has no role %q", errPermanent, key, roleName)
 	}
-	kind := role.Kind
 	if d, ok := r.j.Call(journal.KindCall, key); ok {
-		var c callRecord
-		if err := json.Unmarshal(d, &c); err == nil {
-			r.chargeLLM(role, c.In, c.Out)
-			if c.Breach != "" {
-				r.budget.breach(c.Breach)
-			}
-			if c.Failed != "" {
-				return "", fmt.Errorf("%s call %s: %w: %s", role.Name, key, errCallFailed, c.Failed)
-			}
-			text := c.Text
-			if text == "" && kind == plugins.RolePropose {
-				text = string(c.Payload) // journaled before answers kept their text
-			}
-			return text, payload.Decode(c.Payload, out)
+		if text, ok, err := r.journaledCall(role, key, d, out); ok {
+			return text, err
 		}
 	}
 	if err := r.budget.CheckLLM(); err != nil {
 		return "", err
 	}
-	req := &plugins.CompleteRequest{Role: kind, Model: role.Model, Temperature: role.Temperature,
+	req := &plugins.CompleteRequest{Role: role.Kind, Model: role.Model, Temperature: role.Temperature,
 		Seed: int64(derive(r.v.Seed, key) >> 1), Input: in, Config: r.config[role.Plugin]}
 	if role.TokensOut.High > 0 {
 		req.MaxTokens = tokenBound(role.TokensOut.High)
@@ -83,17 +76,130 @@ func (r *service) completeText(roleName, key string, in, out any, untrained bool
 	if role.TokensIn.High > 0 {
 		req.MaxPromptTokens = tokenBound(role.TokensIn.High)
 	}
-	if kind == plugins.RolePropose && !untrained {
+	if role.Kind == plugins.RolePropose && !untrained {
 		req.State = r.policy.of(role.Name)
 	}
 	if r.replay != nil {
 		return r.replayCall(role, key, req, in, out)
 	}
-	var resp *plugins.CompleteResponse
+	return r.ask(role, key, req, in, out)
+}
+
+// journaledCall answers a call from its journal record d: what it cost is
+// charged again and its answer decoded. ok is false for a record that
+// cannot be read, which is then made again.
+func (r *service) journaledCall(role *plan.Role, key string, d []byte, out any) (text string, ok bool, err error) {
+	var c callRecord
+	if json.Unmarshal(d, &c) != nil {
+		return "", false, nil
+	}
+	r.chargeLLM(role, c.In, c.Out)
+	if c.Breach != "" {
+		r.budget.breach(c.Breach)
+	}
+	if c.Failed != "" {
+		return "", true, fmt.Errorf("%s call %s: %w: %s", role.Name, key, errCallFailed, c.Failed)
+	}
+	for i := 0; i < c.Reasks; i++ {
+		r.measured.reask(role.Name)
+	}
+	if c.Unparsed != "" {
+		r.measured.unparsed(role.Name)
+		return "", true, fmt.Errorf("%s call %s: %w: %s", role.Name, key, errUnparsed, c.Unparsed)
+	}
+	return c.answerText(role.Kind), true, payload.Decode(c.Payload, out)
+}
+
+// answerText is the text of a journaled answer: a proposer's as the model
+// returned it, or its parsed answer in a journal from before answers kept
+// their text; other roles' answers are kept parsed only.
+func (c *callRecord) answerText(kind string) string {
+	if c.Text == "" && kind == plugins.RolePropose {
+		return string(c.Payload)
+	}
+	return c.Text
+}
+
+// ask sends a call, asking again an answer that cannot be read as often as
+// the role's answer block allows, and journals it: answered, unparsed or
+// failed.
+func (r *service) ask(role *plan.Role, key string, req *plugins.CompleteRequest, in, out any) (string, error) {
 	// used sums what the call's plugin calls were charged, in tokens.
 	var used plugins.Usage
 	var breach string
 	callStart := r.opts.Clock.Now()
+	resp, asked, err := r.sendAsking(role, key, req, in, out, &used, &breach)
+	rec := callRecord{Role: role.Name, Req: requestJSON(req), Reasks: asked, In: used.In, Out: used.Out, Breach: breach}
+	if errors.Is(err, plugins.ErrUnparsed) && r.ctx.Err() == nil {
+		r.progress.logf("%s call %s: the answer cannot be read after %d asks; counting it unparsed: %v", role.Name, key, asked+1, err)
+		r.countCall(role, used.In, used.Out)
+		r.measured.unparsed(role.Name)
+		rec.Unparsed = err.Error()
+		if jerr := r.appendCall(key, rec); jerr != nil {
+			return "", jerr
+		}
+		return "", fmt.Errorf("%s call %s: %w: %v", role.Name, key, errUnparsed, err)
+	}
+	if err != nil {
+		if r.ctx.Err() != nil || errors.Is(err, ErrBudget) || isPermanent(err) || r.n.callFailed() >= maxFailedCalls {
+			return "", fmt.Errorf("%s call %s: %w", role.Name, key, err)
+		}
+		r.progress.logf("%s call %s failed; marking it failed and going on: %v", role.Name, key, err)
+		r.countCall(role, used.In, used.Out)
+		rec.Failed = err.Error()
+		if jerr := r.appendCall(key, rec); jerr != nil {
+			return "", jerr
+		}
+		return "", fmt.Errorf("%s call %s: %w: %v", role.Name, key, errCallFailed, err)
+	}
+	r.n.callSucceeded()
+	rec.Seconds = r.opts.Clock.Now().Sub(callStart).Seconds()
+	r.countCall(role, used.In, used.Out)
+	rec.Payload = resp.Payload
+	if role.Kind == plugins.RolePropose {
+		// Only a proposer's text is trained on; other roles' answers are
+		// kept parsed only, which keeps the journal small.
+		rec.Text = resp.Text
+		if rec.Text == "" {
+			rec.Text = string(resp.Payload)
+		}
+	}
+	return rec.Text, r.appendCall(key, rec)
+}
+
+// sendAsking sends req, and again with a seed of its own while its answer
+// cannot be read, up to the role's reasks (each ask held and charged like
+// any call); it returns how often it asked again. req keeps its first
+// seed, which is the call's identity in the journal.
+func (r *service) sendAsking(role *plan.Role, key string, req *plugins.CompleteRequest, in, out any, used *plugins.Usage, breach *string) (*plugins.CompleteResponse, int, error) {
+	reasks := 0
+	if role.Answer != nil {
+		reasks = role.Answer.Reasks
+	}
+	seed := req.Seed
+	defer func() { req.Seed = seed }()
+	var resp *plugins.CompleteResponse
+	var err error
+	asked := 0
+	for ask := 0; ask <= reasks; ask++ {
+		asked = ask
+		if ask > 0 {
+			req.Seed = int64(derive(r.v.Seed, fmt.Sprintf("%s/reask/%d", key, ask)) >> 1)
+			r.measured.reask(role.Name)
+		}
+		resp, err = r.send(role, req, in, out, used, breach)
+		if !errors.Is(err, plugins.ErrUnparsed) || r.ctx.Err() != nil {
+			break
+		}
+	}
+	return resp, asked, err
+}
+
+// send makes one plugin call of a role's request, holding its worst case
+// against the dollar cap and charging what it reports into used; breach
+// says how a report broke its hold.
+func (r *service) send(role *plan.Role, req *plugins.CompleteRequest, in, out any, used *plugins.Usage, breach *string) (*plugins.CompleteResponse, error) {
+	var resp *plugins.CompleteResponse
 	err := r.plugins.call(role.Plugin, func(inst Instance) error {
 		l := inst.LLM()
 		if l == nil {
@@ -105,6 +211,11 @@ func (r *service) completeText(roleName, key string, in, out any, untrained bool
 				return fmt.Errorf("%w: %v", errPermanent, err)
 			}
 			req.Payload = body
+			// The plan's prompt, rendered here: a plugin sends these
+			// messages as they are, and reads the payload if it wants.
+			if req.Messages, err = chatMessages(role, in, body); err != nil {
+				return fmt.Errorf("%w: the %s role's prompt: %v", errPermanent, role.Name, err)
+			}
 		}
 		hold := callHold(role)
 		if err := r.budget.ReserveLLM(hold, role); err != nil {
@@ -116,48 +227,28 @@ func (r *service) completeText(roleName, key string, in, out any, untrained bool
 		r.budget.SettleLLM(hold, callUSD(role, c.In, c.Out))
 		used.In, used.Out = used.In+c.In, used.Out+c.Out
 		if c.over != "" {
-			if breach == "" {
-				breach = fmt.Sprintf("the dollar cap stops the run: a %s call was reported to use %s, more than the %s it can cost (%d attempts of at most %d tokens in and %d out at its prices); it was charged %s",
+			if *breach == "" {
+				*breach = fmt.Sprintf("the dollar cap stops the run: a %s call was reported to use %s, more than the %s it can cost (%d attempts of at most %d tokens in and %d out at its prices); it was charged %s",
 					role.Name, c.over, dollars(hold), max(role.Attempts, 1), tokenBound(role.TokensIn.High), tokenBound(role.TokensOut.High), dollars(hold))
 			}
-			if r.budget.breach(breach) {
+			if r.budget.breach(*breach) {
 				// Durable before anything else is reserved: a resume stops
 				// here too, whatever order it asks for calls in.
-				if jerr := r.j.SetMeta(metaBreach, breach); jerr != nil {
+				if jerr := r.j.SetMeta(metaBreach, *breach); jerr != nil {
 					return fmt.Errorf("%w: %v", errPermanent, jerr)
 				}
 			}
 		}
 		if err == nil {
-			// A malformed answer is retried like a crash: sampling may fix it.
-			err = decodeAnswer(resp, out)
+			// A payload that does not decode is an answer that cannot be
+			// read, whoever parsed it.
+			if err = decodeAnswer(resp, out); err != nil {
+				err = plugins.WithKind(plugins.ErrUnparsed, err)
+			}
 		}
 		return err
 	})
-	if err != nil {
-		if r.ctx.Err() != nil || errors.Is(err, ErrBudget) || isPermanent(err) || r.n.callFailed() >= maxFailedCalls {
-			return "", fmt.Errorf("%s call %s: %w", role.Name, key, err)
-		}
-		r.progress.logf("%s call %s failed; marking it failed and going on: %v", role.Name, key, err)
-		r.countCall(role, used.In, used.Out)
-		if jerr := r.appendCall(key, callRecord{Role: role.Name, Req: requestJSON(req), Failed: err.Error(), In: used.In, Out: used.Out, Breach: breach}); jerr != nil {
-			return "", jerr
-		}
-		return "", fmt.Errorf("%s call %s: %w: %v", role.Name, key, errCallFailed, err)
-	}
-	r.n.callSucceeded()
-	secs := r.opts.Clock.Now().Sub(callStart).Seconds()
-	r.countCall(role, used.In, used.Out)
-	rec := callRecord{Role: role.Name, Req: requestJSON(req), Payload: resp.Payload, In: used.In, Out: used.Out, Seconds: secs, Breach: breach}
-	if kind == plugins.RolePropose {
-		// Only a proposer's text is trained on; other roles' answers are
-		// kept parsed only, which keeps the journal small.
-		rec.Text = resp.Text
-		if rec.Text == "" {
-			rec.Text = string(resp.Payload)
-		}
-	}
-	return rec.Text, r.appendCall(key, rec)
+	return resp, err
 }
 
 // metaBreach is the journal meta key that keeps how reported usage broke
@@ -298,7 +389,7 @@ func (p *policyStore) set(role string, st []byte, step int) {
 // MarshalJSON writes a call record without reflection: one is journaled
 // per LLM call.
 func (c callRecord) MarshalJSON() ([]byte, error) {
-	b := make([]byte, 0, 56+len(c.Role)+len(c.Req)+len(c.Payload)+len(c.Text)+len(c.Failed)+len(c.Breach))
+	b := make([]byte, 0, 64+len(c.Role)+len(c.Req)+len(c.Payload)+len(c.Text)+len(c.Failed)+len(c.Unparsed)+len(c.Breach))
 	b = append(b, `{"role":`...)
 	b = appendJSONString(b, c.Role)
 	if len(c.Req) > 0 {
@@ -324,6 +415,14 @@ func (c callRecord) MarshalJSON() ([]byte, error) {
 	if c.Failed != "" {
 		b = append(b, `,"failed":`...)
 		b = appendJSONString(b, c.Failed)
+	}
+	if c.Unparsed != "" {
+		b = append(b, `,"unparsed":`...)
+		b = appendJSONString(b, c.Unparsed)
+	}
+	if c.Reasks != 0 {
+		b = append(b, `,"reasks":`...)
+		b = strconv.AppendInt(b, int64(c.Reasks), 10)
 	}
 	if c.Breach != "" {
 		b = append(b, `,"breach":`...)
@@ -363,6 +462,10 @@ type callRecord struct {
 	In     int    `json:"in"`
 	Out    int    `json:"out"`
 	Failed string `json:"failed,omitempty"`
+	// Unparsed says why the call's answer could not be read; Reasks how
+	// often it was asked again, so a resumed run counts them too.
+	Unparsed string `json:"unparsed,omitempty"`
+	Reasks   int    `json:"reasks,omitempty"`
 	// Breach says how the call's reported usage broke what it held; a
 	// resumed run stops at the cap again.
 	Breach string `json:"breach,omitempty"`

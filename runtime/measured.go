@@ -24,6 +24,11 @@ type MeasuredRole struct {
 	Built       int     `json:"built,omitempty"`
 	BuildFailed int     `json:"build_failed,omitempty"`
 	BuildFail   float64 `json:"build_failure_rate,omitempty"`
+	// Reasks counts answers that could not be read and were asked again;
+	// Unparsed the calls whose answer could still not be read (a critic's
+	// vote so left is not counted in its verdict).
+	Reasks   int `json:"reasks,omitempty"`
+	Unparsed int `json:"unparsed,omitempty"`
 }
 
 // MeasuredLoop is one loop's figures. Judged counts candidates a critic
@@ -101,6 +106,30 @@ func (m *measured) call(role string, in, out int, usd float64) {
 	r.TokensIn += in
 	r.TokensOut += out
 	m.usd[role] += nano(usd)
+}
+
+// role is a role's figures, made on first use; m.mu is held.
+func (m *measured) role(name string) *MeasuredRole {
+	r := m.m.Roles[name]
+	if r == nil {
+		r = &MeasuredRole{}
+		m.m.Roles[name] = r
+	}
+	return r
+}
+
+// reask counts one answer of a role asked again.
+func (m *measured) reask(role string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.role(role).Reasks++
+}
+
+// unparsed counts one call of a role whose answer could not be read.
+func (m *measured) unparsed(role string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.role(role).Unparsed++
 }
 
 // build counts one build of a builder role.

@@ -184,8 +184,9 @@ func (r *pluginSet) call(name string, fn func(Instance) error) error {
 			s.succeeded()
 			return nil
 		}
-		// A cap that stops a call is not the plugin's fault: no restart.
-		if errors.Is(err, plugins.ErrUnsupported) || isPermanent(err) || errors.Is(err, ErrBudget) {
+		// A cap that stops a call, or an answer that cannot be read (which
+		// the caller may ask again), is not the plugin's fault: no restart.
+		if errors.Is(err, plugins.ErrUnsupported) || isPermanent(err) || errors.Is(err, ErrBudget) || errors.Is(err, plugins.ErrUnparsed) {
 			return err
 		}
 		if r.ctx.Err() != nil {

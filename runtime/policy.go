@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/assay-lang/assay/compiler/plan"
 	"github.com/assay-lang/assay/plugins"
 	"github.com/assay-lang/assay/plugins/payload"
 	"github.com/assay-lang/assay/runtime/journal"
@@ -22,7 +23,7 @@ type updateReservation struct {
 
 // batchLine is one line of an update's batch file (JSONL): one sampled
 // proposal with its group, reward and group-relative advantage. Prompt is
-// the chat the proposer was sent (payload.Chat of State, the proposer
+// the chat the proposer was sent (RenderChat of State, the proposer
 // request the proposal was sampled from) and Completion its answer exactly
 // as the model returned it: the text to reinforce. Proposal is the
 // candidate as it was built and scored; Policy the policy that sampled it
@@ -194,7 +195,7 @@ func (r *rlLoop) prepareUpdate(t int, key string, samples []plugins.Sample, stat
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, "", nil, err
 	}
-	batch, err := r.batchFile(dir, t, samples, states)
+	batch, err := r.batchFile(dir, ro, t, samples, states)
 	if err != nil {
 		return nil, "", nil, err
 	}
@@ -221,7 +222,7 @@ func (r *rlLoop) prepareUpdate(t int, key string, samples []plugins.Sample, stat
 // returns "" for a trainer that says it never reads one
 // (plugins.BatchReader). The trainer is asked here, the one place the
 // file is written, so every trainer that does not say so gets it whole.
-func (r *rlLoop) batchFile(dir string, t int, samples []plugins.Sample, states []*payload.ProposeRequest) (string, error) {
+func (r *rlLoop) batchFile(dir string, ro *plan.Role, t int, samples []plugins.Sample, states []*payload.ProposeRequest) (string, error) {
 	reads := true
 	err := r.s.plugins.call(r.l.Update.Trainer, func(inst Instance) error {
 		if br, ok := inst.Trainer().(plugins.BatchReader); ok {
@@ -236,5 +237,5 @@ func (r *rlLoop) batchFile(dir string, t int, samples []plugins.Sample, states [
 		return "", err
 	}
 	batch := filepath.Join(dir, "batch.jsonl")
-	return batch, writeBatch(batch, t+1, samples)
+	return batch, writeBatch(batch, ro, t+1, samples)
 }

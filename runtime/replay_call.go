@@ -135,6 +135,11 @@ func (r *service) replayCall(role *plan.Role, key string, req *plugins.CompleteR
 		return "", fmt.Errorf("%w: %v", errPermanent, err)
 	}
 	req.Payload = body
+	// The messages a plugin would have been sent, as send renders them:
+	// part of the request the earlier run journaled.
+	if req.Messages, err = chatMessages(role, in, body); err != nil {
+		return "", fmt.Errorf("%w: the %s role's prompt: %v", errPermanent, role.Name, err)
+	}
 	hold := callHold(role)
 	d, ok := r.replay.j.Call(journal.KindCall, key)
 	if !ok {
@@ -180,6 +185,13 @@ func (r *service) replayCall(role *plan.Role, key string, req *plugins.CompleteR
 		r.n.callFailed()
 		r.progress.logf("%s call %s failed in run %s; marking it failed and going on: %s", role.Name, key, r.replay.id, c.Failed)
 		return "", fmt.Errorf("%s call %s: %w: %s", role.Name, key, errCallFailed, c.Failed)
+	}
+	for i := 0; i < c.Reasks; i++ {
+		r.measured.reask(role.Name)
+	}
+	if c.Unparsed != "" {
+		r.measured.unparsed(role.Name)
+		return "", fmt.Errorf("%s call %s: %w: %s", role.Name, key, errUnparsed, c.Unparsed)
 	}
 	r.n.callSucceeded()
 	text := c.Text

@@ -214,16 +214,28 @@ func (r *service) screen(l *plan.Loop, key string, t *taskInfo, parent, child pl
 	}
 	ro := c.Role
 	k := c.Votes
-	votes := make([]string, k)
+	votes := make([]string, 0, k)
+	cr := payload.CritiqueRequest{Task: t.Name, Env: t.Env, Parent: parent, Child: p, Summary: summary, Labels: c.Labels}
+	if a := r.roles[ro].Answer; a != nil && a.Format == "pattern" {
+		cr.Verdict = a.Pattern
+	}
 	// Boxed once for the k votes, not once per vote.
-	var req any = payload.CritiqueRequest{Task: t.Name, Env: t.Env, Parent: parent, Child: p, Summary: summary, Labels: c.Labels}
+	var req any = cr
 	for v := 0; v < k; v++ {
 		var resp payload.CritiqueResponse
-		// A failed vote is an unknown label, which counts as the worst.
-		if err := r.complete(ro, fmt.Sprintf("%s/critic/%d", key, v), req, &resp); err != nil && !errors.Is(err, errCallFailed) {
+		err := r.complete(ro, fmt.Sprintf("%s/critic/%d", key, v), req, &resp)
+		switch {
+		case errors.Is(err, errUnparsed):
+			// An answer that could not be read is no vote: it is counted
+			// (MeasuredRole.Unparsed), not read as the worst label. The
+			// verdict stands on the votes that were read; none read is
+			// full uncertainty, which routes.
+			continue
+		case err != nil && !errors.Is(err, errCallFailed):
 			return verdict{}, p, false, err
 		}
-		votes[v] = resp.Label
+		// A failed vote is an unknown label, which counts as the worst.
+		votes = append(votes, resp.Label)
 	}
 	vd := aggregate(c, votes)
 	if err := rt.route(&vd, k); err != nil {

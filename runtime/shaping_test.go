@@ -242,6 +242,7 @@ func TestCallRecordJSON(t *testing.T) {
 		{Role: "crit\"ic<é>", Failed: "line\nbreak \\ \"quoted\""},
 		{Role: "rwm", Payload: json.RawMessage(`{}`), In: 3000, Out: 100, Breach: "the dollar cap stops the run: \"over\"\n"},
 		{Role: ""},
+		{Role: "critic", Unparsed: "no verdict matches \"Final verdict:\\s*(\\w+)\"", Reasks: 2, In: 30, Out: 9},
 	} {
 		b, err := c.MarshalJSON()
 		if err != nil {
@@ -251,7 +252,7 @@ func TestCallRecordJSON(t *testing.T) {
 		if err := json.Unmarshal(b, &got); err != nil {
 			t.Fatalf("%s: %v", b, err)
 		}
-		if got.Role != c.Role || got.Failed != c.Failed || got.Breach != c.Breach || got.In != c.In || got.Out != c.Out || string(got.Payload) != string(c.Payload) {
+		if got.Role != c.Role || got.Failed != c.Failed || got.Unparsed != c.Unparsed || got.Reasks != c.Reasks || got.Breach != c.Breach || got.In != c.In || got.Out != c.Out || string(got.Payload) != string(c.Payload) {
 			t.Errorf("round trip of %+v gave %+v", c, got)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/assay-lang/assay/compiler/plan"
 	"github.com/assay-lang/assay/plugins"
 	"github.com/assay-lang/assay/plugins/payload"
 )
@@ -52,7 +53,7 @@ func TestWriteBatchIsTheEncodersFormat(t *testing.T) {
 		{State: shared, Group: "g/s0", Reward: 0.1, Advantage: 0.2, Completion: "not a proposal"},
 	}
 	path := filepath.Join(t.TempDir(), "batch.jsonl")
-	if err := writeBatch(path, 7, samples); err != nil {
+	if err := writeBatch(path, &plan.Role{Name: "proposer", Kind: plugins.RolePropose}, 7, samples); err != nil {
 		t.Fatal(err)
 	}
 	got, err := os.ReadFile(path)
@@ -63,7 +64,29 @@ func TestWriteBatchIsTheEncodersFormat(t *testing.T) {
 		t.Errorf("batch file (-encoding/json +writeBatch):\n%s", d)
 	}
 	// A sample without a completion has nothing to reinforce: refused.
-	if err := writeBatch(path, 7, []plugins.Sample{{State: shared, Group: "g/s9"}}); err == nil || !strings.Contains(err.Error(), "g/s9") {
+	if err := writeBatch(path, &plan.Role{Name: "proposer", Kind: plugins.RolePropose}, 7, []plugins.Sample{{State: shared, Group: "g/s9"}}); err == nil || !strings.Contains(err.Error(), "g/s9") {
 		t.Errorf("a sample without a completion: %v", err)
+	}
+}
+
+// TestWriteBatchOwnPrompt: a batch's prompt is the proposer's own
+// template rendered over the state, as its calls were sent.
+func TestWriteBatchOwnPrompt(t *testing.T) {
+	ro := &plan.Role{Name: "pol", Kind: plugins.RolePropose, Prompt: &plan.Prompt{System: "You are {{.Role}}.", User: "Task {{.Task.Name}}, {{.N}} ideas."}}
+	path := filepath.Join(t.TempDir(), "batch.jsonl")
+	if err := writeBatch(path, ro, 1, []plugins.Sample{{State: `{"task":"t9","state":"s","knobs":null,"n":3}`, Group: "g", Completion: "{}"}}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var line batchLine
+	if err := json.Unmarshal(b, &line); err != nil {
+		t.Fatal(err)
+	}
+	want := []payload.Message{{Role: "system", Content: "You are pol."}, {Role: "user", Content: "Task t9, 3 ideas."}}
+	if d := cmp.Diff(want, line.Prompt); d != "" {
+		t.Errorf("batch prompt (-want +got):\n%s", d)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -242,6 +244,13 @@ func writeStatus(w io.Writer, s *runtime.Status) {
 		fmt.Fprintf(w, "total $    %s (real runs reserved, LLM %s measured, %d calls)\nsteps      %d (%d candidates, %d policy updates)\nbest gain  %.4g\n",
 			estimate.FormatUSD(t.USD), estimate.FormatUSD(t.LLMUSD), t.LLMCalls, t.Steps, t.Candidates, t.PolicyUpdates, t.BestGain)
 		fmt.Fprintf(w, "measured   %s GPU-hours, %s (each run at most what it held)\n", estimate.FormatNumber(t.MeasuredGPUHours), estimate.FormatUSD(t.MeasuredRunUSD))
+		if m := t.Measured; m != nil {
+			for _, name := range slices.Sorted(maps.Keys(m.Roles)) {
+				if r := m.Roles[name]; r.Unparsed > 0 {
+					fmt.Fprintf(w, "unparsed   role %s: %d answers could not be read (%d asked again); a critic's such votes are left out of its verdicts\n", name, r.Unparsed, r.Reasks)
+				}
+			}
+		}
 		if t.Overruns > 0 {
 			fmt.Fprintf(w, "overruns   %d real runs took longer than their high hours: %s GPU-hours beyond what they held, not charged\n",
 				t.Overruns, estimate.FormatNumber(t.OverrunGPUHours))

@@ -97,6 +97,7 @@ func Diff(old, new *spec.Spec, opts Options) (*Result, diag.Diagnostics) {
 	}
 	r := &Result{Old: opts.OldName, New: opts.NewName, OldHash: op.Hash, NewHash: np.Hash, Fields: []FieldChange{}}
 	compareTrees("", spec.Tree(old), spec.Tree(new), &r.Fields)
+	r.Fields = append(r.Fields, promptChanges(op, np)...)
 	r.Changed = len(r.Fields) > 0 || op.Hash != np.Hash
 	oe, ne := estimate.Estimate(op), estimate.Estimate(np)
 	r.Totals = totals(&oe.Totals, &ne.Totals)

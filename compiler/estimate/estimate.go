@@ -326,6 +326,11 @@ func (ve *variantEstimate) llmCalls(ph *plan.Phase, pe *Phase, waves float64) {
 		if r == nil {
 			continue
 		}
+		if a := r.Answer; a != nil && a.Reasks > 0 {
+			// At the high end every answer is asked again as often as
+			// the role allows: each ask is one more request, billed.
+			n.High *= float64(1 + a.Reasks)
+		}
 		in, outTok := n.Mul(r.TokensIn), n.Mul(r.TokensOut)
 		usd := in.Scale(r.PriceIn / 1e6).Add(outTok.Scale(r.PriceOut / 1e6))
 		re := out.Roles[name]

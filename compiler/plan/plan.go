@@ -364,10 +364,42 @@ type Role struct {
 	// provider may bill: its plugin's max_retries + 1 (1 for a plugin
 	// without retries). The dollar cap holds a call at Attempts times its
 	// high tokens at its prices.
-	Attempts    int        `json:"attempts,omitempty"`
-	Concurrency int        `json:"concurrency"`
-	Seconds     float64    `json:"seconds"`
-	Source      diag.Range `json:"source"`
+	Attempts    int     `json:"attempts,omitempty"`
+	Concurrency int     `json:"concurrency"`
+	Seconds     float64 `json:"seconds"`
+	// Prompt is the role's prompt templates, Assay's defaults or the
+	// spec's, as the compiler resolved and checked them: a prompt file's
+	// text is part of the plan and its hash.
+	Prompt *Prompt `json:"prompt,omitempty"`
+	// Answer is how the role's answer is read; nil: as JSON, never asked
+	// again.
+	Answer *Answer    `json:"answer,omitempty"`
+	Source diag.Range `json:"source"`
+}
+
+// Prompt is a role's prompt: Go text/template texts of its system and
+// user messages over its kind's variables (base/prompt), and where
+// each came from ("default v1", "inline" or the file's path as the spec
+// writes it).
+type Prompt struct {
+	System     string `json:"system"`
+	User       string `json:"user"`
+	SystemFrom string `json:"system_from"`
+	UserFrom   string `json:"user_from"`
+	// Criteria are a critic's criteria, which its templates read as
+	// .Criteria; CriteriaFrom says where they came from.
+	Criteria     string `json:"criteria,omitempty"`
+	CriteriaFrom string `json:"criteria_from,omitempty"`
+}
+
+// Answer is how a role's answer is read. Format "pattern" (critics): the
+// label is Pattern's first group in the answer's text. An answer that
+// cannot be read is asked again up to Reasks times, then counted as
+// unparsed.
+type Answer struct {
+	Format  string `json:"format"`
+	Pattern string `json:"pattern,omitempty"`
+	Reasks  int    `json:"reasks,omitempty"`
 }
 
 // Formula is a formula the compiler parsed and type-checked: its text, for

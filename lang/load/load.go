@@ -59,6 +59,7 @@ var Codes = []Code{
 	{codeExtends, "the base spec that extends names cannot be read, is not a regular file or a CUE package directory, is not a spec, or extends is not a path to a .hcl or .cue spec"},
 	{codeExtendsCycle, "specs extend each other in a cycle"},
 	{codeSuite, "an environment's task-suite manifest (suite) cannot be read, is not a valid manifest (docs/task-suites.md), or lists a task the spec writes too or whose metric direction differs from the environment's"},
+	{codePromptFile, "a role's prompt file cannot be read: it is missing, not a regular file, or over 256 KiB"},
 }
 
 // Load reads the spec at path with the front end its extension selects and
@@ -75,6 +76,7 @@ func Load(path string, opts Options) (*spec.Spec, Sources, diag.Diagnostics) {
 		// After the merge: a suite joins the tasks of the merged environment.
 		ds = append(ds, expandSuites(s, r.src)...)
 	}
+	ds = append(ds, r.readPrompts(s)...)
 	ds = append(ds, r.unknownVars()...)
 	ds = ds.Dedup()
 	ds.Sort()

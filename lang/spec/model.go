@@ -167,7 +167,38 @@ type Role struct {
 	// Builds that fail are the estimate's assumption about a builder role:
 	// a failed build makes no real run and reaches no critic.
 	BuildFailures Val[Spread] `assay:"build_failures" doc:"builder roles: share of builds that fail, for estimates: one number (low = expected = high), or { low, expected, high } (default 0)"`
+	Prompt        *Prompt     `assay:"prompt,block" doc:"the role's own prompt: a system and a user template (Go text/template over the role kind's variables; see docs/prompts.md); either omitted takes Assay's default"`
+	Answer        *Answer     `assay:"answer,block" doc:"how the role's answer is read, and how often an answer that cannot be read is asked again"`
 	Range         diag.Range  `json:"-"`
+}
+
+// Prompt is a role's prompt templates, each inline or in a file beside
+// the spec. The loader reads the files into SystemText and UserText.
+type Prompt struct {
+	System     Val[string] `assay:"system" doc:"the system message's template, inline"`
+	SystemFile Val[string] `assay:"system_file" doc:"a file holding the system message's template, relative to the file that writes it"`
+	User       Val[string] `assay:"user" doc:"the user message's template, inline"`
+	UserFile   Val[string] `assay:"user_file" doc:"a file holding the user message's template, relative to the file that writes it"`
+	// Criteria are a critic's task understanding and criteria, which its
+	// templates read as .Criteria.
+	Criteria     Val[string] `assay:"criteria" doc:"critic roles: the task understanding and criteria the critic judges by, inline; its templates read them as .Criteria"`
+	CriteriaFile Val[string] `assay:"criteria_file" doc:"critic roles: a file holding the criteria, relative to the file that writes it"`
+	Range        diag.Range  `json:"-"`
+
+	// SystemText and UserText are the files' contents and SystemPath and
+	// UserPath where they were read, set by the loader (lang/load); Read is
+	// set once it has read them.
+	SystemText, UserText, CriteriaText string `json:"-"`
+	SystemPath, UserPath, CriteriaPath string `json:"-"`
+	Read                               bool   `json:"-"`
+}
+
+// Answer is how a role's answer is read.
+type Answer struct {
+	Format  Val[string] `assay:"format" enum:"json|pattern" doc:"json: the answer is the role's JSON object (the default); pattern: critics only, the verdict is the first group of pattern's first match in the free text"`
+	Pattern Val[string] `assay:"pattern" doc:"format = \"pattern\": a regular expression (RE2 syntax) with a capture group that holds the label, matched case-insensitively against the label set, e.g. \"Final verdict:\\\\s*(\\\\w+)\""`
+	Reasks  Val[int]    `assay:"reasks" doc:"how many times an answer that cannot be read is asked again before it counts as unparsed (default 0); the estimate prices them at its high figure"`
+	Range   diag.Range  `json:"-"`
 }
 
 // Tokens is the expected token use of one call.

@@ -66,8 +66,8 @@ func (e *RemoteError) Error() string {
 
 // Unwrap lets errors.Is find the error kind the code stands for:
 // plugins.ErrUnsupported (Unimplemented), ErrUnknownRun (NotFound),
-// ErrConfig (InvalidArgument), ErrPluginStart (FailedPrecondition) and the
-// context errors.
+// ErrConfig (InvalidArgument), ErrPluginStart (FailedPrecondition),
+// ErrUnparsed (OutOfRange) and the context errors.
 func (e *RemoteError) Unwrap() error { return e.wrapped }
 
 // GRPCStatus lets status.FromError and status.Code see the code.
@@ -92,6 +92,8 @@ func toStatus(err error) error {
 		return status.Error(codes.InvalidArgument, err.Error())
 	case errors.Is(err, plugins.ErrPluginStart):
 		return status.Error(codes.FailedPrecondition, err.Error())
+	case errors.Is(err, plugins.ErrUnparsed):
+		return status.Error(codes.OutOfRange, err.Error())
 	}
 	var se interface{ GRPCStatus() *status.Status }
 	if errors.As(err, &se) {
@@ -126,6 +128,8 @@ func fromStatus(err error) error {
 		re.wrapped = plugins.ErrConfig
 	case codes.FailedPrecondition:
 		re.wrapped = plugins.ErrPluginStart
+	case codes.OutOfRange:
+		re.wrapped = plugins.ErrUnparsed
 	}
 	return re
 }

@@ -182,6 +182,7 @@ func TestErrorCodes(t *testing.T) {
 		{fmt.Errorf("run r7: %w", plugins.ErrUnknownRun), codes.NotFound, plugins.ErrUnknownRun},
 		{plugins.WithKind(plugins.ErrConfig, errors.New("tinylm config: unknown key")), codes.InvalidArgument, plugins.ErrConfig},
 		{fmt.Errorf("no GPU driver: %w", plugins.ErrPluginStart), codes.FailedPrecondition, plugins.ErrPluginStart},
+		{plugins.WithKind(plugins.ErrUnparsed, errors.New("no verdict")), codes.OutOfRange, plugins.ErrUnparsed},
 		// A plugin written against grpc directly answers with bare codes.
 		{status.Error(codes.NotFound, "no such job"), codes.NotFound, plugins.ErrUnknownRun},
 		{status.Error(codes.InvalidArgument, "bad config"), codes.InvalidArgument, plugins.ErrConfig},
@@ -213,7 +214,7 @@ func TestErrorCodes(t *testing.T) {
 				t.Errorf("%s returning %v: errors.Is(%v) is false", name, tt.err, tt.is)
 			}
 			if tt.is == nil {
-				for _, k := range []error{plugins.ErrUnknownRun, plugins.ErrConfig, plugins.ErrPluginStart} {
+				for _, k := range []error{plugins.ErrUnknownRun, plugins.ErrConfig, plugins.ErrPluginStart, plugins.ErrUnparsed} {
 					if errors.Is(err, k) {
 						t.Errorf("%s returning %v: errors.Is(%v) is true", name, tt.err, k)
 					}

@@ -15,6 +15,11 @@
 //	summarizer            SummarizeRequest -> SummarizeResponse
 //	builder, implementer  ImplementRequest -> ImplementResponse
 //
+// NewVars turns a request into its role kind's prompt variables
+// (base/prompt), which the runtime renders the role's templates over; Chat
+// is the default chat for a caller that renders none; ParseVerdict reads a
+// critic's label from free text by a pattern.
+//
 // Decode rejects unknown fields, so a misspelt field is an error rather than
 // a silent zero. The next phase is the plugin protocol (plugins/proto), which
 // carries these payloads as opaque bytes.

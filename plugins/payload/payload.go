@@ -132,6 +132,10 @@ type CritiqueRequest struct {
 	Labels string `json:"labels"`
 	// Records are examples with known outcomes a critic may use in context.
 	Records []Record `json:"records,omitempty"`
+	// Verdict, when set, is how the answer is read: an RE2 pattern whose
+	// first group, in its first match in the answer's free text, is the
+	// label (ParseVerdict). Empty: the answer is a CritiqueResponse as JSON.
+	Verdict string `json:"verdict,omitempty"`
 }
 
 // CritiqueResponse is one sampled verdict.

@@ -477,7 +477,8 @@ svg .f{fill:#fafafa;stroke:#ccc}svg .g{stroke:#e6e6e6}svg .d{stroke:#999;stroke-
 <tr><th>GPU-hours</th><td>{{num .R.Status.GPUHours}} reserved (each real run held at its high hours){{with .R.Status.Totals}}, {{num .MeasuredGPUHours}} measured (each run at most what it held){{if .Overruns}}; <b>{{.Overruns}} runs took longer than their high hours: {{num .OverrunGPUHours}} GPU-hours beyond what they held, not charged</b>{{end}}{{end}}</td></tr>
 <tr><th>dollars</th><td>{{with .R.Status.Totals}}{{money .USD}} (real runs {{money $.R.Status.RunUSD}} reserved, LLM {{money .LLMUSD}} measured, {{.LLMCalls}} calls){{else}}{{money .R.Status.RunUSD}} reserved for real runs so far{{end}}{{if .R.Status.Budget.USD}} of a {{money .R.Status.Budget.USD}} cap{{end}}</td></tr>
 {{range routed .R.Compare}}<tr><th>routed share, loop {{loopOf .Figure}}</th><td>{{pct .Measured}} measured, beside expected_routed {{pct .Expected}}{{if ne .Low .High}} (assumed {{pct .Low}} – {{pct .High}}){{end}}{{if not .Within}}: <b>outside the assumed range</b>{{end}}</td></tr>{{end}}
-{{with .R.Status.Totals}}
+{{with .R.Status.Totals}}{{with .Measured}}{{range $name, $r := .Roles}}{{if $r.Unparsed}}
+<tr><th>unparsed, role {{$name}}</th><td>{{$r.Unparsed}} answers could not be read ({{$r.Reasks}} asked again); a critic's such votes are left out of its verdicts</td></tr>{{end}}{{end}}{{end}}
 <tr><th>steps</th><td>{{.Steps}} ({{.Candidates}} candidates rewarded, {{.PolicyUpdates}} policy updates)</td></tr>{{end}}
 </table>
 {{with .R.Status.Provenance}}<h2>Provenance</h2>

@@ -1,10 +1,13 @@
 // Package openai is Assay's built-in LLM plugin for any server that speaks
 // the OpenAI chat-completions API: hosted APIs, vLLM, Ollama, llama.cpp.
 //
-// It renders a role call's structured Payload (package plugins/payload)
-// into a chat prompt with instructions for that role, asks for a JSON
-// answer, and checks the answer against the role's response type before
-// handing it back as the response Payload. Transient failures (429, 5xx,
+// It sends the messages the runtime rendered from the role's prompt
+// templates (CompleteRequest.Messages) exactly as given, or, without them,
+// Assay's default chat of the role call's Payload (payload.Chat). It reads
+// the answer as the role's JSON response type, or a critic's verdict by
+// the pattern its payload names (payload.ParseVerdict), and hands it back
+// as the response Payload; an answer that cannot be read is
+// plugins.ErrUnparsed, billed, which the runtime may ask again. Transient failures (429, 5xx,
 // timeouts, dropped connections) are retried with exponential backoff and
 // jitter, honouring Retry-After; a per-config rate limit and concurrency
 // limit keep a run within the server's quotas. Token usage comes from the

@@ -109,7 +109,8 @@ func (l *llm) complete(ctx context.Context, c *client, req *plugins.CompleteRequ
 		seed := req.Seed
 		creq.Seed = &seed
 	}
-	if c.cfg.JSONMode {
+	if c.cfg.JSONMode && verdictPattern(req) == "" {
+		// A critic whose verdict a pattern reads answers in free text.
 		creq.ResponseFormat = &responseFormat{Type: "json_object"}
 	}
 	resp, err := c.chat(ctx, creq, m)
@@ -125,8 +126,9 @@ func (l *llm) complete(ctx context.Context, c *client, req *plugins.CompleteRequ
 		if resp.Choices[0].FinishReason == "length" {
 			err = fmt.Errorf("%w (the answer was cut off at max_tokens %d; raise it)", err, req.MaxTokens)
 		}
-		// The answer was billed even though it is of no use.
-		return nil, plugins.WithUsage(fmt.Errorf("openai plugin, %s role, model %s: %w", req.Role, model, err), m.usage())
+		// The answer was billed even though it is of no use; the runtime
+		// may ask again (plugins.ErrUnparsed).
+		return nil, plugins.WithUsage(plugins.WithKind(plugins.ErrUnparsed, fmt.Errorf("openai plugin, %s role, model %s: %w", req.Role, model, err)), m.usage())
 	}
 	return &plugins.CompleteResponse{Text: text, Payload: answer, Usage: m.usage()}, nil
 }
@@ -175,22 +177,6 @@ type policyState struct {
 	Path    string `json:"path"`
 }
 
-// instructions tell each role what to answer, in the shape of its
-// response type in package plugins/payload.
-var instructions = map[string]string{
-	plugins.RolePropose: `You propose changes to a machine-learning training setup that improve its metric on the given task. ` +
-		`The input lists the task, the current solution (parent), earlier proposals with their measured gains (history), possibly measured records of other tasks to learn from (records) and the knobs you may change with their allowed values. ` +
-		`Answer with a JSON object {"proposals": [{"ID": string, "Text": what to change and why, "Mechanism": the knob mechanism it acts through, "Edits": {knob name: allowed value}}]} holding exactly n proposals, each different, using only the listed knobs and values.`,
-	plugins.RolePredict: `You predict how much a proposed change improves a training run's metric over the task's baseline, from the measured records given. ` +
-		`Answer with a JSON object {"predicted_gain": number, "confidence": number from 0 to 1}.`,
-	plugins.RoleCritic: `You judge whether the child proposal beats the parent on the task. ` +
-		`Answer with a JSON object {"label": one of %s, "reason": one sentence}.`,
-	plugins.RoleSummarize: `You describe a proposed change neutrally and briefly, without advocacy. ` +
-		`Answer with a JSON object {"summary": string}.`,
-	plugins.RoleBuild: `You implement the proposed idea as concrete edits of the trainer's knobs, using only the listed knobs and allowed values. ` +
-		`Answer with a JSON object {"proposal": {"ID": string, "Text": string, "Mechanism": string, "Edits": {knob name: allowed value}}, "infeasible": boolean, "reason": string}; set infeasible with a reason when the idea cannot be expressed with the knobs.`,
-}
-
 func parseState(b []byte) (policyState, error) {
 	var st policyState
 	if err := json.Unmarshal(b, &st); err != nil || st.Adapter == "" {
@@ -199,14 +185,18 @@ func parseState(b []byte) (policyState, error) {
 	return st, nil
 }
 
-// render builds the chat as payload.Chat does, from the caller's messages
-// and the payload; the loop's update command trains on the same chat.
+// render is the chat to send: the messages the runtime rendered from the
+// role's prompt templates, exactly as given; without them, Assay's default
+// chat of the payload (payload.Chat).
 func render(req *plugins.CompleteRequest) ([]chatMessage, error) {
-	var extra []payload.Message
-	for _, m := range req.Messages {
-		extra = append(extra, payload.Message{Role: m.Role, Content: m.Content})
+	if len(req.Messages) > 0 {
+		out := make([]chatMessage, len(req.Messages))
+		for i, m := range req.Messages {
+			out[i] = chatMessage{Role: m.Role, Content: m.Content}
+		}
+		return out, nil
 	}
-	msgs, err := payload.Chat(req.Role, extra, req.Payload)
+	msgs, err := payload.Chat(req.Role, nil, req.Payload)
 	if err != nil {
 		return nil, fmt.Errorf("openai plugin: %w", err)
 	}
@@ -221,6 +211,15 @@ func render(req *plugins.CompleteRequest) ([]chatMessage, error) {
 // against the role's response type and re-encodes it, dropping fields the
 // type does not have so that strict decoders downstream accept it.
 func parseAnswer(req *plugins.CompleteRequest, text string) ([]byte, error) {
+	if p := verdictPattern(req); p != "" {
+		var in payload.CritiqueRequest
+		json.Unmarshal(req.Payload, &in)
+		label, err := payload.ParseVerdict(p, in.Labels, text)
+		if err != nil {
+			return nil, fmt.Errorf("the critic's answer has no verdict: %v: %q", err, excerpt(text, 200))
+		}
+		return payload.Encode(&payload.CritiqueResponse{Label: label, Reason: excerpt(text, 500)})
+	}
 	raw := extractJSON(text)
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(raw), &obj); err != nil {
@@ -301,3 +300,16 @@ func extractJSON(text string) string {
 
 // New returns the plugin, for the assay binary to serve.
 func New() plugins.LLM { return newLLM() }
+
+// verdictPattern is the pattern a critic's verdict is read with, when its
+// payload names one (payload.CritiqueRequest.Verdict).
+func verdictPattern(req *plugins.CompleteRequest) string {
+	if req.Role != plugins.RoleCritic || len(req.Payload) == 0 {
+		return ""
+	}
+	var in struct {
+		Verdict string `json:"verdict"`
+	}
+	json.Unmarshal(req.Payload, &in)
+	return in.Verdict
+}

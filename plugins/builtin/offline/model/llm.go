@@ -91,11 +91,17 @@ func (Model) Complete(ctx context.Context, req *plugins.CompleteRequest) (*plugi
 	return &plugins.CompleteResponse{Text: text, Payload: b, Usage: usage(req, text, b)}, nil
 }
 
-// usage counts tokens as a hosted model would bill them: the prompt
-// (messages and payload) in, the answer out, about four bytes a token.
+// usage counts tokens as a hosted model would bill them: the prompt in,
+// the answer out, about four bytes a token. The prompt is the payload,
+// which this model reads; the messages the runtime renders from it (the
+// role's templates) count only when there is no payload, so the offline
+// figures do not move with a prompt's wording.
 func usage(req *plugins.CompleteRequest, text string, out []byte) plugins.Usage {
 	in := payload.Tokens(string(req.Payload))
 	for _, m := range req.Messages {
+		if len(req.Payload) > 0 {
+			break
+		}
 		in += payload.Tokens(m.Content) + 4
 	}
 	return plugins.Usage{In: in, Out: payload.Tokens(text) + payload.Tokens(string(out))}
