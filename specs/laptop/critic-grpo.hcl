@@ -8,40 +8,10 @@
 #                7 (40% routed)
 #   real runs    at most 103, as verify-all.hcl
 
-extends = "verify-all.hcl"
+extends = "common/verify-all-critic.hcl" # verify-all.hcl with the critic's roles
 
 name        = "laptop-critic-grpo"
 description = "GRPO on an 8-vote critic's verdicts, uncertain ones verified, on 48 real runs, then against Base"
-
-role "summarizer" {
-  llm         = plugin.offline
-  temperature = 0.4
-  concurrency = 4
-  seconds     = 0.001
-  tokens {
-    in  = 300
-    out = 80
-  }
-  price {
-    in  = 0
-    out = 0
-  }
-}
-
-role "critic" {
-  llm         = plugin.offline
-  temperature = 0.7
-  concurrency = 4
-  seconds     = 0.001
-  tokens {
-    in  = 800
-    out = 20
-  }
-  price {
-    in  = 0
-    out = 0
-  }
-}
 
 critic "screen" {
   role            = role.critic

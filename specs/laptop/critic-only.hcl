@@ -7,40 +7,10 @@
 #   critic calls 8 steps x 16 candidates x k (less the failed builds)
 #   real runs    3 holdout baselines + 3 tasks x 2 states x 4 x 2 arms = 51
 
-extends = "verify-all.hcl"
+extends = "common/verify-all-critic.hcl" # verify-all.hcl with the critic's roles
 
 name        = "laptop-critic-only"
 description = "GRPO on a frozen critic's k-vote verdicts alone, then against Base"
-
-role "summarizer" {
-  llm         = plugin.offline
-  temperature = 0.4
-  concurrency = 4
-  seconds     = 0.001
-  tokens {
-    in  = 300
-    out = 80
-  }
-  price {
-    in  = 0
-    out = 0
-  }
-}
-
-role "critic" {
-  llm         = plugin.offline
-  temperature = 0.7
-  concurrency = 4
-  seconds     = 0.001
-  tokens {
-    in  = 800
-    out = 20
-  }
-  price {
-    in  = 0
-    out = 0
-  }
-}
 
 critic "label" {
   role      = role.critic

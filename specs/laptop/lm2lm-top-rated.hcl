@@ -116,8 +116,3 @@ budget {
   real_runs = 113
   usd       = 1
 }
-
-executor {
-  kind        = "local"
-  concurrency = 2
-}

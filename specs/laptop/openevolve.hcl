@@ -56,8 +56,3 @@ budget {
   real_runs = 52
   usd       = 1
 }
-
-executor {
-  kind        = "local"
-  concurrency = 2
-}

@@ -68,8 +68,3 @@ budget {
   real_runs = 103
   usd       = 1
 }
-
-executor {
-  kind        = "local"
-  concurrency = 2
-}

@@ -1,7 +1,7 @@
 # The preamble every laptop ablation shares: the built-in tinylm trainer
 # (real training of a tiny character-level language model, validation bits
-# per byte) and the built-in offline LLM, on the local CPU at $0.05 an hour,
-# with 4 train tasks. verify-all.hcl, openevolve.hcl and lm2lm-top-rated.hcl
+# per byte) and the built-in offline LLM, on the local CPU at $0.05 an hour
+# with 2 runs at a time, with 4 train tasks. verify-all.hcl, openevolve.hcl and lm2lm-top-rated.hcl
 # extend it and set the holdout tasks and the proposer's temperature and
 # prompt size; the other laptop specs extend those. Not a spec to run alone.
 
@@ -51,4 +51,9 @@ role "proposer" {
     in  = 0
     out = 0
   }
+}
+
+executor {
+  kind        = "local"
+  concurrency = 2
 }
