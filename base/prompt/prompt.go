@@ -60,7 +60,7 @@ type Knob struct {
 
 // Version is the version of the default templates in prompts/. A
 // change of their text bumps it, so a plan's From says which text it holds.
-const Version = 1
+const Version = 2
 
 // MaxBytes bounds what one rendered message may hold: a template
 // that ranges over a large input cannot grow without end.
@@ -153,7 +153,9 @@ type SummarizeVars struct {
 	Input    string
 }
 
-// BuildVars are a builder's or implementer's template variables.
+// BuildVars are a builder's or implementer's template variables. Source
+// is set in source mode, where the builder writes a patch of the parent
+// program instead of knob edits.
 type BuildVars struct {
 	Role     string
 	Task     Task
@@ -161,7 +163,24 @@ type BuildVars struct {
 	Knobs    []Knob
 	Repair   int
 	Failure  string
+	Source   *Source
 	Input    string
+}
+
+// Source is the parent program a builder changes: its commit, the paths a
+// patch may change and the editable files' contents (each cut to a bound;
+// Truncated marks one that was cut).
+type Source struct {
+	Commit   string
+	Editable []string
+	Files    []File
+}
+
+// File is one editable file of the parent program.
+type File struct {
+	Path      string
+	Content   string
+	Truncated bool
 }
 
 // VarsType is the type of a role kind's template variables; nil for an

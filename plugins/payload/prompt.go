@@ -56,7 +56,7 @@ func NewVars(kind string, in any, body []byte) (any, error) {
 	case SummarizeRequest:
 		return &prompt.SummarizeVars{Task: prompt.Task{Name: r.Task}, Proposal: prompt.Proposal(r.Proposal), Input: input}, nil
 	case ImplementRequest:
-		return &prompt.BuildVars{Task: prompt.Task{Name: r.Task, Env: r.Env}, Proposal: prompt.Proposal(r.Proposal), Knobs: knobs(r.Knobs), Repair: r.Repair, Failure: r.Failure, Input: input}, nil
+		return &prompt.BuildVars{Task: prompt.Task{Name: r.Task, Env: r.Env}, Proposal: prompt.Proposal(r.Proposal), Knobs: knobs(r.Knobs), Repair: r.Repair, Failure: r.Failure, Source: sourceVars(r.Source), Input: input}, nil
 	}
 	return nil, fmt.Errorf("no prompt variables for a %T of the %s role", in, kind)
 }
@@ -106,6 +106,18 @@ func knobs(ks []plugins.Knob) []prompt.Knob {
 	out := make([]prompt.Knob, len(ks))
 	for i, k := range ks {
 		out[i] = prompt.Knob(k)
+	}
+	return out
+}
+
+// sourceVars is a builder's parent program as template variables.
+func sourceVars(c *SourceContext) *prompt.Source {
+	if c == nil {
+		return nil
+	}
+	out := &prompt.Source{Commit: c.Commit, Editable: c.Editable}
+	for _, f := range c.Files {
+		out.Files = append(out.Files, prompt.File(f))
 	}
 	return out
 }
