@@ -29,8 +29,9 @@ var helpFields = map[string]bool{"Long": true, "Example": true}
 // figure given, while it is being divided elsewhere; it must not grow.
 // Remove an entry once its function is within the limit.
 var complexityAllowed = map[string]int{
-	// The OpenAI stand-in server of the command's tests, being reworked.
-	"cmd/assay/main_test.go:cmdOpenAIServer": 34,
+	// Only TestPlantedSizesFail's planted file, which shows an entry at
+	// work; no file of the repository has this path.
+	"p/legacy.go:legacy": 34,
 }
 
 // complexity is fn's cyclomatic complexity by gocyclo's rules: 1, plus 1
@@ -293,8 +294,8 @@ func TestPlantedSizesFail(t *testing.T) {
 		{"a file at the limit", "p/a.go", strings.Repeat("\n", maxFileLines-2), nil},
 		{"a file over the limit", "p/a.go", strings.Repeat("\n", maxFileLines-1), []string{"p/a.go: 801 lines, more than 800"}},
 		{"a generated file is exempt", "p/a.go", generated + branchy("gen", 2*maxComplexity) + long("gen2", 2*maxFuncLines, false), nil},
-		{"an allowed function at its figure", "cmd/assay/main_test.go", branchy("cmdOpenAIServer", 33), nil},
-		{"an allowed function may not grow", "cmd/assay/main_test.go", branchy("cmdOpenAIServer", 34), []string{"cmdOpenAIServer has cyclomatic complexity 35, more than 34"}},
+		{"an allowed function at its figure", "p/legacy.go", branchy("legacy", 33), nil},
+		{"an allowed function may not grow", "p/legacy.go", branchy("legacy", 34), []string{"legacy has cyclomatic complexity 35, more than 34"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
