@@ -61,7 +61,7 @@ func (r *service) completeText(roleName, key string, in, out any, untrained bool
 		return "", fmt.Errorf("%w: call %s: the plan has no role %q", errPermanent, key, roleName)
 	}
 	if d, ok := r.j.Call(journal.KindCall, key); ok {
-		if text, ok, err := r.journaledCall(role, key, d, out); ok {
+		if text, ok, err := (llmCall{r, role, key}).journaled(d, out); ok {
 			return text, err
 		}
 	}
@@ -82,32 +82,41 @@ func (r *service) completeText(roleName, key string, in, out any, untrained bool
 	if r.replay != nil {
 		return r.replayCall(role, key, req, in, out)
 	}
-	return r.ask(role, key, req, in, out)
+	return llmCall{r, role, key}.ask(req, in, out)
 }
 
 // journaledCall answers a call from its journal record d: what it cost is
 // charged again and its answer decoded. ok is false for a record that
 // cannot be read, which is then made again.
-func (r *service) journaledCall(role *plan.Role, key string, d []byte, out any) (text string, ok bool, err error) {
-	var c callRecord
-	if json.Unmarshal(d, &c) != nil {
+func (c llmCall) journaled(d []byte, out any) (text string, ok bool, err error) {
+	r, role, key := c.s, c.role, c.key
+	var rec callRecord
+	if json.Unmarshal(d, &rec) != nil {
 		return "", false, nil
 	}
-	r.chargeLLM(role, c.In, c.Out)
-	if c.Breach != "" {
-		r.budget.breach(c.Breach)
+	r.chargeLLM(role, rec.In, rec.Out)
+	if rec.Breach != "" {
+		r.budget.breach(rec.Breach)
 	}
-	if c.Failed != "" {
-		return "", true, fmt.Errorf("%s call %s: %w: %s", role.Name, key, errCallFailed, c.Failed)
+	if rec.Failed != "" {
+		return "", true, fmt.Errorf("%s call %s: %w: %s", role.Name, key, errCallFailed, rec.Failed)
 	}
-	for i := 0; i < c.Reasks; i++ {
+	for i := 0; i < rec.Reasks; i++ {
 		r.measured.reask(role.Name)
 	}
-	if c.Unparsed != "" {
+	if rec.Unparsed != "" {
 		r.measured.unparsed(role.Name)
-		return "", true, fmt.Errorf("%s call %s: %w: %s", role.Name, key, errUnparsed, c.Unparsed)
+		return "", true, fmt.Errorf("%s call %s: %w: %s", role.Name, key, errUnparsed, rec.Unparsed)
 	}
-	return c.answerText(role.Kind), true, payload.Decode(c.Payload, out)
+	return rec.answerText(role.Kind), true, payload.Decode(rec.Payload, out)
+}
+
+// llmCall is one call of a role under its journal key: the steps of
+// sending it, which need the service but are not the service's own.
+type llmCall struct {
+	s    *service
+	role *plan.Role
+	key  string
 }
 
 // answerText is the text of a journaled answer: a proposer's as the model
@@ -123,12 +132,13 @@ func (c *callRecord) answerText(kind string) string {
 // ask sends a call, asking again an answer that cannot be read as often as
 // the role's answer block allows, and journals it: answered, unparsed or
 // failed.
-func (r *service) ask(role *plan.Role, key string, req *plugins.CompleteRequest, in, out any) (string, error) {
+func (c llmCall) ask(req *plugins.CompleteRequest, in, out any) (string, error) {
+	r, role, key := c.s, c.role, c.key
 	// used sums what the call's plugin calls were charged, in tokens.
 	var used plugins.Usage
 	var breach string
 	callStart := r.opts.Clock.Now()
-	resp, asked, err := r.sendAsking(role, key, req, in, out, &used, &breach)
+	resp, asked, err := c.sendAsking(req, in, out, &used, &breach)
 	rec := callRecord{Role: role.Name, Req: requestJSON(req), Reasks: asked, In: used.In, Out: used.Out, Breach: breach}
 	if errors.Is(err, plugins.ErrUnparsed) && r.ctx.Err() == nil {
 		r.progress.logf("%s call %s: the answer cannot be read after %d asks; counting it unparsed: %v", role.Name, key, asked+1, err)
@@ -171,7 +181,8 @@ func (r *service) ask(role *plan.Role, key string, req *plugins.CompleteRequest,
 // cannot be read, up to the role's reasks (each ask held and charged like
 // any call); it returns how often it asked again. req keeps its first
 // seed, which is the call's identity in the journal.
-func (r *service) sendAsking(role *plan.Role, key string, req *plugins.CompleteRequest, in, out any, used *plugins.Usage, breach *string) (*plugins.CompleteResponse, int, error) {
+func (c llmCall) sendAsking(req *plugins.CompleteRequest, in, out any, used *plugins.Usage, breach *string) (*plugins.CompleteResponse, int, error) {
+	r, role, key := c.s, c.role, c.key
 	reasks := 0
 	if role.Answer != nil {
 		reasks = role.Answer.Reasks
@@ -187,7 +198,7 @@ func (r *service) sendAsking(role *plan.Role, key string, req *plugins.CompleteR
 			req.Seed = int64(derive(r.v.Seed, fmt.Sprintf("%s/reask/%d", key, ask)) >> 1)
 			r.measured.reask(role.Name)
 		}
-		resp, err = r.send(role, req, in, out, used, breach)
+		resp, err = c.send(req, in, out, used, breach)
 		if !errors.Is(err, plugins.ErrUnparsed) || r.ctx.Err() != nil {
 			break
 		}
@@ -198,7 +209,8 @@ func (r *service) sendAsking(role *plan.Role, key string, req *plugins.CompleteR
 // send makes one plugin call of a role's request, holding its worst case
 // against the dollar cap and charging what it reports into used; breach
 // says how a report broke its hold.
-func (r *service) send(role *plan.Role, req *plugins.CompleteRequest, in, out any, used *plugins.Usage, breach *string) (*plugins.CompleteResponse, error) {
+func (c llmCall) send(req *plugins.CompleteRequest, in, out any, used *plugins.Usage, breach *string) (*plugins.CompleteResponse, error) {
+	r, role := c.s, c.role
 	var resp *plugins.CompleteResponse
 	err := r.plugins.call(role.Plugin, func(inst Instance) error {
 		l := inst.LLM()
