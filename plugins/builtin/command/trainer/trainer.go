@@ -333,6 +333,11 @@ func (t *Trainer) prepare(ctx context.Context, req *plugins.RunRequest) (*prepar
 		return nil, err
 	}
 	var cwd string
+	if req.Source != nil && filepath.IsAbs(cfg.TaskDir) {
+		// The candidate's program is its checkout: a task directory
+		// outside it would evaluate another program.
+		return nil, fmt.Errorf("config.task_dir %s: in source mode a task's command runs in the candidate's checkout, so task_dir must be relative to it", cfg.TaskDir)
+	}
 	if req.Source != nil {
 		// Source mode: the runtime built and committed the program; the
 		// command runs in a checkout of that commit, not config.repo's.
