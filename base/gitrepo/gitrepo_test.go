@@ -208,3 +208,25 @@ func FuzzCheckPatch(f *testing.F) {
 		}
 	})
 }
+
+// Init commits a directory's files as Assay at a fixed time: the same
+// files make the same commit wherever they are.
+func TestInitIsReproducible(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	when := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var ids []string
+	for range 2 {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a\n"), 0o644)
+		id, err := Init(context.Background(), dir, "example\n", when)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	if ids[0] != ids[1] || !commitID.MatchString(ids[0]) {
+		t.Fatalf("commits %v: want one id", ids)
+	}
+}
