@@ -322,7 +322,14 @@ func (t *Trainer) prepare(ctx context.Context, req *plugins.RunRequest) (*prepar
 		return p, writeJSON(filepath.Join(dir, RecordFile), rec)
 	}
 
-	values, reason := proposalValues(cfg, req.Proposal.Edits)
+	edits := req.Proposal.Edits
+	if req.Source != nil {
+		// The candidate is its commit: the knob edits its idea named are
+		// in the patch the builder wrote, or nowhere, so the overrides
+		// file holds the knobs' defaults.
+		edits = nil
+	}
+	values, reason := proposalValues(cfg, edits)
 	if reason != "" {
 		return decide(reason)
 	}
