@@ -216,9 +216,13 @@ func (lv *lowering) env(e *spec.Environment) *plan.Environment {
 			pt.Domain, pt.Description, pt.Metric = st.Domain, st.Description, st.Metric
 			pt.Bounds = &plan.Bounds{Low: st.Low, High: st.High}
 			pt.Command = append([]string(nil), st.Command...)
+		}
+		// A suite task's scaffold is its seed program in source mode; in
+		// knob mode it is the directory its command runs in.
+		if pt.Source = lowerSource(e, t); pt.Source == nil && t.Suite != nil {
+			st := t.Suite
 			pt.Scaffold = &plan.Scaffold{Repository: st.Dir, Revision: st.Revision, Editable: append([]string(nil), st.Editable...)}
 		}
-		pt.Source = lowerSource(e, t)
 		pe.Tasks = append(pe.Tasks, pt)
 	}
 	return pe

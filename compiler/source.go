@@ -24,11 +24,16 @@ const (
 
 // mergeSource is the source a task uses: the environment's, with each
 // field the task's own source block sets over it; nil when neither has
-// one.
+// one. A suite task's scaffold is the base of both: a source block turns
+// the suite to source mode, and each field it sets overrides the
+// manifest's (scaffoldSource).
 func mergeSource(e *spec.Environment, t *spec.Task) *spec.Source {
 	var ts *spec.Source
 	if t != nil {
 		ts = t.Source
+	}
+	if t != nil && t.Suite != nil && (e.Source != nil || ts != nil) {
+		return overSource(overSource(scaffoldSource(t.Suite), e.Source), ts)
 	}
 	switch {
 	case e.Source == nil && ts == nil:
@@ -38,7 +43,16 @@ func mergeSource(e *spec.Environment, t *spec.Task) *spec.Source {
 	case e.Source == nil:
 		return ts
 	}
-	m := *e.Source
+	return overSource(e.Source, ts)
+}
+
+// overSource is base with each field ts sets over it, at ts's range; base
+// when ts is nil.
+func overSource(base, ts *spec.Source) *spec.Source {
+	if ts == nil {
+		return base
+	}
+	m := *base
 	over := func(set bool, apply func()) {
 		if set {
 			apply()
@@ -52,6 +66,23 @@ func mergeSource(e *spec.Environment, t *spec.Task) *spec.Source {
 	over(ts.KeepWorktrees.Set, func() { m.KeepWorktrees = ts.KeepWorktrees })
 	m.Range = ts.Range
 	return &m
+}
+
+// scaffoldSource is a suite task's scaffold as a source: its repository
+// (absolute, so repoPath keeps it), revision and editable paths, at the
+// task's entry in the manifest.
+func scaffoldSource(st *spec.SuiteTask) *spec.Source {
+	at := st.Manifest
+	dir := st.Dir
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	return &spec.Source{
+		Repository: spec.Val[string]{V: dir, Set: true, Range: at},
+		Revision:   spec.Val[string]{V: st.Revision, Set: st.Revision != "", Range: at},
+		Editable:   spec.Val[[]string]{V: st.Editable, Set: len(st.Editable) > 0, Range: at},
+		Range:      at,
+	}
 }
 
 // repoPath resolves a repository path: relative to the file that wrote

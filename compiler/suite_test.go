@@ -1,11 +1,15 @@
 package compiler
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/assay-lang/assay/base/gitrepo"
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/lang/diag"
 	"github.com/assay-lang/assay/lang/load"
 )
 
@@ -58,4 +62,85 @@ func TestSuiteTrainer(t *testing.T) {
 			t.Errorf("want %s at %s; got\n%s", c.code, c.at, ds.Format(0))
 		})
 	}
+}
+
+// A suite task's scaffold is its seed program once the environment has a
+// source block: the manifest gives the repository, revision and editable
+// paths, the block its build and repairs and any field it overrides.
+// Without a source block the suite stays in knob mode.
+func TestSuiteSourceMode(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "specs", "laptop", "suite.hcl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	manifest, err := os.ReadFile(filepath.Join("..", "examples", "suite", "suite.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	repo := gitSeed(t, dir, "seed")
+	other := gitSeed(t, dir, "other")
+	if err := os.WriteFile(filepath.Join(repo, "suite.json"), manifest, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec := strings.Replace(string(src), `"../../examples/suite/suite.json"`, `"seed/suite.json"`, 1)
+	block := "  trainer = plugin.suite\n  source {\n    build   = [\"go\", \"vet\", \".\"]\n    repairs = 1\n%s  }\n"
+	compile := func(t *testing.T, text string) (map[string]*plan.Task, diag.Diagnostics) {
+		path := filepath.Join(dir, "s.hcl")
+		os.WriteFile(path, []byte(text), 0o644)
+		s, _, ds := load.Load(path, load.Options{})
+		if ds.HasErrors() {
+			return nil, ds
+		}
+		p, ds := Compile(s, Options{CheckRepository: gitrepo.Check})
+		if p == nil {
+			return nil, ds
+		}
+		tasks := map[string]*plan.Task{}
+		for _, tk := range p.Variants[0].Envs[0].Tasks {
+			tasks[tk.Name] = tk
+		}
+		return tasks, ds
+	}
+	t.Run("knob mode", func(t *testing.T) {
+		tasks, ds := compile(t, spec)
+		if ds.HasErrors() || tasks["spirals"].Source != nil || tasks["spirals"].Scaffold == nil {
+			t.Fatalf("without a source block a suite task is in knob mode: %+v\n%s", tasks["spirals"], ds.Format(0))
+		}
+	})
+	t.Run("source mode", func(t *testing.T) {
+		tasks, ds := compile(t, strings.Replace(spec, "  trainer = plugin.suite\n", fmt.Sprintf(block, ""), 1))
+		if ds.HasErrors() {
+			t.Fatal(ds.Format(0))
+		}
+		for name, tk := range tasks {
+			s := tk.Source
+			if s == nil || s.Repository != repo || s.Revision != "HEAD" || strings.Join(s.Editable, ",") != "train.go,model.go" ||
+				strings.Join(s.Build, " ") != "go vet ." || s.Repairs != 1 || tk.Scaffold != nil {
+				t.Errorf("task %s: source %+v, scaffold %+v", name, s, tk.Scaffold)
+			}
+		}
+	})
+	t.Run("override", func(t *testing.T) {
+		tasks, ds := compile(t, strings.Replace(spec, "  trainer = plugin.suite\n", fmt.Sprintf(block, "    repository = \"other\"\n    editable = [\"main.go\"]\n"), 1))
+		if ds.HasErrors() {
+			t.Fatal(ds.Format(0))
+		}
+		if s := tasks["moons"].Source; s == nil || s.Repository != other || strings.Join(s.Editable, ",") != "main.go" {
+			t.Errorf("the source block does not override the scaffold: %+v", s)
+		}
+	})
+	t.Run("not a repository", func(t *testing.T) {
+		bad := strings.Replace(string(manifest), `"repository": "."`, `"repository": "../plain"`, 1)
+		os.MkdirAll(filepath.Join(dir, "plain"), 0o755)
+		os.WriteFile(filepath.Join(repo, "suite.json"), []byte(bad), 0o644)
+		defer os.WriteFile(filepath.Join(repo, "suite.json"), manifest, 0o644)
+		_, ds := compile(t, strings.Replace(spec, "  trainer = plugin.suite\n", fmt.Sprintf(block, ""), 1))
+		for _, d := range ds {
+			if d.Code == CodeSourceRepo && d.Range.Filename == filepath.Join(repo, "suite.json") && d.Range.Start.Line == 6 {
+				return
+			}
+		}
+		t.Errorf("want %s at the manifest's task entry; got\n%s", CodeSourceRepo, ds.Format(0))
+	})
 }

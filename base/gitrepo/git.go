@@ -72,6 +72,13 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 	if _, err := run(ctx, dir, nil, "rev-parse", "--git-dir"); err != nil {
 		return nil, fmt.Errorf("%s is not a git repository: %v", dir, err)
 	}
+	// A worktree, a patch's paths and a checkout are the whole
+	// repository's: a directory inside one would be silently widened.
+	if prefix, err := run(ctx, dir, nil, "rev-parse", "--show-prefix"); err != nil {
+		return nil, fmt.Errorf("%s: %v", dir, err)
+	} else if p := strings.TrimSpace(prefix); p != "" {
+		return nil, fmt.Errorf("%s is the directory %s inside a git repository, not its top: name the repository's top directory", dir, strings.TrimSuffix(p, "/"))
+	}
 	return &Repo{Dir: dir}, nil
 }
 

@@ -208,3 +208,46 @@ func FuzzCheckPatch(f *testing.F) {
 		}
 	})
 }
+
+// Init commits a directory's files as Assay at a fixed time: the same
+// files make the same commit wherever they are.
+func TestInitIsReproducible(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	when := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var ids []string
+	for range 2 {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a\n"), 0o644)
+		id, err := Init(context.Background(), dir, "example\n", when)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	if ids[0] != ids[1] || !commitID.MatchString(ids[0]) {
+		t.Fatalf("commits %v: want one id", ids)
+	}
+}
+
+// A seed program is a whole repository: a directory inside one is refused,
+// not widened to the repository around it.
+func TestOpenRefusesASubdirectory(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "sub")
+	os.MkdirAll(sub, 0o755)
+	os.WriteFile(filepath.Join(sub, "a.txt"), []byte("a\n"), 0o644)
+	if _, err := Init(context.Background(), dir, "seed\n", time.Unix(0, 0)); err != nil {
+		t.Fatal(err)
+	}
+	if err := Check(dir, "HEAD"); err != nil {
+		t.Fatalf("the top: %v", err)
+	}
+	if err := Check(sub, "HEAD"); err == nil || !strings.Contains(err.Error(), "not its top") {
+		t.Fatalf("a subdirectory: %v", err)
+	}
+}

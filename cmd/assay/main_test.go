@@ -32,12 +32,18 @@ func TestScripts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Scripts that run go (a suite's evaluation command) share the build
+	// cache of the test, which testscript's bare environment would lose.
+	gocache, _ := exec.Command("go", "env", "GOCACHE").Output()
 	testscript.Run(t, testscript.Params{
 		Dir:           filepath.Join("testdata", "script"),
 		UpdateScripts: *update,
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("SPECS", specs)
 			env.Setenv("NO_COLOR", "1")
+			if c := strings.TrimSpace(string(gocache)); c != "" {
+				env.Setenv("GOCACHE", c)
+			}
 			env.Values["openai"] = &fakeOpenAI{}
 			return nil
 		},

@@ -330,10 +330,12 @@ func (t *Task) Normalised(score float64, minimize bool) (n float64, ok bool) {
 	return n, true
 }
 
-// Scaffold is a suite task's research scaffold: the repository directory
+// Scaffold is a suite task's research scaffold in knob mode (in source
+// mode it is the task's Source instead): the repository directory
 // (relative to the working directory the plan was compiled in, or
-// absolute) where its command runs, the pinned revision ("" for the
-// directory as it is) and the paths a change may edit.
+// absolute) where its command runs, the pinned revision (empty: the
+// loader refuses one in knob mode, which runs the directory as it is) and
+// the paths a change may edit, as the manifest gives them.
 type Scaffold struct {
 	Repository string   `json:"repository"`
 	Revision   string   `json:"revision,omitempty"`

@@ -25,9 +25,20 @@ type Hyper struct {
 	Features   string  `json:"features"` // raw | poly2 (squares and products added)
 }
 
+// The baseline's numeric settings, one a line, so a code change of one is
+// a one-line patch.
+const (
+	defaultLR        = 0.03
+	defaultEpochs    = 60
+	defaultBatch     = 32
+	defaultHidden    = 4
+	defaultInitScale = 1.0
+)
+
 // Defaults are the baseline: a narrow net trained briefly at a timid rate.
 func Defaults() Hyper {
-	return Hyper{LR: 0.03, Epochs: 60, Batch: 32, Hidden: 4, Activation: "tanh", InitScale: 1, Schedule: "constant", Features: "raw"}
+	return Hyper{LR: defaultLR, Epochs: defaultEpochs, Batch: defaultBatch, Hidden: defaultHidden, Activation: "tanh",
+		InitScale: defaultInitScale, Schedule: "constant", Features: "raw"}
 }
 
 func (h Hyper) check() error {

@@ -505,6 +505,13 @@ func expandSuite(e *spec.Environment, src Sources) diag.Diagnostics {
 				WithDetail("an environment's tasks share one direction; put tasks of the other direction in another environment's suite"))
 			continue
 		}
+		if mt.Scaffold.Revision != "" && e.Source == nil {
+			// Knob mode runs the directory as it is: a pinned revision
+			// would be ignored.
+			ds = append(ds, diag.Errorf(codeSuite, f.rangeOf("tasks["+strconv.Itoa(i)+"].scaffold.revision"), "task %q pins its scaffold at revision %q, but environment %q has no source block, so its proposals are knob edits run in the scaffold's directory as it is", mt.Name, mt.Scaffold.Revision, e.Name).
+				WithDetail("add a source block to the environment (source mode: candidates are patches of the scaffold at its revision), or remove the revision"))
+			continue
+		}
 		dir := mt.Scaffold.Repository
 		if !filepath.IsAbs(dir) {
 			dir = filepath.Join(dirOfManifest, dir)

@@ -35,7 +35,7 @@ const twoTasks = `{
 // says of them; its scaffold directory is relative to the manifest.
 func TestSuiteExpands(t *testing.T) {
 	dir := writeFiles(t, map[string]string{
-		"spec.hcl":     fmt.Sprintf(suiteSpec, `  task "own" { split = "train" }`+"\n"),
+		"spec.hcl":     fmt.Sprintf(suiteSpec, `  task "own" { split = "train" }`+"\n  source {}\n"),
 		"suite/s.json": twoTasks,
 	})
 	s, _ := mustLoad(t, filepath.Join(dir, "spec.hcl"), Options{})
@@ -89,6 +89,7 @@ func TestSuiteErrors(t *testing.T) {
 		{"deep", strings.Replace(twoTasks, `"task a"`, `[[[[[[[[[1]]]]]]]]]`, 1), "", "s.json:5:73", "nests deeper"},
 		{"two values", twoTasks + "{}", "", "s.json:17:1", "more than one JSON value"},
 		{"clash", twoTasks, `  task "b" { split = "train" }` + "\n", "spec.hcl:4:8", `task "b" is both written here and listed by the suite`},
+		{"revision in knob mode", twoTasks, "", "s.json:6:53", `pins its scaffold at revision "v1", but environment "e" has no source block`},
 		{"direction", twoTasks, "  metric {\n    name = \"acc\"\n    direction = \"maximize\"\n  }\n", "s.json:5:5", "environment \"e\"'s metric is to maximize"},
 	}
 	for _, c := range cases {

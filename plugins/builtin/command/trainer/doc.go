@@ -22,8 +22,10 @@
 // In source mode (an environment or task with a source block) the request
 // names the program to run (RunRequest.Source: a repository and the
 // candidate's commit, which the runtime built under refs/assay/): the run
-// checks that commit out in src/ and runs there; config.repo and the
-// proposal's patch are not used.
+// checks that commit out in src/ and runs there (a suite task's command
+// too: task_dir, if given, is relative to src/); config.repo, the
+// proposal's patch and its knob edits are not used (the overrides file
+// holds the knobs' defaults).
 //
 // The command is bash with {{placeholders}}, parsed and checked by
 // stdlib/pluginconfig (CompileCommand), the same code `assay validate`

@@ -322,7 +322,14 @@ func (t *Trainer) prepare(ctx context.Context, req *plugins.RunRequest) (*prepar
 		return p, writeJSON(filepath.Join(dir, RecordFile), rec)
 	}
 
-	values, reason := proposalValues(cfg, req.Proposal.Edits)
+	edits := req.Proposal.Edits
+	if req.Source != nil {
+		// The candidate is its commit: the knob edits its idea named are
+		// in the patch the builder wrote, or nowhere, so the overrides
+		// file holds the knobs' defaults.
+		edits = nil
+	}
+	values, reason := proposalValues(cfg, edits)
 	if reason != "" {
 		return decide(reason)
 	}
@@ -333,6 +340,11 @@ func (t *Trainer) prepare(ctx context.Context, req *plugins.RunRequest) (*prepar
 		return nil, err
 	}
 	var cwd string
+	if req.Source != nil && filepath.IsAbs(cfg.TaskDir) {
+		// The candidate's program is its checkout: a task directory
+		// outside it would evaluate another program.
+		return nil, fmt.Errorf("config.task_dir %s: in source mode a task's command runs in the candidate's checkout, so task_dir must be relative to it", cfg.TaskDir)
+	}
 	if req.Source != nil {
 		// Source mode: the runtime built and committed the program; the
 		// command runs in a checkout of that commit, not config.repo's.

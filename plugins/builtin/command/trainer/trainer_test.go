@@ -379,4 +379,29 @@ func TestSourceCheckoutRunsTheCommit(t *testing.T) {
 			t.Fatalf("commit %s: %+v, want metric %g", c.commit, r, c.want)
 		}
 	}
+	// The idea's knob edits do not reach the program beside its commit:
+	// the overrides file holds the defaults.
+	cfg["knobs"] = map[string]any{"lr": map[string]any{"default": 0.1}}
+	req := request(t, "s-knobs", cfg, map[string]string{"lr": "0.3"})
+	req.Source = &plugins.Checkout{Repository: repo, Commit: cand}
+	if r := run(t, tr, req); r.Status != plugins.StatusFinished {
+		t.Fatalf("source run with edits: %+v", r)
+	}
+	if b, _ := os.ReadFile(filepath.Join(req.WorkDir, "overrides.json")); !strings.Contains(string(b), `"lr": 0.1`) {
+		t.Fatalf("source mode wrote the idea's edits as overrides: %s", b)
+	}
+	// A suite task's evaluation command runs in the checkout too; a
+	// task_dir outside it (the scaffold's own directory) is refused.
+	cfg["task_command"] = []any{"bash", "train.sh"}
+	req = request(t, "s-task", cfg, nil)
+	req.Source = &plugins.Checkout{Repository: repo, Commit: cand}
+	if r := run(t, tr, req); r.Status != plugins.StatusFinished || r.Metric != 0.4 {
+		t.Fatalf("task command in the checkout: %+v, want metric 0.4", r)
+	}
+	cfg["task_dir"] = repo
+	req = request(t, "s-dir", cfg, nil)
+	req.Source = &plugins.Checkout{Repository: repo, Commit: cand}
+	if _, err := tr.Start(context.Background(), req); err == nil || !strings.Contains(err.Error(), "task_dir") {
+		t.Fatalf("task_dir outside the checkout: %v", err)
+	}
 }
