@@ -114,7 +114,16 @@ func describeKnobs(ctx context.Context, v *plan.Variant, e *plan.Environment, l 
 	if tr == nil {
 		return nil, fmt.Errorf("plugin %s is not a trainer", pl.Name)
 	}
-	resp, err := tr.Describe(ctx, &plugins.DescribeRequest{Config: pl.Config})
+	// The trainer describes itself with the config a run gets: a suite
+	// task's evaluation command fills a command trainer's command.
+	cfg := pl.Config
+	for _, t := range e.Tasks {
+		if len(t.Command) > 0 {
+			cfg = withTaskCommand(cfg, t.Command, "")
+			break
+		}
+	}
+	resp, err := tr.Describe(ctx, &plugins.DescribeRequest{Config: cfg})
 	if errors.Is(err, plugins.ErrUnsupported) {
 		return nil, nil
 	}
