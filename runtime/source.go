@@ -284,7 +284,7 @@ func (m sourceMode) buildCandidate(sp *seedProgram, key, parent, patch string, i
 	if len(text) > ideaBytes {
 		text = text[:ideaBytes]
 	}
-	msg := fmt.Sprintf("assay %s: %s\n\n%s\n", m.runID(), key, strings.TrimSpace(text))
+	msg := fmt.Sprintf("assay: %s\n\n%s\n", key, strings.TrimSpace(text))
 	commit, err := gitrepo.Commit(r.ctx, wt, msg, sp.when)
 	if err != nil {
 		return "", err

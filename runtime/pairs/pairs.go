@@ -200,7 +200,7 @@ func ladder(ps []Pair) {
 }
 
 func program(p plugins.Proposal, metric float64) Program {
-	return Program{ID: p.ID, Text: p.Text, Mechanism: p.Mechanism, Edits: p.Edits, Patch: p.Patch, Metric: metric}
+	return Program{Commit: p.Commit, ID: p.ID, Text: p.Text, Mechanism: p.Mechanism, Edits: p.Edits, Patch: p.Patch, Metric: metric}
 }
 
 // summary is the summarizer's answer journaled for candidate cand, if any.
