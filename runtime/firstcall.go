@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/assay-lang/assay/base/gitrepo"
 	"github.com/assay-lang/assay/compiler/plan"
 	"github.com/assay-lang/assay/plugins"
 	"github.com/assay-lang/assay/plugins/payload"
@@ -66,7 +67,15 @@ func FirstCall(ctx context.Context, p *plan.Plan, variant, roleName, task string
 	case plugins.RoleSummarize:
 		in = payload.SummarizeRequest{Task: t.Name, Proposal: example}
 	case plugins.RoleBuild, plugins.RoleImplement:
-		in = payload.ImplementRequest{Task: t.Name, Env: env.Name, Proposal: example, Knobs: knobs}
+		req := payload.ImplementRequest{Task: t.Name, Env: env.Name, Proposal: example, Knobs: knobs}
+		if t.Source != nil {
+			// Source mode: the builder sees the seed program, as a run's first
+			// build does.
+			if req.Source, err = firstSource(ctx, t.Source); err != nil {
+				return nil, err
+			}
+		}
+		in = req
 	default:
 		return nil, fmt.Errorf("role %q is of kind %q, which has no prompt", role.Name, role.Kind)
 	}
@@ -144,4 +153,26 @@ func exampleProposal(knobs []plugins.Knob) plugins.Proposal {
 		}
 	}
 	return plugins.Proposal{ID: "example", Text: "an example change"}
+}
+
+// firstSource is the seed program a task's first build changes: its
+// resolved revision, editable paths and files, bounded as a run bounds them.
+func firstSource(ctx context.Context, src *plan.Source) (*payload.SourceContext, error) {
+	repo, err := gitrepo.Open(ctx, src.Repository)
+	if err != nil {
+		return nil, err
+	}
+	commit, err := repo.Resolve(ctx, src.Revision)
+	if err != nil {
+		return nil, err
+	}
+	files, err := repo.Files(ctx, commit, src.Editable, sourceFileBytes, sourceTotalBytes, sourceMaxFiles)
+	if err != nil {
+		return nil, err
+	}
+	sc := &payload.SourceContext{Commit: commit, Editable: src.Editable}
+	for _, f := range files {
+		sc.Files = append(sc.Files, payload.SourceFile{Path: f.Path, Content: f.Content, Truncated: f.Truncated})
+	}
+	return sc, nil
 }
