@@ -12,6 +12,7 @@ import (
 	"github.com/assay-lang/assay/lang/diag"
 	"github.com/assay-lang/assay/lang/hcl"
 	"github.com/assay-lang/assay/lang/load"
+	"github.com/assay-lang/assay/lang/load/loadtest"
 	"github.com/assay-lang/assay/lang/spec"
 )
 
@@ -731,7 +732,7 @@ func proveSingleEnum(pattern string) func(t *testing.T) {
 func proveSweepMode(t *testing.T) {
 	src := specSource(t, "critic-sweep.hcl")
 	dir := t.TempDir()
-	withSource(t, dir, "critic-grpo.hcl", specSource(t, "critic-grpo.hcl"))
+	loadtest.CopySpec(t, filepath.Join("..", "specs", "critic-sweep.hcl"), dir) // and the bases it extends
 	src, _ = mutate(t, src, "values = [4, 8, 16, 32]", "values = [4, 8]")
 	h1, ds := hashOfFile(t, withSource(t, dir, "grid.hcl", src))
 	if ds != nil {

@@ -1,18 +1,29 @@
 package compiler
 
 import (
+	"path/filepath"
 	"testing"
 
 	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/lang/load"
+	"github.com/assay-lang/assay/lang/load/loadtest"
 )
 
 // An update block's hyperparameters override its algorithm's, each on its
 // own; those it leaves unset are the algorithm's, resolved into the plan.
 func TestUpdateHyperparameters(t *testing.T) {
+	// lm2lm.hcl extends a base: each version is written over a copy of
+	// its chain and loaded through lang/load.
+	dir := t.TempDir()
+	copied := loadtest.CopySpec(t, filepath.Join("..", "specs", "lm2lm.hcl"), dir)[0]
 	src := specSource(t, "lm2lm.hcl")
 	loop := func(src string) *plan.Loop {
 		t.Helper()
-		p, ds := compileSource(t, "lm2lm.hcl", []byte(src))
+		s, _, ds := load.Load(withSource(t, dir, filepath.Base(copied), src), load.Options{})
+		if ds.HasErrors() {
+			t.Fatal(ds.Format(0))
+		}
+		p, ds := Compile(s, Options{})
 		if ds.HasErrors() {
 			t.Fatal(ds.Format(0))
 		}

@@ -188,7 +188,7 @@ func completeAt(t *testing.T, e *editor, u protocol.DocumentURI, pos protocol.Po
 func editHover(t *testing.T, e *editor, u protocol.DocumentURI) {
 	t.Helper()
 	// A field: documentation, type, default.
-	if h := hoverAt(t, e, u, e.at(u, "role \"proposer\"", "temperature", 2)); !strings.Contains(h, "role.*.temperature") || !strings.Contains(h, "number") || !strings.Contains(h, "Sampling temperature") || !strings.Contains(h, "Default: 1.0") {
+	if h := hoverAt(t, e, u, e.at(u, "role \"rwm\"", "temperature", 2)); !strings.Contains(h, "role.*.temperature") || !strings.Contains(h, "number") || !strings.Contains(h, "Sampling temperature") || !strings.Contains(h, "Default: 1.0") {
 		t.Errorf("hover on temperature:\n%s", h)
 	}
 	// An enum: the allowed values.
@@ -262,22 +262,27 @@ func editNavigation(t *testing.T, e *editor, u protocol.DocumentURI) {
 		t.Errorf("definition of role.rwm: %+v, want %v", defn, wantPos)
 	}
 	refs, err := e.srv.References(e.ctx, &protocol.ReferenceParams{
-		TextDocumentPositionParams: protocol.TextDocumentPositionParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}, Position: e.at(u, "plugin \"openai\"", "openai", 2)},
+		TextDocumentPositionParams: protocol.TextDocumentPositionParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}, Position: e.at(u, "role \"rwm\"", "plugin.openai", 8)},
 		Context:                    protocol.ReferenceContext{IncludeDeclaration: true},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	inFile := 0
+	inFile, inBase := 0, 0
+	base := protocol.DocumentURI(uri.File(specPath(t, filepath.Join("common", "lm2lm.hcl"))))
 	for _, r := range refs {
-		if r.URI == u {
+		switch r.URI {
+		case u:
 			inFile++
+		case base:
+			inBase++
 		}
 	}
-	// The declaration and the three roles' llm; lm2lm-eval.hcl extends it
-	// but does not mention plugin.openai.
-	if inFile != 4 {
-		t.Errorf("references to plugin.openai in lm2lm.hcl: %d, want 4: %+v", inFile, refs)
+	// The rwm's and the builder's llm here; the declaration and the
+	// proposer's llm in the base lm2lm.hcl extends. lm2lm-eval.hcl extends
+	// it but does not mention plugin.openai.
+	if inFile != 2 || inBase != 2 {
+		t.Errorf("references to plugin.openai: %d in lm2lm.hcl, want 2; %d in its base, want 2: %+v", inFile, inBase, refs)
 	}
 
 	// Variables: var.NAME is a reference to its variable block.

@@ -10,111 +10,19 @@
 #   steps      expected 10,000 / (256 x 0.363) = 107; low 10,000 / 256 = 39
 #              (every candidate routed); 2.75x more rewarded candidates per run
 #   real runs  at most 10,000
+#
+# The benchmark, trainers, LLM endpoint, proposer, implementer, budget and
+# executor are specs/common/critic-grpo.hcl's, which critic-grpo-verify-all.hcl
+# extends too; this file adds the critic, the reward and the loop.
+
+extends = "common/critic-grpo.hcl"
 
 name        = "critic-grpo"
 description = "policy GRPO whose rewards come from a critic, routing uncertain candidates to real runs"
-seed        = 2
-
-variable "verifications" {
-  type        = number
-  default     = 10000
-  description = "real verifications the whole run may spend"
-}
 
 locals {
   votes     = 16
   threshold = 0.25 # u < 0.25: at most 3 of 16 votes disagree
-}
-
-# The benchmark's own plugin executable: builtin:command serves trainers only.
-plugin "mls_lite" {
-  kind   = "benchmark"
-  source = "./bin/mls-lite-bench"
-  config = { args = ["--scored-only"] }
-}
-
-plugin "runner" {
-  kind   = "trainer"
-  source = "builtin:command"
-  config = {
-    command      = "mls-lite-bench run --task {{task}} --config {{config}} --seed {{seed}}"
-    metric_regex = "score=([0-9.eE+-]+)"
-  }
-}
-
-# The proposer policy is trained by your RL framework after every GRPO step
-# (see docs/policy-training.md): update_command trains a LoRA adapter on the
-# step's batch and the proposer's endpoint then serves it.
-plugin "rl" {
-  kind   = "trainer"
-  source = "builtin:command"
-  config = {
-    update_command = "python grpo_step.py --batch {{batch}} --out {{adapter_dir}} --model {{base_model}} --adapter {{previous_adapter_dir}} --algorithm {{algorithm}} --lr {{learning_rate}} --clip-low {{clip_low}} --clip-high {{clip_high}} --kl {{kl_coef}} --token-level {{token_level}} --epochs {{epochs}}"
-  }
-}
-
-plugin "openai" {
-  kind   = "llm"
-  source = "builtin:openai"
-  # Requests go only here: a local OpenAI-compatible server (vLLM, Ollama,
-  # llama.cpp) on this placeholder address; put your own endpoint in. The
-  # API key, if any, is read from $OPENAI_API_KEY.
-  config = { base_url = "http://127.0.0.1:8000/v1" }
-}
-
-prices {
-  preset = "cloud-2026" # H100
-}
-
-environment "mls_lite" {
-  family    = "mixed"
-  benchmark = plugin.mls_lite
-  trainer   = plugin.runner
-  metric {
-    name      = "score"
-    direction = "maximize"
-  }
-  run_cost {
-    gpu   = "H100"
-    gpus  = 1
-    hours = minutes(45)
-  }
-  tasks {
-    train   = 29
-    holdout = 0
-  }
-}
-
-role "proposer" {
-  llm         = plugin.openai
-  model       = "qwen3-8b-policy"
-  temperature = 1.0
-  concurrency = 64
-  seconds     = 10
-  tokens {
-    in  = 4000
-    out = 800
-  }
-  price {
-    in  = 0.05
-    out = 0.20
-  }
-}
-
-role "implementer" {
-  llm         = plugin.openai
-  model       = "gpt-5-mini"
-  temperature = 0.2
-  concurrency = 64
-  seconds     = seconds("1m")
-  tokens {
-    in  = 12000
-    out = 4000
-  }
-  price {
-    in  = 0.25
-    out = 2.00
-  }
 }
 
 role "summarizer" {
@@ -186,14 +94,4 @@ loop "policy" {
     gpus    = 8
     hours   = minutes(15)
   }
-}
-
-budget {
-  real_runs = var.verifications
-}
-
-executor {
-  kind        = "local"
-  concurrency = 16
-  gpus        = 16
 }

@@ -7,95 +7,45 @@
 #   real runs  100 steps x 32 states x 8 proposals = 25,600
 #   GPU-hours  25,600 x 45 = 1,152,000
 #   dollars    1,152,000 x $14.00 = $16,128,000 of GPU time, plus LLM calls
+#
+# The environments, training command, LLM endpoint and proposer are
+# specs/common/lm2lm.hcl's, shared with lm2lm.hcl.
+
+extends = "common/lm2lm.hcl"
 
 name        = "lm2lm-verify-all"
 description = "GRPO where every proposal's reward is a real training run"
-seed        = 0
 
 locals {
   run = { gpu = "B200", gpus = 8, hours = hours("5h37m30s") } # 45 GPU-hours
 
-  # Reward scale tau_e by family: the gain that counts as a reward of 1.
-  scale = { autoregressive = 0.01, diffusion = 0.02 }
-
-  # baseline is b_e, the metric the unedited reference configuration reaches
-  # on this token budget: illustrative figures, like the price table; replace
-  # them with your own measurement. Declared, so no real run measures them.
-  envs = [
-    { name = "olmo3", family = "autoregressive", metric = "val_bpb", holdout = 2, baseline = 0.89 },
-    { name = "qwen3", family = "autoregressive", metric = "val_bpb", holdout = 1, baseline = 0.87 },
-    { name = "nanochat", family = "autoregressive", metric = "val_bpb", holdout = 1, baseline = 0.93 },
-    { name = "marin", family = "autoregressive", metric = "val_bpb", holdout = 1, baseline = 0.88 },
-    { name = "e2d2_sw", family = "diffusion", metric = "val_nll", holdout = 2, baseline = 2.94 },
-    { name = "e2d2", family = "diffusion", metric = "val_nll", holdout = 1, baseline = 2.91 },
-    { name = "mdm", family = "diffusion", metric = "val_nll", holdout = 1, baseline = 3.07 },
-    { name = "bd3lm", family = "diffusion", metric = "val_nll", holdout = 1, baseline = 3.00 },
-  ]
-}
-
-plugin "command" {
-  kind   = "trainer"
-  source = "builtin:command"
-  # Each environment's codebase is behind one entry point that writes the
-  # environment's metric (val_bpb or val_nll) to metrics.json as "metric".
-  config = {
-    command      = "./train.sh --env {{env}} --task {{task}} --config {{config}} --seed {{seed}} --out {{workdir}}/metrics.json"
-    metric_file  = "{{workdir}}/metrics.json"
-    metric_field = "metric"
+  # b_e by environment, the metric the unedited reference configuration
+  # reaches on this token budget: illustrative figures, like the price
+  # table; replace them with your own measurement. Declared, so no real run
+  # measures them.
+  baseline = {
+    olmo3    = 0.89
+    qwen3    = 0.87
+    nanochat = 0.93
+    marin    = 0.88
+    e2d2_sw  = 2.94
+    e2d2     = 2.91
+    mdm      = 3.07
+    bd3lm    = 3.00
   }
 }
 
-plugin "openai" {
-  kind   = "llm"
-  source = "builtin:openai"
-  # Requests go only here: a local OpenAI-compatible server (vLLM, Ollama,
-  # llama.cpp) on this placeholder address; put your own endpoint in. The
-  # API key, if any, is read from $OPENAI_API_KEY.
-  config = { base_url = "http://127.0.0.1:8000/v1" }
-}
-
-prices {
-  preset     = "cloud-2026"
-  gpu_hourly = { B200 = 14.00 }
-}
-
+# Each environment of the base gets its baseline and run cost.
 dynamic "environment" {
-  for_each = local.envs
-  labels   = [environment.value.name]
+  for_each = local.baseline
+  labels   = [environment.key]
   content {
-    family   = environment.value.family
-    baseline = environment.value.baseline
-    scale    = local.scale[environment.value.family]
-    trainer  = plugin.command
-    metric {
-      name      = environment.value.metric
-      direction = "minimize"
-    }
+    baseline = environment.value
     run_cost {
       gpu   = local.run.gpu
       gpus  = local.run.gpus
       hours = local.run.hours
     }
-    tasks {
-      train   = 5
-      holdout = environment.value.holdout
-    }
-  }
-}
-
-role "proposer" {
-  llm         = plugin.openai
-  model       = "Qwen3.8-27B"
-  temperature = 1.0
-  concurrency = 64
-  seconds     = 20
-  tokens {
-    in  = 6000
-    out = 600
-  }
-  price {
-    in  = 0.20
-    out = 0.60
   }
 }
 

@@ -13,10 +13,14 @@
 #                paper's $56.1k total with RL training less its $40.1k of
 #                data generation alone (seed 000's cost comparison)
 # Evaluation on the holdout tasks is in lm2lm-eval.hcl.
+#
+# The environments, training command, LLM endpoint and proposer are
+# specs/common/lm2lm.hcl's, which lm2lm-verify-all.hcl extends too.
+
+extends = "common/lm2lm.hcl"
 
 name        = "lm2lm"
 description = "DAPO on RWM-predicted gain with top-rated on-policy calibration"
-seed        = 0
 
 variable "steps" {
   type        = number
@@ -34,36 +38,20 @@ locals {
   # One real run: a 486M-parameter model on a short token budget.
   run = { gpu = "B200", gpus = 8, hours = hours("1h30m") }
 
-  # Reward scale tau_e by family: the gain that counts as a reward of 1.
-  scale = { autoregressive = 0.01, diffusion = 0.02 }
-
-  # Environments in order, with family, metric, holdout tasks and baseline;
-  # each has 5 train tasks. baseline is b_e, the metric the unedited
-  # reference configuration reaches: illustrative figures, like the price
-  # table; replace them with your own measurement. Seed 000 treats them as
-  # known, so no real run measures them (remove one and the plan adds one
-  # baseline run per task of that environment, counted in the estimate).
-  envs = [
-    { name = "olmo3", family = "autoregressive", metric = "val_bpb", holdout = 2, baseline = 0.98 },
-    { name = "qwen3", family = "autoregressive", metric = "val_bpb", holdout = 1, baseline = 0.96 },
-    { name = "nanochat", family = "autoregressive", metric = "val_bpb", holdout = 1, baseline = 1.02 },
-    { name = "marin", family = "autoregressive", metric = "val_bpb", holdout = 1, baseline = 0.97 },
-    { name = "e2d2_sw", family = "diffusion", metric = "val_nll", holdout = 2, baseline = 3.21 },
-    { name = "e2d2", family = "diffusion", metric = "val_nll", holdout = 1, baseline = 3.18 },
-    { name = "mdm", family = "diffusion", metric = "val_nll", holdout = 1, baseline = 3.35 },
-    { name = "bd3lm", family = "diffusion", metric = "val_nll", holdout = 1, baseline = 3.27 },
-  ]
-}
-
-plugin "command" {
-  kind   = "trainer"
-  source = "builtin:command"
-  # Each environment's codebase is behind one entry point that writes the
-  # environment's metric (val_bpb or val_nll) to metrics.json as "metric".
-  config = {
-    command      = "./train.sh --env {{env}} --task {{task}} --config {{config}} --seed {{seed}} --out {{workdir}}/metrics.json"
-    metric_file  = "{{workdir}}/metrics.json"
-    metric_field = "metric"
+  # b_e by environment, the metric the unedited reference configuration
+  # reaches: illustrative figures, like the price table; replace them with
+  # your own measurement. Seed 000 treats them as known, so no real run
+  # measures them (remove one and the plan adds one baseline run per task
+  # of that environment, counted in the estimate).
+  baseline = {
+    olmo3    = 0.98
+    qwen3    = 0.96
+    nanochat = 1.02
+    marin    = 0.97
+    e2d2_sw  = 3.21
+    e2d2     = 3.18
+    mdm      = 3.35
+    bd3lm    = 3.27
   }
 }
 
@@ -78,57 +66,17 @@ plugin "rl" {
   }
 }
 
-plugin "openai" {
-  kind   = "llm"
-  source = "builtin:openai"
-  # Requests go only here: a local OpenAI-compatible server (vLLM, Ollama,
-  # llama.cpp) on this placeholder address; put your own endpoint in. The
-  # API key, if any, is read from $OPENAI_API_KEY.
-  config = { base_url = "http://127.0.0.1:8000/v1" }
-}
-
-prices {
-  preset     = "cloud-2026"
-  gpu_hourly = { B200 = 14.00 }
-}
-
+# Each environment of the base gets its baseline and run cost.
 dynamic "environment" {
-  for_each = local.envs
-  labels   = [environment.value.name]
+  for_each = local.baseline
+  labels   = [environment.key]
   content {
-    family   = environment.value.family
-    baseline = environment.value.baseline
-    scale    = local.scale[environment.value.family]
-    trainer  = plugin.command
-    metric {
-      name      = environment.value.metric
-      direction = "minimize"
-    }
+    baseline = environment.value
     run_cost {
       gpu   = local.run.gpu
       gpus  = local.run.gpus
       hours = local.run.hours
     }
-    tasks {
-      train   = 5
-      holdout = environment.value.holdout
-    }
-  }
-}
-
-role "proposer" {
-  llm         = plugin.openai
-  model       = "Qwen3.8-27B"
-  temperature = 1.0
-  concurrency = 64
-  seconds     = 20
-  tokens {
-    in  = 6000
-    out = 600
-  }
-  price {
-    in  = 0.20
-    out = 0.60
   }
 }
 

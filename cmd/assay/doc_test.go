@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/assay-lang/assay/features/rehearse"
+	"github.com/assay-lang/assay/lang/load/loadtest"
 )
 
 // TestDocs runs the examples of README.md and docs/*.md, so a document
@@ -190,14 +191,7 @@ func (b *docBlock) workDir(t *testing.T, root string) string {
 	for _, m := range b.marks {
 		if rest, ok := strings.CutPrefix(m, "edit "); ok {
 			file, src, old, new := parseEdit(t, rest)
-			data, err := os.ReadFile(filepath.Join(root, src))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !strings.Contains(string(data), old) {
-				t.Fatalf("edit: %s does not contain %q", src, old)
-			}
-			writeFile(t, filepath.Join(dir, file), strings.Replace(string(data), old, new, 1))
+			editCopy(t, filepath.Join(root, src), filepath.Join(dir, file), old, new)
 		}
 	}
 	if _, ok := b.mark("git"); ok {
@@ -215,6 +209,30 @@ func (b *docBlock) workDir(t *testing.T, root string) string {
 		runGit(t, dir, "commit", "-q", "-a", "-m", "change")
 	}
 	return dir
+}
+
+// editCopy writes dst as the spec src with old made new, and copies the
+// bases src extends beside it, in the same places relative to it, so the
+// copy loads as src does.
+func editCopy(t *testing.T, src, dst, old, new string) {
+	t.Helper()
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), old) {
+		t.Fatalf("edit: %s does not contain %q", src, old)
+	}
+	copied := loadtest.CopySpec(t, src, filepath.Dir(dst))
+	if filepath.Dir(copied[0]) != filepath.Dir(dst) {
+		t.Fatalf("edit: %s extends a spec outside its folder; the copy cannot keep its name %s", src, dst)
+	}
+	if copied[0] != dst {
+		if err := os.Remove(copied[0]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeFile(t, dst, strings.Replace(string(data), old, new, 1))
 }
 
 // parseEdit splits "FILE from SRC: OLD -> NEW".

@@ -10,6 +10,7 @@ import (
 
 	"github.com/assay-lang/assay/compiler/plan"
 	"github.com/assay-lang/assay/lang/load"
+	"github.com/assay-lang/assay/lang/load/loadtest"
 	"github.com/assay-lang/assay/lang/spec"
 )
 
@@ -232,18 +233,7 @@ func TestThresholdCrosses(t *testing.T) {
 
 // A changed assumption shows as its own delta, beside the figures it moves.
 func TestDiffReportsAChangedAssumption(t *testing.T) {
-	src, err := os.ReadFile("../../specs/critic-grpo.hcl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	changed := strings.Replace(string(src), "expected_routed = percent(36.3)", "expected_routed = percent(30)", 1)
-	if changed == string(src) {
-		t.Fatal("specs/critic-grpo.hcl no longer declares expected_routed = percent(36.3)")
-	}
-	path := filepath.Join(t.TempDir(), "critic-grpo.hcl")
-	if err := os.WriteFile(path, []byte(changed), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := loadtest.CopyEdited(t, "../../specs/critic-grpo.hcl", t.TempDir(), "expected_routed = percent(36.3)", "expected_routed = percent(30)")
 	r, ds := Diff(loadSpec(t, "../../specs/critic-grpo.hcl"), loadSpec(t, path), Options{})
 	if ds.HasErrors() {
 		t.Fatal(ds)
@@ -268,18 +258,8 @@ func TestDiffReportsAChangedAssumption(t *testing.T) {
 // low and high figures: the diff shows it, and the estimate's high
 // figures move with it while the expected ones stay.
 func TestDiffReportsAWidenedAssumption(t *testing.T) {
-	src, err := os.ReadFile("../../specs/critic-grpo.hcl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	changed := strings.Replace(string(src), "hours = minutes(45)", "hours = { low = 0.5, expected = 0.75, high = 1.5 }", 1)
-	if changed == string(src) {
-		t.Fatal("specs/critic-grpo.hcl no longer declares hours = minutes(45)")
-	}
-	path := filepath.Join(t.TempDir(), "critic-grpo.hcl")
-	if err := os.WriteFile(path, []byte(changed), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	// The run cost is written in the base critic-grpo.hcl extends.
+	path := loadtest.CopyEdited(t, "../../specs/critic-grpo.hcl", t.TempDir(), "hours = minutes(45)", "hours = { low = 0.5, expected = 0.75, high = 1.5 }")
 	r, ds := Diff(loadSpec(t, "../../specs/critic-grpo.hcl"), loadSpec(t, path), Options{})
 	if ds.HasErrors() {
 		t.Fatal(ds)

@@ -3,6 +3,7 @@ package hcl
 import (
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
@@ -38,19 +39,22 @@ func TestSpecsLoad(t *testing.T) {
 	}
 }
 
+// lm2lm.hcl extends specs/common/lm2lm.hcl, and this front end reads one
+// file: the base holds the environments' shape, the spec their run cost,
+// its loop, reward, calibration and builder (lang/load merges the two).
 func TestLM2LMShape(t *testing.T) {
-	s, ds := LoadFile("../../specs/lm2lm.hcl", Options{})
+	b, ds := LoadFile("../../specs/common/lm2lm.hcl", Options{})
 	if len(ds) > 0 {
 		t.Fatal(ds.Format(0))
 	}
 	var names []string
 	train, holdout := 0, 0
-	for _, e := range s.Environments {
+	for _, e := range b.Environments {
 		names = append(names, e.Name)
 		train += e.Tasks.Train.V
 		holdout += e.Tasks.Holdout.V
-		if e.Trainer.String() != "plugin.command" || e.RunCost.Hours.V != spec.One(1.5) {
-			t.Errorf("%s: trainer %v, hours %v", e.Name, e.Trainer, e.RunCost.Hours.V)
+		if e.Trainer.String() != "plugin.command" {
+			t.Errorf("%s: trainer %v", e.Name, e.Trainer)
 		}
 	}
 	// Dynamic blocks over a list keep the order written.
@@ -60,6 +64,28 @@ func TestLM2LMShape(t *testing.T) {
 	}
 	if train != 40 || holdout != 10 {
 		t.Errorf("tasks %d/%d, want 40/10", train, holdout)
+	}
+
+	s, ds := LoadFile("../../specs/lm2lm.hcl", Options{})
+	if len(ds) > 0 {
+		t.Fatal(ds.Format(0))
+	}
+	if s.Extends.V != "common/lm2lm.hcl" {
+		t.Errorf("extends = %q", s.Extends.V)
+	}
+	// A dynamic block over a map: one block per key, each naming the
+	// environment of the base it completes.
+	names = nil
+	for _, e := range s.Environments {
+		names = append(names, e.Name)
+		if e.RunCost.Hours.V != spec.One(1.5) || !e.Baseline.Set {
+			t.Errorf("%s: hours %v, baseline %v", e.Name, e.RunCost.Hours.V, e.Baseline)
+		}
+	}
+	sort.Strings(names)
+	sort.Strings(want)
+	if diff := cmp.Diff(want, names); diff != "" {
+		t.Errorf("environments of lm2lm.hcl (-want +got):\n%s", diff)
 	}
 	l := s.Loops[0]
 	if l.Steps.V != 96 || l.RolloutEvery.V != 8 || l.StatesPerStep.V != 256 || l.Preset.V != "dapo" {
@@ -77,8 +103,17 @@ func TestLM2LMShape(t *testing.T) {
 	if !strings.HasPrefix(line[r.Value.Range.Start.Column-1:], "clip(") {
 		t.Errorf("formula range points at %q", line[r.Value.Range.Start.Column-1:])
 	}
-	if s.Roles[2].Seconds.V != 240 {
-		t.Errorf("builder seconds = %v, want 240", s.Roles[2].Seconds.V)
+	builder := 0
+	for _, ro := range s.Roles {
+		if ro.Name == "builder" {
+			builder++
+			if ro.Seconds.V != 240 {
+				t.Errorf("builder seconds = %v, want 240", ro.Seconds.V)
+			}
+		}
+	}
+	if builder != 1 {
+		t.Errorf("%d builder roles, want 1", builder)
 	}
 }
 

@@ -57,22 +57,35 @@ evaluation {
 }
 `
 
-// TestExtendsEqualsFlat checks that a spec extending lm2lm.hcl means the same
-// as the flat spec written out by hand: the same tree and the same plan hash.
+// TestExtendsEqualsFlat checks that a spec extending lm2lm.hcl (which
+// extends specs/common/lm2lm.hcl in turn) means the same as the flat spec
+// written out by hand: the same tree and the same plan hash. The flat spec
+// is lm2lm.hcl's twin, specs/lm2lm.cue, written without extends.
 func TestExtendsEqualsFlat(t *testing.T) {
-	base, err := os.ReadFile(filepath.Join(specsDir(t), "lm2lm.hcl"))
+	base, err := os.ReadFile(filepath.Join(specsDir(t), "lm2lm.cue"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	flat := strings.Replace(string(base), `name        = "lm2lm"`, `name        = "lm2lm-x"`, 1)
-	flat = strings.Replace(flat, "real_runs = 200", "real_runs = 240", 1)
-	flat = strings.Replace(flat, "usd       = 60000", "usd       = 70000", 1)
-	flat += evalBlock
-	if flat == string(base)+evalBlock {
-		t.Fatal("lm2lm.hcl changed: the test's edits no longer apply")
+	flat := string(base)
+	for _, e := range [][2]string{
+		{`name:        "lm2lm"`, `name:        "lm2lm-x"`},
+		{"real_runs: 200", "real_runs: 240"},
+		{"usd:       60000", "usd:       70000"},
+	} {
+		if strings.Count(flat, e[0]) != 1 {
+			t.Fatalf("lm2lm.cue changed: the test's edit %q no longer applies", e[0])
+		}
+		flat = strings.Replace(flat, e[0], e[1], 1)
 	}
+	flat += `
+evaluation: {
+	split:   "holdout"
+	avg_at:  4
+	best_at: 4
+}
+`
 	dir := writeFiles(t, map[string]string{
-		"flat.hcl": flat,
+		"flat.cue": flat,
 		"child.hcl": `extends = "` + filepath.Join(specsDir(t), "lm2lm.hcl") + `"
 name    = "lm2lm-x"
 budget {
@@ -81,8 +94,11 @@ budget {
 }
 ` + evalBlock,
 	})
-	fs, _ := mustLoad(t, filepath.Join(dir, "flat.hcl"), Options{})
+	fs, _ := mustLoad(t, filepath.Join(dir, "flat.cue"), Options{})
 	cs, _ := mustLoad(t, filepath.Join(dir, "child.hcl"), Options{})
+	if len(cs.Files) != 3 {
+		t.Fatalf("the child's chain is %v, want it, lm2lm.hcl and common/lm2lm.hcl", cs.Files)
+	}
 	if d := cmp.Diff(spec.Tree(fs), spec.Tree(cs)); d != "" {
 		t.Fatalf("trees differ (-flat +extends):\n%s", d)
 	}
@@ -320,10 +336,15 @@ func TestExtendsDiagnosticsPointIntoBase(t *testing.T) {
 	if broken == string(base) {
 		t.Fatal("lm2lm.hcl changed: the test's edit no longer applies")
 	}
+	common, err := os.ReadFile(filepath.Join(specsDir(t), "common", "lm2lm.hcl"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	dir := writeFiles(t, map[string]string{
-		"base.hcl":  broken,
-		"child.hcl": "extends = \"base.hcl\"\nname = \"child\"\n",
-		"front.hcl": "extends = \"front-base.hcl\"\n",
+		"base.hcl":         broken,
+		"common/lm2lm.hcl": string(common), // what lm2lm.hcl extends in turn
+		"child.hcl":        "extends = \"base.hcl\"\nname = \"child\"\n",
+		"front.hcl":        "extends = \"front-base.hcl\"\n",
 		"front-base.hcl": `seed = 0
 seed_typo = 1
 `,
