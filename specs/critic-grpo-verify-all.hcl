@@ -14,6 +14,10 @@
 #
 # Everything but the reward and the loop is specs/common/critic-grpo.hcl's,
 # shared with critic-grpo.hcl.
+#
+# You supply ./bin/mls-lite-bench, mls-lite-bench and grpo_step.py, which
+# are not in this repository: specs/common/critic-grpo.hcl's header says
+# what each must do.
 
 extends = "common/critic-grpo.hcl"
 

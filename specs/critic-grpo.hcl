@@ -14,6 +14,10 @@
 # The benchmark, trainers, LLM endpoint, proposer, implementer, budget and
 # executor are specs/common/critic-grpo.hcl's, which critic-grpo-verify-all.hcl
 # extends too; this file adds the critic, the reward and the loop.
+#
+# You supply ./bin/mls-lite-bench, mls-lite-bench and grpo_step.py, which
+# are not in this repository: specs/common/critic-grpo.hcl's header says
+# what each must do.
 
 extends = "common/critic-grpo.hcl"
 

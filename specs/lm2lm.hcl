@@ -16,6 +16,19 @@
 #
 # The environments, training command, LLM endpoint and proposer are
 # specs/common/lm2lm.hcl's, which lm2lm-verify-all.hcl extends too.
+#
+# You supply ./train.sh (specs/common/lm2lm.hcl's header says what it must
+# do) and grpo_step.py, neither of them in this repository:
+#   grpo_step.py  the policy update step, run once per policy step as
+#       `python grpo_step.py --batch FILE --out DIR ...` (the arguments are
+#       update_command's) in the update's own directory, so write its
+#       absolute path there. It trains the proposer's LoRA adapter on the
+#       step's batch (JSONL) with the loop's algorithm (GRPO or DAPO),
+#       writes the adapter into --out and exits 0; a non-zero status, or
+#       nothing in --out, fails the update (docs/policy-training.md).
+#       examples/trainer/grpo_update.py is a complete one that reads the
+#       same job from its ASSAY_* variables: set update_command =
+#       "python3 /path/to/assay/examples/trainer/grpo_update.py".
 
 extends = "common/lm2lm.hcl"
 

@@ -10,6 +10,12 @@
 # Expected figures (assay estimate):
 #   real runs     29 tasks x 3 islands x 10 rounds x 1 verification = 870
 #   proposer, implementer calls  29 x 30 x 1 = 870 each
+#
+# You supply ./bin/mls-lite-bench and mls-lite-bench, which are not in this
+# repository: MLS-Lite-Bench's benchmark plugin (in specs/bin/), which lists
+# the 29 scored tasks with their baselines, and its command, which trains
+# and scores one candidate and prints score=X. critic-grpo.hcl runs the same
+# benchmark: specs/common/critic-grpo.hcl's header says what each must do.
 
 name        = "openevolve"
 description = "OpenEvolve verifying the one idea it makes per island-round, with no critic"

@@ -4,6 +4,34 @@
 # verifications. It names the benchmark, the trainers, the LLM endpoint and
 # the proposer and implementer; each spec that extends it adds its reward
 # and loop (and critic-grpo.hcl its critic). Not a spec to run alone.
+#
+# You supply (none of these is in this repository):
+#   ./bin/mls-lite-bench  the benchmark's plugin executable, in specs/bin/
+#       (a plugin's source is relative to the spec you run): a program that
+#       serves Assay's Benchmark interface with sdk.ServeBenchmark
+#       (examples/plugin/README.md shows how, for a trainer). Asked for
+#       environment mls_lite's tasks, with its config (args =
+#       ["--scored-only"]), it answers the 29 scored tasks, each with its
+#       split (train), baseline, scale, metric "score" and direction
+#       (maximize). `assay init SPEC` then locks its SHA-256.
+#   mls-lite-bench run --task T --config FILE --seed N
+#       on PATH: trains and scores task T once with the proposal's edits
+#       (FILE, overrides.json; docs/plugins.md, builtin:command) in the
+#       run's own working directory, prints a line score=X (higher is
+#       better) on stdout and exits 0; any other status is a failed run.
+#   grpo_step.py  the policy update step, run once per policy step as
+#       `python grpo_step.py --batch FILE --out DIR ...` (the arguments are
+#       update_command's) in the update's own directory, so write its
+#       absolute path there. It trains the proposer's LoRA adapter on the
+#       step's batch (JSONL) with the loop's algorithm (GRPO or DAPO),
+#       writes the adapter into --out and exits 0; a non-zero status, or
+#       nothing in --out, fails the update (docs/policy-training.md).
+#       examples/trainer/grpo_update.py is a complete one that reads the
+#       same job from its ASSAY_* variables: set update_command =
+#       "python3 /path/to/assay/examples/trainer/grpo_update.py".
+# Without them, specs/laptop/critic-grpo.hcl runs the same loop on the
+# built-in trainer, and a benchmark written as a task suite needs no plugin
+# of its own (docs/task-suites.md; examples/suite is one).
 
 seed = 2
 

@@ -5,6 +5,19 @@
 # gives every environment its baseline and the cost of one real run (the
 # two specs train on different token budgets), and adds its builder, reward
 # and loop. Not a spec to run alone.
+#
+# You supply (not in this repository):
+#   ./train.sh  one entry point to every environment's codebase, run once
+#       per real run as `./train.sh --env E --task T --config FILE --seed N
+#       --out PATH` in the run's own working directory: add repo and
+#       revision to plugin "command"'s config (docs/plugins.md) so each run
+#       starts in a checkout of your repository with train.sh at its root,
+#       or write its absolute path in the command. It trains task T of
+#       environment E with the proposal's edits (FILE, overrides.json),
+#       writes {"metric": X} to PATH (E's val_bpb or val_nll; lower is
+#       better) and exits 0; any other status is a failed run.
+# docs/real-path.md takes a repository and LLM server of your own to a
+# running spec, step by step.
 
 seed = 0
 
