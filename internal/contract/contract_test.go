@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -15,6 +14,7 @@ import (
 	"github.com/assay-lang/assay/features/runcompare"
 	"github.com/assay-lang/assay/lang/diag"
 	"github.com/assay-lang/assay/lang/load"
+	"github.com/assay-lang/assay/lang/load/loadtest"
 	"github.com/assay-lang/assay/plugins"
 	command "github.com/assay-lang/assay/plugins/builtin/command/trainer"
 	offline "github.com/assay-lang/assay/plugins/builtin/offline/model"
@@ -177,38 +177,12 @@ func writeVariant(t *testing.T, base string, edits ...[2]string) string {
 		}
 		src = strings.Replace(src, e[0], e[1], 1)
 	}
-	dir := t.TempDir()
-	path := filepath.Join(dir, filepath.Base(base))
+	// The copy keeps the bases it extends (specs/common) beside it.
+	path := loadtest.CopySpec(t, base, t.TempDir())[0]
 	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	copyBases(t, filepath.Dir(base), dir, src)
 	return path
-}
-
-var extendsLine = regexp.MustCompile(`(?m)^extends\s*=\s*"([^"]+)"`)
-
-// copyBases copies the specs that src extends (and theirs, in turn) from
-// the folder from into the same relative places under to, so a spec that
-// extends a shared base (specs/common) compiles from its copy.
-func copyBases(t *testing.T, from, to, src string) {
-	t.Helper()
-	m := extendsLine.FindStringSubmatch(src)
-	if m == nil || filepath.IsAbs(m[1]) {
-		return
-	}
-	b, err := os.ReadFile(filepath.Join(from, m[1]))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dst := filepath.Join(to, m[1])
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(dst, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	copyBases(t, filepath.Dir(filepath.Join(from, m[1])), filepath.Dir(dst), string(b))
 }
 
 // localSpecs are the specs of specs/ whose plugins run on this machine.
