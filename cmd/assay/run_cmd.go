@@ -349,6 +349,9 @@ func execRun(c *cobra.Command, ctx context.Context, p *plan.Plan, lock *host.Loc
 	if res != nil {
 		fmt.Fprintf(c.OutOrStdout(), "run %s %s: %d real runs, %s GPU-hours, %s; report: assay report %s\n",
 			res.ID, res.State, res.Totals.RealRuns, estimate.FormatNumber(res.Totals.GPUHours), estimate.FormatUSD(res.Totals.USD), res.ID)
+		for _, b := range res.Best {
+			fmt.Fprintf(c.OutOrStdout(), "best %s: git -C %s checkout %s\n", termSafe(b.Task), termSafe(b.Repository), b.Ref)
+		}
 	}
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
