@@ -6,9 +6,9 @@
 # training runs reward more candidates over more steps.
 #
 # Expected figures (assay estimate):
-#   training   at most 8 real runs; 2 steps (every candidate routed) to
-#              5 (few routed)
-#   real runs  at most 12, as verify-all.hcl
+#   training   at most 8 real runs; 5 steps expected (40% routed), 2
+#              (every candidate routed) to 100 (5% routed)
+#   real runs  11.4 (5.6 - 12), at most 12 as verify-all.hcl
 
 extends = "common/verify-all-critic.hcl" # verify-all.hcl with the critic's roles
 
