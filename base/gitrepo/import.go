@@ -113,18 +113,20 @@ func scanDir(dir string, exclude []string, into map[string]entry, b *scanBudget)
 	if !fi.IsDir() {
 		return fmt.Errorf("%s is not a directory", dir)
 	}
+	// Walked where it really is: a walk does not enter a symlink it
+	// starts at, and would import nothing of a linked directory.
 	real, err := filepath.EvalSymlinks(dir)
 	if err != nil {
 		return err
 	}
-	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	return filepath.WalkDir(real, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if p == dir {
+		if p == real {
 			return nil
 		}
-		rel, err := filepath.Rel(dir, p)
+		rel, err := filepath.Rel(real, p)
 		if err != nil {
 			return err
 		}
@@ -143,7 +145,7 @@ func scanDir(dir string, exclude []string, into map[string]entry, b *scanBudget)
 		case t.IsDir():
 			return nil
 		case t&fs.ModeSymlink != 0:
-			if e.link, err = checkLink(real, dir, p, rel); err != nil {
+			if e.link, err = checkLink(real, p, rel); err != nil {
 				return err
 			}
 		case t.IsRegular():
@@ -163,11 +165,11 @@ func scanDir(dir string, exclude []string, into map[string]entry, b *scanBudget)
 	})
 }
 
-// checkLink returns the target of the symlink p (at rel inside dir, whose
-// real path is real), refusing one that is absolute, climbs out of dir on
+// checkLink returns the target of the symlink p (at rel inside the
+// directory whose real path is real), refusing one that is absolute, climbs out of dir on
 // its way, dangles or ends outside it: imported, it would reach outside
 // the repository.
-func checkLink(real, dir, p, rel string) (string, error) {
+func checkLink(real, p, rel string) (string, error) {
 	target, err := os.Readlink(p)
 	if err != nil {
 		return "", err

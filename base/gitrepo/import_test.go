@@ -58,6 +58,14 @@ func TestImportDirectory(t *testing.T) {
 			t.Errorf("seed tree holds %s:\n%s", not, out)
 		}
 	}
+	// The same directory through a symlink is the same import.
+	link := filepath.Join(t.TempDir(), "link")
+	must(t, os.Symlink(dir, link))
+	viaLink := src
+	viaLink.Dir = link
+	if r, c, err := Import(ctx, viaLink, root); err != nil || c != commit {
+		t.Errorf("import through a symlink: %v %s %v; want %s", r, c, err, commit)
+	}
 	r2, commit2, err := Import(ctx, src, root)
 	if err != nil || r2.Dir != r.Dir || commit2 != commit {
 		t.Errorf("second import: %v %v %v; want %s at %s", r2, commit2, err, r.Dir, commit)
