@@ -49,6 +49,9 @@ const (
 	// CodeSourceRepo: a source's repository is not a git repository, or
 	// its revision names no commit.
 	CodeSourceRepo = "E_SOURCE_REPO"
+	// CodeSourceImport: a source's directory to import cannot be imported
+	// (too large, a symlink out of it, a file that is not regular).
+	CodeSourceImport = "E_SOURCE_IMPORT"
 	// CodeUnbounded: nothing bounds a figure of the estimate from above.
 	CodeUnbounded = "W_UNBOUNDED"
 	// CodeICLRecords: the in-context arm asks for more records than the
@@ -139,6 +142,7 @@ var Codes = []Code{
 	{CodePolicyFixed, "warning: an RL loop's proposer is served by a plugin that cannot update a policy, and the loop has no update block, so the run samples a fixed policy"},
 	{CodeSource, "a source block's field is malformed: an empty build argument, an editable path that is absolute, leaves the repository or is not a glob, an empty repository or revision"},
 	{CodeSourceRepo, "a source's repository is not a git repository, or its revision names no commit (checked by validate as run would)"},
+	{CodeSourceImport, "a source's directory to import cannot be imported whole and safely: more files or bytes than the import's bounds, a symlink that is absolute or leads out of it, a file that is neither regular nor a symlink (checked by validate as run would)"},
 	{CodeICLRecords, "warning: evaluation.icl_records is more than the real records the run can have before its evaluation, so the in-context arm's prompts hold fewer"},
 	{CodeLLMUnpriced, "warning: a role has no tokens or price, so its dollars are not estimated"},
 	{CodeCalibrationSkips, "warning: a calibration round falls after the last policy step and never runs"},

@@ -26,6 +26,10 @@ type Options struct {
 	// check. The compiler runs nothing itself: the command line passes
 	// base/gitrepo's check, so validate refuses what run would.
 	CheckRepository func(dir, rev string) error
+	// CheckImport checks that dir, less the exclude globs and with the
+	// overlay directory laid over it, can be imported as a source's seed
+	// program; nil skips the check (base/gitrepo's CheckImport is run's).
+	CheckImport func(dir string, exclude []string, overlay string) error
 }
 
 // Learned is a figure a run measured, standing in for an assumption.

@@ -64,6 +64,7 @@ func overSource(base, ts *spec.Source) *spec.Source {
 	over(ts.Build.Set, func() { m.Build = ts.Build })
 	over(ts.Repairs.Set, func() { m.Repairs = ts.Repairs })
 	over(ts.KeepWorktrees.Set, func() { m.KeepWorktrees = ts.KeepWorktrees })
+	over(ts.Import != nil, func() { m.Import = ts.Import })
 	m.Range = ts.Range
 	return &m
 }
@@ -152,6 +153,17 @@ func (k *checker) sourceBlock(src *spec.Source, what string) {
 				WithDetail("editable paths are relative to the repository's top, with * and ** globs, e.g. \"train/*.py\""))
 		}
 	}
+	if im := src.Import; im != nil {
+		for _, g := range im.Exclude.V {
+			if why := badEditable(g); why != "" {
+				k.add(diag.Errorf(CodeSource, im.Exclude.Range, "%s.import.exclude entry %q %s", what, g, why).
+					WithDetail("exclude paths are relative to the imported directory, with * and ** globs, e.g. \"*_test.go\" or \"data\""))
+			}
+		}
+		if v := im.Overlay; v.Set && strings.TrimSpace(v.V) == "" {
+			k.add(diag.Errorf(CodeSource, v.Range, "%s.import.overlay is empty", what).WithDetail("write the path of a directory, relative to this file, or leave overlay out"))
+		}
+	}
 }
 
 // badEditable says what is wrong with an editable glob, or "".
@@ -185,6 +197,10 @@ func (k *checker) mergedSource(src *spec.Source, t *spec.Task) {
 		return
 	}
 	k.need(src.Editable.Set, at, what+".editable", `editable = ["path/or/glob", ...]: the paths a patch may change`)
+	if src.Import != nil {
+		k.importedSource(src, what)
+		return
+	}
 	check := k.c.opts.CheckRepository
 	if check == nil || strings.TrimSpace(src.Repository.V) == "" {
 		return
@@ -209,6 +225,46 @@ func (k *checker) mergedSource(src *spec.Source, t *spec.Task) {
 	}
 }
 
+// importedSource checks a source whose repository is a directory to
+// import: it has no revision to name (its one commit is the import), and
+// its files must be importable (Options.CheckImport, once per directory,
+// exclusions and overlay of the compilation), as run imports them.
+func (k *checker) importedSource(src *spec.Source, what string) {
+	if src.Revision.Set {
+		k.add(diag.Errorf(CodeConflict, src.Revision.Range, "%s.revision is set, but the source is imported: its seed program is the one commit of the import", what).
+			WithDetail("leave revision out, or drop the import block and name a git repository's top directory"))
+		return
+	}
+	check := k.c.opts.CheckImport
+	if check == nil || strings.TrimSpace(src.Repository.V) == "" {
+		return
+	}
+	dir, im := repoPath(src.Repository), lowerImport(src.Import)
+	key := "import\x00" + dir + "\x00" + strings.Join(im.Exclude, "\x00") + "\x00" + im.Overlay
+	if k.c.repos == nil {
+		k.c.repos = map[string]error{}
+	}
+	err, seen := k.c.repos[key]
+	if !seen {
+		err = check(dir, im.Exclude, im.Overlay)
+		k.c.repos[key] = err
+	}
+	if err != nil {
+		k.add(diag.Errorf(CodeSourceImport, src.Import.Range, "%s.import of %s: %v", what, dir, err).
+			WithDetail("an imported directory holds regular files, directories and symlinks that stay inside it, within the import's bounds; leave paths out with exclude"))
+	}
+}
+
+// lowerImport is an import block as the plan holds it: its overlay an
+// absolute path, read from the file that wrote it.
+func lowerImport(im *spec.Import) *plan.Import {
+	out := &plan.Import{Exclude: append([]string(nil), im.Exclude.V...)}
+	if im.Overlay.Set {
+		out.Overlay = repoPath(im.Overlay)
+	}
+	return out
+}
+
 // lowerSource is a task's resolved source, nil when it has none.
 func lowerSource(e *spec.Environment, t *spec.Task) *plan.Source {
 	src := mergeSource(e, t)
@@ -223,6 +279,10 @@ func lowerSource(e *spec.Environment, t *spec.Task) *plan.Source {
 		Repairs:       src.Repairs.Or(DefaultRepairs),
 		KeepWorktrees: src.KeepWorktrees.V,
 		At:            src.Range,
+	}
+	if src.Import != nil {
+		out.Import = lowerImport(src.Import)
+		out.Revision = ""
 	}
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"sort"
 
 	"github.com/assay-lang/assay/base/gitrepo"
@@ -158,11 +159,23 @@ func exampleProposal(knobs []plugins.Knob) plugins.Proposal {
 // firstSource is the seed program a task's first build changes: its
 // resolved revision, editable paths and files, bounded as a run bounds them.
 func firstSource(ctx context.Context, src *plan.Source) (*payload.SourceContext, error) {
-	repo, err := gitrepo.Open(ctx, src.Repository)
-	if err != nil {
-		return nil, err
+	var (
+		repo   *gitrepo.Repo
+		commit string
+		err    error
+	)
+	if src.Import != nil {
+		// Imported where nothing is kept: the same files are the same
+		// commit a run's import makes.
+		tmp, terr := os.MkdirTemp("", "assay-import-")
+		if terr != nil {
+			return nil, terr
+		}
+		defer os.RemoveAll(tmp)
+		repo, commit, err = gitrepo.Import(ctx, importSource(src), tmp)
+	} else if repo, err = gitrepo.Open(ctx, src.Repository); err == nil {
+		commit, err = repo.Resolve(ctx, src.Revision)
 	}
-	commit, err := repo.Resolve(ctx, src.Revision)
 	if err != nil {
 		return nil, err
 	}

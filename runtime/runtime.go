@@ -106,6 +106,9 @@ type Result struct {
 	// stopped_at_cap), also when the run failed after them.
 	Cuts   []PhaseCut `json:"cut_phases,omitempty"`
 	Totals Totals     `json:"totals"`
+	// Best are, in source mode, each task's best program: a ref to check
+	// out, and the repository it is in.
+	Best []BestProgram `json:"best,omitempty"`
 }
 
 // Totals are a run's figures; a resumed run ends with the same totals as an
@@ -238,7 +241,7 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
 	_ = j.SetMeta("state", StateRunning)
 	_ = j.SetMeta("reason", "") // an earlier interruption's reason no longer applies
 	runErr := r.execute()
-	res := &Result{ID: opts.ID, Dir: dir, State: StateFinished, Totals: r.totals(), Cuts: r.cuts.list()}
+	res := &Result{ID: opts.ID, Dir: dir, State: StateFinished, Totals: r.totals(), Cuts: r.cuts.list(), Best: r.best}
 	if len(res.Cuts) > 0 {
 		res.State, res.Reason = StateStoppedAtCap, cutsReason(res.Cuts)
 	}

@@ -45,6 +45,8 @@ type service struct {
 	j    *journal.Journal
 	dir  string
 	opts Options
+	// best are the best programs the last phase's end marked.
+	best []BestProgram
 
 	budget   *Budget
 	progress *progress

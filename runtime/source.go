@@ -75,6 +75,7 @@ func (m sourceMode) markBest() error {
 	for _, t := range r.tasks {
 		names[t.Name]++
 	}
+	var marked []BestProgram
 	for _, t := range r.tasks {
 		sp := t.src
 		if sp == nil {
@@ -96,15 +97,34 @@ func (m sourceMode) markBest() error {
 		if err != nil {
 			return err
 		}
+		marked = append(marked, BestProgram{Env: t.Env, Task: t.Name, Repository: sp.repo.Dir, Ref: ref})
 	}
+	r.best = marked
 	return nil
 }
 
-// sourceRecord is what the journal keeps of a resolved seed program.
-type sourceRecord struct {
-	Commit string `json:"commit"`
-	Unix   int64  `json:"unix"`
+// BestProgram is a task's best program in source mode: the ref that names
+// it, in the repository that holds it (an imported source's own).
+type BestProgram struct {
+	Env        string `json:"env"`
+	Task       string `json:"task"`
+	Repository string `json:"repository"`
+	Ref        string `json:"ref"`
 }
+
+// sourceRecord is what the journal keeps of a resolved seed program; an
+// imported one's repository too, so a resume keeps the import it began
+// with whatever the directory holds by then.
+type sourceRecord struct {
+	Commit     string `json:"commit"`
+	Unix       int64  `json:"unix"`
+	Repository string `json:"repository,omitempty"`
+}
+
+// ImportsDir is where, under the runs directory, imported seed programs
+// are repositories, one per content hash: the dot keeps it from being
+// read as a run.
+const ImportsDir = ".imports"
 
 // resolveSource resolves t's seed program, or returns the one the journal
 // holds; locks holds one mutex per repository directory.
@@ -112,14 +132,18 @@ func (m sourceMode) resolveSource(env string, t *plan.Task, locks map[string]*sy
 	r := m.s
 	src := t.Source
 	key := "source/" + env + "/" + t.Name
-	repo, err := gitrepo.Open(r.ctx, src.Repository)
+	var rec sourceRecord
+	d, journaled := r.j.Call(journal.KindCall, key)
+	journaled = journaled && json.Unmarshal(d, &rec) == nil
+	repo, err := m.openSource(src, &rec, journaled)
 	if err != nil {
 		return nil, fmt.Errorf("%s: task %s: %w", src.At, t.Name, err)
 	}
-	var rec sourceRecord
-	if d, ok := r.j.Call(journal.KindCall, key); !ok || json.Unmarshal(d, &rec) != nil {
-		if rec.Commit, err = repo.Resolve(r.ctx, src.Revision); err != nil {
-			return nil, fmt.Errorf("%s: task %s: %w", src.At, t.Name, err)
+	if !journaled {
+		if rec.Commit == "" {
+			if rec.Commit, err = repo.Resolve(r.ctx, src.Revision); err != nil {
+				return nil, fmt.Errorf("%s: task %s: %w", src.At, t.Name, err)
+			}
 		}
 		when, err := repo.CommitTime(r.ctx, rec.Commit)
 		if err != nil {
@@ -130,10 +154,34 @@ func (m sourceMode) resolveSource(env string, t *plan.Task, locks map[string]*sy
 			return nil, err
 		}
 	}
-	if locks[src.Repository] == nil {
-		locks[src.Repository] = &sync.Mutex{}
+	if locks[repo.Dir] == nil {
+		locks[repo.Dir] = &sync.Mutex{}
 	}
-	return &seedProgram{src: src, repo: repo, base: rec.Commit, when: time.Unix(rec.Unix, 0).UTC(), mu: locks[src.Repository]}, nil
+	return &seedProgram{src: src, repo: repo, base: rec.Commit, when: time.Unix(rec.Unix, 0).UTC(), mu: locks[repo.Dir]}, nil
+}
+
+// openSource opens a source's repository: the plan's, or for an imported
+// one the journaled import, or a fresh import of its directory (which sets
+// rec's commit and repository).
+func (m sourceMode) openSource(src *plan.Source, rec *sourceRecord, journaled bool) (*gitrepo.Repo, error) {
+	r := m.s
+	switch {
+	case src.Import == nil:
+		return gitrepo.Open(r.ctx, src.Repository)
+	case journaled && rec.Repository != "":
+		return gitrepo.Open(r.ctx, rec.Repository)
+	}
+	repo, commit, err := gitrepo.Import(r.ctx, importSource(src), filepath.Join(r.opts.Dir, ImportsDir))
+	if err != nil {
+		return nil, fmt.Errorf("import of %s: %w", src.Repository, err)
+	}
+	rec.Commit, rec.Repository = commit, repo.Dir
+	return repo, nil
+}
+
+// importSource is what an imported source's import takes.
+func importSource(src *plan.Source) gitrepo.ImportSource {
+	return gitrepo.ImportSource{Dir: src.Repository, Exclude: src.Import.Exclude, Overlay: src.Import.Overlay}
 }
 
 // runID names the run in refs: its id, or its directory's name.
@@ -152,7 +200,7 @@ func (sourceMode) checkout(t *taskInfo, p plugins.Proposal) *plugins.Checkout {
 	if t == nil || t.src == nil {
 		return nil
 	}
-	c := &plugins.Checkout{Repository: t.src.src.Repository, Commit: t.src.base}
+	c := &plugins.Checkout{Repository: t.src.repo.Dir, Commit: t.src.base}
 	if p.Commit != "" {
 		c.Commit = p.Commit
 	}

@@ -216,6 +216,7 @@ func compileSpecWith(path string, f *specFlags, opts compiler.Options) (*plan.Pl
 	co.Learned = opts.Learned
 	// A source's repository is checked with real git, as run reads it.
 	co.CheckRepository = gitrepo.Check
+	co.CheckImport = checkImport
 	opts = co
 	if diags.HasErrors() || s == nil {
 		return nil, diags.Append(sds), src
@@ -227,6 +228,12 @@ func compileSpecWith(path string, f *specFlags, opts compiler.Options) (*plan.Pl
 		p = nil
 	}
 	return p, diags, src
+}
+
+// checkImport is the compiler's check of a directory a source imports:
+// base/gitrepo's, as run imports it.
+func checkImport(dir string, exclude []string, overlay string) error {
+	return gitrepo.CheckImport(gitrepo.ImportSource{Dir: dir, Exclude: exclude, Overlay: overlay})
 }
 
 // mustCompile compiles the spec at path, prints its diagnostics to standard

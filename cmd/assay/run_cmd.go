@@ -94,6 +94,11 @@ journaled under .assay/runs/ID/journal.db, with the run's provenance: the
 git commit of the spec and whether its files had uncommitted changes (run
 warns then), the plan's hash, the assay version, the -var, -var-file and
 --set settings, and each plugin executable's SHA-256 (assay status ID shows it).
+
+In source mode, run ends with a line per task that has a best program:
+"best TASK: git -C REPO checkout refs/assay/ID/best/TASK", REPO being the
+source's repository, or for an imported source the repository Assay made
+of it (.imports/HASH in the --dir directory).
 Budget caps are hard. What the caps guarantee, exactly:
   - real_runs: no more real runs are reserved than the cap.
   - gpu_hours and the run share of usd: a real run holds its
@@ -349,6 +354,9 @@ func execRun(c *cobra.Command, ctx context.Context, p *plan.Plan, lock *host.Loc
 	if res != nil {
 		fmt.Fprintf(c.OutOrStdout(), "run %s %s: %d real runs, %s GPU-hours, %s; report: assay report %s\n",
 			res.ID, res.State, res.Totals.RealRuns, estimate.FormatNumber(res.Totals.GPUHours), estimate.FormatUSD(res.Totals.USD), res.ID)
+		for _, b := range res.Best {
+			fmt.Fprintf(c.OutOrStdout(), "best %s: git -C %s checkout %s\n", termSafe(b.Task), termSafe(b.Repository), b.Ref)
+		}
 	}
 	if err != nil {
 		if errors.Is(err, context.Canceled) {

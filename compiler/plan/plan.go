@@ -304,9 +304,20 @@ type Source struct {
 	Build []string `json:"build,omitempty"`
 	// Repairs is how many times a patch that does not apply, or whose
 	// build fails, goes back to the builder with the error.
-	Repairs       int        `json:"repairs"`
-	KeepWorktrees bool       `json:"keep_worktrees,omitempty"`
-	At            diag.Range `json:"source"`
+	Repairs       int  `json:"repairs"`
+	KeepWorktrees bool `json:"keep_worktrees,omitempty"`
+	// Import, when set, says Repository is a directory (not a
+	// repository's top) whose files a run imports into a repository of
+	// its own; Revision is then empty.
+	Import *Import    `json:"import,omitempty"`
+	At     diag.Range `json:"source"`
+}
+
+// Import is how a source's directory is imported: the paths left out,
+// and a directory laid over it ("" for none), absolute.
+type Import struct {
+	Exclude []string `json:"exclude,omitempty"`
+	Overlay string   `json:"overlay,omitempty"`
 }
 
 // Bounds are the worst and best practical scores of a task's metric, low

@@ -2,6 +2,7 @@ package rehearse
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -116,7 +117,16 @@ func Rehearse(ctx context.Context, p *plan.Plan, opts Options) (*Report, error) 
 	}
 	rep := &Report{Plan: p.Name, Variant: v.Name, CapsHeld: true}
 	est := estimate.Estimate(p)
-	rhs, err := all(ctx, p, v, opts, n, dir)
+	sim, err := simulatedBuilds(p)
+	if err != nil {
+		return nil, err
+	}
+	if sim != p {
+		if v, err = variant(sim, v.Name); err != nil {
+			return nil, err
+		}
+	}
+	rhs, err := all(ctx, sim, v, opts, n, dir)
 	if err != nil {
 		return nil, err
 	}
@@ -320,4 +330,39 @@ func median(sorted []float64) float64 {
 		return sorted[n/2]
 	}
 	return (sorted[n/2-1] + sorted[n/2]) / 2
+}
+
+// simulatedBuilds is p with its builds simulated: a source-mode task's
+// seed program dropped, so a candidate is built by the simulated builder
+// (a simulated build failure standing for a patch that does not apply or
+// a build that fails) and never by git, a worktree or a build command.
+// p itself is returned when no task has a source, and is never changed.
+func simulatedBuilds(p *plan.Plan) (*plan.Plan, error) {
+	has := false
+	for _, v := range p.Variants {
+		for _, e := range v.Envs {
+			for _, t := range e.Tasks {
+				has = has || t.Source != nil
+			}
+		}
+	}
+	if !has {
+		return p, nil
+	}
+	b, err := json.Marshal(p)
+	if err != nil {
+		return nil, err
+	}
+	cp := new(plan.Plan)
+	if err := json.Unmarshal(b, cp); err != nil {
+		return nil, err
+	}
+	for _, v := range cp.Variants {
+		for _, e := range v.Envs {
+			for _, t := range e.Tasks {
+				t.Source = nil
+			}
+		}
+	}
+	return cp, nil
 }

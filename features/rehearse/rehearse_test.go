@@ -59,8 +59,47 @@ func specFiles(t testing.TB) []string {
 			out = append(out, filepath.Join(dir, e.Name()))
 		}
 	}
+	// The code-change laptop twins, rehearsed with their builds simulated.
+	twins, _ := filepath.Glob(filepath.Join(dir, "laptop", "code", "*.hcl"))
+	out = append(out, twins...)
 	sort.Strings(out)
 	return out
+}
+
+// specName is a spec's name in this test: its file name, and a code
+// twin's under laptop/code/ (critic-grpo.hcl is both a full-scale spec
+// and a twin).
+func specName(path string) string {
+	if filepath.Base(filepath.Dir(path)) == "code" {
+		return "laptop/code/" + filepath.Base(path)
+	}
+	return filepath.Base(path)
+}
+
+// TestSourceModeRehearsesSimulated: a source-mode spec (the verify-all
+// code twin, which imports examples/suite) rehearses with its builds
+// simulated, inside its estimate, with no import, worktree or build.
+func TestSourceModeRehearsesSimulated(t *testing.T) {
+	p := compileSpec(t, "../../specs/laptop/code/verify-all.hcl")
+	dir := t.TempDir()
+	rep, err := Rehearse(context.Background(), p, Options{Runs: 1, Seed: 1, Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rh := rep.Rehearsals[0]; rh.State != "finished" || rh.Totals.RealRuns == 0 {
+		t.Fatalf("state %s (%s), %d real runs: want a finished rehearsal with real runs", rh.State, rh.Reason, rh.Totals.RealRuns)
+	}
+	for _, f := range rep.Outside() {
+		t.Errorf("%s over the rehearsal [%g, %g], outside the estimate's [%g, %g]", f.Name, f.Min, f.Max, f.Estimate.Low, f.Estimate.High)
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, "*", ".imports")); len(m) > 0 {
+		t.Errorf("the rehearsal imported the suite: %v", m)
+	}
+	for _, tk := range p.Variants[0].Envs[0].Tasks {
+		if tk.Source == nil {
+			t.Fatalf("the rehearsal changed the plan it was given: task %s lost its source", tk.Name)
+		}
+	}
 }
 
 // sampleSize is how many specs TestEverySpecRehearsesWithinItsEstimate
@@ -100,7 +139,7 @@ func rehearsedSpecs(t *testing.T) []string {
 	out := sampleSpecs(files, seed)
 	names := make([]string, len(out))
 	for i, f := range out {
-		names[i] = filepath.Base(f)
+		names[i] = specName(f)
 	}
 	t.Logf("rehearsing %d of %d specs (sample %d): %s; the same again: ASSAY_REHEARSE_SEED=%d go test -run %s ./features/rehearse; all: ASSAY_REHEARSE_ALL=1",
 		len(out), len(files), seed, strings.Join(names, ", "), seed, t.Name())
@@ -118,7 +157,7 @@ func TestEverySpecRehearsesWithinItsEstimate(t *testing.T) {
 		specs = specFiles(t)
 	}
 	for _, path := range specs {
-		name := filepath.Base(path)
+		name := specName(path)
 		if only != "" && name != only {
 			continue
 		}

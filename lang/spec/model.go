@@ -149,7 +149,16 @@ type Source struct {
 	Build         Val[[]string] `assay:"build" doc:"command run in a candidate's worktree after its patch applies, as an argument list (never through a shell); a failure goes back to the builder"`
 	Repairs       Val[int]      `assay:"repairs" doc:"times a patch that does not apply or whose build fails goes back to the builder with the error (default 2, at most 10)"`
 	KeepWorktrees Val[bool]     `assay:"keep_worktrees" doc:"keep each candidate's worktree after it is done (default false: removed; its commit stays)"`
+	Import        *Import       `assay:"import,block" doc:"the repository is a plain directory, or one inside another repository: Assay copies its files (bounded; .git left out) into a git repository of its own under the runs directory, one per content, commits them as the seed program, and builds candidates there"`
 	Range         diag.Range    `json:"-"`
+}
+
+// Import turns a source's repository into a directory whose files Assay
+// imports into a repository of its own (see docs/real-path.md).
+type Import struct {
+	Exclude Val[[]string] `assay:"exclude" doc:"paths left out of the import, as globs relative to the directory (e.g. \"*_test.go\", \"data/**\")"`
+	Overlay Val[string]   `assay:"overlay" doc:"a directory, relative to the file that writes it, whose files are laid over the imported ones (e.g. a go.mod the directory lacks outside its module)"`
+	Range   diag.Range    `json:"-"`
 }
 
 // Role is an LLM role.

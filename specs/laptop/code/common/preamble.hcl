@@ -1,0 +1,88 @@
+# The preamble the code-change laptop twins share: the example task suite
+# (examples/suite, four tasks of a small Go MLP trained for real on the
+# CPU) in source mode. examples/suite is a directory of Assay's own
+# repository, not a repository's top, so its source imports it: Assay
+# copies its files (its tests, which build against Assay's module, left
+# out, and ../module's go.mod laid over them) into a git repository of its
+# own under the runs directory (.assay/runs/.imports/<hash>), commits them
+# as the seed program, and builds every candidate there: the offline LLM's
+# unified diff of train.go or model.go applied in a git worktree, `go vet
+# .` run there, the result committed under refs/assay/<run>/. Each real
+# run is the task's evaluation command (go run . -task NAME) in a checkout
+# of that commit. Not a spec to run alone: it has no loop.
+
+seed = 1
+
+plugin "suite" {
+  kind   = "trainer"
+  source = "builtin:command"
+  config = {
+    # Each task's evaluation command (suite.json's evaluate) replaces a
+    # command here.
+    metric_regex          = "(?m)^val_loss=([0-9.eE+-]+)$"
+    overrides_file        = "overrides.json"
+    infeasible_exit_codes = [3]
+    # go run reads its build cache and toolchain settings from these.
+    pass_env = ["GOCACHE", "GOPATH", "GOMODCACHE", "GOFLAGS", "GOROOT", "GOTOOLCHAIN", "XDG_CACHE_HOME"]
+
+    # The hyperparameters train.go reads; in source mode a run's
+    # overrides hold their defaults, and a change is a patch.
+    knobs = {
+      lr         = { default = 0.03, mechanism = "optimizer", values = [0.01, 0.03, 0.1, 0.3, 1] }
+      schedule   = { default = "constant", mechanism = "schedule", values = ["constant", "cosine", "step"] }
+      epochs     = { default = 60, mechanism = "schedule", values = [30, 60, 120, 240] }
+      hidden     = { default = 4, mechanism = "architecture", values = [0, 4, 16, 32] }
+      activation = { default = "tanh", mechanism = "architecture", values = ["tanh", "relu"] }
+      init_scale = { default = 1, mechanism = "initialisation", values = [0.5, 1, 2] }
+      l2         = { default = 0, mechanism = "regularisation", values = [0, 0.0001, 0.001, 0.01] }
+    }
+  }
+}
+
+plugin "offline" {
+  kind   = "llm"
+  source = "builtin:offline"
+}
+
+prices {
+  gpu_hourly = { CPU = 0.05 }
+}
+
+environment "example" {
+  suite   = "../../../../examples/suite/suite.json"
+  trainer = plugin.suite
+  scale   = 0.05
+  run_cost {
+    gpus = 0 # CPU work
+    # A run takes about a second; go run's first build of a candidate
+    # takes longer, which the high figure (each run's time limit) allows.
+    hours = { low = 0.00005, expected = 0.0003, high = 0.03 }
+  }
+  source {
+    import {
+      exclude = ["*_test.go"]
+      overlay = "../module"
+    }
+    build   = ["go", "vet", "."]
+    repairs = 2
+  }
+}
+
+role "proposer" {
+  llm         = plugin.offline
+  concurrency = 4
+  seconds     = 0.001
+  tokens {
+    in  = 500
+    out = 100
+  }
+  price {
+    in  = 0
+    out = 0
+  }
+}
+
+executor {
+  kind        = "local"
+  concurrency = 2
+}
