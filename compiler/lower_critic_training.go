@@ -1,8 +1,6 @@
 package compiler
 
 import (
-	"path/filepath"
-
 	"github.com/assay-lang/assay/compiler/plan"
 	"github.com/assay-lang/assay/lang/diag"
 	"github.com/assay-lang/assay/lang/spec"
@@ -193,7 +191,12 @@ func (pl *phaseLowering) criticTrainings() {
 	for _, ct := range lv.s.CriticTrainings {
 		cr := lv.x.critics[ct.Critic.Name]
 		out := &plan.CriticTraining{Name: ct.Name, Phase: "critic_training." + ct.Name, Critic: cr.Name, Role: cr.Role.Name, Teacher: ct.Teacher.Name,
-			Labels: cr.Labels.V, Pairs: pairsPath(ct.Pairs), Split: ct.Split.V, MaxPairs: MaxCriticPairs, Source: ct.NameRange}
+			Labels: cr.Labels.V, Pairs: ct.Pairs.V, Split: ct.Split.V, MaxPairs: MaxCriticPairs, Source: firstValid(ct.Pairs.Range, ct.NameRange)}
+		if ct.Pairs.Range.Filename == SetSource {
+			// A --set path is the working directory's: made absolute
+			// here, as it has no file to be relative to.
+			out.Pairs, out.Source = repoPath(ct.Pairs), ct.NameRange
+		}
 		r := pl.newPhase(out.Phase, plan.PhaseCriticTraining, "", ct.NameRange)
 		r.ph.Calls.LLM = map[string]plan.Count{}
 		if ct.SFT != nil {
@@ -286,17 +289,4 @@ func ctTrainer[T interface {
 		}
 	}
 	return spec.Ref{}
-}
-
-// pairsPath is a pairs file's path: relative to the file that wrote it,
-// as the working directory sees it (as a suite's scaffold is), so a plan
-// is the same on every machine.
-func pairsPath(v spec.Val[string]) string {
-	p := v.V
-	if !filepath.IsAbs(p) {
-		if f := v.Range.Filename; f != "" && f != SetSource {
-			p = filepath.Join(filepath.Dir(f), p)
-		}
-	}
-	return filepath.Clean(p)
 }

@@ -78,7 +78,19 @@ role "teacher" {
 }
 
 role "critic" {
-  model = "Qwen/Qwen3.5-9B" # the base model the server was started with
+  llm         = plugin.openai
+  model       = "Qwen/Qwen3.5-9B" # the base model the server was started with
+  temperature = 0.7
+  concurrency = 256
+  seconds     = 3
+  tokens {
+    in  = 3000
+    out = 200
+  }
+  price {
+    in  = 0.05
+    out = 0.20
+  }
 }
 
 critic_training "critic" {

@@ -23,9 +23,10 @@ type CriticTraining struct {
 	// critic's are read in it, and matched against the pair's label of
 	// that space (label3 or label5).
 	Labels string `json:"labels"`
-	// Pairs is the dataset's path, relative to the working directory or
-	// absolute; Split the pairs it uses (""
-	// every pair).
+	// Pairs is the dataset's path as the spec wrote it: absolute, or
+	// relative to the directory of the file Source names (the pairs
+	// attribute's), so the plan's meaning does not depend on where the
+	// spec lies; Split is the pairs it uses ("" every pair).
 	Pairs string `json:"pairs"`
 	Split string `json:"split"`
 	// Examples are the split's first pairs the teacher critiques:
@@ -39,8 +40,9 @@ type CriticTraining struct {
 	SFT  *CriticUpdate `json:"sft,omitempty"`
 	GRPO *CriticUpdate `json:"grpo,omitempty"`
 	// MaxPairs bounds the lines the runtime reads of the file.
-	MaxPairs int        `json:"max_pairs"`
-	Source   diag.Range `json:"source"`
+	MaxPairs int `json:"max_pairs"`
+	// Source is where the spec writes pairs.
+	Source diag.Range `json:"source"`
 }
 
 // CriticUpdate is a critic's SFT or its GRPO: Updates updates of its
