@@ -43,6 +43,7 @@ const (
 	CodeExtendsUnloaded  = "E_EXTENDS_UNLOADED"
 	CodeNotApplicable    = "E_NOT_APPLICABLE"
 	CodePolicyFixed      = "W_POLICY_FIXED"
+	CodeCriticTrainer    = "E_CRITIC_TRAINER"
 	// CodeSource: a source block's field is malformed (an empty build
 	// argument, an editable path outside the repository).
 	CodeSource = "E_SOURCE"
@@ -139,6 +140,7 @@ var Codes = []Code{
 	{CodePresetUnused, "a loop preset is set, but the loop sets every field the preset would fill"},
 	{CodeUnusedBlock, "a reward or critic block is used by no loop (nor, for a critic, by any reward)"},
 	{CodeNameChars, "a name holds a control character (newline, escape, NUL, DEL...) or an invisible or bidirectional format character; rename it with visible characters"},
+	{CodeCriticTrainer, "a critic_training block's sft or grpo cannot train its critic: a trainer command for a critic whose plugin cannot serve an adapter, or no trainer for one whose plugin cannot train itself"},
 	{CodePolicyFixed, "warning: an RL loop's proposer is served by a plugin that cannot update a policy, and the loop has no update block, so the run samples a fixed policy"},
 	{CodeSource, "a source block's field is malformed: an empty build argument, an editable path that is absolute, leaves the repository or is not a glob, an empty repository or revision"},
 	{CodeSourceRepo, "a source's repository is not a git repository, or its revision names no commit (checked by validate as run would)"},

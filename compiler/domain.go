@@ -37,6 +37,7 @@ func (k *checker) domain() {
 		k.updateDomain(l)
 	}
 	k.updaterOnly()
+	k.criticTrainings()
 	k.evaluationScales()
 	k.iclRecords()
 	k.calibrationDomain()

@@ -39,6 +39,10 @@ var fieldValues = map[string][]any{
 	"loop.*.update.gpu":             {"H100", "B200", "CPU"},
 	"loop.*.resample_rounds":        {1, 3},
 	"loop.*.expected_dropped":       {0.3},
+	"critic_training.*.sft.gpu":     {"H100", "B200"},
+	"critic_training.*.grpo.gpu":    {"H100", "B200"},
+	"critic_training.*.sft.gpus":    {4},
+	"critic_training.*.grpo.gpus":   {4},
 }
 
 // refKinds names the block kind a reference field points at, for fields

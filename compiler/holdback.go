@@ -68,6 +68,10 @@ func phaseSpend(v *plan.Variant, ph *plan.Phase) (low, want spend) {
 			high = high.add(spend{0, mul(u.Updates.High, u.GPUHours), mul(u.Updates.High, u.USD)})
 		}
 	}
+	if ct := criticTrainingOf(v, ph); ct != nil {
+		l, h := criticTrainingSpend(ct)
+		low, high = low.add(l), high.add(h)
+	}
 	if untilBudget {
 		return low, low
 	}

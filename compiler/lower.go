@@ -128,7 +128,7 @@ func (lv *lowering) variant() *plan.Variant {
 			out.Executor.Slurm = m
 		}
 	}
-	out.Loops, out.Phases = lv.phases()
+	out.Loops, out.Phases, out.CriticTrainings = lv.phases()
 	holdBack(out)
 	out.Assumptions = lv.assumptions(out)
 	return out

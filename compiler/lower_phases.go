@@ -25,6 +25,8 @@ type phaseLowering struct {
 	budgetLoop *loopPlan
 	// calRuns is the real runs of each calibration round, in order.
 	calRuns []int
+	// trainings are the critic trainings' plan blocks.
+	trainings []*plan.CriticTraining
 }
 
 // loopKind lowers one kind of loop; loopKinds holds one row per kind.
@@ -49,10 +51,11 @@ var loopKinds = map[string]loopKind{
 // the order the runtime runs them: baselines (every gain is measured
 // against them, and they come out of the real-run budget first), seed
 // records, each loop's phases, and the evaluation.
-func (lv *lowering) phases() ([]*plan.Loop, []*plan.Phase) {
+func (lv *lowering) phases() ([]*plan.Loop, []*plan.Phase, []*plan.CriticTraining) {
 	pl := &phaseLowering{lv: lv, loops: map[string]*loopPlan{}, calRuns: calibrationRuns(lv.s.Calibration)}
 	baselines := pl.baselines()
 	pl.seedRecords()
+	pl.criticTrainings()
 	pl.startFixed(baselines)
 	for _, l := range lv.s.Loops {
 		lp := &loopPlan{l: l}
@@ -72,7 +75,7 @@ func (lv *lowering) phases() ([]*plan.Loop, []*plan.Phase) {
 		}
 	}
 	pl.evaluation()
-	return loops, pl.finish()
+	return loops, pl.finish(), pl.trainings
 }
 
 // newPhase adds a phase, after those made so far.

@@ -173,6 +173,13 @@ func resolve(c *compilation) {
 			pluginKind(l.Update.Trainer, "update.trainer", "trainer")
 		}
 	}
+	for _, ct := range s.CriticTrainings {
+		ref(ct.Critic, "critic", "critic")
+		ref(ct.Teacher, "teacher", "role")
+		for _, tr := range []spec.Ref{ctTrainer(ct.SFT), ctTrainer(ct.GRPO)} {
+			pluginKind(tr, "trainer", "trainer")
+		}
+	}
 	if cal := s.Calibration; cal != nil {
 		if cal.Loop.Set {
 			if ref(cal.Loop, "loop", "loop") {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/assay-lang/assay/compiler/plan"
@@ -76,7 +77,8 @@ func (r *service) completeText(roleName, key string, in, out any, untrained bool
 	if role.TokensIn.High > 0 {
 		req.MaxPromptTokens = tokenBound(role.TokensIn.High)
 	}
-	if role.Kind == plugins.RolePropose && !untrained {
+	if (role.Kind == plugins.RolePropose || role.Kind == plugins.RoleCritic) && !untrained {
+		// A critic's state names its trained adapter (critic training).
 		req.State = r.policy.of(role.Name)
 	}
 	if r.replay != nil {
@@ -166,9 +168,10 @@ func (c llmCall) ask(req *plugins.CompleteRequest, in, out any) (string, error) 
 	rec.Seconds = r.opts.Clock.Now().Sub(callStart).Seconds()
 	r.countCall(role, used.In, used.Out)
 	rec.Payload = resp.Payload
-	if role.Kind == plugins.RolePropose {
-		// Only a proposer's text is trained on; other roles' answers are
-		// kept parsed only, which keeps the journal small.
+	if role.Kind == plugins.RolePropose || strings.HasPrefix(key, criticTrainingKey) {
+		// Only a proposer's text and a critic training's critiques are
+		// trained on; other roles' answers are kept parsed only, which
+		// keeps the journal small.
 		rec.Text = resp.Text
 		if rec.Text == "" {
 			rec.Text = string(resp.Payload)

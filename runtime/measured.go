@@ -12,6 +12,9 @@ type Measured struct {
 	Loops        map[string]*MeasuredLoop  `json:"loops"`
 	Phases       map[string]*MeasuredPhase `json:"phases"`
 	Environments map[string]*MeasuredEnv   `json:"environments"`
+
+	// CriticTrainings are the critic_training phases' figures.
+	CriticTrainings map[string]*MeasuredCriticTraining `json:"critic_trainings,omitempty"`
 }
 
 // MeasuredRole is one role's calls. For a builder role, Built counts its
@@ -214,7 +217,7 @@ func auroc(ps []critPoint) float64 {
 func (m *measured) snapshot() *Measured {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	out := &Measured{Roles: map[string]*MeasuredRole{}, Loops: map[string]*MeasuredLoop{}}
+	out := &Measured{Roles: map[string]*MeasuredRole{}, Loops: map[string]*MeasuredLoop{}, CriticTrainings: copyCriticTrainings(m.m.CriticTrainings)}
 	for k, v := range m.m.Roles {
 		c := *v
 		c.USD = round6(float64(m.usd[k]) / 1e9)

@@ -28,7 +28,12 @@ func RenderChat(role *plan.Role, in any, body []byte) ([]payload.Message, error)
 	if cv, ok := vars.(*prompt.CritiqueVars); ok && role.Prompt != nil {
 		cv.Criteria = role.Prompt.Criteria
 	}
-	return prompt.Render(role.Name, t, vars)
+	msgs, err := prompt.Render(role.Name, t, vars)
+	if cr, ok := in.(*payload.CritiqueRequest); ok && err == nil && cr.Hint.Text() != "" {
+		// A critic training's teacher: the hint follows the critic's prompt.
+		msgs = append(msgs, payload.Message{Role: "user", Content: cr.Hint.Text()})
+	}
+	return msgs, err
 }
 
 // chatMessages is RenderChat as a request's messages.

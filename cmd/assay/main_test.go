@@ -52,6 +52,7 @@ func TestScripts(t *testing.T) {
 			"openai-server": cmdOpenAIServer,
 			"checkpairs":    cmdCheckPairs,
 			"same-lines":    cmdSameLines,
+			"criticacc":     cmdCriticAcc,
 		},
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -14,7 +15,8 @@ import (
 
 // cmdOpenAIServer starts a local OpenAI-compatible server for the rest of
 // the script: "openai-server CONTENT" answers every chat completion with
-// CONTENT, sets $OPENAI_URL to its /v1 endpoint, and when the script ends
+// CONTENT (with CONTENT "A||B||...", a model's i-th request gets the i-th
+// answer, round the list: a critic whose votes differ), sets $OPENAI_URL to its /v1 endpoint, and when the script ends
 // writes nothing; "openai-server -check N" fails unless exactly N requests
 // arrived, each at /v1/chat/completions with the script's bearer key. A
 // GET of /v1/models (the run's preflight) is answered and not counted.
@@ -46,10 +48,14 @@ func cmdOpenAIServer(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("openai-server: no holder for the server")
 	}
 	f.key = "Bearer " + ts.Getenv("OPENAI_API_KEY")
-	f.body, _ = json.Marshal(map[string]any{
-		"choices": []any{map[string]any{"message": map[string]any{"role": "assistant", "content": args[0]}, "finish_reason": "stop"}},
-		"usage":   map[string]any{"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110},
-	})
+	f.bodies = nil
+	for _, content := range strings.Split(args[0], "||") {
+		b, _ := json.Marshal(map[string]any{
+			"choices": []any{map[string]any{"message": map[string]any{"role": "assistant", "content": content}, "finish_reason": "stop"}},
+			"usage":   map[string]any{"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110},
+		})
+		f.bodies = append(f.bodies, b)
+	}
 	// Models the server starts with; none listed: it serves any model.
 	f.models = map[string]bool{}
 	for _, m := range args[1:] {
@@ -120,9 +126,9 @@ type fakeOpenAI struct {
 	calls, bad int
 	// probes counts the preflight's model listings.
 	probes int
-	// body is every chat completion's answer; models those the server
-	// started with (none: any).
-	body   []byte
+	// bodies are the chat completions' answers, taken in turn per model;
+	// models those the server started with (none: any).
+	bodies [][]byte
 	models map[string]bool
 	// loads lists the adapters loaded, in order, unloads those unloaded,
 	// and adapters those the server serves now; served counts the chat
@@ -214,10 +220,11 @@ func (f *fakeOpenAI) chat(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, `{"error": {"message": "The model `+req.Model+` does not exist."}}`, http.StatusNotFound)
 		return
 	}
+	body := f.bodies[f.served[req.Model]%len(f.bodies)]
 	f.served[req.Model]++
 	if len(f.loads) > 0 {
 		f.baseAfterLoad[req.Model]++
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Write(f.body)
+	w.Write(body)
 }

@@ -250,6 +250,11 @@ func writeStatus(w io.Writer, s *runtime.Status) {
 					fmt.Fprintf(w, "unparsed   role %s: %d answers could not be read (%d asked again); a critic's such votes are left out of its verdicts\n", name, r.Unparsed, r.Reasks)
 				}
 			}
+			for _, name := range slices.Sorted(maps.Keys(m.CriticTrainings)) {
+				c := m.CriticTrainings[name]
+				fmt.Fprintf(w, "critic     %s: critiques sampled %d, revised %d, guided %d, left out %d; %d updates, GRPO %d/%d verdicts right\n",
+					name, c.Sampled, c.Revised, c.Guided, c.Dropped, c.Updates, c.Correct, c.Verdicts)
+			}
 		}
 		if t.Overruns > 0 {
 			fmt.Fprintf(w, "overruns   %d real runs took longer than their high hours: %s GPU-hours beyond what they held, not charged\n",

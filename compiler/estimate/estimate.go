@@ -92,6 +92,9 @@ type Breakdown struct {
 	Roles          map[string]*Role        `json:"roles"`
 	Loops          map[string]*Loop        `json:"loops"`
 	Environments   map[string]*Environment `json:"environments"`
+	// CriticUpdates are the critic trainings' updates, by the block's name
+	// and sft or grpo.
+	CriticUpdates map[string]*Updates `json:"critic_updates,omitempty"`
 }
 
 // Variant is one variant's estimate.
@@ -171,6 +174,7 @@ func Estimate(p *plan.Plan) *Report {
 
 func (b *Breakdown) add(o *Breakdown) {
 	b.Totals.add(&o.Totals)
+	b.addCriticUpdates(o)
 	for k, v := range o.GPUHoursByType {
 		b.GPUHoursByType[k] = b.GPUHoursByType[k].Add(v)
 	}
@@ -281,6 +285,9 @@ func (ve *variantEstimate) phase(ph *plan.Phase) *Phase {
 	ve.llmCalls(ph, pe, waves)
 	if ph.Kind == plan.PhaseRL && ve.loops[ph.Loop] != nil && ve.loops[ph.Loop].Update != nil {
 		ve.updates(ph, pe)
+	}
+	if ct := criticTrainingOf(ve.v, ph); ct != nil {
+		ve.criticTraining(pe, ct)
 	}
 	if ph.Loop != "" {
 		if l := ve.out.Loops[ph.Loop]; l != nil {

@@ -153,6 +153,9 @@ func sections(r *Report) []section {
 	if len(r.Loops) > 0 {
 		out = append(out, loopSections(r)...)
 	}
+	if len(r.CriticUpdates) > 0 {
+		out = append(out, criticSection(r))
+	}
 	if len(r.Environments) > 0 {
 		s := section{title: "Environments" + summed, header: []string{"environment", "real runs", "GPU-hours", "dollars"}}
 		for _, k := range sortedKeys(r.Environments) {

@@ -152,6 +152,10 @@ type Variant struct {
 	Phases    []*Phase           `json:"phases"`
 	Budget    Budget             `json:"budget"`
 	Executor  Executor           `json:"executor"`
+
+	// CriticTrainings are run by their critic_training phases.
+	CriticTrainings []*CriticTraining `json:"critic_trainings,omitempty"`
+
 	// Records, Calibration and Evaluation carry the protocol knobs the
 	// runtime needs beyond the phases' call counts; nil when not declared.
 	Records     *Records     `json:"records,omitempty"`

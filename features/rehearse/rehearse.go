@@ -216,6 +216,10 @@ func once(ctx context.Context, p *plan.Plan, v *plan.Variant, opts Options, seed
 		// is done: a hundred of them would hold gigabytes.
 		defer os.RemoveAll(filepath.Join(dir, id))
 	}
+	p, err := criticPairs(p, v, dir, seed)
+	if err != nil {
+		return nil, err
+	}
 	res, err := runtime.Run(rctx, p, ro)
 	if opts.Interrupt && res != nil && res.State == runtime.StateInterrupted && ctx.Err() == nil {
 		w.OnCall = nil

@@ -41,6 +41,7 @@ var smaller = map[string][]string{
 	"critic-grpo-verify-all.hcl": {"verifications=400"},
 	"critic-sweep.hcl":           {"verifications=300"},
 	"critic-evolve.hcl":          {"votes=2"},
+	"critic-train.hcl":           {"votes=2", "examples=200", "grpo_steps=5"},
 }
 
 // specFiles are every spec of specs/.

@@ -77,6 +77,7 @@ func World(v *plan.Variant, wf *WorldFile, seed int64, clock *sim.Clock) *sim.Wo
 			w.UpdateHours[l.Name] = l.Update.Hours
 		}
 	}
+	criticUpdateHours(w, v)
 	for _, e := range v.Envs {
 		es := wf.Envs[e.Name]
 		if es == nil {

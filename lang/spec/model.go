@@ -27,6 +27,9 @@ type Spec struct {
 	Executor     *Executor      `assay:"executor,block" doc:"where real runs execute: the local machine or a Slurm cluster"`
 	Sweep        *Sweep         `assay:"sweep,block" doc:"expand the spec into variants over listed values or a grid"`
 
+	// CriticTrainings run after the seed records and before the loops.
+	CriticTrainings []*CriticTraining `assay:"critic_training,blocks" doc:"critic training before the loops: teacher critiques of labelled pairs, SFT, GRPO (see docs/critic-training.md)"`
+
 	// Files are the source files the spec came from, for diagnostics.
 	Files []string `json:"-"`
 	Range diag.Range

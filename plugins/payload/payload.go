@@ -136,6 +136,9 @@ type CritiqueRequest struct {
 	// first group, in its first match in the answer's free text, is the
 	// label (ParseVerdict). Empty: the answer is a CritiqueResponse as JSON.
 	Verdict string `json:"verdict,omitempty"`
+	// Hint is a critic training's word to its teacher (CritiqueHint): a
+	// verdict ruled out, or the label revealed. Empty for every other call.
+	Hint *CritiqueHint `json:"hint,omitempty"`
 }
 
 // CritiqueResponse is one sampled verdict.

@@ -32,6 +32,8 @@ const (
 	KindStep        = "step"  // per-step figures of a loop
 	KindEval        = "eval"  // evaluation figures
 	KindState       = "state" // the run's state (running, finished, failed)
+
+	KindCritic = "critic" // a critic training's kept critique of a pair
 )
 
 // batchSize is how many buffered events make a group commit.

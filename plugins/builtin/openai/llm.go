@@ -77,7 +77,7 @@ func (l *llm) complete(ctx context.Context, c *client, req *plugins.CompleteRequ
 	if model == "" {
 		model = c.cfg.Model
 	}
-	if req.Role == plugins.RolePropose && len(req.State) > 0 {
+	if (req.Role == plugins.RolePropose || req.Role == plugins.RoleCritic) && len(req.State) > 0 {
 		// A trained policy: its adapter, which Update had the server load.
 		st, err := parseState(req.State)
 		if err != nil {

@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/assay-lang/assay/plugins/payload"
 )
@@ -25,12 +26,23 @@ const (
 
 // Critique answers the critic role with one sampled label.
 func Critique(req *payload.CritiqueRequest, temperature float64, seed int64) (*payload.CritiqueResponse, error) {
+	return CritiqueState(req, temperature, seed, nil)
+}
+
+// CritiqueState is Critique by a trained critic (st; nil: untrained). A
+// teacher's hint is followed: a revealed label is the verdict, and an
+// excluded one gives way to its neighbour toward Tie.
+func CritiqueState(req *payload.CritiqueRequest, temperature float64, seed int64, st *CriticState) (*payload.CritiqueResponse, error) {
 	if payload.LabelSet(req.Labels) == nil {
 		return nil, fmt.Errorf("offline critic: labels must be %q or %q, got %q", payload.Labels3, payload.Labels5, req.Labels)
 	}
-	child, _ := estimate(req.Task, req.Env, req.Records, req.Child)
-	parent, _ := estimate(req.Task, req.Env, req.Records, req.Parent)
-	z := (child - parent) / taskScale(req.Records, req.Task)
+	if st == nil {
+		st = &CriticState{}
+	}
+	if h := req.Hint; h != nil && h.Label != "" {
+		return &payload.CritiqueResponse{Label: h.Label, Reason: "consistent with the measured outcome"}, nil
+	}
+	z := st.criticZ(req)
 	r := newRNG(seed, "critic:"+req.Task+":"+req.Child.ID)
 	z += r.normal() * criticNoise * math.Max(temperature, 0.05)
 	label := ""
@@ -57,7 +69,34 @@ func Critique(req *payload.CritiqueRequest, temperature float64, seed int64) (*p
 			label = payload.Label5Lose
 		}
 	}
+	if h := req.Hint; h != nil && h.Exclude == label {
+		label = towardTie(req.Labels, label, z)
+	}
 	return &payload.CritiqueResponse{Label: label, Reason: fmt.Sprintf("estimated relative change %+.2f", z)}, nil
+}
+
+// towardTie is the label next to label toward the ladder's middle (Tie's
+// neighbour on z's side, for Tie itself).
+func towardTie(space, label string, z float64) string {
+	set := payload.LabelSet(space)
+	i := slices.Index(set, label)
+	mid := slices.Index(set, payload.LabelTie)
+	if space == payload.Labels5 {
+		mid = slices.Index(set, payload.Label5Tie)
+	}
+	switch {
+	case i < 0:
+		return label
+	case i < mid:
+		return set[i+1]
+	case i > mid:
+		return set[i-1]
+	case z >= 0 && i > 0:
+		return set[i-1]
+	case i+1 < len(set):
+		return set[i+1]
+	}
+	return label
 }
 
 // taskScale is the standard deviation of the task's recorded gains (all

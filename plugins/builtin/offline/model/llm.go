@@ -56,7 +56,11 @@ func (Model) Complete(ctx context.Context, req *plugins.CompleteRequest) (*plugi
 		if err := payload.Decode(req.Payload, &in); err != nil {
 			return nil, err
 		}
-		resp, err := Critique(&in, req.Temperature, req.Seed)
+		st, err := LoadCritic(req.State)
+		if err != nil {
+			return nil, err
+		}
+		resp, err := CritiqueState(&in, req.Temperature, req.Seed, st)
 		if err != nil {
 			return nil, err
 		}
@@ -119,6 +123,17 @@ func (Model) Update(ctx context.Context, req *plugins.UpdateRequest) (*plugins.U
 	}
 	if err := checkConfig(req.Config); err != nil {
 		return nil, err
+	}
+	if req.Algorithm == payload.AlgCriticSFT || req.Algorithm == payload.AlgCriticGRPO {
+		c, err := LoadCritic(req.State)
+		if err != nil {
+			return nil, err
+		}
+		next, stats, err := c.UpdateCritic(req)
+		if err != nil {
+			return nil, err
+		}
+		return &plugins.UpdateResponse{State: next.Bytes(), Stats: stats}, nil
 	}
 	pol, err := LoadPolicy(req.State)
 	if err != nil {

@@ -1,0 +1,74 @@
+package plan
+
+import "github.com/assay-lang/assay/lang/diag"
+
+// PhaseCriticTraining trains a critic's role: teacher critiques of
+// labelled pairs, SFT on the kept ones, GRPO on the critic's verdicts. It
+// runs after the seed records and before the loops, whose critic calls
+// then name its last adapter.
+const PhaseCriticTraining = "critic_training"
+
+// CriticTraining is one critic_training block as the runtime runs it. The
+// phase named Phase runs it; its Calls count the teacher's critiques and
+// the critic's GRPO verdicts.
+type CriticTraining struct {
+	Name  string `json:"name"`
+	Phase string `json:"phase"`
+	// Critic is the critic block whose Role is trained; Teacher the role
+	// that writes the SFT critiques ("" without SFT).
+	Critic  string `json:"critic"`
+	Role    string `json:"role"`
+	Teacher string `json:"teacher,omitempty"`
+	// Labels is the critic's label space: the teacher's verdicts and the
+	// critic's are read in it, and matched against the pair's label of
+	// that space (label3 or label5).
+	Labels string `json:"labels"`
+	// Pairs is the dataset's path as the spec wrote it: absolute, or
+	// relative to the directory of the file Source names (the pairs
+	// attribute's), so the plan's meaning does not depend on where the
+	// spec lies; Split is the pairs it uses ("" every pair).
+	Pairs string `json:"pairs"`
+	Split string `json:"split"`
+	// Examples are the split's first pairs the teacher critiques:
+	// Samples critiques each, then Revisions told the most frequent wrong
+	// verdict, then (Guide) one told the label.
+	Examples  int  `json:"examples,omitempty"`
+	Samples   int  `json:"samples,omitempty"`
+	Revisions int  `json:"revisions,omitempty"`
+	Guide     bool `json:"guide,omitempty"`
+	// SFT and GRPO are the updates; nil: not made.
+	SFT  *CriticUpdate `json:"sft,omitempty"`
+	GRPO *CriticUpdate `json:"grpo,omitempty"`
+	// MaxPairs bounds the lines the runtime reads of the file.
+	MaxPairs int `json:"max_pairs"`
+	// Source is where the spec writes pairs.
+	Source diag.Range `json:"source"`
+}
+
+// CriticUpdate is a critic's SFT or its GRPO: Updates updates of its
+// Trainer's update command (each GPUHours and USD, reserved before it
+// starts, its adapter served as Adapter, or Adapter-step-N for GRPO), or,
+// with no Trainer, of the critic's own plugin.
+type CriticUpdate struct {
+	Algorithm    string  `json:"algorithm"` // sft | grpo
+	Trainer      string  `json:"trainer,omitempty"`
+	GPU          string  `json:"gpu,omitempty"`
+	GPUs         int     `json:"gpus,omitempty"`
+	Hours        float64 `json:"hours,omitempty"`
+	GPUHours     float64 `json:"gpu_hours,omitempty"`
+	USD          float64 `json:"usd,omitempty"`
+	Adapter      string  `json:"adapter"`
+	LearningRate float64 `json:"learning_rate"`
+	Epochs       int     `json:"epochs,omitempty"`
+	KLCoef       float64 `json:"kl_coef,omitempty"`
+	WeightDecay  float64 `json:"weight_decay,omitempty"`
+	// Steps, Batch and Group are GRPO's: steps, pairs a step, verdicts a
+	// pair.
+	Steps int `json:"steps,omitempty"`
+	Batch int `json:"pairs_per_step,omitempty"`
+	Group int `json:"group,omitempty"`
+	// Updates is how many updates it makes: SFT one (none when no
+	// critique was kept); GRPO one a step whose groups are not all of
+	// equal reward.
+	Updates Count `json:"updates"`
+}

@@ -1,0 +1,226 @@
+package runtime
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/plugins"
+	"github.com/assay-lang/assay/plugins/payload"
+	"github.com/assay-lang/assay/runtime/journal"
+)
+
+// update makes one critic update (SFT, or a GRPO step) on samples: with a
+// trainer, it reserves the update's cost, writes the batch, runs the
+// trainer's update command and has the critic's plugin serve the adapter
+// it wrote as name; without one, the critic's plugin trains itself on the
+// samples. The critic role's state is then the new one, for every later
+// call. A failed update leaves the critic as it was; both are journaled
+// under key, so a resumed run does the same.
+func (c *criticTrainingNode) update(key string, u *plan.CriticUpdate, step int, name, alg string, samples []ctSample) error {
+	r, ro := c.s, c.s.roles[c.ct.Role]
+	if d, ok := r.j.Call(journal.KindPolicy, key); ok {
+		if d2, ok := r.j.Call(journal.KindPolicy, key+"/reserve"); ok {
+			var res updateReservation
+			if json.Unmarshal(d2, &res) == nil {
+				r.budget.restoreUpdate(res.GPUHours, res.USD)
+			}
+		}
+		var pr policyRecord
+		if err := json.Unmarshal(d, &pr); err == nil && pr.Failed == "" {
+			r.policy.set(ro.Name, pr.State, pr.Step)
+			r.measured.criticTraining(c.ct.Name, func(m *MeasuredCriticTraining) { m.Updates++ })
+		}
+		return nil
+	}
+	req := &plugins.UpdateRequest{Model: ro.Model, Algorithm: alg, LearningRate: u.LearningRate, KLCoef: u.KLCoef, Epochs: u.Epochs, WeightDecay: u.WeightDecay,
+		State: r.policy.of(ro.Name), Config: r.config[ro.Plugin]}
+	if u.Trainer != "" {
+		why, err := c.hold(key, u)
+		if err != nil {
+			return err
+		}
+		if why != "" {
+			return c.failed(key, step, len(samples), why)
+		}
+		adapter, why, err := c.runCommand(key, u, step, alg, samples)
+		if err != nil {
+			return err
+		}
+		if why != "" {
+			return c.failed(key, step, len(samples), why)
+		}
+		req.Adapter = &plugins.Adapter{Name: name, Path: adapter}
+	} else {
+		for _, s := range samples {
+			b, err := payload.Encode(s.pair.request(c.ct.Labels))
+			if err != nil {
+				return err
+			}
+			req.Samples = append(req.Samples, plugins.Sample{State: string(b), Completion: s.completion, Group: s.group, Reward: s.reward, Advantage: s.advantage,
+				Proposal: s.pair.Child.proposal()})
+		}
+	}
+	var resp *plugins.UpdateResponse
+	err := r.plugins.call(ro.Plugin, func(inst Instance) error {
+		m := inst.LLM()
+		if m == nil {
+			return fmt.Errorf("%w: plugin %s is not an LLM", errPermanent, ro.Plugin)
+		}
+		var err error
+		resp, err = m.Update(r.ctx, req)
+		return err
+	})
+	switch {
+	case err != nil && r.ctx.Err() != nil:
+		return err
+	case errors.Is(err, plugins.ErrUnsupported), errors.Is(err, plugins.ErrConfig), errors.Is(err, errPermanent):
+		return fmt.Errorf("%w: critic training %s: critic %s cannot take its %s update: %v", errPermanent, c.ct.Name, ro.Name, u.Algorithm, err)
+	case err != nil:
+		return c.failed(key, step, len(samples), err.Error())
+	}
+	r.policy.set(ro.Name, resp.State, step)
+	r.measured.criticTraining(c.ct.Name, func(m *MeasuredCriticTraining) { m.Updates++ })
+	r.progress.logf("critic training %s: %s update %d on %d samples", c.ct.Name, u.Algorithm, step, len(samples))
+	if err := r.j.Append(journal.KindPolicy, key, policyRecord{Step: step, State: resp.State, Stats: resp.Stats, Samples: len(samples)}); err != nil {
+		return err
+	}
+	return r.j.Flush()
+}
+
+// failed journals a failed update: the critic stays as it was.
+func (c *criticTrainingNode) failed(key string, step, samples int, why string) error {
+	r := c.s
+	r.progress.logf("critic training %s: update %s failed; the critic stays: %s", c.ct.Name, key, why)
+	if err := r.j.Append(journal.KindPolicy, key, policyRecord{Step: step, State: r.policy.of(c.ct.Role), Samples: samples, Failed: why}); err != nil {
+		return err
+	}
+	return r.j.Flush()
+}
+
+// hold reserves an update's cost against the caps (or counts a journaled
+// reservation again); why says what cap refused it.
+func (c *criticTrainingNode) hold(key string, u *plan.CriticUpdate) (why string, err error) {
+	r := c.s
+	if d, ok := r.j.Call(journal.KindPolicy, key+"/reserve"); ok {
+		var res updateReservation
+		if err := json.Unmarshal(d, &res); err != nil {
+			return "", fmt.Errorf("%w: journal: update reservation %s: %v", errPermanent, key, err)
+		}
+		r.budget.restoreUpdate(res.GPUHours, res.USD)
+		return "", nil
+	}
+	if err := r.budget.ReserveUpdate(u.GPUHours, u.USD); errors.Is(err, ErrBudget) {
+		r.cuts.cut(c.ph.Name, "made fewer critic updates than the plan gives it: "+strings.TrimPrefix(err.Error(), ErrBudget.Error()+": "))
+		return err.Error(), nil
+	} else if err != nil {
+		return "", err
+	}
+	if err := r.j.Append(journal.KindPolicy, key+"/reserve", updateReservation{GPUHours: u.GPUHours, USD: u.USD}); err != nil {
+		return "", err
+	}
+	return "", r.j.Flush()
+}
+
+// ctLine is one line of a critic update's batch file.
+type ctLine struct {
+	Step       int               `json:"step"`
+	Group      string            `json:"group"`
+	Prompt     []payload.Message `json:"prompt"`
+	Completion string            `json:"completion"`
+	Label      string            `json:"label"`
+	Verdict    string            `json:"verdict"`
+	Stratum    string            `json:"stratum,omitempty"`
+	Reward     float64           `json:"reward"`
+	Advantage  float64           `json:"advantage"`
+	Policy     batchPolicy       `json:"policy"`
+}
+
+// runCommand writes the batch and runs the update command on the
+// trainer; it returns the adapter's directory, or why the update failed.
+func (c *criticTrainingNode) runCommand(key string, u *plan.CriticUpdate, step int, alg string, samples []ctSample) (adapter, why string, err error) {
+	r, ro := c.s, c.s.roles[c.ct.Role]
+	dir, err := filepath.Abs(filepath.Join(r.dir, "work", strings.ReplaceAll(key, "/", "_")))
+	if err != nil {
+		return "", "", err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", "", err
+	}
+	batch := filepath.Join(dir, "batch.jsonl")
+	if err := c.writeBatch(batch, ro, step, samples); err != nil {
+		return "", "", err
+	}
+	cur := c.policyOf(r.policy.at(ro.Name))
+	job := &plugins.PolicyJob{Step: step, BatchFile: batch, AdapterDir: filepath.Join(dir, "adapter"), BaseModel: ro.Model, PreviousAdapter: cur.Adapter, PreviousAdapterDir: cur.AdapterDir,
+		Algorithm: alg, LearningRate: u.LearningRate, KLCoef: u.KLCoef, Epochs: u.Epochs, WeightDecay: u.WeightDecay}
+	// The run's id names the update as a policy update's does
+	// (PREFIX/update/N), PREFIX the training's sft or grpo.
+	req := &plugins.RunRequest{RunID: c.key("%s/update/%d", u.Algorithm, step), Seed: int64(derive(r.v.Seed, key) >> 1), Config: r.config[u.Trainer],
+		Executor: plugins.ExecutorSpec{Kind: r.v.Executor.Kind, Concurrency: r.v.Executor.Concurrency, GPUs: r.v.Executor.GPUs, Slurm: r.v.Executor.Slurm},
+		GPUs:     u.GPUs, WorkDir: dir, Update: job}
+	var res *plugins.RunResult
+	err = r.plugins.call(u.Trainer, func(inst Instance) error {
+		tr := inst.Trainer()
+		if tr == nil {
+			return fmt.Errorf("%w: plugin %s is not a trainer", errPermanent, u.Trainer)
+		}
+		h, err := tr.Start(r.ctx, req)
+		if err != nil {
+			return err
+		}
+		res, err = tr.Wait(r.ctx, h)
+		return err
+	})
+	switch {
+	case err != nil && r.ctx.Err() != nil:
+		return "", "", err
+	case errors.Is(err, plugins.ErrUnsupported), errors.Is(err, plugins.ErrConfig), errors.Is(err, errPermanent):
+		return "", "", fmt.Errorf("%w: critic training %s: update on plugin %s: %v", errPermanent, c.ct.Name, u.Trainer, err)
+	case err != nil:
+		return "", err.Error(), nil
+	case res.Status != plugins.StatusFinished:
+		return "", fmt.Sprintf("%s: %s", res.Status, res.Reason), nil
+	}
+	return job.AdapterDir, "", nil
+}
+
+// writeBatch writes a critic update's batch: one line a sample, its prompt
+// the critic's chat for the pair (no teacher's hint: the critic learns to
+// judge without the label).
+func (c *criticTrainingNode) writeBatch(path string, ro *plan.Role, step int, samples []ctSample) error {
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	enc := json.NewEncoder(f)
+	enc.SetEscapeHTML(false)
+	for _, s := range samples {
+		if s.completion == "" {
+			return fmt.Errorf("batch: the sample of group %s has no completion", s.group)
+		}
+		req := s.pair.request(c.ct.Labels)
+		body, err := payload.Encode(req)
+		if err != nil {
+			return err
+		}
+		prompt, err := RenderChat(ro, req, body)
+		if err != nil {
+			return err
+		}
+		if err := enc.Encode(ctLine{Step: step, Group: s.group, Prompt: prompt, Completion: s.completion, Label: s.label, Verdict: s.verdict, Stratum: s.stratum,
+			Reward: s.reward, Advantage: s.advantage, Policy: s.policy}); err != nil {
+			return err
+		}
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}

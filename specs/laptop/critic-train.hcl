@@ -1,0 +1,56 @@
+# Critic training at laptop scale (critic-train.hcl in miniature), then
+# critic-evolve.hcl with the trained critic: a teacher critiques 20
+# labelled pairs of task train-01 (data/critic-pairs.jsonl, exported from a
+# quickstart-critic run with --holdout-tasks train-02); the critiques whose
+# verdict matches the measured label are kept, the rest revised, then
+# guided; the offline critic is fine-tuned on them (SFT), trained by GRPO
+# for 4 steps on the remaining train pairs, and then screens the evolution
+# loop. The offline critic learns a bias per mechanism direction, so its
+# accuracy on the held-out pairs of train-02 moves (critic_train.txtar).
+#
+# Expected figures (assay estimate):
+#   teacher calls  20 pairs x 4 samples = 80, at most 20 x (4 + 4 + 1) = 180
+#   critic calls   GRPO 4 steps x 8 pairs x 4 verdicts = 128, then the
+#                  evolution's 2,304 votes as critic-evolve.hcl
+#   updates        SFT 1, GRPO 0 to 4 (a step whose groups all agree makes none)
+
+extends = "critic-evolve.hcl"
+
+name        = "laptop-critic-train"
+description = "teacher critiques, SFT and GRPO of the offline critic, then critic-screened evolution"
+
+role "teacher" {
+  kind        = "critic"
+  llm         = plugin.offline
+  temperature = 1
+  concurrency = 4
+  seconds     = 0.001
+  tokens {
+    in  = 800
+    out = 40
+  }
+  price {
+    in  = 0
+    out = 0
+  }
+}
+
+critic "screen" {
+  labels = "3way"
+}
+
+critic_training "critic" {
+  critic    = critic.screen
+  teacher   = role.teacher
+  pairs     = "data/critic-pairs.jsonl"
+  split     = "train"
+  examples  = 20
+  samples   = 4
+  revisions = 4
+  sft {}
+  grpo {
+    steps          = 4
+    pairs_per_step = 8
+    group          = 4
+  }
+}
