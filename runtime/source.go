@@ -298,7 +298,9 @@ func (m sourceMode) buildCandidate(sp *seedProgram, key, parent, patch string, i
 }
 
 // Candidate is a built candidate as status shows it: its idea, the
-// commit it built on and the one it is, its ref, and its diffstat.
+// commit it built on and the one it is, its ref, and its diffstat. Repo
+// is the repository that holds the commits (empty in a journal of an
+// Assay older than assay patch).
 type Candidate struct {
 	Key       string `json:"key"`
 	Env       string `json:"env"`
@@ -308,6 +310,7 @@ type Candidate struct {
 	Parent    string `json:"parent"`
 	Commit    string `json:"commit"`
 	Ref       string `json:"ref"`
+	Repo      string `json:"repo,omitempty"`
 	gitrepo.DiffStat
 }
 
@@ -331,7 +334,7 @@ func (m sourceMode) journalCandidate(sp *seedProgram, t *taskInfo, key, parent s
 		idea = idea[:ideaBytes]
 	}
 	c := Candidate{Key: strings.TrimSuffix(key, "/implement"), Env: t.Env, Task: t.Name, Idea: idea, Mechanism: p.Mechanism,
-		Parent: parent, Commit: p.Commit, Ref: gitrepo.RefName(m.runID(), strings.TrimSuffix(key, "/implement")), DiffStat: st}
+		Parent: parent, Commit: p.Commit, Ref: gitrepo.RefName(m.runID(), strings.TrimSuffix(key, "/implement")), Repo: sp.repo.Dir, DiffStat: st}
 	return r.j.Append(journal.KindCall, jkey, c)
 }
 
