@@ -335,6 +335,19 @@ type proposeOpts struct {
 // proposeWith is propose with o.
 func (r *service) proposeWith(proposer, key string, t *taskInfo, state string, parent *plugins.Proposal, o proposeOpts) (plugins.Proposal, *sampled, bool, error) {
 	enc := &payload.ProposeRequest{Task: t.Name, Env: t.Env, State: state, Parent: parent, History: r.records.history(t), Records: o.records, Knobs: r.knobs[t.Env], N: 1, Inspirations: o.inspirations}
+	if t.src != nil {
+		// Source mode: the proposer is shown the program it changes, the
+		// parent's commit or the seed program.
+		commit := t.src.base
+		if parent != nil && parent.Commit != "" {
+			commit = parent.Commit
+		}
+		sc, err := t.src.context(r.ctx, commit)
+		if err != nil {
+			return plugins.Proposal{}, nil, false, err
+		}
+		enc.Source = sc
+	}
 	req := *enc
 	untrained := o.untrained
 	smp := &sampled{req: enc}

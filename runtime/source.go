@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -159,6 +160,20 @@ func (sourceMode) checkout(t *taskInfo, p plugins.Proposal) *plugins.Checkout {
 	return c
 }
 
+// context is the program at commit as a proposer or builder is shown it:
+// its editable paths and files, each file and the whole bounded.
+func (sp *seedProgram) context(ctx context.Context, commit string) (*payload.SourceContext, error) {
+	files, err := sp.repo.Files(ctx, commit, sp.src.Editable, sourceFileBytes, sourceTotalBytes, sourceMaxFiles)
+	if err != nil {
+		return nil, err
+	}
+	sc := &payload.SourceContext{Commit: commit, Editable: sp.src.Editable}
+	for _, f := range files {
+		sc.Files = append(sc.Files, payload.SourceFile{Path: f.Path, Content: f.Content, Truncated: f.Truncated})
+	}
+	return sc, nil
+}
+
 // implementSource is implement in source mode: the builder is shown the
 // idea, the parent's commit and its editable files, and answers with a
 // unified diff. The diff is applied in a worktree of the parent, built,
@@ -173,13 +188,9 @@ func (m sourceMode) implementSource(builder, loop, key string, t *taskInfo, p pl
 	if p.Commit != "" {
 		parent = p.Commit
 	}
-	files, err := sp.repo.Files(r.ctx, parent, sp.src.Editable, sourceFileBytes, sourceTotalBytes, sourceMaxFiles)
+	sc, err := sp.context(r.ctx, parent)
 	if err != nil {
 		return p, false, err
-	}
-	sc := &payload.SourceContext{Commit: parent, Editable: sp.src.Editable}
-	for _, f := range files {
-		sc.Files = append(sc.Files, payload.SourceFile{Path: f.Path, Content: f.Content, Truncated: f.Truncated})
 	}
 	var (
 		built   plugins.Proposal
