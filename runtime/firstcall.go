@@ -91,7 +91,7 @@ func FirstCall(ctx context.Context, p *plan.Plan, variant, roleName, task string
 	if err != nil {
 		return nil, err
 	}
-	return RenderChat(role, in, body)
+	return renderChat(role, in, body, t.Criteria)
 }
 
 func firstTask(v *plan.Variant, name string) (*plan.Environment, *plan.Task, error) {

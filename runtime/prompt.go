@@ -14,6 +14,13 @@ import (
 // through it, so a proposer is trained on exactly what it was served, and
 // `assay prompt` shows the same.
 func RenderChat(role *plan.Role, in any, body []byte) ([]payload.Message, error) {
+	return renderChat(role, in, body, "")
+}
+
+// renderChat is RenderChat with a critic's task criteria: a task's own
+// (a task-suite manifest's) take the place of the role's; empty, the
+// role's prompt criteria stand.
+func renderChat(role *plan.Role, in any, body []byte, taskCriteria string) ([]payload.Message, error) {
 	t, ok := prompt.Defaults(role.Kind)
 	if p := role.Prompt; p != nil {
 		t, ok = prompt.Templates{System: p.System, User: p.User}, true
@@ -25,15 +32,41 @@ func RenderChat(role *plan.Role, in any, body []byte) ([]payload.Message, error)
 	if err != nil {
 		return nil, err
 	}
-	if cv, ok := vars.(*prompt.CritiqueVars); ok && role.Prompt != nil {
-		cv.Criteria = role.Prompt.Criteria
+	if cv, ok := vars.(*prompt.CritiqueVars); ok {
+		if role.Prompt != nil {
+			cv.Criteria = role.Prompt.Criteria
+		}
+		if taskCriteria != "" {
+			cv.Criteria = taskCriteria
+		}
 	}
 	return prompt.Render(role.Name, t, vars)
 }
 
-// chatMessages is RenderChat as a request's messages.
-func chatMessages(role *plan.Role, in any, body []byte) ([]plugins.Message, error) {
-	msgs, err := RenderChat(role, in, body)
+// taskCriteria are the own criteria of the task a critic's request in is
+// about; empty for another role's request or a task without.
+func (r *service) taskCriteria(in any) string {
+	var env, task string
+	switch q := in.(type) {
+	case payload.CritiqueRequest:
+		env, task = q.Env, q.Task
+	case *payload.CritiqueRequest:
+		env, task = q.Env, q.Task
+	default:
+		return ""
+	}
+	for _, t := range r.tasks {
+		if t.Env == env && t.Name == task {
+			return t.Criteria
+		}
+	}
+	return ""
+}
+
+// chatMessages is RenderChat as a request's messages, with the criteria
+// of the call's task.
+func (r *service) chatMessages(role *plan.Role, in any, body []byte) ([]plugins.Message, error) {
+	msgs, err := renderChat(role, in, body, r.taskCriteria(in))
 	if err != nil {
 		return nil, err
 	}

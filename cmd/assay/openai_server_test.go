@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -44,11 +45,16 @@ import (
 // MODEL BATCH..." fails unless the completions of the policy update
 // batch file BATCH i are, as a multiset and byte for byte, the answers
 // the server gave to MODEL's requests while i adapters were loaded.
-// "openai-server -calls FILE" writes the requests received so far.
+// "openai-server -calls FILE" writes the requests received so far;
+// "openai-server -sent MODEL REGEXP" fails unless a chat request for MODEL
+// held a message that matches REGEXP.
 func cmdOpenAIServer(ts *testscript.TestScript, neg bool, args []string) {
 	switch {
 	case len(args) >= 3 && args[0] == "-batches":
 		scriptServer(ts, "-batches").checkBatches(ts, args[1], args[2:])
+		return
+	case len(args) == 3 && args[0] == "-sent":
+		scriptServer(ts, "-sent").checkSent(ts, neg, args[1], args[2])
 		return
 	case len(args) == 2 && args[0] == "-calls":
 		scriptServer(ts, "-calls").writeCalls(ts, args[1])
@@ -62,7 +68,7 @@ func cmdOpenAIServer(ts *testscript.TestScript, neg bool, args []string) {
 	case len(args) == 2 && args[0] == "-check":
 		scriptServer(ts, "-check").checkCalls(ts, neg, args[1])
 		return
-	case neg || len(args) < 1:
+	case neg || len(args) < 1 || strings.HasPrefix(args[0], "-"):
 		ts.Fatalf("usage: openai-server CONTENT [MODEL...] | openai-server -script FILE MODEL... | openai-server -check N | openai-server -adapters N BASE | openai-server -batches MODEL BATCH... | openai-server -calls FILE")
 	}
 	f, _ := ts.Value("openai").(*fakeOpenAI)
@@ -129,6 +135,25 @@ func (v *fakeOpenAI) writeCalls(ts *testscript.TestScript, file string) {
 	out := fmt.Sprintf("%d chat requests, %d adapter loads, %d unloads\n", v.calls, len(v.loads), len(v.unloads))
 	if err := os.WriteFile(ts.MkAbs(file), []byte(out), 0o644); err != nil {
 		ts.Fatalf("openai-server -calls: %v", err)
+	}
+}
+
+// checkSent is "openai-server -sent MODEL REGEXP".
+func (v *fakeOpenAI) checkSent(ts *testscript.TestScript, neg bool, model, expr string) {
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		ts.Fatalf("openai-server -sent: %v", err)
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	n := 0
+	for _, r := range v.sent {
+		if r.model == model && slices.ContainsFunc(r.messages, re.MatchString) {
+			n++
+		}
+	}
+	if (n > 0) == neg {
+		ts.Fatalf("%d requests for %s held a message matching %q", n, model, expr)
 	}
 }
 
@@ -228,8 +253,10 @@ type fakeOpenAI struct {
 	script map[string][]string
 	first  string
 	models map[string]bool
-	// answers is every scripted answer given, in order.
+	// answers is every scripted answer given, in order; sent every chat
+	// request's model and messages.
 	answers []scriptedAnswer
+	sent    []sentRequest
 	// loads lists the adapters loaded, in order, unloads those unloaded,
 	// and adapters those the server serves now; served counts the chat
 	// requests per model; baseAfterLoad those after the first load.
@@ -306,11 +333,19 @@ func (f *fakeOpenAI) unload(w http.ResponseWriter, r *http.Request) {
 func (f *fakeOpenAI) chat(w http.ResponseWriter, r *http.Request) {
 	f.calls++
 	var req struct {
-		Model string `json:"model"`
+		Model    string `json:"model"`
+		Messages []struct {
+			Content string `json:"content"`
+		} `json:"messages"`
 	}
 	if r.URL.Path != "/v1/chat/completions" || r.Header.Get("Authorization") != f.key || json.NewDecoder(r.Body).Decode(&req) != nil {
 		f.bad++
 	}
+	sent := sentRequest{model: req.Model}
+	for _, m := range req.Messages {
+		sent.messages = append(sent.messages, m.Content)
+	}
+	f.sent = append(f.sent, sent)
 	known := len(f.models) == 0 || f.models[req.Model]
 	for _, a := range f.adapters {
 		known = known || a == req.Model
@@ -343,6 +378,12 @@ func (f *fakeOpenAI) chat(w http.ResponseWriter, r *http.Request) {
 	content := strings.ReplaceAll(list[min(n, len(list))-1], "{{n}}", strconv.Itoa(n))
 	f.answers = append(f.answers, scriptedAnswer{model: model, loaded: len(f.loads), content: content})
 	w.Write(completionBody(content))
+}
+
+// sentRequest is one chat request: its model and its messages' contents.
+type sentRequest struct {
+	model    string
+	messages []string
 }
 
 // scriptedAnswer is one answer of a scripted server: the model whose list
