@@ -43,9 +43,9 @@ func renderChat(role *plan.Role, in any, body []byte, taskCriteria string) ([]pa
 	return prompt.Render(role.Name, t, vars)
 }
 
-// taskCriteria are the own criteria of the task a critic's request in is
+// criteriaOf are the own criteria of the task a critic's request in is
 // about; empty for another role's request or a task without.
-func (r *service) taskCriteria(in any) string {
+func (ts taskList) criteriaOf(in any) string {
 	var env, task string
 	switch q := in.(type) {
 	case payload.CritiqueRequest:
@@ -55,7 +55,7 @@ func (r *service) taskCriteria(in any) string {
 	default:
 		return ""
 	}
-	for _, t := range r.tasks {
+	for _, t := range ts {
 		if t.Env == env && t.Name == task {
 			return t.Criteria
 		}
@@ -64,9 +64,9 @@ func (r *service) taskCriteria(in any) string {
 }
 
 // chatMessages is RenderChat as a request's messages, with the criteria
-// of the call's task.
-func (r *service) chatMessages(role *plan.Role, in any, body []byte) ([]plugins.Message, error) {
-	msgs, err := renderChat(role, in, body, r.taskCriteria(in))
+// of the call's task (taskList.criteriaOf).
+func chatMessages(role *plan.Role, in any, body []byte, taskCriteria string) ([]plugins.Message, error) {
+	msgs, err := renderChat(role, in, body, taskCriteria)
 	if err != nil {
 		return nil, err
 	}
