@@ -214,6 +214,7 @@ func (lv *lowering) env(e *spec.Environment) *plan.Environment {
 		}
 		if st := t.Suite; st != nil {
 			pt.Domain, pt.Description, pt.Metric = st.Domain, st.Description, st.Metric
+			pt.Criteria, pt.CriteriaFrom = st.Criteria, st.CriteriaFrom
 			pt.Bounds = &plan.Bounds{Low: st.Low, High: st.High}
 			pt.Command = append([]string(nil), st.Command...)
 		}

@@ -114,7 +114,7 @@ func (r *service) resolveTasks() error {
 	for _, e := range r.v.Envs {
 		var bench map[string]plugins.TaskInfo
 		for _, t := range e.Tasks {
-			ti := &taskInfo{Env: e.Name, Name: t.Name, Split: t.Split, Scale: 1, Minimize: t.Direction == plan.Minimize, Command: t.Command}
+			ti := &taskInfo{Env: e.Name, Name: t.Name, Split: t.Split, Scale: 1, Minimize: t.Direction == plan.Minimize, Command: t.Command, Criteria: t.Criteria}
 			// Knob mode runs the command in the scaffold; source mode
 			// (no Scaffold) at the top of the candidate's checkout.
 			if t.Scaffold != nil && len(t.Command) > 0 {
@@ -335,6 +335,19 @@ type proposeOpts struct {
 // proposeWith is propose with o.
 func (r *service) proposeWith(proposer, key string, t *taskInfo, state string, parent *plugins.Proposal, o proposeOpts) (plugins.Proposal, *sampled, bool, error) {
 	enc := &payload.ProposeRequest{Task: t.Name, Env: t.Env, State: state, Parent: parent, History: r.records.history(t), Records: o.records, Knobs: r.knobs[t.Env], N: 1, Inspirations: o.inspirations}
+	if t.src != nil {
+		// Source mode: the proposer is shown the program it changes, the
+		// parent's commit or the seed program.
+		commit := t.src.base
+		if parent != nil && parent.Commit != "" {
+			commit = parent.Commit
+		}
+		sc, err := t.src.context(r.ctx, commit)
+		if err != nil {
+			return plugins.Proposal{}, nil, false, err
+		}
+		enc.Source = sc
+	}
 	req := *enc
 	untrained := o.untrained
 	smp := &sampled{req: enc}

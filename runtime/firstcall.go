@@ -53,7 +53,15 @@ func FirstCall(ctx context.Context, p *plan.Plan, variant, roleName, task string
 	var in any
 	switch role.Kind {
 	case plugins.RolePropose:
-		in = payload.ProposeRequest{Task: t.Name, Env: env.Name, State: t.Name, Knobs: knobs, N: 1}
+		req := payload.ProposeRequest{Task: t.Name, Env: env.Name, State: t.Name, Knobs: knobs, N: 1}
+		if t.Source != nil {
+			// Source mode: the proposer sees the seed program's editable
+			// files, as a run's first proposal does.
+			if req.Source, err = firstSource(ctx, t.Source); err != nil {
+				return nil, err
+			}
+		}
+		in = req
 	case plugins.RolePredict:
 		in = payload.PredictRequest{Task: t.Name, Env: env.Name, Proposal: example}
 	case plugins.RoleCritic:
@@ -84,7 +92,7 @@ func FirstCall(ctx context.Context, p *plan.Plan, variant, roleName, task string
 	if err != nil {
 		return nil, err
 	}
-	return RenderChat(role, in, body)
+	return renderChat(role, in, body, t.Criteria)
 }
 
 func firstTask(v *plan.Variant, name string) (*plan.Environment, *plan.Task, error) {

@@ -228,7 +228,7 @@ func (c llmCall) send(req *plugins.CompleteRequest, in, out any, used *plugins.U
 			req.Payload = body
 			// The plan's prompt, rendered here: a plugin sends these
 			// messages as they are, and reads the payload if it wants.
-			if req.Messages, err = chatMessages(role, in, body); err != nil {
+			if req.Messages, err = chatMessages(role, in, body, r.tasks.criteriaOf(in)); err != nil {
 				return fmt.Errorf("%w: the %s role's prompt: %v", errPermanent, role.Name, err)
 			}
 		}

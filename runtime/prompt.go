@@ -14,6 +14,13 @@ import (
 // through it, so a proposer is trained on exactly what it was served, and
 // `assay prompt` shows the same.
 func RenderChat(role *plan.Role, in any, body []byte) ([]payload.Message, error) {
+	return renderChat(role, in, body, "")
+}
+
+// renderChat is RenderChat with a critic's task criteria: a task's own
+// (a task-suite manifest's) take the place of the role's; empty, the
+// role's prompt criteria stand.
+func renderChat(role *plan.Role, in any, body []byte, taskCriteria string) ([]payload.Message, error) {
 	t, ok := prompt.Defaults(role.Kind)
 	if p := role.Prompt; p != nil {
 		t, ok = prompt.Templates{System: p.System, User: p.User}, true
@@ -25,8 +32,13 @@ func RenderChat(role *plan.Role, in any, body []byte) ([]payload.Message, error)
 	if err != nil {
 		return nil, err
 	}
-	if cv, ok := vars.(*prompt.CritiqueVars); ok && role.Prompt != nil {
-		cv.Criteria = role.Prompt.Criteria
+	if cv, ok := vars.(*prompt.CritiqueVars); ok {
+		if role.Prompt != nil {
+			cv.Criteria = role.Prompt.Criteria
+		}
+		if taskCriteria != "" {
+			cv.Criteria = taskCriteria
+		}
 	}
 	msgs, err := prompt.Render(role.Name, t, vars)
 	if cr, ok := in.(*payload.CritiqueRequest); ok && err == nil && cr.Hint.Text() != "" {
@@ -36,9 +48,30 @@ func RenderChat(role *plan.Role, in any, body []byte) ([]payload.Message, error)
 	return msgs, err
 }
 
-// chatMessages is RenderChat as a request's messages.
-func chatMessages(role *plan.Role, in any, body []byte) ([]plugins.Message, error) {
-	msgs, err := RenderChat(role, in, body)
+// criteriaOf are the own criteria of the task a critic's request in is
+// about; empty for another role's request or a task without.
+func (ts taskList) criteriaOf(in any) string {
+	var env, task string
+	switch q := in.(type) {
+	case payload.CritiqueRequest:
+		env, task = q.Env, q.Task
+	case *payload.CritiqueRequest:
+		env, task = q.Env, q.Task
+	default:
+		return ""
+	}
+	for _, t := range ts {
+		if t.Env == env && t.Name == task {
+			return t.Criteria
+		}
+	}
+	return ""
+}
+
+// chatMessages is RenderChat as a request's messages, with the criteria
+// of the call's task (taskList.criteriaOf).
+func chatMessages(role *plan.Role, in any, body []byte, taskCriteria string) ([]plugins.Message, error) {
+	msgs, err := renderChat(role, in, body, taskCriteria)
 	if err != nil {
 		return nil, err
 	}

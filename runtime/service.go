@@ -23,6 +23,9 @@ type taskInfo struct {
 	// directory it runs in; the trainer's config carries them to it.
 	Command []string
 	Dir     string
+	// Criteria are the task's own criteria for a critic (the manifest's);
+	// empty: the critic role's.
+	Criteria string
 	// src is the task's seed program in source mode; nil in knob mode.
 	src *seedProgram
 }

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -207,6 +208,20 @@ func (sourceMode) checkout(t *taskInfo, p plugins.Proposal) *plugins.Checkout {
 	return c
 }
 
+// context is the program at commit as a proposer or builder is shown it:
+// its editable paths and files, each file and the whole bounded.
+func (sp *seedProgram) context(ctx context.Context, commit string) (*payload.SourceContext, error) {
+	files, err := sp.repo.Files(ctx, commit, sp.src.Editable, sourceFileBytes, sourceTotalBytes, sourceMaxFiles)
+	if err != nil {
+		return nil, err
+	}
+	sc := &payload.SourceContext{Commit: commit, Editable: sp.src.Editable}
+	for _, f := range files {
+		sc.Files = append(sc.Files, payload.SourceFile{Path: f.Path, Content: f.Content, Truncated: f.Truncated})
+	}
+	return sc, nil
+}
+
 // implementSource is implement in source mode: the builder is shown the
 // idea, the parent's commit and its editable files, and answers with a
 // unified diff. The diff is applied in a worktree of the parent, built,
@@ -221,13 +236,9 @@ func (m sourceMode) implementSource(builder, loop, key string, t *taskInfo, p pl
 	if p.Commit != "" {
 		parent = p.Commit
 	}
-	files, err := sp.repo.Files(r.ctx, parent, sp.src.Editable, sourceFileBytes, sourceTotalBytes, sourceMaxFiles)
+	sc, err := sp.context(r.ctx, parent)
 	if err != nil {
 		return p, false, err
-	}
-	sc := &payload.SourceContext{Commit: parent, Editable: sp.src.Editable}
-	for _, f := range files {
-		sc.Files = append(sc.Files, payload.SourceFile{Path: f.Path, Content: f.Content, Truncated: f.Truncated})
 	}
 	var (
 		built   plugins.Proposal
@@ -346,7 +357,9 @@ func (m sourceMode) buildCandidate(sp *seedProgram, key, parent, patch string, i
 }
 
 // Candidate is a built candidate as status shows it: its idea, the
-// commit it built on and the one it is, its ref, and its diffstat.
+// commit it built on and the one it is, its ref, and its diffstat. Repo
+// is the repository that holds the commits (empty in a journal of an
+// Assay older than assay patch).
 type Candidate struct {
 	Key       string `json:"key"`
 	Env       string `json:"env"`
@@ -356,6 +369,7 @@ type Candidate struct {
 	Parent    string `json:"parent"`
 	Commit    string `json:"commit"`
 	Ref       string `json:"ref"`
+	Repo      string `json:"repo,omitempty"`
 	gitrepo.DiffStat
 }
 
@@ -379,7 +393,7 @@ func (m sourceMode) journalCandidate(sp *seedProgram, t *taskInfo, key, parent s
 		idea = idea[:ideaBytes]
 	}
 	c := Candidate{Key: strings.TrimSuffix(key, "/implement"), Env: t.Env, Task: t.Name, Idea: idea, Mechanism: p.Mechanism,
-		Parent: parent, Commit: p.Commit, Ref: gitrepo.RefName(m.runID(), strings.TrimSuffix(key, "/implement")), DiffStat: st}
+		Parent: parent, Commit: p.Commit, Ref: gitrepo.RefName(m.runID(), strings.TrimSuffix(key, "/implement")), Repo: sp.repo.Dir, DiffStat: st}
 	return r.j.Append(journal.KindCall, jkey, c)
 }
 

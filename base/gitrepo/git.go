@@ -268,6 +268,15 @@ func (r *Repo) Stat(ctx context.Context, a, b string) (DiffStat, error) {
 	return st, nil
 }
 
+// Diff returns the unified diff from commit a to commit b, as git prints
+// it (no colour, no renames), bounded like every git output by MaxOutput.
+func (r *Repo) Diff(ctx context.Context, a, b string) (string, error) {
+	if !commitID.MatchString(a) || !commitID.MatchString(b) {
+		return "", fmt.Errorf("diff of %q..%q: not commit ids", a, b)
+	}
+	return run(ctx, r.Dir, nil, "diff", "--no-color", "--no-renames", "--no-ext-diff", "--no-textconv", a, b, "--")
+}
+
 // limitedBuffer keeps at most max bytes: the first ones, or with tail set
 // the last ones; cut says whether any were dropped.
 type limitedBuffer struct {

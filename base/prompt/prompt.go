@@ -60,7 +60,7 @@ type Knob struct {
 
 // Version is the version of the default templates in prompts/. A
 // change of their text bumps it, so a plan's From says which text it holds.
-const Version = 2
+const Version = 3
 
 // MaxBytes bounds what one rendered message may hold: a template
 // that ranges over a large input cannot grow without end.
@@ -114,6 +114,9 @@ type ProposeVars struct {
 	Inspirations []Record
 	Knobs        []Knob
 	N            int
+	// Source, in source mode, is the program the proposals change (the
+	// parent's commit and its editable files); nil in knob mode.
+	Source *Source
 	// Input is the whole request as indented JSON.
 	Input string
 }

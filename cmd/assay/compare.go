@@ -46,6 +46,11 @@ sets them side by side, one row per run:
                         a real run, beside the expected_routed the plan
                         assumed
 
+A run in source mode is followed by its built candidates (the last 20; in
+JSON every one, under "candidates"): each candidate's key, task, commit,
+diffstat (files changed, lines added and removed) and idea. assay patch
+ID CANDIDATE prints one's diff.
+
 A figure the run did not measure is blank (in JSON: absent), never 0. The
 table and Markdown leave out columns blank in every row; CSV keeps every
 column, with plain numbers (usd, routed_share and expected_routed as
@@ -106,8 +111,12 @@ Exit codes: 0 ok, 1 a run or group does not exist or cannot be read,
 				return write(c.OutOrStdout(), rows)
 			}
 			return writeEscaped(c.OutOrStdout(), func(w io.Writer) error {
-				if err := write(w, rows); err != nil || !showArms(rows, arms) {
+				if err := write(w, rows); err != nil {
 					return err
+				}
+				defer writeCompareCandidates(w, rows, format == "markdown")
+				if !showArms(rows, arms) {
+					return nil
 				}
 				if format == "markdown" {
 					fmt.Fprintf(w, "\n%s\n\n", armsNote)

@@ -2,9 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -31,40 +33,162 @@ import (
 // unloaded. "openai-server -adapters N BASE" fails unless exactly N
 // adapters were loaded, each but the last served at least one request and
 // was unloaded, and no request named the base model BASE after the first
-// load: requests after an update go to the new adapter.
+// load: requests after an update go to the new adapter (BASE "-": a run
+// whose evaluation asks the base model too).
+//
+// "openai-server -script FILE MODEL..." answers from FILE instead, a JSON
+// object of a list of answers per model: each model's requests take its
+// answers in order, the last one repeated once they run out, with "{{n}}"
+// in an answer replaced by the answer's number for its model (1-based),
+// so every answer can differ. A request naming a loaded adapter is
+// answered from the first MODEL's list, the model vLLM serves adapters
+// on. The server keeps every answer it gave; "openai-server -batches
+// MODEL BATCH..." fails unless the completions of the policy update
+// batch file BATCH i are, as a multiset and byte for byte, the answers
+// the server gave to MODEL's requests while i adapters were loaded.
+// "openai-server -calls FILE" writes the requests received so far;
+// "openai-server -sent MODEL REGEXP" fails unless a chat request for MODEL
+// held a message that matches REGEXP.
 func cmdOpenAIServer(ts *testscript.TestScript, neg bool, args []string) {
 	switch {
+	case len(args) >= 3 && args[0] == "-batches":
+		scriptServer(ts, "-batches").checkBatches(ts, args[1], args[2:])
+		return
+	case len(args) == 3 && args[0] == "-sent":
+		scriptServer(ts, "-sent").checkSent(ts, neg, args[1], args[2])
+		return
+	case len(args) == 2 && args[0] == "-calls":
+		scriptServer(ts, "-calls").writeCalls(ts, args[1])
+		return
+	case len(args) >= 3 && args[0] == "-script":
+		startScripted(ts, args[1], args[2:])
+		return
 	case len(args) == 3 && args[0] == "-adapters":
 		scriptServer(ts, "-adapters").checkAdapters(ts, args[1], args[2])
 		return
 	case len(args) == 2 && args[0] == "-check":
 		scriptServer(ts, "-check").checkCalls(ts, neg, args[1])
 		return
-	case neg || len(args) < 1:
-		ts.Fatalf("usage: openai-server CONTENT [MODEL...] | openai-server -check N | openai-server -adapters N BASE")
+	case neg || len(args) < 1 || strings.HasPrefix(args[0], "-"):
+		ts.Fatalf("usage: openai-server CONTENT [MODEL...] | openai-server -script FILE MODEL... | openai-server -check N | openai-server -adapters N BASE | openai-server -batches MODEL BATCH... | openai-server -calls FILE")
 	}
 	f, _ := ts.Value("openai").(*fakeOpenAI)
 	if f == nil {
 		ts.Fatalf("openai-server: no holder for the server")
 	}
-	f.key = "Bearer " + ts.Getenv("OPENAI_API_KEY")
 	f.bodies = nil
 	for _, content := range strings.Split(args[0], "||") {
-		b, _ := json.Marshal(map[string]any{
-			"choices": []any{map[string]any{"message": map[string]any{"role": "assistant", "content": content}, "finish_reason": "stop"}},
-			"usage":   map[string]any{"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110},
-		})
-		f.bodies = append(f.bodies, b)
+		f.bodies = append(f.bodies, completionBody(content))
 	}
-	// Models the server starts with; none listed: it serves any model.
+	f.script = nil
+	f.start(ts, args[1:])
+}
+
+// start serves f for the rest of the script, with the models it starts
+// with (none listed: it serves any model).
+func (f *fakeOpenAI) start(ts *testscript.TestScript, models []string) {
+	f.key = "Bearer " + ts.Getenv("OPENAI_API_KEY")
 	f.models = map[string]bool{}
-	for _, m := range args[1:] {
+	for _, m := range models {
 		f.models[m] = true
+	}
+	f.first = ""
+	if len(models) > 0 {
+		f.first = models[0]
 	}
 	f.served, f.baseAfterLoad = map[string]int{}, map[string]int{}
 	srv := httptest.NewServer(f)
 	ts.Defer(srv.Close)
 	ts.Setenv("OPENAI_URL", srv.URL+"/v1")
+}
+
+// startScripted is "openai-server -script FILE MODEL...".
+func startScripted(ts *testscript.TestScript, file string, models []string) {
+	f, _ := ts.Value("openai").(*fakeOpenAI)
+	if f == nil {
+		ts.Fatalf("openai-server: no holder for the server")
+	}
+	var script map[string][]string
+	if err := json.Unmarshal([]byte(ts.ReadFile(file)), &script); err != nil {
+		ts.Fatalf("openai-server -script %s: %v", file, err)
+	}
+	for _, m := range models {
+		if len(script[m]) == 0 {
+			ts.Fatalf("openai-server -script %s: no answers for model %s", file, m)
+		}
+	}
+	f.script, f.bodies = script, nil
+	f.start(ts, models)
+}
+
+// completionBody is a chat completion that answers content.
+func completionBody(content string) []byte {
+	b, _ := json.Marshal(map[string]any{
+		"choices": []any{map[string]any{"message": map[string]any{"role": "assistant", "content": content}, "finish_reason": "stop"}},
+		"usage":   map[string]any{"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110},
+	})
+	return b
+}
+
+// writeCalls is "openai-server -calls FILE": it writes the requests the
+// server has received so far (chat requests, adapter loads and unloads)
+// to FILE, for cmp with a later count.
+func (v *fakeOpenAI) writeCalls(ts *testscript.TestScript, file string) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	out := fmt.Sprintf("%d chat requests, %d adapter loads, %d unloads\n", v.calls, len(v.loads), len(v.unloads))
+	if err := os.WriteFile(ts.MkAbs(file), []byte(out), 0o644); err != nil {
+		ts.Fatalf("openai-server -calls: %v", err)
+	}
+}
+
+// checkSent is "openai-server -sent MODEL REGEXP".
+func (v *fakeOpenAI) checkSent(ts *testscript.TestScript, neg bool, model, expr string) {
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		ts.Fatalf("openai-server -sent: %v", err)
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	n := 0
+	for _, r := range v.sent {
+		if r.model == model && slices.ContainsFunc(r.messages, re.MatchString) {
+			n++
+		}
+	}
+	if (n > 0) == neg {
+		ts.Fatalf("%d requests for %s held a message matching %q", n, model, expr)
+	}
+}
+
+// checkBatches is "openai-server -batches MODEL BATCH...".
+func (v *fakeOpenAI) checkBatches(ts *testscript.TestScript, model string, batches []string) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	for i, file := range batches {
+		var got []string
+		for _, line := range strings.Split(strings.TrimSpace(ts.ReadFile(file)), "\n") {
+			var l struct {
+				Completion *string `json:"completion"`
+			}
+			if err := json.Unmarshal([]byte(line), &l); err != nil || l.Completion == nil {
+				ts.Fatalf("%s: a line without a completion (%v): %.200s", file, err, line)
+			}
+			got = append(got, *l.Completion)
+		}
+		var want []string
+		for _, a := range v.answers {
+			if a.model == model && a.loaded == i {
+				want = append(want, a.content)
+			}
+		}
+		slices.Sort(got)
+		slices.Sort(want)
+		if len(want) == 0 || !slices.Equal(got, want) {
+			ts.Fatalf("%s holds the completions %q; the server answered %s with %q while %d adapters were loaded", file, got, model, want, i)
+		}
+		ts.Logf("%s: %d completions, each one the server's answer", file, len(got))
+	}
 }
 
 // scriptServer is the script's server, for a check.
@@ -95,7 +219,7 @@ func (v *fakeOpenAI) checkAdapters(ts *testscript.TestScript, n, base string) {
 	if len(v.loads) > 0 && (len(v.adapters) != 1 || v.adapters[0] != v.loads[len(v.loads)-1]) {
 		ts.Fatalf("the server still serves %v (unloaded %v); want only the last adapter loaded", v.adapters, v.unloads)
 	}
-	if len(v.loads) > 0 && v.baseAfterLoad[base] > 0 {
+	if len(v.loads) > 0 && base != "-" && v.baseAfterLoad[base] > 0 {
 		ts.Fatalf("%d requests named the base model %s after the first adapter was loaded", v.baseAfterLoad[base], base)
 	}
 	if v.bad > 0 {
@@ -126,10 +250,17 @@ type fakeOpenAI struct {
 	calls, bad int
 	// probes counts the preflight's model listings.
 	probes int
-	// bodies are the chat completions' answers, taken in turn per model;
-	// models those the server started with (none: any).
+	// bodies are the chat completions' answers, taken in turn per model,
+	// or script the answers per model (first's for an adapter); models
+	// those the server started with (none: any).
 	bodies [][]byte
+	script map[string][]string
+	first  string
 	models map[string]bool
+	// answers is every scripted answer given, in order; sent every chat
+	// request's model and messages.
+	answers []scriptedAnswer
+	sent    []sentRequest
 	// loads lists the adapters loaded, in order, unloads those unloaded,
 	// and adapters those the server serves now; served counts the chat
 	// requests per model; baseAfterLoad those after the first load.
@@ -206,11 +337,19 @@ func (f *fakeOpenAI) unload(w http.ResponseWriter, r *http.Request) {
 func (f *fakeOpenAI) chat(w http.ResponseWriter, r *http.Request) {
 	f.calls++
 	var req struct {
-		Model string `json:"model"`
+		Model    string `json:"model"`
+		Messages []struct {
+			Content string `json:"content"`
+		} `json:"messages"`
 	}
 	if r.URL.Path != "/v1/chat/completions" || r.Header.Get("Authorization") != f.key || json.NewDecoder(r.Body).Decode(&req) != nil {
 		f.bad++
 	}
+	sent := sentRequest{model: req.Model}
+	for _, m := range req.Messages {
+		sent.messages = append(sent.messages, m.Content)
+	}
+	f.sent = append(f.sent, sent)
 	known := len(f.models) == 0 || f.models[req.Model]
 	for _, a := range f.adapters {
 		known = known || a == req.Model
@@ -220,11 +359,43 @@ func (f *fakeOpenAI) chat(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, `{"error": {"message": "The model `+req.Model+` does not exist."}}`, http.StatusNotFound)
 		return
 	}
-	body := f.bodies[f.served[req.Model]%len(f.bodies)]
+	turn := f.served[req.Model]
 	f.served[req.Model]++
 	if len(f.loads) > 0 {
 		f.baseAfterLoad[req.Model]++
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Write(body)
+	if f.script == nil {
+		w.Write(f.bodies[turn%len(f.bodies)])
+		return
+	}
+	model := req.Model
+	if f.script[model] == nil {
+		model = f.first // an adapter, served on the first model
+	}
+	list := f.script[model]
+	n := 1
+	for _, a := range f.answers {
+		if a.model == model {
+			n++
+		}
+	}
+	content := strings.ReplaceAll(list[min(n, len(list))-1], "{{n}}", strconv.Itoa(n))
+	f.answers = append(f.answers, scriptedAnswer{model: model, loaded: len(f.loads), content: content})
+	w.Write(completionBody(content))
+}
+
+// sentRequest is one chat request: its model and its messages' contents.
+type sentRequest struct {
+	model    string
+	messages []string
+}
+
+// scriptedAnswer is one answer of a scripted server: the model whose list
+// it came from, how many adapters were loaded when it was asked, and the
+// content.
+type scriptedAnswer struct {
+	model   string
+	loaded  int
+	content string
 }

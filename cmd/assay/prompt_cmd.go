@@ -44,7 +44,7 @@ See docs/prompts.md for the templates' variables.`,
 				return err
 			}
 			ctx := context.Background()
-			lock, err := lockFor(ctx, args[0], p, c.ErrOrStderr())
+			lock, err := lockWith(ctx, args[0], p, c.ErrOrStderr(), false)
 			if err != nil {
 				return err
 			}

@@ -120,7 +120,7 @@ func usageArgs(lo, hi int) cobra.PositionalArgs {
 }
 
 // longFlags may be written with one dash, as in -var name=value.
-var longFlags = []string{"var", "var-file", "set", "json", "check", "diff", "format", "no-color", "upgrade", "out"}
+var longFlags = []string{"var", "var-file", "set", "json", "check", "diff", "format", "no-color", "upgrade", "upgrade-prompts", "out"}
 
 // normalizeArgs rewrites -name and -name=value to --name forms for the
 // flags in longFlags; pflag reads a single dash as shorthand letters.

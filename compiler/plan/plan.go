@@ -280,6 +280,11 @@ type Task struct {
 	// (docs/task-suites.md); empty for a task the spec writes.
 	Domain      string `json:"domain,omitempty"`
 	Description string `json:"description,omitempty"`
+	// Criteria are the task's own criteria for a critic, from the
+	// manifest (CriteriaFrom: "inline" or its criteria_file): a critic's
+	// .Criteria on this task's calls, over its role's prompt criteria.
+	Criteria     string `json:"criteria,omitempty"`
+	CriteriaFrom string `json:"criteria_from,omitempty"`
 	// Metric is the task's own name for its metric, when the suite gives one.
 	Metric string  `json:"metric,omitempty"`
 	Bounds *Bounds `json:"bounds,omitempty"`
@@ -396,7 +401,7 @@ type Role struct {
 
 // Prompt is a role's prompt: Go text/template texts of its system and
 // user messages over its kind's variables (base/prompt), and where
-// each came from ("default v2", "inline" or the file's path as the spec
+// each came from ("default v3", "inline" or the file's path as the spec
 // writes it).
 type Prompt struct {
 	System     string `json:"system"`

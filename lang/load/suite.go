@@ -45,13 +45,18 @@ type Manifest struct {
 
 // ManifestTask is one task of a manifest.
 type ManifestTask struct {
-	Name        string    `json:"name"`
-	Domain      string    `json:"domain"`
-	Split       string    `json:"split"`
-	Description string    `json:"description"`
-	Scaffold    *Scaffold `json:"scaffold"`
-	Evaluate    []string  `json:"evaluate"`
-	Metric      *struct {
+	Name        string `json:"name"`
+	Domain      string `json:"domain"`
+	Split       string `json:"split"`
+	Description string `json:"description"`
+	// Criteria (inline) or CriteriaFile (a file relative to the
+	// manifest) are the task understanding and criteria a critic judges
+	// the task's candidates by (its templates' .Criteria).
+	Criteria     string    `json:"criteria"`
+	CriteriaFile string    `json:"criteria_file"`
+	Scaffold     *Scaffold `json:"scaffold"`
+	Evaluate     []string  `json:"evaluate"`
+	Metric       *struct {
 		Name      string `json:"name"`
 		Direction string `json:"direction"`
 	} `json:"metric"`
@@ -75,7 +80,7 @@ type Scaffold struct {
 // with list indices dropped.
 var suiteKeys = map[string][]string{
 	"":                 {"format", "name", "description", "tasks"},
-	"tasks[]":          {"name", "domain", "split", "description", "scaffold", "evaluate", "metric", "baseline", "scale", "bounds"},
+	"tasks[]":          {"name", "domain", "split", "description", "criteria", "criteria_file", "scaffold", "evaluate", "metric", "baseline", "scale", "bounds"},
 	"tasks[].scaffold": {"repository", "revision", "editable"},
 	"tasks[].metric":   {"name", "direction"},
 	"tasks[].bounds":   {"low", "high"},
@@ -354,6 +359,15 @@ func (f *suiteFile) task(at string, t *ManifestTask) {
 		f.errorf(at+".split", `"split": "train" or "holdout"`, "%s.split is %q; want train or holdout", at, t.Split)
 	}
 	f.text(at+".description", t.Description, maxSuiteDescription)
+	f.text(at+".criteria", t.Criteria, maxSuiteDescription)
+	switch c := t.CriteriaFile; {
+	case t.Criteria != "" && c != "":
+		f.errorf(at+".criteria_file", "give the criteria inline or in a file, not both", "%s sets both criteria and criteria_file", at)
+	case c == "" && f.given(at+".criteria_file"):
+		f.errorf(at+".criteria_file", "a path relative to the manifest, or remove the key", "%s.criteria_file is empty", at)
+	case len(c) > maxSuiteWord || strings.ContainsRune(c, 0):
+		f.errorf(at+".criteria_file", "", "%s.criteria_file is not a path", at)
+	}
 	f.scaffold(at, t.Scaffold)
 	f.argv(at+".evaluate", t.Evaluate)
 	if t.Metric == nil {
@@ -516,12 +530,18 @@ func expandSuite(e *spec.Environment, src Sources) diag.Diagnostics {
 		if !filepath.IsAbs(dir) {
 			dir = filepath.Join(dirOfManifest, dir)
 		}
+		criteria, from, cds := suiteCriteria(f, i, mt, dirOfManifest, src)
+		if len(cds) > 0 {
+			ds = append(ds, cds...)
+			continue
+		}
 		t := &spec.Task{Name: mt.Name, NameRange: entry, Range: entry,
 			Split:    spec.Val[string]{V: mt.Split, Set: true, Range: entry},
 			Baseline: spec.Val[float64]{V: *mt.Baseline, Set: true, Range: entry},
 			Suite: &spec.SuiteTask{Domain: mt.Domain, Description: mt.Description, Metric: mt.Metric.Name, Direction: mt.Metric.Direction,
 				Low: *mt.Bounds.Low, High: *mt.Bounds.High, Command: mt.Evaluate, Dir: dir,
-				Revision: mt.Scaffold.Revision, Editable: mt.Scaffold.Editable, Manifest: entry},
+				Revision: mt.Scaffold.Revision, Editable: mt.Scaffold.Editable, Manifest: entry,
+				Criteria: criteria, CriteriaFrom: from},
 		}
 		if mt.Scale != nil {
 			t.Scale = spec.Val[float64]{V: *mt.Scale, Set: true, Range: entry}
@@ -543,4 +563,36 @@ func expandSuite(e *spec.Environment, src Sources) diag.Diagnostics {
 		}
 	}
 	return ds
+}
+
+// given reports whether the manifest wrote a value at path.
+func (f *suiteFile) given(path string) bool {
+	_, ok := f.at[path]
+	return ok
+}
+
+// suiteCriteria are task i's criteria and where they came from: inline
+// ("inline"), or read from its criteria_file, a path relative to the
+// manifest (the path as written; the file joins src, so saved plans hash
+// it and diagnostics quote it). Like a role's criteria file, at most
+// MaxPromptFileBytes, its final newline no part of the text.
+func suiteCriteria(f *suiteFile, i int, mt *ManifestTask, dir string, src Sources) (string, string, diag.Diagnostics) {
+	switch {
+	case mt.Criteria != "":
+		return mt.Criteria, "inline", nil
+	case mt.CriteriaFile == "":
+		return "", "", nil
+	}
+	path := mt.CriteriaFile
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(dir, path)
+	}
+	b, err := budget.ReadFile(path, MaxPromptFileBytes)
+	if err != nil {
+		at := f.rangeOf("tasks[" + strconv.Itoa(i) + "].criteria_file")
+		return "", "", diag.Diagnostics{diag.Errorf(codeSuite, at, "task %q: cannot read criteria file %s: %v", mt.Name, mt.CriteriaFile, unwrapPathError(err)).
+			WithDetail("criteria_file is a path relative to the manifest, of at most 256 KiB; fix the path, or give the criteria inline")}
+	}
+	src[path] = b
+	return strings.TrimSuffix(strings.TrimSuffix(string(b), "\n"), "\r"), mt.CriteriaFile, nil
 }

@@ -90,6 +90,9 @@ func TestSuiteErrors(t *testing.T) {
 		{"two values", twoTasks + "{}", "", "s.json:17:1", "more than one JSON value"},
 		{"clash", twoTasks, `  task "b" { split = "train" }` + "\n", "spec.hcl:4:8", `task "b" is both written here and listed by the suite`},
 		{"revision in knob mode", twoTasks, "", "s.json:6:53", `pins its scaffold at revision "v1", but environment "e" has no source block`},
+		{"criteria twice", task(`"criteria": "c", "criteria_file": "c.txt", "baseline": 2,`), "", "s.json:14", "sets both criteria and criteria_file"},
+		{"criteria file missing", task(`"criteria_file": "nope.txt", "baseline": 2,`), "", "s.json:14:23", `task "b": cannot read criteria file nope.txt`},
+		{"criteria file empty", task(`"criteria_file": "", "baseline": 2,`), "", "s.json:14:23", "criteria_file is empty"},
 		{"direction", twoTasks, "  metric {\n    name = \"acc\"\n    direction = \"maximize\"\n  }\n", "s.json:5:5", "environment \"e\"'s metric is to maximize"},
 	}
 	for _, c := range cases {
@@ -136,6 +139,30 @@ func TestSuiteBounds(t *testing.T) {
 	}
 }
 
+// A suite task's criteria, inline or from a file relative to the
+// manifest, reach its spec task with where they came from; the file's
+// final newline is no part of them, and the file joins the sources.
+func TestSuiteCriteria(t *testing.T) {
+	m := strings.Replace(twoTasks, `"description": "task a",`, `"description": "task a", "criteria_file": "crit/a.txt",`, 1)
+	m = strings.Replace(m, `"baseline": 2,`, `"criteria": "Judge b by its loss.", "baseline": 2,`, 1)
+	dir := writeFiles(t, map[string]string{
+		"spec.hcl":         fmt.Sprintf(suiteSpec, "  source {}\n"),
+		"suite/s.json":     m,
+		"suite/crit/a.txt": "Judge a by its accuracy.\nAnd its cost.\n",
+	})
+	s, src := mustLoad(t, filepath.Join(dir, "spec.hcl"), Options{})
+	a, b := s.Environments[0].TaskList[0].Suite, s.Environments[0].TaskList[1].Suite
+	if a.Criteria != "Judge a by its accuracy.\nAnd its cost." || a.CriteriaFrom != "crit/a.txt" {
+		t.Errorf("task a's criteria %q from %q", a.Criteria, a.CriteriaFrom)
+	}
+	if b.Criteria != "Judge b by its loss." || b.CriteriaFrom != "inline" {
+		t.Errorf("task b's criteria %q from %q", b.Criteria, b.CriteriaFrom)
+	}
+	if _, ok := src[filepath.Join(dir, "suite", "crit", "a.txt")]; !ok {
+		t.Errorf("the criteria file is not among the sources")
+	}
+}
+
 // FuzzParseManifest: no manifest panics the parser, and every error it
 // reports is positioned inside the text.
 func FuzzParseManifest(f *testing.F) {
@@ -144,6 +171,7 @@ func FuzzParseManifest(f *testing.F) {
 	f.Add([]byte(`{"tasks": [{"bounds": {"low": 1e308, "high": -1e308}}]}`))
 	f.Add([]byte("[1, {\"a\": [[[[[[[[[[]]]]]]]]]]}]"))
 	f.Add([]byte(`{"format": 1, "tasks": [{"evaluate": ["\u0000"]}]}`))
+	f.Add([]byte(`{"format": 1, "tasks": [{"criteria": "c", "criteria_file": ""}, {"criteria_file": "\u0000"}]}`))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		_, ds := ParseManifest("m.json", src)
 		for _, d := range ds {

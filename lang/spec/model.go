@@ -140,6 +140,10 @@ type SuiteTask struct {
 	Editable []string
 	// Manifest is the task's entry in the manifest, for diagnostics.
 	Manifest diag.Range
+	// Criteria are the task's criteria for a critic (the manifest's
+	// criteria or criteria_file); CriteriaFrom is "inline" or the file
+	// as the manifest names it, empty without criteria.
+	Criteria, CriteriaFrom string
 }
 
 // Source is a seed program: a git repository at a revision whose editable

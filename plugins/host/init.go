@@ -32,6 +32,10 @@ type Options struct {
 	// change to an entry.
 	Upgrade    []string
 	UpgradeAll bool
+	// Prompts are the prompt and criteria files the plan reads, to pin;
+	// UpgradePrompts (or UpgradeAll) lets a pinned one's text change.
+	Prompts        []LockedPrompt
+	UpgradePrompts bool
 	// Log receives one line per change Init makes to the lock (nil:
 	// nowhere), so that no change is silent.
 	Log io.Writer
@@ -192,6 +196,9 @@ func Init(ctx context.Context, specs []Spec, lockPath string, opts Options) (*Lo
 		if !declared[p.Name] {
 			logf("%s: removed plugin %q, which the spec no longer declares", name, p.Name)
 		}
+	}
+	if lock.Prompts, err = mergePrompts(old.Prompts, opts.Prompts, opts.UpgradeAll || opts.UpgradePrompts, lockPath, logf); err != nil {
+		return nil, err
 	}
 	if err := lock.Write(lockPath); err != nil {
 		return nil, fmt.Errorf("writing the plugin lock: %w", err)

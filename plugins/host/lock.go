@@ -43,6 +43,10 @@ type Spec struct {
 type Lock struct {
 	FormatVersion int            `json:"format_version"`
 	Plugins       []LockedPlugin `json:"plugins"`
+	// Prompts pin the prompt and criteria files the spec's plan reads
+	// (none: the key is left out, so a spec without prompt files keeps
+	// the lock it had).
+	Prompts []LockedPrompt `json:"prompts,omitempty"`
 
 	// dir is the lock file's directory; relative plugin sources resolve
 	// against it (it lies beside its spec).
@@ -152,6 +156,9 @@ func parseLock(b []byte, path string) (*Lock, error) {
 			}
 		}
 		seen[p.Name] = true
+	}
+	if err := checkPrompts(l.Prompts, path); err != nil {
+		return nil, err
 	}
 	abs, err := filepath.Abs(filepath.Dir(path))
 	if err != nil {

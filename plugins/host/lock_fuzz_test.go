@@ -16,6 +16,7 @@ func FuzzParseLock(f *testing.F) {
 	f.Add([]byte(`{"format_version":2,"plugins":[]}`))
 	f.Add([]byte(`{"format_version":1}`))
 	f.Add([]byte(`{"format_version":2,"plugins":[{"name":"a","source":"x","checksums":{"a":"1"}},{"name":"a","source":"y","assay_version":"2"}]}`))
+	f.Add([]byte(`{"format_version":2,"plugins":[],"prompts":[{"use":"role critic system","file":"p.txt","sha256":"` + "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" + `"},{"use":"","file":"q","sha256":"zz"}]}`))
 	f.Add([]byte(`[`))
 	f.Add([]byte(``))
 	f.Fuzz(func(t *testing.T, b []byte) {

@@ -46,6 +46,10 @@ type ProposeRequest struct {
 	// Inspirations are verified programs shown beside the parent (an
 	// evolution loop's top programs and archive elites), with their gains.
 	Inspirations []Record `json:"inspirations,omitempty"`
+	// Source, in source mode, is the program the proposals change: the
+	// parent's commit (the seed program's for the baseline), its editable
+	// paths and their files, bounded as a builder's are.
+	Source *SourceContext `json:"source,omitempty"`
 }
 
 // For a policy update (plugins.UpdateRequest), each plugins.Sample.State is

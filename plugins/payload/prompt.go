@@ -35,7 +35,7 @@ func NewVars(kind string, in any, body []byte) (any, error) {
 	switch r := in.(type) {
 	case ProposeRequest:
 		return &prompt.ProposeVars{Task: prompt.Task{Name: r.Task, Env: r.Env}, Parent: proposalPtr(r.Parent), History: records(r.History), Records: records(r.Records),
-			Inspirations: records(r.Inspirations), Knobs: knobs(r.Knobs), N: r.N, Input: input}, nil
+			Inspirations: records(r.Inspirations), Knobs: knobs(r.Knobs), N: r.N, Source: sourceVars(r.Source), Input: input}, nil
 	case PredictRequest:
 		return &prompt.PredictVars{Task: prompt.Task{Name: r.Task, Env: r.Env}, Records: records(r.Records), Parent: proposalPtr(r.Parent), Proposal: prompt.Proposal(r.Proposal), Input: input}, nil
 	case CritiqueRequest:
@@ -110,7 +110,8 @@ func knobs(ks []plugins.Knob) []prompt.Knob {
 	return out
 }
 
-// sourceVars is a builder's parent program as template variables.
+// sourceVars is the parent program a proposer or builder is shown, as
+// template variables.
 func sourceVars(c *SourceContext) *prompt.Source {
 	if c == nil {
 		return nil

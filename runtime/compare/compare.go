@@ -53,6 +53,9 @@ type Row struct {
 	// runtime.SuiteScores): the best a run measured per task, per domain
 	// and over the held-out tasks, then each evaluation arm's held-out mean.
 	Suite []SuiteScore `json:"suite_normalised,omitempty"`
+	// Candidates are a source-mode run's built candidates: idea, commit
+	// and diffstat (see runtime.Candidate).
+	Candidates []runtime.Candidate `json:"candidates,omitempty"`
 }
 
 // SuiteScore is one normalised score; nil when no run measured it.
@@ -208,6 +211,7 @@ func FromReport(rep *runtime.Report, p *plan.Plan) *Row {
 		r.CalibrationMAE = ptr(rep.Calibration[n-1].MAE)
 	}
 	r.Suite = suiteRow(rep.Suite)
+	r.Candidates = st.Candidates
 	if p != nil {
 		// The plan as it applies to the run's variant: the variants of a
 		// sweep each have their own.

@@ -526,7 +526,8 @@ svg .f{fill:#fafafa;stroke:#ccc}svg .g{stroke:#e6e6e6}svg .d{stroke:#999;stroke-
 <table><tr><th>run</th><th>task</th><th>proposal</th><th>edits</th><th>metric</th><th>real gain</th></tr>
 {{range .R.Best}}<tr><td>{{.Key}}</td><td>{{.Task}}</td><td>{{.Text}}{{with .Commit}}<br><small>commit {{.}}</small>{{end}}</td><td>{{edits .Edits}}</td><td class="n">{{num .Metric}}</td><td class="n">{{num .Gain}}</td></tr>{{end}}
 </table>
-{{if .R.Status}}{{with .R.Status.Candidates}}<h2>Candidates built from the seed program</h2>
+{{if .R.Status}}{{$id := .R.Status.ID}}{{with .R.Status.Candidates}}<h2>Candidates built from the seed program</h2>
+<p>Each candidate's idea and diffstat (files changed, lines added and removed); <code>assay patch {{$id}} CANDIDATE</code> prints one's diff.</p>
 <table><tr><th>candidate</th><th>task</th><th>commit</th><th>files</th><th>+</th><th>&minus;</th><th>idea</th></tr>
 {{range .}}<tr><td>{{.Key}}</td><td>{{.Env}}/{{.Task}}</td><td><small>{{.Commit}}</small></td><td class="n">{{.Files}}</td><td class="n">{{.Additions}}</td><td class="n">{{.Deletions}}</td><td>{{.Idea}}</td></tr>{{end}}
 </table>{{end}}{{end}}
