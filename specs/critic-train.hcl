@@ -11,7 +11,7 @@
 # verdicts (reward +1 for the right 3-way verdict, -1 otherwise; KL 0.01,
 # learning rate 1e-6, weight decay 0.1), and then screens the evolution.
 #
-# What you supply:
+# You supply:
 #   data/critic-pairs.jsonl  labelled pairs (assay export pairs of your
 #                            agent runs, 5-way labelled: --labelled-only);
 #                            the first 11,000 of split train are the SFT

@@ -72,3 +72,23 @@ func FuzzCheckTemplate(f *testing.F) {
 		_, _ = Render("p", Templates{System: text}, &ProposeVars{N: 1, History: []Record{{Gain: 1}}})
 	})
 }
+
+// TestDefaultCriticReadsCriteria: the default critic system message
+// carries the criteria a task or role gives, and is unchanged without.
+func TestDefaultCriticReadsCriteria(t *testing.T) {
+	d, _ := Defaults(KindCritic)
+	render := func(criteria string) string {
+		msgs, err := Render("critic", d, &CritiqueVars{Labels: []string{"Improve", "Same", "Lose"}, Criteria: criteria})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return msgs[0].Content
+	}
+	with, without := render("Prefer changes to the optimiser."), render("")
+	if !strings.Contains(with, "Prefer changes to the optimiser.") {
+		t.Errorf("criteria missing from the system message:\n%s", with)
+	}
+	if strings.Contains(without, "criteria") || !strings.HasSuffix(without, "Reply with the JSON object only.") {
+		t.Errorf("without criteria the message changed:\n%q", without)
+	}
+}

@@ -29,8 +29,9 @@ plugin "vllm" {
 role "proposer" {
   llm   = plugin.vllm
   model = "Qwen/Qwen2.5-7B-Instruct"
+  # The proposer is shown train.go and model.go whole: some 11,000 tokens.
   tokens {
-    in  = 8000
+    in  = 16000
     out = 400
   }
 }
