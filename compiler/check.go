@@ -102,6 +102,7 @@ func check(c *compilation) {
 		k := &checker{c: c, s: v.spec, x: v.idx, v: v}
 		k.enums()
 		k.fields()
+		k.criticEvals()
 		k.sources()
 	}
 }

@@ -72,6 +72,7 @@ func (lv *lowering) phases() ([]*plan.Loop, []*plan.Phase) {
 		}
 	}
 	pl.evaluation()
+	pl.criticEvals()
 	return loops, pl.finish()
 }
 

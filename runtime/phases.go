@@ -25,6 +25,7 @@ var phaseKinds = map[string]newPhase{
 	plan.PhaseCalibration: newNested,
 	plan.PhaseEvolution:   newEvolution,
 	plan.PhaseEvaluation:  newEvaluation,
+	plan.PhaseCriticEval:  newCriticEvalPhase,
 }
 
 // phaseOf is phase idx's node, or an error for a kind the runtime does not

@@ -607,8 +607,10 @@ type Phase struct {
 	// HoldBack is what the phase leaves unspent under each cap for the
 	// phases after it (see HoldBack). Nil for a calibration phase, which
 	// runs inside its loop's phase, and in a plan from before it existed.
-	HoldBack *HoldBack  `json:"hold_back,omitempty"`
-	Source   diag.Range `json:"source"`
+	HoldBack *HoldBack `json:"hold_back,omitempty"`
+	// CriticEval is a critic_eval phase's evaluation (criticeval.go).
+	CriticEval *CriticEval `json:"critic_eval,omitempty"`
+	Source     diag.Range  `json:"source"`
 }
 
 // HoldBack is what a phase may not spend of the budget's caps, because the

@@ -23,6 +23,7 @@ type Spec struct {
 	Records      *Records       `assay:"records,block" doc:"seed records: real runs that build the world model's initial context"`
 	Calibration  *Calibration   `assay:"calibration,block" doc:"on-policy calibration schedule of the world model"`
 	Evaluation   *Evaluation    `assay:"evaluation,block" doc:"evaluation protocol on held-out tasks, by real runs"`
+	CriticEvals  []*CriticEval  `assay:"critic_eval,blocks" doc:"static critic evaluations: critics judge a labelled pairs file (docs/pairs.md) and are scored against its labels, side by side, with no real run"`
 	Budget       *Budget        `assay:"budget,block" doc:"hard caps; the estimate fails and the runtime stops before any is exceeded"`
 	Executor     *Executor      `assay:"executor,block" doc:"where real runs execute: the local machine or a Slurm cluster"`
 	Sweep        *Sweep         `assay:"sweep,block" doc:"expand the spec into variants over listed values or a grid"`

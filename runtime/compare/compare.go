@@ -53,6 +53,8 @@ type Row struct {
 	// runtime.SuiteScores): the best a run measured per task, per domain
 	// and over the held-out tasks, then each evaluation arm's held-out mean.
 	Suite []SuiteScore `json:"suite_normalised,omitempty"`
+	// CriticEval are the run's static critic figures (criticRow).
+	CriticEval []SuiteScore `json:"critic_eval,omitempty"`
 }
 
 // SuiteScore is one normalised score; nil when no run measured it.
@@ -208,6 +210,7 @@ func FromReport(rep *runtime.Report, p *plan.Plan) *Row {
 		r.CalibrationMAE = ptr(rep.Calibration[n-1].MAE)
 	}
 	r.Suite = suiteRow(rep.Suite)
+	r.CriticEval = criticRow(rep.CriticEvals)
 	if p != nil {
 		// The plan as it applies to the run's variant: the variants of a
 		// sweep each have their own.

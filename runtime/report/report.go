@@ -516,6 +516,12 @@ svg .f{fill:#fafafa;stroke:#ccc}svg .g{stroke:#e6e6e6}svg .d{stroke:#999;stroke-
 {{range .Families}}<tr><td>{{$a.Arm}}</td><td></td><td></td><td>{{.Family}}</td><td class="n">{{.States}}</td><td class="n">{{num .Avg}}</td><td class="n">{{num .Best}}</td><td class="n">{{num .Negative}}</td></tr>{{end}}{{end}}</table>
 {{with .RWM}}<p>World model {{.Role}} on the evaluated proposals (held out: predicted before their runs, never in its context of {{.Records}} records), {{.Points}} points: within-state ranking accuracy {{num .RankAcc}} ({{.Pairs}} pairs), advantage cosine {{num .AdvCosine}} ({{.Groups}} states), predicted minus real {{num .Gap}} (MAE {{num .MAE}}).</p>{{end}}
 <table><tr><th>task</th><th>Avg</th><th>Best</th></tr>{{range .Tasks}}<tr><td>{{.Task}}</td><td class="n">{{num .Avg}}</td><td class="n">{{num .Best}}</td></tr>{{end}}</table>{{end}}
+{{range .R.CriticEvals}}<h2>Critic evaluation {{.Phase}}</h2>
+<p>{{.Examples}} labelled pairs of split {{.Split}} ({{.Ladder5}} with a 5-way label) from {{.Data}}; each critic's verdict is the majority of its first k votes. A dash is undefined (no positives, no errors).</p>
+<table><tr><th>critic</th><th>labels</th><th>k</th><th>Improve accuracy</th><th>Dir-3</th><th>F1</th><th>5-Ladder</th><th>AUROC</th><th>confidence AUROC</th><th>failed votes</th></tr>
+{{range .Critics}}{{$c := .}}{{range .Metrics}}<tr><td>{{$c.Name}}</td><td>{{$c.Labels}}</td><td class="n">{{.K}}</td><td class="n">{{num .ImproveAccuracy}}</td><td class="n">{{num .Dir3}}</td><td class="n">{{opt .F1}}</td><td class="n">{{opt .Ladder5}}</td><td class="n">{{opt .AUROC}}</td><td class="n">{{opt .ConfidenceAUROC}}</td><td class="n">{{$c.Failed}}</td></tr>{{end}}{{end}}</table>
+<table><tr><th>critic</th><th>k</th><th>threshold T</th><th>error recall</th><th>routed share</th><th>errors</th><th>routed</th></tr>
+{{range .Critics}}{{$c := .}}{{range .Routing}}<tr><td>{{$c.Name}}</td><td class="n">{{.K}}</td><td class="n">{{num .T}}</td><td class="n">{{opt .ErrorRecall}}</td><td class="n">{{num .RoutedShare}}</td><td class="n">{{.Errors}}</td><td class="n">{{.Routed}}</td></tr>{{end}}{{end}}</table>{{end}}
 {{with .R.Suite}}<h2>Task suite: normalised scores</h2>
 <p>Each score normalised by its task's bounds: 1 at the better bound, 0 at the worse; the raw score beside it. Domains and the held-out row average the normalised scores of their tasks.</p>
 <table><tr><th>task</th><th>domain</th><th>split</th><th>bounds</th>{{range .Columns}}<th>{{.}}</th>{{end}}</tr>
