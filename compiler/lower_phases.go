@@ -129,6 +129,9 @@ func (pl *phaseLowering) loop(lp *loopPlan) *plan.Loop {
 		out.Critic = cr.Name
 		out.Routes = routesWith(l) && critRoutes(cr)
 	}
+	if l.AuditShare.Set && auditable(pl.lv.x, l) {
+		out.AuditShare = l.AuditShare.V
+	}
 	if k := loopKinds[l.Kind.V]; k.fields != nil {
 		k.fields(pl, lp, out)
 	}

@@ -484,7 +484,11 @@ type Loop struct {
 	Critic string `json:"critic,omitempty"`
 	// Routes: the critic's verdict sends candidates to real runs (an RL
 	// screen, or an evolution loop that verifies routed ideas).
-	Routes       bool    `json:"routes,omitempty"`
+	Routes bool `json:"routes,omitempty"`
+	// AuditShare is the share of an RL screen's unrouted candidates
+	// verified by real runs anyway: the floor of it times each screened
+	// batch's unrouted ones, chosen by the seed (docs/plan.md).
+	AuditShare   float64 `json:"audit_share,omitempty"`
 	LearningRate float64 `json:"learning_rate,omitempty"`
 	// Roles the loop calls, by name; Builder and Summarizer may be empty.
 	Proposer   string `json:"proposer"`

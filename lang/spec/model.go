@@ -271,6 +271,7 @@ type Loop struct {
 	ZeroVariance      Val[string]  `assay:"zero_variance" enum:"drop|keep" doc:"what to do with groups whose rewards are all equal"`
 	Reward            Ref          `assay:"reward" doc:"reward block"`
 	Screen            Ref          `assay:"screen" doc:"critic that judges candidates (evolution: ranks ideas; RL: labels them and routes uncertain ones to real runs)"`
+	AuditShare        Val[float64] `assay:"audit_share" doc:"RL loops whose screen routes: share in [0, 1] of the candidates the screen does not route that are verified by real runs anyway (the floor of share x n of each screened batch of n, chosen by the seed), so that the critic's error recall is measured rather than 1 by construction; an audited candidate's reward is its real outcome"`
 	LearningRate      Val[float64] `assay:"learning_rate" doc:"policy learning rate"`
 	NewParent         Val[string]  `assay:"new_parent" enum:"all_improve|never" doc:"parent-conditioned RL (a critic or a real reward): all_improve makes one child, at random, its task's new parent when every candidate of its group is judged Improve, as the papers' critic-in-loop GRPO does; never keeps each task's seed program as the parent"`
 	Repairs           Val[int]     `assay:"repairs" doc:"builder repairs of a candidate whose build fails: each repair is one more builder call, told the failure, up to this many (the papers' critic-in-loop GRPO allows 3); 0 makes a failed build final"`
