@@ -27,6 +27,9 @@ func RenderChat(role *plan.Role, in any, body []byte) ([]payload.Message, error)
 	}
 	if cv, ok := vars.(*prompt.CritiqueVars); ok && role.Prompt != nil {
 		cv.Criteria = role.Prompt.Criteria
+		if c, ok := role.Prompt.TaskCriteria[cv.Task.Name]; ok {
+			cv.Criteria = c
+		}
 	}
 	return prompt.Render(role.Name, t, vars)
 }

@@ -392,6 +392,10 @@ type Prompt struct {
 	// .Criteria; CriteriaFrom says where they came from.
 	Criteria     string `json:"criteria,omitempty"`
 	CriteriaFrom string `json:"criteria_from,omitempty"`
+	// TaskCriteria are a critic's criteria per task name (criteria_dir),
+	// which its templates read as .Criteria when it judges that task, in
+	// place of Criteria.
+	TaskCriteria map[string]string `json:"task_criteria,omitempty"`
 }
 
 // Answer is how a role's answer is read. Format "pattern" (critics): the

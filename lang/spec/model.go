@@ -184,6 +184,7 @@ type Prompt struct {
 	// templates read as .Criteria.
 	Criteria     Val[string] `assay:"criteria" doc:"critic roles: the task understanding and criteria the critic judges by, inline; its templates read them as .Criteria"`
 	CriteriaFile Val[string] `assay:"criteria_file" doc:"critic roles: a file holding the criteria, relative to the file that writes it"`
+	CriteriaDir  Val[string] `assay:"criteria_dir" doc:"critic roles: a directory of per-task criteria, relative to the file that writes it: TASK.md holds the understanding and criteria of the task named TASK, which the critic's templates read as .Criteria when it judges that task (in place of criteria)"`
 	Range        diag.Range  `json:"-"`
 
 	// SystemText and UserText are the files' contents and SystemPath and
@@ -192,6 +193,10 @@ type Prompt struct {
 	SystemText, UserText, CriteriaText string `json:"-"`
 	SystemPath, UserPath, CriteriaPath string `json:"-"`
 	Read                               bool   `json:"-"`
+	// TaskCriteria are criteria_dir's files by task name, and
+	// CriteriaDirPath where they were read, set by the loader.
+	TaskCriteria    map[string]string `json:"-"`
+	CriteriaDirPath string            `json:"-"`
 }
 
 // Answer is how a role's answer is read.
