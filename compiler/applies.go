@@ -225,7 +225,7 @@ func (k *checker) criticApplies(cr *spec.Critic) {
 	name := fmt.Sprintf("critic %q", cr.Name)
 	rl, evo, labels := k.criticUse(cr)
 	labels = labels || k.criticTrained(cr.Name) // a trained critic labels its pairs
-	if rl+evo == 0 && !labels && !k.danglingRefs() {
+	if rl+evo == 0 && !labels && !evaluatedBy(k.s, cr.Name) && !k.danglingRefs() {
 		k.add(diag.Errorf(CodeUnusedBlock, k.at(cr.NameRange, cr.Range), "%s screens no loop and labels for no reward, so none of its fields takes effect", name).
 			WithDetail("write screen = critic.%s in a loop, or predictor = critic.%s in a reward with source = \"critic\", or remove the block", cr.Name, cr.Name))
 	}

@@ -102,6 +102,7 @@ func check(c *compilation) {
 		k := &checker{c: c, s: v.spec, x: v.idx, v: v}
 		k.enums()
 		k.fields()
+		k.criticEvals()
 		k.sources()
 	}
 }
@@ -328,7 +329,7 @@ func (k *checker) environment(e *spec.Environment) {
 }
 
 var (
-	rlOnly   = []string{"algorithm", "steps", "until_budget", "max_steps", "states", "proposals_per_state", "rollout_every", "zero_variance", "resample_rounds", "expected_dropped", "reward", "learning_rate", "new_parent"}
+	rlOnly   = []string{"algorithm", "steps", "until_budget", "max_steps", "states", "proposals_per_state", "rollout_every", "zero_variance", "resample_rounds", "expected_dropped", "reward", "learning_rate", "new_parent", "audit_share"}
 	evolOnly = []string{"islands", "rounds", "migration_every", "ideas_per_round", "verifications_per_round", "select", "verify_routed", "migration_rate", "top_programs", "diverse_programs", "feature_bins"}
 )
 
@@ -378,6 +379,7 @@ func (k *checker) loop(l *spec.Loop) {
 		k.intMin(l.RolloutEvery, 1, "rollout_every")
 		k.numMin(l.LearningRate, 0, true, "learning_rate")
 		k.intMin(l.ResampleRounds, 0, "resample_rounds")
+		k.auditShare(l)
 		if l.ExpectedDropped.Set && (l.ExpectedDropped.V < 0 || l.ExpectedDropped.V > 1) {
 			k.add(diag.Errorf(CodeRange, l.ExpectedDropped.Range, "expected_dropped is a share of groups, in [0, 1]; got %g", l.ExpectedDropped.V))
 		}

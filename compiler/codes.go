@@ -123,7 +123,7 @@ var Codes = []Code{
 	{CodeTooLarge, "a spec asks for more than any run can do: more tasks than a plan holds, a count past a billion, a product of counts the runtime holds at once past its limit, or a sweep past its variant limit"},
 	{CodePrompt, "a role's prompt template does not parse, or reads a variable its role kind does not have (see docs/prompts.md)"},
 	{CodeAnswerPattern, "a role's answer pattern does not compile as an RE2 regular expression, has no capture group, or is over 512 bytes"},
-	{CodeNothingToDo, "the spec declares no loop, no evaluation and no seed records, so a run would make no call"},
+	{CodeNothingToDo, "the spec declares no loop, no evaluation, no critic_eval and no seed records, so a run would make no call"},
 	{CodeSuiteTrainer, "an environment runs a task suite but its trainer is not builtin:command, the trainer that runs each suite task's evaluation command"},
 	{CodeExtendsUnloaded, "a spec with extends reached the compiler without its base merged in (it was not loaded through lang/load)"},
 	{CodeNotApplicable, "a field is set where it has no effect; remove it, or change what makes it apply"},

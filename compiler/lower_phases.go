@@ -75,6 +75,7 @@ func (lv *lowering) phases() ([]*plan.Loop, []*plan.Phase, []*plan.CriticTrainin
 		}
 	}
 	pl.evaluation()
+	pl.criticEvals()
 	return loops, pl.finish(), pl.trainings
 }
 
@@ -130,6 +131,9 @@ func (pl *phaseLowering) loop(lp *loopPlan) *plan.Loop {
 	if cr := pl.lv.judge(l); cr != nil {
 		out.Critic = cr.Name
 		out.Routes = routesWith(l) && critRoutes(cr)
+	}
+	if l.AuditShare.Set && auditable(pl.lv.x, l) {
+		out.AuditShare = l.AuditShare.V
 	}
 	if k := loopKinds[l.Kind.V]; k.fields != nil {
 		k.fields(pl, lp, out)

@@ -171,7 +171,7 @@ func rlPhases(pl *phaseLowering, lp *loopPlan) {
 		frac: levels(1, 1, 1, true), ok: lv.built(l.Builder)}
 	// One critic judges a candidate: the screen, or a labelling predictor.
 	if l.Screen.Set {
-		rc.frac = lv.routed(x.critics[l.Screen.Name])
+		rc.frac = lv.screenRuns(l)
 	}
 	for sc := 0; sc < nScenarios; sc++ {
 		rc.count(lp, sc)
@@ -288,7 +288,7 @@ func settleRL(pl *phaseLowering, lp *loopPlan) {
 	rw := x.rewards[l.Reward.Name]
 	var frac vec
 	if l.Screen.Set {
-		frac = lv.routed(x.critics[l.Screen.Name])
+		frac = lv.screenRuns(l)
 	}
 	ok := lv.built(l.Builder)
 	forScen(func(sc int) {

@@ -61,6 +61,7 @@ func (k *checker) rolePrompt(r *spec.Role) {
 			k.add(diag.Errorf(CodeMissing, p.CriteriaFile.Range, "role %q: criteria file %s was not read", r.Name, p.CriteriaFile.V).
 				WithDetail("Prompt files are read when the spec is loaded from disk (lang/load); load the spec with its files, or write the criteria inline."))
 		}
+		k.criteriaDir(r)
 	}
 	if a := r.Answer; a != nil {
 		at := k.at(a.Range, r.NameRange)
@@ -177,6 +178,7 @@ func lowerPrompt(r *spec.Role) *plan.Prompt {
 		case p.CriteriaFile.Set:
 			out.Criteria, out.CriteriaFrom = prompt.TrimTemplate(p.CriteriaText), p.CriteriaFile.V
 		}
+		out.TaskCriteria = taskCriteria(p)
 	}
 	return out
 }

@@ -13,7 +13,7 @@ import (
 // meant). It is reported at the start of the file.
 func purpose(c *compilation) {
 	s := c.spec
-	if len(s.Loops) > 0 || s.Evaluation != nil || (s.Records != nil && s.Records.SeedRuns.V > 0) {
+	if len(s.Loops) > 0 || s.Evaluation != nil || len(s.CriticEvals) > 0 || (s.Records != nil && s.Records.SeedRuns.V > 0) {
 		return
 	}
 	at := s.Range

@@ -18,7 +18,7 @@ import (
 
 // MaxCriticEvalCalls bounds the critic calls of one evaluation (examples
 // x votes, summed over its critics).
-const MaxCriticEvalCalls = 1 << 22
+const MaxCriticEvalCalls = plan.MaxCriticEvalCalls
 
 // CriticExample is what a critic sees of one labelled pair: the task, the
 // parent and child programs, and the child's summary.
@@ -108,7 +108,7 @@ func CriticEval(ctx context.Context, p *plan.Plan, opts Options, critics []strin
 	res := &CriticEvalResult{ID: opts.ID, Dir: dir, Votes: map[string][][]string{}}
 	var runErr error
 	for _, c := range cs {
-		votes, err := criticVotes(r, c, ex)
+		votes, err := criticVotes(r, c, ex, metaCriticEval)
 		res.Votes[c.Name] = votes
 		if err != nil {
 			runErr = err
@@ -129,20 +129,21 @@ func CriticEval(ctx context.Context, p *plan.Plan, opts Options, critics []strin
 	return res, runErr
 }
 
-// criticVotes asks critic c for its votes on every example.
-func criticVotes(r *service, c *plan.Critic, ex []CriticExample) ([][]string, error) {
+// criticVotes asks critic c for its votes on every example, each keyed
+// PREFIX/CRITIC/I/critic/V in the journal.
+func criticVotes(r *service, c *plan.Critic, ex []CriticExample, prefix string) ([][]string, error) {
 	k := c.Votes
 	out := make([][]string, len(ex))
 	for i := range out {
 		out[i] = make([]string, k)
 	}
-	r.progress.start("critic_eval."+c.Name, len(ex)*k, "calls")
+	r.progress.start(prefix+"."+c.Name, len(ex)*k, "calls")
 	err := parallel(len(ex)*k, r.concurrency(c.Role), func(n int) error {
 		i, vote := n/k, n%k
 		e := ex[i]
 		req := payload.CritiqueRequest{Task: e.Task, Env: e.Env, Parent: e.Parent, Child: e.Child, Summary: e.Summary, Labels: c.Labels}
 		var resp payload.CritiqueResponse
-		key := fmt.Sprintf("critic_eval/%s/%d/critic/%d", c.Name, i, vote)
+		key := fmt.Sprintf("%s/%s/%d/critic/%d", prefix, c.Name, i, vote)
 		if err := r.complete(c.Role, key, req, &resp); err != nil && !errors.Is(err, errCallFailed) {
 			return err
 		}

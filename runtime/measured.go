@@ -63,6 +63,13 @@ type MeasuredLoop struct {
 	CriticErrors       int     `json:"critic_errors,omitempty"`
 	CriticErrorsRouted int     `json:"critic_errors_routed,omitempty"`
 	ErrorRecall        float64 `json:"error_recall,omitempty"`
+	// With an audit share, CriticAudited counts the unrouted candidates
+	// verified anyway and CriticErrorsAudited their errors; each stands
+	// for the unrouted candidates of its batch (unrouted / audited), so
+	// ErrorRecall is the routed errors over the routed errors and those
+	// the audit estimates among all unrouted candidates (docs/plan.md).
+	CriticAudited       int `json:"critic_audited,omitempty"`
+	CriticErrorsAudited int `json:"critic_errors_audited,omitempty"`
 }
 
 // critPoint is one critic-judged candidate verified for real.
@@ -70,6 +77,10 @@ type critPoint struct {
 	score             float64 // share of votes for an improving label
 	improved, errored bool
 	routed            bool
+	// audited: verified by the loop's audit share though not routed;
+	// weight is how many unrouted candidates it stands for (0 is 1).
+	audited bool
+	weight  float64
 }
 
 // MeasuredPhase is one phase's reserved real runs.
@@ -243,16 +254,24 @@ func (m *measured) snapshot() *Measured {
 			out.Loops[k] = c
 		}
 		c.CriticVerified, c.CriticAUROC = len(ps), round6(auroc(ps))
+		errs := 0.0
 		for _, p := range ps {
+			if p.audited {
+				c.CriticAudited++
+			}
 			if p.errored {
 				c.CriticErrors++
+				errs += p.stands()
 				if p.routed {
 					c.CriticErrorsRouted++
+				}
+				if p.audited {
+					c.CriticErrorsAudited++
 				}
 			}
 		}
 		if c.CriticErrors > 0 {
-			c.ErrorRecall = round6(float64(c.CriticErrorsRouted) / float64(c.CriticErrors))
+			c.ErrorRecall = round6(float64(c.CriticErrorsRouted) / errs)
 		}
 	}
 	out.Phases, out.Environments = cloneMap(m.m.Phases), cloneMap(m.m.Environments)
@@ -266,4 +285,13 @@ func cloneMap[V any](m map[string]*V) map[string]*V {
 		out[k] = &c
 	}
 	return out
+}
+
+// stands is how many candidates a verified point stands for: its weight,
+// or 1.
+func (p critPoint) stands() float64 {
+	if p.weight > 0 {
+		return p.weight
+	}
+	return 1
 }

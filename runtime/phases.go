@@ -27,6 +27,7 @@ var phaseKinds = map[string]newPhase{
 	plan.PhaseEvaluation:  newEvaluation,
 
 	plan.PhaseCriticTraining: newCriticTraining,
+	plan.PhaseCriticEval:     newCriticEvalPhase,
 }
 
 // phaseOf is phase idx's node, or an error for a kind the runtime does not

@@ -33,8 +33,13 @@ func renderChat(role *plan.Role, in any, body []byte, taskCriteria string) ([]pa
 		return nil, err
 	}
 	if cv, ok := vars.(*prompt.CritiqueVars); ok {
+		// The manifest's task criteria first, then the role's criteria_dir
+		// for the task, then the role's own.
 		if role.Prompt != nil {
 			cv.Criteria = role.Prompt.Criteria
+			if c, ok := role.Prompt.TaskCriteria[cv.Task.Name]; ok {
+				cv.Criteria = c
+			}
 		}
 		if taskCriteria != "" {
 			cv.Criteria = taskCriteria

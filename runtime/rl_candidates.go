@@ -165,8 +165,9 @@ func (r *rlLoop) screenCandidates(groups []*group, all []pos) error {
 			}
 		}
 	}
+	aud, weight := r.audit(runs, feasible, sel)
 	r.s.measured.loop(l.Name, func(m *MeasuredLoop) { m.Judged += judged; m.Routed += routed })
-	if err := r.runInto(groups, all, runs, sel); err != nil {
+	if err := r.runInto(groups, all, runs, orEach(sel, aud)); err != nil {
 		return err
 	}
 	for i := range all {
@@ -174,6 +175,10 @@ func (r *rlLoop) screenCandidates(groups []*group, all []pos) error {
 		cand := &gr.Cands[all[i].g]
 		if !feasible[i] {
 			continue
+		}
+		if aud[i] && cand.Skipped {
+			// An audit the budget could not make: the verdict stands.
+			cand.Skipped = false
 		}
 		cand.Routed = sel[i] && !cand.Skipped
 		if cand.Skipped {
@@ -184,8 +189,11 @@ func (r *rlLoop) screenCandidates(groups []*group, all []pos) error {
 		better := improving(c.Labels, verdicts[i].Label)
 		if cand.HasReal {
 			improved := cand.RealGain > gr.ParentGain
-			r.s.measured.critic(l.Name, critPoint{score: verdicts[i].ImproveShare, improved: improved,
-				errored: better != improved, routed: verdicts[i].Routed})
+			p := critPoint{score: verdicts[i].ImproveShare, improved: improved, errored: better != improved, routed: verdicts[i].Routed}
+			if aud[i] {
+				p.audited, p.weight = true, weight
+			}
+			r.s.measured.critic(l.Name, p)
 			better = improved
 		}
 		cand.Improve = better

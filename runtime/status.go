@@ -283,8 +283,10 @@ type Report struct {
 	Rounds      []RoundFigures       `json:"rounds,omitempty"`
 	Calibration []CalibrationFigures `json:"calibration,omitempty"`
 	Evaluation  []EvalFigures        `json:"evaluation,omitempty"`
-	Burn        []BurnPoint          `json:"budget_burn"`
-	Best        []BestProposal       `json:"best_proposals"`
+	// CriticEvals are the run's critic_eval phases' figures.
+	CriticEvals []CriticEvalFigures `json:"critic_eval,omitempty"`
+	Burn        []BurnPoint         `json:"budget_burn"`
+	Best        []BestProposal      `json:"best_proposals"`
 	// Compare sets the run's figures beside the estimate of its plan; the
 	// command that loads the report fills it.
 	Compare []Comparison `json:"estimate_vs_run,omitempty"`
@@ -396,6 +398,11 @@ func LoadReport(dir, id string) (*Report, error) {
 			var f EvalFigures
 			if json.Unmarshal(e.Data, &f) == nil {
 				rep.Evaluation = append(rep.Evaluation, f)
+			}
+		case journal.KindCriticEval:
+			var f CriticEvalFigures
+			if json.Unmarshal(e.Data, &f) == nil {
+				rep.CriticEvals = append(rep.CriticEvals, f)
 			}
 		case journal.KindReserve:
 			var r journal.Reservation

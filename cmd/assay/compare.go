@@ -161,21 +161,27 @@ type compareColumn struct {
 // suiteColumns are a column per normalised task-suite score any row has,
 // in the order the first run that has it lists it.
 func suiteColumns(rows []*compare.Row, short bool) []compareColumn {
+	return namedColumns(rows, short, func(r *compare.Row) []compare.SuiteScore { return r.Suite }, "norm ", "suite_normalised.")
+}
+
+// namedColumns are a column per named figure of(row) any row has, in the
+// order the first run that has it lists it.
+func namedColumns(rows []*compare.Row, short bool, of func(*compare.Row) []compare.SuiteScore, shortPrefix, longPrefix string) []compareColumn {
 	var out []compareColumn
 	seen := map[string]bool{}
 	for _, r := range rows {
-		for _, sc := range r.Suite {
+		for _, sc := range of(r) {
 			if seen[sc.Name] {
 				continue
 			}
 			seen[sc.Name] = true
 			name := sc.Name
-			head := "norm " + name
+			head := shortPrefix + name
 			if !short {
-				head = "suite_normalised." + strings.ReplaceAll(name, " ", "_")
+				head = longPrefix + strings.ReplaceAll(name, " ", "_")
 			}
 			out = append(out, compareColumn{head, func(r *compare.Row) string {
-				for _, x := range r.Suite {
+				for _, x := range of(r) {
 					if x.Name == name {
 						if short {
 							return figure(x.Value)
@@ -191,7 +197,8 @@ func suiteColumns(rows []*compare.Row, short bool) []compareColumn {
 }
 
 func compareColumns(rows []*compare.Row, short bool) []compareColumn {
-	return append(baseColumns(rows, short), suiteColumns(rows, short)...)
+	cols := append(baseColumns(rows, short), suiteColumns(rows, short)...)
+	return append(cols, namedColumns(rows, short, func(r *compare.Row) []compare.SuiteScore { return r.CriticEval }, "", "critic_eval.")...)
 }
 
 func baseColumns(rows []*compare.Row, short bool) []compareColumn {

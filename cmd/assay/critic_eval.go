@@ -17,7 +17,6 @@ import (
 	"github.com/assay-lang/assay/base/critic"
 	"github.com/assay-lang/assay/compiler/estimate"
 	"github.com/assay-lang/assay/compiler/plan"
-	"github.com/assay-lang/assay/plugins"
 	"github.com/assay-lang/assay/plugins/host"
 	"github.com/assay-lang/assay/runtime"
 	"github.com/assay-lang/assay/runtime/pairs"
@@ -25,19 +24,9 @@ import (
 
 func init() { rootCmd.AddCommand(newCriticEvalCmd()) }
 
-// criticReport is one critic's figures: its metrics at each k, and its
-// routing at each threshold with all its votes.
-type criticReport struct {
-	Name    string           `json:"name"`
-	Role    string           `json:"role"`
-	Labels  string           `json:"labels"`
-	Votes   int              `json:"votes"`
-	Metrics []critic.Metrics `json:"metrics"`
-	Routing []critic.Routing `json:"routing"`
-	// Failed counts votes whose call failed or whose answer was no label
-	// of the critic's space (each counts as the worst label).
-	Failed int `json:"failed_votes"`
-}
+// criticReport is one critic's figures (runtime.ScoreCritic, which a
+// spec's critic_eval phase reports too).
+type criticReport = runtime.CriticScore
 
 type criticEvalReport struct {
 	ID       string          `json:"id"`
@@ -211,30 +200,11 @@ func readExamples(path, split string, limit int) ([]runtime.CriticExample, int, 
 	if err != nil {
 		return nil, 0, nil, userErrorf("%s: %v", path, err)
 	}
-	var ex []runtime.CriticExample
-	var labels []critic.Example
-	n5 := 0
-	for _, p := range ps {
-		if split != "all" && p.Split != split {
-			continue
-		}
-		if limit > 0 && len(ex) == limit {
-			break
-		}
-		ex = append(ex, runtime.CriticExample{Env: p.Env, Task: p.Task, Parent: proposalOf(p.Parent), Child: proposalOf(p.Child), Summary: p.Child.Summary})
-		labels = append(labels, critic.Example{Label3: p.Label3, Label5: p.Label5})
-		if p.Label5 != "" {
-			n5++
-		}
-	}
+	ex, labels, n5 := runtime.CriticExamples(ps, split, limit)
 	if len(ex) == 0 {
 		return nil, 0, nil, userErrorf("%s has no pairs of split %s", path, split)
 	}
 	return ex, n5, labels, nil
-}
-
-func proposalOf(p pairs.Program) plugins.Proposal {
-	return plugins.Proposal{ID: p.ID, Text: p.Text, Mechanism: p.Mechanism, Edits: p.Edits, Patch: p.Patch}
 }
 
 // checkCriticEval refuses an unknown critic, a k above a critic's votes
@@ -270,44 +240,12 @@ func checkCriticEval(cs []*plan.Critic, names []string, ks []int, ts []float64) 
 
 // evalCritic scores one critic's votes.
 func evalCritic(cs []*plan.Critic, name string, votes [][]string, labels []critic.Example, ks []int, ts []float64) (*criticReport, error) {
-	var pc *plan.Critic
 	for _, c := range cs {
 		if c.Name == name {
-			pc = c
+			return runtime.ScoreCritic(c, votes, labels, ks, ts)
 		}
 	}
-	if pc == nil || len(votes) != len(labels) {
-		return nil, fmt.Errorf("critic %s: no votes", name)
-	}
-	cr := &criticReport{Name: name, Role: pc.Role, Labels: pc.Labels, Votes: pc.Votes}
-	ex := make([]critic.Example, len(labels))
-	for i, l := range labels {
-		ex[i] = critic.Example{Label3: l.Label3, Label5: l.Label5, Votes: votes[i]}
-		for _, v := range votes[i] {
-			if critic.Rank(pc.Labels, v) < 0 {
-				cr.Failed++
-			}
-		}
-	}
-	if len(ks) == 0 {
-		ks = []int{pc.Votes}
-	}
-	for _, k := range ks {
-		if k > pc.Votes {
-			return nil, fmt.Errorf("--k %d: critic %s votes %d times", k, name, pc.Votes)
-		}
-		m, err := critic.Evaluate(pc.Labels, ex, k)
-		if err != nil {
-			return nil, fmt.Errorf("critic %s: %v", name, err)
-		}
-		cr.Metrics = append(cr.Metrics, m)
-	}
-	rs, err := critic.Route(pc.Labels, ex, pc.Votes, ts)
-	if err != nil {
-		return nil, fmt.Errorf("critic %s: %v", name, err)
-	}
-	cr.Routing = rs
-	return cr, nil
+	return nil, fmt.Errorf("critic %s: no votes", name)
 }
 
 // writeCriticEval prints the critics side by side: one row per critic and

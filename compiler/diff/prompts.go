@@ -48,6 +48,64 @@ func promptChanges(op, np *plan.Plan) []FieldChange {
 			out = append(out, FieldChange{Path: "role." + k + ".prompt.criteria_text", Kind: Changed, Old: describeText(a.criteriaFrom, a.criteria), New: describeText(b.criteriaFrom, b.criteria)})
 		}
 	}
+	return append(out, taskCriteriaChanges(op, np)...)
+}
+
+// taskCriteriaChanges are the per-task criteria (criteria_dir) that
+// differ between roles of both plans: role.NAME.prompt.task_criteria.TASK,
+// with the digest of each text ("" where a plan has none for the task).
+func taskCriteriaChanges(op, np *plan.Plan) []FieldChange {
+	get := func(p *plan.Plan) map[string]map[string]string {
+		m := map[string]map[string]string{}
+		if len(p.Variants) > 0 {
+			for _, r := range p.Variants[0].Roles {
+				if r.Prompt != nil {
+					m[r.Name] = r.Prompt.TaskCriteria
+				}
+			}
+		}
+		return m
+	}
+	o, n := get(op), get(np)
+	var out []FieldChange
+	for _, role := range sortedKeys(o) {
+		nt, ok := n[role]
+		if !ok {
+			continue
+		}
+		ot := o[role]
+		tasks := map[string]bool{}
+		for t := range ot {
+			tasks[t] = true
+		}
+		for t := range nt {
+			tasks[t] = true
+		}
+		for _, t := range sortedKeys(tasks) {
+			a, inA := ot[t]
+			b, inB := nt[t]
+			if a == b && inA == inB {
+				continue
+			}
+			out = append(out, FieldChange{Path: "role." + role + ".prompt.task_criteria." + t, Kind: Changed, Old: describeOpt(inA, a), New: describeOpt(inB, b)})
+		}
+	}
+	return out
+}
+
+func describeOpt(ok bool, text string) string {
+	if !ok {
+		return "none"
+	}
+	return describeText("criteria_dir", text)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
 	return out
 }
 

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/assay-lang/assay/compiler/plan"
 )
 
 // A prompt file edited in place changes no spec field; the diff still
@@ -40,5 +42,25 @@ func TestDiffPromptFile(t *testing.T) {
 	}
 	if s, _ := r.Fields[0].Old.(string); !strings.HasPrefix(s, "judge.tmpl, sha256 ") {
 		t.Errorf("old side %v", r.Fields[0].Old)
+	}
+}
+
+// TestDiffTaskCriteria: a task's criteria file changed, added or removed
+// shows as role.NAME.prompt.task_criteria.TASK.
+func TestDiffTaskCriteria(t *testing.T) {
+	mk := func(tc map[string]string) *plan.Plan {
+		return &plan.Plan{Variants: []*plan.Variant{{Roles: []*plan.Role{{Name: "critic", Prompt: &plan.Prompt{TaskCriteria: tc}}}}}}
+	}
+	got := taskCriteriaChanges(mk(map[string]string{"a": "x", "b": "y"}), mk(map[string]string{"a": "x2", "c": "z"}))
+	var paths []string
+	for _, c := range got {
+		paths = append(paths, c.Path)
+	}
+	want := []string{"role.critic.prompt.task_criteria.a", "role.critic.prompt.task_criteria.b", "role.critic.prompt.task_criteria.c"}
+	if strings.Join(paths, " ") != strings.Join(want, " ") {
+		t.Errorf("changes %v, want %v", paths, want)
+	}
+	if got := taskCriteriaChanges(mk(map[string]string{"a": "x"}), mk(map[string]string{"a": "x"})); len(got) != 0 {
+		t.Errorf("equal criteria differ: %v", got)
 	}
 }

@@ -412,6 +412,10 @@ type Prompt struct {
 	// .Criteria; CriteriaFrom says where they came from.
 	Criteria     string `json:"criteria,omitempty"`
 	CriteriaFrom string `json:"criteria_from,omitempty"`
+	// TaskCriteria are a critic's criteria per task name (criteria_dir),
+	// which its templates read as .Criteria when it judges that task, in
+	// place of Criteria.
+	TaskCriteria map[string]string `json:"task_criteria,omitempty"`
 }
 
 // Answer is how a role's answer is read. Format "pattern" (critics): the
@@ -504,7 +508,11 @@ type Loop struct {
 	Critic string `json:"critic,omitempty"`
 	// Routes: the critic's verdict sends candidates to real runs (an RL
 	// screen, or an evolution loop that verifies routed ideas).
-	Routes       bool    `json:"routes,omitempty"`
+	Routes bool `json:"routes,omitempty"`
+	// AuditShare is the share of an RL screen's unrouted candidates
+	// verified by real runs anyway: the floor of it times each screened
+	// batch's unrouted ones, chosen by the seed (docs/plan.md).
+	AuditShare   float64 `json:"audit_share,omitempty"`
 	LearningRate float64 `json:"learning_rate,omitempty"`
 	// Roles the loop calls, by name; Builder and Summarizer may be empty.
 	Proposer   string `json:"proposer"`
@@ -627,8 +635,10 @@ type Phase struct {
 	// HoldBack is what the phase leaves unspent under each cap for the
 	// phases after it (see HoldBack). Nil for a calibration phase, which
 	// runs inside its loop's phase, and in a plan from before it existed.
-	HoldBack *HoldBack  `json:"hold_back,omitempty"`
-	Source   diag.Range `json:"source"`
+	HoldBack *HoldBack `json:"hold_back,omitempty"`
+	// CriticEval is a critic_eval phase's evaluation (criticeval.go).
+	CriticEval *CriticEval `json:"critic_eval,omitempty"`
+	Source     diag.Range  `json:"source"`
 }
 
 // HoldBack is what a phase may not spend of the budget's caps, because the

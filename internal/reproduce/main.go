@@ -69,11 +69,13 @@ type experiment struct {
 	Columns []column
 }
 
-// arm is one spec (and one variant of it; empty: every variant).
+// arm is one spec (and one variant of it; empty: every variant); Critic,
+// for a spec's critic_eval, names the critic whose figures are the arm's.
 type arm struct {
 	Label   string
 	Spec    string
 	Variant string
+	Critic  string
 }
 
 // column is one figure of a run.
@@ -101,6 +103,7 @@ var experiments = []experiment{
 		Arms: []arm{
 			{Label: "verify-all", Spec: "verify-all.hcl"},
 			{Label: "critic-screened", Spec: "critic-grpo.hcl"},
+			{Label: "critic-screened, audit 0.5", Spec: "critic-grpo-audit.hcl"},
 		},
 		Columns: []column{{"avg", "Avg@4"}, {"best", "Best@4"}, {"beats_base", "beats Base"}, {"base_avg", "Base Avg@4"},
 			{"steps", "steps"}, {"candidates", "candidates rewarded"}, {"train_runs", "training runs"}, {"routed", "routed share"}, {"auroc", "critic AUROC"}, {"recall", "error recall"}},
@@ -116,6 +119,24 @@ var experiments = []experiment{
 			{Label: "k = 32", Spec: "critic-only-k.hcl", Variant: "votes=32"},
 		},
 		Columns: []column{{"avg", "Avg@4"}, {"best", "Best@4"}, {"beats_base", "beats Base"}, {"base_avg", "Base Avg@4"}},
+	},
+	{
+		Title: "Static critic benchmark: the offline critic on 32 labelled pairs (ML-Idea-Critic-Bench in miniature)",
+		Paper: "seed 002, 1.5K held-out pairs: Qwen-3.5-9B base Improve acc. 49.9, Dir-3 41.3, F1 58.3, 5-Ladder 22.4; after SFT+GRPO (soft rubric) 66.7, 60.7, 75.6, 41.5; Gemini-3.1-Pro Dir-3 46.6; at T = 0.25 about 70% of errors routed, about 30% of ideas",
+		Arms: []arm{
+			{Label: "3-way, 8 votes", Spec: "critic-static.hcl", Critic: "three"},
+			{Label: "5-way, 8 votes", Spec: "critic-static.hcl", Critic: "ladder"},
+		},
+		Columns: criticColumns,
+	},
+	{
+		Title: "Soft-rubric vs freestyle critic prompts (the same 32 pairs)",
+		Paper: "seed 002, table 11 (Qwen-3.5-9B): after SFT, soft rubric Dir-3 55.6 vs freestyle 54.6; after SFT+GRPO 60.7 vs 40.3",
+		Arms: []arm{
+			{Label: "soft rubric", Spec: "critic-rubric.hcl", Critic: "rubric"},
+			{Label: "freestyle", Spec: "critic-rubric.hcl", Critic: "free"},
+		},
+		Columns: criticColumns,
 	},
 	{
 		Title: "OpenEvolve: no critic vs critic (48 verifications)",
@@ -148,6 +169,10 @@ func runExperiment(e experiment, specs, dir string, seeds, trainSteps int, log i
 		for s := 1; s <= seeds; s++ {
 			p.Variants[vi].Seed = int64(s)
 			id := fmt.Sprintf("%s-%d-%d", strings.TrimSuffix(a.Spec, ".hcl"), vi, s)
+			if a.Critic != "" {
+				// Arms of one spec's critics each run it (no real run).
+				id += "-" + a.Critic
+			}
 			t0 := time.Now()
 			r, err := runtime.Run(context.Background(), p, runtime.Options{ID: id, Dir: dir, Plugins: loader(), Variant: p.Variants[vi].Name})
 			if err != nil {
@@ -157,6 +182,9 @@ func runExperiment(e experiment, specs, dir string, seeds, trainSteps int, log i
 				return nil, fmt.Errorf("%s seed %d: run %s: %s", a.Spec, s, r.State, r.Reason)
 			}
 			f, err := figures(dir, id, p.Variants[vi], r)
+			if err == nil && a.Critic != "" {
+				err = criticFigures(dir, id, a.Critic, f)
+			}
 			if err != nil {
 				return nil, err
 			}

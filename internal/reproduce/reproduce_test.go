@@ -61,7 +61,7 @@ func TestExperimentsCompile(t *testing.T) {
 // with and without a critic), checks each stays within its estimate, and
 // reads its figures.
 func TestArmRunsWithinItsEstimate(t *testing.T) {
-	for _, name := range []string{"lm2lm-top-rated.hcl", "critic-grpo.hcl", "openevolve.hcl", "critic-evolve.hcl"} {
+	for _, name := range []string{"lm2lm-top-rated.hcl", "critic-grpo.hcl", "openevolve.hcl", "critic-evolve.hcl", "critic-grpo-audit.hcl", "critic-static.hcl"} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			armWithinEstimate(t, name)
@@ -88,11 +88,19 @@ func armWithinEstimate(t *testing.T, name string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if name == "critic-static.hcl" {
+		if err := criticFigures(dir, "a", "ladder", f); err != nil {
+			t.Fatal(err)
+		}
+	}
 	want := map[string][]string{
 		"lm2lm-top-rated.hcl": {"avg", "best", "beats_base", "base_avg", "icl_avg", "rwm_rank", "rwm_cos"},
 		"critic-grpo.hcl":     {"avg", "beats_base", "auroc", "routed", "train_runs"},
 		"openevolve.hcl":      {"final_best"},
 		"critic-evolve.hcl":   {"final_best", "auroc"},
+		// Audited, the error recall is measured below 1 or at it.
+		"critic-grpo-audit.hcl": {"avg", "auroc", "recall", "train_runs"},
+		"critic-static.hcl":     {"ce_acc", "ce_dir3", "ce_f1", "ce_ladder5", "ce_auroc", "ce_routed"},
 	}[name]
 	for _, k := range want {
 		if _, ok := f[k]; !ok {
@@ -103,7 +111,7 @@ func armWithinEstimate(t *testing.T, name string) {
 		t.Errorf("%s: critic figures without a critic: %v", name, f)
 	}
 	// The screened loop leaves the evaluation every run it was given.
-	if name == "critic-grpo.hcl" && f["train_runs"] > 48 {
+	if (name == "critic-grpo.hcl" || name == "critic-grpo-audit.hcl") && f["train_runs"] > 48 {
 		t.Errorf("%s: the loop took %v real runs of the 48 it has", name, f["train_runs"])
 	}
 }

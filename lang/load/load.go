@@ -59,7 +59,8 @@ var Codes = []Code{
 	{codeExtends, "the base spec that extends names cannot be read, is not a regular file or a CUE package directory, is not a spec, or extends is not a path to a .hcl or .cue spec"},
 	{codeExtendsCycle, "specs extend each other in a cycle"},
 	{codeSuite, "an environment's task-suite manifest (suite) cannot be read, is not a valid manifest (docs/task-suites.md), or lists a task the spec writes too or whose metric direction differs from the environment's"},
-	{codePromptFile, "a role's prompt file cannot be read: it is missing, not a regular file, or over 256 KiB"},
+	{codePromptFile, "a role's prompt file cannot be read: it is missing, not a regular file, or over 256 KiB (or its criteria_dir cannot be read or holds more than 256 criteria files)"},
+	{codeCriticEvalData, "a critic_eval block's pairs file (data) cannot be read (missing, not a regular file, over 64 MiB) or is not a pairs file (docs/pairs.md)"},
 }
 
 // Load reads the spec at path with the front end its extension selects and
@@ -77,6 +78,8 @@ func Load(path string, opts Options) (*spec.Spec, Sources, diag.Diagnostics) {
 		ds = append(ds, expandSuites(s, r.src)...)
 	}
 	ds = append(ds, r.readPrompts(s)...)
+	ds = append(ds, r.readCriticEvalData(s)...)
+	ds = append(ds, r.readCriteriaDirs(s)...)
 	ds = append(ds, r.unknownVars()...)
 	ds = ds.Dedup()
 	ds.Sort()

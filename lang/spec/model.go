@@ -23,6 +23,7 @@ type Spec struct {
 	Records      *Records       `assay:"records,block" doc:"seed records: real runs that build the world model's initial context"`
 	Calibration  *Calibration   `assay:"calibration,block" doc:"on-policy calibration schedule of the world model"`
 	Evaluation   *Evaluation    `assay:"evaluation,block" doc:"evaluation protocol on held-out tasks, by real runs"`
+	CriticEvals  []*CriticEval  `assay:"critic_eval,blocks" doc:"static critic evaluations: critics judge a labelled pairs file (docs/pairs.md) and are scored against its labels, side by side, with no real run"`
 	Budget       *Budget        `assay:"budget,block" doc:"hard caps; the estimate fails and the runtime stops before any is exceeded"`
 	Executor     *Executor      `assay:"executor,block" doc:"where real runs execute: the local machine or a Slurm cluster"`
 	Sweep        *Sweep         `assay:"sweep,block" doc:"expand the spec into variants over listed values or a grid"`
@@ -199,6 +200,7 @@ type Prompt struct {
 	// templates read as .Criteria.
 	Criteria     Val[string] `assay:"criteria" doc:"critic roles: the task understanding and criteria the critic judges by, inline; its templates read them as .Criteria"`
 	CriteriaFile Val[string] `assay:"criteria_file" doc:"critic roles: a file holding the criteria, relative to the file that writes it"`
+	CriteriaDir  Val[string] `assay:"criteria_dir" doc:"critic roles: a directory of per-task criteria, relative to the file that writes it: TASK.md holds the understanding and criteria of the task named TASK, which the critic's templates read as .Criteria when it judges that task (in place of criteria)"`
 	Range        diag.Range  `json:"-"`
 
 	// SystemText and UserText are the files' contents and SystemPath and
@@ -207,6 +209,10 @@ type Prompt struct {
 	SystemText, UserText, CriteriaText string `json:"-"`
 	SystemPath, UserPath, CriteriaPath string `json:"-"`
 	Read                               bool   `json:"-"`
+	// TaskCriteria are criteria_dir's files by task name, and
+	// CriteriaDirPath where they were read, set by the loader.
+	TaskCriteria    map[string]string `json:"-"`
+	CriteriaDirPath string            `json:"-"`
 }
 
 // Answer is how a role's answer is read.
@@ -286,6 +292,7 @@ type Loop struct {
 	ZeroVariance      Val[string]  `assay:"zero_variance" enum:"drop|keep" doc:"what to do with groups whose rewards are all equal"`
 	Reward            Ref          `assay:"reward" doc:"reward block"`
 	Screen            Ref          `assay:"screen" doc:"critic that judges candidates (evolution: ranks ideas; RL: labels them and routes uncertain ones to real runs)"`
+	AuditShare        Val[float64] `assay:"audit_share" doc:"RL loops whose screen routes: share in [0, 1] of the candidates the screen does not route that are verified by real runs anyway (the floor of share x n of each screened batch of n, chosen by the seed), so that the critic's error recall is measured rather than 1 by construction; an audited candidate's reward is its real outcome"`
 	LearningRate      Val[float64] `assay:"learning_rate" doc:"policy learning rate"`
 	NewParent         Val[string]  `assay:"new_parent" enum:"all_improve|never" doc:"parent-conditioned RL (a critic or a real reward): all_improve makes one child, at random, its task's new parent when every candidate of its group is judged Improve, as the papers' critic-in-loop GRPO does; never keeps each task's seed program as the parent"`
 	Repairs           Val[int]     `assay:"repairs" doc:"builder repairs of a candidate whose build fails: each repair is one more builder call, told the failure, up to this many (the papers' critic-in-loop GRPO allows 3); 0 makes a failed build final"`

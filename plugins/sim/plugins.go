@@ -343,6 +343,15 @@ func (l *LLM) critique(ro *Role, req *plugins.CompleteRequest) (payload.Critique
 		}
 		return payload.CritiqueResponse{Label: lose, Reason: "unsure"}, nil
 	}
+	if _, _, err := w.task(in.Env, in.Task); err != nil {
+		// A labelled pair of a task outside the world (a static critic
+		// evaluation judges pairs from elsewhere): the world knows no gain
+		// for it, so the verdict is a coin drawn from the pair.
+		if unit(hash(w.Seed, "pair", cand)) < 0.5 {
+			return payload.CritiqueResponse{Label: improve, Reason: "a pair outside the world"}, nil
+		}
+		return payload.CritiqueResponse{Label: lose, Reason: "a pair outside the world"}, nil
+	}
 	gc, err := w.gain(in.Env, in.Task, in.Child)
 	if err != nil {
 		return payload.CritiqueResponse{}, err

@@ -96,3 +96,36 @@ func TestCriticVotes(t *testing.T) {
 		t.Errorf("split %d, sure %d of 200", split, sure)
 	}
 }
+
+// TestCriticJudgesPairsOutsideTheWorld: a static critic evaluation's pair
+// of a task the world does not hold gets a verdict of the label space,
+// the same on every vote, and both verdicts occur over many pairs.
+func TestCriticJudgesPairsOutsideTheWorld(t *testing.T) {
+	w := testWorld()
+	w.Roles[RoleKey("llm", plugins.RoleCritic, "m")].Unsure = 0
+	l := NewLLM(w, "llm").LLM()
+	seen := map[string]int{}
+	for i := 0; i < 40; i++ {
+		in := payload.CritiqueRequest{Task: "elsewhere", Env: "tiny", Parent: plugins.Proposal{ID: "base"},
+			Child: plugins.Proposal{ID: "c", Edits: map[string]string{"lr": string(rune('a' + i))}}, Labels: payload.Labels3}
+		var first string
+		for v := 0; v < 3; v++ {
+			resp, err := l.Complete(context.Background(), &plugins.CompleteRequest{Role: plugins.RoleCritic, Model: "m", Seed: int64(v), Input: in})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out payload.CritiqueResponse
+			if err := payload.Decode(resp.Payload, &out); err != nil {
+				t.Fatal(err)
+			}
+			if payload.LabelRank(payload.Labels3, out.Label) < 0 || (v > 0 && out.Label != first) {
+				t.Fatalf("pair %d vote %d: %q (first %q)", i, v, out.Label, first)
+			}
+			first = out.Label
+		}
+		seen[first]++
+	}
+	if seen[payload.LabelImprove] == 0 || seen[payload.LabelLose] == 0 {
+		t.Errorf("verdicts over 40 pairs: %v", seen)
+	}
+}

@@ -56,6 +56,8 @@ type Row struct {
 	// Candidates are a source-mode run's built candidates: idea, commit
 	// and diffstat (see runtime.Candidate).
 	Candidates []runtime.Candidate `json:"candidates,omitempty"`
+	// CriticEval are the run's static critic figures (criticRow).
+	CriticEval []SuiteScore `json:"critic_eval,omitempty"`
 }
 
 // SuiteScore is one normalised score; nil when no run measured it.
@@ -212,6 +214,7 @@ func FromReport(rep *runtime.Report, p *plan.Plan) *Row {
 	}
 	r.Suite = suiteRow(rep.Suite)
 	r.Candidates = st.Candidates
+	r.CriticEval = criticRow(rep.CriticEvals)
 	if p != nil {
 		// The plan as it applies to the run's variant: the variants of a
 		// sweep each have their own.

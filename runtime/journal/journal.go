@@ -29,9 +29,10 @@ const (
 	KindCalibration = "calibration" // a calibration round's monitoring figures
 	KindPhaseStart  = "phase_start"
 	KindPhaseEnd    = "phase_end"
-	KindStep        = "step"  // per-step figures of a loop
-	KindEval        = "eval"  // evaluation figures
-	KindState       = "state" // the run's state (running, finished, failed)
+	KindStep        = "step"        // per-step figures of a loop
+	KindEval        = "eval"        // evaluation figures
+	KindCriticEval  = "critic_eval" // a static critic evaluation's figures
+	KindState       = "state"       // the run's state (running, finished, failed)
 
 	KindCritic = "critic" // a critic training's kept critique of a pair
 )

@@ -17,57 +17,15 @@ const (
 	// MaxRuns is the most runs one export reads.
 	MaxRuns = 256
 	// MaxPairs is the most pairs one export holds.
-	MaxPairs = 1 << 20
+	MaxPairs = critic.MaxPairs
 )
 
-// Program is one side of a pair.
-type Program struct {
-	// Commit is the program's commit id where the candidate has one; ""
-	// for a program that is a set of knob edits.
-	Commit    string            `json:"commit"`
-	ID        string            `json:"id,omitempty"`
-	Text      string            `json:"text,omitempty"`
-	Mechanism string            `json:"mechanism,omitempty"`
-	Edits     map[string]string `json:"edits,omitempty"`
-	Patch     string            `json:"patch,omitempty"`
-	// Summary is the summarizer's description of the program, when the
-	// run made one.
-	Summary string `json:"summary,omitempty"`
-	// Metric is the program's measured metric.
-	Metric float64 `json:"metric"`
-}
+// Program is one side of a pair (critic.Program, where the file format
+// lives, so that the spec loader and the runtime read it too).
+type Program = critic.Program
 
-// Pair is one labelled parent/child pair.
-type Pair struct {
-	Run      string `json:"run"`
-	Plan     string `json:"plan"`
-	PlanHash string `json:"plan_hash"`
-	Variant  string `json:"variant,omitempty"`
-	Phase    string `json:"phase,omitempty"`
-	Env      string `json:"env"`
-	Task     string `json:"task"`
-	// Candidate is the child's candidate key in its run; RunKey the key of
-	// the real run that measured it.
-	Candidate string `json:"candidate"`
-	RunKey    string `json:"run_key"`
-	// ParentCandidate is the parent's candidate key; "" for the task's
-	// reference configuration.
-	ParentCandidate string  `json:"parent_candidate,omitempty"`
-	Minimize        bool    `json:"minimize"`
-	Parent          Program `json:"parent"`
-	Child           Program `json:"child"`
-	// Idea is the child's idea text.
-	Idea string `json:"idea"`
-	// Relative is the signed relative improvement of the child over its
-	// parent (positive is better); absent when the parent's metric is 0.
-	Relative *float64 `json:"relative_improvement,omitempty"`
-	// Label3 is improve, tie or lose; Label5 the 5-way label, absent when
-	// the parent has fewer than three improving children.
-	Label3 string `json:"label3"`
-	Label5 string `json:"label5,omitempty"`
-	// Split is "train" or "holdout" (Split).
-	Split string `json:"split"`
-}
+// Pair is one labelled parent/child pair (critic.Pair).
+type Pair = critic.Pair
 
 // Skipped counts the finished candidate runs that make no pair, by why.
 type Skipped map[string]int

@@ -1,9 +1,6 @@
 package pairs
 
 import (
-	"bufio"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"hash/fnv"
 	"io"
@@ -15,7 +12,7 @@ import (
 )
 
 // MaxLine is the longest JSON line ReadJSONL accepts.
-const MaxLine = 4 << 20
+const MaxLine = critic.MaxPairLine
 
 // taskKey names a task across environments.
 func taskKey(p Pair) string { return p.Env + "/" + p.Task }
@@ -141,64 +138,8 @@ func Balance(ps []Pair, n int, space string, seed int64) ([]Pair, []string, erro
 // pairID identifies a pair across exports of the same runs.
 func pairID(p Pair) string { return p.Run + "\x00" + p.RunKey }
 
-// WriteJSONL writes one pair per line.
-func WriteJSONL(w io.Writer, ps []Pair) error {
-	bw := bufio.NewWriter(w)
-	enc := json.NewEncoder(bw)
-	enc.SetEscapeHTML(false)
-	for i := range ps {
-		if err := enc.Encode(&ps[i]); err != nil {
-			return err
-		}
-	}
-	return bw.Flush()
-}
+// WriteJSONL writes one pair per line (critic.WritePairs).
+func WriteJSONL(w io.Writer, ps []Pair) error { return critic.WritePairs(w, ps) }
 
-// ReadJSONL reads pairs written by WriteJSONL (or any file in that
-// schema): at most MaxPairs lines of at most MaxLine bytes; blank lines
-// are skipped. Each pair needs a 3-way label; a label of either space
-// must be one of the space's labels.
-func ReadJSONL(r io.Reader) ([]Pair, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), MaxLine)
-	var out []Pair
-	line := 0
-	for sc.Scan() {
-		line++
-		b := sc.Bytes()
-		if len(trimSpace(b)) == 0 {
-			continue
-		}
-		if len(out) == MaxPairs {
-			return nil, fmt.Errorf("line %d: more than %d pairs", line, MaxPairs)
-		}
-		var p Pair
-		if err := json.Unmarshal(b, &p); err != nil {
-			return nil, fmt.Errorf("line %d: %v", line, err)
-		}
-		if critic.Rank(critic.Space3, p.Label3) < 0 {
-			return nil, fmt.Errorf("line %d: label3 %q: use improve, tie or lose", line, p.Label3)
-		}
-		if p.Label5 != "" && critic.Rank(critic.Space5, p.Label5) < 0 {
-			return nil, fmt.Errorf("line %d: label5 %q: use BigWin, MediumWin, SmallWin, Tie or Lose", line, p.Label5)
-		}
-		out = append(out, p)
-	}
-	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, fmt.Errorf("line %d: longer than %d bytes", line+1, MaxLine)
-		}
-		return nil, err
-	}
-	return out, nil
-}
-
-func trimSpace(b []byte) []byte {
-	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\r') {
-		b = b[1:]
-	}
-	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t' || b[len(b)-1] == '\r') {
-		b = b[:len(b)-1]
-	}
-	return b
-}
+// ReadJSONL reads pairs in the export's schema (critic.ReadPairs).
+func ReadJSONL(r io.Reader) ([]Pair, error) { return critic.ReadPairs(r) }

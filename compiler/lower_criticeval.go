@@ -1,0 +1,46 @@
+package compiler
+
+import (
+	"slices"
+
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/lang/spec"
+)
+
+// criticEvals adds a critic_eval phase per critic_eval block, after every
+// other phase: each critic judges each example votes times, one call of
+// its role per vote, and no real run is made.
+func (pl *phaseLowering) criticEvals() {
+	s := pl.lv.s
+	for _, ce := range s.CriticEvals {
+		r := pl.newPhase(plan.PhaseCriticEval+"."+ce.Name, plan.PhaseCriticEval, "", ce.NameRange)
+		pe := &plan.CriticEval{Data: ce.DataPath, Digest: ce.DataDigest, Split: splitOf(ce), Limit: ce.Limit.V,
+			Examples: criticEvalExamples(ce), K: slices.Clone(ce.K.V), Thresholds: slices.Clone(ce.Thresholds.V)}
+		if !ce.Thresholds.Set {
+			pe.Thresholds = slices.Clone(defaultCriticEvalThresholds)
+		}
+		for _, c := range evalCriticsOf(s, ce) {
+			pe.Critics = append(pe.Critics, c.Name)
+			n := float64(pe.Examples * c.Votes.V)
+			forScen(func(sc int) { r.addLLM(c.Role.Name, sc, n) })
+		}
+		r.ph.CriticEval = pe
+	}
+}
+
+// evalCriticsOf is the critics a critic_eval evaluates, in the order its
+// critics list names them (the spec's critics when it names none).
+func evalCriticsOf(s *spec.Spec, ce *spec.CriticEval) []*spec.Critic {
+	if !ce.Critics.Set {
+		return s.Critics
+	}
+	var out []*spec.Critic
+	for _, name := range ce.Critics.V {
+		for _, c := range s.Critics {
+			if c.Name == name {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}

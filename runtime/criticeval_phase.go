@@ -1,0 +1,54 @@
+package runtime
+
+import (
+	"fmt"
+
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/runtime/journal"
+)
+
+// criticEvalPhase is a critic_eval phase: each of its critics judges every
+// example of the plan's pairs file through the call path of a run's screen
+// (criticVotes, as assay critic-eval), each vote one journaled call held
+// against the dollar cap, and the critics' figures are journaled side by
+// side (KindCriticEval) for assay report and compare.
+type criticEvalPhase struct {
+	s  *service
+	sc scope
+	ph *plan.Phase
+}
+
+func newCriticEvalPhase(s *service, sc scope, _ int, ph *plan.Phase) (phaseNode, error) {
+	if ph.CriticEval == nil {
+		return nil, fmt.Errorf("%w: phase %s has no critic evaluation", errPermanent, ph.Name)
+	}
+	return &criticEvalPhase{s: s, sc: sc, ph: ph}, nil
+}
+
+// Execute asks every critic for its votes, then scores them. Its calls
+// are keyed PHASE/CRITIC/I/critic/V, so a resumed run takes the answered
+// ones from the journal.
+func (r *criticEvalPhase) Execute() error {
+	ce := r.ph.CriticEval
+	ex, labels, n5, err := readCriticEvalData(ce)
+	if err != nil {
+		return err
+	}
+	figs := CriticEvalFigures{Phase: r.ph.Name, Data: ce.Data, Split: ce.Split, Examples: len(ex), Ladder5: n5}
+	for _, name := range ce.Critics {
+		c := findCritic(r.s.v, name)
+		if c == nil {
+			return fmt.Errorf("%w: the plan has no critic %q (it has %s)", errPermanent, name, criticNames(r.s.v))
+		}
+		votes, err := criticVotes(r.s, c, ex, r.ph.Name)
+		if err != nil {
+			return err
+		}
+		sc, err := ScoreCritic(c, votes, labels, ce.K, ce.Thresholds)
+		if err != nil {
+			return fmt.Errorf("%w: %v", errPermanent, err)
+		}
+		figs.Critics = append(figs.Critics, sc)
+	}
+	return r.s.j.Commit(journal.KindCriticEval, r.ph.Name, figs)
+}

@@ -1,0 +1,139 @@
+package runtime
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/plugins"
+	"github.com/assay-lang/assay/plugins/payload"
+	"github.com/assay-lang/assay/runtime/journal"
+)
+
+// verdictLLM is a critic whose every vote is the child's "verdict" edit,
+// so a test knows each verdict by hand.
+type verdictLLM struct{ calls atomic.Int64 }
+
+func (m *verdictLLM) Complete(_ context.Context, req *plugins.CompleteRequest) (*plugins.CompleteResponse, error) {
+	m.calls.Add(1)
+	var in payload.CritiqueRequest
+	if err := payload.Decode(req.Payload, &in); err != nil {
+		return nil, err
+	}
+	out := payload.CritiqueResponse{Label: in.Child.Edits["verdict"], Reason: "scripted"}
+	b, _ := json.Marshal(out)
+	return &plugins.CompleteResponse{Text: out.Label, Payload: b, Usage: plugins.Usage{In: 10, Out: 2}, Output: out}, nil
+}
+
+func (m *verdictLLM) Update(context.Context, *plugins.UpdateRequest) (*plugins.UpdateResponse, error) {
+	return nil, plugins.ErrUnsupported
+}
+
+type verdictLoader struct{ llm *verdictLLM }
+
+func (l verdictLoader) Open(_ context.Context, p *plan.Plugin) (Instance, error) {
+	if p.Kind == plugins.KindLLM {
+		return &inst{l: l.llm}, nil
+	}
+	return &inst{t: newFakeTrainer()}, nil
+}
+
+// writePairs writes a pairs file whose pair i has label3 labels[i], the
+// critic's verdict verdicts[i] and split splits[i], and returns its path
+// and digest.
+func writePairs(t *testing.T, dir string, labels, verdicts, splits []string) (string, string) {
+	t.Helper()
+	var b strings.Builder
+	for i := range labels {
+		fmt.Fprintf(&b, `{"run":"r","plan":"p","plan_hash":"h","env":"tiny","task":"t0","candidate":"c%d","run_key":"c%d","minimize":true,`+
+			`"parent":{"commit":"","id":"base","metric":2},"child":{"commit":"","id":"c%d","text":"idea %d","edits":{"verdict":%q},"metric":1},`+
+			`"idea":"idea","label3":%q,"split":%q}`+"\n", i, i, i, i, verdicts[i], labels[i], splits[i])
+	}
+	path := filepath.Join(dir, "pairs.jsonl")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256([]byte(b.String()))
+	return path, "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// criticEvalPlan is evolvePlan with a critic_eval phase alone.
+func criticEvalPlan(ce *plan.CriticEval) *plan.Plan {
+	p := evolvePlan()
+	v := p.Variants[0]
+	v.Phases = []*plan.Phase{{Name: "critic_eval.bench", Kind: plan.PhaseCriticEval, CriticEval: ce}}
+	return p
+}
+
+// TestCriticEvalPhase: a plan's critic_eval phase asks the critic its
+// votes on the pairs of its split, journals its figures, which are the
+// hand-computed ones, answers a resumed run from the journal, and refuses
+// a pairs file that changed since the plan was compiled.
+func TestCriticEvalPhase(t *testing.T) {
+	dir := t.TempDir()
+	// Four train pairs judged improve, lose, lose, lose (every vote the
+	// same) against improve, improve, lose, tie; a holdout pair is not
+	// judged.
+	path, digest := writePairs(t, dir, []string{"improve", "improve", "lose", "tie", "improve"},
+		[]string{"improve", "lose", "lose", "lose", "improve"}, []string{"train", "train", "train", "train", "holdout"})
+	ce := &plan.CriticEval{Data: path, Digest: digest, Split: "train", Examples: 4, Critics: []string{"screen"}, K: []int{1, 5}, Thresholds: []float64{0.5}}
+	l := verdictLoader{&verdictLLM{}}
+	if _, err := runPlan(t, criticEvalPlan(ce), dir, "a", l, false); err != nil {
+		t.Fatal(err)
+	}
+	if n := l.llm.calls.Load(); n != 4*5 {
+		t.Fatalf("%d critic calls, want 4 pairs x 5 votes", n)
+	}
+	rep, err := LoadReport(dir, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.CriticEvals) != 1 || len(rep.CriticEvals[0].Critics) != 1 {
+		t.Fatalf("report's critic evaluations: %+v", rep.CriticEvals)
+	}
+	f := rep.CriticEvals[0]
+	c := f.Critics[0]
+	if f.Examples != 4 || c.Name != "screen" || len(c.Metrics) != 2 || len(c.Routing) != 1 {
+		t.Fatalf("figures %+v, critic %+v", f, c)
+	}
+	// Dir-3: 2 of 4 right; Improve accuracy: 3 of 4 (the tie is no
+	// improvement, judged none); F1: TP 1, FP 0, FN 1, so 2/3; no vote is
+	// uncertain, so nothing is routed and neither error is recalled.
+	m := c.Metrics[1]
+	if m.K != 5 || m.Dir3 != 0.5 || m.ImproveAccuracy != 0.75 || m.F1 == nil || fmt.Sprintf("%.4f", *m.F1) != "0.6667" {
+		t.Errorf("metrics at k 5: %+v", m)
+	}
+	r := c.Routing[0]
+	if r.Errors != 2 || r.Routed != 0 || r.ErrorRecall == nil || *r.ErrorRecall != 0 {
+		t.Errorf("routing at T 0.5: %+v", r)
+	}
+	// A resumed run takes every vote from the journal.
+	if _, err := runPlan(t, criticEvalPlan(ce), dir, "a", l, true); err != nil {
+		t.Fatal(err)
+	}
+	if n := l.llm.calls.Load(); n != 20 {
+		t.Errorf("the resumed run called the critic %d more times", n-20)
+	}
+	// The file changed since the plan: refused before any call.
+	if err := os.WriteFile(path, []byte(strings.Repeat(" ", 3)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = runPlan(t, criticEvalPlan(ce), dir, "b", l, false)
+	if err == nil || !strings.Contains(err.Error(), "changed since the plan was compiled") {
+		t.Errorf("a changed pairs file: %v", err)
+	}
+	if n := l.llm.calls.Load(); n != 20 {
+		t.Errorf("a changed pairs file made %d calls", n-20)
+	}
+	if ev := events(t, dir, "b", journal.KindCriticEval); len(ev) != 0 {
+		t.Errorf("a refused evaluation journaled figures: %d", len(ev))
+	}
+}
