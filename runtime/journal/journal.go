@@ -156,7 +156,9 @@ func Open(path string) (*Journal, error) { return OpenWith(path, Options{}) }
 type Options struct {
 	// NoSync leaves syncing the journal's writes to the operating system
 	// (SQLite synchronous=OFF): a crash of the process loses nothing, a
-	// crash of the machine may lose the last events. For rehearsals, whose
+	// crash of the machine may lose the last events. Its WAL index is in
+	// the process (SQLite's exclusive locking mode), so no other process
+	// reads it, status included, until Close. For rehearsals, whose
 	// journal is scratch; never for a run that spends a budget.
 	NoSync bool
 }
