@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-
 	"runtime/debug"
 
 	"github.com/spf13/cobra"

@@ -113,7 +113,7 @@ type Journal struct {
 	cond    *sync.Cond
 	pending []Event
 	// spare is the last written batch's slice, kept for the next one:
-	// growing a fresh slice for every batch was a tenth of what a
+	// growing a fresh slice for every batch was a twentieth of what a
 	// rehearsal allocated.
 	spare   []Event
 	nextSeq int64
