@@ -269,6 +269,10 @@ func TestKill9Resume(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds binaries and runs plugins")
 	}
+	// Its runs mostly wait on the trainer's delays: it overlaps the
+	// package's other tests, and its three signals each other (each its
+	// own run id in the one folder).
+	t.Parallel()
 	dir := t.TempDir()
 	bin, trainer := builtBinaries(t)
 	c := &cli{t: t, bin: bin, dir: dir}
@@ -284,6 +288,7 @@ func TestKill9Resume(t *testing.T) {
 
 	for _, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
+			t.Parallel()
 			c := &cli{t: t, bin: c.bin, dir: c.dir, env: c.env}
 			interruptAndResume(t, c, sig, want)
 		})
@@ -371,6 +376,7 @@ func TestPluginProcessCrash(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds binaries and runs plugins")
 	}
+	t.Parallel()
 	dir := t.TempDir()
 	bin, trainer := builtBinaries(t)
 	c := &cli{t: t, bin: bin, dir: dir}

@@ -31,13 +31,24 @@ type recordStore struct {
 	rwm    []record
 	pool   []record
 	poolBy map[string][]record
+	// recent is each task's history as history last made it, until add
+	// gives the task a record: a task is asked for its history by every
+	// proposal made for it, and records come only with real runs.
+	recent map[string][]record
 }
 
-// history returns the last records of a task from the state pool.
+// history returns the last records of a task from the state pool, newest
+// first. The slice is shared with other callers until the task's next
+// record: read it, never write it (its capacity is its length, so an
+// append copies).
 func (r *recordStore) history(t *taskInfo) []record {
+	k := t.Env + "/" + t.Name
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	recs := r.poolBy[t.Env+"/"+t.Name]
+	if out, ok := r.recent[k]; ok {
+		return out
+	}
+	recs := r.poolBy[k]
 	if len(recs) == 0 {
 		return nil
 	}
@@ -45,6 +56,11 @@ func (r *recordStore) history(t *taskInfo) []record {
 	for i := len(recs) - 1; i >= 0 && len(out) < historyLen; i-- {
 		out = append(out, recs[i])
 	}
+	out = out[:len(out):len(out)]
+	if r.recent == nil {
+		r.recent = map[string][]record{}
+	}
+	r.recent[k] = out
 	return out
 }
 
@@ -78,6 +94,7 @@ func (r *recordStore) add(toContext bool, recs ...record) {
 	for _, rec := range recs {
 		k := rec.Env + "/" + rec.Task
 		r.poolBy[k] = append(r.poolBy[k], rec)
+		delete(r.recent, k)
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/assay-lang/assay/compiler/plan"
@@ -85,14 +84,22 @@ func proposalKey(p plugins.Proposal) string {
 	if len(p.Edits) == 0 {
 		return "text:" + strings.TrimSpace(p.Text) + "\x00" + p.Patch
 	}
-	keys := make([]string, 0, len(p.Edits))
-	for k := range p.Edits {
+	// Sorted in place and written in one allocation: every candidate's
+	// key is made, and most have one or two edits.
+	var arr [8]string
+	keys, n := arr[:0], 0
+	for k, v := range p.Edits {
 		keys = append(keys, k)
+		n += len(k) + len(v) + 2
 	}
-	sort.Strings(keys)
+	slices.Sort(keys)
 	var b strings.Builder
+	b.Grow(n)
 	for _, k := range keys {
-		b.WriteString(k + "=" + p.Edits[k] + ";")
+		b.WriteString(k)
+		b.WriteByte('=')
+		b.WriteString(p.Edits[k])
+		b.WriteByte(';')
 	}
 	return b.String()
 }

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"testing"
 
@@ -206,6 +207,16 @@ func TestProposalKeyAndMerge(t *testing.T) {
 	b := plugins.Proposal{Text: "other words", Edits: map[string]string{"y": "2", "x": "1"}}
 	if proposalKey(a) != proposalKey(b) {
 		t.Error("same edits, different keys")
+	}
+	if k := proposalKey(a); k != "x=1;y=2;" {
+		t.Errorf("key %q, want the edits sorted", k)
+	}
+	many := map[string]string{}
+	for i := range 10 {
+		many[fmt.Sprintf("k%d", 9-i)] = fmt.Sprint(i)
+	}
+	if k := proposalKey(plugins.Proposal{Edits: many}); k != "k0=9;k1=8;k2=7;k3=6;k4=5;k5=4;k6=3;k7=2;k8=1;k9=0;" {
+		t.Errorf("key of ten edits %q", k)
 	}
 	m := merge(plugins.Proposal{Edits: map[string]string{"x": "1"}}, plugins.Proposal{ID: "c", Edits: map[string]string{"x": "3", "z": "4"}})
 	if m.Edits["x"] != "3" || m.Edits["z"] != "4" || m.ID != "c" {

@@ -44,6 +44,9 @@ func TestDocs(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("bash is not installed")
 	}
+	// Every block runs in a folder of its own; the slow ones (a run, a
+	// pairs export, rehearsals) overlap with each other and the scripts.
+	t.Parallel()
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)
@@ -61,7 +64,10 @@ func TestDocs(t *testing.T) {
 				continue
 			}
 			n++
-			t.Run(fmt.Sprintf("%s:%d", b.file, b.line), func(t *testing.T) { b.check(t, root) })
+			t.Run(fmt.Sprintf("%s:%d", b.file, b.line), func(t *testing.T) {
+				t.Parallel()
+				b.check(t, root)
+			})
 		}
 	}
 	if n < 10 {

@@ -27,6 +27,8 @@ import (
 // CPU work, run_cost.gpus = 0). It skips without a cluster, except under
 // CI=true, where .ci/slurm-up.sh starts one.
 func TestSlurmQuickstartArrays(t *testing.T) {
+	// Finding no cluster takes sinfo several seconds of retries.
+	t.Parallel()
 	if err := slurm.Available(context.Background()); err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("CI=true but no Slurm cluster: %v (.ci/slurm-up.sh starts one)", err)

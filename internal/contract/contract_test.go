@@ -207,6 +207,7 @@ func localSpecs(t *testing.T) []string {
 }
 
 func TestSpecsRunWithinTheirEstimate(t *testing.T) {
+	t.Parallel()
 	names := localSpecs(t)
 	if len(names) < 3 {
 		t.Fatalf("found %d local specs (%v); expected the quickstarts and small-local", len(names), names)
@@ -289,6 +290,7 @@ role "summarizer" {
 // and ablations, or that a user is likely to write: each either fails to
 // validate at a position, or runs within its estimate.
 func TestVariants(t *testing.T) {
+	t.Parallel()
 	qs := filepath.Join(specsDir(t), "quickstart.hcl")
 	qc := filepath.Join(specsDir(t), "quickstart-critic.hcl")
 	cases := []struct {

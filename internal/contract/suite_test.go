@@ -16,6 +16,7 @@ import (
 // command from the manifest, with knob edits the offline LLM makes; every
 // count stays inside the estimate, and every run trains to a metric.
 func TestSuiteSpecRunsWithinItsEstimate(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("go is not on PATH; the suite's evaluation command is go run")
 	}

@@ -21,6 +21,7 @@ import (
 // committed under refs/assay/c/, every run trains it, and every count
 // stays inside the estimate.
 func TestSuiteCodeSpecRunsWithinItsEstimate(t *testing.T) {
+	t.Parallel()
 	for _, tool := range []string{"go", "git"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("%s is not on PATH", tool)

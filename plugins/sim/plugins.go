@@ -226,7 +226,7 @@ func (l *LLM) Complete(_ context.Context, req *plugins.CompleteRequest) (*plugin
 	if err != nil {
 		return nil, err
 	}
-	b, err := json.Marshal(out)
+	b, err := encode(out)
 	if err != nil {
 		return nil, err
 	}

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -195,8 +194,18 @@ func key(p plugins.Proposal) string {
 		}
 		return "text:" + p.ID + "\x00" + p.Text + "\x00" + p.Patch
 	}
+	// Sorted in place and written in one allocation: a critic-grpo
+	// rehearsal makes a key for both sides of every critic vote.
+	var arr [8]string
+	keys, n := arr[:0], 0
+	for k, v := range p.Edits {
+		keys = append(keys, k)
+		n += len(k) + len(v) + 2
+	}
+	slices.Sort(keys)
 	var b strings.Builder
-	for _, k := range slices.Sorted(maps.Keys(p.Edits)) {
+	b.Grow(n)
+	for _, k := range keys {
 		b.WriteString(k)
 		b.WriteByte('=')
 		b.WriteString(p.Edits[k])
