@@ -13,6 +13,12 @@
 # SDFT tells the teacher a pair's measured 3-way outcome, so the critic
 # labels in 3way here (the compiler refuses SDFT for a 5-way critic).
 #
+# You supply train_critic.py, which is not in this repository: the
+# update command of every critic update (critic-sft, critic-grpo): it
+# reads the batch file, trains a LoRA adapter of the critic from the
+# previous adapter and writes it into adapter_dir (docs/critic-training.md,
+# "Through your training command").
+#
 # Expected figures (assay estimate), continual arm, beyond critic-train.hcl:
 #   update rounds  tasks x 10 rounds, less the first
 #   updates        SDFT up to one a round, T-GRPO up to one every 2 rounds,
