@@ -38,6 +38,7 @@ func (k *checker) domain() {
 	}
 	k.updaterOnly()
 	k.criticTrainings()
+	k.continuals()
 	k.evaluationScales()
 	k.iclRecords()
 	k.calibrationDomain()

@@ -43,6 +43,8 @@ var fieldValues = map[string][]any{
 	"critic_training.*.grpo.gpu":    {"H100", "B200"},
 	"critic_training.*.sft.gpus":    {4},
 	"critic_training.*.grpo.gpus":   {4},
+	"loop.*.continual.gpu":          {"H100", "B200"},
+	"loop.*.continual.gpus":         {4},
 }
 
 // refKinds names the block kind a reference field points at, for fields

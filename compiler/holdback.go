@@ -72,6 +72,10 @@ func phaseSpend(v *plan.Variant, ph *plan.Phase) (low, want spend) {
 		l, h := criticTrainingSpend(ct)
 		low, high = low.add(l), high.add(h)
 	}
+	if cc := continualOf(v, ph); cc != nil {
+		l, h := continualSpend(cc)
+		low, high = low.add(l), high.add(h)
+	}
 	if untilBudget {
 		return low, low
 	}

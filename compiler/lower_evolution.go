@@ -77,7 +77,7 @@ func settleEvolution(pl *phaseLowering, lp *loopPlan) {
 }
 
 // evolutionLoopFields sets the archive and migration of an evolution loop.
-func evolutionLoopFields(_ *phaseLowering, lp *loopPlan, out *plan.Loop) {
+func evolutionLoopFields(pl *phaseLowering, lp *loopPlan, out *plan.Loop) {
 	l := lp.l
 	out.TopPrograms, out.Features = l.TopPrograms.V, archiveFeatures(l)
 	if len(out.Features) > 0 {
@@ -86,6 +86,7 @@ func evolutionLoopFields(_ *phaseLowering, lp *loopPlan, out *plan.Loop) {
 	if l.MigrationEvery.Set && l.Islands.V > 1 {
 		out.MigrationRate = l.MigrationRate.V
 	}
+	out.Continual = pl.lv.continual(l)
 }
 
 // evolutionPhase adds an evolution loop's phase: per island-round of every

@@ -76,7 +76,9 @@ func (lv *lowering) phases() ([]*plan.Loop, []*plan.Phase, []*plan.CriticTrainin
 	}
 	pl.evaluation()
 	pl.criticEvals()
-	return loops, pl.finish(), pl.trainings
+	phases := pl.finish()
+	continualCalls(loops, phases)
+	return loops, phases, pl.trainings
 }
 
 // newPhase adds a phase, after those made so far.

@@ -173,6 +173,12 @@ func resolve(c *compilation) {
 			pluginKind(l.Update.Trainer, "update.trainer", "trainer")
 		}
 	}
+	for _, l := range s.Loops {
+		if c := l.Continual; c != nil {
+			ref(c.Teacher, "continual.teacher", "role")
+			pluginKind(c.Trainer, "continual.trainer", "trainer")
+		}
+	}
 	for _, ct := range s.CriticTrainings {
 		ref(ct.Critic, "critic", "critic")
 		ref(ct.Teacher, "teacher", "role")

@@ -95,7 +95,7 @@ func newEvolution(r *service, sc scope, _ int, ph *plan.Phase) (phaseNode, error
 	if err != nil {
 		return nil, err
 	}
-	return &evolution{s: r, sc: sc, ph: ph, l: l, c: c, rt: rt}, nil
+	return &evolution{s: r, sc: sc, ph: ph, l: l, c: c, rt: rt, cont: newContinual(r, sc, ph, l)}, nil
 }
 
 // evolution is one evolution loop's phase: the loop and the critic that
@@ -108,6 +108,8 @@ type evolution struct {
 	l  *plan.Loop
 	c  *plan.Critic // nil: ideas are verified by the select rule alone
 	rt *router
+	// cont adapts the critic as the loop runs; nil: it stays frozen.
+	cont *continual
 }
 
 func (r *evolution) Execute() error {
@@ -116,7 +118,7 @@ func (r *evolution) Execute() error {
 	tasks := r.s.tasks.of("", l.Split)
 	I, R := l.Islands, l.Rounds
 	r.s.progress.start(ph.Name, len(tasks)*R, "rounds")
-	for _, t := range tasks {
+	for ti, t := range tasks {
 		isl := make([]island, I)
 		for i := range isl {
 			isl[i] = island{Progs: []program{{P: seedParent()}}}
@@ -124,6 +126,9 @@ func (r *evolution) Execute() error {
 		arch := newArchive(l.Features)
 		for round := 0; round < R; round++ {
 			if err := r.s.ctx.Err(); err != nil {
+				return err
+			}
+			if err := r.cont.adapt(ti*R + round); err != nil {
 				return err
 			}
 			fig := RoundFigures{Loop: l.Name, Task: t.Env + "/" + t.Name, Round: round + 1}
@@ -339,7 +344,7 @@ func (r *evolution) islandRound(t *taskInfo, i, round int, is *island, arch *arc
 	ideas := make([]idea, n)
 	base := fmt.Sprintf("%s/%s/%s/i%d/r%d", l.Name, t.Env, t.Name, i, round)
 	parent := is.parent().P
-	parentCand := is.parent().cand
+	parentCand, parentGain := is.parent().cand, is.parent().Gain
 	insp := r.inspirations(t, is, arch, base)
 	err := parallel(n, r.s.concurrency(l.Proposer), func(k int) error {
 		key := fmt.Sprintf("%s/%d", base, k)
@@ -425,6 +430,7 @@ func (r *evolution) islandRound(t *taskInfo, i, round int, is *island, arch *arc
 			v := ideas[order[n]].v
 			better := o.Gain > is.parent().Gain
 			r.s.measured.critic(l.Name, critPoint{score: v.ImproveShare, improved: better, errored: improving(c.Labels, v.Label) != better, routed: v.Routed})
+			r.cont.observe(t, parent, runs[n].Proposal, parentGain, o.Gain, runs[n].Key)
 		}
 		before := is.Parent
 		is.add(p)

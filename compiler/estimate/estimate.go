@@ -289,6 +289,7 @@ func (ve *variantEstimate) phase(ph *plan.Phase) *Phase {
 	if ct := criticTrainingOf(ve.v, ph); ct != nil {
 		ve.criticTraining(pe, ct)
 	}
+	ve.continual(pe, ph)
 	if ph.Loop != "" {
 		if l := ve.out.Loops[ph.Loop]; l != nil {
 			// Calibration reruns proposals already scored, so only the

@@ -541,6 +541,9 @@ type Loop struct {
 	// Features are the MAP-Elites archive's dimensions, sorted by name;
 	// none: no archive.
 	Features []Feature `json:"features,omitempty"`
+	// Continual adapts an evolution loop's screen critic as it runs; nil:
+	// the critic stays frozen.
+	Continual *CriticContinual `json:"continual,omitempty"`
 	// NewParent is how a parent-conditioned RL loop changes a task's
 	// parent: "all_improve" or "never".
 	NewParent string `json:"new_parent,omitempty"`

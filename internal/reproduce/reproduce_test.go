@@ -18,8 +18,9 @@ const specsDir = "../../specs/laptop"
 // notArms are the laptop specs that reproduce no paper's table, and the
 // test that runs each instead.
 var notArms = map[string]string{
-	"suite.hcl":        "the example task suite's spec; internal/contract's TestSuiteSpecRunsWithinItsEstimate runs it",
-	"critic-train.hcl": "critic training at laptop scale; critic_train.txtar compares the trained critic's held-out accuracy with the untrained one's, and internal/contract's TestCriticTrainingRunsWithinItsEstimate runs it",
+	"suite.hcl":            "the example task suite's spec; internal/contract's TestSuiteSpecRunsWithinItsEstimate runs it",
+	"critic-continual.hcl": "frozen vs continual critic in evolution; critic_continual.txtar compares the adapted critic's held-out accuracy with the untrained one's, and internal/contract's TestContinualCriticRunsWithinItsEstimate runs both arms",
+	"critic-train.hcl":     "critic training at laptop scale; critic_train.txtar compares the trained critic's held-out accuracy with the untrained one's, and internal/contract's TestCriticTrainingRunsWithinItsEstimate runs it",
 }
 
 // TestExperimentsCompile: every arm of every experiment names a laptop

@@ -1,0 +1,162 @@
+package compiler
+
+import (
+	"fmt"
+
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/lang/diag"
+	"github.com/assay-lang/assay/lang/spec"
+)
+
+// The critics paper's test-time continual learning (seed 002): T-GRPO
+// every 2 rounds on 6 new pairs with 16 rollouts, SDFT every round on 3
+// new pairs; the defaults of a loop's continual block.
+const (
+	ccGRPOEvery = 2
+	ccGRPOPairs = 6
+	ccGroup     = 16
+	ccSDFTEvery = 1
+	ccSDFTPairs = 3
+)
+
+// continuals checks every evolution loop's continual block.
+func (k *checker) continuals() {
+	for _, l := range k.s.Loops {
+		if l.Continual != nil {
+			k.continual(l, l.Continual)
+		}
+	}
+}
+
+func (k *checker) continual(l *spec.Loop, c *spec.CriticContinual) {
+	at := k.at(c.Range, l.NameRange, l.Range)
+	name := fmt.Sprintf("loop %q: continual", l.Name)
+	if l.Kind.Set && l.Kind.V != "evolution" {
+		k.add(diag.Errorf(CodeLoopField, at, "continual is not a block of a %s loop", l.Kind.V).
+			WithDetail("remove it: continual adapts an evolution loop's screen critic"))
+		return
+	}
+	if !l.Screen.Set {
+		k.add(diag.Errorf(CodeNotApplicable, at, "%s adapts the loop's screen critic, and the loop has no screen", name).
+			WithDetail("write screen = critic.NAME in the loop, or remove the continual block"))
+		return
+	}
+	k.intMin(c.GRPOEvery, 0, "continual.grpo_every")
+	k.intMin(c.SDFTEvery, 0, "continual.sdft_every")
+	k.intMin(c.GRPOPairs, 1, "continual.grpo_pairs")
+	k.intMin(c.SDFTPairs, 1, "continual.sdft_pairs")
+	k.intMin(c.Group, 2, "continual.group")
+	if calls := float64(c.GRPOPairs.Or(ccGRPOPairs)) * float64(c.Group.Or(ccGroup)); calls > maxCriticCalls || c.SDFTPairs.V > MaxCriticPairs {
+		k.add(diag.Errorf(CodeRange, at, "%s: one update makes at most %d calls; grpo_pairs x group is %.0f, sdft_pairs %d", name, int64(maxCriticCalls), calls, c.SDFTPairs.V))
+	}
+	grpo, sdft := c.GRPOEvery.Or(ccGRPOEvery) > 0, c.SDFTEvery.Or(ccSDFTEvery) > 0
+	if !grpo && !sdft {
+		k.add(diag.Errorf(CodeMissing, at, "%s trains nothing: grpo_every and sdft_every are both 0", name).
+			WithDetail("set grpo_every or sdft_every to a number of rounds, or write enabled = false for a frozen critic"))
+	}
+	k.continualOff(name, !grpo, "grpo_every = 0", c.GRPOPairs.Set, c.GRPOPairs.Range, "grpo_pairs")
+	k.continualOff(name, !grpo, "grpo_every = 0", c.Group.Set, c.Group.Range, "group")
+	k.continualOff(name, !sdft, "sdft_every = 0", c.SDFTPairs.Set, c.SDFTPairs.Range, "sdft_pairs")
+	k.continualOff(name, !sdft, "sdft_every = 0", c.Teacher.Set, c.Teacher.Range, "teacher")
+	cr := k.x.critics[l.Screen.Name]
+	if sdft {
+		k.need(c.Teacher.Set, at, name+".teacher", "teacher = role.NAME, a critic-kind role told the measured outcome")
+		if r := k.x.roles[c.Teacher.Name]; c.Teacher.Set && r != nil && r.Kind.V != plugKindCritic {
+			k.add(diag.Errorf(CodeRefKind, c.Teacher.Range, "teacher of %s must be a critic-kind role; role %q is a %s role", name, r.Name, r.Kind.V))
+		}
+		if cr != nil && cr.Labels.V == "5way" {
+			// A live loop knows a pair's direction; its 5-way label needs
+			// the parent's other children (the paper's ladder).
+			k.add(diag.Errorf(CodeNotApplicable, k.at(c.SDFTEvery.Range, at), "%s: SDFT tells the teacher each pair's measured 3-way outcome, and critic %q labels in 5way", name, cr.Name).
+				WithDetail("write sdft_every = 0 (T-GRPO rewards a 5-way verdict by its direction), or labels = \"3way\" in the critic"))
+		}
+	}
+	// The update's trainer is checked as a critic training's is.
+	ct := &spec.CriticTraining{Name: l.Name + ".continual", Critic: l.Screen}
+	k.criticUpdate(ct, name, c.Trainer, c.GPU, c.GPUs, c.Hours, spec.Val[string]{}, at)
+}
+
+// continualOff refuses a field of an update kind the block turns off.
+func (k *checker) continualOff(name string, off bool, why string, set bool, r diag.Range, field string) {
+	if off && set {
+		k.add(diag.Errorf(CodeNotApplicable, r, "%s: %s takes effect only in an update that %s turns off", name, field, why).
+			WithDetail("remove %s", field))
+	}
+}
+
+// continual lowers an evolution loop's continual block; nil when it has
+// none or enabled = false (the frozen arm).
+func (lv *lowering) continual(l *spec.Loop) *plan.CriticContinual {
+	c := l.Continual
+	if c == nil || !c.Enabled.Or(true) || !l.Screen.Set {
+		return nil
+	}
+	cr := lv.x.critics[l.Screen.Name]
+	out := &plan.CriticContinual{Name: l.Name + ".continual", Critic: cr.Name, Role: cr.Role.Name, Labels: cr.Labels.V,
+		GRPOEvery: c.GRPOEvery.Or(ccGRPOEvery), SDFTEvery: c.SDFTEvery.Or(ccSDFTEvery)}
+	// Update points: the global rounds g in [1, tasks x rounds - 1] that
+	// are multiples of every; one update each at most.
+	rounds := countSplit(lv.s, l.Split.V) * l.Rounds.V
+	points := func(every int) plan.Count {
+		n := float64(max(rounds-1, 0) / every)
+		return plan.Count{Low: 0, Expected: n, High: n}
+	}
+	if out.SDFTEvery > 0 {
+		out.Teacher, out.SDFTPairs = c.Teacher.Name, c.SDFTPairs.Or(ccSDFTPairs)
+		out.SFT = lv.criticUpdate("sft", c.Trainer, c.GPU, c.GPUs, c.Hours, l.Name+"-sdft")
+		out.SFT.LearningRate, out.SFT.Epochs, out.SFT.Updates = ctSFTLR, 1, points(out.SDFTEvery)
+	}
+	if out.GRPOEvery > 0 {
+		out.GRPOPairs = c.GRPOPairs.Or(ccGRPOPairs)
+		u := lv.criticUpdate("grpo", c.Trainer, c.GPU, c.GPUs, c.Hours, l.Name+"-tgrpo")
+		u.Batch, u.Group, u.Updates = out.GRPOPairs, c.Group.Or(ccGroup), points(out.GRPOEvery)
+		u.KLCoef, u.LearningRate, u.WeightDecay = ctKL, ctGRPOLR, ctWeightDecay
+		out.GRPO = u
+	}
+	return out
+}
+
+// continualCalls adds each continual critic's calls to its loop's
+// evolution phase: per update at most its pairs' teacher critiques (SDFT)
+// and group verdicts (T-GRPO), at least none (no pair verified since).
+func continualCalls(loops []*plan.Loop, phases []*plan.Phase) {
+	for _, l := range loops {
+		cc := l.Continual
+		if cc == nil {
+			continue
+		}
+		for _, ph := range phases {
+			if ph.Kind != plan.PhaseEvolution || ph.Loop != l.Name {
+				continue
+			}
+			if ph.Calls.LLM == nil {
+				ph.Calls.LLM = map[string]plan.Count{}
+			}
+			if u := cc.SFT; u != nil {
+				ph.Calls.LLM[cc.Teacher] = ph.Calls.LLM[cc.Teacher].Add(u.Updates.Scale(float64(cc.SDFTPairs)))
+			}
+			if u := cc.GRPO; u != nil {
+				ph.Calls.LLM[cc.Role] = ph.Calls.LLM[cc.Role].Add(u.Updates.Scale(float64(u.Batch * u.Group)))
+			}
+		}
+	}
+}
+
+// continualOf is the continual critic phase ph adapts, or nil.
+func continualOf(v *plan.Variant, ph *plan.Phase) *plan.CriticContinual {
+	if ph.Kind != plan.PhaseEvolution {
+		return nil
+	}
+	for _, l := range v.Loops {
+		if l.Name == ph.Loop {
+			return l.Continual
+		}
+	}
+	return nil
+}
+
+// continualSpend is a continual critic's updates in the units the runtime
+// reserves: their GPU-hours and dollars, low and high.
+func continualSpend(cc *plan.CriticContinual) (low, high spend) {
+	return criticTrainingSpend(&plan.CriticTraining{SFT: cc.SFT, GRPO: cc.GRPO})
+}

@@ -1,0 +1,91 @@
+package contract
+
+import (
+	"context"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/runtime"
+)
+
+// continualPlan is specs/laptop/critic-continual.hcl's plan and the index
+// of its continual arm.
+func continualPlan(t *testing.T) (*plan.Plan, int) {
+	t.Helper()
+	p, ds := compile(t, filepath.Join(specsDir(t), "laptop", "critic-continual.hcl"))
+	if ds.HasErrors() {
+		t.Fatal(ds)
+	}
+	for i, v := range p.Variants {
+		if v.Name == "enabled=true" {
+			return p, i
+		}
+	}
+	t.Fatalf("no variant enabled=true among %d", len(p.Variants))
+	return nil, 0
+}
+
+// TestContinualCriticRunsWithinItsEstimate runs both arms of the laptop
+// frozen/continual ablation: every count stays inside the estimate, the
+// continual arm makes SDFT and T-GRPO updates, at most the plan's, and
+// the frozen arm none.
+func TestContinualCriticRunsWithinItsEstimate(t *testing.T) {
+	p, vi := continualPlan(t)
+	cc := p.Variants[vi].Loops[0].Continual
+	if cc == nil || cc.SFT == nil || cc.GRPO == nil {
+		t.Fatalf("the continual arm's loop has no continual critic: %+v", cc)
+	}
+	res, _ := checkRun(t, p, vi)
+	m := res.Totals.Measured.CriticTrainings[cc.Name]
+	high := int(cc.SFT.Updates.High + cc.GRPO.Updates.High)
+	if m == nil || m.Updates < 1 || m.Updates > high || m.GRPOSteps < 1 || m.GRPOSteps > int(cc.GRPO.Updates.High) {
+		t.Fatalf("continual critic measured %+v: want 1 to %d updates and 1 to %v T-GRPO steps", m, high, cc.GRPO.Updates.High)
+	}
+	if r := res.Totals.Measured.Roles["teacher"]; r == nil || r.Calls < 1 || float64(r.Calls) > cc.SFT.Updates.High*float64(cc.SDFTPairs) {
+		t.Errorf("teacher calls %+v, want 1 to %g", r, cc.SFT.Updates.High*float64(cc.SDFTPairs))
+	}
+	res, _ = checkRun(t, p, 1-vi)
+	if m := res.Totals.Measured.CriticTrainings; len(m) != 0 {
+		t.Errorf("the frozen arm adapted its critic: %+v", m)
+	}
+}
+
+// TestContinualCriticResumes stops the continual arm mid-loop and resumes
+// it: its updates and the critic it ends with are the uninterrupted run's.
+func TestContinualCriticResumes(t *testing.T) {
+	p, vi := continualPlan(t)
+	v := p.Variants[vi]
+	name := v.Loops[0].Continual.Name
+	whole := t.TempDir()
+	res, err := runtime.Run(context.Background(), p, runtime.Options{ID: "c", Dir: whole, Plugins: loader(), Variant: v.Name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, wantState := *res.Totals.Measured.CriticTrainings[name], criticState(t, whole)
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	var calls atomic.Int64
+	cut := runtime.LoaderFunc(func(ctx context.Context, pl *plan.Plugin) (runtime.Instance, error) {
+		if pl.Source == "builtin:offline" {
+			return inst{l: cuttingLLM{calls: &calls, at: 2000, cancel: cancel}}, nil // of about 3,800 calls
+		}
+		return loader().Open(ctx, pl)
+	})
+	res, _ = runtime.Run(ctx, p, runtime.Options{ID: "c", Dir: dir, Plugins: cut, Variant: v.Name})
+	cancel()
+	if res == nil || res.State != runtime.StateInterrupted {
+		t.Fatalf("the run was not interrupted: %+v", res)
+	}
+	res, err = runtime.Run(context.Background(), nil, runtime.Options{ID: "c", Dir: dir, Plugins: loader(), Resume: true, Variant: v.Name})
+	if err != nil || res.State != runtime.StateFinished {
+		t.Fatalf("resume: %v", err)
+	}
+	if got := *res.Totals.Measured.CriticTrainings[name]; got != want {
+		t.Errorf("resumed: %+v, uninterrupted: %+v", got, want)
+	}
+	if got := criticState(t, dir); got != wantState {
+		t.Errorf("resumed: the critic ends as %s, uninterrupted %s", got, wantState)
+	}
+}
