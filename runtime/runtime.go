@@ -210,6 +210,9 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
 		return nil, fmt.Errorf("run %s is a critic evaluation: continue it with assay critic-eval --id %s", opts.ID, opts.ID)
 	}
 	j.SetClock(opts.Clock.Now)
+	if v, err = resumedVariant(p, v, j, opts); err != nil {
+		return nil, err
+	}
 
 	rep, err := openReplay(opts, j)
 	if err != nil {
@@ -327,6 +330,21 @@ type runMeta struct {
 	PID     int               `json:"pid"`
 	Meta    map[string]string `json:"meta,omitempty"`
 	Budget  plan.Budget       `json:"budget"`
+}
+
+// resumedVariant is the variant a resumed run continues: the one its
+// journal records, so the variants of a sweep never share a journal. A
+// resume that names no variant takes the journal's; one that names
+// another is refused.
+func resumedVariant(p *plan.Plan, v *plan.Variant, j *journal.Journal, opts Options) (*plan.Variant, error) {
+	var prev runMeta
+	if !opts.Resume || !j.Meta("run", &prev) || prev.Variant == "" || prev.Variant == v.Name {
+		return v, nil
+	}
+	if opts.Variant != "" {
+		return nil, fmt.Errorf("run %s is variant %q, not %q: resume it without a variant, or as %q", opts.ID, prev.Variant, opts.Variant, prev.Variant)
+	}
+	return pickVariant(p, prev.Variant)
 }
 
 // runnable refuses, before any run starts, a plan the runtime cannot run
