@@ -41,8 +41,10 @@ func TestContinualLowersAndPrices(t *testing.T) {
 		t.Errorf("T-GRPO updates %+v", u)
 	}
 
+	// The frozen arm: the block with enabled = false alone (its other
+	// fields would take no effect, and are refused).
 	s := loadSpec(t, "../specs/critic-continual.hcl")
-	s.Loops[0].Continual.Enabled.V = false
+	s.Loops[0].Continual = &spec.CriticContinual{Enabled: spec.Val[bool]{V: false, Set: true}, Range: s.Loops[0].Continual.Range}
 	frozen, ds := Compile(s, Options{})
 	if ds.HasErrors() {
 		t.Fatal(ds.Err())
@@ -104,5 +106,28 @@ func TestContinualRefusals(t *testing.T) {
 			}
 			t.Fatalf("want a positioned %s, got:\n%s", c.code, ds.Format(0))
 		})
+	}
+}
+
+// proveContinualEnabled: enabled = false, alone in its block, plans no
+// continual critic where the same block enabled plans one. (The generic
+// walk cannot show it: turning a written block off refuses its other
+// fields, which take no effect in a frozen block.)
+func proveContinualEnabled(t *testing.T) {
+	plans := map[bool]*plan.Plan{}
+	for _, on := range []bool{true, false} {
+		s := loadSpec(t, "../specs/critic-continual.hcl")
+		if !on {
+			old := s.Loops[0].Continual
+			s.Loops[0].Continual = &spec.CriticContinual{Enabled: spec.Val[bool]{V: false, Set: true, Range: old.Enabled.Range}, Range: old.Range}
+		}
+		p, ds := Compile(s, Options{})
+		if ds.HasErrors() {
+			t.Fatalf("enabled = %v: %v", on, ds.Err())
+		}
+		plans[on] = p
+	}
+	if plans[true].Variants[0].Loops[0].Continual == nil || plans[false].Variants[0].Loops[0].Continual != nil || plans[true].Hash == plans[false].Hash {
+		t.Errorf("enabled does not decide the continual critic: on %+v, off %+v", plans[true].Variants[0].Loops[0].Continual, plans[false].Variants[0].Loops[0].Continual)
 	}
 }

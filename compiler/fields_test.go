@@ -222,14 +222,15 @@ var formulaBool = map[string]bool{"critic.*.route": true}
 // specialFields are proven by hand: the front end consumes them before the
 // compiler sees the spec, or they document and must not change the plan.
 var specialFields = map[string]func(t *testing.T){
-	"extends":                proveExtends,
-	"description":            proveDocOnly("description", `description = "`),
-	"variable.*.description": proveDocOnly("variable.*.description", `description = "critic samples`),
-	"variable.*.default":     proveVariableDefault,
-	"variable.*.type":        proveVariableType,
-	"reward.*.diversity.by":  proveSingleEnum("reward.*.diversity.by"),
-	"sweep.mode":             proveSweepMode,
-	"environment.*.suite":    proveSuite,
+	"extends":                  proveExtends,
+	"description":              proveDocOnly("description", `description = "`),
+	"variable.*.description":   proveDocOnly("variable.*.description", `description = "critic samples`),
+	"variable.*.default":       proveVariableDefault,
+	"variable.*.type":          proveVariableType,
+	"reward.*.diversity.by":    proveSingleEnum("reward.*.diversity.by"),
+	"sweep.mode":               proveSweepMode,
+	"environment.*.suite":      proveSuite,
+	"loop.*.continual.enabled": proveContinualEnabled,
 }
 
 type fieldBase struct {

@@ -41,6 +41,10 @@ func (k *checker) continual(l *spec.Loop, c *spec.CriticContinual) {
 			WithDetail("write screen = critic.NAME in the loop, or remove the continual block"))
 		return
 	}
+	if !c.Enabled.Or(true) {
+		k.continualFrozen(name, c)
+		return
+	}
 	k.intMin(c.GRPOEvery, 0, "continual.grpo_every")
 	k.intMin(c.SDFTEvery, 0, "continual.sdft_every")
 	k.intMin(c.GRPOPairs, 1, "continual.grpo_pairs")
@@ -74,6 +78,26 @@ func (k *checker) continual(l *spec.Loop, c *spec.CriticContinual) {
 	// The update's trainer is checked as a critic training's is.
 	ct := &spec.CriticTraining{Name: l.Name + ".continual", Critic: l.Screen}
 	k.criticUpdate(ct, name, c.Trainer, c.GPU, c.GPUs, c.Hours, spec.Val[string]{}, at)
+}
+
+// continualFrozen refuses every field of a block that enabled = false
+// turns off: none takes effect. In a sweep over enabled, the variants
+// that adapt read them, so there it is a warning (W_VARIANTS_IGNORE).
+func (k *checker) continualFrozen(name string, c *spec.CriticContinual) {
+	for _, f := range []struct {
+		set   bool
+		r     diag.Range
+		field string
+	}{{c.Teacher.Set, c.Teacher.Range, "teacher"}, {c.GRPOEvery.Set, c.GRPOEvery.Range, "grpo_every"},
+		{c.GRPOPairs.Set, c.GRPOPairs.Range, "grpo_pairs"}, {c.Group.Set, c.Group.Range, "group"},
+		{c.SDFTEvery.Set, c.SDFTEvery.Range, "sdft_every"}, {c.SDFTPairs.Set, c.SDFTPairs.Range, "sdft_pairs"},
+		{c.Trainer.Set, c.Trainer.Range, "trainer"}, {c.GPU.Set, c.GPU.Range, "gpu"},
+		{c.GPUs.Set, c.GPUs.Range, "gpus"}, {c.Hours.Set, c.Hours.Range, "hours"}} {
+		if f.set {
+			k.add(diag.Errorf(CodeNotApplicable, f.r, "%s: %s takes no effect: enabled = false keeps the critic frozen", name, f.field).
+				WithDetail("remove %s, or sweep loop.NAME.continual.enabled over [false, true] to compare a frozen and a continual critic", f.field))
+		}
+	}
 }
 
 // continualOff refuses a field of an update kind the block turns off.

@@ -5,10 +5,9 @@
 # the teacher told each pair's measured outcome, and a T-GRPO update every
 # 2 rounds on the 6 newest, 16 verdicts a pair (+1 for a verdict that is
 # the measured outcome, -1 otherwise), each a LoRA update by the user's
-# training command, loaded before the next round. enabled = false is the
-# frozen arm of the same spec (assay run --set
-# loop.evolve.continual.enabled=false); laptop/critic-continual.hcl
-# sweeps it.
+# training command, loaded before the next round. The frozen arm is
+# critic-train.hcl, which this spec extends; laptop/critic-continual.hcl
+# sweeps enabled over [false, true] to run both arms of one spec.
 #
 # SDFT tells the teacher a pair's measured 3-way outcome, so the critic
 # labels in 3way here (the compiler refuses SDFT for a 5-way critic).
