@@ -7,8 +7,9 @@ import (
 	"github.com/assay-lang/assay/lang/spec"
 )
 
-// criticEvals adds a critic_eval phase per critic_eval block, after every
-// other phase: each critic judges each example votes times, one call of
+// criticEvals adds a critic_eval phase per critic_eval block, after the
+// critic trainings and before the loops, as the critics paper benches its
+// trained critic before it screens: each critic judges each example votes times, one call of
 // its role per vote, and no real run is made.
 func (pl *phaseLowering) criticEvals() {
 	s := pl.lv.s

@@ -56,6 +56,7 @@ func (lv *lowering) phases() ([]*plan.Loop, []*plan.Phase, []*plan.CriticTrainin
 	baselines := pl.baselines()
 	pl.seedRecords()
 	pl.criticTrainings()
+	pl.criticEvals()
 	pl.startFixed(baselines)
 	for _, l := range lv.s.Loops {
 		lp := &loopPlan{l: l}
@@ -75,7 +76,6 @@ func (lv *lowering) phases() ([]*plan.Loop, []*plan.Phase, []*plan.CriticTrainin
 		}
 	}
 	pl.evaluation()
-	pl.criticEvals()
 	phases := pl.finish()
 	continualCalls(loops, phases)
 	return loops, phases, pl.trainings

@@ -4,14 +4,16 @@
 # quickstart-critic run with --holdout-tasks train-02); the critiques whose
 # verdict matches the measured label are kept, the rest revised, then
 # guided; the offline critic is fine-tuned on them (SFT), trained by GRPO
-# for 4 steps on the remaining train pairs, and then screens the evolution
-# loop. The offline critic learns a bias per mechanism direction, so its
+# for 4 steps on the remaining train pairs, benched on the 32 held-out
+# pairs of train-02 (the static critic evaluation, at k 1 and 8), and
+# then screens the evolution loop. The offline critic learns a bias per mechanism direction, so its
 # accuracy on the held-out pairs of train-02 moves (critic_train.txtar).
 #
 # Expected figures (assay estimate):
 #   teacher calls  20 pairs x 4 samples = 80, at most 20 x (4 + 4 + 1) = 180
-#   critic calls   GRPO 4 steps x 8 pairs x 4 verdicts = 128, then the
-#                  evolution's 2,304 votes as critic-evolve.hcl
+#   critic calls   GRPO 4 steps x 8 pairs x 4 verdicts = 128, the bench's
+#                  32 pairs x 8 votes = 256, then the evolution's 2,304
+#                  votes as critic-evolve.hcl
 #   updates        SFT 1, GRPO 0 to 4 (a step whose groups all agree makes none)
 
 extends = "critic-evolve.hcl"
@@ -53,4 +55,12 @@ critic_training "critic" {
     pairs_per_step = 8
     group          = 4
   }
+}
+
+# The trained critic, benched before it screens: Improve accuracy, Dir-3,
+# F1, 5-Ladder and AUROC at k 1 and 8 (assay report).
+critic_eval "bench" {
+  data  = "data/critic-pairs.jsonl"
+  split = "holdout"
+  k     = [1, 8]
 }
