@@ -102,6 +102,25 @@ func (x *index) names(kind string) []string {
 	return nil
 }
 
+// resolveCriticTraining checks the references of critic trainings and of
+// loops' continual critics, with resolve's checks of a reference (ref) and
+// of a plugin's kind (pluginKind).
+func resolveCriticTraining(s *spec.Spec, ref, pluginKind func(r spec.Ref, field, kind string)) {
+	for _, l := range s.Loops {
+		if c := l.Continual; c != nil {
+			ref(c.Teacher, "continual.teacher", "role")
+			pluginKind(c.Trainer, "continual.trainer", "trainer")
+		}
+	}
+	for _, ct := range s.CriticTrainings {
+		ref(ct.Critic, "critic", "critic")
+		ref(ct.Teacher, "teacher", "role")
+		for _, tr := range []spec.Ref{ctTrainer(ct.SFT), ctTrainer(ct.GRPO)} {
+			pluginKind(tr, "trainer", "trainer")
+		}
+	}
+}
+
 // resolve checks that every reference names an existing block of the right
 // kind, and fills calibration.loop when the spec has exactly one RL loop.
 func resolve(c *compilation) {
@@ -173,19 +192,7 @@ func resolve(c *compilation) {
 			pluginKind(l.Update.Trainer, "update.trainer", "trainer")
 		}
 	}
-	for _, l := range s.Loops {
-		if c := l.Continual; c != nil {
-			ref(c.Teacher, "continual.teacher", "role")
-			pluginKind(c.Trainer, "continual.trainer", "trainer")
-		}
-	}
-	for _, ct := range s.CriticTrainings {
-		ref(ct.Critic, "critic", "critic")
-		ref(ct.Teacher, "teacher", "role")
-		for _, tr := range []spec.Ref{ctTrainer(ct.SFT), ctTrainer(ct.GRPO)} {
-			pluginKind(tr, "trainer", "trainer")
-		}
-	}
+	resolveCriticTraining(s, func(r spec.Ref, field, kind string) { ref(r, field, kind) }, pluginKind)
 	if cal := s.Calibration; cal != nil {
 		if cal.Loop.Set {
 			if ref(cal.Loop, "loop", "loop") {
