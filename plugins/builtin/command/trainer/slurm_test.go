@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -21,13 +22,17 @@ import (
 // CI=true, where the cluster is part of the job (.ci/slurm-up.sh).
 func requireSlurm(t *testing.T) {
 	t.Helper()
-	if err := slurm.Available(context.Background()); err != nil {
+	if err := slurmAvailable(); err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("CI=true but no Slurm cluster: %v (.ci/slurm-up.sh starts one)", err)
 		}
 		t.Skipf("no Slurm cluster: %v (start one with .ci/slurm-up.sh)", err)
 	}
 }
+
+// slurmAvailable probes the controller once per test binary: a probe
+// that finds none takes some 9 s of retries, once for each test otherwise.
+var slurmAvailable = sync.OnceValue(func() error { return slurm.Available(context.Background()) })
 
 func slurmRequest(t *testing.T, id string, cfg map[string]any, slurmCfg map[string]any) *plugins.RunRequest {
 	req := request(t, id, cfg, nil)
