@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"github.com/assay-lang/assay/base/prompt"
+	"github.com/assay-lang/assay/compiler/plan"
 	"github.com/assay-lang/assay/lang/diag"
 	"github.com/assay-lang/assay/lang/spec"
 )
@@ -67,23 +68,31 @@ func (k *checker) criteriaRole(r *spec.Role) {
 	}
 }
 
-// addCriteriaCalls counts, in a phase that calls critic role, its
-// criteria_role's calls: at most one per task of the spec (the runtime asks
-// once per task of the run, for a task no criteria file covers, when the
-// critic is first called on it). The phase may call the critic on none of
-// them, or an earlier phase may have asked already, so the low is 0; each
-// phase that calls the critic counts them, so the high holds whichever
+// criteriaCalls counts, in every phase that calls a critic role with a
+// criteria_role (screening, critic_eval, critic training, continual
+// updates), that role's calls: at most one per task of the spec, as the
+// runtime asks once per task of the run, for a task no criteria file
+// covers, before the critic's first call on it. The phase may call the
+// critic on none of them, or an earlier phase may have asked already, so
+// the low is 0; each phase counts them all, so the high holds whichever
 // phase asks first.
-func (lv *lowering) addCriteriaCalls(r *rawPhase, critic string) {
-	role := lv.x.roles[critic]
-	if role == nil || role.Prompt == nil || !role.Prompt.CriteriaRole.Set || role.Kind.V != prompt.KindCritic {
-		return
-	}
+func (lv *lowering) criteriaCalls(phases []*plan.Phase) {
 	n := 0.0
 	for _, e := range lv.s.Environments {
 		n += envTaskCountF(e)
 	}
-	r.addLLM(role.Prompt.CriteriaRole.Name, scExpected, n)
+	for _, ph := range phases {
+		var add []string
+		for name, c := range ph.Calls.LLM {
+			role := lv.x.roles[name]
+			if c.High > 0 && role != nil && role.Kind.V == prompt.KindCritic && role.Prompt != nil && role.Prompt.CriteriaRole.Set {
+				add = append(add, role.Prompt.CriteriaRole.Name)
+			}
+		}
+		for _, u := range add {
+			ph.Calls.LLM[u] = ph.Calls.LLM[u].Add(plan.Count{Expected: n, High: n})
+		}
+	}
 }
 
 // criteriaRoleNames are the roles critics name as criteria_role.

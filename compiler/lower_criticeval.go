@@ -23,7 +23,6 @@ func (pl *phaseLowering) criticEvals() {
 			pe.Critics = append(pe.Critics, c.Name)
 			n := float64(pe.Examples * c.Votes.V)
 			forScen(func(sc int) { r.addLLM(c.Role.Name, sc, n) })
-			pl.lv.addCriteriaCalls(r, c.Role.Name)
 		}
 		r.ph.CriticEval = pe
 	}

@@ -100,9 +100,6 @@ func evolutionPhase(pl *phaseLowering, lp *loopPlan) {
 	cr := lv.judge(l)
 	ok := lv.built(l.Builder)
 	frac, routes := lv.evoRouted(l)
-	if cr != nil {
-		lv.addCriteriaCalls(r, cr.Role.Name)
-	}
 	forScen(func(sc int) {
 		for _, e := range s.Environments {
 			ir := float64(envTaskCount(e, l.Split.V)) * float64(l.Islands.V) * float64(l.Rounds.V)

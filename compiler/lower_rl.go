@@ -176,9 +176,6 @@ func rlPhases(pl *phaseLowering, lp *loopPlan) {
 	for sc := 0; sc < nScenarios; sc++ {
 		rc.count(lp, sc)
 	}
-	if rc.judge != nil {
-		lv.addCriteriaCalls(r, rc.judge.Role.Name)
-	}
 	pl.calibrationPhases(r.ph, lp, rc.ok)
 }
 
