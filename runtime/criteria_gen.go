@@ -93,8 +93,7 @@ func (c llmCall) generateCriteria(in any) error {
 	e := r.genCriteria.entry(key)
 	e.once.Do(func() {
 		var resp payload.SummarizeResponse
-		req := payload.SummarizeRequest{Task: t.Name, Env: t.Env, Description: t.Description, Domain: t.Domain,
-			Proposal: plugins.Proposal{ID: "task", Text: fmt.Sprintf("the understanding of task %s and the criteria a change of it is judged by", t.Name)}}
+		req := criteriaRequest(t.Env, t.Name, t.Description, t.Domain)
 		err := r.complete(c.role.Prompt.CriteriaRole, key, req, &resp)
 		switch {
 		case errors.Is(err, errCallFailed):
@@ -120,4 +119,42 @@ func (c llmCall) criteria(in any) string {
 		return r.genCriteria.lookup(key)
 	}
 	return ""
+}
+
+// criteriaRequest is what a criteria_role is asked about a task: the task
+// itself as the proposal to describe (its ID "task"), with what the
+// manifest says of it.
+func criteriaRequest(env, task, description, domain string) payload.SummarizeRequest {
+	return payload.SummarizeRequest{Task: task, Env: env, Description: description, Domain: domain,
+		Proposal: plugins.Proposal{ID: "task", Text: fmt.Sprintf("the understanding of task %s and the criteria a change of it is judged by", task)}}
+}
+
+// criteriaPlaceholder is what `assay prompt` shows as a critic's .Criteria
+// on a task whose criteria its criteria_role generates during the run;
+// empty when the role has none or a file gives the task's.
+func criteriaPlaceholder(role *plan.Role, t *plan.Task) string {
+	p := role.Prompt
+	if role.Kind != plugins.RoleCritic || p == nil || p.CriteriaRole == "" || t.Criteria != "" {
+		return ""
+	}
+	if _, ok := p.TaskCriteria[t.Name]; ok {
+		return ""
+	}
+	return fmt.Sprintf("(the criteria role %s generates for task %s when the run first judges it)", p.CriteriaRole, t.Name)
+}
+
+// criteriaRoleOf says whether role is some critic's criteria_role in v
+// and no loop's summarizer: its first call is then about a task.
+func criteriaRoleOf(v *plan.Variant, role string) bool {
+	for _, l := range v.Loops {
+		if l.Summarizer == role {
+			return false
+		}
+	}
+	for _, r := range v.Roles {
+		if r.Prompt != nil && r.Prompt.CriteriaRole == role {
+			return true
+		}
+	}
+	return false
 }
