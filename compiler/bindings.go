@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/assay-lang/assay/lang/diag"
@@ -174,6 +175,11 @@ func bindRole(c *compilation, r *spec.Ref, field string, kinds []string, what st
 		return
 	}
 	names := kindNames(s, kinds)
+	if field == "summarizer" {
+		// A summarizer a critic asks for task criteria (criteria_role)
+		// describes tasks, not candidates: it is a loop's only when named.
+		names = slices.DeleteFunc(names, func(n string) bool { return criteriaRoleNames(s)[n] })
+	}
 	switch {
 	case len(names) == 1:
 		*r = spec.Ref{Kind: "role", Name: names[0], Set: true, Range: at}

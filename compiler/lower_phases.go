@@ -78,6 +78,7 @@ func (lv *lowering) phases() ([]*plan.Loop, []*plan.Phase, []*plan.CriticTrainin
 	pl.evaluation()
 	phases := pl.finish()
 	continualCalls(loops, phases)
+	lv.criteriaCalls(phases)
 	return loops, phases, pl.trainings
 }
 

@@ -62,6 +62,7 @@ func (k *checker) rolePrompt(r *spec.Role) {
 				WithDetail("Prompt files are read when the spec is loaded from disk (lang/load); load the spec with its files, or write the criteria inline."))
 		}
 		k.criteriaDir(r)
+		k.criteriaRole(r)
 	}
 	if a := r.Answer; a != nil {
 		at := k.at(a.Range, r.NameRange)
@@ -179,6 +180,9 @@ func lowerPrompt(r *spec.Role) *plan.Prompt {
 			out.Criteria, out.CriteriaFrom = prompt.TrimTemplate(p.CriteriaText), p.CriteriaFile.V
 		}
 		out.TaskCriteria = taskCriteria(p)
+		if p.CriteriaRole.Set && r.Kind.V == prompt.KindCritic {
+			out.CriteriaRole = p.CriteriaRole.Name
+		}
 	}
 	return out
 }

@@ -114,7 +114,7 @@ func (r *service) resolveTasks() error {
 	for _, e := range r.v.Envs {
 		var bench map[string]plugins.TaskInfo
 		for _, t := range e.Tasks {
-			ti := &taskInfo{Env: e.Name, Name: t.Name, Split: t.Split, Scale: 1, Minimize: t.Direction == plan.Minimize, Command: t.Command, Criteria: t.Criteria}
+			ti := &taskInfo{Env: e.Name, Name: t.Name, Split: t.Split, Scale: 1, Minimize: t.Direction == plan.Minimize, Command: t.Command, Criteria: t.Criteria, Description: t.Description, Domain: t.Domain}
 			// Knob mode runs the command in the scaffold; source mode
 			// (no Scaffold) at the top of the candidate's checkout.
 			if t.Scaffold != nil && len(t.Command) > 0 {

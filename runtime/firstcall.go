@@ -75,6 +75,10 @@ func FirstCall(ctx context.Context, p *plan.Plan, variant, roleName, task string
 		in = payload.CritiqueRequest{Task: t.Name, Env: env.Name, Parent: parent, Child: example, Labels: labels}
 	case plugins.RoleSummarize:
 		in = payload.SummarizeRequest{Task: t.Name, Proposal: example}
+		if criteriaRoleOf(v, role.Name) {
+			// A critic's criteria_role is asked about the task itself.
+			in = criteriaRequest(env.Name, t.Name, t.Description, t.Domain)
+		}
 	case plugins.RoleBuild, plugins.RoleImplement:
 		req := payload.ImplementRequest{Task: t.Name, Env: env.Name, Proposal: example, Knobs: knobs}
 		if t.Source != nil {
@@ -92,7 +96,11 @@ func FirstCall(ctx context.Context, p *plan.Plan, variant, roleName, task string
 	if err != nil {
 		return nil, err
 	}
-	return renderChat(role, in, body, t.Criteria)
+	criteria := t.Criteria
+	if ph := criteriaPlaceholder(role, t); ph != "" {
+		criteria = ph
+	}
+	return renderChat(role, in, body, criteria)
 }
 
 func firstTask(v *plan.Variant, name string) (*plan.Environment, *plan.Task, error) {

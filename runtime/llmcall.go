@@ -69,6 +69,11 @@ func (r *service) completeText(roleName, key string, in, out any, untrained bool
 	if err := r.budget.CheckLLM(); err != nil {
 		return "", err
 	}
+	// A critic's generated criteria are asked for before its first call on
+	// a task: its prompt reads them.
+	if err := (llmCall{r, role, key}).generateCriteria(in); err != nil {
+		return "", err
+	}
 	req := &plugins.CompleteRequest{Role: role.Kind, Model: role.Model, Temperature: role.Temperature,
 		Seed: int64(derive(r.v.Seed, key) >> 1), Input: in, Config: r.config[role.Plugin]}
 	if role.TokensOut.High > 0 {
@@ -228,7 +233,7 @@ func (c llmCall) send(req *plugins.CompleteRequest, in, out any, used *plugins.U
 			req.Payload = body
 			// The plan's prompt, rendered here: a plugin sends these
 			// messages as they are, and reads the payload if it wants.
-			if req.Messages, err = chatMessages(role, in, body, r.tasks.criteriaOf(in)); err != nil {
+			if req.Messages, err = chatMessages(role, in, body, c.criteria(in)); err != nil {
 				return fmt.Errorf("%w: the %s role's prompt: %v", errPermanent, role.Name, err)
 			}
 		}

@@ -137,7 +137,7 @@ func (r *service) replayCall(role *plan.Role, key string, req *plugins.CompleteR
 	req.Payload = body
 	// The messages a plugin would have been sent, as send renders them:
 	// part of the request the earlier run journaled.
-	if req.Messages, err = chatMessages(role, in, body, r.tasks.criteriaOf(in)); err != nil {
+	if req.Messages, err = chatMessages(role, in, body, (llmCall{r, role, key}).criteria(in)); err != nil {
 		return "", fmt.Errorf("%w: the %s role's prompt: %v", errPermanent, role.Name, err)
 	}
 	hold := callHold(role)

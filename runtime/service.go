@@ -26,6 +26,9 @@ type taskInfo struct {
 	// Criteria are the task's own criteria for a critic (the manifest's);
 	// empty: the critic role's.
 	Criteria string
+	// Description and Domain are what the manifest says of the task, sent
+	// to a critic's criteria_role.
+	Description, Domain string
 	// src is the task's seed program in source mode; nil in knob mode.
 	src *seedProgram
 }
@@ -91,6 +94,9 @@ type service struct {
 	cuts *cutLog
 	// replay is the journal a replayed run takes its answers from.
 	replay *replaySource
+	// genCriteria are the criteria critics' criteria_role generated, per
+	// critic and task (criteria_gen.go).
+	genCriteria genCriteria
 }
 
 func newService(ctx context.Context, v *plan.Variant, j *journal.Journal, dir string, opts Options) *service {

@@ -416,6 +416,9 @@ type Prompt struct {
 	// which its templates read as .Criteria when it judges that task, in
 	// place of Criteria.
 	TaskCriteria map[string]string `json:"task_criteria,omitempty"`
+	// CriteriaRole is the summarizer role asked once per task for the
+	// criteria of a task that neither the manifest nor TaskCriteria gives.
+	CriteriaRole string `json:"criteria_role,omitempty"`
 }
 
 // Answer is how a role's answer is read. Format "pattern" (critics): the

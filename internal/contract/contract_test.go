@@ -66,9 +66,15 @@ func compileWith(t *testing.T, path string, opts compiler.Options) (*plan.Plan, 
 // the estimate of that variant.
 func checkRun(t *testing.T, p *plan.Plan, vi int) (*runtime.Result, string) {
 	t.Helper()
+	return checkRunWith(t, p, vi, loader())
+}
+
+// checkRunWith is checkRun with the plugins of l.
+func checkRunWith(t *testing.T, p *plan.Plan, vi int, l runtime.Loader) (*runtime.Result, string) {
+	t.Helper()
 	v := p.Variants[vi]
 	dir := t.TempDir()
-	res, err := runtime.Run(context.Background(), p, runtime.Options{ID: "c", Dir: dir, Plugins: loader(), Variant: v.Name})
+	res, err := runtime.Run(context.Background(), p, runtime.Options{ID: "c", Dir: dir, Plugins: l, Variant: v.Name})
 	if err != nil {
 		t.Fatalf("variant %s: run: %v", v.Name, err)
 	}

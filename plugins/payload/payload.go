@@ -156,6 +156,12 @@ type CritiqueResponse struct {
 type SummarizeRequest struct {
 	Task     string           `json:"task"`
 	Proposal plugins.Proposal `json:"proposal"`
+	// Env, Description and Domain are set when a critic's criteria_role is
+	// asked for a task's understanding and criteria: the proposal is then
+	// the task itself (its ID "task").
+	Env         string `json:"env,omitempty"`
+	Description string `json:"description,omitempty"`
+	Domain      string `json:"domain,omitempty"`
 }
 
 // SummarizeResponse is the description.

@@ -1,0 +1,93 @@
+package compiler
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/assay-lang/assay/lang/load"
+)
+
+const understandRole = `
+role "understand" {
+  kind = "summarizer"
+  llm  = plugin.offline
+}
+`
+
+// judgeUnderstood is base.hcl with a summarizer role and the judge's
+// prompt block.
+func judgeUnderstood(t *testing.T, block string) string {
+	return judgeWith(t, block) + understandRole
+}
+
+// TestCriteriaRole: a critic's criteria_role lowers into the plan and is
+// priced in every phase that calls the critic, at most one call per task
+// of the spec; misuse is refused at the field.
+func TestCriteriaRole(t *testing.T) {
+	dir := t.TempDir()
+	s, _, ds := load.Load(withSource(t, dir, "s.hcl", judgeUnderstood(t, "  prompt {\n    criteria_role = role.understand\n  }")), load.Options{})
+	if ds.HasErrors() {
+		t.Fatal(ds.Format(0))
+	}
+	p, ds := Compile(s, Options{})
+	if ds.HasErrors() {
+		t.Fatal(ds.Format(0))
+	}
+	v := p.Variants[0]
+	for _, r := range v.Roles {
+		if r.Name == "judge" && (r.Prompt == nil || r.Prompt.CriteriaRole != "understand") {
+			t.Errorf("judge's prompt %+v: want criteria_role understand", r.Prompt)
+		}
+	}
+	tasks := 0.0
+	for _, e := range v.Envs {
+		tasks += float64(len(e.Tasks))
+	}
+	priced := 0
+	for _, ph := range v.Phases {
+		judge, ok := ph.Calls.LLM["judge"]
+		u := ph.Calls.LLM["understand"]
+		if !ok || judge.High == 0 {
+			continue
+		}
+		priced++
+		if u.Low != 0 || u.High != tasks {
+			t.Errorf("phase %s: understand calls %+v, want [0, %v] (one per task)", ph.Name, u, tasks)
+		}
+	}
+	if priced == 0 || tasks == 0 {
+		t.Fatalf("no phase calls the judge (%d) or no tasks (%v)", priced, tasks)
+	}
+	for _, c := range []struct{ src, code, want string }{
+		{strings.Replace(judgeUnderstood(t, ""), "role \"builder\" {\n", "role \"builder\" {\n  prompt {\n    criteria_role = role.understand\n  }\n", 1), CodeNotApplicable, "criteria are a critic's"},
+		{judgeUnderstood(t, "  prompt {\n    criteria_role = role.proposer\n  }"), CodeRefKind, "must be a role of kind summarizer"},
+		{judgeUnderstood(t, "  prompt {\n    criteria_role = role.nope\n  }"), CodeUnknownRef, "not declared"},
+		{judgeUnderstood(t, "  prompt {\n    criteria = \"x\"\n    criteria_role = role.understand\n  }"), CodeConflict, "both criteria and criteria_role"},
+	} {
+		s, _, ds := load.Load(withSource(t, dir, "m.hcl", c.src), load.Options{})
+		if !ds.HasErrors() {
+			_, ds = Compile(s, Options{})
+		}
+		out := ds.Format(0)
+		if !strings.Contains(out, c.code) || !strings.Contains(out, c.want) || !strings.Contains(out, "m.hcl:") {
+			t.Errorf("want %s %q at m.hcl, got:\n%s", c.code, c.want, out)
+		}
+	}
+}
+
+func init() {
+	specialFields["role.*.prompt.criteria_role"] = func(t *testing.T) {
+		dir := t.TempDir()
+		h1, ds := promptPlan(t, dir, "a.hcl", judgeUnderstood(t, ""))
+		if ds != nil {
+			t.Fatal(ds.Format(0))
+		}
+		h2, ds := promptPlan(t, dir, "b.hcl", judgeUnderstood(t, "  prompt {\n    criteria_role = role.understand\n  }"))
+		if ds != nil {
+			t.Fatal(ds.Format(0))
+		}
+		if h1 == h2 {
+			t.Error("criteria_role left the plan hash as it was")
+		}
+	}
+}
