@@ -10,6 +10,12 @@ var ErrUnsupported = errors.New("not supported by this plugin")
 // was the plugin's answer, and a fresh process would not change it.
 var ErrCrashed = errors.New("plugin process crashed")
 
+// ErrStopped marks a crash whose process was ended by an interrupt,
+// terminate or hang-up signal: someone stopped it (Ctrl-C reaches the
+// whole process group, a scheduler's stop likewise), so a run it ends is
+// interrupted and resumable, not failed.
+var ErrStopped = errors.New("plugin process stopped by a signal")
+
 // Error kinds a caller can act on with errors.Is. They cross the gRPC
 // boundary as status codes (see plugins/grpcshim), so a plugin process and
 // the host agree on them.

@@ -327,7 +327,7 @@ func interruptAndResume(t *testing.T, c *cli, sig syscall.Signal, want *runtime.
 			break
 		}
 		if st.State != runtime.StateInterrupted {
-			t.Fatalf("after %v %d the run is %q, want interrupted", sig, kills, st.State)
+			t.Fatalf("after %v %d the run is %q (%s), want interrupted", sig, kills, st.State, st.Reason)
 		}
 		args = []string{"resume", "-q", id}
 	}

@@ -250,7 +250,9 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
 	}
 	if runErr != nil {
 		res.State, res.Reason = StateFailed, runErr.Error()
-		if ctx.Err() != nil {
+		// A plugin stopped by a signal (Ctrl-C reaches the whole process
+		// group) may end the run before its context sees the signal.
+		if ctx.Err() != nil || errors.Is(runErr, plugins.ErrStopped) {
 			res.State = StateInterrupted
 		}
 	}

@@ -167,3 +167,31 @@ func TestPreflightProbe(t *testing.T) {
 		t.Errorf("a phase began:\n%s", progress.String())
 	}
 }
+
+// stoppedLLM's process is ended by a stop signal on its first call, as
+// Ctrl-C ends every process of the group, before the run's own context
+// has seen the signal.
+type stoppedLLM struct{ crashingLLM }
+
+func (c *stoppedLLM) Complete(context.Context, *plugins.CompleteRequest) (*plugins.CompleteResponse, error) {
+	c.calls.Add(1)
+	c.dead.Store(true)
+	return nil, errors.Join(plugins.ErrCrashed, plugins.ErrStopped, errors.New("EOF (signal: interrupt)"))
+}
+
+// TestPluginStoppedBySignalInterrupts: a run that a plugin's stop signal
+// ends is interrupted, resumable, not failed.
+func TestPluginStoppedBySignalInterrupts(t *testing.T) {
+	var calls atomic.Int64
+	l := LoaderFunc(func(_ context.Context, p *plan.Plugin) (Instance, error) {
+		if p.Kind == plugins.KindTrainer {
+			return &inst{t: newFakeTrainer()}, nil
+		}
+		c := &stoppedLLM{crashingLLM{calls: &calls}}
+		return &liveInst{l: c, alive: func() bool { return !c.dead.Load() }}, nil
+	})
+	res, err := Run(context.Background(), lm2lmPlan(), Options{ID: "s", Dir: t.TempDir(), Plugins: l})
+	if err == nil || res == nil || res.State != StateInterrupted {
+		t.Fatalf("a run whose LLM was stopped by a signal: %+v, %v; want interrupted", res, err)
+	}
+}

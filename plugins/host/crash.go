@@ -42,8 +42,18 @@ func (e *CrashError) Error() string {
 	return msg
 }
 
-// Unwrap makes errors.Is(err, ErrPluginCrashed) true.
-func (e *CrashError) Unwrap() []error { return []error{ErrPluginCrashed, e.Err} }
+// Unwrap makes errors.Is(err, ErrPluginCrashed) true, and
+// errors.Is(err, plugins.ErrStopped) when a stop signal ended the process.
+func (e *CrashError) Unwrap() []error {
+	if stopSignals[e.Exit] {
+		return []error{ErrPluginCrashed, plugins.ErrStopped, e.Err}
+	}
+	return []error{ErrPluginCrashed, e.Err}
+}
+
+// stopSignals are how a process ends (os.ProcessState's words) when
+// someone stopped it rather than it failing.
+var stopSignals = map[string]bool{"signal: interrupt": true, "signal: terminated": true, "signal: hangup": true}
 
 // stderrTail is how much of a plugin's stderr a crash reports: enough for
 // a panic's message and its first frames, not a whole log.

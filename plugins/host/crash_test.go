@@ -50,3 +50,15 @@ func TestTailWriterKeepsTheEnd(t *testing.T) {
 		t.Errorf("tail of a panic = %q, want its first 24 bytes", got)
 	}
 }
+
+// TestCrashStoppedBySignal: a crash whose process a stop signal ended is
+// plugins.ErrStopped; one that exited or was killed is not.
+func TestCrashStoppedBySignal(t *testing.T) {
+	for exit, want := range map[string]bool{"signal: interrupt": true, "signal: terminated": true, "signal: hangup": true,
+		"signal: killed": false, "exit status 2": false, "": false} {
+		e := &CrashError{Plugin: "p", Call: "Complete", Err: errors.New("EOF"), Exit: exit}
+		if got := errors.Is(e, plugins.ErrStopped); got != want || !errors.Is(e, ErrPluginCrashed) {
+			t.Errorf("exit %q: stopped %v, want %v", exit, got, want)
+		}
+	}
+}
