@@ -224,6 +224,9 @@ func (k *checker) screensRL(name string) bool { return screensRL(k.s, name) }
 func (k *checker) criticApplies(cr *spec.Critic) {
 	name := fmt.Sprintf("critic %q", cr.Name)
 	rl, evo, labels := k.criticUse(cr)
+	if rl+evo == 0 && !labels && !evaluatedBy(k.s, cr.Name) && k.criticTrained(cr.Name) {
+		k.trainedOnly(cr, name)
+	}
 	labels = labels || k.criticTrained(cr.Name) // a trained critic labels its pairs
 	if rl+evo == 0 && !labels && !evaluatedBy(k.s, cr.Name) && !k.danglingRefs() {
 		k.add(diag.Errorf(CodeUnusedBlock, k.at(cr.NameRange, cr.Range), "%s screens no loop and labels for no reward, so none of its fields takes effect", name).
@@ -278,6 +281,22 @@ func (k *checker) criticApplies(cr *spec.Critic) {
 		case cr.Aggregate.V == "mean_rank" && cr.Votes.V%2 == 1:
 			k.add(diag.Errorf(CodeTieUnused, cr.Tie.Range, "tie is set, but the mean rank of %s's %d votes (an odd number) never falls half-way between two labels", name, cr.Votes.V).
 				WithDetail("remove tie, or take an even number of votes"))
+		}
+	}
+}
+
+// trainedOnly refuses the voting fields of a critic that only a critic
+// training uses: its GRPO samples a group of verdicts per pair and its
+// teacher its samples, so no vote is taken and none is aggregated.
+func (k *checker) trainedOnly(cr *spec.Critic, name string) {
+	for _, f := range []struct {
+		field string
+		set   bool
+		r     diag.Range
+	}{{"votes", cr.Votes.Set, cr.Votes.Range}, {"aggregate", cr.Aggregate.Set, cr.Aggregate.Range}, {"tie", cr.Tie.Set, cr.Tie.Range}} {
+		if f.set && f.r.Valid() {
+			k.add(diag.Errorf(CodeNotApplicable, f.r, "%s is set, but %s is only trained: a critic training takes no votes (its GRPO samples a group of verdicts per pair)", f.field, name).
+				WithDetail("remove %s, or screen a loop, label a reward or bench the critic with it", f.field))
 		}
 	}
 }

@@ -91,6 +91,13 @@ func TestCriticTrainingRefusals(t *testing.T) {
 		{"group of one", func(s *spec.Spec) { s.CriticTrainings[0].GRPO.Group = spec.Of(1, at) }, CodeRange},
 		{"no steps", func(s *spec.Spec) { s.CriticTrainings[0].GRPO.Steps = spec.Val[int]{} }, CodeMissing},
 		{"unpriced GPU", func(s *spec.Spec) { s.CriticTrainings[0].SFT.GPU = spec.Of("TPU9", at) }, CodePriceMissing},
+		{"votes of a critic only trained", func(s *spec.Spec) {
+			// A second critic that only the training uses: no vote is taken.
+			solo := *s.Critics[0]
+			solo.Name, solo.Votes = "solo", spec.Of(4, at)
+			s.Critics = append(s.Critics, &solo)
+			s.CriticTrainings[0].Critic = spec.Ref{Kind: "critic", Name: "solo", Set: true, Range: at}
+		}, CodeNotApplicable},
 		{"nothing trained", func(s *spec.Spec) {
 			ct := s.CriticTrainings[0]
 			ct.SFT, ct.GRPO = nil, nil
