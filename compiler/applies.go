@@ -224,17 +224,10 @@ func (k *checker) screensRL(name string) bool { return screensRL(k.s, name) }
 func (k *checker) criticApplies(cr *spec.Critic) {
 	name := fmt.Sprintf("critic %q", cr.Name)
 	rl, evo, labels := k.criticUse(cr)
-	if rl+evo == 0 && !labels && !evaluatedBy(k.s, cr.Name) && k.criticTrained(cr.Name) {
-		k.trainedOnly(cr, name)
-	}
-	labels = labels || k.criticTrained(cr.Name) // a trained critic labels its pairs
-	if rl+evo == 0 && !labels && !evaluatedBy(k.s, cr.Name) && !k.danglingRefs() {
-		k.add(diag.Errorf(CodeUnusedBlock, k.at(cr.NameRange, cr.Range), "%s screens no loop and labels for no reward, so none of its fields takes effect", name).
-			WithDetail("write screen = critic.%s in a loop, or predictor = critic.%s in a reward with source = \"critic\", or remove the block", cr.Name, cr.Name))
-	}
-	if rl+evo == 0 && !labels {
+	if !k.criticUsed(cr, name, rl+evo, labels) {
 		return
 	}
+	labels = labels || k.criticTrained(cr.Name) // a trained critic labels its pairs
 	user := func(r diag.Range) bool { return r.Valid() }
 	if rl+evo == 0 {
 		// Labelling only (the critic-only ablation): nothing is routed.
@@ -283,6 +276,22 @@ func (k *checker) criticApplies(cr *spec.Critic) {
 				WithDetail("remove tie, or take an even number of votes"))
 		}
 	}
+}
+
+// criticUsed refuses a critic nothing uses, and the voting fields of one
+// only a critic training uses; false when no loop screens with it and no
+// reward or training has it label, so its other fields are not checked.
+func (k *checker) criticUsed(cr *spec.Critic, name string, screens int, labels bool) bool {
+	evaluated, trained := evaluatedBy(k.s, cr.Name), k.criticTrained(cr.Name)
+	if screens == 0 && !labels && !evaluated && trained {
+		k.trainedOnly(cr, name)
+	}
+	labels = labels || trained // a trained critic labels its pairs
+	if screens == 0 && !labels && !evaluated && !k.danglingRefs() {
+		k.add(diag.Errorf(CodeUnusedBlock, k.at(cr.NameRange, cr.Range), "%s screens no loop and labels for no reward, so none of its fields takes effect", name).
+			WithDetail("write screen = critic.%s in a loop, or predictor = critic.%s in a reward with source = \"critic\", or remove the block", cr.Name, cr.Name))
+	}
+	return screens > 0 || labels
 }
 
 // trainedOnly refuses the voting fields of a critic that only a critic
