@@ -2,8 +2,6 @@ package contract
 
 import (
 	"context"
-	"encoding/json"
-	"math"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -109,44 +107,8 @@ func TestCriticTrainingResumes(t *testing.T) {
 		if got := *res.Totals.Measured.CriticTrainings["critic"]; got != want {
 			t.Errorf("cut at call %d, resumed: %+v, uninterrupted: %+v", at, got, want)
 		}
-		if got := criticState(t, dir); !sameCriticState(t, got, wantState) {
+		if got := criticState(t, dir); got != wantState {
 			t.Errorf("cut at call %d, resumed: the critic ends as %s, uninterrupted %s", at, got, wantState)
 		}
 	}
-}
-
-// sameCriticState: two served critic states (the journal's policy record
-// and, inside it, the offline critic's) are the same critic: equal steps,
-// samples and updates, and biases equal to 1e-9. A bias is a sum of
-// floats over the records a critic request carries, so the last bit may
-// follow their order; a resumed critic that learnt other pairs differs
-// far more.
-func sameCriticState(t *testing.T, got, want string) bool {
-	t.Helper()
-	type served struct {
-		Step    int
-		State   []byte
-		Samples int
-	}
-	type offline struct {
-		Critic  int
-		Bias    map[string]float64
-		Updates int
-	}
-	var g, w served
-	var gc, wc offline
-	if json.Unmarshal([]byte(got), &g) != nil || json.Unmarshal([]byte(want), &w) != nil ||
-		json.Unmarshal(g.State, &gc) != nil || json.Unmarshal(w.State, &wc) != nil {
-		return got == want
-	}
-	if g.Step != w.Step || g.Samples != w.Samples || gc.Critic != wc.Critic || gc.Updates != wc.Updates || len(gc.Bias) != len(wc.Bias) {
-		return false
-	}
-	for k, b := range wc.Bias {
-		c, ok := gc.Bias[k]
-		if !ok || math.Abs(c-b) > 1e-9 {
-			return false
-		}
-	}
-	return true
 }

@@ -1,7 +1,9 @@
 package model
 
 import (
+	"maps"
 	"math"
+	"slices"
 
 	"github.com/assay-lang/assay/plugins"
 	"github.com/assay-lang/assay/plugins/payload"
@@ -54,9 +56,12 @@ func symDiff(a, b map[string]bool) int {
 // priorGain is the untrained guess for a proposal: the sum of a fixed
 // opinion about each edit.
 func priorGain(p plugins.Proposal) float64 {
+	// Summed in key order: a map's order would move the sum's last bit
+	// from call to call, and a resumed critic would not learn exactly as
+	// an uninterrupted one.
 	g := 0.0
-	for k, v := range p.Edits {
-		g += rwmPriorScale * unitHash("gain:"+k+"="+v)
+	for _, k := range slices.Sorted(maps.Keys(p.Edits)) {
+		g += rwmPriorScale * unitHash("gain:"+k+"="+p.Edits[k])
 	}
 	return g
 }
