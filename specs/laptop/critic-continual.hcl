@@ -1,44 +1,27 @@
-# Test-time continual learning of the critic at laptop scale, frozen
-# against continual (the critics paper's ablation): critic-evolve.hcl with
-# a 3-way critic, whose continual arm makes an SDFT update every round on
-# the 3 newest verified pairs (a teacher critiques each, told the measured
-# outcome) and a T-GRPO update every 2 rounds on the 6 newest, 16
-# verdicts a pair, +1 when a verdict is the measured outcome. The offline
-# critic learns a bias per mechanism direction, so the continual arm's
-# verdicts move (critic_continual.txtar).
+# The critics paper's whole pipeline at laptop scale (critic-continual.hcl
+# in miniature), frozen against continual: critic-train.hcl (teacher
+# critiques of labelled pairs, SFT and GRPO of the offline critic, the
+# static bench on held-out pairs), then critic-screened evolution whose
+# continual arm keeps adapting the critic (the paper's ablation): an SDFT
+# update every round on the 3 newest verified pairs (a teacher critiques
+# each, told the measured outcome) and a T-GRPO update every 2 rounds on
+# the 6 newest, 16 verdicts a pair, +1 when a verdict is the measured
+# outcome. The offline critic learns a bias per mechanism direction, so
+# the continual arm's verdicts move (critic_continual.txtar).
 #
-# Expected figures (assay estimate), continual arm:
+# Expected figures (assay estimate), per arm, beyond critic-train.hcl:
 #   update rounds  4 tasks x 6 rounds, less the first: 23
-#   updates        SDFT 0 to 23, T-GRPO 0 to 11 (none without new pairs,
-#                  a kept critique, or a group that disagrees)
-#   teacher calls  0 to 23 x 3 = 69
-#   critic calls   the evolution's votes, plus 0 to 11 x 6 x 16 = 1,056
-# The frozen arm is critic-evolve.hcl with the 3-way critic.
+#   updates        continual arm: SDFT 0 to 23, T-GRPO 0 to 11 (none
+#                  without new pairs, a kept critique, or a group that
+#                  disagrees); frozen arm: none
+#   teacher calls  continual arm: 0 to 23 x 3 = 69 more
+#   critic calls   continual arm: 0 to 11 x 6 x 16 = 1,056 more
+# The frozen arm is critic-train.hcl.
 
-extends = "critic-evolve.hcl"
+extends = "critic-train.hcl"
 
 name        = "laptop-critic-continual"
-description = "critic-screened evolution with a frozen and a continually trained critic"
-
-role "teacher" {
-  kind        = "critic"
-  llm         = plugin.offline
-  temperature = 1
-  concurrency = 4
-  seconds     = 0.001
-  tokens {
-    in  = 800
-    out = 40
-  }
-  price {
-    in  = 0
-    out = 0
-  }
-}
-
-critic "screen" {
-  labels = "3way"
-}
+description = "critic training and bench, then critic-screened evolution with a frozen and a continually trained critic"
 
 loop "evolve" {
   continual {
