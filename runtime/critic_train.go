@@ -18,8 +18,10 @@ import (
 // calls keep their answers' text, which SFT trains on.
 const criticTrainingKey = "critic_training/"
 
-// maxPairLine bounds one line of a critic training's pairs file.
-const maxPairLine = 1 << 20
+// maxPairLine bounds one line of a critic training's pairs file: the
+// export's own bound, which validate reads the file with, so validate
+// accepts no line the run refuses.
+const maxPairLine = critic.MaxPairLine
 
 // ctPair is one labelled pair of a critic training's file: the fields of
 // the export's schema (docs/pairs.md) a critic sees, and its labels.
