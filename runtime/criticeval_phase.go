@@ -77,9 +77,10 @@ func (r *criticEvalPhase) Execute() error {
 	return r.s.j.Commit(journal.KindCriticEval, r.ph.Name, figs)
 }
 
-// preflightCriticEvals reads every critic_eval phase's pairs file before
-// the run's first phase, so a missing, malformed or short file stops the
-// run before anything is spent, not after the critic trainings before it.
+// preflightCriticEvals reads every critic_eval phase's and critic
+// training's pairs file before the run's first phase, so a missing,
+// malformed or short file stops the run before anything is spent, not
+// after the phases before it.
 // The phase reads it again when it starts, and journals its digest then.
 func preflightCriticEvals(v *plan.Variant) error {
 	for _, ph := range v.Phases {
@@ -88,6 +89,12 @@ func preflightCriticEvals(v *plan.Variant) error {
 		}
 		if _, _, _, _, err := readCriticEvalData(ph.CriticEval); err != nil {
 			return phaseError(ph, err)
+		}
+	}
+	// A critic training's file too: seed records may come before it.
+	for _, ct := range v.CriticTrainings {
+		if _, err := loadCriticPairs(ct); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -198,3 +198,29 @@ func TestCriticEvalRefusesItsFile(t *testing.T) {
 		}
 	}
 }
+
+// TestCriticTrainingFileRefusedFirst: a critic training's pairs file that
+// is missing or short stops the run before its first phase, whatever
+// phases come before the training's.
+func TestCriticTrainingFileRefusedFirst(t *testing.T) {
+	dir := t.TempDir()
+	src := diag.Range{Filename: filepath.Join(dir, "s.hcl")}
+	writePairsTo(t, filepath.Join(dir, "ok.jsonl"), []string{"lose"}, []string{"lose"}, []string{"train"})
+	writePairsTo(t, filepath.Join(dir, "short.jsonl"), []string{"lose"}, []string{"lose"}, []string{"train"})
+	for _, c := range []struct{ name, pairs, says string }{
+		{"missing", "missing.jsonl", "no such file"},
+		{"short", "short.jsonl", "holds 1 pairs of split \"train\""},
+	} {
+		p := criticEvalPlan(&plan.CriticEval{Data: "ok.jsonl", Source: src, Split: "train", Examples: 1, Critics: []string{"screen"}, Thresholds: []float64{0.5}})
+		p.Variants[0].CriticTrainings = []*plan.CriticTraining{{Name: "ct", Phase: "critic_training.ct", Labels: "3way",
+			Pairs: c.pairs, Source: src, Split: "train", Examples: 2, MaxPairs: 100}}
+		l := verdictLoader{&verdictLLM{}}
+		_, err := runPlan(t, p, dir, "r-"+c.name, l, false)
+		if err == nil || !strings.Contains(err.Error(), c.says) || !strings.Contains(err.Error(), "critic training ct") {
+			t.Errorf("%s: %v, want a refusal of the critic training's file saying %q", c.name, err, c.says)
+		}
+		if n := l.llm.calls.Load(); n != 0 {
+			t.Errorf("%s: %d calls before the refusal", c.name, n)
+		}
+	}
+}
