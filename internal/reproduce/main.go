@@ -162,7 +162,7 @@ var experiments = []experiment{
 	},
 	{
 		Title: "Test-time continual learning: a frozen vs a continually trained critic in OpenEvolve",
-		Paper: "seed 002: T-GRPO every 2 rounds on 6 new pairs with 16 rollouts, SDFT every round on 3 new pairs, LoRA rank 32; the figures this repository's notes give of the paper hold no frozen-vs-continual result to compare with",
+		Paper: "seed 002: T-GRPO every 2 rounds on 6 new pairs with 16 rollouts, SDFT every round on 3 new pairs, LoRA rank 32 (no frozen-vs-continual figure of the paper is quoted here)",
 		Arms: []arm{
 			{Label: "frozen", Spec: "critic-continual.hcl", Variant: "enabled=false", Critic: "screen"},
 			{Label: "continual", Spec: "critic-continual.hcl", Variant: "enabled=true", Critic: "screen"},
