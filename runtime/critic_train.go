@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/assay-lang/assay/base/critic"
 	"github.com/assay-lang/assay/compiler/plan"
@@ -66,7 +65,7 @@ func (p *ctPair) request(labels string) *payload.CritiqueRequest {
 // space, in file order: at most ct.MaxPairs lines of at most maxPairLine
 // bytes each, every line a pair with a known 3-way label.
 func readCriticPairs(ct *plan.CriticTraining) ([]ctPair, error) {
-	f, err := os.Open(pairsPath(ct))
+	f, err := os.Open(ct.PairsPath())
 	if err != nil {
 		return nil, err
 	}
@@ -119,16 +118,6 @@ func loadCriticPairs(ct *plan.CriticTraining) ([]ctPair, error) {
 			errPermanent, ct.Name, ct.Pairs, len(pairs), ct.Split, ct.Labels, max(ct.Examples, 1))
 	}
 	return pairs, nil
-}
-
-// pairsPath is the file of ct's pairs: relative to the file that wrote
-// them (the compiler made a --set path absolute).
-func pairsPath(ct *plan.CriticTraining) string {
-	p := ct.Pairs
-	if f := ct.Source.Filename; !filepath.IsAbs(p) && f != "" {
-		p = filepath.Join(filepath.Dir(f), p)
-	}
-	return p
 }
 
 func trimBlank(b []byte) []byte {

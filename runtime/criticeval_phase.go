@@ -35,7 +35,7 @@ func (r *criticEvalPhase) claimData(digest string) error {
 	if r.s.j.Meta(key, &was) {
 		if was != digest {
 			return fmt.Errorf("%w: critic_eval pairs file %s changed since the run began (%s, the journal has %s): restore it, or start a new run",
-				errPermanent, criticEvalPath(r.ph.CriticEval), digest, was)
+				errPermanent, r.ph.CriticEval.DataPath(), digest, was)
 		}
 		return nil
 	}

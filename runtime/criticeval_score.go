@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/assay-lang/assay/base/critic"
 	"github.com/assay-lang/assay/compiler/plan"
@@ -112,7 +111,7 @@ func ScoreCritic(c *plan.Critic, votes [][]string, labels []critic.Example, ks [
 // refuses a missing or malformed file, or one with fewer such pairs. It
 // returns the file's digest, which the phase journals.
 func readCriticEvalData(ce *plan.CriticEval) (ex []CriticExample, labels []critic.Example, n5 int, digest string, err error) {
-	path := criticEvalPath(ce)
+	path := ce.DataPath()
 	fail := func(format string, a ...any) error {
 		return fmt.Errorf("%w: critic_eval pairs file %s: %s", errPermanent, path, fmt.Sprintf(format, a...))
 	}
@@ -144,16 +143,6 @@ func readCriticEvalData(ce *plan.CriticEval) (ex []CriticExample, labels []criti
 	}
 	sum := sha256.Sum256(b)
 	return ex, labels, n5, "sha256:" + hex.EncodeToString(sum[:]), nil
-}
-
-// criticEvalPath is the file of a critic_eval's pairs: relative to the
-// file that names it (the compiler made a --set path absolute).
-func criticEvalPath(ce *plan.CriticEval) string {
-	p := ce.Data
-	if f := ce.Source.Filename; !filepath.IsAbs(p) && f != "" {
-		p = filepath.Join(filepath.Dir(f), p)
-	}
-	return p
 }
 
 // unwrapPath is err without the path an *os.PathError repeats.

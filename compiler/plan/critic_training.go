@@ -72,3 +72,7 @@ type CriticUpdate struct {
 	// equal reward.
 	Updates Count `json:"updates"`
 }
+
+// PairsPath is the file of ct's pairs: Pairs as written, relative to the
+// file that names it (the compiler made a --set path absolute).
+func (ct *CriticTraining) PairsPath() string { return specRelative(ct.Pairs, ct.Source) }

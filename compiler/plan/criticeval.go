@@ -1,6 +1,10 @@
 package plan
 
-import "github.com/assay-lang/assay/lang/diag"
+import (
+	"path/filepath"
+
+	"github.com/assay-lang/assay/lang/diag"
+)
 
 // PhaseCriticEval is a static critic evaluation: each of its critics
 // judges every example of a labelled pairs file, votes times, and is
@@ -33,4 +37,17 @@ type CriticEval struct {
 	K []int `json:"k,omitempty"`
 	// Thresholds are the routing thresholds T reported.
 	Thresholds []float64 `json:"thresholds"`
+}
+
+// DataPath is the file of ce's pairs: Data as written, relative to the
+// file that names it (the compiler made a --set path absolute).
+func (ce *CriticEval) DataPath() string { return specRelative(ce.Data, ce.Source) }
+
+// specRelative is p, relative to the directory of the file src names
+// unless it is absolute.
+func specRelative(p string, src diag.Range) string {
+	if f := src.Filename; !filepath.IsAbs(p) && f != "" {
+		return filepath.Join(filepath.Dir(f), p)
+	}
+	return p
 }

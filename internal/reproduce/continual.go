@@ -76,7 +76,7 @@ func heldOutDir3(dir, id string, v *plan.Variant) (float64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("run %s: %w", id, err)
 	}
-	fh, err := os.Open(ce.Data)
+	fh, err := os.Open(ce.DataPath())
 	if err != nil {
 		return 0, err
 	}

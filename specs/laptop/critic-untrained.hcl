@@ -49,6 +49,7 @@ critic "screen" {
 critic_eval "bench" {
   data  = "data/critic-pairs.jsonl"
   split = "holdout"
+  limit = 32 # the held-out pairs of train-02
   k     = [1, 8]
 }
 
