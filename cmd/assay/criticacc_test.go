@@ -64,7 +64,8 @@ func cmdCriticAcc(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // criticAccuracy is the share of split's pairs whose majority verdict's
-// direction is the pair's 3-way label (a tied majority counts as tie).
+// direction is the pair's 3-way label; of tied directions the first of
+// improve, tie, lose is the verdict.
 func criticAccuracy(ts *testscript.TestScript, ps []pairs.Pair, split string, votes int, st *model.CriticState) (float64, int) {
 	right, n := 0, 0
 	for i, p := range ps {
