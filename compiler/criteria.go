@@ -93,9 +93,10 @@ func (k *checker) criteriaCovered(p *spec.Prompt) bool {
 // updates), that role's calls: at most one per task of the spec, as the
 // runtime asks once per task of the run, for a task no criteria file
 // covers, before the critic's first call on it. The phase may call the
-// critic on none of them, or an earlier phase may have asked already, so
-// the low is 0; each phase counts them all, so the high holds whichever
-// phase asks first.
+// critic on none of them, an earlier phase may have asked already, or the
+// runs directory's criteria store may hold a task's from an earlier run
+// (reused without a call), so the low is 0; each phase counts them all,
+// so the high holds whichever phase asks first.
 func (lv *lowering) criteriaCalls(phases []*plan.Phase) {
 	n := 0.0
 	for _, e := range lv.s.Environments {
