@@ -14,9 +14,10 @@
 #
 # You supply train_critic.py, which is not in this repository: the
 # update command of every critic update (critic-sft, critic-grpo): it
-# reads the batch file, trains a LoRA adapter of the critic from the
-# previous adapter and writes it into adapter_dir (docs/critic-training.md,
-# "Through your training command").
+# reads the batch file, trains a LoRA adapter of the critic (rank 32, the
+# paper's, as ASSAY_LORA_RANK) from the previous adapter and writes it
+# into adapter_dir (docs/critic-training.md, "Through your training
+# command").
 #
 # Expected figures (assay estimate), continual arm, beyond critic-train.hcl:
 #   update rounds  tasks x 10 rounds, less the first
@@ -46,5 +47,6 @@ loop "evolve" {
     gpu        = "H100"
     gpus       = 8
     hours      = 0.05
+    lora_rank  = 32
   }
 }

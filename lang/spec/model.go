@@ -345,6 +345,7 @@ type PolicyUpdate struct {
 	KLCoef      Val[float64] `assay:"kl_coef" doc:"beta of the KL penalty toward the reference (base) policy (grpo: 0.04; dapo: 0, none)"`
 	Epochs      Val[int]     `assay:"epochs" doc:"gradient passes over one update's batch (grpo and dapo: 4)"`
 	WeightDecay Val[float64] `assay:"weight_decay" doc:"the optimiser's decoupled weight decay on the adapter's weights (grpo and dapo: 0, as neither paper sets one)"`
+	LoRARank    Val[int]     `assay:"lora_rank" doc:"rank of the LoRA adapter the update command trains, 1 to 4096 (unset: the command's own default, and the job leaves it out)"`
 	Range       diag.Range   `json:"-"`
 }
 
