@@ -2,14 +2,17 @@ package contract
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/assay-lang/assay/compiler/plan"
 	"github.com/assay-lang/assay/features/runcompare"
+	"github.com/assay-lang/assay/plugins"
 	"github.com/assay-lang/assay/runtime"
 )
 
@@ -75,6 +78,22 @@ func TestCriteriaReusedAcrossRuns(t *testing.T) {
 			t.Errorf("second run: task %s's stored criteria %q reached no critic call", task, c)
 		}
 	}
+	// A replay of the run that reused them takes them from its journal,
+	// with every other answer: it starts no LLM.
+	noLLM := runtime.LoaderFunc(func(ctx context.Context, pl *plan.Plugin) (runtime.Instance, error) {
+		if pl.Kind == plugins.KindLLM {
+			return nil, fmt.Errorf("%w: the LLM plugin was started in a replay", plugins.ErrPluginStart)
+		}
+		return loader().Open(ctx, pl)
+	})
+	again, err := runtime.Run(context.Background(), p, runtime.Options{ID: "replayed", Dir: dir, Plugins: noLLM, Replay: &runtime.Replay{Dir: filepath.Join(dir, "second"), Runs: true}})
+	if err != nil || again.State != runtime.StateFinished || again.Totals.LLMCalls != second.Totals.LLMCalls {
+		t.Fatalf("replay of the run that reused the criteria: %v %+v", err, again)
+	}
+	if cs, err := runtime.RunCriteria(dir, "replayed"); err != nil || len(cs) != 2 || cs[0].From != "reused" || cs[0].Text != llm1.criteria[cs[0].Task] {
+		t.Errorf("replay: criteria %+v, %v; want the replayed run's, reused", cs, err)
+	}
+	resumeReused(t, p, dir, int64(second.Totals.LLMCalls)-3, llm1.criteria)
 	for id, from := range map[string]string{"first": "generated", "second": "reused"} {
 		cs, err := runtime.RunCriteria(dir, id)
 		if err != nil || len(cs) != 2 {
@@ -115,5 +134,73 @@ func TestCriteriaReusedAcrossRuns(t *testing.T) {
 	}
 	if res, _ := criteriaRun(t, p, dir, "mended"); understandCalls(res) != 0 {
 		t.Errorf("after the corrupt entries were replaced: %d understand calls, want 0", understandCalls(res))
+	}
+}
+
+// resumeReused stops a run that reused the store's criteria at LLM call
+// at, spoils the store, and resumes the run: it reads its criteria from
+// its journal, asks the criteria role nothing, and its critics read the
+// text it reused.
+func resumeReused(t *testing.T, p *plan.Plan, dir string, at int64, want map[string]string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	var calls atomic.Int64
+	cut := runtime.LoaderFunc(func(ctx context.Context, pl *plan.Plugin) (runtime.Instance, error) {
+		if pl.Source == "builtin:offline" {
+			return inst{l: cuttingLLM{calls: &calls, at: at, cancel: cancel}}, nil
+		}
+		return loader().Open(ctx, pl)
+	})
+	res, _ := runtime.Run(ctx, p, runtime.Options{ID: "cut", Dir: dir, Plugins: cut})
+	cancel()
+	if res == nil || res.State != runtime.StateInterrupted {
+		t.Fatalf("cut at call %d: the run was not interrupted: %+v", at, res)
+	}
+	if cs, err := runtime.RunCriteria(dir, "cut"); err != nil || len(cs) != 2 {
+		t.Fatalf("cut at call %d: criteria %+v (%v), want both tasks' reused before the cut", at, cs, err)
+	}
+	ents, _ := filepath.Glob(filepath.Join(dir, runtime.CriteriaStoreDir, "*.json"))
+	kept := map[string][]byte{}
+	for _, e := range ents {
+		b, err := os.ReadFile(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kept[e] = b
+		if err := os.WriteFile(e, []byte("{spoilt"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var critics []string
+	llm := sentLLM{mu: &sync.Mutex{}, criteria: map[string]string{}, critics: &critics}
+	l := runtime.LoaderFunc(func(ctx context.Context, pl *plan.Plugin) (runtime.Instance, error) {
+		if pl.Source == "builtin:offline" {
+			return inst{l: llm}, nil
+		}
+		return loader().Open(ctx, pl)
+	})
+	res, err := runtime.Run(context.Background(), nil, runtime.Options{ID: "cut", Dir: dir, Plugins: l, Resume: true})
+	if err != nil || res.State != runtime.StateFinished {
+		t.Fatalf("resume: %v %+v", err, res)
+	}
+	if n := understandCalls(res); n != 0 || len(llm.criteria) != 0 {
+		t.Errorf("resumed run: %d understand calls (%q), want 0: its journal holds the criteria it reused", n, llm.criteria)
+	}
+	cs, err := runtime.RunCriteria(dir, "cut")
+	if err != nil || len(cs) != 2 {
+		t.Fatalf("resumed run: criteria %+v, %v", cs, err)
+	}
+	for _, c := range cs {
+		if c.From != "reused" || c.Text != want[c.Task] {
+			t.Errorf("resumed run: task %s's criteria %s %q, want reused %q", c.Task, c.From, c.Text, want[c.Task])
+		}
+	}
+	if len(critics) == 0 {
+		t.Error("the resumed run made no critic call")
+	}
+	for e, b := range kept {
+		if err := os.WriteFile(e, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

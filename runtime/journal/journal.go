@@ -283,8 +283,8 @@ func (j *Journal) Path() string { return j.path }
 func (j *Journal) load() error {
 	j.loading = true
 	defer func() { j.loading = false }()
-	rows, err := j.db.Query(`SELECT seq, kind, key, data FROM events WHERE kind IN (?, ?, ?, ?, ?, ?, ?) ORDER BY seq`,
-		KindMeta, KindCall, KindPolicy, KindReserve, KindStarted, KindRerun, KindFinished)
+	rows, err := j.db.Query(`SELECT seq, kind, key, data FROM events WHERE kind IN (?, ?, ?, ?, ?, ?, ?, ?) ORDER BY seq`,
+		KindMeta, KindCall, KindPolicy, KindCriteria, KindReserve, KindStarted, KindRerun, KindFinished)
 	if err != nil {
 		return err
 	}
@@ -644,8 +644,9 @@ func (j *Journal) Runs() []Run {
 	return out
 }
 
-// Call returns the journaled result of a plugin call key (KindCall) or of a
-// policy update (KindPolicy) that was on disk when the journal was opened:
+// Call returns the journaled result of a plugin call key (KindCall), of a
+// policy update (KindPolicy) or a task's criteria (KindCriteria) that was
+// on disk when the journal was opened:
 // a run's call keys are unique, so one journaled since is not asked for
 // again in the same process and is not kept in memory.
 func (j *Journal) Call(kind, key string) (json.RawMessage, bool) {
