@@ -141,3 +141,38 @@ func TestWriteCriteriaDirs(t *testing.T) {
 		t.Error("two environments' tasks of one name with different criteria were written")
 	}
 }
+
+// FuzzCriteriaStoreEntry: whatever a store entry holds, reading it gives
+// its text only when it is the request's whole, valid entry, and never
+// panics.
+func FuzzCriteriaStoreEntry(f *testing.F) {
+	v, role := storeFixture()
+	id := criteriaIdentityOf(v, role, criteriaRequest("env", "t1", "", ""))
+	d, _ := id.digest()
+	s := storeIn(f.TempDir())
+	if _, err := s.put(d, &storedCriteria{Identity: id, Text: "Lower wins."}); err != nil {
+		f.Fatal(err)
+	}
+	good, err := os.ReadFile(filepath.Join(s.dir, d+".json"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(good)
+	f.Add([]byte("{not json"))
+	f.Add([]byte(`{"identity": {"version": 1}, "text": "x"}`))
+	f.Add([]byte(`{"identity": null, "text": ""}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		dir := t.TempDir()
+		st := storeIn(dir)
+		if err := os.MkdirAll(st.dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(st.dir, d+".json"), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		text, found, err := st.get(d, &id)
+		if found && (err != nil || text == "" || len(text) > maxStoredCriteria) {
+			t.Fatalf("found %q with %v", text, err)
+		}
+	})
+}
