@@ -78,21 +78,7 @@ func TestCriteriaReusedAcrossRuns(t *testing.T) {
 			t.Errorf("second run: task %s's stored criteria %q reached no critic call", task, c)
 		}
 	}
-	// A replay of the run that reused them takes them from its journal,
-	// with every other answer: it starts no LLM.
-	noLLM := runtime.LoaderFunc(func(ctx context.Context, pl *plan.Plugin) (runtime.Instance, error) {
-		if pl.Kind == plugins.KindLLM {
-			return nil, fmt.Errorf("%w: the LLM plugin was started in a replay", plugins.ErrPluginStart)
-		}
-		return loader().Open(ctx, pl)
-	})
-	again, err := runtime.Run(context.Background(), p, runtime.Options{ID: "replayed", Dir: dir, Plugins: noLLM, Replay: &runtime.Replay{Dir: filepath.Join(dir, "second"), Runs: true}})
-	if err != nil || again.State != runtime.StateFinished || again.Totals.LLMCalls != second.Totals.LLMCalls {
-		t.Fatalf("replay of the run that reused the criteria: %v %+v", err, again)
-	}
-	if cs, err := runtime.RunCriteria(dir, "replayed"); err != nil || len(cs) != 2 || cs[0].From != "reused" || cs[0].Text != llm1.criteria[cs[0].Task] {
-		t.Errorf("replay: criteria %+v, %v; want the replayed run's, reused", cs, err)
-	}
+	replayReused(t, p, dir, second, llm1.criteria)
 	resumeReused(t, p, dir, int64(second.Totals.LLMCalls)-3, llm1.criteria)
 	for id, from := range map[string]string{"first": "generated", "second": "reused"} {
 		cs, err := runtime.RunCriteria(dir, id)
@@ -202,5 +188,25 @@ func resumeReused(t *testing.T, p *plan.Plan, dir string, at int64, want map[str
 		if err := os.WriteFile(e, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// replayReused replays run second, which reused the store's criteria: the
+// replay takes them from its journal, with every other answer, and starts
+// no LLM.
+func replayReused(t *testing.T, p *plan.Plan, dir string, second *runtime.Result, want map[string]string) {
+	t.Helper()
+	noLLM := runtime.LoaderFunc(func(ctx context.Context, pl *plan.Plugin) (runtime.Instance, error) {
+		if pl.Kind == plugins.KindLLM {
+			return nil, fmt.Errorf("%w: the LLM plugin was started in a replay", plugins.ErrPluginStart)
+		}
+		return loader().Open(ctx, pl)
+	})
+	again, err := runtime.Run(context.Background(), p, runtime.Options{ID: "replayed", Dir: dir, Plugins: noLLM, Replay: &runtime.Replay{Dir: filepath.Join(dir, "second"), Runs: true}})
+	if err != nil || again.State != runtime.StateFinished || again.Totals.LLMCalls != second.Totals.LLMCalls {
+		t.Fatalf("replay of the run that reused the criteria: %v %+v", err, again)
+	}
+	if cs, err := runtime.RunCriteria(dir, "replayed"); err != nil || len(cs) != 2 || cs[0].From != "reused" || cs[0].Text != want[cs[0].Task] {
+		t.Errorf("replay: criteria %+v, %v; want the replayed run's, reused", cs, err)
 	}
 }
