@@ -233,7 +233,7 @@ func criteriaPlaceholder(role *plan.Role, t *plan.Task) string {
 	if _, ok := p.TaskCriteria[t.Name]; ok {
 		return ""
 	}
-	return fmt.Sprintf("(the criteria role %s generates for task %s when the run first judges it)", p.CriteriaRole, t.Name)
+	return fmt.Sprintf("(the criteria role %s generates for task %s when the run first judges it, or the runs directory's criteria store holds from an earlier run)", p.CriteriaRole, t.Name)
 }
 
 // criteriaRoleOf says whether role is some critic's criteria_role in v
