@@ -162,8 +162,11 @@ func (c llmCall) criteriaOf(key string, req payload.SummarizeRequest, rec *crite
 	}
 	if s, ok := storeOf(r.opts); ok && r.replay == nil {
 		st := &storedCriteria{Identity: id, Text: rec.Text, Run: r.opts.ID, Role: rec.Role, At: r.opts.Clock.Now().UTC()}
-		if stored, err := s.put(d, st); err != nil || !stored {
-			r.progress.logf("criteria of task %s by role %s are not kept for later runs (%v): the store is full, the text over %d bytes, or the store cannot be written", rec.Task, rec.Role, err, maxStoredCriteria)
+		switch stored, err := s.put(d, st); {
+		case err != nil:
+			r.progress.logf("criteria of task %s by role %s are not kept for later runs: %v", rec.Task, rec.Role, err)
+		case !stored:
+			r.progress.logf("criteria of task %s by role %s are not kept for later runs: the text is empty or over %d bytes, or the store holds %d entries", rec.Task, rec.Role, maxStoredCriteria, maxStoreEntries)
 		}
 	}
 	return rec.Text, nil
