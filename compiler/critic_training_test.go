@@ -28,9 +28,14 @@ func TestCriticTrainingLowersAndPrices(t *testing.T) {
 		t.Fatal(ds.Err())
 	}
 	v := p.Variants[0]
-	// The benchmark gives the baselines: no baselines phase.
-	if len(v.Phases) != 2 || v.Phases[0].Kind != plan.PhaseCriticTraining || v.Phases[1].Kind != plan.PhaseEvolution {
-		t.Fatalf("%d phases: want critic_training, evolution", len(v.Phases))
+	// The benchmark gives the baselines: no baselines phase. The trained
+	// critic is benched before it screens: 1,500 held-out pairs x 16
+	// votes, priced from the spec (the pairs file is the user's).
+	if len(v.Phases) != 3 || v.Phases[0].Kind != plan.PhaseCriticTraining || v.Phases[1].Kind != plan.PhaseCriticEval || v.Phases[2].Kind != plan.PhaseEvolution {
+		t.Fatalf("%d phases: want critic_training, critic_eval, evolution", len(v.Phases))
+	}
+	if got := v.Phases[1].Calls.LLM["critic"]; got != plan.Exact(1500*16) {
+		t.Errorf("bench critic calls %+v, want 24,000", got)
 	}
 	ph := v.Phases[0]
 	if got, want := ph.Calls.LLM["teacher"], (plan.Count{Low: 88000, Expected: 88000 + 11000*0.555*8 + 11000*0.239, High: 11000 * 17}); !near(got, want) {

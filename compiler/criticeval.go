@@ -17,9 +17,11 @@ var defaultCriticEvalThresholds = []float64{0.1, 0.25, 0.5}
 // maxCriticEvalList bounds the k and thresholds lists of one critic_eval.
 const maxCriticEvalList = 64
 
-// criticEvals checks every critic_eval block of the variant: its pairs
-// file was read, its critics exist, its k and thresholds are in range and
-// its pairs and calls are neither none nor too many.
+// criticEvals checks every critic_eval block of the variant: it names a
+// pairs file and the pairs it judges (limit, the count the estimate
+// prices), its critics exist, its k and thresholds are in range and its
+// calls are not too many. The file itself is read when the spec is
+// loaded (diagnostics only) and when the phase starts.
 func (k *checker) criticEvals() {
 	seen := map[string]bool{}
 	for _, ce := range k.s.CriticEvals {
@@ -32,26 +34,19 @@ func (k *checker) criticEvals() {
 		if !k.need(ce.Data.Set, at, fmt.Sprintf("critic_eval %q: data", ce.Name), `data = "pairs.jsonl" (a file assay export pairs wrote)`) {
 			continue
 		}
-		if !ce.DataRead {
-			k.add(diag.Errorf(CodeMissing, ce.Data.Range, "critic_eval %q: pairs file %s was not read", ce.Name, ce.Data.V).
-				WithDetail("A critic_eval's pairs file is read when the spec is loaded from disk (lang/load); load the spec with its files."))
-			continue
-		}
 		cs := k.evalCritics(ce)
-		k.intMin(ce.Limit, 0, fmt.Sprintf("critic_eval %q: limit", ce.Name))
 		k.criticEvalLists(ce, cs)
-		n := criticEvalExamples(ce)
-		if n == 0 {
-			k.add(diag.Errorf(CodeRange, k.at(ce.Split.Range, ce.Data.Range), "critic_eval %q: %s has no pairs of split %s", ce.Name, ce.Data.V, splitOf(ce)).
-				WithDetail("choose a split the file has (split = \"all\" judges every pair), or export pairs with that split"))
+		if !k.need(ce.Limit.Set, at, fmt.Sprintf("critic_eval %q: limit", ce.Name), "limit = N, the pairs of the split judged and priced (e.g. the file's wc -l for split all, or the count assay export pairs reports)") {
 			continue
 		}
-		calls := 0
+		k.intMin(ce.Limit, 1, fmt.Sprintf("critic_eval %q: limit", ce.Name))
+		// In float64: a limit near the int range must not wrap.
+		calls := 0.0
 		for _, c := range cs {
-			calls += n * max(c.Votes.V, 0)
+			calls += float64(ce.Limit.V) * float64(max(c.Votes.V, 0))
 		}
 		if calls > plan.MaxCriticEvalCalls {
-			k.add(diag.Errorf(CodeTooLarge, at, "critic_eval %q makes %d critic calls; one evaluation makes at most %d", ce.Name, calls, plan.MaxCriticEvalCalls).
+			k.add(diag.Errorf(CodeTooLarge, at, "critic_eval %q makes %.0f critic calls; one evaluation makes at most %d", ce.Name, calls, plan.MaxCriticEvalCalls).
 				WithDetail("set limit, fewer critics or fewer votes"))
 		}
 	}
@@ -117,21 +112,6 @@ func splitOf(ce *spec.CriticEval) string {
 		return ce.Split.V
 	}
 	return "all"
-}
-
-// criticEvalExamples is how many pairs a critic_eval judges: those of its
-// split, at most limit.
-func criticEvalExamples(ce *spec.CriticEval) int {
-	n := 0
-	for split, c := range ce.DataSplits {
-		if splitOf(ce) == "all" || split == splitOf(ce) {
-			n += c
-		}
-	}
-	if ce.Limit.V > 0 {
-		n = min(n, ce.Limit.V)
-	}
-	return n
 }
 
 // evaluatedBy reports whether a critic_eval of the spec evaluates critic

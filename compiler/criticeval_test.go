@@ -33,27 +33,39 @@ const pairLines = `{"run":"x","plan":"p","plan_hash":"h","env":"tiny","task":"t1
 {"run":"x","plan":"p","plan_hash":"h","env":"tiny","task":"t2","candidate":"c3","run_key":"c3","minimize":true,"parent":{"commit":"","id":"base","metric":2},"child":{"commit":"","id":"c","text":"c","metric":2},"idea":"c","label3":"tie","split":"holdout"}
 `
 
-// compileStatic writes the pairs and the spec to a fresh directory, loads
-// the spec from disk and compiles it.
+// compileStatic writes the pairs (none when pairs is "") and the spec to
+// a fresh directory, loads the spec from disk and compiles it. The
+// diagnostics are the loader's and the compiler's.
 func compileStatic(t *testing.T, body, pairs string) (*plan.Plan, diag.Diagnostics) {
 	t.Helper()
-	dir := t.TempDir()
-	withSource(t, dir, "pairs.jsonl", pairs)
+	return compileStaticIn(t, t.TempDir(), body, pairs)
+}
+
+func compileStaticIn(t *testing.T, dir, body, pairs string) (*plan.Plan, diag.Diagnostics) {
+	t.Helper()
+	if pairs != "" {
+		withSource(t, dir, "pairs.jsonl", pairs)
+	}
 	s, _, ds := load.Load(withSource(t, dir, "s.hcl", staticSpec(body)), load.Options{})
 	if ds.HasErrors() {
 		return nil, ds
 	}
-	return Compile(s, Options{})
+	p, cds := Compile(s, Options{})
+	return p, append(ds, cds...)
 }
 
-// TestCriticEvalLowers: the phase judges the pairs of its split with each
-// critic, examples x votes calls of the critic's role, and states its
-// data, digest, critics and the default thresholds.
+// TestCriticEvalLowers: the phase judges the first limit pairs of its
+// split with each critic, limit x votes calls of the critic's role, and
+// states its data as the spec wrote it, its critics and the default
+// thresholds; it prices from the spec alone, so a spec whose pairs file
+// does not exist yet compiles to the same plan, with a warning.
 func TestCriticEvalLowers(t *testing.T) {
-	p, ds := compileStatic(t, `  data = "pairs.jsonl"
+	body := `  data = "pairs.jsonl"
   split = "holdout"
-  k = [1, 2]`, pairLines)
-	if ds.HasErrors() {
+  limit = 2
+  k = [1, 2]`
+	p, ds := compileStatic(t, body, pairLines)
+	if ds.HasErrors() || len(ds) != 0 {
 		t.Fatal(ds.Format(0))
 	}
 	v := p.Variants[0]
@@ -74,50 +86,57 @@ func TestCriticEvalLowers(t *testing.T) {
 	}
 	if ce.Examples != 2 || ce.Split != "holdout" || !slices.Equal(ce.Critics, []string{"free", "screen"}) ||
 		!slices.Equal(ce.K, []int{1, 2}) || !slices.Equal(ce.Thresholds, []float64{0.1, 0.25, 0.5}) ||
-		!strings.HasPrefix(ce.Digest, "sha256:") || filepath.Base(ce.Data) != "pairs.jsonl" {
+		ce.Data != "pairs.jsonl" || filepath.Base(ce.Source.Filename) != "s.hcl" {
 		t.Errorf("critic_eval %+v", ce)
 	}
-	// limit keeps the first pairs of the split; critics orders.
+	// No pairs file yet: the same plan, and a warning at data.
+	dir := t.TempDir()
+	q, ds := compileStaticIn(t, dir, body, "")
+	if ds.HasErrors() || q == nil {
+		t.Fatal(ds.Format(0))
+	}
+	if out := ds.Format(0); !strings.Contains(out, "warning[W_PAIRS_MISSING]") || !strings.Contains(out, "s.hcl:") || !strings.Contains(out, "does not exist") {
+		t.Errorf("a missing pairs file: want a positioned W_PAIRS_MISSING, got:\n%s", out)
+	}
+	if q.Variants[0].Phases[0].Calls.LLM["critic"] != plan.Exact(8) || q.Variants[0].Phases[0].CriticEval.Examples != 2 {
+		t.Errorf("without its file the phase prices %+v", q.Variants[0].Phases[0].Calls.LLM)
+	}
+	// critics orders.
 	p, ds = compileStatic(t, `  data = "pairs.jsonl"
-  limit = 2
+  limit = 3
   critics = ["screen", "free"]`, pairLines)
 	if ds.HasErrors() {
 		t.Fatal(ds.Format(0))
 	}
 	ph = p.Variants[0].Phases[0]
-	if ph.CriticEval.Examples != 2 || ph.Calls.LLM["free"] != plan.Exact(4) || ph.Calls.LLM["critic"] != plan.Exact(8) || ph.CriticEval.Critics[0] != "screen" {
-		t.Errorf("limit 2, critics screen and free: %+v, calls %+v", ph.CriticEval, ph.Calls.LLM)
+	if ph.CriticEval.Examples != 3 || ph.Calls.LLM["free"] != plan.Exact(6) || ph.Calls.LLM["critic"] != plan.Exact(12) || ph.CriticEval.Critics[0] != "screen" {
+		t.Errorf("limit 3, critics screen and free: %+v, calls %+v", ph.CriticEval, ph.Calls.LLM)
 	}
 }
 
 // TestCriticEvalRefusals: each fault is refused with its code, at the
-// field.
+// field; the file's faults when it exists, as the phase would refuse it.
 func TestCriticEvalRefusals(t *testing.T) {
+	const d = "  data = \"pairs.jsonl\"\n  limit = 1\n"
 	for _, c := range []struct {
 		body, pairs, code, says string
 	}{
 		{`  split = "holdout"`, pairLines, CodeMissing, "data is missing"},
-		{`  data = "nope.jsonl"`, pairLines, "E_CRITIC_EVAL_DATA", "cannot read pairs file"},
-		{`  data = "pairs.jsonl"`, "{\"label3\":\"better\"}\n", "E_CRITIC_EVAL_DATA", "line 1: label3"},
-		{"  data = \"pairs.jsonl\"\n  critics = [\"nope\"]", pairLines, CodeUnknownRef, `no critic "nope"`},
-		{"  data = \"pairs.jsonl\"\n  k = [3]", pairLines, CodeRange, `critic "free" votes 2 times`},
-		{"  data = \"pairs.jsonl\"\n  thresholds = [1.5]", pairLines, CodeRange, "outside [0, 1]"},
-		{"  data = \"pairs.jsonl\"\n  split = \"train\"\n  limit = -1", pairLines, CodeRange, "limit must be at least 0"},
-		{"  data = \"pairs.jsonl\"\n  split = \"holdout\"", strings.SplitAfter(pairLines, "\n")[0], CodeRange, "no pairs of split holdout"},
+		{`  data = "pairs.jsonl"`, pairLines, CodeMissing, `critic_eval "bench": limit is missing`},
+		{"  data = \"pairs.jsonl\"\n  limit = 0", pairLines, CodeRange, "limit must be at least 1"},
+		{d, "{\"label3\":\"better\"}\n", "E_CRITIC_EVAL_DATA", "line 1: label3"},
+		{"  data = \"pairs.jsonl\"\n  split = \"holdout\"\n  limit = 3", pairLines, "E_CRITIC_EVAL_DATA", "holds 2 pairs of split holdout, and limit judges 3"},
+		{"  data = \"pairs.jsonl\"\n  split = \"train\"\n  limit = 2", pairLines, "E_CRITIC_EVAL_DATA", "holds 1 pairs of split train"},
+		{d + `  critics = ["nope"]`, pairLines, CodeUnknownRef, `no critic "nope"`},
+		{d + "  k = [3]", pairLines, CodeRange, `critic "free" votes 2 times`},
+		{d + "  thresholds = [1.5]", pairLines, CodeRange, "outside [0, 1]"},
+		{"  data = \"pairs.jsonl\"\n  limit = 4000000", "", CodeTooLarge, "critic calls; one evaluation makes at most"},
 	} {
 		_, ds := compileStatic(t, c.body, c.pairs)
 		out := ds.Format(0)
-		if !strings.Contains(out, c.code) || !strings.Contains(out, c.says) || !strings.Contains(out, "s.hcl:") {
+		if !ds.HasErrors() || !strings.Contains(out, c.code) || !strings.Contains(out, c.says) || !strings.Contains(out, "s.hcl:") {
 			t.Errorf("%q: want %s %q at a position, got:\n%s", c.body, c.code, c.says, out)
 		}
-	}
-	// A spec not loaded from disk has not read its pairs file.
-	s, _, ds := load.Load(withSource(t, t.TempDir(), "s.hcl", staticSpec(`  data = "p.jsonl"`)), load.Options{})
-	if !ds.HasErrors() {
-		t.Fatal("a missing pairs file loaded")
-	}
-	if _, ds = Compile(s, Options{}); !strings.Contains(ds.Format(0), "was not read") {
-		t.Errorf("an unread pairs file compiled: %s", ds.Format(0))
 	}
 }
 
@@ -140,23 +159,34 @@ func proveCriticEval(a, b string) func(t *testing.T) {
 }
 
 func init() {
-	d := "  data = \"pairs.jsonl\"\n"
+	d := "  data = \"pairs.jsonl\"\n  limit = 1\n"
 	specialFields["critic_eval.*.data"] = func(t *testing.T) {
-		pa, ds := compileStatic(t, d, pairLines)
+		dir := t.TempDir()
+		withSource(t, dir, "other.jsonl", pairLines)
+		pa, ds := compileStaticIn(t, dir, d, pairLines)
 		if ds.HasErrors() {
 			t.Fatal(ds.Format(0))
 		}
-		pb, ds := compileStatic(t, d, strings.Replace(pairLines, `"label3":"tie"`, `"label3":"lose"`, 1))
+		pb, ds := compileStaticIn(t, dir, strings.Replace(d, "pairs.jsonl", "other.jsonl", 1), pairLines)
 		if ds.HasErrors() {
 			t.Fatal(ds.Format(0))
 		}
 		if pa.Hash == pb.Hash {
-			t.Error("changing the pairs file left the plan hash as it was")
+			t.Error("naming another pairs file left the plan hash as it was")
+		}
+		// The plan holds the path, not the content: a file the user
+		// supplies later leaves the plan as it was priced.
+		pc, ds := compileStaticIn(t, dir, d, strings.Replace(pairLines, `"label3":"tie"`, `"label3":"lose"`, 1))
+		if ds.HasErrors() {
+			t.Fatal(ds.Format(0))
+		}
+		if pc.Hash != pa.Hash {
+			t.Error("the plan hash depends on the pairs file's content")
 		}
 	}
 	specialFields["critic_eval.*.critics"] = proveCriticEval(d+`  critics = ["free", "screen"]`, d+`  critics = ["screen", "free"]`)
 	specialFields["critic_eval.*.split"] = proveCriticEval(d, d+`  split = "holdout"`)
-	specialFields["critic_eval.*.limit"] = proveCriticEval(d, d+`  limit = 1`)
+	specialFields["critic_eval.*.limit"] = proveCriticEval(d, "  data = \"pairs.jsonl\"\n  limit = 2\n")
 	specialFields["critic_eval.*.k"] = proveCriticEval(d, d+`  k = [1]`)
 	specialFields["critic_eval.*.thresholds"] = proveCriticEval(d, d+`  thresholds = [0.3]`)
 }

@@ -9,14 +9,21 @@ import (
 
 // criticEvals adds a critic_eval phase per critic_eval block, after the
 // critic trainings and before the loops, as the critics paper benches its
-// trained critic before it screens: each critic judges each example votes times, one call of
-// its role per vote, and no real run is made.
+// trained critic before it screens: each critic judges each of the limit
+// examples votes times, one call of its role per vote, and no real run is
+// made. The count is the spec's, not the file's, so a spec prices before
+// its file exists.
 func (pl *phaseLowering) criticEvals() {
 	s := pl.lv.s
 	for _, ce := range s.CriticEvals {
 		r := pl.newPhase(plan.PhaseCriticEval+"."+ce.Name, plan.PhaseCriticEval, "", ce.NameRange)
-		pe := &plan.CriticEval{Data: ce.DataPath, Digest: ce.DataDigest, Split: splitOf(ce), Limit: ce.Limit.V,
-			Examples: criticEvalExamples(ce), K: slices.Clone(ce.K.V), Thresholds: slices.Clone(ce.Thresholds.V)}
+		pe := &plan.CriticEval{Data: ce.Data.V, Source: firstValid(ce.Data.Range, ce.NameRange), Split: splitOf(ce),
+			Examples: ce.Limit.V, K: slices.Clone(ce.K.V), Thresholds: slices.Clone(ce.Thresholds.V)}
+		if ce.Data.Range.Filename == SetSource {
+			// A --set path is the working directory's, as a critic
+			// training's pairs.
+			pe.Data, pe.Source = repoPath(ce.Data), ce.NameRange
+		}
 		if !ce.Thresholds.Set {
 			pe.Thresholds = slices.Clone(defaultCriticEvalThresholds)
 		}

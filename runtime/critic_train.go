@@ -18,8 +18,10 @@ import (
 // calls keep their answers' text, which SFT trains on.
 const criticTrainingKey = "critic_training/"
 
-// maxPairLine bounds one line of a critic training's pairs file.
-const maxPairLine = 1 << 20
+// maxPairLine bounds one line of a critic training's pairs file: the
+// export's own bound, which validate reads the file with, so validate
+// accepts no line the run refuses.
+const maxPairLine = critic.MaxPairLine
 
 // ctPair is one labelled pair of a critic training's file: the fields of
 // the export's schema (docs/pairs.md) a critic sees, and its labels.
@@ -105,6 +107,20 @@ func readCriticPairs(ct *plan.CriticTraining) ([]ctPair, error) {
 	return out, nil
 }
 
+// loadCriticPairs reads ct's pairs and refuses a file that holds fewer
+// than the plan needs.
+func loadCriticPairs(ct *plan.CriticTraining) ([]ctPair, error) {
+	pairs, err := readCriticPairs(ct)
+	if err != nil {
+		return nil, fmt.Errorf("%w: critic training %s: %v", errPermanent, ct.Name, err)
+	}
+	if len(pairs) < max(ct.Examples, 1) {
+		return nil, fmt.Errorf("%w: critic training %s: %s holds %d pairs of split %q labelled in %s, and the plan needs at least %d",
+			errPermanent, ct.Name, ct.Pairs, len(pairs), ct.Split, ct.Labels, max(ct.Examples, 1))
+	}
+	return pairs, nil
+}
+
 // pairsPath is the file of ct's pairs: relative to the file that wrote
 // them (the compiler made a --set path absolute).
 func pairsPath(ct *plan.CriticTraining) string {
@@ -144,13 +160,9 @@ func newCriticTraining(s *service, sc scope, _ int, ph *plan.Phase) (phaseNode, 
 
 func (c *criticTrainingNode) Execute() error {
 	ct := c.ct
-	pairs, err := readCriticPairs(ct)
+	pairs, err := loadCriticPairs(ct)
 	if err != nil {
-		return fmt.Errorf("%w: critic training %s: %v", errPermanent, ct.Name, err)
-	}
-	if len(pairs) < max(ct.Examples, 1) {
-		return fmt.Errorf("%w: critic training %s: %s holds %d pairs of split %q labelled in %s, and the plan needs at least %d",
-			errPermanent, ct.Name, ct.Pairs, len(pairs), ct.Split, ct.Labels, max(ct.Examples, 1))
+		return err
 	}
 	if ct.SFT != nil {
 		kept, err := c.synthesise(pairs[:ct.Examples])

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/lang/diag"
 	"github.com/assay-lang/assay/plugins"
 	"github.com/assay-lang/assay/plugins/payload"
 	"github.com/assay-lang/assay/runtime/journal"
@@ -51,13 +52,17 @@ func (l verdictLoader) Open(_ context.Context, p *plan.Plugin) (Instance, error)
 // and digest.
 func writePairs(t *testing.T, dir string, labels, verdicts, splits []string) (string, string) {
 	t.Helper()
+	return writePairsTo(t, filepath.Join(dir, "pairs.jsonl"), labels, verdicts, splits)
+}
+
+func writePairsTo(t *testing.T, path string, labels, verdicts, splits []string) (string, string) {
+	t.Helper()
 	var b strings.Builder
 	for i := range labels {
 		fmt.Fprintf(&b, `{"run":"r","plan":"p","plan_hash":"h","env":"tiny","task":"t0","candidate":"c%d","run_key":"c%d","minimize":true,`+
 			`"parent":{"commit":"","id":"base","metric":2},"child":{"commit":"","id":"c%d","text":"idea %d","edits":{"verdict":%q},"metric":1},`+
 			`"idea":"idea","label3":%q,"split":%q}`+"\n", i, i, i, i, verdicts[i], labels[i], splits[i])
 	}
-	path := filepath.Join(dir, "pairs.jsonl")
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -73,18 +78,20 @@ func criticEvalPlan(ce *plan.CriticEval) *plan.Plan {
 	return p
 }
 
-// TestCriticEvalPhase: a plan's critic_eval phase asks the critic its
-// votes on the pairs of its split, journals its figures, which are the
-// hand-computed ones, answers a resumed run from the journal, and refuses
-// a pairs file that changed since the plan was compiled.
+// TestCriticEvalPhase: a plan's critic_eval phase reads its pairs file
+// when it starts, asks the critic its votes on the first Examples pairs
+// of its split, journals its figures, which are the hand-computed ones,
+// and answers a resumed run from the journal; a resumed run refuses a
+// file that changed since the run began, before any call.
 func TestCriticEvalPhase(t *testing.T) {
 	dir := t.TempDir()
-	// Four train pairs judged improve, lose, lose, lose (every vote the
-	// same) against improve, improve, lose, tie; a holdout pair is not
-	// judged.
-	path, digest := writePairs(t, dir, []string{"improve", "improve", "lose", "tie", "improve"},
-		[]string{"improve", "lose", "lose", "lose", "improve"}, []string{"train", "train", "train", "train", "holdout"})
-	ce := &plan.CriticEval{Data: path, Digest: digest, Split: "train", Examples: 4, Critics: []string{"screen"}, K: []int{1, 5}, Thresholds: []float64{0.5}}
+	// The first four train pairs judged improve, lose, lose, lose (every
+	// vote the same) against improve, improve, lose, tie; the holdout
+	// pair and the fifth train pair (beyond the plan's 4) are not judged.
+	path, digest := writePairs(t, dir, []string{"improve", "improve", "lose", "improve", "tie", "lose"},
+		[]string{"improve", "lose", "lose", "improve", "lose", "tie"}, []string{"train", "train", "train", "holdout", "train", "train"})
+	ce := &plan.CriticEval{Data: "pairs.jsonl", Source: diag.Range{Filename: filepath.Join(dir, "s.hcl")}, Split: "train", Examples: 4,
+		Critics: []string{"screen"}, K: []int{1, 5}, Thresholds: []float64{0.5}}
 	l := verdictLoader{&verdictLLM{}}
 	if _, err := runPlan(t, criticEvalPlan(ce), dir, "a", l, false); err != nil {
 		t.Fatal(err)
@@ -115,6 +122,15 @@ func TestCriticEvalPhase(t *testing.T) {
 	if r.Errors != 2 || r.Routed != 0 || r.ErrorRecall == nil || *r.ErrorRecall != 0 {
 		t.Errorf("routing at T 0.5: %+v", r)
 	}
+	var was string
+	if j, err := journal.Open(filepath.Join(dir, "a", JournalFile)); err != nil {
+		t.Fatal(err)
+	} else if !j.Meta(metaCriticEvalData+"critic_eval.bench", &was) || was != digest {
+		t.Errorf("journaled digest %q, want the file's %s", was, digest)
+		j.Close()
+	} else {
+		j.Close()
+	}
 	// A resumed run takes every vote from the journal.
 	if _, err := runPlan(t, criticEvalPlan(ce), dir, "a", l, true); err != nil {
 		t.Fatal(err)
@@ -122,18 +138,89 @@ func TestCriticEvalPhase(t *testing.T) {
 	if n := l.llm.calls.Load(); n != 20 {
 		t.Errorf("the resumed run called the critic %d more times", n-20)
 	}
-	// The file changed since the plan: refused before any call.
-	if err := os.WriteFile(path, []byte(strings.Repeat(" ", 3)+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	_, err = runPlan(t, criticEvalPlan(ce), dir, "b", l, false)
-	if err == nil || !strings.Contains(err.Error(), "changed since the plan was compiled") {
-		t.Errorf("a changed pairs file: %v", err)
+	// The file changed since the run began: its resume is refused before
+	// any call, though the new file has enough pairs; a new run judges it.
+	writePairsTo(t, path, []string{"lose", "lose", "lose", "lose"}, []string{"tie", "tie", "tie", "tie"}, []string{"train", "train", "train", "train"})
+	_, err = runPlan(t, criticEvalPlan(ce), dir, "a", l, true)
+	if err == nil || !strings.Contains(err.Error(), "changed since the run began") {
+		t.Errorf("a changed pairs file on resume: %v", err)
 	}
 	if n := l.llm.calls.Load(); n != 20 {
 		t.Errorf("a changed pairs file made %d calls", n-20)
 	}
-	if ev := events(t, dir, "b", journal.KindCriticEval); len(ev) != 0 {
-		t.Errorf("a refused evaluation journaled figures: %d", len(ev))
+	if _, err := runPlan(t, criticEvalPlan(ce), dir, "b", l, false); err != nil {
+		t.Errorf("a new run of the changed file: %v", err)
+	}
+}
+
+// TestCriticEvalRefusesItsFile: a missing, malformed or short pairs file
+// stops the run before any call, even with a phase before the bench,
+// with the file, the count and what to do.
+func TestCriticEvalRefusesItsFile(t *testing.T) {
+	dir := t.TempDir()
+	src := diag.Range{Filename: filepath.Join(dir, "s.hcl")}
+	for _, c := range []struct {
+		name, body string // body "-": no file
+		says       []string
+	}{
+		{"missing", "-", []string{"pairs.jsonl", "no such file", "supply the file"}},
+		{"malformed", `{"label3":"better","split":"train"}` + "\n", []string{"pairs.jsonl", `line 1: label3 "better"`}},
+		{"short", `{"label3":"lose","split":"train"}` + "\n" + `{"label3":"lose","split":"holdout"}` + "\n",
+			[]string{"pairs.jsonl", "holds 1 pairs of split train, and the plan judges and prices 2", "lower the critic_eval's limit"}},
+	} {
+		path := filepath.Join(dir, "pairs.jsonl")
+		os.Remove(path)
+		if c.body != "-" {
+			if err := os.WriteFile(path, []byte(c.body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ce := &plan.CriticEval{Data: "pairs.jsonl", Source: src, Split: "train", Examples: 2, Critics: []string{"screen"}, Thresholds: []float64{0.5}}
+		p := criticEvalPlan(ce)
+		// A critic evaluation after another phase that calls the critic:
+		// the file is refused before that phase's calls too.
+		p.Variants[0].Phases = append([]*plan.Phase{{Name: "critic_eval.first", Kind: plan.PhaseCriticEval,
+			CriticEval: &plan.CriticEval{Data: "ok.jsonl", Source: src, Split: "train", Examples: 1, Critics: []string{"screen"}}}}, p.Variants[0].Phases...)
+		writePairsTo(t, filepath.Join(dir, "ok.jsonl"), []string{"lose"}, []string{"lose"}, []string{"train"})
+		l := verdictLoader{&verdictLLM{}}
+		_, err := runPlan(t, p, dir, "r-"+strings.ReplaceAll(c.name, " ", "-"), l, false)
+		if err == nil {
+			t.Errorf("%s: the run judged it", c.name)
+			continue
+		}
+		for _, w := range c.says {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: %v: want %q", c.name, err, w)
+			}
+		}
+		if n := l.llm.calls.Load(); n != 0 {
+			t.Errorf("%s: %d calls before the refusal", c.name, n)
+		}
+	}
+}
+
+// TestCriticTrainingFileRefusedFirst: a critic training's pairs file that
+// is missing or short stops the run before its first phase, whatever
+// phases come before the training's.
+func TestCriticTrainingFileRefusedFirst(t *testing.T) {
+	dir := t.TempDir()
+	src := diag.Range{Filename: filepath.Join(dir, "s.hcl")}
+	writePairsTo(t, filepath.Join(dir, "ok.jsonl"), []string{"lose"}, []string{"lose"}, []string{"train"})
+	writePairsTo(t, filepath.Join(dir, "short.jsonl"), []string{"lose"}, []string{"lose"}, []string{"train"})
+	for _, c := range []struct{ name, pairs, says string }{
+		{"missing", "missing.jsonl", "no such file"},
+		{"short", "short.jsonl", "holds 1 pairs of split \"train\""},
+	} {
+		p := criticEvalPlan(&plan.CriticEval{Data: "ok.jsonl", Source: src, Split: "train", Examples: 1, Critics: []string{"screen"}, Thresholds: []float64{0.5}})
+		p.Variants[0].CriticTrainings = []*plan.CriticTraining{{Name: "ct", Phase: "critic_training.ct", Labels: "3way",
+			Pairs: c.pairs, Source: src, Split: "train", Examples: 2, MaxPairs: 100}}
+		l := verdictLoader{&verdictLLM{}}
+		_, err := runPlan(t, p, dir, "r-"+c.name, l, false)
+		if err == nil || !strings.Contains(err.Error(), c.says) || !strings.Contains(err.Error(), "critic training ct") {
+			t.Errorf("%s: %v, want a refusal of the critic training's file saying %q", c.name, err, c.says)
+		}
+		if n := l.llm.calls.Load(); n != 0 {
+			t.Errorf("%s: %d calls before the refusal", c.name, n)
+		}
 	}
 }

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/assay-lang/assay/base/critic"
 	"github.com/assay-lang/assay/compiler/plan"
@@ -14,7 +16,7 @@ import (
 )
 
 // maxCriticEvalDataBytes is the most a critic_eval phase's pairs file may
-// hold, as the spec's loader reads it (lang/load).
+// hold, as the spec's loader checks it (lang/load).
 const maxCriticEvalDataBytes = 64 << 20
 
 // CriticScore is one critic's figures on a set of labelled pairs: its
@@ -104,33 +106,61 @@ func ScoreCritic(c *plan.Critic, votes [][]string, labels []critic.Example, ks [
 	return cr, nil
 }
 
-// readCriticEvalData reads a critic_eval phase's pairs file, refusing one
-// that is not the file its plan was priced on (its digest differs) or
-// that leaves another number of examples.
-func readCriticEvalData(ce *plan.CriticEval) ([]CriticExample, []critic.Example, int, error) {
-	f, err := os.Open(ce.Data)
+// readCriticEvalData reads a critic_eval phase's pairs file when the
+// phase starts (at most 64 MiB, in the export's schema) and keeps the
+// first Examples pairs of its split, the count the plan priced; it
+// refuses a missing or malformed file, or one with fewer such pairs. It
+// returns the file's digest, which the phase journals.
+func readCriticEvalData(ce *plan.CriticEval) (ex []CriticExample, labels []critic.Example, n5 int, digest string, err error) {
+	path := criticEvalPath(ce)
+	fail := func(format string, a ...any) error {
+		return fmt.Errorf("%w: critic_eval pairs file %s: %s", errPermanent, path, fmt.Sprintf(format, a...))
+	}
+	// Stat first: opening a FIFO could block.
+	if st, err := os.Stat(path); err != nil {
+		return nil, nil, 0, "", fail("%v: supply the file (assay export pairs writes one) and run again", unwrapPath(err))
+	} else if !st.Mode().IsRegular() {
+		return nil, nil, 0, "", fail("not a regular file")
+	}
+	f, err := os.Open(path)
 	if err != nil {
-		return nil, nil, 0, fmt.Errorf("%w: pairs file: %v", errPermanent, err)
+		return nil, nil, 0, "", fail("%v", unwrapPath(err))
 	}
 	defer f.Close()
 	b, err := io.ReadAll(io.LimitReader(f, maxCriticEvalDataBytes+1))
 	if err != nil {
-		return nil, nil, 0, fmt.Errorf("%w: pairs file %s: %v", errPermanent, ce.Data, err)
+		return nil, nil, 0, "", fail("%v", err)
 	}
 	if len(b) > maxCriticEvalDataBytes {
-		return nil, nil, 0, fmt.Errorf("%w: pairs file %s is larger than %d bytes", errPermanent, ce.Data, maxCriticEvalDataBytes)
-	}
-	sum := sha256.Sum256(b)
-	if got := "sha256:" + hex.EncodeToString(sum[:]); got != ce.Digest {
-		return nil, nil, 0, fmt.Errorf("%w: pairs file %s changed since the plan was compiled (%s, the plan has %s): compile the spec again", errPermanent, ce.Data, got, ce.Digest)
+		return nil, nil, 0, "", fail("larger than %d bytes", maxCriticEvalDataBytes)
 	}
 	ps, err := critic.ReadPairs(bytes.NewReader(b))
 	if err != nil {
-		return nil, nil, 0, fmt.Errorf("%w: pairs file %s: %v", errPermanent, ce.Data, err)
+		return nil, nil, 0, "", fail("%v (the schema of assay export pairs, docs/pairs.md)", err)
 	}
-	ex, labels, n5 := CriticExamples(ps, ce.Split, ce.Limit)
-	if len(ex) != ce.Examples {
-		return nil, nil, 0, fmt.Errorf("%w: pairs file %s has %d examples of split %s, the plan %d", errPermanent, ce.Data, len(ex), ce.Split, ce.Examples)
+	ex, labels, n5 = CriticExamples(ps, ce.Split, ce.Examples)
+	if len(ex) < ce.Examples || ce.Examples < 1 {
+		return nil, nil, 0, "", fail("holds %d pairs of split %s, and the plan judges and prices %d: supply a file with at least that many, or lower the critic_eval's limit", len(ex), ce.Split, ce.Examples)
 	}
-	return ex, labels, n5, nil
+	sum := sha256.Sum256(b)
+	return ex, labels, n5, "sha256:" + hex.EncodeToString(sum[:]), nil
+}
+
+// criticEvalPath is the file of a critic_eval's pairs: relative to the
+// file that names it (the compiler made a --set path absolute).
+func criticEvalPath(ce *plan.CriticEval) string {
+	p := ce.Data
+	if f := ce.Source.Filename; !filepath.IsAbs(p) && f != "" {
+		p = filepath.Join(filepath.Dir(f), p)
+	}
+	return p
+}
+
+// unwrapPath is err without the path an *os.PathError repeats.
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }

@@ -73,12 +73,16 @@ func phaseError(ph *plan.Phase, err error) error {
 	return fmt.Errorf("phase %s: %w", ph.Name, err)
 }
 
-// preflight starts every plugin the plan uses before anything is reserved:
+// preflight reads the critic_eval phases' pairs files (preflightCriticEvals)
+// and starts every plugin the plan uses before anything is reserved:
 // a plugin that cannot start (a checksum or lock mismatch, a missing
 // binary) stops the run here, with nothing spent. A plugin that can check
 // what it talks to (Prober: the openai plugin's endpoint) is asked to,
 // once, and an unreachable endpoint stops the run here too.
 func (r *service) preflight() error {
+	if err := preflightCriticEvals(r.v); err != nil {
+		return err
+	}
 	for _, p := range r.v.Plugins {
 		err := r.plugins.call(p.Name, func(inst Instance) error {
 			pr, ok := inst.(Prober)

@@ -132,7 +132,7 @@ const ImportsDir = ".imports"
 func (m sourceMode) resolveSource(env string, t *plan.Task, locks map[string]*sync.Mutex) (*seedProgram, error) {
 	r := m.s
 	src := t.Source
-	key := "source/" + env + "/" + t.Name
+	key := seedKeyPrefix + env + "/" + t.Name
 	var rec sourceRecord
 	d, journaled := r.j.Call(journal.KindCall, key)
 	journaled = journaled && json.Unmarshal(d, &rec) == nil
@@ -376,6 +376,9 @@ type Candidate struct {
 // candidatePrefix keys a built candidate's journal record.
 const candidatePrefix = "candidate/"
 
+// seedKeyPrefix prefixes the journal keys of a task's seed program.
+const seedKeyPrefix = "source/"
+
 // journalCandidate records a built candidate once (a resume rebuilds the
 // same commit and finds it recorded).
 func (m sourceMode) journalCandidate(sp *seedProgram, t *taskInfo, key, parent string, p plugins.Proposal) error {
@@ -398,20 +401,36 @@ func (m sourceMode) journalCandidate(sp *seedProgram, t *taskInfo, key, parent s
 }
 
 // candidatesOf reads the built candidates a journal records, in order.
-func candidatesOf(j *journal.Journal) []Candidate {
+func candidatesOf(j *journal.Journal) ([]Candidate, []SeedSource) {
 	ev, err := j.Events(journal.KindCall)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	var out []Candidate
+	var seeds []SeedSource
 	for _, e := range ev {
-		if !strings.HasPrefix(e.Key, candidatePrefix) {
-			continue
-		}
-		var c Candidate
-		if json.Unmarshal(e.Data, &c) == nil {
-			out = append(out, c)
+		switch {
+		case strings.HasPrefix(e.Key, candidatePrefix):
+			var c Candidate
+			if json.Unmarshal(e.Data, &c) == nil {
+				out = append(out, c)
+			}
+		case strings.HasPrefix(e.Key, seedKeyPrefix):
+			var rec sourceRecord
+			if env, task, ok := strings.Cut(strings.TrimPrefix(e.Key, seedKeyPrefix), "/"); ok && json.Unmarshal(e.Data, &rec) == nil {
+				seeds = append(seeds, SeedSource{Env: env, Task: task, Commit: rec.Commit, Repository: rec.Repository})
+			}
 		}
 	}
-	return out
+	return out, seeds
+}
+
+// SeedSource is the seed program a source-mode run began a task from: its
+// commit, and for an imported source the repository Assay made of it
+// (empty for the user's own repository, which the plan names).
+type SeedSource struct {
+	Env        string `json:"env"`
+	Task       string `json:"task"`
+	Commit     string `json:"commit"`
+	Repository string `json:"repository,omitempty"`
 }

@@ -138,7 +138,7 @@ func TestSourceRepairsRefusedPatches(t *testing.T) {
 // commit, ref and diffstat.
 func checkCandidateShown(t *testing.T, r *service, task *taskInfo, p plugins.Proposal, ref string) {
 	t.Helper()
-	cands := candidatesOf(r.j)
+	cands, _ := candidatesOf(r.j)
 	if len(cands) != 1 {
 		t.Fatalf("status candidates %+v", cands)
 	}

@@ -70,6 +70,8 @@ type Status struct {
 	// Candidates are the built candidates of a run in source mode: each
 	// one's idea, commit, ref and diffstat.
 	Candidates []Candidate `json:"candidates,omitempty"`
+	// Sources are the seed programs a run in source mode began from.
+	Sources []SeedSource `json:"sources,omitempty"`
 	// Meta is what the command recorded at the start (spec and lock paths).
 	Meta map[string]string `json:"meta,omitempty"`
 	// Provenance is what the run was made from (absent for runs recorded
@@ -214,7 +216,7 @@ func statusOf(j *journal.Journal, id string) (*Status, error) {
 			}
 		}
 	}
-	st.Candidates = candidatesOf(j)
+	st.Candidates, st.Sources = candidatesOf(j)
 	if d, ok, _ := lastEvent(j, journal.KindPhaseStart); ok {
 		st.Phase = d.Key
 	}

@@ -303,14 +303,32 @@ func Import(ctx context.Context, src ImportSource, root string) (*Repo, string, 
 	return openImported(ctx, dir)
 }
 
+// staleImport is how old a temporary import directory must be before a
+// later import removes it: far longer than an import takes, so one under
+// way in another process is never removed.
+const staleImport = time.Hour
+
 func tempDir(root string) (string, error) {
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return "", err
 	}
+	removeStale(root, time.Now().Add(-staleImport))
 	var b [6]byte
 	_, _ = rand.Read(b[:])
 	tmp := filepath.Join(root, ".tmp-"+hex.EncodeToString(b[:]))
 	return tmp, os.Mkdir(tmp, 0o755)
+}
+
+// removeStale removes the temporary directories under root that an
+// import a crash stopped left behind, last changed before cutoff. It is
+// best effort: what it cannot remove stays for the next import.
+func removeStale(root string, cutoff time.Time) {
+	old, _ := filepath.Glob(filepath.Join(root, ".tmp-*"))
+	for _, d := range old {
+		if fi, err := os.Lstat(d); err == nil && fi.IsDir() && fi.ModTime().Before(cutoff) {
+			_ = os.RemoveAll(d)
+		}
+	}
 }
 
 // openImported opens an imported repository and resolves its seed.

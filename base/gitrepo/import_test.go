@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // An import of a directory inside another repository is a repository of
@@ -147,4 +148,32 @@ func put(t *testing.T, p, body string) {
 	t.Helper()
 	must(t, os.MkdirAll(filepath.Dir(p), 0o755))
 	write(t, p, body)
+}
+
+// TestImportRemovesStaleTemporaries: a crash during an import leaves a
+// temporary directory; a later import removes it once it is old, and
+// leaves a recent one, which may be another import under way.
+func TestImportRemovesStaleTemporaries(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	dir := filepath.Join(t.TempDir(), "src")
+	put(t, filepath.Join(dir, "main.go"), mainGo)
+	root := filepath.Join(t.TempDir(), "imports")
+	stale, fresh := filepath.Join(root, ".tmp-stale"), filepath.Join(root, ".tmp-fresh")
+	put(t, filepath.Join(stale, "main.go"), mainGo)
+	put(t, filepath.Join(fresh, "main.go"), mainGo)
+	old := time.Now().Add(-2 * staleImport)
+	if err := os.Chtimes(stale, old, old); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Import(context.Background(), ImportSource{Dir: dir}, root); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("the stale temporary directory is still there: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(fresh, "main.go")); err != nil {
+		t.Errorf("a recent temporary directory was removed: %v", err)
+	}
 }

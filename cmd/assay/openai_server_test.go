@@ -48,6 +48,7 @@ import (
 // the server gave to MODEL's requests while i adapters were loaded.
 // "openai-server -calls FILE" writes the requests received so far;
 // "openai-server -sent MODEL REGEXP" fails unless a chat request for MODEL
+// (itself a regular expression, matched whole: "a|b-.*" names several)
 // held a message that matches REGEXP.
 func cmdOpenAIServer(ts *testscript.TestScript, neg bool, args []string) {
 	switch {
@@ -148,11 +149,15 @@ func (v *fakeOpenAI) checkSent(ts *testscript.TestScript, neg bool, model, expr 
 	if err != nil {
 		ts.Fatalf("openai-server -sent: %v", err)
 	}
+	models, err := regexp.Compile("^(?:" + model + ")$")
+	if err != nil {
+		ts.Fatalf("openai-server -sent: %v", err)
+	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	n := 0
 	for _, r := range v.sent {
-		if r.model == model && slices.ContainsFunc(r.messages, re.MatchString) {
+		if models.MatchString(r.model) && slices.ContainsFunc(r.messages, re.MatchString) {
 			n++
 		}
 	}

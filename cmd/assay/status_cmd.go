@@ -31,7 +31,9 @@ func newStatusCmd() *cobra.Command {
 real runs reserved against the budget (finished, infeasible, failed, in
 flight), GPU-hours and dollars. Without ID it lists every run, newest first,
 with its key results (dollars, best real gain, Avg@k; assay compare shows
-them all); a journal that cannot be read is listed as unreadable with the
+them all). A run in source mode also names each task's seed program
+(with the repository an imported source became, which holds the
+candidates and best refs) and lists its latest candidates. A journal that cannot be read is listed as unreadable with the
 reason, and the other runs are still listed.
 
 With --watch, status follows run ID: it shows the status again every
@@ -233,6 +235,7 @@ func writeStatus(w io.Writer, s *runtime.Status) {
 		fmt.Fprintf(w, "phase      %s\n", s.Phase)
 	}
 	fmt.Fprintf(w, "real runs  %s (%d finished, %d infeasible, %d failed, %d in flight)\n", runsOf(s), s.Finished, s.Infeasible, s.Failed, s.InFlight)
+	writeSources(w, s.Sources)
 	writeCandidates(w, s.Candidates)
 	if s.ReExecutions > 0 {
 		fmt.Fprintf(w, "re-run     %d real runs started again: their trainer had lost them, so their GPU time may be spent twice\n", s.ReExecutions)
@@ -265,6 +268,18 @@ func writeStatus(w io.Writer, s *runtime.Status) {
 		fmt.Fprintf(w, "continue   assay resume %s\n", s.ID)
 	}
 	writeProvenance(w, s.Provenance)
+}
+
+// writeSources names each task's seed program, and where an imported
+// source's repository is, since candidates and best refs live there.
+func writeSources(w io.Writer, ss []runtime.SeedSource) {
+	for _, s := range ss {
+		where := ""
+		if s.Repository != "" {
+			where = "  imported: " + termSafe(s.Repository)
+		}
+		fmt.Fprintf(w, "seed       %s/%s %.12s%s\n", termSafe(s.Env), termSafe(s.Task), s.Commit, where)
+	}
 }
 
 // maxCandidateLines bounds the candidates the human status lists (the

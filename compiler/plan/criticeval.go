@@ -1,5 +1,7 @@
 package plan
 
+import "github.com/assay-lang/assay/lang/diag"
+
 // PhaseCriticEval is a static critic evaluation: each of its critics
 // judges every example of a labelled pairs file, votes times, and is
 // scored against the file's labels. It makes LLM calls only.
@@ -11,16 +13,18 @@ const MaxCriticEvalCalls = 1 << 22
 
 // CriticEval is what a critic_eval phase judges and reports.
 type CriticEval struct {
-	// Data is the pairs file (docs/pairs.md), as the spec's loader found
-	// it; Digest its sha256, which the runtime checks before the first
-	// call, so a run judges the pairs its plan was priced on.
-	Data   string `json:"data"`
-	Digest string `json:"digest"`
-	// Split is the split judged (train, holdout or all); Limit, when
-	// above 0, keeps the first Limit pairs of it. Examples is how many
-	// pairs that leaves: every critic judges each of them Votes times.
+	// Data is the pairs file (docs/pairs.md) as the spec wrote it:
+	// absolute, or relative to the directory of the file Source names,
+	// as a critic training's pairs. The plan holds nothing of its
+	// content: the phase reads it when it starts, refuses one with fewer
+	// than Examples pairs of the split, and journals its digest, so a
+	// resumed run refuses a file that changed since.
+	Data   string     `json:"data"`
+	Source diag.Range `json:"source"`
+	// Split is the split judged (train, holdout or all); Examples the
+	// count the estimate prices: the split's first Examples pairs, each
+	// judged Votes times by every critic.
 	Split    string `json:"split"`
-	Limit    int    `json:"limit,omitempty"`
 	Examples int    `json:"examples"`
 	// Critics names the critics of the variant evaluated, in order.
 	Critics []string `json:"critics"`

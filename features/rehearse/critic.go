@@ -8,16 +8,22 @@ import (
 	"path/filepath"
 
 	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/lang/diag"
 	"github.com/assay-lang/assay/plugins/sim"
 )
 
-// criticPairs gives a rehearsal's critic trainings pairs from the
-// simulated world: a file of synthetic labelled pairs in dir, as many as
-// each training reads (its SFT examples and one GRPO step's), and returns
-// the plan with every training reading its file. The plan is copied; p
-// is not changed. A plan without critic training is p itself.
+// criticPairs gives a rehearsal's critic trainings and critic
+// evaluations pairs from the simulated world: a file of synthetic
+// labelled pairs in dir, as many as each reads (a training's SFT examples
+// and one GRPO step's, an evaluation's priced examples), and returns the
+// plan with every one reading its file. The plan is copied; p is not
+// changed. A plan with neither is p itself.
 func criticPairs(p *plan.Plan, v *plan.Variant, dir string, seed int64) (*plan.Plan, error) {
-	if len(v.CriticTrainings) == 0 {
+	evals := false
+	for _, ph := range v.Phases {
+		evals = evals || ph.CriticEval != nil
+	}
+	if len(v.CriticTrainings) == 0 && !evals {
 		return p, nil
 	}
 	var tasks []plan.TaskRef
@@ -27,44 +33,42 @@ func criticPairs(p *plan.Plan, v *plan.Variant, dir string, seed int64) (*plan.P
 		}
 	}
 	if len(tasks) == 0 {
-		return nil, fmt.Errorf("critic training: the plan has no task to make pairs of")
+		return nil, fmt.Errorf("critic pairs: the plan has no task to make pairs of")
 	}
 	nv := *v
 	nv.CriticTrainings = nil
-	labels3 := []string{"improve", "tie", "lose"}
-	labels5 := []string{"BigWin", "MediumWin", "SmallWin", "Tie", "Lose"}
-	dir3 := map[string]string{"BigWin": "improve", "MediumWin": "improve", "SmallWin": "improve", "Tie": "tie", "Lose": "lose"}
 	for _, ct := range v.CriticTrainings {
 		n := ct.Examples + 1
 		if ct.GRPO != nil {
 			n = ct.Examples + ct.GRPO.Batch
 		}
 		path := filepath.Join(dir, fmt.Sprintf("pairs-%s-%d.jsonl", ct.Name, seed))
-		f, err := os.Create(path)
-		if err != nil {
-			return nil, err
-		}
-		enc := json.NewEncoder(f)
-		for i := 0; i < n; i++ {
-			t := tasks[i%len(tasks)]
-			l5 := labels5[pick(seed, ct.Name, i)%uint64(len(labels5))]
-			l3 := dir3[l5]
-			if ct.Labels != "5way" {
-				l3 = labels3[pick(seed, ct.Name, i)%uint64(len(labels3))]
-			}
-			child := map[string]any{"id": fmt.Sprintf("pair-%d", i), "text": fmt.Sprintf("idea %d", i), "edits": map[string]string{"lr": fmt.Sprint(i)}}
-			line := map[string]any{"env": t.Env, "task": t.Task, "parent": map[string]any{"id": "base"}, "child": child, "label3": l3, "label5": l5, "split": ct.Split}
-			if err := enc.Encode(line); err != nil {
-				f.Close()
-				return nil, err
-			}
-		}
-		if err := f.Close(); err != nil {
+		if err := writeSimPairs(path, tasks, n, ct.Split, ct.Labels == "5way", ct.Name, seed); err != nil {
 			return nil, err
 		}
 		c := *ct
 		c.Pairs = path
 		nv.CriticTrainings = append(nv.CriticTrainings, &c)
+	}
+	nv.Phases = nil
+	for _, ph := range v.Phases {
+		if ce := ph.CriticEval; ce != nil {
+			// Every pair has a 5-way label, so a 5-way critic is scored
+			// on each too.
+			split := ce.Split
+			if split == "all" {
+				split = "holdout"
+			}
+			path := filepath.Join(dir, fmt.Sprintf("pairs-%s-%d.jsonl", ph.Name, seed))
+			if err := writeSimPairs(path, tasks, ce.Examples, split, true, ph.Name, seed); err != nil {
+				return nil, err
+			}
+			c, q := *ce, *ph
+			c.Data, c.Source = path, diag.Range{}
+			q.CriticEval = &c
+			ph = &q
+		}
+		nv.Phases = append(nv.Phases, ph)
 	}
 	np := *p
 	np.Variants = nil
@@ -75,6 +79,35 @@ func criticPairs(p *plan.Plan, v *plan.Variant, dir string, seed int64) (*plan.P
 		np.Variants = append(np.Variants, x)
 	}
 	return &np, nil
+}
+
+// writeSimPairs writes n synthetic pairs of split to path, drawn for name
+// and seed: each has a 5-way label and its 3-way direction when labels5,
+// else a 3-way label drawn alone.
+func writeSimPairs(path string, tasks []plan.TaskRef, n int, split string, labels5 bool, name string, seed int64) error {
+	labels3 := []string{"improve", "tie", "lose"}
+	l5s := []string{"BigWin", "MediumWin", "SmallWin", "Tie", "Lose"}
+	dir3 := map[string]string{"BigWin": "improve", "MediumWin": "improve", "SmallWin": "improve", "Tie": "tie", "Lose": "lose"}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(f)
+	for i := 0; i < n; i++ {
+		t := tasks[i%len(tasks)]
+		l5 := l5s[pick(seed, name, i)%uint64(len(l5s))]
+		l3 := dir3[l5]
+		if !labels5 {
+			l3 = labels3[pick(seed, name, i)%uint64(len(labels3))]
+		}
+		child := map[string]any{"id": fmt.Sprintf("pair-%d", i), "text": fmt.Sprintf("idea %d", i), "edits": map[string]string{"lr": fmt.Sprint(i)}}
+		line := map[string]any{"env": t.Env, "task": t.Task, "parent": map[string]any{"id": "base"}, "child": child, "label3": l3, "label5": l5, "split": split}
+		if err := enc.Encode(line); err != nil {
+			f.Close()
+			return err
+		}
+	}
+	return f.Close()
 }
 
 // pick is a draw for pair i of a training, the same for a seed.

@@ -3,11 +3,13 @@ package contract
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 
 	"github.com/assay-lang/assay/compiler/plan"
 	"github.com/assay-lang/assay/runtime"
+	"github.com/assay-lang/assay/runtime/journal"
 )
 
 // continualPlan is specs/laptop/critic-continual.hcl's plan and the index
@@ -28,7 +30,9 @@ func continualPlan(t *testing.T) (*plan.Plan, int) {
 }
 
 // TestContinualCriticRunsWithinItsEstimate runs both arms of the laptop
-// frozen/continual ablation: every count stays inside the estimate, the
+// frozen/continual ablation, the whole pipeline each: every count stays
+// inside the estimate, each arm trains its critic, benches it (its
+// figures reported, its calls the plan's) and runs its loop, the
 // continual arm makes SDFT and T-GRPO updates, at most the plan's, and
 // the frozen arm none.
 func TestContinualCriticRunsWithinItsEstimate(t *testing.T) {
@@ -37,7 +41,8 @@ func TestContinualCriticRunsWithinItsEstimate(t *testing.T) {
 	if cc == nil || cc.SFT == nil || cc.GRPO == nil {
 		t.Fatalf("the continual arm's loop has no continual critic: %+v", cc)
 	}
-	res, _ := checkRun(t, p, vi)
+	res, dir := checkRun(t, p, vi)
+	checkPipeline(t, p.Variants[vi], res, dir)
 	m := res.Totals.Measured.CriticTrainings[cc.Name]
 	high := int(cc.SFT.Updates.High + cc.GRPO.Updates.High)
 	if m == nil || m.Updates < 1 || m.Updates > high || m.GRPOSteps < 1 || m.GRPOSteps > int(cc.GRPO.Updates.High) {
@@ -46,7 +51,8 @@ func TestContinualCriticRunsWithinItsEstimate(t *testing.T) {
 	// Both arms train the critic alike first; the continual arm's teacher
 	// is asked again during the loop, at most sdft_pairs a round.
 	cont := res.Totals.Measured.Roles["teacher"]
-	res, _ = checkRun(t, p, 1-vi)
+	res, dir = checkRun(t, p, 1-vi)
+	checkPipeline(t, p.Variants[1-vi], res, dir)
 	if _, ok := res.Totals.Measured.CriticTrainings[cc.Name]; ok {
 		t.Errorf("the frozen arm adapted its critic: %+v", res.Totals.Measured.CriticTrainings)
 	}
@@ -56,6 +62,65 @@ func TestContinualCriticRunsWithinItsEstimate(t *testing.T) {
 	frozen := res.Totals.Measured.Roles["teacher"]
 	if cont == nil || frozen == nil || cont.Calls <= frozen.Calls || float64(cont.Calls-frozen.Calls) > cc.SFT.Updates.High*float64(cc.SDFTPairs) {
 		t.Errorf("teacher calls %+v (continual) and %+v (frozen): want the continual arm's 1 to %g more", cont, frozen, cc.SFT.Updates.High*float64(cc.SDFTPairs))
+	}
+}
+
+// checkPipeline checks that run "c" in dir of variant v ran its whole
+// pipeline: the critic training, the bench (its figures in the report,
+// every critic's, and exactly the calls its phase was priced at) and the
+// evolution loop's steps.
+func checkPipeline(t *testing.T, v *plan.Variant, res *runtime.Result, dir string) {
+	t.Helper()
+	var bench *plan.Phase
+	for _, ph := range v.Phases {
+		if ph.Kind == plan.PhaseCriticEval {
+			bench = ph
+		}
+	}
+	if bench == nil || len(v.CriticTrainings) == 0 || len(v.Loops) == 0 {
+		t.Fatalf("variant %s: want a critic training, a bench and a loop: %d phases", v.Name, len(v.Phases))
+	}
+	if m := res.Totals.Measured.CriticTrainings[v.CriticTrainings[0].Name]; m == nil || m.Updates < 1 {
+		t.Errorf("variant %s: the critic training made no update: %+v", v.Name, m)
+	}
+	if l := res.Totals.Measured.Loops[v.Loops[0].Name]; l == nil || l.Steps < 1 {
+		t.Errorf("variant %s: the loop ran no step: %+v", v.Name, l)
+	}
+	rep, err := runtime.LoadReport(dir, "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ce := bench.CriticEval
+	if len(rep.CriticEvals) != 1 || rep.CriticEvals[0].Phase != bench.Name || rep.CriticEvals[0].Examples != ce.Examples || len(rep.CriticEvals[0].Critics) != len(ce.Critics) {
+		t.Fatalf("variant %s: bench figures %+v, want %s on %d examples", v.Name, rep.CriticEvals, bench.Name, ce.Examples)
+	}
+	for _, c := range rep.CriticEvals[0].Critics {
+		if len(c.Metrics) != max(len(ce.K), 1) || len(c.Routing) != len(ce.Thresholds) {
+			t.Errorf("variant %s: critic %s figures %+v", v.Name, c.Name, c)
+		}
+	}
+	j, err := journal.OpenReadOnly(filepath.Join(dir, "c", runtime.JournalFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	evs, err := j.Events(journal.KindCall)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := map[string]bool{}
+	for _, e := range evs {
+		if strings.HasPrefix(e.Key, bench.Name+"/") {
+			keys[e.Key] = true
+		}
+	}
+	calls := len(keys)
+	want := 0.0
+	for _, c := range bench.Calls.LLM {
+		want += c.High
+	}
+	if calls < 1 || float64(calls) != want {
+		t.Errorf("variant %s: the bench made %d calls, priced at %g", v.Name, calls, want)
 	}
 }
 

@@ -12,7 +12,8 @@ var criticColumns = []column{{"ce_acc", "Improve acc."}, {"ce_dir3", "Dir-3"}, {
 	{"ce_auroc", "AUROC"}, {"ce_recall", "error recall, T 0.25"}, {"ce_routed", "routed share, T 0.25"}}
 
 // criticFigures adds critic name's figures of run id's critic_eval phase
-// to f, under criticColumns' keys; an undefined figure is left out.
+// to f, under criticColumns' keys, and its AUROC at each k as
+// "ce_auroc_kK"; an undefined figure is left out.
 func criticFigures(dir, id, name string, f map[string]float64) error {
 	rep, err := runtime.LoadReport(dir, id)
 	if err != nil {
@@ -22,6 +23,11 @@ func criticFigures(dir, id, name string, f map[string]float64) error {
 		for _, c := range ce.Critics {
 			if c.Name != name || len(c.Metrics) == 0 {
 				continue
+			}
+			for _, m := range c.Metrics {
+				if m.AUROC != nil {
+					f[fmt.Sprintf("ce_auroc_k%d", m.K)] = *m.AUROC
+				}
 			}
 			m := c.Metrics[len(c.Metrics)-1]
 			f["ce_acc"], f["ce_dir3"] = m.ImproveAccuracy, m.Dir3

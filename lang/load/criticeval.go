@@ -2,8 +2,10 @@ package load
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
 	"path/filepath"
 
 	"github.com/assay-lang/assay/base/critic"
@@ -16,14 +18,20 @@ import (
 // hold.
 const MaxCriticEvalDataBytes = 64 << 20
 
-const codeCriticEvalData = "E_CRITIC_EVAL_DATA"
+const (
+	codeCriticEvalData = "E_CRITIC_EVAL_DATA"
+	codeCriticPairs    = "E_CRITIC_PAIRS"
+	codePairsMissing   = "W_PAIRS_MISSING"
+)
 
-// readCriticEvalData reads the pairs file each critic_eval block names,
-// relative to the file that writes it, as a critic evaluation will read
-// it (critic.ReadPairs): the compiler counts the calls from its splits,
-// and the plan holds its digest, so a run refuses a file that changed
-// since. The file is not a source: it is data, not spec text.
-func (r *resolver) readCriticEvalData(s *spec.Spec) diag.Diagnostics {
+// checkPairFiles reads, for diagnostics only, the pairs file of each
+// critic_eval and critic_training block that exists, relative to the file
+// that names it, and refuses what the phase would refuse when it starts:
+// a file that is not a pairs file, or one with fewer pairs of the split
+// than the block judges or trains on. Neither the spec nor the plan keeps
+// anything of the file: the phase reads it when it starts, so a file the
+// user supplies later (a missing one is a warning) is read then.
+func (r *resolver) checkPairFiles(s *spec.Spec) diag.Diagnostics {
 	if s == nil {
 		return nil
 	}
@@ -32,31 +40,148 @@ func (r *resolver) readCriticEvalData(s *spec.Spec) diag.Diagnostics {
 		if !ce.Data.Set {
 			continue
 		}
-		path := ce.Data.V
-		if !filepath.IsAbs(path) && ce.Data.Range.Filename != "" {
-			path = filepath.Join(filepath.Dir(ce.Data.Range.Filename), path)
-		}
-		b, ok := r.overlay(path)
-		if !ok {
-			var err error
-			if b, err = budget.ReadFile(path, MaxCriticEvalDataBytes); err != nil {
-				ds = append(ds, diag.Errorf(codeCriticEvalData, ce.Data.Range, "critic_eval %q: cannot read pairs file %s: %v", ce.Name, ce.Data.V, unwrapPathError(err)).
-					WithDetail("The data is a pairs file (docs/pairs.md) of at most 64 MiB, relative to the file that writes it; write one with assay export pairs."))
-				continue
-			}
-		}
-		ps, err := critic.ReadPairs(bytes.NewReader(b))
-		if err != nil {
-			ds = append(ds, diag.Errorf(codeCriticEvalData, ce.Data.Range, "critic_eval %q: pairs file %s: %v", ce.Name, ce.Data.V, err).
-				WithDetail("Each line is one pair in the schema of assay export pairs (docs/pairs.md), with a label3 of improve, tie or lose."))
+		ps, d := r.readPairFile(ce.Data, "critic_eval "+quote(ce.Name), codeCriticEvalData, MaxCriticEvalDataBytes)
+		if d != nil {
+			ds = append(ds, d)
 			continue
 		}
-		splits := map[string]int{}
-		for _, p := range ps {
-			splits[p.Split]++
+		if ps == nil || !ce.Limit.Set || ce.Limit.V < 1 {
+			continue
 		}
-		sum := sha256.Sum256(b)
-		ce.DataPath, ce.DataDigest, ce.DataSplits, ce.DataRead = path, "sha256:"+hex.EncodeToString(sum[:]), splits, true
+		split := "all"
+		if ce.Split.Set {
+			split = ce.Split.V
+		}
+		if n := countPairs(ps, split, ""); n < ce.Limit.V {
+			ds = append(ds, diag.Errorf(codeCriticEvalData, ce.Limit.Range, "critic_eval %q: %s holds %d pairs of split %s, and limit judges %d", ce.Name, ce.Data.V, n, split, ce.Limit.V).
+				WithDetail("supply a file with at least %d pairs of split %s (assay export pairs), or set limit to the pairs it holds (split = \"all\" judges every pair)", ce.Limit.V, split))
+		}
+	}
+	for _, ct := range s.CriticTrainings {
+		ds = append(ds, r.checkTrainingPairs(s, ct)...)
 	}
 	return ds
+}
+
+// checkTrainingPairs is checkPairFiles for a critic training: the split's
+// pairs labelled in its critic's space must be at least its examples (at
+// least one), as the phase requires.
+func (r *resolver) checkTrainingPairs(s *spec.Spec, ct *spec.CriticTraining) diag.Diagnostics {
+	if !ct.Pairs.Set {
+		return nil
+	}
+	ps, d := r.readPairFile(ct.Pairs, "critic_training "+quote(ct.Name), codeCriticPairs, -1)
+	if d != nil {
+		return diag.Diagnostics{d}
+	}
+	if ps == nil {
+		return nil
+	}
+	labels := ""
+	for _, c := range s.Critics {
+		if c.Name == ct.Critic.Name {
+			labels = c.Labels.V
+		}
+	}
+	need := 1
+	if ct.SFT != nil && ct.Examples.V > 1 {
+		need = ct.Examples.V
+	}
+	split := "all"
+	if ct.Split.Set && ct.Split.V != "" {
+		split = ct.Split.V
+	}
+	if n := countPairs(ps, split, labels); n < need {
+		at := ct.Pairs.Range
+		if ct.Examples.Set {
+			at = ct.Examples.Range
+		}
+		return diag.Diagnostics{diag.Errorf(codeCriticPairs, at, "critic_training %q: %s holds %d pairs of split %s labelled in %s, and the training needs at least %d", ct.Name, ct.Pairs.V, n, split, orDefault(labels, "3way"), need).
+			WithDetail("supply a file with more such pairs (assay export pairs; --labelled-only for 5-way labels), or set examples to at most %d", n)}
+	}
+	return nil
+}
+
+// readPairFile reads the pairs file v names (at most limit bytes when
+// limit is above 0). It returns no pairs and no diagnostic for a file that
+// does not exist yet, but a warning: the phase refuses it unless it
+// exists by then.
+func (r *resolver) readPairFile(v spec.Val[string], what, code string, limit int) ([]critic.Pair, *diag.Diagnostic) {
+	path := v.V
+	if !filepath.IsAbs(path) && v.Range.Filename != "" {
+		path = filepath.Join(filepath.Dir(v.Range.Filename), path)
+	}
+	var rd io.Reader
+	if b, ok := r.overlay(path); ok {
+		rd = bytes.NewReader(b)
+	} else {
+		var err error
+		if rd, err = openPairFile(path, limit); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, diag.Warnf(codePairsMissing, v.Range, "%s: pairs file %s does not exist: the run will refuse it unless it exists when the phase starts", what, v.V).
+					WithDetail("supply the file (assay export pairs writes one, docs/pairs.md) relative to the file that names it, before the run reaches the phase")
+			}
+			return nil, diag.Errorf(code, v.Range, "%s: cannot read pairs file %s: %v", what, v.V, unwrapPathError(err)).
+				WithDetail("The pairs file (docs/pairs.md) is relative to the file that names it; write one with assay export pairs.")
+		}
+		if c, ok := rd.(io.Closer); ok {
+			defer c.Close()
+		}
+	}
+	ps, err := critic.ReadPairs(rd)
+	if err != nil {
+		return nil, diag.Errorf(code, v.Range, "%s: pairs file %s: %v", what, v.V, err).
+			WithDetail("Each line is one pair in the schema of assay export pairs (docs/pairs.md), with a label3 of improve, tie or lose.")
+	}
+	if ps == nil {
+		ps = []critic.Pair{}
+	}
+	return ps, nil
+}
+
+// openPairFile opens a pairs file: read whole within limit bytes when
+// limit is above 0, else streamed (critic.ReadPairs bounds its pairs and
+// lines).
+func openPairFile(path string, limit int) (io.Reader, error) {
+	if limit > 0 {
+		b, err := budget.ReadFile(path, limit)
+		if err != nil {
+			return nil, err
+		}
+		return bytes.NewReader(b), nil
+	}
+	// Stat first: opening a FIFO could block.
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, &budget.NotRegularError{Path: path, Mode: st.Mode()}
+	}
+	return os.Open(path)
+}
+
+// countPairs counts the pairs of split ("all": every one) that have a
+// label in space ("" or 3way: every pair has a 3-way label).
+func countPairs(ps []critic.Pair, split, space string) int {
+	n := 0
+	for _, p := range ps {
+		if split != "all" && p.Split != split {
+			continue
+		}
+		if space == "5way" && p.Label5 == "" {
+			continue
+		}
+		n++
+	}
+	return n
+}
+
+func quote(s string) string { return `"` + s + `"` }
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
 }

@@ -60,7 +60,9 @@ var Codes = []Code{
 	{codeExtendsCycle, "specs extend each other in a cycle"},
 	{codeSuite, "an environment's task-suite manifest (suite) cannot be read, is not a valid manifest (docs/task-suites.md), or lists a task the spec writes too or whose metric direction differs from the environment's"},
 	{codePromptFile, "a role's prompt file cannot be read: it is missing, not a regular file, or over 256 KiB (or its criteria_dir cannot be read or holds more than 256 criteria files)"},
-	{codeCriticEvalData, "a critic_eval block's pairs file (data) cannot be read (missing, not a regular file, over 64 MiB) or is not a pairs file (docs/pairs.md)"},
+	{codeCriticEvalData, "a critic_eval block's pairs file (data) exists but cannot be read (not a regular file, over 64 MiB), is not a pairs file (docs/pairs.md), or holds fewer pairs of its split than its limit"},
+	{codeCriticPairs, "a critic_training block's pairs file exists but cannot be read, is not a pairs file (docs/pairs.md), or holds fewer pairs of its split labelled in its critic's space than it trains on"},
+	{codePairsMissing, "warning: a critic_eval's or critic_training's pairs file does not exist yet: the phase reads it when it starts and refuses it unless it exists by then"},
 }
 
 // Load reads the spec at path with the front end its extension selects and
@@ -78,7 +80,7 @@ func Load(path string, opts Options) (*spec.Spec, Sources, diag.Diagnostics) {
 		ds = append(ds, expandSuites(s, r.src)...)
 	}
 	ds = append(ds, r.readPrompts(s)...)
-	ds = append(ds, r.readCriticEvalData(s)...)
+	ds = append(ds, r.checkPairFiles(s)...)
 	ds = append(ds, r.readCriteriaDirs(s)...)
 	ds = append(ds, r.unknownVars()...)
 	ds = ds.Dedup()

@@ -77,6 +77,7 @@ critic "free" {
 
 critic_eval "prompts" {
   data       = "data/quickstart-critic-pairs.jsonl"
+  limit      = 32 # every pair of the file
   critics    = ["rubric", "free"]
   k          = [1, 8]
   thresholds = [0.25]

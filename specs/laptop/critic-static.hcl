@@ -62,6 +62,7 @@ critic "ladder" {
 critic_eval "bench" {
   data       = "data/quickstart-critic-pairs.jsonl"
   split      = "all"
+  limit      = 32 # every pair: wc -l data/quickstart-critic-pairs.jsonl
   critics    = ["three", "ladder"]
   k          = [1, 4, 8]
   thresholds = [0.1, 0.25, 0.5]

@@ -62,5 +62,6 @@ critic_training "critic" {
 critic_eval "bench" {
   data  = "data/critic-pairs.jsonl"
   split = "holdout"
+  limit = 32 # the held-out pairs of train-02
   k     = [1, 8]
 }

@@ -1,0 +1,48 @@
+package critic
+
+import (
+	"bytes"
+	"os"
+	"strings"
+	"testing"
+)
+
+// FuzzReadPairs: any input is read or refused, never a panic; what is
+// read has valid labels, and written and read again it writes the same.
+func FuzzReadPairs(f *testing.F) {
+	if b, err := os.ReadFile("../../specs/laptop/data/critic-pairs.jsonl"); err == nil {
+		lines := strings.SplitAfter(string(b), "\n")
+		f.Add([]byte(strings.Join(lines[:min(3, len(lines))], "")))
+	}
+	f.Add([]byte(`{"label3":"improve","label5":"BigWin","task":"t","parent":{"commit":"a"},"child":{"commit":"b","edits":{"lr":"2"}}}` + "\n\n"))
+	f.Add([]byte(`{"label3":"tie"}` + "\r\n" + `  {"label3":"lose"}  `))
+	f.Add([]byte(`{"label3":"better"}`))
+	f.Add([]byte(`{"label3":"lose","label5":"Huge"}`))
+	f.Add([]byte(`[1,2]`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		ps, err := ReadPairs(bytes.NewReader(b))
+		if err != nil {
+			return
+		}
+		for i, p := range ps {
+			if Rank(Space3, p.Label3) < 0 || (p.Label5 != "" && Rank(Space5, p.Label5) < 0) {
+				t.Fatalf("pair %d read with labels %q/%q", i, p.Label3, p.Label5)
+			}
+		}
+		var buf bytes.Buffer
+		if err := WritePairs(&buf, ps); err != nil {
+			t.Fatalf("a pair read cannot be written: %v", err)
+		}
+		first := buf.String()
+		again, err := ReadPairs(&buf)
+		if err != nil {
+			t.Fatalf("written pairs do not read back: %v", err)
+		}
+		// Compared as written: an empty map and an absent one are the
+		// same pair.
+		buf.Reset()
+		if err := WritePairs(&buf, again); err != nil || buf.String() != first {
+			t.Fatalf("pairs changed on a round trip (%v):\n%s\n%s", err, first, buf.String())
+		}
+	})
+}

@@ -1,0 +1,78 @@
+package load
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// pairsSpec is a spec whose critic training (its critic labelling in
+// labels) reads the train pairs of pairs.jsonl, 2 for SFT, and whose
+// critic_eval judges 1 holdout pair of it.
+func pairsSpec(labels string) string {
+	return `name = "p"
+critic "screen" {
+  labels = "` + labels + `"
+}
+critic_training "c" {
+  critic   = critic.screen
+  pairs    = "pairs.jsonl"
+  split    = "train"
+  examples = 2
+  sft {}
+}
+critic_eval "bench" {
+  data  = "pairs.jsonl"
+  split = "holdout"
+  limit = 1
+}
+`
+}
+
+const (
+	trainPair5 = `{"label3":"improve","label5":"SmallWin","split":"train"}` + "\n"
+	trainPair3 = `{"label3":"lose","split":"train"}` + "\n"
+	holdPair   = `{"label3":"tie","split":"holdout"}` + "\n"
+)
+
+// TestPairFilesChecked: validate reads a pairs file that exists as the
+// phase will, refusing a malformed one or one short of what the block
+// judges or trains on at the field, and only warns of one that does not
+// exist yet, as the phase reads it when it starts.
+func TestPairFilesChecked(t *testing.T) {
+	for _, c := range []struct {
+		name, labels, pairs string // pairs "-": no file
+		want                []string
+		errors              bool
+	}{
+		{"missing", "3way", "-", []string{`s.hcl:7:14: warning[W_PAIRS_MISSING]: critic_training "c": pairs file pairs.jsonl does not exist`,
+			`s.hcl:13:11: warning[W_PAIRS_MISSING]: critic_eval "bench": pairs file pairs.jsonl does not exist`}, false},
+		{"enough", "3way", trainPair5 + trainPair3 + holdPair, nil, false},
+		{"malformed", "3way", `{"label3":"better"}` + "\n", []string{`s.hcl:7:14: error[E_CRITIC_PAIRS]: critic_training "c": pairs file pairs.jsonl: line 1: label3`,
+			`s.hcl:13:11: error[E_CRITIC_EVAL_DATA]: critic_eval "bench": pairs file pairs.jsonl: line 1: label3`}, true},
+		{"short of 5-way labels", "5way", trainPair5 + trainPair3 + holdPair, []string{`s.hcl:9:14: error[E_CRITIC_PAIRS]: critic_training "c": pairs.jsonl holds 1 pairs of split train labelled in 5way, and the training needs at least 2`}, true},
+		{"short of holdout", "3way", trainPair5 + trainPair3, []string{`s.hcl:15:11: error[E_CRITIC_EVAL_DATA]: critic_eval "bench": pairs.jsonl holds 0 pairs of split holdout, and limit judges 1`}, true},
+	} {
+		dir := t.TempDir()
+		if c.pairs != "-" {
+			if err := os.WriteFile(filepath.Join(dir, "pairs.jsonl"), []byte(c.pairs), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		path := filepath.Join(dir, "s.hcl")
+		if err := os.WriteFile(path, []byte(pairsSpec(c.labels)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, _, ds := Load(path, Options{})
+		out := ds.Format(0)
+		if ds.HasErrors() != c.errors || (c.want == nil && len(ds) != 0) {
+			t.Errorf("%s: errors %v, want %v:\n%s", c.name, ds.HasErrors(), c.errors, out)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%s: want %q in:\n%s", c.name, w, out)
+			}
+		}
+	}
+}
