@@ -392,6 +392,9 @@ func (k *checker) loop(l *spec.Loop) {
 			k.intMin(u.GPUs, 1, "update.gpus")
 			k.numMin(u.Hours, 0, true, "update.hours")
 			k.updateHyper(u)
+			if u.Trainer.Set {
+				k.loraRank(name+": update", u.Trainer, u.LoRARank)
+			}
 			if u.Adapter.Set && !adapterNameRE.MatchString(u.Adapter.V) {
 				k.add(diag.Errorf(CodeRange, u.Adapter.Range, "update.adapter %q is not a name an endpoint serves adapters under", u.Adapter.V).
 					WithDetail("use letters, digits, '.', '_' and '-', starting with a letter or digit"))

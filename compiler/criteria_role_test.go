@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -89,5 +90,39 @@ func init() {
 		if h1 == h2 {
 			t.Error("criteria_role left the plan hash as it was")
 		}
+	}
+}
+
+// TestCriteriaRoleNeverCalled: a criteria_role beside criteria files that
+// cover every task of the spec is never asked, so it is refused at the
+// field; in a sweep where some variant has a task without a file, it is a
+// warning naming the variants that never call it.
+func TestCriteriaRoleNeverCalled(t *testing.T) {
+	dir := t.TempDir()
+	mkdir(t, filepath.Join(dir, "criteria"))
+	for _, task := range []string{"train-01", "train-02", "train-03", "train-04", "train-05", "holdout-01", "holdout-02", "t1"} {
+		withSource(t, dir, "criteria/"+task+".md", "Lower wins on "+task+".\n")
+	}
+	block := "  prompt {\n    criteria_dir  = \"criteria\"\n    criteria_role = role.understand\n  }"
+	compileIn := func(name, src string) string {
+		s, _, ds := load.Load(withSource(t, dir, name, src), load.Options{})
+		if !ds.HasErrors() {
+			_, ds = Compile(s, Options{})
+		}
+		return ds.Format(0)
+	}
+	// t2 has no file: the role is asked about it.
+	if out := compileIn("some.hcl", judgeUnderstood(t, block)); strings.Contains(out, "never called") {
+		t.Errorf("t2 has no criteria file, yet:\n%s", out)
+	}
+	withSource(t, dir, "criteria/t2.md", "Lower wins on t2.\n")
+	out := compileIn("all.hcl", judgeUnderstood(t, block))
+	if !strings.Contains(out, CodeNotApplicable) || !strings.Contains(out, "criteria_role is never called") || !strings.Contains(out, "all.hcl:") {
+		t.Errorf("every task has a criteria file: want %s at criteria_role, got:\n%s", CodeNotApplicable, out)
+	}
+	sweep := strings.Replace(judgeUnderstood(t, block), "budget {", "sweep {\n  axis \"environment.olmo3.tasks.train\" {\n    values = [5, 6]\n  }\n}\n\nbudget {", 1)
+	out = compileIn("sweep.hcl", sweep)
+	if !strings.Contains(out, CodeVariantsIgnore) || !strings.Contains(out, "1 of 2 variants ignore this") || strings.Contains(out, "error[") {
+		t.Errorf("a sweep where one variant has a task without a file: want a %s warning alone, got:\n%s", CodeVariantsIgnore, out)
 	}
 }

@@ -78,6 +78,7 @@ func (k *checker) continual(l *spec.Loop, c *spec.CriticContinual) {
 	// The update's trainer is checked as a critic training's is.
 	ct := &spec.CriticTraining{Name: l.Name + ".continual", Critic: l.Screen}
 	k.criticUpdate(ct, name, c.Trainer, c.GPU, c.GPUs, c.Hours, spec.Val[string]{}, at)
+	k.loraRank(name, c.Trainer, c.LoRARank)
 }
 
 // continualFrozen refuses every field of a block that enabled = false
@@ -92,7 +93,7 @@ func (k *checker) continualFrozen(name string, c *spec.CriticContinual) {
 		{c.GRPOPairs.Set, c.GRPOPairs.Range, "grpo_pairs"}, {c.Group.Set, c.Group.Range, "group"},
 		{c.SDFTEvery.Set, c.SDFTEvery.Range, "sdft_every"}, {c.SDFTPairs.Set, c.SDFTPairs.Range, "sdft_pairs"},
 		{c.Trainer.Set, c.Trainer.Range, "trainer"}, {c.GPU.Set, c.GPU.Range, "gpu"},
-		{c.GPUs.Set, c.GPUs.Range, "gpus"}, {c.Hours.Set, c.Hours.Range, "hours"}} {
+		{c.GPUs.Set, c.GPUs.Range, "gpus"}, {c.Hours.Set, c.Hours.Range, "hours"}, {c.LoRARank.Set, c.LoRARank.Range, "lora_rank"}} {
 		if f.set {
 			k.add(diag.Errorf(CodeNotApplicable, f.r, "%s: %s takes no effect: enabled = false keeps the critic frozen", name, f.field).
 				WithDetail("remove %s, or sweep loop.NAME.continual.enabled over [false, true] to compare a frozen and a continual critic", f.field))
@@ -128,13 +129,13 @@ func (lv *lowering) continual(l *spec.Loop) *plan.CriticContinual {
 	if out.SDFTEvery > 0 {
 		out.Teacher, out.SDFTPairs = c.Teacher.Name, c.SDFTPairs.Or(ccSDFTPairs)
 		out.SFT = lv.criticUpdate("sft", c.Trainer, c.GPU, c.GPUs, c.Hours, l.Name+"-sdft")
-		out.SFT.LearningRate, out.SFT.Epochs, out.SFT.Updates = ctSFTLR, 1, points(out.SDFTEvery)
+		out.SFT.LearningRate, out.SFT.Epochs, out.SFT.Updates, out.SFT.LoRARank = ctSFTLR, 1, points(out.SDFTEvery), c.LoRARank.V
 	}
 	if out.GRPOEvery > 0 {
 		out.GRPOPairs = c.GRPOPairs.Or(ccGRPOPairs)
 		u := lv.criticUpdate("grpo", c.Trainer, c.GPU, c.GPUs, c.Hours, l.Name+"-tgrpo")
 		u.Batch, u.Group, u.Updates = out.GRPOPairs, c.Group.Or(ccGroup), points(out.GRPOEvery)
-		u.KLCoef, u.LearningRate, u.WeightDecay = ctKL, ctGRPOLR, ctWeightDecay
+		u.KLCoef, u.LearningRate, u.WeightDecay, u.LoRARank = ctKL, ctGRPOLR, ctWeightDecay, c.LoRARank.V
 		out.GRPO = u
 	}
 	return out

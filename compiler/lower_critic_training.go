@@ -71,6 +71,7 @@ func (k *checker) criticTraining(ct *spec.CriticTraining) {
 		k.criticUpdate(ct, name+": sft", u.Trainer, u.GPU, u.GPUs, u.Hours, u.Adapter, k.at(u.Range, at))
 		k.numMin(u.LearningRate, 0, true, "sft.learning_rate")
 		k.intMin(u.Epochs, 1, "sft.epochs")
+		k.loraRank(name+": sft", u.Trainer, u.LoRARank)
 	}
 	if g := ct.GRPO; g != nil {
 		gat := k.at(g.Range, at)
@@ -83,6 +84,7 @@ func (k *checker) criticTraining(ct *spec.CriticTraining) {
 		k.numMin(g.KLCoef, 0, false, "grpo.kl_coef")
 		k.numMin(g.LearningRate, 0, true, "grpo.learning_rate")
 		k.numMin(g.WeightDecay, 0, false, "grpo.weight_decay")
+		k.loraRank(name+": grpo", g.Trainer, g.LoRARank)
 		if calls := float64(g.Steps.V) * float64(g.Batch.V) * float64(g.Group.Or(ctGroup)); calls > maxCriticCalls {
 			k.add(diag.Errorf(CodeRange, gat, "%s makes %.0f critic calls, more than %d", name, calls, int64(maxCriticCalls)))
 		}
@@ -214,7 +216,7 @@ func (pl *phaseLowering) criticTrainings() {
 				High:     low + n*float64(out.Revisions) + n*guided}
 			u := ct.SFT
 			out.SFT = lv.criticUpdate("sft", u.Trainer, u.GPU, u.GPUs, u.Hours, u.Adapter.Or(ct.Name+"-sft"))
-			out.SFT.LearningRate, out.SFT.Epochs = u.LearningRate.Or(ctSFTLR), u.Epochs.Or(ctSFTEpochs)
+			out.SFT.LearningRate, out.SFT.Epochs, out.SFT.LoRARank = u.LearningRate.Or(ctSFTLR), u.Epochs.Or(ctSFTEpochs), u.LoRARank.V
 			// A pair whose calls all fail, or a teacher that will not follow
 			// the label, can leave no critique to train on.
 			out.SFT.Updates = plan.Count{Low: 0, Expected: 1, High: 1}
@@ -223,7 +225,7 @@ func (pl *phaseLowering) criticTrainings() {
 			out.GRPO = lv.criticUpdate("grpo", g.Trainer, g.GPU, g.GPUs, g.Hours, g.Adapter.Or(ct.Name+"-grpo"))
 			u := out.GRPO
 			u.Steps, u.Batch, u.Group = g.Steps.V, g.Batch.V, g.Group.Or(ctGroup)
-			u.KLCoef, u.LearningRate, u.WeightDecay = g.KLCoef.Or(ctKL), g.LearningRate.Or(ctGRPOLR), g.WeightDecay.Or(ctWeightDecay)
+			u.KLCoef, u.LearningRate, u.WeightDecay, u.LoRARank = g.KLCoef.Or(ctKL), g.LearningRate.Or(ctGRPOLR), g.WeightDecay.Or(ctWeightDecay), g.LoRARank.V
 			// A step whose groups all agree has nothing to learn from: it
 			// makes no update.
 			u.Updates = plan.Count{Low: 0, Expected: float64(u.Steps), High: float64(u.Steps)}

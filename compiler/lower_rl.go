@@ -395,6 +395,7 @@ func rlLoopFields(pl *phaseLowering, lp *loopPlan, out *plan.Loop) {
 		setF(u.ClipHigh, &out.ClipHigh)
 		setF(u.KLCoef, &out.KLCoef)
 		setF(u.WeightDecay, &out.WeightDecay)
+		out.LoRARank = u.LoRARank.V
 		if u.Epochs.Set {
 			out.Epochs = u.Epochs.V
 		}

@@ -82,6 +82,41 @@ func (k *checker) updateHyper(u *spec.PolicyUpdate) {
 	k.numMin(u.WeightDecay, 0, false, "update.weight_decay")
 }
 
+// maxLoRARank bounds an adapter's rank: far above any LoRA's (the critics
+// paper's is 32), below what a typo could make of it.
+const maxLoRARank = 4096
+
+// loraRank checks a block's lora_rank: the rank of the adapter its
+// trainer's command trains, so without a trainer that runs a command (a
+// plugin that trains itself, such as builtin:offline or builtin:tinylm,
+// has no adapter) it takes no effect and is refused.
+func (k *checker) loraRank(what string, tr spec.Ref, rank spec.Val[int]) {
+	if !rank.Set {
+		return
+	}
+	var trainer *spec.Plugin
+	if tr.Set {
+		trainer = k.x.plugins[tr.Name]
+	}
+	switch {
+	case !tr.Set:
+		k.add(diag.Errorf(CodeNotApplicable, rank.Range, "%s: lora_rank is the rank of the adapter a trainer's command trains, and the block has no trainer: the plugin that trains itself has no adapter rank", what).
+			WithDetail("remove lora_rank, or write trainer = plugin.NAME, a builtin:command plugin with update_command"))
+	case trainer != nil && !runsUpdateCommand(trainer):
+		k.add(diag.Errorf(CodeNotApplicable, rank.Range, "%s: lora_rank is the rank of the adapter a trainer's command trains, and plugin %q (%s) has no adapter rank", what, trainer.Name, trainer.Source.V).
+			WithDetail("remove lora_rank, or name a builtin:command plugin with update_command as the trainer"))
+	case rank.V < 1 || rank.V > maxLoRARank:
+		k.add(diag.Errorf(CodeRange, rank.Range, "%s: lora_rank must be 1 to %d, got %d", what, maxLoRARank, rank.V).
+			WithDetail("the critics paper trains rank 32"))
+	}
+}
+
+// runsUpdateCommand says whether a plugin runs an update command.
+func runsUpdateCommand(p *spec.Plugin) bool {
+	sch, ok := pluginconfig.Lookup(p.Source.V)
+	return !ok || sch.UpdateKey != ""
+}
+
 // updaterOnly refuses an environment whose trainer is a command plugin
 // with only an update_command: it trains policies but runs no proposal.
 func (k *checker) updaterOnly() {

@@ -165,6 +165,9 @@ type PolicyJob struct {
 	Epochs             int
 	// WeightDecay is the optimiser's decoupled weight decay.
 	WeightDecay float64
+	// LoRARank is the rank of the LoRA adapter to train; 0: the
+	// trainer's own default.
+	LoRARank int
 }
 
 // ExecutorSpec is the plan's executor section.

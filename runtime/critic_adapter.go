@@ -157,7 +157,7 @@ func (c *criticTrainingNode) runCommand(key string, u *plan.CriticUpdate, step i
 	}
 	cur := c.policyOf(r.policy.at(ro.Name))
 	job := &plugins.PolicyJob{Step: step, BatchFile: batch, AdapterDir: filepath.Join(dir, "adapter"), BaseModel: ro.Model, PreviousAdapter: cur.Adapter, PreviousAdapterDir: cur.AdapterDir,
-		Algorithm: alg, LearningRate: u.LearningRate, KLCoef: u.KLCoef, Epochs: u.Epochs, WeightDecay: u.WeightDecay}
+		Algorithm: alg, LearningRate: u.LearningRate, KLCoef: u.KLCoef, Epochs: u.Epochs, WeightDecay: u.WeightDecay, LoRARank: u.LoRARank}
 	// The run's id names the update as a policy update's does
 	// (PREFIX/update/N), PREFIX the training's sft or grpo.
 	req := &plugins.RunRequest{RunID: c.key("%s/update/%d", u.Algorithm, step), Seed: int64(derive(r.v.Seed, key) >> 1), Config: r.config[u.Trainer],

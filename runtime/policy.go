@@ -211,7 +211,7 @@ func (r *rlLoop) prepareUpdate(t int, key string, samples []plugins.Sample, stat
 	}
 	name := fmt.Sprintf("%s-step-%d", u.Adapter, t+1)
 	job := &plugins.PolicyJob{Step: t + 1, BatchFile: batch, AdapterDir: filepath.Join(dir, "adapter"), BaseModel: ro.Model, PreviousAdapter: prev.Adapter, PreviousAdapterDir: prev.Path,
-		Algorithm: l.Algorithm, LearningRate: l.LearningRate, ClipLow: l.ClipLow, ClipHigh: l.ClipHigh, KLCoef: l.KLCoef, TokenLevel: l.TokenLevel, Epochs: l.Epochs, WeightDecay: l.WeightDecay}
+		Algorithm: l.Algorithm, LearningRate: l.LearningRate, ClipLow: l.ClipLow, ClipHigh: l.ClipHigh, KLCoef: l.KLCoef, TokenLevel: l.TokenLevel, Epochs: l.Epochs, WeightDecay: l.WeightDecay, LoRARank: l.LoRARank}
 	req := &plugins.RunRequest{RunID: key, Seed: int64(derive(r.s.v.Seed, key) >> 1), Config: r.s.config[u.Trainer],
 		Executor: plugins.ExecutorSpec{Kind: r.s.v.Executor.Kind, Concurrency: r.s.v.Executor.Concurrency, GPUs: r.s.v.Executor.GPUs, Slurm: r.s.v.Executor.Slurm},
 		GPUs:     u.GPUs, WorkDir: dir, Update: job}

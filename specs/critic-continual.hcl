@@ -20,8 +20,9 @@
 # data/critic-bench.jsonl, the endpoints) and train_critic.py, which is
 # not in this repository: the update command of every critic update
 # (critic-sft, critic-grpo): it reads the batch file, trains a LoRA
-# adapter of the critic from the previous adapter and writes it into
-# adapter_dir (docs/critic-training.md, "Through your training command").
+# adapter of the critic (rank 32, the paper's, as ASSAY_LORA_RANK) from
+# the previous adapter and writes it into adapter_dir
+# (docs/critic-training.md, "Through your training command").
 #
 # Expected figures (assay estimate):
 #   teacher calls  140,336 (88,000 to 187,867): critic-train.hcl's 139,469
@@ -59,5 +60,6 @@ loop "evolve" {
     gpu        = "H100"
     gpus       = 8
     hours      = 0.05
+    lora_rank  = 32
   }
 }

@@ -28,7 +28,8 @@
 #                            bench_pairs to your file's count)
 #   train_critic.py          your update command (SFT and GRPO on a batch,
 #                            docs/critic-training.md; examples/trainer/
-#                            grpo_update.py is the policy's)
+#                            grpo_update.py is the policy's); it reads the
+#                            adapter's rank (32) as ASSAY_LORA_RANK
 #   the endpoints            the teacher's, and a vLLM server of the critic
 #                            with --enable-lora (VLLM_ALLOW_RUNTIME_LORA_UPDATING)
 #
@@ -134,6 +135,7 @@ critic_training "critic" {
     hours         = 6
     epochs        = 3
     learning_rate = 1e-5
+    lora_rank     = 32
   }
   grpo {
     trainer        = plugin.critic_trainer
@@ -146,6 +148,7 @@ critic_training "critic" {
     kl_coef        = 0.01
     learning_rate  = 1e-6
     weight_decay   = 0.1
+    lora_rank      = 32
   }
 }
 

@@ -62,6 +62,9 @@ type CriticUpdate struct {
 	Epochs       int     `json:"epochs,omitempty"`
 	KLCoef       float64 `json:"kl_coef,omitempty"`
 	WeightDecay  float64 `json:"weight_decay,omitempty"`
+	// LoRARank is the adapter's rank the update command is asked for; 0:
+	// the command's own default.
+	LoRARank int `json:"lora_rank,omitempty"`
 	// Steps, Batch and Group are GRPO's: steps, pairs a step, verdicts a
 	// pair.
 	Steps int `json:"steps,omitempty"`

@@ -566,6 +566,9 @@ type Loop struct {
 	TokenLevel  bool    `json:"token_level,omitempty"`
 	Epochs      int     `json:"epochs,omitempty"`
 	WeightDecay float64 `json:"weight_decay,omitempty"`
+	// LoRARank is the adapter's rank the update command is asked for
+	// (update.lora_rank); 0: the command's own default.
+	LoRARank int `json:"lora_rank,omitempty"`
 }
 
 // Feature is one dimension of a MAP-Elites archive: complexity (edits of

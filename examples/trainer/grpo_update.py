@@ -116,6 +116,8 @@ def read_job(env):
         "epochs": _int(env, "ASSAY_EPOCHS", 1),
         "weight_decay": _float(env, "ASSAY_WEIGHT_DECAY", lo=0),
         "seed": int(env.get("ASSAY_SEED", "0") or "0"),
+        # Set only when the spec's update block sets lora_rank; else 32.
+        "lora_rank": _int(env, "ASSAY_LORA_RANK", 1) if env.get("ASSAY_LORA_RANK") else 32,
     }
     if bool(job["previous_adapter"]) != bool(job["previous_adapter_dir"]):
         raise BadInput("ASSAY_PREVIOUS_ADAPTER and ASSAY_PREVIOUS_ADAPTER_DIR must be both set or both empty")
@@ -247,7 +249,7 @@ def train(job, lines):
     if job["previous_adapter_dir"]:  # continue from the current adapter
         model = PeftModel.from_pretrained(base, job["previous_adapter_dir"], is_trainable=True)
     else:
-        model = get_peft_model(base, LoraConfig(r=32, lora_alpha=64, target_modules="all-linear", task_type="CAUSAL_LM"))
+        model = get_peft_model(base, LoraConfig(r=job["lora_rank"], lora_alpha=2 * job["lora_rank"], target_modules="all-linear", task_type="CAUSAL_LM"))
 
     def encode(line):
         prompt = tok.apply_chat_template(line["prompt"], tokenize=False, add_generation_prompt=True)

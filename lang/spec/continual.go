@@ -22,5 +22,6 @@ type CriticContinual struct {
 	GPU       Val[string]  `assay:"gpu" doc:"GPU type of one update; must have a price (with trainer)"`
 	GPUs      Val[int]     `assay:"gpus" doc:"GPUs of one update (with trainer)"`
 	Hours     Val[float64] `assay:"hours" unit:"hours" doc:"wall-clock hours of one update (with trainer)"`
+	LoRARank  Val[int]     `assay:"lora_rank" doc:"rank of the LoRA adapter the trainer's command trains, 1 to 4096 (the paper: 32; unset: the command's own default, left out of its job; with trainer)"`
 	Range     diag.Range   `json:"-"`
 }

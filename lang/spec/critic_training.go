@@ -35,6 +35,7 @@ type CriticSFT struct {
 	Adapter      Val[string]  `assay:"adapter" doc:"name the critic's endpoint serves the adapter under (default: the block's name and -sft)"`
 	LearningRate Val[float64] `assay:"learning_rate" doc:"learning rate (default 1e-5, the paper's)"`
 	Epochs       Val[int]     `assay:"epochs" doc:"passes over the kept critiques (default 3, the paper's)"`
+	LoRARank     Val[int]     `assay:"lora_rank" doc:"rank of the LoRA adapter the trainer's command trains, 1 to 4096 (the paper: 32; unset: the command's own default, left out of its job; with trainer)"`
 	Range        diag.Range   `json:"-"`
 }
 
@@ -53,5 +54,6 @@ type CriticGRPO struct {
 	KLCoef       Val[float64] `assay:"kl_coef" doc:"beta of the KL penalty toward the SFT critic (default 0.01, the paper's)"`
 	LearningRate Val[float64] `assay:"learning_rate" doc:"learning rate (default 1e-6, the paper's)"`
 	WeightDecay  Val[float64] `assay:"weight_decay" doc:"the optimiser's decoupled weight decay (default 0.1, the paper's)"`
+	LoRARank     Val[int]     `assay:"lora_rank" doc:"rank of the LoRA adapter the trainer's command trains, 1 to 4096 (the paper: 32; unset: the command's own default, left out of its job; with trainer)"`
 	Range        diag.Range   `json:"-"`
 }

@@ -203,7 +203,7 @@ type Prompt struct {
 	CriteriaDir  Val[string] `assay:"criteria_dir" doc:"critic roles: a directory of per-task criteria, relative to the file that writes it: TASK.md holds the understanding and criteria of the task named TASK, which the critic's templates read as .Criteria when it judges that task (in place of criteria)"`
 	// CriteriaRole is the summarizer role a critic asks, once per task of
 	// the run, for the task's understanding and criteria.
-	CriteriaRole Ref        `assay:"criteria_role" doc:"critic roles: a summarizer role (role.NAME) asked once per task of the run for the task's understanding and criteria, which the critic's templates read as .Criteria on that task's calls when no criteria file gives the task's (the manifest's criteria and criteria_dir win); its answer is journaled, and priced as one call per task"`
+	CriteriaRole Ref        `assay:"criteria_role" doc:"critic roles: a summarizer role (role.NAME) asked once per task for the task's understanding and criteria, which the critic's templates read as .Criteria on that task's calls when no criteria file gives the task's (the manifest's criteria and criteria_dir win); its answer is journaled and kept in the runs directory's criteria store, which later runs reuse without a call; priced as at most one call per task"`
 	Range        diag.Range `json:"-"`
 
 	// SystemText and UserText are the files' contents and SystemPath and
@@ -345,6 +345,7 @@ type PolicyUpdate struct {
 	KLCoef      Val[float64] `assay:"kl_coef" doc:"beta of the KL penalty toward the reference (base) policy (grpo: 0.04; dapo: 0, none)"`
 	Epochs      Val[int]     `assay:"epochs" doc:"gradient passes over one update's batch (grpo and dapo: 4)"`
 	WeightDecay Val[float64] `assay:"weight_decay" doc:"the optimiser's decoupled weight decay on the adapter's weights (grpo and dapo: 0, as neither paper sets one)"`
+	LoRARank    Val[int]     `assay:"lora_rank" doc:"rank of the LoRA adapter the update command trains, 1 to 4096 (unset: the command's own default, and the job leaves it out)"`
 	Range       diag.Range   `json:"-"`
 }
 

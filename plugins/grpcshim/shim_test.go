@@ -108,7 +108,7 @@ func TestRoundTripEveryField(t *testing.T) {
 		Executor: plugins.ExecutorSpec{Kind: "slurm", Concurrency: 4, GPUs: 8, Slurm: map[string]any{"partition": "gpu"}},
 		GPUs:     2, TimeLimitSeconds: 3600.5, WorkDir: "/tmp/w", Source: &plugins.Checkout{Repository: "/repo", Commit: "c0ffee"},
 		Update: &plugins.PolicyJob{Step: 3, BatchFile: "/w/batch.jsonl", AdapterDir: "/w/adapter", BaseModel: "q", PreviousAdapter: "p-2", PreviousAdapterDir: "/w/prev",
-			Algorithm: "grpo", LearningRate: 1e-6, ClipLow: 0.2, ClipHigh: 0.2, KLCoef: 0.04, TokenLevel: false, Epochs: 4, WeightDecay: 0.1},
+			Algorithm: "grpo", LearningRate: 1e-6, ClipLow: 0.2, ClipHigh: 0.2, KLCoef: 0.04, TokenLevel: false, Epochs: 4, WeightDecay: 0.1, LoRARank: 32},
 	}
 	h, err := tr.Start(ctx, run)
 	if err != nil {

@@ -333,7 +333,7 @@ func policyJobToProto(j *plugins.PolicyJob) *pb.PolicyJob {
 	}
 	return &pb.PolicyJob{Step: int64(j.Step), BatchFile: j.BatchFile, AdapterDir: j.AdapterDir, BaseModel: j.BaseModel,
 		PreviousAdapter: j.PreviousAdapter, PreviousAdapterDir: j.PreviousAdapterDir, Algorithm: j.Algorithm, LearningRate: j.LearningRate, ClipLow: j.ClipLow,
-		ClipHigh: j.ClipHigh, KlCoef: j.KLCoef, TokenLevel: j.TokenLevel, Epochs: int64(j.Epochs), WeightDecay: j.WeightDecay}
+		ClipHigh: j.ClipHigh, KlCoef: j.KLCoef, TokenLevel: j.TokenLevel, Epochs: int64(j.Epochs), WeightDecay: j.WeightDecay, LoraRank: int64(j.LoRARank)}
 }
 
 func policyJobFromProto(j *pb.PolicyJob) *plugins.PolicyJob {
@@ -342,5 +342,5 @@ func policyJobFromProto(j *pb.PolicyJob) *plugins.PolicyJob {
 	}
 	return &plugins.PolicyJob{Step: int(j.GetStep()), BatchFile: j.GetBatchFile(), AdapterDir: j.GetAdapterDir(), BaseModel: j.GetBaseModel(),
 		PreviousAdapter: j.GetPreviousAdapter(), PreviousAdapterDir: j.GetPreviousAdapterDir(), Algorithm: j.GetAlgorithm(), LearningRate: j.GetLearningRate(), ClipLow: j.GetClipLow(),
-		ClipHigh: j.GetClipHigh(), KLCoef: j.GetKlCoef(), TokenLevel: j.GetTokenLevel(), Epochs: int(j.GetEpochs()), WeightDecay: j.GetWeightDecay()}
+		ClipHigh: j.GetClipHigh(), KLCoef: j.GetKlCoef(), TokenLevel: j.GetTokenLevel(), Epochs: int(j.GetEpochs()), WeightDecay: j.GetWeightDecay(), LoRARank: int(j.GetLoraRank())}
 }

@@ -538,8 +538,10 @@ type PolicyJob struct {
 	Epochs             int64                  `protobuf:"varint,12,opt,name=epochs,proto3" json:"epochs,omitempty"`
 	PreviousAdapterDir string                 `protobuf:"bytes,13,opt,name=previous_adapter_dir,json=previousAdapterDir,proto3" json:"previous_adapter_dir,omitempty"`
 	WeightDecay        float64                `protobuf:"fixed64,14,opt,name=weight_decay,json=weightDecay,proto3" json:"weight_decay,omitempty"`
-	unknownFields      protoimpl.UnknownFields
-	sizeCache          protoimpl.SizeCache
+	// The LoRA adapter's rank; 0: the trainer's own default.
+	LoraRank      int64 `protobuf:"varint,15,opt,name=lora_rank,json=loraRank,proto3" json:"lora_rank,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *PolicyJob) Reset() {
@@ -666,6 +668,13 @@ func (x *PolicyJob) GetPreviousAdapterDir() string {
 func (x *PolicyJob) GetWeightDecay() float64 {
 	if x != nil {
 		return x.WeightDecay
+	}
+	return 0
+}
+
+func (x *PolicyJob) GetLoraRank() int64 {
+	if x != nil {
+		return x.LoraRank
 	}
 	return 0
 }
@@ -1862,7 +1871,7 @@ const file_assay_proto_rawDesc = "" +
 	"\n" +
 	"repository\x18\x01 \x01(\tR\n" +
 	"repository\x12\x16\n" +
-	"\x06commit\x18\x02 \x01(\tR\x06commit\"\xcb\x03\n" +
+	"\x06commit\x18\x02 \x01(\tR\x06commit\"\xe8\x03\n" +
 	"\tPolicyJob\x12\x12\n" +
 	"\x04step\x18\x01 \x01(\x03R\x04step\x12\x1d\n" +
 	"\n" +
@@ -1882,7 +1891,8 @@ const file_assay_proto_rawDesc = "" +
 	"tokenLevel\x12\x16\n" +
 	"\x06epochs\x18\f \x01(\x03R\x06epochs\x120\n" +
 	"\x14previous_adapter_dir\x18\r \x01(\tR\x12previousAdapterDir\x12!\n" +
-	"\fweight_decay\x18\x0e \x01(\x01R\vweightDecay\":\n" +
+	"\fweight_decay\x18\x0e \x01(\x01R\vweightDecay\x12\x1b\n" +
+	"\tlora_rank\x18\x0f \x01(\x03R\bloraRank\":\n" +
 	"\tRunHandle\x12\x15\n" +
 	"\x06run_id\x18\x01 \x01(\tR\x05runId\x12\x16\n" +
 	"\x06handle\x18\x02 \x01(\tR\x06handle\"\xd0\x01\n" +

@@ -15,7 +15,7 @@ var CommandPlaceholders = []string{"config", "env", "gpus", "run_id", "seed", "t
 
 // UpdatePlaceholders are those of update_command (see docs/policy-training.md).
 var UpdatePlaceholders = []string{"adapter_dir", "algorithm", "base_model", "batch", "clip_high", "clip_low", "epochs", "gpus",
-	"kl_coef", "learning_rate", "previous_adapter", "previous_adapter_dir", "run_id", "seed", "step", "token_level", "weight_decay", "workdir"}
+	"kl_coef", "learning_rate", "lora_rank", "previous_adapter", "previous_adapter_dir", "run_id", "seed", "step", "token_level", "weight_decay", "workdir"}
 
 // checkCommandTemplates checks pass_env's and env's names, and compiles
 // builtin:command's templates as the trainer will, so `assay validate`

@@ -69,6 +69,9 @@ func runScript(rec *record, cfg *Config, cmd *commandTemplate, cwd, dir, overrid
 		delete(env, "ASSAY_ENV")
 		delete(env, "ASSAY_TASK")
 		for k, v := range updateValues(u) {
+			if k == "lora_rank" && v == "" {
+				continue // the command's own default: no rank to see
+			}
 			env["ASSAY_"+strings.ToUpper(k)] = v
 		}
 	}

@@ -16,7 +16,7 @@ import (
 // which runs the config's update_command on the batch the runtime wrote.
 // The command's placeholders are batch, adapter_dir, step, base_model,
 // previous_adapter, previous_adapter_dir, algorithm, learning_rate, clip_low, clip_high,
-// kl_coef, token_level, epochs, weight_decay, gpus, workdir, seed and
+// kl_coef, token_level, epochs, weight_decay, lora_rank, gpus, workdir, seed and
 // run_id; every value reaches the command as a quoted variable, never as
 // code, and the job's values also as ASSAY_* variables (updateValues).
 func (t *Trainer) prepareUpdate(req *plugins.RunRequest, cfg *Config, dir string, limit time.Duration) (*prepared, error) {
@@ -78,8 +78,18 @@ func updateValues(u *plugins.PolicyJob) map[string]string {
 		"base_model": u.BaseModel, "previous_adapter": u.PreviousAdapter, "previous_adapter_dir": u.PreviousAdapterDir, "algorithm": u.Algorithm,
 		"learning_rate": f(u.LearningRate), "clip_low": f(u.ClipLow), "clip_high": f(u.ClipHigh),
 		"kl_coef": f(u.KLCoef), "token_level": strconv.FormatBool(u.TokenLevel), "epochs": strconv.Itoa(u.Epochs),
-		"weight_decay": f(u.WeightDecay),
+		"weight_decay": f(u.WeightDecay), "lora_rank": loraRank(u.LoRARank),
 	}
+}
+
+// loraRank is the lora_rank placeholder's value: empty when the spec
+// leaves the rank to the command (runScript then exports no
+// ASSAY_LORA_RANK).
+func loraRank(r int) string {
+	if r <= 0 {
+		return ""
+	}
+	return strconv.Itoa(r)
 }
 
 // updateOutcome is a policy update's result once its script ended: it

@@ -56,8 +56,20 @@ func TestPolicyUpdate(t *testing.T) {
 			t.Errorf("the command's environment has no %s:\n%s", want, env)
 		}
 	}
+	if strings.Contains(string(env), "ASSAY_LORA_RANK") {
+		t.Errorf("a job that leaves the rank to the command exports ASSAY_LORA_RANK:\n%s", env)
+	}
 	if _, err := os.Stat(filepath.Join(req.WorkDir, "pwned")); err == nil {
 		t.Error("a value ran as shell code")
+	}
+	// A rank the plan sets reaches the command both ways.
+	req = updateRequest(t, "u7", map[string]any{"update_command": `mkdir -p {{adapter_dir}} && echo "{{lora_rank}} $ASSAY_LORA_RANK" > {{adapter_dir}}/rank`})
+	req.Update.LoRARank = 32
+	if r := run(t, tr, req); r.Status != plugins.StatusFinished {
+		t.Fatalf("status %s: %s", r.Status, r.Reason)
+	}
+	if got, _ := os.ReadFile(filepath.Join(req.Update.AdapterDir, "rank")); string(got) != "32 32\n" {
+		t.Errorf("rank %q, want the placeholder's and the variable's 32", got)
 	}
 	script, _ := os.ReadFile(filepath.Join(req.WorkDir, ScriptFile))
 	if !strings.Contains(string(script), "export ASSAY_BATCH=") || strings.Contains(string(script), "ASSAY_CONFIG") {
