@@ -373,9 +373,14 @@ func TestVariants(t *testing.T) {
 			{rwmReward, "reward \"label\" {\n  source     = \"critic\"\n  value      = \"label_score\"\n  infeasible = \"-1\"\n}\n"},
 			{"  reward              = reward.rwm_gain\n", "  reward              = reward.label\n"},
 			{"calibration {\n  loop        = loop.policy\n  after_steps = [4, 12, 20]\n  budget      = [6]\n  select      = \"top_rated\"\n}\n", ""}}, reject: "E_MISSING"},
+		// The offline critic routes few candidates, so the loop stops at
+		// the plan's high step count, which the low routed share sets,
+		// before it spends the budget: a low of 0.1, not 0.02, makes that
+		// 180 steps, not 900 (a fifth of the LLM calls). The variant
+		// below spends its budget.
 		{name: "screened GRPO until the budget is spent", base: qs, edits: [][2]string{
 			{"role \"rwm\" {", criticRole + "\nrole \"rwm\" {"},
-			{"critic \"judge\" {\n  role   = role.critic\n  votes  = 5\n", "critic \"judge\" {\n  role   = role.critic\n  votes  = 5\n  threshold = 0.25\n  expected_routed = { low = 0.02, expected = 0.4, high = 1 }\n"},
+			{"critic \"judge\" {\n  role   = role.critic\n  votes  = 5\n", "critic \"judge\" {\n  role   = role.critic\n  votes  = 5\n  threshold = 0.25\n  expected_routed = { low = 0.1, expected = 0.4, high = 1 }\n"},
 			{rwmReward, "reward \"label\" {\n  source     = \"critic\"\n  value      = \"label_score\"\n  infeasible = \"-1\"\n}\n"},
 			{"  steps               = 24\n", "  until_budget        = true\n  screen              = critic.judge\n"},
 			{"  reward              = reward.rwm_gain\n", "  reward              = reward.label\n"},
