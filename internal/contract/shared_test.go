@@ -44,10 +44,12 @@ var (
 	sharedRuns = map[string]*sharedRun{}
 )
 
-// runShared returns run "c" of the spec at path (its plan, the index of
+// runShared returns run "c" of the spec at path (the plan, the index of
 // its variant named variant, or of its first if variant is "", the result
 // and the run's folder), made the first time a test asks for it. A run
-// that does not finish fails every test that asks.
+// that does not finish fails every test that asks. Each test gets a plan
+// of its own, compiled again to the run's plan hash, so tests that run it
+// again in parallel share no plan.
 func runShared(t *testing.T, path, variant string) (*plan.Plan, int, *runtime.Result, string) {
 	t.Helper()
 	key := path + "\x00" + variant
@@ -62,7 +64,14 @@ func runShared(t *testing.T, path, variant string) (*plan.Plan, int, *runtime.Re
 	if r.err != nil {
 		t.Fatalf("%s, variant %q: %v", path, variant, r.err)
 	}
-	return r.p, r.vi, r.res, r.dir
+	p, ds := compile(t, path)
+	if ds.HasErrors() {
+		t.Fatal(ds)
+	}
+	if p.Hash != r.p.Hash {
+		t.Fatalf("%s compiles to plan %s, the shared run's is %s", path, p.Hash, r.p.Hash)
+	}
+	return p, r.vi, r.res, r.dir
 }
 
 func (r *sharedRun) run(t *testing.T, path, variant string) {
