@@ -12,21 +12,11 @@ import (
 	"github.com/assay-lang/assay/runtime/journal"
 )
 
-// continualPlan is specs/laptop/critic-continual.hcl's plan and the index
-// of its continual arm.
-func continualPlan(t *testing.T) (*plan.Plan, int) {
+// continualRun is the uninterrupted run of the continual arm of
+// specs/laptop/critic-continual.hcl, its plan and the arm's index.
+func continualRun(t *testing.T) (*plan.Plan, int, *runtime.Result, string) {
 	t.Helper()
-	p, ds := compile(t, filepath.Join(specsDir(t), "laptop", "critic-continual.hcl"))
-	if ds.HasErrors() {
-		t.Fatal(ds)
-	}
-	for i, v := range p.Variants {
-		if v.Name == "enabled=true" {
-			return p, i
-		}
-	}
-	t.Fatalf("no variant enabled=true among %d", len(p.Variants))
-	return nil, 0
+	return runShared(t, filepath.Join(specsDir(t), "laptop", "critic-continual.hcl"), "enabled=true")
 }
 
 // TestContinualCriticRunsWithinItsEstimate runs both arms of the laptop
@@ -36,12 +26,13 @@ func continualPlan(t *testing.T) (*plan.Plan, int) {
 // continual arm makes SDFT and T-GRPO updates, at most the plan's, and
 // the frozen arm none.
 func TestContinualCriticRunsWithinItsEstimate(t *testing.T) {
-	p, vi := continualPlan(t)
+	t.Parallel()
+	p, vi, res, dir := continualRun(t)
 	cc := p.Variants[vi].Loops[0].Continual
 	if cc == nil || cc.SFT == nil || cc.GRPO == nil {
 		t.Fatalf("the continual arm's loop has no continual critic: %+v", cc)
 	}
-	res, dir := checkRun(t, p, vi)
+	checkResult(t, p, vi, res)
 	checkPipeline(t, p.Variants[vi], res, dir)
 	m := res.Totals.Measured.CriticTrainings[cc.Name]
 	high := int(cc.SFT.Updates.High + cc.GRPO.Updates.High)
@@ -127,14 +118,11 @@ func checkPipeline(t *testing.T, v *plan.Variant, res *runtime.Result, dir strin
 // TestContinualCriticResumes stops the continual arm mid-loop and resumes
 // it: its updates and the critic it ends with are the uninterrupted run's.
 func TestContinualCriticResumes(t *testing.T) {
-	p, vi := continualPlan(t)
+	t.Parallel()
+	// The uninterrupted run is TestContinualCriticRunsWithinItsEstimate's.
+	p, vi, res, whole := continualRun(t)
 	v := p.Variants[vi]
 	name := v.Loops[0].Continual.Name
-	whole := t.TempDir()
-	res, err := runtime.Run(context.Background(), p, runtime.Options{ID: "c", Dir: whole, Plugins: loader(), Variant: v.Name})
-	if err != nil {
-		t.Fatal(err)
-	}
 	want, wantState := *res.Totals.Measured.CriticTrainings[name], criticState(t, whole)
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -150,7 +138,7 @@ func TestContinualCriticResumes(t *testing.T) {
 	if res == nil || res.State != runtime.StateInterrupted {
 		t.Fatalf("the run was not interrupted: %+v", res)
 	}
-	res, err = runtime.Run(context.Background(), nil, runtime.Options{ID: "c", Dir: dir, Plugins: loader(), Resume: true, Variant: v.Name})
+	res, err := runtime.Run(context.Background(), nil, runtime.Options{ID: "c", Dir: dir, Plugins: loader(), Resume: true, Variant: v.Name})
 	if err != nil || res.State != runtime.StateFinished {
 		t.Fatalf("resume: %v", err)
 	}

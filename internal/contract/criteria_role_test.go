@@ -51,6 +51,7 @@ func (l sentLLM) Complete(ctx context.Context, req *plugins.CompleteRequest) (*p
 // role is asked once per task, inside the estimate, and what it answered
 // is in the critic's system message; a replay takes it from the journal.
 func TestCriteriaRoleReachesTheCritic(t *testing.T) {
+	t.Parallel()
 	path := writeVariant(t, filepath.Join(specsDir(t), "quickstart-critic.hcl"),
 		[2]string{"role \"critic\" {\n", "role \"understand\" {\n  kind        = \"summarizer\"\n  llm         = plugin.offline\n  concurrency = 4\n  seconds     = 0.001\n  tokens {\n    in  = 300\n    out = 200\n  }\n  price {\n    in  = 0\n    out = 0\n  }\n}\n\nrole \"critic\" {\n  prompt {\n    criteria_role = role.understand\n  }\n"})
 	p, ds := compile(t, path)
@@ -107,6 +108,7 @@ func TestCriteriaRoleReachesTheCritic(t *testing.T) {
 // critiques in the critic training phase ask it, and every count, its
 // calls among them, stays inside the estimate.
 func TestCriteriaRoleInCriticTraining(t *testing.T) {
+	t.Parallel()
 	// It extends the spec where it lies, so the pairs file beside it is
 	// read.
 	path := filepath.Join(t.TempDir(), "s.hcl")

@@ -20,11 +20,9 @@ import (
 // critic's GRPO verdicts among them, stays inside the estimate, and the
 // strata and updates are measured.
 func TestCriticTrainingRunsWithinItsEstimate(t *testing.T) {
-	p, ds := compile(t, filepath.Join(specsDir(t), "laptop", "critic-train.hcl"))
-	if ds.HasErrors() {
-		t.Fatal(ds)
-	}
-	res, _ := checkRun(t, p, 0)
+	t.Parallel()
+	p, vi, res, _ := runShared(t, filepath.Join(specsDir(t), "laptop", "critic-train.hcl"), "")
+	checkResult(t, p, vi, res)
 	m := res.Totals.Measured.CriticTrainings["critic"]
 	if m == nil || m.Sampled+m.Revised+m.Guided+m.Dropped != 20 || m.Updates < 1 || m.GRPOSteps != 4 || m.Verdicts != 4*8*4 {
 		t.Fatalf("critic training measured %+v: want 20 pairs critiqued, an update, 4 GRPO steps of 128 verdicts", m)
@@ -75,15 +73,9 @@ func criticState(t *testing.T, dir string) string {
 // teacher critiques and in its GRPO steps and resumes it: the strata, the
 // updates and the critic it ends with are the uninterrupted run's.
 func TestCriticTrainingResumes(t *testing.T) {
-	p, ds := compile(t, filepath.Join(specsDir(t), "laptop", "critic-train.hcl"))
-	if ds.HasErrors() {
-		t.Fatal(ds)
-	}
-	whole := t.TempDir()
-	res, err := runtime.Run(context.Background(), p, runtime.Options{ID: "c", Dir: whole, Plugins: loader()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	t.Parallel()
+	// The uninterrupted run is TestCriticTrainingRunsWithinItsEstimate's.
+	p, _, res, whole := runShared(t, filepath.Join(specsDir(t), "laptop", "critic-train.hcl"), "")
 	want, wantState := *res.Totals.Measured.CriticTrainings["critic"], criticState(t, whole)
 	for _, at := range []int64{60, 170} { // teacher calls are 80 to 180; GRPO's 128 follow
 		dir := t.TempDir()

@@ -2,7 +2,6 @@ package contract
 
 import (
 	"context"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -49,7 +48,7 @@ func TestCodeTwinsRunWithinTheirEstimates(t *testing.T) {
 	}
 	names := make([]string, 0, len(codeTwins))
 	for name := range codeTwins {
-		if os.Getenv("ASSAY_REHEARSE_ALL") != "1" && name != trainsBest && name != "openevolve.hcl" {
+		if !rehearseAll && name != trainsBest && name != "openevolve.hcl" {
 			continue
 		}
 		names = append(names, name)
