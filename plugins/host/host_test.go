@@ -304,6 +304,18 @@ func TestOpenFailuresArePluginStart(t *testing.T) {
 	if _, err := Open(context.Background(), lock, "echo"); !errors.Is(err, plugins.ErrPluginStart) {
 		t.Errorf("missing binary: %v, want ErrPluginStart", err)
 	}
+	// A process that an interrupt ends while it starts was stopped (Ctrl-C
+	// reaches the whole process group); one that exits was not.
+	for script, stopped := range map[string]bool{"kill -INT $$\nsleep 5\n": true, "kill -TERM $$\nsleep 5\n": true, "exit 3\n": false} {
+		sh := filepath.Join(dir, "stop.sh")
+		os.WriteFile(sh, []byte("#!/bin/sh\n"+script), 0o755)
+		sum, _ := FileSHA256(sh)
+		bad.Plugins[0].Source, bad.Plugins[0].Checksums = sh, map[string]string{Platform: sum}
+		_, err := Open(context.Background(), &bad, "echo")
+		if !errors.Is(err, plugins.ErrPluginStart) || errors.Is(err, plugins.ErrStopped) != stopped {
+			t.Errorf("a plugin that runs %q while it starts: %v, want ErrPluginStart, ErrStopped %v", script, err, stopped)
+		}
+	}
 }
 
 // A plugin whose binary changed while it ran cannot be opened again after

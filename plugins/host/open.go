@@ -249,6 +249,13 @@ func (p *Plugin) start() (*instance, error) {
 			_, builtin := p.locked.Builtin()
 			return nil, &ChecksumError{Plugin: p.locked.Name, Path: p.path, Locked: hex.EncodeToString(p.sum), Actual: actual, Lock: p.lock.path, Builtin: builtin}
 		}
+		// Kill returned after the process's Wait: ProcessState says how
+		// it ended. One a stop signal ended (Ctrl-C reaches the whole
+		// process group, and can land while the plugin starts) did not
+		// fail to start: the run was stopped.
+		if client.Exited() && cmd.ProcessState != nil && stopSignals[cmd.ProcessState.String()] {
+			return nil, fmt.Errorf("plugin %q: starting %s: %w (%s): %w", p.locked.Name, p.path, plugins.ErrStopped, cmd.ProcessState, err)
+		}
 		return nil, fmt.Errorf("plugin %q: starting %s: %w", p.locked.Name, p.path, err)
 	}
 	inst := &instance{client: client, cmd: cmd}
