@@ -50,8 +50,8 @@ func newCTBalance(ct *plan.CriticTraining, pool []ctPair) (*ctBalance, error) {
 		if b.Space == critic.Space5 {
 			field = "label5"
 		}
-		return nil, fmt.Errorf("%w: critic training %s: grpo.balance draws class %s, and its GRPO pool (the %d pairs of %s after the first %d) has no pair with that %s (%s); remove the class from balance, or supply pairs of it (assay export pairs)",
-			errPermanent, ct.Name, strings.Join(empty, ", "), len(pool), ct.Pairs, ct.Examples, field, strings.Join(counts, ", "))
+		return nil, fmt.Errorf("%w: critic training %s: grpo.balance draws class %s, and its GRPO pool (%d pairs of %s) has no pair with that %s (%s); remove the class from balance, or supply pairs of it (assay export pairs)",
+			errPermanent, ct.Name, strings.Join(empty, ", "), len(pool), ct.Pairs, field, strings.Join(counts, ", "))
 	}
 	return cb, nil
 }
