@@ -176,9 +176,10 @@ type ctSample struct {
 }
 
 // grpoStep is GRPO step t: Group verdicts of the critic on each of its
-// Batch pairs (batch, ctBalance.batch's), each rewarded +1 when its direction is the pair's 3-way
-// label and -1 otherwise, advantages relative to the pair's group, groups
-// of equal rewards dropped; one update on the rest.
+// Batch pairs (batch, as ctBalance.batch draws them), each rewarded +1
+// when its direction is the pair's 3-way label and -1 otherwise,
+// advantages relative to the pair's group, groups of equal rewards
+// dropped; one update on the rest.
 func (c *criticTrainingNode) grpoStep(t int, batch []*ctPair) error {
 	g := c.ct.GRPO
 	role := c.ct.Role
