@@ -30,21 +30,22 @@ var mutRange = diag.Range{Filename: "mutation.hcl", Start: diag.Pos{Line: 1, Col
 // fieldValues are hand-chosen values for fields whose generic change (a
 // string with a suffix, a doubled number) is never valid anywhere.
 var fieldValues = map[string][]any{
-	"prices.preset":                 {"cloud-2026"},
-	"loop.*.preset":                 {"dapo", "grpo", "critic-grpo", "openevolve"},
-	"environment.*.run_cost.gpu":    {"H100", "B200", "CPU"},
-	"environment.*.task.*.baseline": {0.5},
-	"loop.*.new_parent":             {"all_improve"},
-	"loop.*.feature_bins":           {map[string]float64{"complexity": 5, "mechanism": 4}, map[string]float64{"score": 8}},
-	"loop.*.update.gpu":             {"H100", "B200", "CPU"},
-	"loop.*.resample_rounds":        {1, 3},
-	"loop.*.expected_dropped":       {0.3},
-	"critic_training.*.sft.gpu":     {"H100", "B200"},
-	"critic_training.*.grpo.gpu":    {"H100", "B200"},
-	"critic_training.*.sft.gpus":    {4},
-	"critic_training.*.grpo.gpus":   {4},
-	"loop.*.continual.gpu":          {"H100", "B200"},
-	"loop.*.continual.gpus":         {4},
+	"prices.preset":                  {"cloud-2026"},
+	"loop.*.preset":                  {"dapo", "grpo", "critic-grpo", "openevolve"},
+	"environment.*.run_cost.gpu":     {"H100", "B200", "CPU"},
+	"environment.*.task.*.baseline":  {0.5},
+	"loop.*.new_parent":              {"all_improve"},
+	"loop.*.feature_bins":            {map[string]float64{"complexity": 5, "mechanism": 4}, map[string]float64{"score": 8}},
+	"loop.*.update.gpu":              {"H100", "B200", "CPU"},
+	"loop.*.resample_rounds":         {1, 3},
+	"loop.*.expected_dropped":        {0.3},
+	"critic_training.*.sft.gpu":      {"H100", "B200"},
+	"critic_training.*.grpo.gpu":     {"H100", "B200"},
+	"critic_training.*.sft.gpus":     {4},
+	"critic_training.*.grpo.gpus":    {4},
+	"critic_training.*.grpo.balance": {[]string{"improve", "lose"}, []string{"lose", "tie", "improve"}, []string{"BigWin", "Lose"}},
+	"loop.*.continual.gpu":           {"H100", "B200"},
+	"loop.*.continual.gpus":          {4},
 }
 
 // refKinds names the block kind a reference field points at, for fields

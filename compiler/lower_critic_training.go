@@ -85,6 +85,7 @@ func (k *checker) criticTraining(ct *spec.CriticTraining) {
 		k.numMin(g.LearningRate, 0, true, "grpo.learning_rate")
 		k.numMin(g.WeightDecay, 0, false, "grpo.weight_decay")
 		k.loraRank(name+": grpo", g.Trainer, g.LoRARank)
+		k.criticBalance(ct, g, name)
 		if calls := float64(g.Steps.V) * float64(g.Batch.V) * float64(g.Group.Or(ctGroup)); calls > maxCriticCalls {
 			k.add(diag.Errorf(CodeRange, gat, "%s makes %.0f critic calls, more than %d", name, calls, int64(maxCriticCalls)))
 		}
@@ -226,6 +227,7 @@ func (pl *phaseLowering) criticTrainings() {
 			u := out.GRPO
 			u.Steps, u.Batch, u.Group = g.Steps.V, g.Batch.V, g.Group.Or(ctGroup)
 			u.KLCoef, u.LearningRate, u.WeightDecay, u.LoRARank = g.KLCoef.Or(ctKL), g.LearningRate.Or(ctGRPOLR), g.WeightDecay.Or(ctWeightDecay), g.LoRARank.V
+			u.Balance = lowerCriticBalance(g, out.Labels)
 			// A step whose groups all agree has nothing to learn from: it
 			// makes no update.
 			u.Updates = plan.Count{Low: 0, Expected: float64(u.Steps), High: float64(u.Steps)}

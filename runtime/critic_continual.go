@@ -131,5 +131,9 @@ func (c *continual) grpo(g int) error {
 	step := &criticTrainingNode{s: c.node.s, sc: c.node.sc, ph: c.node.ph, ct: &ct}
 	// grpoStep keys step t and makes update t+1: the update before
 	// round g is update g.
-	return step.grpoStep(g-1, ps)
+	batch := make([]*ctPair, len(ps))
+	for j := range ps {
+		batch[j] = &ps[j]
+	}
+	return step.grpoStep(g-1, batch)
 }

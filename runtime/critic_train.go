@@ -117,6 +117,9 @@ func loadCriticPairs(ct *plan.CriticTraining) ([]ctPair, error) {
 		return nil, fmt.Errorf("%w: critic training %s: %s holds %d pairs of split %q labelled in %s, and the plan needs at least %d",
 			errPermanent, ct.Name, ct.Pairs, len(pairs), ct.Split, ct.Labels, max(ct.Examples, 1))
 	}
+	if _, err := newCTBalance(ct, grpoPool(ct, pairs)); err != nil {
+		return nil, err
+	}
 	return pairs, nil
 }
 
@@ -163,15 +166,16 @@ func (c *criticTrainingNode) Execute() error {
 		}
 	}
 	if ct.GRPO != nil {
-		pool := pairs[ct.Examples:]
-		if len(pool) == 0 {
-			pool = pairs
+		pool := grpoPool(ct, pairs)
+		bal, err := newCTBalance(ct, pool)
+		if err != nil {
+			return err
 		}
 		for t := 0; t < ct.GRPO.Steps; t++ {
 			if err := c.s.ctx.Err(); err != nil {
 				return err
 			}
-			if err := c.grpoStep(t, pool); err != nil {
+			if err := c.grpoStep(t, bal.batch(c.s.v.Seed, ct, pool, t)); err != nil {
 				return err
 			}
 		}
@@ -209,6 +213,36 @@ type MeasuredCriticTraining struct {
 	Correct     int     `json:"correct,omitempty"`
 	FirstReward float64 `json:"first_step_reward,omitempty"`
 	LastReward  float64 `json:"last_step_reward,omitempty"`
+	// ByLabel is the GRPO verdicts and the right ones by the pair's 3-way
+	// label, the class the reward judges: whether the critic learns the
+	// minority classes too.
+	ByLabel MeasuredByLabel `json:"grpo_by_label,omitzero"`
+}
+
+// MeasuredByLabel is a critic training's GRPO verdicts by 3-way label.
+type MeasuredByLabel struct {
+	Improve MeasuredLabel `json:"improve,omitzero"`
+	Tie     MeasuredLabel `json:"tie,omitzero"`
+	Lose    MeasuredLabel `json:"lose,omitzero"`
+}
+
+// MeasuredLabel is the GRPO verdicts on the pairs of one label.
+type MeasuredLabel struct {
+	Verdicts int `json:"verdicts"`
+	Correct  int `json:"correct"`
+}
+
+// of is label's figures (nil for no 3-way label).
+func (b *MeasuredByLabel) of(label string) *MeasuredLabel {
+	switch label {
+	case critic.Improve:
+		return &b.Improve
+	case critic.Tie:
+		return &b.Tie
+	case critic.Lose:
+		return &b.Lose
+	}
+	return nil
 }
 
 // criticTraining applies f to training name's figures under the lock.

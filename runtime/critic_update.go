@@ -176,10 +176,11 @@ type ctSample struct {
 }
 
 // grpoStep is GRPO step t: Group verdicts of the critic on each of its
-// Batch pairs, each rewarded +1 when its direction is the pair's 3-way
-// label and -1 otherwise, advantages relative to the pair's group, groups
-// of equal rewards dropped; one update on the rest.
-func (c *criticTrainingNode) grpoStep(t int, pool []ctPair) error {
+// Batch pairs (batch, as ctBalance.batch draws them), each rewarded +1
+// when its direction is the pair's 3-way label and -1 otherwise,
+// advantages relative to the pair's group, groups of equal rewards
+// dropped; one update on the rest.
+func (c *criticTrainingNode) grpoStep(t int, batch []*ctPair) error {
 	g := c.ct.GRPO
 	role := c.ct.Role
 	st, stp := c.s.policy.at(role)
@@ -190,7 +191,7 @@ func (c *criticTrainingNode) grpoStep(t int, pool []ctPair) error {
 	}
 	err := parallel(g.Batch*g.Group, c.s.concurrency(role), func(n int) error {
 		j, v := n/g.Group, n%g.Group
-		p := &pool[(t*g.Batch+j)%len(pool)]
+		p := batch[j]
 		var resp payload.CritiqueResponse
 		text, err := c.s.completeText(role, c.key("grpo/%d/%d/%d", t, j, v), p.request(c.ct.Labels), &resp, false)
 		if errors.Is(err, errCallFailed) {
@@ -213,6 +214,7 @@ func (c *criticTrainingNode) grpoStep(t int, pool []ctPair) error {
 	var samples []ctSample
 	var sum float64
 	var n, correct int
+	var byLabel MeasuredByLabel
 	for _, slot := range slots {
 		// A failed call has no verdict, and no line.
 		var gr []ctSample
@@ -226,6 +228,12 @@ func (c *criticTrainingNode) grpoStep(t int, pool []ctPair) error {
 			rewards[i] = s.reward
 			sum += s.reward
 			n++
+			if x := byLabel.of(s.pair.Label3); x != nil {
+				x.Verdicts++
+				if s.reward > 0 {
+					x.Correct++
+				}
+			}
 			if s.reward > 0 {
 				correct++
 			}
@@ -251,6 +259,11 @@ func (c *criticTrainingNode) grpoStep(t int, pool []ctPair) error {
 			m.FirstReward = round6(mean)
 		}
 		m.LastReward = round6(mean)
+		for _, l := range []string{critic.Improve, critic.Tie, critic.Lose} {
+			to, from := m.ByLabel.of(l), byLabel.of(l)
+			to.Verdicts += from.Verdicts
+			to.Correct += from.Correct
+		}
 	})
 	if len(samples) == 0 {
 		return nil // every group agreed: nothing to learn from

@@ -9,7 +9,8 @@
 # wrong (Revised), then once told the label (Guided). The critic (Qwen-3.5-
 # 9B with a rank-32 LoRA adapter) is fine-tuned on the kept critiques for 3
 # epochs at 1e-5, then trained by GRPO for 300 steps of 256 pairs x 8
-# verdicts (reward +1 for the right 3-way verdict, -1 otherwise; KL 0.01,
+# verdicts, the pairs drawn equally from the improve, tie and lose classes
+# (reward +1 for the right 3-way verdict, -1 otherwise; KL 0.01,
 # learning rate 1e-6, weight decay 0.1), benched on 1,500 held-out
 # labelled pairs (the paper's ML-Idea-Critic-Bench: Improve accuracy,
 # Dir-3, F1, 5-Ladder, AUROC against k, error recall and routed share
@@ -19,8 +20,10 @@
 #   data/critic-pairs.jsonl  labelled pairs (assay export pairs of your
 #                            agent runs, 5-way labelled: --labelled-only);
 #                            the first 11,000 of split train are the SFT
-#                            pool, the rest the GRPO pool (the paper: 15,669
-#                            balanced, --balance 5223)
+#                            pool, the rest the GRPO pool, which each step
+#                            draws equally by 3-way label (grpo.balance;
+#                            the paper: 15,669 pairs, 5,223 per class); it
+#                            needs at least one improve, tie and lose pair
 #   data/critic-bench.jsonl  the held-out benchmark: labelled pairs of
 #                            tasks the training never saw (assay export
 #                            pairs --holdout-tasks ..., 5-way labelled),
@@ -149,6 +152,11 @@ critic_training "critic" {
     learning_rate  = 1e-6
     weight_decay   = 0.1
     lora_rank      = 32
+    # The paper's class-balanced pool (5,223 pairs per class): each step
+    # draws 85 or 86 pairs of each 3-way label (label3, the class the
+    # reward judges), every 3 steps 256 of each; a class the pool lacks
+    # stops the run before any call.
+    balance = ["improve", "tie", "lose"]
   }
 }
 

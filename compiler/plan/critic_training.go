@@ -70,10 +70,26 @@ type CriticUpdate struct {
 	Steps int `json:"steps,omitempty"`
 	Batch int `json:"pairs_per_step,omitempty"`
 	Group int `json:"group,omitempty"`
+	// Balance, for GRPO, has each step draw its pairs equally from these
+	// classes of the pool (nil: the pool in order).
+	Balance *CriticBalance `json:"balance,omitempty"`
 	// Updates is how many updates it makes: SFT one (none when no
 	// critique was kept); GRPO one a step whose groups are not all of
 	// equal reward.
 	Updates Count `json:"updates"`
+}
+
+// CriticBalance is a class-balanced GRPO pool (the paper's 5,223 pairs
+// per class): a pair's class is its label in Space (3way: label3, 5way:
+// label5), and only pairs of Classes are drawn. Step t takes Batch / len
+// (Classes) pairs of each class; the remainder goes one pair each to the
+// classes in turn, class (t x r + i) mod len(Classes) for i < r, so that
+// every len(Classes) steps draw each class equally. Each class's pairs
+// are drawn in passes, each pass a permutation seeded by the run's seed,
+// the training and the class, so a resumed run draws the same batches.
+type CriticBalance struct {
+	Space   string   `json:"space"`
+	Classes []string `json:"classes"`
 }
 
 // PairsPath is the file of ct's pairs: Pairs as written, relative to the

@@ -6,6 +6,7 @@ import (
 	"hash/fnv"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/assay-lang/assay/compiler/plan"
 	"github.com/assay-lang/assay/lang/diag"
@@ -43,7 +44,7 @@ func criticPairs(p *plan.Plan, v *plan.Variant, dir string, seed int64) (*plan.P
 			n = ct.Examples + ct.GRPO.Batch
 		}
 		path := filepath.Join(dir, fmt.Sprintf("pairs-%s-%d.jsonl", ct.Name, seed))
-		if err := writeSimPairs(path, tasks, n, ct.Split, ct.Labels == "5way", ct.Name, seed); err != nil {
+		if err := writeSimPairs(path, tasks, n, ct.Split, ct.Labels == "5way", ct.Name, seed, balanced(ct)); err != nil {
 			return nil, err
 		}
 		c := *ct
@@ -60,7 +61,7 @@ func criticPairs(p *plan.Plan, v *plan.Variant, dir string, seed int64) (*plan.P
 				split = "holdout"
 			}
 			path := filepath.Join(dir, fmt.Sprintf("pairs-%s-%d.jsonl", ph.Name, seed))
-			if err := writeSimPairs(path, tasks, ce.Examples, split, true, ph.Name, seed); err != nil {
+			if err := writeSimPairs(path, tasks, ce.Examples, split, true, ph.Name, seed, nil); err != nil {
 				return nil, err
 			}
 			c, q := *ce, *ph
@@ -81,10 +82,26 @@ func criticPairs(p *plan.Plan, v *plan.Variant, dir string, seed int64) (*plan.P
 	return &np, nil
 }
 
+// balanced is, for a training whose GRPO pool is class-balanced, the
+// classes its GRPO pairs take in turn, so that the pool holds each.
+func balanced(ct *plan.CriticTraining) func(i int) string {
+	if ct.GRPO == nil || ct.GRPO.Balance == nil {
+		return nil
+	}
+	b := ct.GRPO.Balance
+	return func(i int) string {
+		if i < ct.Examples {
+			return ""
+		}
+		return b.Classes[(i-ct.Examples)%len(b.Classes)]
+	}
+}
+
 // writeSimPairs writes n synthetic pairs of split to path, drawn for name
 // and seed: each has a 5-way label and its 3-way direction when labels5,
-// else a 3-way label drawn alone.
-func writeSimPairs(path string, tasks []plan.TaskRef, n int, split string, labels5 bool, name string, seed int64) error {
+// else a 3-way label drawn alone. class, when set, fixes pair i's class
+// (a 3-way or 5-way label; "": drawn).
+func writeSimPairs(path string, tasks []plan.TaskRef, n int, split string, labels5 bool, name string, seed int64, class func(int) string) error {
 	labels3 := []string{"improve", "tie", "lose"}
 	l5s := []string{"BigWin", "MediumWin", "SmallWin", "Tie", "Lose"}
 	dir3 := map[string]string{"BigWin": "improve", "MediumWin": "improve", "SmallWin": "improve", "Tie": "tie", "Lose": "lose"}
@@ -100,6 +117,9 @@ func writeSimPairs(path string, tasks []plan.TaskRef, n int, split string, label
 		if !labels5 {
 			l3 = labels3[pick(seed, name, i)%uint64(len(labels3))]
 		}
+		if class != nil {
+			l5, l3 = withClass(class(i), l5, l3, l5s, dir3)
+		}
 		child := map[string]any{"id": fmt.Sprintf("pair-%d", i), "text": fmt.Sprintf("idea %d", i), "edits": map[string]string{"lr": fmt.Sprint(i)}}
 		line := map[string]any{"env": t.Env, "task": t.Task, "parent": map[string]any{"id": "base"}, "child": child, "label3": l3, "label5": l5, "split": split}
 		if err := enc.Encode(line); err != nil {
@@ -108,6 +128,25 @@ func writeSimPairs(path string, tasks []plan.TaskRef, n int, split string, label
 		}
 	}
 	return f.Close()
+}
+
+// withClass is a pair's labels l5 and l3 given its class c: a 5-way
+// class is l5; a 3-way one is l3, with the next 5-way label of that
+// direction; "" leaves them.
+func withClass(c, l5, l3 string, l5s []string, dir3 map[string]string) (string, string) {
+	switch {
+	case dir3[c] != "":
+		return c, dir3[c]
+	case c == "":
+		return l5, l3
+	}
+	for range l5s {
+		if dir3[l5] == c {
+			break
+		}
+		l5 = l5s[(slices.Index(l5s, l5)+1)%len(l5s)]
+	}
+	return l5, c
 }
 
 // pick is a draw for pair i of a training, the same for a seed.

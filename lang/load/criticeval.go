@@ -99,7 +99,50 @@ func (r *resolver) checkTrainingPairs(s *spec.Spec, ct *spec.CriticTraining) dia
 		return diag.Diagnostics{diag.Errorf(codeCriticPairs, at, "critic_training %q: %s holds %d pairs of split %s labelled in %s, and the training needs at least %d", ct.Name, ct.Pairs.V, n, split, orDefault(labels, "3way"), need).
 			WithDetail("supply a file with more such pairs (assay export pairs; --labelled-only for 5-way labels), or set examples to at most %d", n)}
 	}
+	if ct.GRPO != nil && ct.GRPO.Balance.Set {
+		if ct.SFT == nil {
+			need = 0
+		}
+		return checkBalancedPool(ct, grpoPool(ps, split, labels, need))
+	}
 	return nil
+}
+
+// grpoPool is a critic training's GRPO pool, as the phase takes it: the
+// split's pairs labelled in space after the first examples, or all of
+// them when the SFT takes every one.
+func grpoPool(ps []critic.Pair, split, space string, examples int) []critic.Pair {
+	var in []critic.Pair
+	for _, p := range ps {
+		if (split == "all" || p.Split == split) && (space != critic.Space5 || p.Label5 != "") {
+			in = append(in, p)
+		}
+	}
+	if len(in) > examples {
+		return in[examples:]
+	}
+	return in
+}
+
+// checkBalancedPool refuses a grpo.balance class with no pair in the pool,
+// as the run does before its first phase. A class of neither space is the
+// compiler's to refuse.
+func checkBalancedPool(ct *spec.CriticTraining, pool []critic.Pair) diag.Diagnostics {
+	n := map[string]int{}
+	for _, p := range pool {
+		n[p.Label3]++
+		if p.Label5 != "" {
+			n[p.Label5]++
+		}
+	}
+	var ds diag.Diagnostics
+	for _, c := range ct.GRPO.Balance.V {
+		if n[c] == 0 && critic.Direction(c) != "" {
+			ds = append(ds, diag.Errorf(codeCriticPairs, ct.GRPO.Balance.Range, "critic_training %q: grpo.balance draws class %q, and the GRPO pool (%d pairs of %s after the SFT's) has none", ct.Name, c, len(pool), ct.Pairs.V).
+				WithDetail("remove %q from balance, or supply pairs of that class (assay export pairs)", c))
+		}
+	}
+	return ds
 }
 
 // readPairFile reads the pairs file v names (at most limit bytes when

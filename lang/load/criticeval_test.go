@@ -76,3 +76,33 @@ func TestPairFilesChecked(t *testing.T) {
 		}
 	}
 }
+
+// TestBalancedPoolChecked: validate refuses, at balance, a class the GRPO
+// pool (the split's pairs after the SFT's examples) has no pair of, as the
+// run would before its first phase.
+func TestBalancedPoolChecked(t *testing.T) {
+	spec := strings.Replace(pairsSpec("3way"), "  sft {}\n", "  sft {}\n  grpo {\n    steps          = 1\n    pairs_per_step = 2\n    balance        = [\"improve\", \"lose\"]\n  }\n", 1)
+	for _, c := range []struct {
+		name, pairs string
+		want        string
+	}{
+		{"both classes", trainPair3 + trainPair3 + trainPair5 + trainPair3 + holdPair, ""},
+		// The only improve pair is one of the SFT's 2 examples.
+		{"improve only in the SFT pool", trainPair5 + trainPair3 + trainPair3 + holdPair,
+			`s.hcl:14:22: error[E_CRITIC_PAIRS]: critic_training "c": grpo.balance draws class "improve", and the GRPO pool (1 pairs of pairs.jsonl after the SFT's) has none`},
+	} {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "pairs.jsonl"), []byte(c.pairs), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, "s.hcl")
+		if err := os.WriteFile(path, []byte(spec), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, _, ds := Load(path, Options{})
+		out := ds.Format(0)
+		if c.want == "" && len(ds) != 0 || c.want != "" && !strings.Contains(out, c.want) {
+			t.Errorf("%s: want %q, got:\n%s", c.name, c.want, out)
+		}
+	}
+}

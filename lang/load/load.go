@@ -61,7 +61,7 @@ var Codes = []Code{
 	{codeSuite, "an environment's task-suite manifest (suite) cannot be read, is not a valid manifest (docs/task-suites.md), or lists a task the spec writes too or whose metric direction differs from the environment's"},
 	{codePromptFile, "a role's prompt file cannot be read: it is missing, not a regular file, or over 256 KiB (or its criteria_dir cannot be read or holds more than 256 criteria files)"},
 	{codeCriticEvalData, "a critic_eval block's pairs file (data) exists but cannot be read (not a regular file, over 64 MiB), is not a pairs file (docs/pairs.md), or holds fewer pairs of its split than its limit"},
-	{codeCriticPairs, "a critic_training block's pairs file exists but cannot be read, is not a pairs file (docs/pairs.md), or holds fewer pairs of its split labelled in its critic's space than it trains on"},
+	{codeCriticPairs, "a critic_training block's pairs file exists but cannot be read, is not a pairs file (docs/pairs.md), or holds fewer pairs of its split labelled in its critic's space than it trains on, or a GRPO pool with no pair of a class its grpo.balance draws"},
 	{codePairsMissing, "warning: a critic_eval's or critic_training's pairs file does not exist yet: the phase reads it when it starts and refuses it unless it exists by then"},
 }
 

@@ -43,17 +43,18 @@ type CriticSFT struct {
 // critic on each of its pairs, rewards each +1 when its 3-way verdict
 // matches the pair's label and -1 otherwise, and makes one update.
 type CriticGRPO struct {
-	Trainer      Ref          `assay:"trainer" doc:"command plugin (builtin:command with update_command) that runs each update; omit it for a critic whose plugin trains itself (builtin:offline)"`
-	GPU          Val[string]  `assay:"gpu" doc:"GPU type of one update; must have a price (with trainer)"`
-	GPUs         Val[int]     `assay:"gpus" doc:"GPUs of one update (with trainer)"`
-	Hours        Val[float64] `assay:"hours" unit:"hours" doc:"wall-clock hours of one update (with trainer)"`
-	Adapter      Val[string]  `assay:"adapter" doc:"name prefix the critic's endpoint serves the adapters under: step N as PREFIX-step-N (default: the block's name and -grpo)"`
-	Steps        Val[int]     `assay:"steps" doc:"GRPO steps, one update each (the paper: 300)"`
-	Batch        Val[int]     `assay:"pairs_per_step" doc:"pairs per step, taken in order from the split's pairs after the SFT's examples, from the first again when they run out (the paper: 256)"`
-	Group        Val[int]     `assay:"group" doc:"verdicts sampled per pair, the group its advantages are relative to (default 8, the paper's)"`
-	KLCoef       Val[float64] `assay:"kl_coef" doc:"beta of the KL penalty toward the SFT critic (default 0.01, the paper's)"`
-	LearningRate Val[float64] `assay:"learning_rate" doc:"learning rate (default 1e-6, the paper's)"`
-	WeightDecay  Val[float64] `assay:"weight_decay" doc:"the optimiser's decoupled weight decay (default 0.1, the paper's)"`
-	LoRARank     Val[int]     `assay:"lora_rank" doc:"rank of the LoRA adapter the trainer's command trains, 1 to 4096 (the paper: 32; unset: the command's own default, left out of its job; with trainer)"`
-	Range        diag.Range   `json:"-"`
+	Trainer      Ref           `assay:"trainer" doc:"command plugin (builtin:command with update_command) that runs each update; omit it for a critic whose plugin trains itself (builtin:offline)"`
+	GPU          Val[string]   `assay:"gpu" doc:"GPU type of one update; must have a price (with trainer)"`
+	GPUs         Val[int]      `assay:"gpus" doc:"GPUs of one update (with trainer)"`
+	Hours        Val[float64]  `assay:"hours" unit:"hours" doc:"wall-clock hours of one update (with trainer)"`
+	Adapter      Val[string]   `assay:"adapter" doc:"name prefix the critic's endpoint serves the adapters under: step N as PREFIX-step-N (default: the block's name and -grpo)"`
+	Steps        Val[int]      `assay:"steps" doc:"GRPO steps, one update each (the paper: 300)"`
+	Batch        Val[int]      `assay:"pairs_per_step" doc:"pairs per step, from the split's pairs after the SFT's examples (the GRPO pool): in order, from the first again when they run out, or drawn by class with balance (the paper: 256)"`
+	Balance      Val[[]string] `assay:"balance" doc:"classes each step draws equally from the GRPO pool, seeded: 3-way labels (the pair's label3, the class the reward judges; the paper: improve, tie and lose, 5,223 pairs each) or, for a 5-way critic, 5-way labels (label5); pairs of another class are not drawn (default: the pool in order)"`
+	Group        Val[int]      `assay:"group" doc:"verdicts sampled per pair, the group its advantages are relative to (default 8, the paper's)"`
+	KLCoef       Val[float64]  `assay:"kl_coef" doc:"beta of the KL penalty toward the SFT critic (default 0.01, the paper's)"`
+	LearningRate Val[float64]  `assay:"learning_rate" doc:"learning rate (default 1e-6, the paper's)"`
+	WeightDecay  Val[float64]  `assay:"weight_decay" doc:"the optimiser's decoupled weight decay (default 0.1, the paper's)"`
+	LoRARank     Val[int]      `assay:"lora_rank" doc:"rank of the LoRA adapter the trainer's command trains, 1 to 4096 (the paper: 32; unset: the command's own default, left out of its job; with trainer)"`
+	Range        diag.Range    `json:"-"`
 }

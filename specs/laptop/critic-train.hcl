@@ -4,7 +4,8 @@
 # quickstart-critic run with --holdout-tasks train-02); the critiques whose
 # verdict matches the measured label are kept, the rest revised, then
 # guided; the offline critic is fine-tuned on them (SFT), trained by GRPO
-# for 4 steps on the remaining train pairs, benched on the 32 held-out
+# for 4 steps on the remaining train pairs, drawn equally from the improve
+# and lose classes, benched on the 32 held-out
 # pairs of train-02 (the static critic evaluation, at k 1 and 8), and
 # then screens the evolution loop. The offline critic learns a bias per mechanism direction, so its
 # accuracy on the held-out pairs of train-02 moves (critic_train.txtar).
@@ -54,6 +55,10 @@ critic_training "critic" {
     steps          = 4
     pairs_per_step = 8
     group          = 4
+    # critic-train.hcl's class-balanced pool: 4 improve and 4 lose pairs a
+    # step. These pairs have no tie (an exactly equal metric), and the
+    # pool's 12 pairs hold 1 improve, so it is drawn 4 times a step.
+    balance = ["improve", "lose"]
   }
 }
 
