@@ -32,7 +32,13 @@ func requireSlurm(t *testing.T) {
 
 // slurmAvailable probes the controller once per test binary: a probe
 // that finds none takes some 9 s of retries, once for each test otherwise.
-var slurmAvailable = sync.OnceValue(func() error { return slurm.Available(context.Background()) })
+// It starts when the binary does, so those seconds pass while the other
+// tests run rather than before the first Slurm test.
+var slurmAvailable = func() func() error {
+	probe := make(chan error, 1)
+	go func() { probe <- slurm.Available(context.Background()) }()
+	return sync.OnceValue(func() error { return <-probe })
+}()
 
 func slurmRequest(t *testing.T, id string, cfg map[string]any, slurmCfg map[string]any) *plugins.RunRequest {
 	req := request(t, id, cfg, nil)

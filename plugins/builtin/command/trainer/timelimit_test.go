@@ -25,6 +25,7 @@ func TestRequestTimeLimit(t *testing.T) {
 		{name: "slurm", req: 2, want: "time limit of 2s exceeded", slurm: true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel() // each waits out its time limit
 			cfg := map[string]any{"command": "sleep 120", "metric_regex": "x(1)"}
 			if tt.cfg != "" {
 				cfg["time_limit"] = tt.cfg

@@ -168,6 +168,13 @@ func Available(ctx context.Context) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
+	// scontrol ping answers at once; sinfo retries for some 9 s before it
+	// says that no controller answers.
+	if out, err := exec.CommandContext(ctx, "scontrol", "ping").CombinedOutput(); err == nil || len(out) > 0 {
+		if down := controllersDown(out); down != "" {
+			return fmt.Errorf("no Slurm controller is up: %s", down)
+		}
+	}
 	out, err := exec.CommandContext(ctx, "sinfo", "-h", "-o", "%P %a").CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("sinfo reaches no Slurm controller: %v: %s", err, firstLine(out))
@@ -176,6 +183,26 @@ func Available(ctx context.Context) error {
 		return fmt.Errorf("sinfo lists no partition")
 	}
 	return nil
+}
+
+// controllersDown is scontrol ping's first line when it names a
+// controller and none is UP; "" when one is UP, or the output is not
+// scontrol ping's (then sinfo decides).
+func controllersDown(out []byte) string {
+	first, named := "", false
+	for _, l := range strings.Split(string(out), "\n") {
+		l = strings.TrimSpace(l)
+		if !strings.HasPrefix(l, "Slurmctld(") {
+			continue
+		}
+		if strings.HasSuffix(l, " is UP") {
+			return ""
+		}
+		if !named {
+			first, named = l, true
+		}
+	}
+	return first
 }
 
 // args are the sbatch options every job of a submission shares.

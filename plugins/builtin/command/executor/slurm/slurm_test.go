@@ -103,3 +103,18 @@ func TestHandles(t *testing.T) {
 		}
 	}
 }
+
+func TestControllersDown(t *testing.T) {
+	for out, want := range map[string]string{
+		"Slurmctld(primary) at vm is DOWN\n*****\n** RESTORE SLURMCTLD DAEMON TO SERVICE **\n": "Slurmctld(primary) at vm is DOWN",
+		"Slurmctld(primary) at vm is UP\n":                                  "",
+		"Slurmctld(primary) at a is DOWN\nSlurmctld(backup) at b is UP\n":   "",
+		"Slurmctld(primary) at a is DOWN\nSlurmctld(backup) at b is DOWN\n": "Slurmctld(primary) at a is DOWN",
+		"scontrol: error: something else\n":                                 "",
+		"":                                                                  "",
+	} {
+		if got := controllersDown([]byte(out)); got != want {
+			t.Errorf("controllersDown(%q) = %q, want %q", out, got, want)
+		}
+	}
+}
