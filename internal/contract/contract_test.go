@@ -167,8 +167,8 @@ func checkLearned(t *testing.T, path string, p *plan.Plan, res *runtime.Result, 
 var rehearseAll = os.Getenv("ASSAY_REHEARSE_ALL") == "1"
 
 // laptopOverlay is specs/laptop's preamble with its tinylm runs cut to
-// 30 steps, as fast cuts those of specs/: the counts under test do not
-// depend on how long a run trains. With ASSAY_REHEARSE_ALL=1 it is none:
+// 30 steps and 512 validation positions, as fast cuts those of specs/:
+// the counts under test do not depend on how long a run trains. With ASSAY_REHEARSE_ALL=1 it is none:
 // the laptop specs run as written.
 func laptopOverlay(t *testing.T) map[string][]byte {
 	t.Helper()
@@ -184,7 +184,7 @@ func laptopOverlay(t *testing.T) map[string][]byte {
 	if !strings.Contains(string(b), full) {
 		t.Fatalf("%s has no %q to replace", path, full)
 	}
-	return map[string][]byte{path: []byte(strings.Replace(string(b), full, "config = { steps = 30 }", 1))}
+	return map[string][]byte{path: []byte(strings.Replace(string(b), full, fastConfig, 1))}
 }
 
 // specsDir is the repository's specs/ folder.
@@ -200,12 +200,17 @@ func specsDir(t *testing.T) string {
 // under test do not depend on how long a run trains. small-local.hcl sets
 // its 2,000 steps with a variable; it keeps them with ASSAY_REHEARSE_ALL=1.
 func fast(src string) string {
-	src = strings.ReplaceAll(src, "config = { steps = 600 }", "config = { steps = 30 }")
+	src = strings.ReplaceAll(src, "config = { steps = 600 }", fastConfig)
 	if !rehearseAll {
 		src = strings.Replace(src, smallLocalSteps, strings.Replace(smallLocalSteps, "2000", "30", 1), 1)
 	}
 	return src
 }
+
+// fastConfig is the tinylm config of a fast run: 30 steps, and a
+// validation loss over 512 positions rather than 4,096 (most of a short
+// run's CPU).
+const fastConfig = "config = { steps = 30, eval_positions = 512 }"
 
 const smallLocalSteps = "default     = 2000\n  description = \"tinylm optimiser steps per real run\""
 

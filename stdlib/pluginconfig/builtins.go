@@ -84,6 +84,8 @@ var TinyLM = &Schema{
 	Doc:     "trains a tiny character-level language model on the CPU and reports validation bits per byte",
 	Fields: []*Field{
 		{Name: "steps", Type: Int, Default: 2000.0, Min: num(1), Max: num(1e9), Doc: "optimiser steps per run"},
+		{Name: "eval_positions", Type: Int, Default: 4096.0, Min: num(1), Max: num(1e6),
+			Doc: "validation positions the reported loss averages, evenly spaced (fewer: faster and noisier, as a training script's eval_iters)"},
 		{Name: "corpus", Type: String, Enum: []string{"grammar", "opticks"},
 			DefaultDoc: "the task's name when it names a corpus, else \"grammar\"", Doc: "text the model learns"},
 	},

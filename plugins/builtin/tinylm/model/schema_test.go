@@ -15,8 +15,11 @@ import (
 // (pluginconfig.TinyLM) states this trainer's keys, default and corpora.
 func TestSchemaMatchesPlugin(t *testing.T) {
 	s := pluginconfig.TinyLM
-	if got, want := s.Keys(), []string{ConfigCorpus, ConfigSteps}; !reflect.DeepEqual(got, want) {
+	if got, want := s.Keys(), []string{ConfigCorpus, ConfigEvalPositions, ConfigSteps}; !reflect.DeepEqual(got, want) {
 		t.Errorf("schema keys %v, plugin keys %v", got, want)
+	}
+	if d, _ := s.Field(ConfigEvalPositions).Default.(float64); int(d) != DefaultEvalPositions {
+		t.Errorf("schema default eval_positions %v, plugin DefaultEvalPositions %d", s.Field(ConfigEvalPositions).Default, DefaultEvalPositions)
 	}
 	if d, _ := s.Field(ConfigSteps).Default.(float64); int(d) != DefaultSteps {
 		t.Errorf("schema default steps %v, plugin DefaultSteps %d", s.Field(ConfigSteps).Default, DefaultSteps)
@@ -35,6 +38,8 @@ func TestBadConfigIsConfigError(t *testing.T) {
 		{"steps": 0.0},
 		{"stpes": 3.0},
 		{"corpus": "nope"},
+		{"eval_positions": 0.0},
+		{"eval_positions": 2e6},
 	} {
 		_, err := tr.Describe(context.Background(), &plugins.DescribeRequest{Config: cfg})
 		if !errors.Is(err, errConfig) {

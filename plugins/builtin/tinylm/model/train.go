@@ -1,6 +1,7 @@
 package model
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -17,8 +18,8 @@ const Shards = 4
 // DefaultSteps is the number of optimiser steps of a run.
 const DefaultSteps = 2000
 
-// evalPositions caps how many validation positions are scored.
-const evalPositions = 4096
+// DefaultEvalPositions caps how many validation positions are scored.
+const DefaultEvalPositions = 4096
 
 // Config is one training run.
 type Config struct {
@@ -26,6 +27,9 @@ type Config struct {
 	Corpus *Corpus
 	Steps  int
 	Seed   uint64
+	// EvalPositions caps the validation positions scored (0: the
+	// default): fewer score faster and noisier.
+	EvalPositions int
 	// LogEvery, when positive, records the training loss every LogEvery steps.
 	LogEvery int
 }
@@ -179,7 +183,7 @@ func Train(ctx context.Context, c Config) (*Result, error) {
 	}
 	res.Steps = c.Steps
 	res.TrainBPB = tailLoss / float64(tail) / math.Ln2
-	res.ValBPB = evaluate(net, corp.Val, works)
+	res.ValBPB = evaluate(net, corp.Val, works, cmp.Or(c.EvalPositions, DefaultEvalPositions))
 	// Far worse than guessing uniformly means the weights blew up even if
 	// no value overflowed.
 	if limit := 2 * math.Log2(float64(len(corp.Vocab))); !(res.ValBPB <= limit) {
@@ -188,12 +192,12 @@ func Train(ctx context.Context, c Config) (*Result, error) {
 	return res, nil
 }
 
-// evaluate scores up to evalPositions evenly spaced validation positions,
-// in Shards fixed pieces summed in order.
-func evaluate(net *Net, val []uint8, works []*work) float64 {
+// evaluate scores up to positions evenly spaced validation positions, in
+// Shards fixed pieces summed in order.
+func evaluate(net *Net, val []uint8, works []*work, positions int) float64 {
 	c := net.Context
 	n := len(val) - c
-	stride := max(1, n/evalPositions)
+	stride := max(1, n/positions)
 	var ps []int
 	for p := c; p < len(val); p += stride {
 		ps = append(ps, p)

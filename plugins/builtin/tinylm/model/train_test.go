@@ -47,6 +47,16 @@ func TestDeterministic(t *testing.T) {
 	if d.ValBPB == a.ValBPB {
 		t.Errorf("different seeds gave identical val bpb %v", a.ValBPB)
 	}
+	// The default scores DefaultEvalPositions positions; fewer score
+	// another sample of the same validation text.
+	cfg.Seed, cfg.EvalPositions = 7, DefaultEvalPositions
+	if e, err := Train(context.Background(), cfg); err != nil || math.Float64bits(e.ValBPB) != math.Float64bits(a.ValBPB) {
+		t.Errorf("eval positions %d, the default: val bpb %v (%v), want %v", cfg.EvalPositions, e, err, a.ValBPB)
+	}
+	cfg.EvalPositions = 256
+	if e, err := Train(context.Background(), cfg); err != nil || e.ValBPB == a.ValBPB || math.Abs(e.ValBPB-a.ValBPB) > 0.2 {
+		t.Errorf("eval positions 256: val bpb %v (%v), want near %v but not it", e, err, a.ValBPB)
+	}
 }
 
 // TestKnobsMoveMetric checks that single-knob changes move validation bpb

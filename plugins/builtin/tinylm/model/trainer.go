@@ -22,6 +22,9 @@ import (
 const (
 	ConfigSteps  = "steps"  // optimiser steps per run (default DefaultSteps)
 	ConfigCorpus = "corpus" // corpus name (default: the task's name when it is one, else "grammar")
+	// ConfigEvalPositions caps the validation positions the reported loss
+	// averages (default DefaultEvalPositions).
+	ConfigEvalPositions = "eval_positions"
 )
 
 // Trainer serves plugins.Trainer: each run trains a tiny model in a
@@ -44,7 +47,7 @@ func NewTrainer() *Trainer { return &Trainer{runs: map[string]*run{}} }
 
 // Describe lists the knobs.
 func (t *Trainer) Describe(ctx context.Context, req *plugins.DescribeRequest) (*plugins.DescribeResponse, error) {
-	if _, _, err := parseConfig(req.Config, ""); err != nil {
+	if _, err := parseConfig(req.Config, ""); err != nil {
 		return nil, plugins.WithKind(plugins.ErrConfig, err)
 	}
 	return &plugins.DescribeResponse{Knobs: Knobs()}, nil
@@ -58,13 +61,13 @@ var errConfig = fmt.Errorf("bad tinylm plugin config: %w", plugins.ErrConfig)
 // so a typo does not silently train the default. The config is first
 // checked against the declaration `assay validate` uses
 // (pluginconfig.TinyLM), so both accept the same configs.
-func parseConfig(cfg map[string]any, task string) (steps int, corpus string, err error) {
+func parseConfig(cfg map[string]any, task string) (runConfig, error) {
+	rc := runConfig{steps: DefaultSteps, corpus: CorpusGrammar, evalPositions: DefaultEvalPositions}
 	if ps := pluginconfig.TinyLM.Check(cfg); len(ps) > 0 {
-		return 0, "", fmt.Errorf("%w: %s", errConfig, pluginconfig.Join(ps))
+		return rc, fmt.Errorf("%w: %s", errConfig, pluginconfig.Join(ps))
 	}
-	steps, corpus = DefaultSteps, CorpusGrammar
 	if _, ok := corpora[task]; ok {
-		corpus = task
+		rc.corpus = task
 	}
 	keys := make([]string, 0, len(cfg))
 	for k := range cfg {
@@ -74,23 +77,33 @@ func parseConfig(cfg map[string]any, task string) (steps int, corpus string, err
 	for _, k := range keys {
 		v := cfg[k]
 		switch k {
-		case ConfigSteps:
+		case ConfigSteps, ConfigEvalPositions:
 			n, ok := asInt(v)
 			if !ok || n < 1 {
-				return 0, "", fmt.Errorf("tinylm config: %s must be a positive integer, got %v", k, v)
+				return rc, fmt.Errorf("tinylm config: %s must be a positive integer, got %v", k, v)
 			}
-			steps = n
+			if k == ConfigSteps {
+				rc.steps = n
+			} else {
+				rc.evalPositions = n
+			}
 		case ConfigCorpus:
 			s, ok := v.(string)
 			if _, known := corpora[s]; !ok || !known {
-				return 0, "", fmt.Errorf("tinylm config: %s must be one of %s, got %v", k, strings.Join(CorpusNames(), ", "), v)
+				return rc, fmt.Errorf("tinylm config: %s must be one of %s, got %v", k, strings.Join(CorpusNames(), ", "), v)
 			}
-			corpus = s
+			rc.corpus = s
 		default:
-			return 0, "", fmt.Errorf("tinylm config: unknown key %q (known: %s, %s)", k, ConfigCorpus, ConfigSteps)
+			return rc, fmt.Errorf("tinylm config: unknown key %q (known: %s, %s, %s)", k, ConfigCorpus, ConfigEvalPositions, ConfigSteps)
 		}
 	}
-	return steps, corpus, nil
+	return rc, nil
+}
+
+// runConfig is what a plugin block's config sets for each run.
+type runConfig struct {
+	steps, evalPositions int
+	corpus               string
 }
 
 func asInt(v any) (int, bool) {
@@ -123,7 +136,7 @@ func (t *Trainer) Start(ctx context.Context, req *plugins.RunRequest) (*plugins.
 	if req.RunID == "" {
 		return nil, errors.New("tinylm: empty RunID")
 	}
-	steps, corpusName, err := parseConfig(req.Config, req.Task)
+	rc, err := parseConfig(req.Config, req.Task)
 	if err != nil {
 		return nil, plugins.WithKind(plugins.ErrConfig, err)
 	}
@@ -145,7 +158,7 @@ func (t *Trainer) Start(ctx context.Context, req *plugins.RunRequest) (*plugins.
 	go func() {
 		defer close(r.done)
 		defer cancel()
-		res := execute(rctx, req, steps, corpusName)
+		res := execute(rctx, req, rc)
 		if rctx.Err() == nil && req.WorkDir != "" {
 			// Best effort: a result that cannot be saved is still
 			// returned by this process's Wait.
@@ -193,7 +206,7 @@ func readResult(dir, id string) (*plugins.RunResult, error) {
 }
 
 // execute trains one proposal and turns every outcome into a RunResult.
-func execute(ctx context.Context, req *plugins.RunRequest, steps int, corpusName string) *plugins.RunResult {
+func execute(ctx context.Context, req *plugins.RunRequest, rc runConfig) *plugins.RunResult {
 	start := time.Now()
 	res := &plugins.RunResult{RunID: req.RunID, WorkDir: req.WorkDir}
 	defer func() { res.Seconds = time.Since(start).Seconds() }()
@@ -208,12 +221,12 @@ func execute(ctx context.Context, req *plugins.RunRequest, steps int, corpusName
 	if err := h.Validate(); err != nil {
 		return infeasible(err.Error())
 	}
-	corp, err := loadCorpusCached(corpusName)
+	corp, err := loadCorpusCached(rc.corpus)
 	if err != nil {
 		res.Status, res.Reason = plugins.StatusFailed, err.Error()
 		return res
 	}
-	out, err := Train(ctx, Config{Hyper: h, Corpus: corp, Steps: steps, Seed: uint64(req.Seed), LogEvery: max(1, steps/10)})
+	out, err := Train(ctx, Config{Hyper: h, Corpus: corp, Steps: rc.steps, Seed: uint64(req.Seed), LogEvery: max(1, rc.steps/10), EvalPositions: rc.evalPositions})
 	switch {
 	case errors.Is(err, ErrDiverged):
 		return infeasible(err.Error())
@@ -225,7 +238,7 @@ func execute(ctx context.Context, req *plugins.RunRequest, steps int, corpusName
 	}
 	res.Status = plugins.StatusFinished
 	res.Metric = out.ValBPB
-	res.Logs = strings.Join(append(out.Log, fmt.Sprintf("val_bpb %.6f params %d corpus %s", out.ValBPB, out.Params, corpusName)), "\n")
+	res.Logs = strings.Join(append(out.Log, fmt.Sprintf("val_bpb %.6f params %d corpus %s", out.ValBPB, out.Params, rc.corpus)), "\n")
 	return res
 }
 
