@@ -57,12 +57,12 @@ func (c *criticTrainingNode) update(key string, u *plan.CriticUpdate, step int, 
 		req.Adapter = &plugins.Adapter{Name: name, Path: adapter}
 	} else {
 		for _, s := range samples {
-			b, err := payload.Encode(s.pair.request(c.ct.Labels))
+			b, err := payload.Encode(PairRequest(s.pair, c.ct.Labels))
 			if err != nil {
 				return err
 			}
 			req.Samples = append(req.Samples, plugins.Sample{State: string(b), Completion: s.completion, Group: s.group, Reward: s.reward, Advantage: s.advantage,
-				Proposal: s.pair.Child.proposal()})
+				Proposal: proposalOfProgram(s.pair.Child)})
 		}
 	}
 	var resp *plugins.UpdateResponse
@@ -205,7 +205,7 @@ func (c *criticTrainingNode) writeBatch(path string, ro *plan.Role, step int, sa
 		if s.completion == "" {
 			return fmt.Errorf("batch: the sample of group %s has no completion", s.group)
 		}
-		req := s.pair.request(c.ct.Labels)
+		req := PairRequest(s.pair, c.ct.Labels)
 		body, err := payload.Encode(req)
 		if err != nil {
 			return err

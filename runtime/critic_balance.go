@@ -11,7 +11,7 @@ import (
 
 // grpoPool is a critic training's GRPO pool: the pairs after the SFT's
 // examples, or every pair when the SFT takes them all.
-func grpoPool(ct *plan.CriticTraining, pairs []ctPair) []ctPair {
+func grpoPool(ct *plan.CriticTraining, pairs []critic.Pair) []critic.Pair {
 	if pool := pairs[ct.Examples:]; len(pool) > 0 {
 		return pool
 	}
@@ -27,14 +27,14 @@ type ctBalance struct {
 
 // newCTBalance sorts the pool by class; a class with no pair is refused,
 // as a permanent error: no step could draw it.
-func newCTBalance(ct *plan.CriticTraining, pool []ctPair) (*ctBalance, error) {
+func newCTBalance(ct *plan.CriticTraining, pool []critic.Pair) (*ctBalance, error) {
 	if ct.GRPO == nil || ct.GRPO.Balance == nil {
 		return nil, nil
 	}
 	b := ct.GRPO.Balance
 	cb := &ctBalance{b: b, classes: make([][]int, len(b.Classes))}
 	for i := range pool {
-		if c := slices.Index(b.Classes, pool[i].label(b.Space)); c >= 0 {
+		if c := slices.Index(b.Classes, pairLabel(&pool[i], b.Space)); c >= 0 {
 			cb.classes[c] = append(cb.classes[c], i)
 		}
 	}
@@ -60,9 +60,9 @@ func newCTBalance(ct *plan.CriticTraining, pool []ctPair) (*ctBalance, error) {
 // from the pool, from its first again when it runs out; with it, each
 // class's share of the step (plan.CriticBalance), the classes taking
 // turns pair by pair.
-func (cb *ctBalance) batch(seed int64, ct *plan.CriticTraining, pool []ctPair, t int) []*ctPair {
+func (cb *ctBalance) batch(seed int64, ct *plan.CriticTraining, pool []critic.Pair, t int) []*critic.Pair {
 	n := ct.GRPO.Batch
-	out := make([]*ctPair, 0, n)
+	out := make([]*critic.Pair, 0, n)
 	if cb == nil {
 		for j := range n {
 			out = append(out, &pool[(t*n+j)%len(pool)])

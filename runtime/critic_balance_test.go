@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"fmt"
+	"github.com/assay-lang/assay/base/critic"
 	"slices"
 	"strings"
 	"testing"
@@ -11,11 +12,11 @@ import (
 
 // balancePool is a pool of 7 lose pairs, 2 improve and 1 tie, each child
 // named by its label and index.
-func balancePool() []ctPair {
+func balancePool() []critic.Pair {
 	labels := []string{"lose", "lose", "improve", "lose", "lose", "tie", "lose", "lose", "improve", "lose"}
-	pool := make([]ctPair, len(labels))
+	pool := make([]critic.Pair, len(labels))
 	for i, l := range labels {
-		pool[i] = ctPair{Task: "t", Child: ctProgram{ID: fmt.Sprintf("%s-%d", l, i)}, Label3: l, Split: "train"}
+		pool[i] = critic.Pair{Task: "t", Child: critic.Program{ID: fmt.Sprintf("%s-%d", l, i)}, Label3: l, Split: "train"}
 	}
 	return pool
 }

@@ -23,7 +23,7 @@ type continual struct {
 	node *criticTrainingNode
 	// pairs are the loop's verified pairs in order; grpoFrom and sdftFrom
 	// the first not yet trained on by each kind of update.
-	pairs              []ctPair
+	pairs              []critic.Pair
 	grpoFrom, sdftFrom int
 }
 
@@ -43,12 +43,12 @@ func (c *continual) observe(t *taskInfo, parent, child plugins.Proposal, parentG
 	if c == nil {
 		return
 	}
-	c.pairs = append(c.pairs, ctPair{Env: t.Env, Task: t.Name, Parent: ctProgramOf(parent, ""), Child: ctProgramOf(child, c.summary(key)),
+	c.pairs = append(c.pairs, critic.Pair{Env: t.Env, Task: t.Name, Parent: programOf(parent, ""), Child: programOf(child, c.summary(key)),
 		Label3: critic.Label3(parentGain, childGain, false)})
 }
 
-func ctProgramOf(p plugins.Proposal, summary string) ctProgram {
-	return ctProgram{ID: p.ID, Text: p.Text, Mechanism: p.Mechanism, Edits: p.Edits, Patch: p.Patch, Summary: summary}
+func programOf(p plugins.Proposal, summary string) critic.Program {
+	return critic.Program{ID: p.ID, Text: p.Text, Mechanism: p.Mechanism, Edits: p.Edits, Patch: p.Patch, Summary: summary}
 }
 
 // summary is the child's journaled summary (what the critic saw), read
@@ -83,7 +83,7 @@ func (c *continual) adapt(g int) error {
 }
 
 // newest is the last n pairs from index from on.
-func (c *continual) newest(from, n int) []ctPair {
+func (c *continual) newest(from, n int) []critic.Pair {
 	ps := c.pairs[from:]
 	return ps[max(len(ps)-n, 0):]
 }
@@ -98,7 +98,7 @@ func (c *continual) sdft(g int) error {
 	var samples []ctSample
 	for i := range ps {
 		p := &ps[i]
-		truth := p.label(c.cc.Labels)
+		truth := pairLabel(p, c.cc.Labels)
 		if truth == "" {
 			continue
 		}
@@ -131,7 +131,7 @@ func (c *continual) grpo(g int) error {
 	step := &criticTrainingNode{s: c.node.s, sc: c.node.sc, ph: c.node.ph, ct: &ct}
 	// grpoStep keys step t and makes update t+1: the update before
 	// round g is update g.
-	batch := make([]*ctPair, len(ps))
+	batch := make([]*critic.Pair, len(ps))
 	for j := range ps {
 		batch[j] = &ps[j]
 	}

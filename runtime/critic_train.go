@@ -1,15 +1,12 @@
 package runtime
 
 import (
-	"bufio"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 
 	"github.com/assay-lang/assay/base/critic"
 	"github.com/assay-lang/assay/compiler/plan"
-	"github.com/assay-lang/assay/plugins"
 	"github.com/assay-lang/assay/plugins/payload"
 )
 
@@ -17,98 +14,48 @@ import (
 // calls keep their answers' text, which SFT trains on.
 const criticTrainingKey = "critic_training/"
 
-// maxPairLine bounds one line of a critic training's pairs file: the
-// export's own bound, which validate reads the file with, so validate
-// accepts no line the run refuses.
-const maxPairLine = critic.MaxPairLine
-
-// ctPair is one labelled pair of a critic training's file: the fields of
-// the export's schema (docs/pairs.md) a critic sees, and its labels.
-type ctPair struct {
-	Env    string    `json:"env"`
-	Task   string    `json:"task"`
-	Parent ctProgram `json:"parent"`
-	Child  ctProgram `json:"child"`
-	Label3 string    `json:"label3"`
-	Label5 string    `json:"label5"`
-	Split  string    `json:"split"`
-}
-
-// ctProgram is one side of a pair.
-type ctProgram struct {
-	ID        string            `json:"id"`
-	Text      string            `json:"text"`
-	Mechanism string            `json:"mechanism"`
-	Edits     map[string]string `json:"edits"`
-	Patch     string            `json:"patch"`
-	Summary   string            `json:"summary"`
-}
-
-func (p ctProgram) proposal() plugins.Proposal {
-	return plugins.Proposal{ID: p.ID, Text: p.Text, Mechanism: p.Mechanism, Edits: p.Edits, Patch: p.Patch}
-}
-
-// label is the pair's label in space ("" when the pair has none there).
-func (p *ctPair) label(space string) string {
+// pairLabel is p's label in space ("" when the pair has none there).
+func pairLabel(p *critic.Pair, space string) string {
 	if space == payload.Labels5 {
 		return p.Label5
 	}
 	return p.Label3
 }
 
-// request is what the critic (and the teacher) is asked of the pair.
-func (p *ctPair) request(labels string) *payload.CritiqueRequest {
-	return &payload.CritiqueRequest{Task: p.Task, Env: p.Env, Parent: p.Parent.proposal(), Child: p.Child.proposal(), Summary: p.Child.Summary, Labels: labels}
+// PairRequest is what a critic (and a teacher) is asked of labelled pair
+// p, in label space labels.
+func PairRequest(p *critic.Pair, labels string) *payload.CritiqueRequest {
+	return &payload.CritiqueRequest{Task: p.Task, Env: p.Env, Parent: proposalOfProgram(p.Parent), Child: proposalOfProgram(p.Child), Summary: p.Child.Summary, Labels: labels}
 }
 
 // readCriticPairs reads the pairs of ct's split that have a label in its
-// space, in file order: at most ct.MaxPairs lines of at most maxPairLine
-// bytes each, every line a pair with a known 3-way label.
-func readCriticPairs(ct *plan.CriticTraining) ([]ctPair, error) {
+// space, in file order, with the export's reader (docs/pairs.md): at
+// most ct.MaxPairs pairs, each line bounded.
+func readCriticPairs(ct *plan.CriticTraining) ([]critic.Pair, error) {
 	f, err := os.Open(ct.PairsPath())
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 64<<10), maxPairLine)
-	var out []ctPair
-	line := 0
-	for sc.Scan() {
-		line++
-		if line > ct.MaxPairs {
-			return nil, fmt.Errorf("%s: more than %d lines", ct.Pairs, ct.MaxPairs)
-		}
-		b := sc.Bytes()
-		if len(trimBlank(b)) == 0 {
-			continue
-		}
-		var p ctPair
-		if err := json.Unmarshal(b, &p); err != nil {
-			return nil, fmt.Errorf("%s:%d: %v", ct.Pairs, line, err)
-		}
-		if critic.Rank(critic.Space3, p.Label3) < 0 {
-			return nil, fmt.Errorf("%s:%d: label3 %q: use improve, tie or lose", ct.Pairs, line, p.Label3)
-		}
-		if p.Label5 != "" && critic.Rank(critic.Space5, p.Label5) < 0 {
-			return nil, fmt.Errorf("%s:%d: label5 %q: use BigWin, MediumWin, SmallWin, Tie or Lose", ct.Pairs, line, p.Label5)
-		}
-		if (ct.Split == "" || p.Split == ct.Split) && p.label(ct.Labels) != "" {
-			out = append(out, p)
-		}
+	ps, err := critic.ReadPairs(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", ct.Pairs, err)
 	}
-	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, fmt.Errorf("%s:%d: longer than %d bytes", ct.Pairs, line+1, maxPairLine)
+	if len(ps) > ct.MaxPairs {
+		return nil, fmt.Errorf("%s: more than %d pairs", ct.Pairs, ct.MaxPairs)
+	}
+	out := ps[:0]
+	for i := range ps {
+		if (ct.Split == "" || ps[i].Split == ct.Split) && pairLabel(&ps[i], ct.Labels) != "" {
+			out = append(out, ps[i])
 		}
-		return nil, err
 	}
 	return out, nil
 }
 
 // loadCriticPairs reads ct's pairs and refuses a file that holds fewer
 // than the plan needs.
-func loadCriticPairs(ct *plan.CriticTraining) ([]ctPair, error) {
+func loadCriticPairs(ct *plan.CriticTraining) ([]critic.Pair, error) {
 	pairs, err := readCriticPairs(ct)
 	if err != nil {
 		return nil, fmt.Errorf("%w: critic training %s: %v", errPermanent, ct.Name, err)
@@ -121,13 +68,6 @@ func loadCriticPairs(ct *plan.CriticTraining) ([]ctPair, error) {
 		return nil, err
 	}
 	return pairs, nil
-}
-
-func trimBlank(b []byte) []byte {
-	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\r') {
-		b = b[1:]
-	}
-	return b
 }
 
 // criticTrainingNode is a critic_training phase: the teacher's critiques

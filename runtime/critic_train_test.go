@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"github.com/assay-lang/assay/base/critic"
 	"os"
 	"path/filepath"
 	"strings"
@@ -43,7 +44,7 @@ func TestReadCriticPairs(t *testing.T) {
 		"bad label5":  strings.Replace(goodPair, `"SmallWin"`, `"Win"`, 1),
 		"not json":    "{",
 		"too many":    strings.Repeat(goodPair+"\n", 5),
-		"a long line": `{"task":"` + strings.Repeat("x", maxPairLine) + `"}`,
+		"a long line": `{"task":"` + strings.Repeat("x", critic.MaxPairLine) + `"}`,
 	} {
 		if _, err := readCriticPairs(pairsFile(t, content)); err == nil {
 			t.Errorf("%s: read without an error", name)

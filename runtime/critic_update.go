@@ -29,7 +29,7 @@ type ctKept struct {
 // the label, keeping the first whose verdict is the label; else Revisions
 // told the most frequent wrong verdict is wrong; else (Guide) one told the
 // label. It returns the kept critiques in pair order.
-func (c *criticTrainingNode) synthesise(pairs []ctPair) ([]ctKept, error) {
+func (c *criticTrainingNode) synthesise(pairs []critic.Pair) ([]ctKept, error) {
 	out := make([]ctKept, len(pairs))
 	c.s.progress.start(c.ph.Name+".critiques", len(pairs), "pairs")
 	err := parallel(len(pairs), c.s.concurrency(c.ct.Teacher), func(i int) error {
@@ -72,7 +72,7 @@ func (c *criticTrainingNode) synthesise(pairs []ctPair) ([]ctKept, error) {
 
 // critiquePair is pair i's kept critique, from the journal when a resumed
 // run finished it.
-func (c *criticTrainingNode) critiquePair(i int, p *ctPair) (ctKept, error) {
+func (c *criticTrainingNode) critiquePair(i int, p *critic.Pair) (ctKept, error) {
 	ct := c.ct
 	key := c.key("kept/%d", i)
 	if d, ok := c.s.j.Call(journal.KindCritic, key); ok {
@@ -81,7 +81,7 @@ func (c *criticTrainingNode) critiquePair(i int, p *ctPair) (ctKept, error) {
 			return k, nil
 		}
 	}
-	truth := p.label(ct.Labels)
+	truth := pairLabel(p, ct.Labels)
 	k := ctKept{Pair: i, Label: truth}
 	// Every call of a round is made, as the paper samples its 8 at once;
 	// the round's first critique that matches is kept.
@@ -121,8 +121,8 @@ func (c *criticTrainingNode) critiquePair(i int, p *ctPair) (ctKept, error) {
 
 // teach is one teacher call: its verdict and text; ok is false for a call
 // that failed (it counts as no verdict).
-func (c *criticTrainingNode) teach(p *ctPair, key string, hint *payload.CritiqueHint) (label, text string, ok bool, err error) {
-	req := p.request(c.ct.Labels)
+func (c *criticTrainingNode) teach(p *critic.Pair, key string, hint *payload.CritiqueHint) (label, text string, ok bool, err error) {
+	req := PairRequest(p, c.ct.Labels)
 	req.Hint = hint
 	var resp payload.CritiqueResponse
 	text, err = c.s.completeText(c.ct.Teacher, key, req, &resp, false)
@@ -152,7 +152,7 @@ func mostFrequent(verdicts []string, space string) string {
 }
 
 // sft fine-tunes the critic on the kept critiques: one update.
-func (c *criticTrainingNode) sft(kept []ctKept, pairs []ctPair) error {
+func (c *criticTrainingNode) sft(kept []ctKept, pairs []critic.Pair) error {
 	if len(kept) == 0 {
 		c.s.progress.logf("critic training %s: no critique kept; no SFT update", c.ct.Name)
 		return nil
@@ -166,7 +166,7 @@ func (c *criticTrainingNode) sft(kept []ctKept, pairs []ctPair) error {
 
 // ctSample is one line of a critic update's batch.
 type ctSample struct {
-	pair              *ctPair
+	pair              *critic.Pair
 	group             string
 	completion        string
 	label, verdict    string
@@ -180,7 +180,7 @@ type ctSample struct {
 // when its direction is the pair's 3-way label and -1 otherwise,
 // advantages relative to the pair's group, groups of equal rewards
 // dropped; one update on the rest.
-func (c *criticTrainingNode) grpoStep(t int, batch []*ctPair) error {
+func (c *criticTrainingNode) grpoStep(t int, batch []*critic.Pair) error {
 	g := c.ct.GRPO
 	role := c.ct.Role
 	st, stp := c.s.policy.at(role)
@@ -193,7 +193,7 @@ func (c *criticTrainingNode) grpoStep(t int, batch []*ctPair) error {
 		j, v := n/g.Group, n%g.Group
 		p := batch[j]
 		var resp payload.CritiqueResponse
-		text, err := c.s.completeText(role, c.key("grpo/%d/%d/%d", t, j, v), p.request(c.ct.Labels), &resp, false)
+		text, err := c.s.completeText(role, c.key("grpo/%d/%d/%d", t, j, v), PairRequest(p, c.ct.Labels), &resp, false)
 		if errors.Is(err, errCallFailed) {
 			return nil
 		}
@@ -204,7 +204,7 @@ func (c *criticTrainingNode) grpoStep(t int, batch []*ctPair) error {
 		if critic.Direction(resp.Label) == p.Label3 {
 			reward = 1
 		}
-		s := ctSample{pair: p, group: fmt.Sprintf("step-%d/pair-%d", t+1, j), completion: critiqueText(text, &resp), label: p.label(c.ct.Labels), verdict: resp.Label, reward: reward, policy: pol}
+		s := ctSample{pair: p, group: fmt.Sprintf("step-%d/pair-%d", t+1, j), completion: critiqueText(text, &resp), label: pairLabel(p, c.ct.Labels), verdict: resp.Label, reward: reward, policy: pol}
 		slots[j][v] = &s
 		return nil
 	})

@@ -11,9 +11,9 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/assay-lang/assay/base/critic"
-	"github.com/assay-lang/assay/plugins"
 	"github.com/assay-lang/assay/plugins/builtin/offline/model"
 	"github.com/assay-lang/assay/plugins/payload"
+	"github.com/assay-lang/assay/runtime"
 	"github.com/assay-lang/assay/runtime/journal"
 	"github.com/assay-lang/assay/runtime/pairs"
 )
@@ -73,9 +73,7 @@ func criticAccuracy(ts *testscript.TestScript, ps []pairs.Pair, split string, vo
 			continue
 		}
 		n++
-		req := &payload.CritiqueRequest{Task: p.Task, Env: p.Env, Labels: payload.Labels3, Summary: p.Child.Summary,
-			Parent: plugins.Proposal{ID: p.Parent.ID, Text: p.Parent.Text, Mechanism: p.Parent.Mechanism, Edits: p.Parent.Edits},
-			Child:  plugins.Proposal{ID: p.Child.ID, Text: p.Child.Text, Mechanism: p.Child.Mechanism, Edits: p.Child.Edits}}
+		req := runtime.PairRequest(&p, payload.Labels3)
 		count := map[string]int{}
 		for v := 0; v < votes; v++ {
 			resp, err := model.CritiqueState(req, 0.7, int64(1000*i+v), st)

@@ -9,7 +9,6 @@ import (
 
 	"github.com/assay-lang/assay/base/critic"
 	"github.com/assay-lang/assay/compiler/plan"
-	"github.com/assay-lang/assay/plugins"
 	"github.com/assay-lang/assay/plugins/builtin/offline/model"
 	"github.com/assay-lang/assay/plugins/payload"
 	"github.com/assay-lang/assay/runtime"
@@ -91,9 +90,7 @@ func heldOutDir3(dir, id string, v *plan.Variant) (float64, error) {
 			continue
 		}
 		n++
-		req := &payload.CritiqueRequest{Task: p.Task, Env: p.Env, Labels: payload.Labels3, Summary: p.Child.Summary,
-			Parent: plugins.Proposal{ID: p.Parent.ID, Text: p.Parent.Text, Mechanism: p.Parent.Mechanism, Edits: p.Parent.Edits},
-			Child:  plugins.Proposal{ID: p.Child.ID, Text: p.Child.Text, Mechanism: p.Child.Mechanism, Edits: p.Child.Edits}}
+		req := runtime.PairRequest(&p, payload.Labels3)
 		count := map[string]int{}
 		for k := 0; k < c.Votes; k++ {
 			resp, err := model.CritiqueState(req, temp, v.Seed*1_000_000+int64(1000*i+k), st)
