@@ -110,17 +110,7 @@ func TestCriticTrainingRefusals(t *testing.T) {
 		}, CodeMissing},
 	}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			s := loadSpec(t, "../specs/critic-train.hcl")
-			c.edit(s)
-			_, ds := Compile(s, Options{})
-			for _, d := range ds {
-				if d.Code == c.code && d.Severity == diag.Error && d.Range.Valid() {
-					return
-				}
-			}
-			t.Fatalf("want a positioned %s, got:\n%s", c.code, ds.Format(0))
-		})
+		t.Run(c.name, func(t *testing.T) { wantPositioned(t, "../specs/critic-train.hcl", c.edit, c.code) })
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/assay-lang/assay/compiler/plan"
 	"github.com/assay-lang/assay/lang/diag"
 	"github.com/assay-lang/assay/lang/hcl"
+	"github.com/assay-lang/assay/lang/spec"
 )
 
 // TestSet checks --set: a setting acts as if the spec said it (the plan
@@ -127,6 +128,21 @@ func FuzzParseSettings(f *testing.F) {
 			}
 		}
 	})
+}
+
+// wantPositioned compiles the spec at path, edited, and wants an error of
+// code at a position.
+func wantPositioned(t *testing.T, path string, edit func(*spec.Spec), code string) {
+	t.Helper()
+	s := loadSpec(t, path)
+	edit(s)
+	_, ds := Compile(s, Options{})
+	for _, d := range ds {
+		if d.Code == code && d.Severity == diag.Error && d.Range.Valid() {
+			return
+		}
+	}
+	t.Fatalf("want a positioned %s, got:\n%s", code, ds.Format(0))
 }
 
 func hasCode(ds diag.Diagnostics, code string) bool {
