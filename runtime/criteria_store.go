@@ -195,24 +195,7 @@ func (s criteriaStore) put(d string, e *storedCriteria) (stored bool, err error)
 	if err != nil {
 		return false, err
 	}
-	f, err := os.CreateTemp(s.dir, ".tmp-*")
-	if err != nil {
-		return false, err
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // after the rename, there is nothing to remove
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return false, err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return false, err
-	}
-	if err := f.Close(); err != nil {
-		return false, err
-	}
-	return true, os.Rename(tmp, filepath.Join(s.dir, d+".json"))
+	return true, writeFileAtomic(filepath.Join(s.dir, d+".json"), b)
 }
 
 // count is how many entries the store holds.

@@ -459,12 +459,16 @@ func firstPhaseSource(v *plan.Variant, kind string) sourced {
 
 func pickVariant(p *plan.Plan, name string) (*plan.Variant, error) { return p.Variant(name) }
 
+// writeFileAtomic writes b to path, synced, through a temporary file of
+// its own beside it: two processes writing one path (two runs storing the
+// same criteria) each rename a whole file, and a crash leaves path as it
+// was.
 func writeFileAtomic(path string, b []byte) error {
-	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
+	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
 	if err != nil {
 		return err
 	}
+	defer os.Remove(f.Name()) // after the rename, there is nothing to remove
 	if _, err := f.Write(b); err != nil {
 		f.Close()
 		return err
@@ -476,7 +480,10 @@ func writeFileAtomic(path string, b []byte) error {
 	if err := f.Close(); err != nil {
 		return err
 	}
-	return os.Rename(tmp, path)
+	if err := os.Chmod(f.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
 }
 
 // parallel runs fn(i) for i in [0, n) with at most conc in flight and
