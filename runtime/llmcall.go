@@ -411,7 +411,7 @@ func (p *policyStore) set(role string, st []byte, step int) {
 func (c callRecord) MarshalJSON() ([]byte, error) {
 	b := make([]byte, 0, 64+len(c.Role)+len(c.Req)+len(c.Payload)+len(c.Text)+len(c.Failed)+len(c.Unparsed)+len(c.Breach))
 	b = append(b, `{"role":`...)
-	b = appendJSONString(b, c.Role)
+	b = payload.AppendJSONString(b, c.Role)
 	if len(c.Req) > 0 {
 		// Made by requestJSON, or read back from a journal: valid JSON.
 		b = append(b, `,"req":`...)
@@ -426,7 +426,7 @@ func (c callRecord) MarshalJSON() ([]byte, error) {
 	}
 	if c.Text != "" {
 		b = append(b, `,"text":`...)
-		b = appendJSONString(b, c.Text)
+		b = payload.AppendJSONString(b, c.Text)
 	}
 	b = append(b, `,"in":`...)
 	b = strconv.AppendInt(b, int64(c.In), 10)
@@ -434,11 +434,11 @@ func (c callRecord) MarshalJSON() ([]byte, error) {
 	b = strconv.AppendInt(b, int64(c.Out), 10)
 	if c.Failed != "" {
 		b = append(b, `,"failed":`...)
-		b = appendJSONString(b, c.Failed)
+		b = payload.AppendJSONString(b, c.Failed)
 	}
 	if c.Unparsed != "" {
 		b = append(b, `,"unparsed":`...)
-		b = appendJSONString(b, c.Unparsed)
+		b = payload.AppendJSONString(b, c.Unparsed)
 	}
 	if c.Reasks != 0 {
 		b = append(b, `,"reasks":`...)
@@ -446,27 +446,13 @@ func (c callRecord) MarshalJSON() ([]byte, error) {
 	}
 	if c.Breach != "" {
 		b = append(b, `,"breach":`...)
-		b = appendJSONString(b, c.Breach)
+		b = payload.AppendJSONString(b, c.Breach)
 	}
 	if c.Seconds != 0 {
 		b = append(b, `,"seconds":`...)
 		b = strconv.AppendFloat(b, c.Seconds, 'g', -1, 64)
 	}
 	return append(b, '}'), nil
-}
-
-// appendJSONString appends s as a JSON string: plain ASCII as it is,
-// anything else through encoding/json.
-func appendJSONString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			q, _ := json.Marshal(s)
-			return append(b, q...)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
 }
 
 type callRecord struct {

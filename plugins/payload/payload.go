@@ -238,3 +238,20 @@ func Decode(data []byte, v any) error {
 func Tokens(s string) int {
 	return (len(s) + 3) / 4
 }
+
+// AppendJSONString appends s to b as encoding/json writes it: plain ASCII
+// as it is, and anything encoding/json would escape (controls, quotes,
+// HTML's <>&, non-ASCII) through encoding/json itself. Hot encoders (the
+// runtime's call records, the simulated world's answers) use it to skip
+// reflection for the common case.
+func AppendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s)
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}

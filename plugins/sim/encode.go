@@ -57,12 +57,12 @@ func encode(v any) ([]byte, error) {
 	case payload.SummarizeResponse:
 		b = make([]byte, 0, 16+len(x.Summary))
 		b = append(b, `{"summary":`...)
-		b = appendString(b, x.Summary)
+		b = payload.AppendJSONString(b, x.Summary)
 		return append(b, '}'), nil
 	case payload.CritiqueResponse:
 		b = make([]byte, 0, 24+len(x.Label)+len(x.Reason))
 		b = append(b, `{"label":`...)
-		b = appendString(b, x.Label)
+		b = payload.AppendJSONString(b, x.Label)
 		b = appendOptional(b, `,"reason":`, x.Reason)
 		return append(b, '}'), nil
 	}
@@ -71,11 +71,11 @@ func encode(v any) ([]byte, error) {
 
 func appendProposal(b []byte, p plugins.Proposal) []byte {
 	b = append(b, `{"ID":`...)
-	b = appendString(b, p.ID)
+	b = payload.AppendJSONString(b, p.ID)
 	b = append(b, `,"Text":`...)
-	b = appendString(b, p.Text)
+	b = payload.AppendJSONString(b, p.Text)
 	b = append(b, `,"Mechanism":`...)
-	b = appendString(b, p.Mechanism)
+	b = payload.AppendJSONString(b, p.Mechanism)
 	b = append(b, `,"Edits":`...)
 	if p.Edits == nil {
 		b = append(b, "null"...)
@@ -91,14 +91,14 @@ func appendProposal(b []byte, p plugins.Proposal) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendString(b, k)
+			b = payload.AppendJSONString(b, k)
 			b = append(b, ':')
-			b = appendString(b, p.Edits[k])
+			b = payload.AppendJSONString(b, p.Edits[k])
 		}
 		b = append(b, '}')
 	}
 	b = append(b, `,"Patch":`...)
-	b = appendString(b, p.Patch)
+	b = payload.AppendJSONString(b, p.Patch)
 	b = appendOptional(b, `,"Commit":`, p.Commit)
 	return append(b, '}')
 }
@@ -108,22 +108,7 @@ func appendOptional(b []byte, name, s string) []byte {
 	if s == "" {
 		return b
 	}
-	return appendString(append(b, name...), s)
-}
-
-// appendString appends s as a JSON string: plain ASCII as it is, anything
-// encoding/json would escape (controls, quotes, HTML's <>&, non-ASCII)
-// through encoding/json.
-func appendString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			q, _ := json.Marshal(s)
-			return append(b, q...)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
+	return payload.AppendJSONString(append(b, name...), s)
 }
 
 func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
