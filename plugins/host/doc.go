@@ -10,8 +10,11 @@
 // team on several platforms. Open starts a locked plugin as a
 // hashicorp/go-plugin subprocess speaking gRPC only: a built-in as the
 // running executable (Self) with the hidden arguments of sdk.BuiltinArg,
-// verified against that executable's own SHA-256, any other plugin as its
-// executable, verified against the lock's checksum for this platform; it
+// started on Linux from the running image itself (/proc/self/exe, so an
+// upgrade of the file mid-run changes nothing and no hash is needed), and
+// elsewhere verified against that executable's own SHA-256; any other
+// plugin as its executable, verified against the lock's checksum for this
+// platform; it
 // hands out plugins.Trainer, plugins.LLM and plugins.Benchmark values.
 //
 // The lock is trusted, never refreshed silently. Init only adds (a plugin

@@ -121,9 +121,12 @@ type Plugin struct {
 	locked LockedPlugin
 	lock   *Lock
 	path   string
-	args   []string // for a built-in: the hidden plugin-mode arguments
-	sum    []byte
-	cfg    openConfig
+	// image, for a built-in started from the running image (selfImage),
+	// is what its process is executed from; path then names it.
+	image string
+	args  []string // for a built-in: the hidden plugin-mode arguments
+	sum   []byte
+	cfg   openConfig
 	// stderr keeps the end of what the plugin's processes wrote to stderr
 	// (a panic's message), for the crash it explains.
 	stderr *tailWriter
@@ -175,14 +178,22 @@ func open(ctx context.Context, lock *Lock, name string, opts []OpenOption) (*Plu
 		if lp.AssayVersion != version.Release {
 			return nil, &ReleaseError{Plugin: name, Locked: lp.AssayVersion, Actual: version.Release, Path: lock.path}
 		}
-		var err error
-		if p.path, err = Self(); err == nil {
+		image, running, err := selfImage()
+		if err == nil && !running {
 			hexSum, err = SelfSHA256()
 		}
 		if err != nil {
 			return nil, fmt.Errorf("plugin %q: %w", name, err)
 		}
+		p.path, _ = Self()
 		p.args = []string{sdk.BuiltinArg, bname}
+		if running {
+			// Started from the running image itself, the kernel's
+			// guarantee: nothing to verify, and no hash of the binary
+			// on each start.
+			p.image = image
+			return p.started(ctx)
+		}
 	} else {
 		var ok bool
 		if hexSum, ok = lp.Checksums[Platform]; !ok {
@@ -198,6 +209,11 @@ func open(ctx context.Context, lock *Lock, name string, opts []OpenOption) (*Plu
 		return nil, fmt.Errorf("plugin %q: the lock's checksum %q is not a SHA-256 in hex: run `assay init -upgrade=%s SPEC` to rewrite the entry", name, hexSum, name)
 	}
 	p.sum = sum
+	return p.started(ctx)
+}
+
+// started starts p's first process.
+func (p *Plugin) started(ctx context.Context) (*Plugin, error) {
 	if err := ctx.Err(); err != nil {
 		p.closeLogs()
 		return nil, err
@@ -221,15 +237,22 @@ func (p *Plugin) closeLogs() {
 // start launches a process. go-plugin hashes the binary and compares it
 // with the lock before it executes it (hashing a plugin binary costs about
 // as much as starting it, so it is done once); only on a mismatch is the
-// binary hashed again, to name its checksum in the error.
+// binary hashed again, to name its checksum in the error. A built-in
+// started from the running image is not hashed: it is this binary.
 func (p *Plugin) start() (*instance, error) {
 	logger := p.cfg.logger.Named(p.locked.Name)
 	cmd := exec.Command(p.path, p.args...)
+	var secure *plugin.SecureConfig
+	if p.image != "" {
+		cmd.Path = p.image // the running image; Args[0] stays its path
+	} else {
+		secure = &plugin.SecureConfig{Checksum: p.sum, Hash: sha256.New()}
+	}
 	client := plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig:  grpcshim.Handshake,
 		VersionedPlugins: grpcshim.VersionedPlugins(grpcshim.PluginSet(nil, nil, nil)),
 		Cmd:              cmd,
-		SecureConfig:     &plugin.SecureConfig{Checksum: p.sum, Hash: sha256.New()},
+		SecureConfig:     secure,
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		Logger:           logger,
 		Stderr:           p.stderrWriter(),

@@ -4,15 +4,27 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 )
 
+// procSelfExe names, on Linux, the image the running process executes: a
+// process started from it runs that very image, even where the file at
+// Self's path has since been replaced or removed (an upgrade mid-run).
+const procSelfExe = "/proc/self/exe"
+
 // self is the running executable, which serves the built-in plugins, and
-// its checksum; both are found once per process.
+// its checksum; each is found once per process, the checksum only when
+// asked for (hashing the binary costs about as much as starting it).
 var self struct {
-	once      sync.Once
-	path, sum string
-	err       error
+	once  sync.Once
+	path  string
+	image string // what a built-in's process is started from
+	err   error
+
+	sumOnce sync.Once
+	sum     string
+	sumErr  error
 }
 
 func findSelf() {
@@ -25,9 +37,11 @@ func findSelf() {
 			self.err = fmt.Errorf("cannot find the running assay executable to serve built-in plugins: %w", err)
 			return
 		}
-		self.path = p
-		if self.sum, err = FileSHA256(p); err != nil {
-			self.err = fmt.Errorf("cannot read the running assay executable %s: %w", p, err)
+		self.path, self.image = p, p
+		if runtime.GOOS == "linux" {
+			if st, err := os.Stat(procSelfExe); err == nil && st.Mode().IsRegular() {
+				self.image = procSelfExe
+			}
 		}
 	})
 }
@@ -39,9 +53,26 @@ func Self() (string, error) {
 	return self.path, self.err
 }
 
-// SelfSHA256 returns the running executable's SHA-256 in hex, the checksum
-// a built-in plugin's process is verified against when it starts.
+// selfImage returns what a built-in plugin's process is started from, and
+// whether that is the running image itself (procSelfExe), so that the
+// kernel, not a checksum, guarantees the plugin is this very binary.
+func selfImage() (string, bool, error) {
+	findSelf()
+	return self.image, self.image == procSelfExe, self.err
+}
+
+// SelfSHA256 returns the SHA-256 in hex of the running image (where the
+// platform names it, else of the executable at Self's path): the checksum
+// a run's provenance pins for its built-in plugins.
 func SelfSHA256() (string, error) {
 	findSelf()
-	return self.sum, self.err
+	if self.err != nil {
+		return "", self.err
+	}
+	self.sumOnce.Do(func() {
+		if self.sum, self.sumErr = FileSHA256(self.image); self.sumErr != nil {
+			self.sumErr = fmt.Errorf("cannot read the running assay executable %s: %w", self.path, self.sumErr)
+		}
+	})
+	return self.sum, self.sumErr
 }
