@@ -40,7 +40,7 @@ func TestManifestMatchesTheProgram(t *testing.T) {
 		if got < *mt.Bounds.Low || got > *mt.Bounds.High {
 			t.Errorf("%s: baseline %.6f outside bounds [%v, %v]", mt.Name, got, *mt.Bounds.Low, *mt.Bounds.High)
 		}
-		if want := []string{"go", "run", ".", "-task", mt.Name}; !slices.Equal(mt.Evaluate, want) {
+		if want := []string{"go", "run", "-trimpath", ".", "-task", mt.Name}; !slices.Equal(mt.Evaluate, want) {
 			t.Errorf("%s: evaluate %q, want %q", mt.Name, mt.Evaluate, want)
 		}
 	}

@@ -5,7 +5,7 @@
 # offline LLM writes each candidate as a unified diff of train.go or
 # model.go; Assay applies it in a git worktree of the repository, runs
 # `go vet .` there, commits it under refs/assay/<run-id>/, and the command
-# trainer runs the task's evaluation command (go run . -task NAME) in a
+# trainer runs the task's evaluation command (go run -trimpath . -task NAME) in a
 # checkout of that commit. refs/assay/<run-id>/best/<task> is the best
 # program of each task.
 #

@@ -8,7 +8,7 @@
 # as the seed program, and builds every candidate there: the offline LLM's
 # unified diff of train.go or model.go applied in a git worktree, `go vet
 # .` run there, the result committed under refs/assay/<run>/. Each real
-# run is the task's evaluation command (go run . -task NAME) in a checkout
+# run is the task's evaluation command (go run -trimpath . -task NAME) in a checkout
 # of that commit. Not a spec to run alone: it has no loop.
 
 seed = 1
