@@ -3,6 +3,7 @@ package builtin
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 
 	"github.com/assay-lang/assay/plugins/builtin/command/trainer"
@@ -39,6 +40,7 @@ func Main() {
 	if !ok {
 		return
 	}
+	setProcName(filepath.Base(os.Args[0]))
 	mk, ok := serve[name]
 	if !ok {
 		fmt.Fprintf(os.Stderr, "assay: no built-in plugin %q (built-ins: %v)\n", name, Names())

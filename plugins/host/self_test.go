@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -73,6 +74,11 @@ func replacedChildOpens(t *testing.T) {
 	defer p.Close()
 	if !p.Alive() {
 		t.Fatal("the built-in is not running")
+	}
+	// Started from /proc/self/exe, it names itself as ps and top show it.
+	comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", p.cur.cmd.Process.Pid))
+	if err != nil || strings.TrimSpace(string(comm)) != "assay" {
+		t.Errorf("the plugin's process is named %q (%v), want assay", comm, err)
 	}
 	if got, _ := Self(); got != bin {
 		t.Errorf("Self() = %q, want %q (the path errors and provenance name)", got, bin)
