@@ -24,3 +24,19 @@ func BenchmarkRehearse(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkRehearseRuns100 is `assay rehearse --runs 100 specs/lm2lm.hcl`:
+// a hundred rehearsals, as many at once as there are cores, and their
+// spread. One iteration takes about a minute: run it with -benchtime 1x.
+func BenchmarkRehearseRuns100(b *testing.B) {
+	p := compileSpec(b, filepath.Join("../../specs", "lm2lm.hcl"))
+	for b.Loop() {
+		rep, err := Rehearse(context.Background(), p, Options{Runs: 100, Seed: 1, Dir: b.TempDir()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(rep.Rehearsals) != 100 {
+			b.Fatalf("%d rehearsals, want 100", len(rep.Rehearsals))
+		}
+	}
+}
