@@ -95,19 +95,26 @@ func (c *Config) lrAt(step int) float64 {
 // Train runs one training and scores the validation split. It is
 // deterministic: the same Config gives bit-identical results.
 func Train(ctx context.Context, c Config) (*Result, error) {
+	res, _, err := train(ctx, c)
+	return res, err
+}
+
+// train is Train that also returns the trained network (nil on error), so
+// tests can pin every weight.
+func train(ctx context.Context, c Config) (*Result, *Net, error) {
 	if err := c.Hyper.Validate(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if c.Steps < 1 {
-		return nil, fmt.Errorf("steps must be positive, got %d", c.Steps)
+		return nil, nil, fmt.Errorf("steps must be positive, got %d", c.Steps)
 	}
 	corp := c.Corpus
 	if len(corp.Train) <= c.Context+1 || len(corp.Val) <= c.Context+1 {
-		return nil, fmt.Errorf("corpus %q too short for context %d", corp.Name, c.Context)
+		return nil, nil, fmt.Errorf("corpus %q too short for context %d", corp.Name, c.Context)
 	}
 	net, err := NewNet(Shape{Vocab: len(corp.Vocab), Context: c.Context, Embed: c.Embed, Width: c.Width, Depth: c.Depth, Activation: c.Activation})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	r := newRNG(c.Seed)
 	net.Init(r, c.InitScale)
@@ -131,7 +138,7 @@ func Train(ctx context.Context, c Config) (*Result, error) {
 
 	for step := 0; step < c.Steps; step++ {
 		if step%32 == 0 && ctx.Err() != nil {
-			return nil, ctx.Err()
+			return nil, nil, ctx.Err()
 		}
 		for i := range pos {
 			pos[i] = c.Context + r.intn(len(corp.Train)-c.Context)
@@ -164,7 +171,7 @@ func Train(ctx context.Context, c Config) (*Result, error) {
 		}
 		loss *= inv
 		if math.IsNaN(loss) || math.IsInf(loss, 0) {
-			return nil, fmt.Errorf("%w: loss %v at step %d", ErrDiverged, loss, step)
+			return nil, nil, fmt.Errorf("%w: loss %v at step %d", ErrDiverged, loss, step)
 		}
 		for i := range g {
 			g[i] *= inv
@@ -187,9 +194,9 @@ func Train(ctx context.Context, c Config) (*Result, error) {
 	// Far worse than guessing uniformly means the weights blew up even if
 	// no value overflowed.
 	if limit := 2 * math.Log2(float64(len(corp.Vocab))); !(res.ValBPB <= limit) {
-		return nil, fmt.Errorf("%w: validation loss %.3g bits per byte, worse than twice the uniform guess (%.3g)", ErrDiverged, res.ValBPB, limit)
+		return nil, nil, fmt.Errorf("%w: validation loss %.3g bits per byte, worse than twice the uniform guess (%.3g)", ErrDiverged, res.ValBPB, limit)
 	}
-	return res, nil
+	return res, net, nil
 }
 
 // evaluate scores up to positions evenly spaced validation positions, in
