@@ -42,11 +42,29 @@ func Exp(x float64) float64 {
 	}
 	k := math.Floor(x*log2e + 0.5)
 	r := (x - k*ln2Hi) - k*ln2Lo
-	p := expCoef[13]
-	for i := 12; i >= 0; i-- {
-		p = float64(p*r) + expCoef[i]
+	// Horner's rule, unrolled: p = expCoef[13]; p = p*r + expCoef[i] for
+	// i = 12 down to 0.
+	c := &expCoef
+	p := float64(c[13]*r) + c[12]
+	p = float64(p*r) + c[11]
+	p = float64(p*r) + c[10]
+	p = float64(p*r) + c[9]
+	p = float64(p*r) + c[8]
+	p = float64(p*r) + c[7]
+	p = float64(p*r) + c[6]
+	p = float64(p*r) + c[5]
+	p = float64(p*r) + c[4]
+	p = float64(p*r) + c[3]
+	p = float64(p*r) + c[2]
+	p = float64(p*r) + c[1]
+	p = float64(p*r) + c[0]
+	if k >= -1021 && k <= 1023 {
+		// p = e^r lies in [0.7, 1.5], so p * 2^k is a normal number and
+		// the product is exact: the same bits as Ldexp, without its
+		// Frexp and branches.
+		return p * math.Float64frombits(uint64(int64(k)+1023)<<52)
 	}
-	return math.Ldexp(p, int(k))
+	return math.Ldexp(p, int(k)) // subnormal or 2^k out of range
 }
 
 // Log returns the natural logarithm of x.
@@ -86,10 +104,24 @@ func Tanh(x float64) float64 {
 		// 1 - 2/(e^2a + 1) loses digits near 0; tanh a = m/(m+2) with
 		// m = e^2a - 1 summed directly keeps them.
 		r := 2 * a
-		p := expCoef[18]
-		for i := 17; i >= 1; i-- {
-			p = float64(p*r) + expCoef[i]
-		}
+		c := &expCoef
+		p := float64(c[18]*r) + c[17] // Horner's rule, unrolled, down to c[1]
+		p = float64(p*r) + c[16]
+		p = float64(p*r) + c[15]
+		p = float64(p*r) + c[14]
+		p = float64(p*r) + c[13]
+		p = float64(p*r) + c[12]
+		p = float64(p*r) + c[11]
+		p = float64(p*r) + c[10]
+		p = float64(p*r) + c[9]
+		p = float64(p*r) + c[8]
+		p = float64(p*r) + c[7]
+		p = float64(p*r) + c[6]
+		p = float64(p*r) + c[5]
+		p = float64(p*r) + c[4]
+		p = float64(p*r) + c[3]
+		p = float64(p*r) + c[2]
+		p = float64(p*r) + c[1]
 		m := p * r
 		y = m / (m + 2)
 	} else {
