@@ -160,12 +160,6 @@ func train(ctx context.Context, c Config) (*Result, *Net, error) {
 		wg.Wait()
 		loss := 0.0
 		inv := 1 / float64(c.BatchSize)
-		copy(g, grads[0])
-		for s := 1; s < Shards; s++ {
-			for i, v := range grads[s] {
-				g[i] += v
-			}
-		}
 		for s := range Shards {
 			loss += losses[s]
 		}
@@ -173,9 +167,7 @@ func train(ctx context.Context, c Config) (*Result, *Net, error) {
 		if math.IsNaN(loss) || math.IsInf(loss, 0) {
 			return nil, nil, fmt.Errorf("%w: loss %v at step %d", ErrDiverged, loss, step)
 		}
-		for i := range g {
-			g[i] *= inv
-		}
+		sumShards(g, grads, inv)
 		opt.step(net.P, g, net.decay, c.lrAt(step), c.WeightDecay)
 		if step >= c.Steps-tail {
 			tailLoss += loss
@@ -255,33 +247,53 @@ func newOptimizer(kind string, n int) *optimizer {
 }
 
 func (o *optimizer) step(p, g []float64, decay []bool, lr, wd float64) {
+	g, decay = g[:len(p)], decay[:len(p)]
 	if wd > 0 {
 		f := lr * wd
-		for i := range p {
-			if decay[i] {
+		for i, d := range decay {
+			if d {
 				p[i] -= f * p[i]
 			}
 		}
 	}
 	switch o.kind {
 	case "sgd":
-		for i := range p {
-			p[i] -= lr * g[i]
+		for i, gi := range g {
+			p[i] -= lr * gi
 		}
 	case "momentum":
-		for i := range p {
-			o.m[i] = o.moment*o.m[i] + g[i]
-			p[i] -= lr * o.m[i]
+		m, mu := o.m[:len(p)], o.moment
+		for i, gi := range g {
+			mi := mu*m[i] + gi
+			m[i] = mi
+			p[i] -= lr * mi
 		}
 	case "adam":
 		o.b1t *= o.beta1
 		o.b2t *= o.beta2
 		c1 := 1 / (1 - o.b1t)
 		c2 := 1 / (1 - o.b2t)
-		for i := range p {
-			o.m[i] = o.beta1*o.m[i] + (1-o.beta1)*g[i]
-			o.v[i] = o.beta2*o.v[i] + (1-o.beta2)*g[i]*g[i]
-			p[i] -= lr * (o.m[i] * c1) / (math.Sqrt(o.v[i]*c2) + o.eps)
+		b1, b2, eps := o.beta1, o.beta2, o.eps
+		m, v := o.m[:len(p)], o.v[:len(p)]
+		for i, gi := range g {
+			mi := b1*m[i] + (1-b1)*gi
+			vi := b2*v[i] + (1-b2)*gi*gi
+			m[i], v[i] = mi, vi
+			p[i] -= lr * (mi * c1) / (math.Sqrt(vi*c2) + eps)
 		}
+	}
+}
+
+// sumShards sets g to the mean gradient: the shards' gradients summed in
+// shard order, times inv, in one pass.
+func sumShards(g []float64, grads [][]float64, inv float64) {
+	g0 := grads[0][:len(g)]
+	rest := grads[1:]
+	for i := range g {
+		v := g0[i]
+		for _, gs := range rest {
+			v += gs[i]
+		}
+		g[i] = v * inv
 	}
 }
