@@ -287,6 +287,17 @@ func (o *optimizer) step(p, g []float64, decay []bool, lr, wd float64) {
 // sumShards sets g to the mean gradient: the shards' gradients summed in
 // shard order, times inv, in one pass.
 func sumShards(g []float64, grads [][]float64, inv float64) {
+	if len(grads) == 4 {
+		g0, g1, g2, g3 := grads[0][:len(g)], grads[1][:len(g)], grads[2][:len(g)], grads[3][:len(g)]
+		for i := range g {
+			v := g0[i]
+			v += g1[i]
+			v += g2[i]
+			v += g3[i]
+			g[i] = v * inv
+		}
+		return
+	}
 	g0 := grads[0][:len(g)]
 	rest := grads[1:]
 	for i := range g {
