@@ -256,7 +256,9 @@ func denseBack(W, gW, gb, in, d, dIn []float64, nz []int) {
 			g1[i] += d1 * x
 			g2[i] += d2 * x
 			g3[i] += d3 * x
-			s := dIn[i] + d0*r0[i]
+		}
+		for i, s := range dIn {
+			s += d0 * r0[i]
 			s += d1 * r1[i]
 			s += d2 * r2[i]
 			dIn[i] = s + d3*r3[i]
