@@ -33,9 +33,6 @@ func (h *bitsHash) sum() uint64 {
 }
 
 func TestTrainBitsPinned(t *testing.T) {
-	if testing.Short() {
-		t.Skip("trains 9 models")
-	}
 	for _, tc := range []struct {
 		name   string
 		corpus string
