@@ -112,8 +112,20 @@ func TestExpTanhMatchReference(t *testing.T) {
 			t.Fatalf("Tanh(%v) = %v (%#x), reference %v (%#x)", x, got, math.Float64bits(got), want, math.Float64bits(want))
 		}
 	}
-	for _, x := range mathEdges() {
+	edges := mathEdges()
+	for _, x := range edges {
 		check(x)
+	}
+	checkPair := func(x, y float64) {
+		t.Helper()
+		a, b := expPair(x, y)
+		if wa, wb := expRef(x), expRef(y); !sameBits(a, wa) || !sameBits(b, wb) {
+			t.Fatalf("expPair(%v, %v) = %v, %v, reference %v, %v", x, y, a, b, wa, wb)
+		}
+	}
+	for i, x := range edges {
+		checkPair(x, edges[(i*7+3)%len(edges)])
+		checkPair(x, -x/3)
 	}
 	for x := -760.0; x <= 720; x += 0.00917 {
 		check(x)
@@ -123,6 +135,7 @@ func TestExpTanhMatchReference(t *testing.T) {
 		check((r.float()*2 - 1) * 760)
 		check((r.float()*2 - 1) * 30)
 		check(math.Float64frombits(r.next()))
+		checkPair((r.float()*2-1)*760, (r.float()*2-1)*30)
 	}
 }
 
@@ -161,15 +174,20 @@ func TestNLLMatchesReference(t *testing.T) {
 }
 
 func FuzzExpTanh(f *testing.F) {
-	for _, x := range mathEdges()[:200] {
-		f.Add(x)
+	edges := mathEdges()
+	for i, x := range edges[:200] {
+		f.Add(x, edges[len(edges)-1-i])
 	}
-	f.Fuzz(func(t *testing.T, x float64) {
+	f.Fuzz(func(t *testing.T, x, y float64) {
 		if got, want := Exp(x), expRef(x); !sameBits(got, want) {
 			t.Fatalf("Exp(%v) = %v, reference %v", x, got, want)
 		}
 		if got, want := Tanh(x), tanhRef(x); !sameBits(got, want) {
 			t.Fatalf("Tanh(%v) = %v, reference %v", x, got, want)
+		}
+		a, b := expPair(x, y)
+		if wa, wb := expRef(x), expRef(y); !sameBits(a, wa) || !sameBits(b, wb) {
+			t.Fatalf("expPair(%v, %v) = %v, %v, reference %v, %v", x, y, a, b, wa, wb)
 		}
 	})
 }

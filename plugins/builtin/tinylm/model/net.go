@@ -296,16 +296,32 @@ func nll(logits []float64, target int, p []float64) float64 {
 			m = math.Max(m, v)
 		}
 	}
+	// The exponentials go two at a time (expPair); the sum still adds
+	// them one by one in order.
 	sum := 0.0
+	n := len(logits)
 	if p == nil {
-		for _, v := range logits {
-			sum += Exp(v - m)
+		i := 0
+		for ; i+1 < n; i += 2 {
+			e0, e1 := expPair(logits[i]-m, logits[i+1]-m)
+			sum += e0
+			sum += e1
+		}
+		if i < n {
+			sum += Exp(logits[i] - m)
 		}
 		return m + Log(sum) - logits[target]
 	}
-	p = p[:len(logits)]
-	for i, v := range logits {
-		e := Exp(v - m)
+	p = p[:n]
+	i := 0
+	for ; i+1 < n; i += 2 {
+		e0, e1 := expPair(logits[i]-m, logits[i+1]-m)
+		p[i], p[i+1] = e0, e1
+		sum += e0
+		sum += e1
+	}
+	if i < n {
+		e := Exp(logits[i] - m)
 		p[i] = e
 		sum += e
 	}
