@@ -135,6 +135,16 @@ func train(ctx context.Context, c Config) (*Result, *Net, error) {
 	tail := max(1, c.Steps/10)
 	tailLoss := 0.0
 	logLoss := 0.0
+	pool := newShardPool(func(s int) {
+		gs := grads[s]
+		clear(gs)
+		l := 0.0
+		for _, p := range pos[s*per : (s+1)*per] {
+			l += net.grad(corp.Train[p-c.Context:p], int(corp.Train[p]), gs, works[s])
+		}
+		losses[s] = l
+	})
+	defer pool.stop()
 
 	for step := 0; step < c.Steps; step++ {
 		if step%32 == 0 && ctx.Err() != nil {
@@ -143,21 +153,7 @@ func train(ctx context.Context, c Config) (*Result, *Net, error) {
 		for i := range pos {
 			pos[i] = c.Context + r.intn(len(corp.Train)-c.Context)
 		}
-		var wg sync.WaitGroup
-		for s := range Shards {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				gs := grads[s]
-				clear(gs)
-				l := 0.0
-				for _, p := range pos[s*per : (s+1)*per] {
-					l += net.grad(corp.Train[p-c.Context:p], int(corp.Train[p]), gs, works[s])
-				}
-				losses[s] = l
-			}()
-		}
-		wg.Wait()
+		pool.run()
 		loss := 0.0
 		inv := 1 / float64(c.BatchSize)
 		for s := range Shards {
@@ -189,6 +185,46 @@ func train(ctx context.Context, c Config) (*Result, *Net, error) {
 		return nil, nil, fmt.Errorf("%w: validation loss %.3g bits per byte, worse than twice the uniform guess (%.3g)", ErrDiverged, res.ValBPB, limit)
 	}
 	return res, net, nil
+}
+
+// shardPool runs each step's Shards gradient computations on goroutines
+// that live for the whole run, so a step starts no goroutine and
+// allocates nothing.
+type shardPool struct {
+	start []chan struct{}
+	done  chan struct{}
+}
+
+func newShardPool(work func(s int)) *shardPool {
+	p := &shardPool{done: make(chan struct{}, Shards)}
+	for s := range Shards {
+		ch := make(chan struct{}, 1)
+		p.start = append(p.start, ch)
+		go func() {
+			for range ch {
+				work(s)
+				p.done <- struct{}{}
+			}
+		}()
+	}
+	return p
+}
+
+// run does one step's work on every shard and returns when all is done.
+func (p *shardPool) run() {
+	for _, ch := range p.start {
+		ch <- struct{}{}
+	}
+	for range p.start {
+		<-p.done
+	}
+}
+
+// stop ends the goroutines; the pool is not used again.
+func (p *shardPool) stop() {
+	for _, ch := range p.start {
+		close(ch)
+	}
 }
 
 // evaluate scores up to positions evenly spaced validation positions, in
