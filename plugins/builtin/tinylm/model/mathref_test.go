@@ -127,11 +127,11 @@ func TestExpTanhMatchReference(t *testing.T) {
 		checkPair(x, edges[(i*7+3)%len(edges)])
 		checkPair(x, -x/3)
 	}
-	for x := -760.0; x <= 720; x += 0.00917 {
+	for x := -760.0; x <= 720; x += 0.0317 {
 		check(x)
 	}
 	r := newRNG(1)
-	for range 200_000 {
+	for range 60_000 {
 		check((r.float()*2 - 1) * 760)
 		check((r.float()*2 - 1) * 30)
 		check(math.Float64frombits(r.next()))
