@@ -198,7 +198,9 @@ func (n *Net) forward(ctx []uint8, w *work) []float64 {
 
 // dense sets z[o] = b[o] + W[o][0]*in[0] + W[o][1]*in[1] + ..., summed in
 // that order. Four rows go at once: their sums are independent chains the
-// CPU overlaps, and each is still added in the same order.
+// CPU overlaps, and each is still added in the same order. The updates
+// keep the form s += a*b (here and in denseBack): on arm64 the compiler
+// fuses that form into one rounding, so the form is part of the bits there.
 func dense(W, b, in, z []float64) {
 	nin := len(in)
 	b = b[:len(z)]
