@@ -42,11 +42,73 @@ func Exp(x float64) float64 {
 	}
 	k := math.Floor(x*log2e + 0.5)
 	r := (x - k*ln2Hi) - k*ln2Lo
-	p := expCoef[13]
-	for i := 12; i >= 0; i-- {
-		p = float64(p*r) + expCoef[i]
+	// Horner's rule, unrolled: p = expCoef[13]; p = p*r + expCoef[i] for
+	// i = 12 down to 0.
+	c := &expCoef
+	p := float64(c[13]*r) + c[12]
+	p = float64(p*r) + c[11]
+	p = float64(p*r) + c[10]
+	p = float64(p*r) + c[9]
+	p = float64(p*r) + c[8]
+	p = float64(p*r) + c[7]
+	p = float64(p*r) + c[6]
+	p = float64(p*r) + c[5]
+	p = float64(p*r) + c[4]
+	p = float64(p*r) + c[3]
+	p = float64(p*r) + c[2]
+	p = float64(p*r) + c[1]
+	p = float64(p*r) + c[0]
+	if k >= -1021 && k <= 1023 {
+		// p = e^r lies in [0.7, 1.5], so p * 2^k is a normal number and
+		// the product is exact: the same bits as Ldexp, without its
+		// Frexp and branches.
+		return p * math.Float64frombits(uint64(int64(k)+1023)<<52)
 	}
-	return math.Ldexp(p, int(k))
+	return math.Ldexp(p, int(k)) // subnormal or 2^k out of range
+}
+
+// expPair returns Exp(x0), Exp(x1) with the two Horner chains interleaved:
+// each is a long chain of dependent operations, and side by side the CPU
+// overlaps them. Every operation is Exp's, so the bits are too.
+func expPair(x0, x1 float64) (float64, float64) {
+	// In this range Exp takes none of its special cases and k lies in
+	// [-1020, 1023], where it scales by one multiplication.
+	if !(x0 >= -707 && x0 <= 709 && x1 >= -707 && x1 <= 709) {
+		return Exp(x0), Exp(x1)
+	}
+	k0 := math.Floor(x0*log2e + 0.5)
+	k1 := math.Floor(x1*log2e + 0.5)
+	r0 := (x0 - k0*ln2Hi) - k0*ln2Lo
+	r1 := (x1 - k1*ln2Hi) - k1*ln2Lo
+	c := &expCoef
+	p0 := float64(c[13]*r0) + c[12]
+	p1 := float64(c[13]*r1) + c[12]
+	p0 = float64(p0*r0) + c[11]
+	p1 = float64(p1*r1) + c[11]
+	p0 = float64(p0*r0) + c[10]
+	p1 = float64(p1*r1) + c[10]
+	p0 = float64(p0*r0) + c[9]
+	p1 = float64(p1*r1) + c[9]
+	p0 = float64(p0*r0) + c[8]
+	p1 = float64(p1*r1) + c[8]
+	p0 = float64(p0*r0) + c[7]
+	p1 = float64(p1*r1) + c[7]
+	p0 = float64(p0*r0) + c[6]
+	p1 = float64(p1*r1) + c[6]
+	p0 = float64(p0*r0) + c[5]
+	p1 = float64(p1*r1) + c[5]
+	p0 = float64(p0*r0) + c[4]
+	p1 = float64(p1*r1) + c[4]
+	p0 = float64(p0*r0) + c[3]
+	p1 = float64(p1*r1) + c[3]
+	p0 = float64(p0*r0) + c[2]
+	p1 = float64(p1*r1) + c[2]
+	p0 = float64(p0*r0) + c[1]
+	p1 = float64(p1*r1) + c[1]
+	p0 = float64(p0*r0) + c[0]
+	p1 = float64(p1*r1) + c[0]
+	return p0 * math.Float64frombits(uint64(int64(k0)+1023)<<52),
+		p1 * math.Float64frombits(uint64(int64(k1)+1023)<<52)
 }
 
 // Log returns the natural logarithm of x.
@@ -86,10 +148,24 @@ func Tanh(x float64) float64 {
 		// 1 - 2/(e^2a + 1) loses digits near 0; tanh a = m/(m+2) with
 		// m = e^2a - 1 summed directly keeps them.
 		r := 2 * a
-		p := expCoef[18]
-		for i := 17; i >= 1; i-- {
-			p = float64(p*r) + expCoef[i]
-		}
+		c := &expCoef
+		p := float64(c[18]*r) + c[17] // Horner's rule, unrolled, down to c[1]
+		p = float64(p*r) + c[16]
+		p = float64(p*r) + c[15]
+		p = float64(p*r) + c[14]
+		p = float64(p*r) + c[13]
+		p = float64(p*r) + c[12]
+		p = float64(p*r) + c[11]
+		p = float64(p*r) + c[10]
+		p = float64(p*r) + c[9]
+		p = float64(p*r) + c[8]
+		p = float64(p*r) + c[7]
+		p = float64(p*r) + c[6]
+		p = float64(p*r) + c[5]
+		p = float64(p*r) + c[4]
+		p = float64(p*r) + c[3]
+		p = float64(p*r) + c[2]
+		p = float64(p*r) + c[1]
 		m := p * r
 		y = m / (m + 2)
 	} else {

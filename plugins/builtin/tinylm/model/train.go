@@ -95,19 +95,26 @@ func (c *Config) lrAt(step int) float64 {
 // Train runs one training and scores the validation split. It is
 // deterministic: the same Config gives bit-identical results.
 func Train(ctx context.Context, c Config) (*Result, error) {
+	res, _, err := train(ctx, c)
+	return res, err
+}
+
+// train is Train that also returns the trained network (nil on error), so
+// tests can pin every weight.
+func train(ctx context.Context, c Config) (*Result, *Net, error) {
 	if err := c.Hyper.Validate(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if c.Steps < 1 {
-		return nil, fmt.Errorf("steps must be positive, got %d", c.Steps)
+		return nil, nil, fmt.Errorf("steps must be positive, got %d", c.Steps)
 	}
 	corp := c.Corpus
 	if len(corp.Train) <= c.Context+1 || len(corp.Val) <= c.Context+1 {
-		return nil, fmt.Errorf("corpus %q too short for context %d", corp.Name, c.Context)
+		return nil, nil, fmt.Errorf("corpus %q too short for context %d", corp.Name, c.Context)
 	}
 	net, err := NewNet(Shape{Vocab: len(corp.Vocab), Context: c.Context, Embed: c.Embed, Width: c.Width, Depth: c.Depth, Activation: c.Activation})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	r := newRNG(c.Seed)
 	net.Init(r, c.InitScale)
@@ -128,47 +135,35 @@ func Train(ctx context.Context, c Config) (*Result, error) {
 	tail := max(1, c.Steps/10)
 	tailLoss := 0.0
 	logLoss := 0.0
+	pool := newShardPool(func(s int) {
+		gs := grads[s]
+		clear(gs)
+		l := 0.0
+		for _, p := range pos[s*per : (s+1)*per] {
+			l += net.grad(corp.Train[p-c.Context:p], int(corp.Train[p]), gs, works[s])
+		}
+		losses[s] = l
+	})
+	defer pool.stop()
 
 	for step := 0; step < c.Steps; step++ {
 		if step%32 == 0 && ctx.Err() != nil {
-			return nil, ctx.Err()
+			return nil, nil, ctx.Err()
 		}
 		for i := range pos {
 			pos[i] = c.Context + r.intn(len(corp.Train)-c.Context)
 		}
-		var wg sync.WaitGroup
-		for s := range Shards {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				gs := grads[s]
-				clear(gs)
-				l := 0.0
-				for _, p := range pos[s*per : (s+1)*per] {
-					l += net.grad(corp.Train[p-c.Context:p], int(corp.Train[p]), gs, works[s])
-				}
-				losses[s] = l
-			}()
-		}
-		wg.Wait()
+		pool.run()
 		loss := 0.0
 		inv := 1 / float64(c.BatchSize)
-		copy(g, grads[0])
-		for s := 1; s < Shards; s++ {
-			for i, v := range grads[s] {
-				g[i] += v
-			}
-		}
 		for s := range Shards {
 			loss += losses[s]
 		}
 		loss *= inv
 		if math.IsNaN(loss) || math.IsInf(loss, 0) {
-			return nil, fmt.Errorf("%w: loss %v at step %d", ErrDiverged, loss, step)
+			return nil, nil, fmt.Errorf("%w: loss %v at step %d", ErrDiverged, loss, step)
 		}
-		for i := range g {
-			g[i] *= inv
-		}
+		sumShards(g, grads, inv)
 		opt.step(net.P, g, net.decay, c.lrAt(step), c.WeightDecay)
 		if step >= c.Steps-tail {
 			tailLoss += loss
@@ -187,9 +182,49 @@ func Train(ctx context.Context, c Config) (*Result, error) {
 	// Far worse than guessing uniformly means the weights blew up even if
 	// no value overflowed.
 	if limit := 2 * math.Log2(float64(len(corp.Vocab))); !(res.ValBPB <= limit) {
-		return nil, fmt.Errorf("%w: validation loss %.3g bits per byte, worse than twice the uniform guess (%.3g)", ErrDiverged, res.ValBPB, limit)
+		return nil, nil, fmt.Errorf("%w: validation loss %.3g bits per byte, worse than twice the uniform guess (%.3g)", ErrDiverged, res.ValBPB, limit)
 	}
-	return res, nil
+	return res, net, nil
+}
+
+// shardPool runs each step's Shards gradient computations on goroutines
+// that live for the whole run, so a step starts no goroutine and
+// allocates nothing.
+type shardPool struct {
+	start []chan struct{}
+	done  chan struct{}
+}
+
+func newShardPool(work func(s int)) *shardPool {
+	p := &shardPool{done: make(chan struct{}, Shards)}
+	for s := range Shards {
+		ch := make(chan struct{}, 1)
+		p.start = append(p.start, ch)
+		go func() {
+			for range ch {
+				work(s)
+				p.done <- struct{}{}
+			}
+		}()
+	}
+	return p
+}
+
+// run does one step's work on every shard and returns when all is done.
+func (p *shardPool) run() {
+	for _, ch := range p.start {
+		ch <- struct{}{}
+	}
+	for range p.start {
+		<-p.done
+	}
+}
+
+// stop ends the goroutines; the pool is not used again.
+func (p *shardPool) stop() {
+	for _, ch := range p.start {
+		close(ch)
+	}
 }
 
 // evaluate scores up to positions evenly spaced validation positions, in
@@ -248,33 +283,64 @@ func newOptimizer(kind string, n int) *optimizer {
 }
 
 func (o *optimizer) step(p, g []float64, decay []bool, lr, wd float64) {
+	g, decay = g[:len(p)], decay[:len(p)]
 	if wd > 0 {
 		f := lr * wd
-		for i := range p {
-			if decay[i] {
+		for i, d := range decay {
+			if d {
 				p[i] -= f * p[i]
 			}
 		}
 	}
 	switch o.kind {
 	case "sgd":
-		for i := range p {
-			p[i] -= lr * g[i]
+		for i, gi := range g {
+			p[i] -= lr * gi
 		}
 	case "momentum":
-		for i := range p {
-			o.m[i] = o.moment*o.m[i] + g[i]
-			p[i] -= lr * o.m[i]
+		m, mu := o.m[:len(p)], o.moment
+		for i, gi := range g {
+			mi := mu*m[i] + gi
+			m[i] = mi
+			p[i] -= lr * mi
 		}
 	case "adam":
 		o.b1t *= o.beta1
 		o.b2t *= o.beta2
 		c1 := 1 / (1 - o.b1t)
 		c2 := 1 / (1 - o.b2t)
-		for i := range p {
-			o.m[i] = o.beta1*o.m[i] + (1-o.beta1)*g[i]
-			o.v[i] = o.beta2*o.v[i] + (1-o.beta2)*g[i]*g[i]
-			p[i] -= lr * (o.m[i] * c1) / (math.Sqrt(o.v[i]*c2) + o.eps)
+		b1, b2, eps := o.beta1, o.beta2, o.eps
+		m, v := o.m[:len(p)], o.v[:len(p)]
+		for i, gi := range g {
+			mi := b1*m[i] + (1-b1)*gi
+			vi := b2*v[i] + (1-b2)*gi*gi
+			m[i], v[i] = mi, vi
+			p[i] -= lr * (mi * c1) / (math.Sqrt(vi*c2) + eps)
 		}
+	}
+}
+
+// sumShards sets g to the mean gradient: the shards' gradients summed in
+// shard order, times inv, in one pass.
+func sumShards(g []float64, grads [][]float64, inv float64) {
+	if len(grads) == 4 {
+		g0, g1, g2, g3 := grads[0][:len(g)], grads[1][:len(g)], grads[2][:len(g)], grads[3][:len(g)]
+		for i := range g {
+			v := g0[i]
+			v += g1[i]
+			v += g2[i]
+			v += g3[i]
+			g[i] = v * inv
+		}
+		return
+	}
+	g0 := grads[0][:len(g)]
+	rest := grads[1:]
+	for i := range g {
+		v := g0[i]
+		for _, gs := range rest {
+			v += gs[i]
+		}
+		g[i] = v * inv
 	}
 }
