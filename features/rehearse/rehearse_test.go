@@ -43,6 +43,13 @@ var smaller = map[string][]string{
 	"critic-evolve.hcl":          {"votes=2"},
 	"critic-train.hcl":           {"votes=2", "examples=200", "grpo_steps=5", "bench_pairs=40", "bench_k=[1,2]"},
 	"critic-continual.hcl":       {"votes=2", "examples=200", "grpo_steps=5", "bench_pairs=40", "bench_k=[1,2]"},
+	// 72 of 96 DAPO steps: every calibration round (after 16, 40, 64)
+	// and rollout refresh kind still comes, 9 refreshes of 12.
+	"lm2lm.hcl":                    {"steps=72"},
+	"lm2lm.cue":                    {"steps=72"},
+	"lm2lm-eval.hcl":               {"steps=72"},
+	"lm2lm-calibration-none.hcl":   {"steps=72"},
+	"lm2lm-calibration-random.hcl": {"steps=72"},
 }
 
 // specFiles are every spec of specs/.
