@@ -266,6 +266,25 @@ func localSpecs(t *testing.T) []string {
 	return out
 }
 
+// TestFastCutsTheLocalSpecs: fast finds what it rewrites in every local
+// spec, so a changed spec cannot silently run at full length here.
+func TestFastCutsTheLocalSpecs(t *testing.T) {
+	if rehearseAll {
+		t.Skip("with ASSAY_REHEARSE_ALL=1 the specs run as written")
+	}
+	for _, name := range localSpecs(t) {
+		b, err := os.ReadFile(filepath.Join(specsDir(t), name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		src := fast(string(b))
+		steps := strings.Contains(src, "steps = "+fastSteps+",") || strings.Contains(src, "default     = "+fastSteps+"\n")
+		if !steps || !strings.Contains(src, "eval_positions = "+fastPositions) {
+			t.Errorf("%s: fast left its tinylm run at full length", name)
+		}
+	}
+}
+
 func TestSpecsRunWithinTheirEstimate(t *testing.T) {
 	t.Parallel()
 	names := localSpecs(t)
