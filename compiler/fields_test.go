@@ -10,7 +10,6 @@ import (
 
 	"github.com/assay-lang/assay/compiler/plan"
 	"github.com/assay-lang/assay/lang/diag"
-	"github.com/assay-lang/assay/lang/hcl"
 	"github.com/assay-lang/assay/lang/load"
 	"github.com/assay-lang/assay/lang/load/loadtest"
 	"github.com/assay-lang/assay/lang/spec"
@@ -232,41 +231,6 @@ var specialFields = map[string]func(t *testing.T){
 	"sweep.mode":               proveSweepMode,
 	"environment.*.suite":      proveSuite,
 	"loop.*.continual.enabled": proveContinualEnabled,
-}
-
-type fieldBase struct {
-	name string
-	s    *spec.Spec
-	hash string
-}
-
-func fieldBases(t *testing.T) []fieldBase {
-	t.Helper()
-	files, _ := filepath.Glob("../specs/*.hcl")
-	if len(files) == 0 {
-		t.Fatal("no specs in ../specs")
-	}
-	var out []fieldBase
-	for _, f := range files {
-		s, _, ds := load.Load(f, load.Options{})
-		if ds.HasErrors() {
-			t.Fatalf("%s does not load:\n%s", f, ds.Format(0))
-		}
-		out = append(out, fieldBase{name: filepath.Base(f), s: s})
-	}
-	s, ds := hcl.Load("testdata/base.hcl", []byte(readBase(t)), hcl.Options{})
-	if ds.HasErrors() {
-		t.Fatal(ds.Format(0))
-	}
-	out = append(out, fieldBase{name: "base.hcl", s: s})
-	for i := range out {
-		p, ds := Compile(out[i].s, Options{})
-		if ds.HasErrors() {
-			t.Fatalf("%s does not compile:\n%s", out[i].name, ds.Format(0))
-		}
-		out[i].hash = p.Hash
-	}
-	return out
 }
 
 // attrInst is one attribute of one block instance of a spec.
@@ -501,23 +465,23 @@ func TestEveryFieldIsLive(t *testing.T) {
 			live, tried := 0, 0
 			var refused []string
 			for _, b := range bases {
-				eff := effective(b.s)
-				sw := swept(b.s)
 				seen := 0
-				for _, in := range attrInsts(b.s) {
+				for _, in := range b.insts {
 					// Two blocks of a kind per spec are enough: the rest
 					// (lm2lm's eight environments) repeat them.
-					if in.pattern != p || sw[in.path] || seen == 2 {
+					if in.pattern != p || b.swept[in.path] || seen == 2 {
 						continue
 					}
 					seen++
 					var ev reflect.Value
-					if e, ok := findInst(eff, in.path); ok {
+					if e, ok := findInst(b.eff, in.path); ok {
 						ev = e.v
 					}
 					for _, m := range mutations(t, b.s, in, ev) {
-						base, mut := cloneSpec(b.s), cloneSpec(b.s)
+						// outcome only reads an unprepared base.
+						base, mut := b.s, cloneSpec(b.s)
 						if m.prep != nil {
+							base = cloneSpec(b.s)
 							m.prep(base)
 							m.prep(mut)
 						}
@@ -712,7 +676,7 @@ func proveVariableType(t *testing.T) {
 func proveSingleEnum(pattern string) func(t *testing.T) {
 	return func(t *testing.T) {
 		for _, b := range fieldBases(t) {
-			for _, in := range attrInsts(b.s) {
+			for _, in := range b.insts {
 				if in.pattern != pattern {
 					continue
 				}

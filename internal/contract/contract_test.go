@@ -167,7 +167,7 @@ func checkLearned(t *testing.T, path string, p *plan.Plan, res *runtime.Result, 
 var rehearseAll = os.Getenv("ASSAY_REHEARSE_ALL") == "1"
 
 // laptopOverlay is specs/laptop's preamble with its tinylm runs cut to
-// 30 steps and 512 validation positions, as fast cuts those of specs/:
+// fastConfig, as fast cuts those of specs/:
 // the counts under test do not depend on how long a run trains. With ASSAY_REHEARSE_ALL=1 it is none:
 // the laptop specs run as written.
 func laptopOverlay(t *testing.T) map[string][]byte {
@@ -198,21 +198,30 @@ func specsDir(t *testing.T) string {
 
 // fast rewrites a spec so its tinylm runs train for few steps: the counts
 // under test do not depend on how long a run trains. small-local.hcl sets
-// its 2,000 steps with a variable; it keeps them with ASSAY_REHEARSE_ALL=1.
+// its 2,000 steps with a variable and scores the default 4,096 positions;
+// it keeps both with ASSAY_REHEARSE_ALL=1.
 func fast(src string) string {
 	src = strings.ReplaceAll(src, "config = { steps = 600 }", fastConfig)
 	if !rehearseAll {
-		src = strings.Replace(src, smallLocalSteps, strings.Replace(smallLocalSteps, "2000", "30", 1), 1)
+		src = strings.Replace(src, smallLocalSteps, strings.Replace(smallLocalSteps, "2000", fastSteps, 1), 1)
+		src = strings.Replace(src, smallLocalConfig, strings.Replace(smallLocalConfig, " }", ", eval_positions = "+fastPositions+" }", 1), 1)
 	}
 	return src
 }
 
-// fastConfig is the tinylm config of a fast run: 30 steps, and a
-// validation loss over 512 positions rather than 4,096 (most of a short
-// run's CPU).
-const fastConfig = "config = { steps = 30, eval_positions = 512 }"
+// fastSteps and fastPositions make a fast tinylm run: 10 optimiser
+// steps, and a validation loss over 256 positions rather than 4,096. Each
+// run still trains and reports a loss; only how good it is changes.
+const (
+	fastSteps     = "10"
+	fastPositions = "256"
+	fastConfig    = "config = { steps = " + fastSteps + ", eval_positions = " + fastPositions + " }"
+)
 
-const smallLocalSteps = "default     = 2000\n  description = \"tinylm optimiser steps per real run\""
+const (
+	smallLocalSteps  = "default     = 2000\n  description = \"tinylm optimiser steps per real run\""
+	smallLocalConfig = "config = { steps = var.train_steps, corpus = \"grammar\" }"
+)
 
 // writeVariant writes the spec at base, edited, into a temporary folder.
 func writeVariant(t *testing.T, base string, edits ...[2]string) string {
@@ -255,6 +264,25 @@ func localSpecs(t *testing.T) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// TestFastCutsTheLocalSpecs: fast finds what it rewrites in every local
+// spec, so a changed spec cannot silently run at full length here.
+func TestFastCutsTheLocalSpecs(t *testing.T) {
+	if rehearseAll {
+		t.Skip("with ASSAY_REHEARSE_ALL=1 the specs run as written")
+	}
+	for _, name := range localSpecs(t) {
+		b, err := os.ReadFile(filepath.Join(specsDir(t), name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		src := fast(string(b))
+		steps := strings.Contains(src, "steps = "+fastSteps+",") || strings.Contains(src, "default     = "+fastSteps+"\n")
+		if !steps || !strings.Contains(src, "eval_positions = "+fastPositions) {
+			t.Errorf("%s: fast left its tinylm run at full length", name)
+		}
+	}
 }
 
 func TestSpecsRunWithinTheirEstimate(t *testing.T) {
