@@ -160,6 +160,31 @@ func RefName(run string, parts ...string) string {
 	return "refs/assay/" + strings.Join(out, "/")
 }
 
+// Lookup reports, with one git process, whether the repository holds
+// commit (a commit id) and which object ref names ("" for none).
+func (r *Repo) Lookup(ctx context.Context, commit, ref string) (has bool, refAt string, err error) {
+	if !commitID.MatchString(commit) {
+		return false, "", fmt.Errorf("lookup of %q: not a commit id", commit)
+	}
+	if ref == "" || strings.ContainsAny(ref, "\n\x00") {
+		return false, "", fmt.Errorf("lookup of ref %q: not a ref name", ref)
+	}
+	out, err := run(ctx, r.Dir, []byte(commit+"^{commit}\n"+ref+"\n"), "cat-file", "--batch-check=%(objectname) %(objecttype)")
+	if err != nil {
+		return false, "", err
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) != 2 {
+		return false, "", fmt.Errorf("lookup of %s and %s: git answered %q", commit, ref, out)
+	}
+	id, typ, _ := strings.Cut(lines[0], " ")
+	has = typ == "commit" && id == commit
+	if id, _, _ := strings.Cut(lines[1], " "); commitID.MatchString(id) {
+		refAt = id
+	}
+	return has, refAt, nil
+}
+
 // UpdateRef points ref at commit.
 func (r *Repo) UpdateRef(ctx context.Context, ref, commit string) error {
 	if !commitID.MatchString(commit) {
