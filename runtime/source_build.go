@@ -157,8 +157,13 @@ func (m sourceMode) buildCandidate(sp *seedProgram, key, parent, patch string, i
 		return "", err
 	}
 	sp.mu.Lock()
-	_ = sp.repo.RemoveWorktree(r.ctx, wt) // a crashed attempt's, if any
-	_ = os.RemoveAll(wt)
+	// A crashed attempt's worktree, if any, is removed first; git is asked
+	// only then (a worktree whose directory is gone, add --force takes
+	// over).
+	if _, serr := os.Lstat(wt); serr == nil {
+		_ = sp.repo.RemoveWorktree(r.ctx, wt)
+		_ = os.RemoveAll(wt)
+	}
 	err = sp.repo.AddWorktree(r.ctx, wt, parent)
 	sp.mu.Unlock()
 	if err != nil {

@@ -206,3 +206,36 @@ func TestSourceBuildOutcomeRebuilt(t *testing.T) {
 		t.Fatalf("ref at %s, want %s", got, c2)
 	}
 }
+
+// A candidate's build adds and removes its worktree: no remove or prune
+// of a worktree that is not there (a git on PATH that logs each start
+// counts them).
+func TestSourceBuildWorktreeProcesses(t *testing.T) {
+	real, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("git not installed")
+	}
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	r, _ := sourceService(t, &scriptedBuilder{patches: []string{ratePatch("0.25")}}, 0)
+	bin, log := t.TempDir(), filepath.Join(t.TempDir(), "starts")
+	// The wrapper is the test's own script; it passes every argument on.
+	if err := os.WriteFile(filepath.Join(bin, "git"), []byte("#!/bin/sh\necho \"$*\" >> '"+log+"'\nexec '"+real+"' \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	if _, ok, err := r.implement("builder", "", "k/implement", r.tasks.find("tiny", "t0"), plugins.Proposal{ID: "p"}); err != nil || !ok {
+		t.Fatalf("ok %v, err %v", ok, err)
+	}
+	b, _ := os.ReadFile(log)
+	var wt []string
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.Contains(line, " worktree ") {
+			wt = append(wt, line[strings.Index(line, " worktree ")+1:])
+		}
+	}
+	if len(wt) != 2 || !strings.HasPrefix(wt[0], "worktree add") || !strings.HasPrefix(wt[1], "worktree remove") {
+		t.Fatalf("worktree commands:\n%s", strings.Join(wt, "\n"))
+	}
+}

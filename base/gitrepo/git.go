@@ -202,7 +202,12 @@ func (r *Repo) UpdateRef(ctx context.Context, ref, commit string) error {
 // parent at the same time is the same commit id), and returns its id.
 func Commit(ctx context.Context, worktree, message string, when time.Time) (string, error) {
 	date := fmt.Sprintf("@%d +0000", when.Unix())
-	args := []string{"-c", "user.name=" + identityName, "-c", "user.email=" + identityEmail}
+	// No automatic maintenance or gc: each commit would start `git
+	// maintenance run --auto` (a process per candidate), and a gc it
+	// detached would run in the user's repository while the run adds and
+	// removes worktrees and refs there. Candidate commits are a few small
+	// objects; the user's own next git command does the housekeeping.
+	args := []string{"-c", "user.name=" + identityName, "-c", "user.email=" + identityEmail, "-c", "maintenance.auto=false", "-c", "gc.auto=0"}
 	env := []string{"GIT_AUTHOR_NAME=" + identityName, "GIT_AUTHOR_EMAIL=" + identityEmail, "GIT_AUTHOR_DATE=" + date,
 		"GIT_COMMITTER_NAME=" + identityName, "GIT_COMMITTER_EMAIL=" + identityEmail, "GIT_COMMITTER_DATE=" + date}
 	if _, err := runEnv(ctx, worktree, env, []byte(message), append(args, "commit", "--quiet", "--no-verify", "--allow-empty", "--cleanup=verbatim", "-F", "-")...); err != nil {
@@ -217,6 +222,17 @@ func Commit(ctx context.Context, worktree, message string, when time.Time) (stri
 // MaxOutput, like its error output). Hooks and signing are off: a
 // candidate commit runs none of the user's hooks.
 func runEnv(ctx context.Context, dir string, env []string, stdin []byte, args ...string) (string, error) {
+	return runBounded(ctx, dir, env, stdin, MaxOutput, args...)
+}
+
+// runLimit is run with standard output bounded by limit bytes instead of
+// MaxOutput, for an output whose size the caller knows and has bounded.
+func runLimit(ctx context.Context, dir string, stdin []byte, limit int, args ...string) (string, error) {
+	return runBounded(ctx, dir, nil, stdin, limit, args...)
+}
+
+// runBounded is runEnv with standard output bounded by limit bytes.
+func runBounded(ctx context.Context, dir string, env []string, stdin []byte, limit int, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
 	defer cancel()
 	full := append([]string{"-C", dir, "-c", "core.hooksPath=" + os.DevNull, "-c", "commit.gpgsign=false", "-c", "core.quotePath=false"}, args...)
@@ -226,7 +242,7 @@ func runEnv(ctx context.Context, dir string, env []string, stdin []byte, args ..
 		cmd.Stdin = bytes.NewReader(stdin)
 	}
 	var stdout, stderr limitedBuffer
-	stdout.max, stderr.max = MaxOutput, MaxOutput
+	stdout.max, stderr.max = limit, MaxOutput
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	cmd.WaitDelay = 5 * time.Second
 	if err := cmd.Run(); err != nil {
@@ -236,7 +252,7 @@ func runEnv(ctx context.Context, dir string, env []string, stdin []byte, args ..
 		return "", &Error{Args: args, Output: stderr.String(), Err: err}
 	}
 	if stdout.cut {
-		return "", &Error{Args: args, Err: fmt.Errorf("output longer than %d bytes", MaxOutput)}
+		return "", &Error{Args: args, Err: fmt.Errorf("output longer than %d bytes", limit)}
 	}
 	return stdout.String(), nil
 }
