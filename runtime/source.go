@@ -51,7 +51,18 @@ type seedProgram struct {
 	bestMu   sync.Mutex
 	best     string
 	bestGain float64
+
+	// shown keeps the contexts of the last commits read (at most
+	// shownCommits): a commit's files never change, and the proposer and
+	// the builder of each candidate are shown its parent's, most often
+	// the seed's.
+	shownMu sync.Mutex
+	shown   map[string]*payload.SourceContext
 }
+
+// shownCommits bounds the contexts a seed program keeps (each at most
+// sourceTotalBytes of files).
+const shownCommits = 16
 
 // noteVerified records a finished real run of commit with its gain; a
 // no-op in knob mode (s nil) or for a run of no candidate commit.
@@ -208,8 +219,36 @@ func (sourceMode) checkout(t *taskInfo, p plugins.Proposal) *plugins.Checkout {
 }
 
 // context is the program at commit as a proposer or builder is shown it:
-// its editable paths and files, each file and the whole bounded.
+// its editable paths and files, each file and the whole bounded. It is
+// shared: its reader must not change it.
 func (sp *seedProgram) context(ctx context.Context, commit string) (*payload.SourceContext, error) {
+	sp.shownMu.Lock()
+	sc, ok := sp.shown[commit]
+	sp.shownMu.Unlock()
+	if ok {
+		return sc, nil
+	}
+	sc, err := sp.readContext(ctx, commit)
+	if err != nil {
+		return nil, err
+	}
+	sp.shownMu.Lock()
+	defer sp.shownMu.Unlock()
+	if sp.shown == nil {
+		sp.shown = map[string]*payload.SourceContext{}
+	}
+	for k := range sp.shown {
+		if len(sp.shown) < shownCommits {
+			break
+		}
+		delete(sp.shown, k)
+	}
+	sp.shown[commit] = sc
+	return sc, nil
+}
+
+// readContext reads the program at commit as context shows it.
+func (sp *seedProgram) readContext(ctx context.Context, commit string) (*payload.SourceContext, error) {
 	files, err := sp.repo.Files(ctx, commit, sp.src.Editable, sourceFileBytes, sourceTotalBytes, sourceMaxFiles)
 	if err != nil {
 		return nil, err

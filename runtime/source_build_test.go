@@ -207,10 +207,10 @@ func TestSourceBuildOutcomeRebuilt(t *testing.T) {
 	}
 }
 
-// A candidate's build adds and removes its worktree: no remove or prune
-// of a worktree that is not there (a git on PATH that logs each start
-// counts them).
-func TestSourceBuildWorktreeProcesses(t *testing.T) {
+// loggedGit puts a git on PATH that logs each start's arguments and runs
+// the real one; it returns the lines logged so far.
+func loggedGit(t *testing.T) func() []string {
+	t.Helper()
 	real, err := exec.LookPath("git")
 	if err != nil {
 		t.Skip("git not installed")
@@ -218,24 +218,53 @@ func TestSourceBuildWorktreeProcesses(t *testing.T) {
 	if _, err := exec.LookPath("sh"); err != nil {
 		t.Skip("no sh")
 	}
-	r, _ := sourceService(t, &scriptedBuilder{patches: []string{ratePatch("0.25")}}, 0)
 	bin, log := t.TempDir(), filepath.Join(t.TempDir(), "starts")
 	// The wrapper is the test's own script; it passes every argument on.
 	if err := os.WriteFile(filepath.Join(bin, "git"), []byte("#!/bin/sh\necho \"$*\" >> '"+log+"'\nexec '"+real+"' \"$@\"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return func() []string {
+		b, _ := os.ReadFile(log)
+		return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	}
+}
+
+// A candidate's build adds and removes its worktree: no remove or prune
+// of a worktree that is not there.
+func TestSourceBuildWorktreeProcesses(t *testing.T) {
+	r, _ := sourceService(t, &scriptedBuilder{patches: []string{ratePatch("0.25")}}, 0)
+	starts := loggedGit(t)
 	if _, ok, err := r.implement("builder", "", "k/implement", r.tasks.find("tiny", "t0"), plugins.Proposal{ID: "p"}); err != nil || !ok {
 		t.Fatalf("ok %v, err %v", ok, err)
 	}
-	b, _ := os.ReadFile(log)
 	var wt []string
-	for _, line := range strings.Split(string(b), "\n") {
+	for _, line := range starts() {
 		if strings.Contains(line, " worktree ") {
 			wt = append(wt, line[strings.Index(line, " worktree ")+1:])
 		}
 	}
 	if len(wt) != 2 || !strings.HasPrefix(wt[0], "worktree add") || !strings.HasPrefix(wt[1], "worktree remove") {
 		t.Fatalf("worktree commands:\n%s", strings.Join(wt, "\n"))
+	}
+}
+
+// A commit's context is read from git once: the proposer and the builder
+// of its candidates are shown the same files.
+func TestSourceContextReadOnce(t *testing.T) {
+	r, repo := sourceService(t, &scriptedBuilder{}, 0)
+	sp := r.tasks.find("tiny", "t0").src
+	starts := loggedGit(t)
+	first, err := sp.context(r.ctx, sp.base)
+	if err != nil || len(first.Files) != 1 {
+		t.Fatalf("%+v, %v", first, err)
+	}
+	n := len(starts())
+	if again, err := sp.context(r.ctx, sp.base); err != nil || again != first || len(starts()) != n {
+		t.Fatalf("the same commit's context read again: %d git processes after %d (%v)", len(starts()), n, err)
+	}
+	other := gitOut(t, repo, "commit-tree", "-p", sp.base, "-m", "x", sp.base+"^{tree}")
+	if sc, err := sp.context(r.ctx, other); err != nil || sc.Commit != other || len(starts()) == n {
+		t.Fatalf("another commit's context: %+v, %v", sc, err)
 	}
 }
