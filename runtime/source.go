@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -52,7 +51,18 @@ type seedProgram struct {
 	bestMu   sync.Mutex
 	best     string
 	bestGain float64
+
+	// shown keeps the contexts of the last commits read (at most
+	// shownCommits): a commit's files never change, and the proposer and
+	// the builder of each candidate are shown its parent's, most often
+	// the seed's.
+	shownMu sync.Mutex
+	shown   map[string]*payload.SourceContext
 }
+
+// shownCommits bounds the contexts a seed program keeps (each at most
+// sourceTotalBytes of files).
+const shownCommits = 16
 
 // noteVerified records a finished real run of commit with its gain; a
 // no-op in knob mode (s nil) or for a run of no candidate commit.
@@ -209,8 +219,36 @@ func (sourceMode) checkout(t *taskInfo, p plugins.Proposal) *plugins.Checkout {
 }
 
 // context is the program at commit as a proposer or builder is shown it:
-// its editable paths and files, each file and the whole bounded.
+// its editable paths and files, each file and the whole bounded. It is
+// shared: its reader must not change it.
 func (sp *seedProgram) context(ctx context.Context, commit string) (*payload.SourceContext, error) {
+	sp.shownMu.Lock()
+	sc, ok := sp.shown[commit]
+	sp.shownMu.Unlock()
+	if ok {
+		return sc, nil
+	}
+	sc, err := sp.readContext(ctx, commit)
+	if err != nil {
+		return nil, err
+	}
+	sp.shownMu.Lock()
+	defer sp.shownMu.Unlock()
+	if sp.shown == nil {
+		sp.shown = map[string]*payload.SourceContext{}
+	}
+	for k := range sp.shown {
+		if len(sp.shown) < shownCommits {
+			break
+		}
+		delete(sp.shown, k)
+	}
+	sp.shown[commit] = sc
+	return sc, nil
+}
+
+// readContext reads the program at commit as context shows it.
+func (sp *seedProgram) readContext(ctx context.Context, commit string) (*payload.SourceContext, error) {
 	files, err := sp.repo.Files(ctx, commit, sp.src.Editable, sourceFileBytes, sourceTotalBytes, sourceMaxFiles)
 	if err != nil {
 		return nil, err
@@ -271,7 +309,7 @@ func (m sourceMode) implementSource(builder, loop, key string, t *taskInfo, p pl
 		if patch == "" {
 			patch = resp.Proposal.Patch
 		}
-		commit, berr := m.buildCandidate(sp, key, parent, patch, p)
+		commit, berr := m.buildOnce(sp, k, key, parent, patch, p)
 		if berr != nil {
 			var pe *gitrepo.PatchError
 			var be *gitrepo.BuildError
@@ -301,59 +339,6 @@ func (m sourceMode) implementSource(builder, loop, key string, t *taskInfo, p pl
 		return p, false, nil // a build that failed is an infeasible candidate
 	}
 	return built, true, nil
-}
-
-// buildCandidate applies patch to parent in a fresh worktree, runs the
-// source's build there, commits the result and points the candidate's ref
-// at it. A refused patch is a *gitrepo.PatchError, a failed build a
-// *gitrepo.BuildError; any other error is the machine's.
-func (m sourceMode) buildCandidate(sp *seedProgram, key, parent, patch string, idea plugins.Proposal) (string, error) {
-	r := m.s
-	if strings.TrimSpace(patch) == "" {
-		return "", &gitrepo.PatchError{Msg: "the answer holds no patch: answer with a unified diff of the editable files"}
-	}
-	wt, err := filepath.Abs(filepath.Join(r.dir, "worktrees", strings.NewReplacer("/", "_", "~", "-").Replace(key)))
-	if err != nil {
-		return "", err
-	}
-	sp.mu.Lock()
-	_ = sp.repo.RemoveWorktree(r.ctx, wt) // a crashed attempt's, if any
-	_ = os.RemoveAll(wt)
-	err = sp.repo.AddWorktree(r.ctx, wt, parent)
-	sp.mu.Unlock()
-	if err != nil {
-		return "", err
-	}
-	if !sp.src.KeepWorktrees {
-		defer func() {
-			sp.mu.Lock()
-			defer sp.mu.Unlock()
-			_ = sp.repo.RemoveWorktree(r.ctx, wt)
-		}()
-	}
-	if _, err := gitrepo.Apply(r.ctx, wt, patch, sp.src.Editable); err != nil {
-		return "", err
-	}
-	if len(sp.src.Build) > 0 {
-		if _, err := gitrepo.Build(r.ctx, wt, sp.src.Build, buildTimeLimit); err != nil {
-			return "", err
-		}
-	}
-	text := idea.Text
-	if len(text) > ideaBytes {
-		text = text[:ideaBytes]
-	}
-	msg := fmt.Sprintf("assay: %s\n\n%s\n", key, strings.TrimSpace(text))
-	commit, err := gitrepo.Commit(r.ctx, wt, msg, sp.when)
-	if err != nil {
-		return "", err
-	}
-	sp.mu.Lock()
-	defer sp.mu.Unlock()
-	if err := sp.repo.UpdateRef(r.ctx, gitrepo.RefName(m.runID(), strings.TrimSuffix(key, "/implement")), commit); err != nil {
-		return "", err
-	}
-	return commit, nil
 }
 
 // Candidate is a built candidate as status shows it: its idea, the
@@ -387,9 +372,12 @@ func (m sourceMode) journalCandidate(sp *seedProgram, t *taskInfo, key, parent s
 	if _, ok := r.j.Call(journal.KindCall, jkey); ok {
 		return nil
 	}
-	st, err := sp.repo.Stat(r.ctx, parent, p.Commit)
-	if err != nil {
-		return err
+	st, ok := m.replayedStat(jkey, parent, p.Commit)
+	if !ok {
+		var err error
+		if st, err = sp.repo.Stat(r.ctx, parent, p.Commit); err != nil {
+			return err
+		}
 	}
 	idea := p.Text
 	if len(idea) > ideaBytes {
@@ -398,6 +386,22 @@ func (m sourceMode) journalCandidate(sp *seedProgram, t *taskInfo, key, parent s
 	c := Candidate{Key: strings.TrimSuffix(key, "/implement"), Env: t.Env, Task: t.Name, Idea: idea, Mechanism: p.Mechanism,
 		Parent: parent, Commit: p.Commit, Ref: gitrepo.RefName(m.runID(), strings.TrimSuffix(key, "/implement")), Repo: sp.repo.Dir, DiffStat: st}
 	return r.j.Append(journal.KindCall, jkey, c)
+}
+
+// replayedStat is the diffstat a replayed run journaled for the same
+// candidate built on the same parent as the same commit: a diffstat of two
+// commits is theirs alone, so it is not asked of git again.
+func (m sourceMode) replayedStat(jkey, parent, commit string) (gitrepo.DiffStat, bool) {
+	r := m.s
+	if r.replay == nil {
+		return gitrepo.DiffStat{}, false
+	}
+	var c Candidate
+	d, ok := r.replay.j.Call(journal.KindCall, jkey)
+	if !ok || json.Unmarshal(d, &c) != nil || c.Parent != parent || c.Commit != commit {
+		return gitrepo.DiffStat{}, false
+	}
+	return c.DiffStat, true
 }
 
 // candidatesOf reads the built candidates a journal records, in order.

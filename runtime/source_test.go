@@ -47,6 +47,18 @@ func (s *scriptedBuilder) Update(ctx context.Context, req *plugins.UpdateRequest
 // program: a real git repository with params.txt (editable) and README.
 func sourceService(t *testing.T, llm plugins.LLM, repairs int) (*service, string) {
 	t.Helper()
+	repo := seedRepo(t)
+	j, err := journal.Open(filepath.Join(t.TempDir(), "journal.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { j.Close() })
+	return sourceServiceOn(t, llm, repo, j, repairs, nil, Options{ID: "run-1"}), repo
+}
+
+// seedRepo is a git repository with params.txt and README, committed.
+func seedRepo(t *testing.T) string {
+	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")
 	}
@@ -61,25 +73,27 @@ func sourceService(t *testing.T, llm plugins.LLM, repairs int) (*service, string
 			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
 	}
+	return repo
+}
+
+// sourceServiceOn is sourceService over repo and the journal j (in its
+// run directory), with the source's build command and opts.
+func sourceServiceOn(t *testing.T, llm plugins.LLM, repo string, j *journal.Journal, repairs int, build []string, opts Options) *service {
+	t.Helper()
 	v := baseVariant()
-	v.Envs[0].Tasks[0].Source = &plan.Source{Repository: repo, Revision: "HEAD", Editable: []string{"params.txt"}, Repairs: repairs}
-	dir := t.TempDir()
-	j, err := journal.Open(filepath.Join(dir, "journal.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { j.Close() })
-	loader := LoaderFunc(func(ctx context.Context, p *plan.Plugin) (Instance, error) {
+	v.Envs[0].Tasks[0].Source = &plan.Source{Repository: repo, Revision: "HEAD", Editable: []string{"params.txt"}, Repairs: repairs, Build: build}
+	opts.Plugins = LoaderFunc(func(ctx context.Context, p *plan.Plugin) (Instance, error) {
 		if p.Kind == plugins.KindTrainer {
 			return &inst{t: newFakeTrainer()}, nil
 		}
 		return &inst{l: llm}, nil
 	})
-	r := newService(context.Background(), v, j, dir, Options{ID: "run-1", Plugins: loader, Retries: 2})
+	opts.Retries = 2
+	r := newService(context.Background(), v, j, filepath.Dir(j.Path()), opts)
 	if err := r.resolveTasks(); err != nil {
 		t.Fatal(err)
 	}
-	return r, repo
+	return r
 }
 
 func gitOut(t *testing.T, repo string, args ...string) string {

@@ -160,6 +160,31 @@ func RefName(run string, parts ...string) string {
 	return "refs/assay/" + strings.Join(out, "/")
 }
 
+// Lookup reports, with one git process, whether the repository holds
+// commit (a commit id) and which object ref names ("" for none).
+func (r *Repo) Lookup(ctx context.Context, commit, ref string) (has bool, refAt string, err error) {
+	if !commitID.MatchString(commit) {
+		return false, "", fmt.Errorf("lookup of %q: not a commit id", commit)
+	}
+	if ref == "" || strings.ContainsAny(ref, "\n\x00") {
+		return false, "", fmt.Errorf("lookup of ref %q: not a ref name", ref)
+	}
+	out, err := run(ctx, r.Dir, []byte(commit+"^{commit}\n"+ref+"\n"), "cat-file", "--batch-check=%(objectname) %(objecttype)")
+	if err != nil {
+		return false, "", err
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) != 2 {
+		return false, "", fmt.Errorf("lookup of %s and %s: git answered %q", commit, ref, out)
+	}
+	id, typ, _ := strings.Cut(lines[0], " ")
+	has = typ == "commit" && id == commit
+	if id, _, _ := strings.Cut(lines[1], " "); commitID.MatchString(id) {
+		refAt = id
+	}
+	return has, refAt, nil
+}
+
 // UpdateRef points ref at commit.
 func (r *Repo) UpdateRef(ctx context.Context, ref, commit string) error {
 	if !commitID.MatchString(commit) {
@@ -177,7 +202,12 @@ func (r *Repo) UpdateRef(ctx context.Context, ref, commit string) error {
 // parent at the same time is the same commit id), and returns its id.
 func Commit(ctx context.Context, worktree, message string, when time.Time) (string, error) {
 	date := fmt.Sprintf("@%d +0000", when.Unix())
-	args := []string{"-c", "user.name=" + identityName, "-c", "user.email=" + identityEmail}
+	// No automatic maintenance or gc: each commit would start `git
+	// maintenance run --auto` (a process per candidate), and a gc it
+	// detached would run in the user's repository while the run adds and
+	// removes worktrees and refs there. Candidate commits are a few small
+	// objects; the user's own next git command does the housekeeping.
+	args := []string{"-c", "user.name=" + identityName, "-c", "user.email=" + identityEmail, "-c", "maintenance.auto=false", "-c", "gc.auto=0"}
 	env := []string{"GIT_AUTHOR_NAME=" + identityName, "GIT_AUTHOR_EMAIL=" + identityEmail, "GIT_AUTHOR_DATE=" + date,
 		"GIT_COMMITTER_NAME=" + identityName, "GIT_COMMITTER_EMAIL=" + identityEmail, "GIT_COMMITTER_DATE=" + date}
 	if _, err := runEnv(ctx, worktree, env, []byte(message), append(args, "commit", "--quiet", "--no-verify", "--allow-empty", "--cleanup=verbatim", "-F", "-")...); err != nil {
@@ -192,6 +222,17 @@ func Commit(ctx context.Context, worktree, message string, when time.Time) (stri
 // MaxOutput, like its error output). Hooks and signing are off: a
 // candidate commit runs none of the user's hooks.
 func runEnv(ctx context.Context, dir string, env []string, stdin []byte, args ...string) (string, error) {
+	return runBounded(ctx, dir, env, stdin, MaxOutput, args...)
+}
+
+// runLimit is run with standard output bounded by limit bytes instead of
+// MaxOutput, for an output whose size the caller knows and has bounded.
+func runLimit(ctx context.Context, dir string, stdin []byte, limit int, args ...string) (string, error) {
+	return runBounded(ctx, dir, nil, stdin, limit, args...)
+}
+
+// runBounded is runEnv with standard output bounded by limit bytes.
+func runBounded(ctx context.Context, dir string, env []string, stdin []byte, limit int, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
 	defer cancel()
 	full := append([]string{"-C", dir, "-c", "core.hooksPath=" + os.DevNull, "-c", "commit.gpgsign=false", "-c", "core.quotePath=false"}, args...)
@@ -201,7 +242,7 @@ func runEnv(ctx context.Context, dir string, env []string, stdin []byte, args ..
 		cmd.Stdin = bytes.NewReader(stdin)
 	}
 	var stdout, stderr limitedBuffer
-	stdout.max, stderr.max = MaxOutput, MaxOutput
+	stdout.max, stderr.max = limit, MaxOutput
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	cmd.WaitDelay = 5 * time.Second
 	if err := cmd.Run(); err != nil {
@@ -211,7 +252,7 @@ func runEnv(ctx context.Context, dir string, env []string, stdin []byte, args ..
 		return "", &Error{Args: args, Output: stderr.String(), Err: err}
 	}
 	if stdout.cut {
-		return "", &Error{Args: args, Err: fmt.Errorf("output longer than %d bytes", MaxOutput)}
+		return "", &Error{Args: args, Err: fmt.Errorf("output longer than %d bytes", limit)}
 	}
 	return stdout.String(), nil
 }
