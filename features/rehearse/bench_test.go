@@ -6,14 +6,17 @@ import (
 	"testing"
 )
 
-// BenchmarkRehearse is one rehearsal of a full-scale spec of specs/: the
-// whole plan through the runtime, with simulated plugins in process.
+// BenchmarkRehearse is one rehearsal of a full-scale spec of specs/, as
+// `assay rehearse SPEC` makes it (world seed 1): the whole plan through
+// the runtime, with simulated plugins in process. The same world each
+// time, since worlds differ in work: critic-grpo's seed 0 makes 379,392
+// LLM calls, seed 1 223,744.
 func BenchmarkRehearse(b *testing.B) {
 	for _, name := range []string{"lm2lm.hcl", "critic-grpo.hcl"} {
 		b.Run(name, func(b *testing.B) {
 			p := compileSpec(b, filepath.Join("../../specs", name))
-			for i := 0; b.Loop(); i++ {
-				rep, err := Rehearse(context.Background(), p, Options{Runs: 1, Seed: int64(i), Dir: b.TempDir()})
+			for b.Loop() {
+				rep, err := Rehearse(context.Background(), p, Options{Runs: 1, Seed: 1, Dir: b.TempDir()})
 				if err != nil {
 					b.Fatal(err)
 				}
