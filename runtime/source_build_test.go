@@ -13,6 +13,8 @@ import (
 	"github.com/assay-lang/assay/base/textdiff"
 	"github.com/assay-lang/assay/plugins"
 	"github.com/assay-lang/assay/runtime/journal"
+
+	"github.com/assay-lang/assay/base/gitrepo/gittest"
 )
 
 // countingBuild is a build command that appends a line to counter (outside
@@ -207,34 +209,11 @@ func TestSourceBuildOutcomeRebuilt(t *testing.T) {
 	}
 }
 
-// loggedGit puts a git on PATH that logs each start's arguments and runs
-// the real one; it returns the lines logged so far.
-func loggedGit(t *testing.T) func() []string {
-	t.Helper()
-	real, err := exec.LookPath("git")
-	if err != nil {
-		t.Skip("git not installed")
-	}
-	if _, err := exec.LookPath("sh"); err != nil {
-		t.Skip("no sh")
-	}
-	bin, log := t.TempDir(), filepath.Join(t.TempDir(), "starts")
-	// The wrapper is the test's own script; it passes every argument on.
-	if err := os.WriteFile(filepath.Join(bin, "git"), []byte("#!/bin/sh\necho \"$*\" >> '"+log+"'\nexec '"+real+"' \"$@\"\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	return func() []string {
-		b, _ := os.ReadFile(log)
-		return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
-	}
-}
-
 // A candidate's build adds and removes its worktree: no remove or prune
 // of a worktree that is not there.
 func TestSourceBuildWorktreeProcesses(t *testing.T) {
 	r, _ := sourceService(t, &scriptedBuilder{patches: []string{ratePatch("0.25")}}, 0)
-	starts := loggedGit(t)
+	starts := gittest.Logged(t)
 	if _, ok, err := r.implement("builder", "", "k/implement", r.tasks.find("tiny", "t0"), plugins.Proposal{ID: "p"}); err != nil || !ok {
 		t.Fatalf("ok %v, err %v", ok, err)
 	}
@@ -254,7 +233,7 @@ func TestSourceBuildWorktreeProcesses(t *testing.T) {
 func TestSourceContextReadOnce(t *testing.T) {
 	r, repo := sourceService(t, &scriptedBuilder{}, 0)
 	sp := r.tasks.find("tiny", "t0").src
-	starts := loggedGit(t)
+	starts := gittest.Logged(t)
 	first, err := sp.context(r.ctx, sp.base)
 	if err != nil || len(first.Files) != 1 {
 		t.Fatalf("%+v, %v", first, err)

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/assay-lang/assay/base/gitrepo/gittest"
 )
 
 // oddName is a file name git must quote (a tab, a non-ASCII letter).
@@ -224,27 +226,13 @@ func FuzzReadBatch(f *testing.F) {
 // per file). A git on PATH that logs each start counts them.
 func TestFilesTwoProcesses(t *testing.T) {
 	r, head := filesRepo(t)
-	real, err := exec.LookPath("git")
-	if err != nil {
-		t.Skip("git not installed")
-	}
-	if _, err := exec.LookPath("sh"); err != nil {
-		t.Skip("no sh")
-	}
-	bin, log := t.TempDir(), filepath.Join(t.TempDir(), "starts")
-	// The wrapper is the test's own script; it passes every argument on.
-	write(t, filepath.Join(bin, "git"), "#!/bin/sh\necho \"$3\" >> '"+log+"'\nexec '"+real+"' \"$@\"\n")
-	if err := os.Chmod(filepath.Join(bin, "git"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	starts := gittest.Logged(t)
 	files, err := r.Files(context.Background(), head, filesEditable, 1<<20, 1<<20, 100)
 	if err != nil || len(files) != 7 {
 		t.Fatalf("%d files, %v", len(files), err)
 	}
-	b, _ := os.ReadFile(log)
-	if n := strings.Count(string(b), "\n"); n != 2 {
-		t.Fatalf("%d git processes for %d files, want 2", n, len(files))
+	if got := starts(); len(got) != 2 {
+		t.Fatalf("%d git processes for %d files, want 2: %q", len(got), len(files), got)
 	}
 }
 
