@@ -4,7 +4,6 @@ import (
 	"context"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/assay-lang/assay/compiler/plan"
@@ -125,19 +124,7 @@ func TestContinualCriticResumes(t *testing.T) {
 	name := v.Loops[0].Continual.Name
 	want, wantState := *res.Totals.Measured.CriticTrainings[name], criticState(t, whole)
 	dir := t.TempDir()
-	ctx, cancel := context.WithCancel(context.Background())
-	var calls atomic.Int64
-	cut := runtime.LoaderFunc(func(ctx context.Context, pl *plan.Plugin) (runtime.Instance, error) {
-		if pl.Source == "builtin:offline" {
-			return inst{l: cuttingLLM{calls: &calls, at: 2000, cancel: cancel}}, nil // of about 3,800 calls
-		}
-		return loader().Open(ctx, pl)
-	})
-	res, _ = runtime.Run(ctx, p, runtime.Options{ID: "c", Dir: dir, Plugins: cut, Variant: v.Name})
-	cancel()
-	if res == nil || res.State != runtime.StateInterrupted {
-		t.Fatalf("the run was not interrupted: %+v", res)
-	}
+	runCut(t, p, runtime.Options{ID: "c", Dir: dir, Variant: v.Name}, 2000) // of about 3,800 calls
 	res, err := runtime.Run(context.Background(), nil, runtime.Options{ID: "c", Dir: dir, Plugins: loader(), Resume: true, Variant: v.Name})
 	if err != nil || res.State != runtime.StateFinished {
 		t.Fatalf("resume: %v", err)

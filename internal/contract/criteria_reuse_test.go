@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/assay-lang/assay/compiler/plan"
@@ -129,19 +128,7 @@ func TestCriteriaReusedAcrossRuns(t *testing.T) {
 // text it reused.
 func resumeReused(t *testing.T, p *plan.Plan, dir string, at int64, want map[string]string) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	var calls atomic.Int64
-	cut := runtime.LoaderFunc(func(ctx context.Context, pl *plan.Plugin) (runtime.Instance, error) {
-		if pl.Source == "builtin:offline" {
-			return inst{l: cuttingLLM{calls: &calls, at: at, cancel: cancel}}, nil
-		}
-		return loader().Open(ctx, pl)
-	})
-	res, _ := runtime.Run(ctx, p, runtime.Options{ID: "cut", Dir: dir, Plugins: cut})
-	cancel()
-	if res == nil || res.State != runtime.StateInterrupted {
-		t.Fatalf("cut at call %d: the run was not interrupted: %+v", at, res)
-	}
+	runCut(t, p, runtime.Options{ID: "cut", Dir: dir}, at)
 	if cs, err := runtime.RunCriteria(dir, "cut"); err != nil || len(cs) != 2 {
 		t.Fatalf("cut at call %d: criteria %+v (%v), want both tasks' reused before the cut", at, cs, err)
 	}

@@ -53,6 +53,25 @@ func (c cuttingLLM) Complete(ctx context.Context, req *plugins.CompleteRequest) 
 	return c.Model.Complete(ctx, req)
 }
 
+// runCut runs p with opts, the offline model stopping the run at its LLM
+// call at, and fails unless the run was interrupted.
+func runCut(t *testing.T, p *plan.Plan, opts runtime.Options, at int64) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var calls atomic.Int64
+	opts.Plugins = runtime.LoaderFunc(func(ctx context.Context, pl *plan.Plugin) (runtime.Instance, error) {
+		if pl.Source == "builtin:offline" {
+			return inst{l: cuttingLLM{calls: &calls, at: at, cancel: cancel}}, nil
+		}
+		return loader().Open(ctx, pl)
+	})
+	res, _ := runtime.Run(ctx, p, opts)
+	if res == nil || res.State != runtime.StateInterrupted {
+		t.Fatalf("cut at call %d: the run was not interrupted: %+v", at, res)
+	}
+}
+
 // criticState is the critic's state after the run's last critic update.
 func criticState(t *testing.T, dir string) string {
 	t.Helper()
@@ -84,19 +103,7 @@ func TestCriticTrainingResumes(t *testing.T) {
 	want, wantState := *res.Totals.Measured.CriticTrainings["critic"], criticState(t, whole)
 	for _, at := range []int64{60, 170} { // teacher calls are 80 to 180; GRPO's 128 follow
 		dir := t.TempDir()
-		ctx, cancel := context.WithCancel(context.Background())
-		var calls atomic.Int64
-		cut := runtime.LoaderFunc(func(ctx context.Context, pl *plan.Plugin) (runtime.Instance, error) {
-			if pl.Source == "builtin:offline" {
-				return inst{l: cuttingLLM{calls: &calls, at: at, cancel: cancel}}, nil
-			}
-			return loader().Open(ctx, pl)
-		})
-		res, _ := runtime.Run(ctx, p, runtime.Options{ID: "c", Dir: dir, Plugins: cut})
-		cancel()
-		if res == nil || res.State != runtime.StateInterrupted {
-			t.Fatalf("cut at call %d: the run was not interrupted: %+v", at, res)
-		}
+		runCut(t, p, runtime.Options{ID: "c", Dir: dir}, at)
 		res, err := runtime.Run(context.Background(), nil, runtime.Options{ID: "c", Dir: dir, Plugins: loader(), Resume: true})
 		if err != nil || res.State != runtime.StateFinished {
 			t.Fatalf("cut at call %d: resume: %v", at, err)
