@@ -9,7 +9,6 @@ import (
 	"github.com/assay-lang/assay/compiler/plan"
 	"github.com/assay-lang/assay/lang/diag"
 	"github.com/assay-lang/assay/lang/load"
-	"github.com/assay-lang/assay/lang/load/loadtest"
 	"github.com/assay-lang/assay/lang/spec"
 )
 
@@ -29,26 +28,8 @@ func TestLoRARank(t *testing.T) {
 		}
 	}
 
-	dir := t.TempDir()
-	copied := loadtest.CopySpec(t, filepath.Join("..", "specs", "lm2lm.hcl"), dir)[0]
-	rank := func(src string) int {
-		t.Helper()
-		s, _, ds := load.Load(withSource(t, dir, filepath.Base(copied), src), load.Options{})
-		if ds.HasErrors() {
-			t.Fatal(ds.Format(0))
-		}
-		p, ds := Compile(s, Options{})
-		if ds.HasErrors() {
-			t.Fatal(ds.Format(0))
-		}
-		for _, l := range p.Variants[0].Loops {
-			if l.Update != nil {
-				return l.LoRARank
-			}
-		}
-		t.Fatal("no loop with an update")
-		return 0
-	}
+	loop := lm2lmUpdateLoop(t)
+	rank := func(src string) int { return loop(src).LoRARank }
 	src := specSource(t, "lm2lm.hcl")
 	if r := rank(src); r != 0 {
 		t.Errorf("unset: lora_rank %d, want 0", r)
