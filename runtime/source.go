@@ -384,7 +384,7 @@ func (m sourceMode) journalCandidate(sp *seedProgram, t *taskInfo, key, parent s
 		idea = idea[:ideaBytes]
 	}
 	c := Candidate{Key: strings.TrimSuffix(key, "/implement"), Env: t.Env, Task: t.Name, Idea: idea, Mechanism: p.Mechanism,
-		Parent: parent, Commit: p.Commit, Ref: gitrepo.RefName(m.runID(), strings.TrimSuffix(key, "/implement")), Repo: sp.repo.Dir, DiffStat: st}
+		Parent: parent, Commit: p.Commit, Ref: m.candidateRef(key), Repo: sp.repo.Dir, DiffStat: st}
 	return r.j.Append(journal.KindCall, jkey, c)
 }
 

@@ -125,12 +125,17 @@ func (m sourceMode) recordedBuild(jkey string, want buildOutcome) (rec buildOutc
 	return buildOutcome{}, false, false
 }
 
+// candidateRef is the ref of the candidate whose builder call is key.
+func (m sourceMode) candidateRef(key string) string {
+	return gitrepo.RefName(m.runID(), strings.TrimSuffix(key, "/implement"))
+}
+
 // reuseCommit points the candidate's ref at commit when the repository
 // holds it (and the ref does not already point there); false when it does
 // not hold it, and the candidate is built again.
 func (m sourceMode) reuseCommit(sp *seedProgram, key, commit string) (bool, error) {
 	r := m.s
-	ref := gitrepo.RefName(m.runID(), strings.TrimSuffix(key, "/implement"))
+	ref := m.candidateRef(key)
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
 	has, at, err := sp.repo.Lookup(r.ctx, commit, ref)
@@ -195,7 +200,7 @@ func (m sourceMode) buildCandidate(sp *seedProgram, key, parent, patch string, i
 	}
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
-	if err := sp.repo.UpdateRef(r.ctx, gitrepo.RefName(m.runID(), strings.TrimSuffix(key, "/implement")), commit); err != nil {
+	if err := sp.repo.UpdateRef(r.ctx, m.candidateRef(key), commit); err != nil {
 		return "", err
 	}
 	return commit, nil
