@@ -299,7 +299,7 @@ func platforms(lp LockedPlugin) string {
 // no file (or when the whole lock is being upgraded and the file is not a
 // readable lock).
 func existingLock(path string, upgradeAll bool) (*Lock, error) {
-	b, err := os.ReadFile(path)
+	b, err := readLockFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return &Lock{}, nil
 	}
