@@ -20,6 +20,16 @@ import (
 // small fraction of it.
 const MaxBatch = 100_000
 
+// MaxWork bounds what one loop or critic training does over its whole
+// run: an RL loop's candidates (steps x states x proposals_per_state), an
+// evolution loop's ideas (rounds x islands x ideas_per_round), a critic
+// GRPO's verdicts (steps x pairs_per_step x group). Each is at least one
+// LLM call and a journal record, and a cheap model's calls cost nothing
+// against a dollar cap, so past this a run would never end: steps = 1e9
+// asks for billions of calls. The shipped specs' largest loop (lm2lm's 96
+// steps of 256 x 8) makes about 200,000.
+const MaxWork = 10_000_000
+
 // factor is one count of a product and the field that states it.
 type factor struct {
 	name string
@@ -46,6 +56,11 @@ func (k *checker) batchLimits() bool {
 		case "evolution":
 			check(what, "ideas per round over all islands", at, append([]factor{{"islands", l.Islands}, {"ideas_per_round", l.Ideas}}, votes...)...)
 		}
+	}
+	// A loop's whole run is checked once what it holds at once is in
+	// bounds: its per-rollout product is a factor of it.
+	if !bad && k.workLimits() {
+		bad = true
 	}
 	if ev := k.s.Evaluation; ev != nil {
 		arms := 1
@@ -77,6 +92,47 @@ func (k *checker) batchLimits() bool {
 	return bad
 }
 
+// workLimits refuses a loop or critic training that does more than
+// MaxWork over its run; true when one does. A loop that spends the budget
+// (until_budget) counts its max_steps; without them its steps are the
+// budget's, and validate warns that they have no bound (E_UNBOUNDED).
+func (k *checker) workLimits() bool {
+	bad := false
+	check := func(what, unit string, at diag.Range, fs ...factor) {
+		if k.productOver(MaxWork, what, unit, at, "Every one is at least one LLM call and a journal record: a run this long would not end, whatever a cheap model costs. Lower "+factorNames(fs)+"; the shipped specs' largest loop makes about 200,000.", fs...) {
+			bad = true
+		}
+	}
+	for _, l := range k.s.Loops {
+		at := k.at(l.NameRange, l.Range)
+		what := fmt.Sprintf("loop %q", l.Name)
+		switch l.Kind.V {
+		case "rl":
+			steps := factor{"steps", l.Steps}
+			if l.UntilBudget.V {
+				if !l.MaxSteps.Set {
+					continue
+				}
+				steps = factor{"max_steps", l.MaxSteps}
+			}
+			check(what, "proposals over its steps", at, steps, factor{"states", l.StatesPerStep}, factor{"proposals_per_state", l.ProposalsPerState})
+		case "evolution":
+			ideas := factor{"ideas_per_round", l.Ideas}
+			if !l.Ideas.Set {
+				ideas = factor{"verifications_per_round", l.Verifications}
+			}
+			check(what, "ideas over its rounds", at, factor{"rounds", l.Rounds}, factor{"islands", l.Islands}, ideas)
+		}
+	}
+	for _, ct := range k.s.CriticTrainings {
+		if g := ct.GRPO; g != nil {
+			check(fmt.Sprintf("critic_training %q", ct.Name), "verdicts over its GRPO steps", k.at(g.Range, ct.NameRange),
+				factor{"steps", g.Steps}, factor{"pairs_per_step", g.Batch}, factor{"group", g.Group})
+		}
+	}
+	return bad
+}
+
 // screenVotes is the votes factor of a loop whose critic screens its
 // candidates: each candidate holds its votes until its group is scored.
 func (k *checker) screenVotes(l *spec.Loop) []factor {
@@ -94,6 +150,11 @@ func (k *checker) screenVotes(l *spec.Loop) []factor {
 // product reports a product of counts past MaxBatch at the largest factor
 // the spec states (else at), naming every factor; true when it did.
 func (k *checker) product(what, unit string, at diag.Range, fs ...factor) bool {
+	return k.productOver(MaxBatch, what, unit, at, fmt.Sprintf("The runtime holds them all at once. Lower %s; a realistic batch is a few thousand.", factorNames(fs)), fs...)
+}
+
+// productOver is product against limit, with detail saying why it holds.
+func (k *checker) productOver(limit int, what, unit string, at diag.Range, detail string, fs ...factor) bool {
 	n := 1.0
 	var big *factor
 	parts := make([]string, 0, len(fs))
@@ -105,14 +166,14 @@ func (k *checker) product(what, unit string, at diag.Range, fs ...factor) bool {
 			big = f
 		}
 	}
-	if n <= MaxBatch {
+	if n <= float64(limit) {
 		return false
 	}
 	if big != nil {
 		at = big.v.Range
 	}
-	k.add(diag.Errorf(CodeTooLarge, at, "%s makes %.0f %s (%s); the limit is %d", what, n, unit, strings.Join(parts, " x "), MaxBatch).
-		WithDetail("The runtime holds them all at once. Lower %s; a realistic batch is a few thousand.", factorNames(fs)))
+	k.add(diag.Errorf(CodeTooLarge, at, "%s makes %.0f %s (%s); the limit is %d", what, n, unit, strings.Join(parts, " x "), limit).
+		WithDetail("%s", detail))
 	return true
 }
 

@@ -120,7 +120,7 @@ var Codes = []Code{
 	{CodeSetPath, "a --set path names no field or map entry, names a swept, sweep or variable field, or is set twice; or V1,V2,... sweeps a field a sweep cannot"},
 	{CodeSetValue, "a --set value does not parse, or does not fit its field's type or allowed values; the column points inside the value"},
 	{CodeFormula, "a formula does not parse or type-check"},
-	{CodeTooLarge, "a spec asks for more than any run can do: more tasks than a plan holds, a count past a billion, a product of counts the runtime holds at once past its limit, or a sweep past its variant limit"},
+	{CodeTooLarge, "a spec asks for more than any run can do: more tasks than a plan holds, a count past a billion, a product of counts the runtime holds at once past its limit, a loop whose whole run makes more than its limit, or a sweep past its variant limit"},
 	{CodePrompt, "a role's prompt template does not parse, or reads a variable its role kind does not have (see docs/prompts.md)"},
 	{CodeAnswerPattern, "a role's answer pattern does not compile as an RE2 regular expression, has no capture group, or is over 512 bytes"},
 	{CodeNothingToDo, "the spec declares no loop, no evaluation, no critic_eval and no seed records, so a run would make no call"},

@@ -245,3 +245,56 @@ func TestBatchLimits(t *testing.T) {
 		t.Fatalf("islands x ideas_per_round: want %s, got:\n%s", CodeTooLarge, ds.Format(0))
 	}
 }
+
+// What a loop or a critic training does over its whole run is bounded
+// (MaxWork), though each count alone is within MaxCount and each batch
+// within MaxBatch: steps = 1e9 would make billions of calls and never
+// end. Refused at the largest factor the spec writes.
+func TestWorkLimits(t *testing.T) {
+	base := readBase(t)
+	evo := "\nloop \"evo\" {\n  kind            = \"evolution\"\n  proposer        = role.proposer\n  builder         = role.builder\n  islands         = 2\n  rounds          = 2\n  ideas_per_round = 3\n  verifications_per_round = 1\n}\n"
+	cases := []struct {
+		name, src, old, new, summary string
+	}{
+		{"rl steps", base, "steps               = 24", "steps               = 1e9",
+			"loop \"policy\" makes 128000000000 proposals over its steps (steps 1000000000 x states 16 x proposals_per_state 8); the limit is 10000000"},
+		{"rl at the limit", base, "steps               = 24", "steps               = 78125", ""},
+		{"rl past the limit", base, "steps               = 24", "steps               = 78126", "makes 10000128 proposals over its steps"},
+		{"until_budget max_steps", base, "steps               = 24", "until_budget        = true\n  max_steps           = 1e9",
+			"loop \"policy\" makes 128000000000 proposals over its steps (max_steps 1000000000 x states 16 x proposals_per_state 8)"},
+		{"evolution rounds", base + evo, "rounds          = 2", "rounds          = 1e9",
+			"loop \"evo\" makes 6000000000 ideas over its rounds (rounds 1000000000 x islands 2 x ideas_per_round 3)"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			src, line := mutate(t, c.src, c.old, c.new)
+			if strings.Contains(c.new, "max_steps") {
+				line++ // at max_steps, the line after until_budget
+			}
+			_, ds := compileWithin(t, "long.hcl", src)
+			var errs []*diag.Diagnostic
+			for _, d := range ds.Errors() {
+				if d.Code == CodeTooLarge {
+					errs = append(errs, d)
+				}
+			}
+			if c.summary == "" {
+				if len(errs) != 0 {
+					t.Fatalf("refused at the limit:\n%s", ds.Format(0))
+				}
+				return
+			}
+			if len(errs) != 1 || errs[0].Range.Start.Line != line || !strings.Contains(errs[0].Summary, c.summary) || !strings.Contains(errs[0].Detail, "would not end") {
+				t.Fatalf("want one %s at line %d containing %q, got:\n%s", CodeTooLarge, line, c.summary, ds.Format(0))
+			}
+		})
+	}
+	s := loadSpec(t, "../specs/critic-train.hcl")
+	g := s.CriticTrainings[0].GRPO
+	g.Steps.V = 1e9
+	_, ds := Compile(s, Options{})
+	errs := ds.Errors()
+	if len(errs) != 1 || errs[0].Code != CodeTooLarge || errs[0].Range != g.Steps.Range || !strings.Contains(errs[0].Summary, "verdicts over its GRPO steps (steps 1000000000 x pairs_per_step ") {
+		t.Fatalf("critic GRPO steps: want one %s at steps, got:\n%s", CodeTooLarge, ds.Format(0))
+	}
+}

@@ -220,7 +220,7 @@ func (lv *lowering) env(e *spec.Environment) *plan.Environment {
 		}
 		// A suite task's scaffold is its seed program in source mode; in
 		// knob mode it is the directory its command runs in.
-		if pt.Source = lowerSource(e, t); pt.Source == nil && t.Suite != nil {
+		if pt.Source = lowerSource(lv.s, e, t); pt.Source == nil && t.Suite != nil {
 			st := t.Suite
 			pt.Scaffold = &plan.Scaffold{Repository: st.Dir, Revision: st.Revision, Editable: append([]string(nil), st.Editable...)}
 		}

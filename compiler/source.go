@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/assay-lang/assay/compiler/plan"
 	"github.com/assay-lang/assay/lang/diag"
 	"github.com/assay-lang/assay/lang/spec"
+	"github.com/assay-lang/assay/stdlib/pluginconfig"
 )
 
 // Defaults and bounds of a source block.
@@ -266,7 +268,7 @@ func lowerImport(im *spec.Import) *plan.Import {
 }
 
 // lowerSource is a task's resolved source, nil when it has none.
-func lowerSource(e *spec.Environment, t *spec.Task) *plan.Source {
+func lowerSource(s *spec.Spec, e *spec.Environment, t *spec.Task) *plan.Source {
 	src := mergeSource(e, t)
 	if src == nil {
 		return nil
@@ -284,7 +286,38 @@ func lowerSource(e *spec.Environment, t *spec.Task) *plan.Source {
 		out.Import = lowerImport(src.Import)
 		out.Revision = ""
 	}
+	if len(out.Build) > 0 {
+		out.BuildInherits, out.BuildEnv = buildEnv(s, e)
+	}
 	return out
+}
+
+// buildEnv is the environment of a source's build: the job environment of
+// the environment's trainer. A build runs the candidate's code as its real
+// runs do, so it gets what they get and nothing else of Assay's (an LLM
+// plugin's API key): the base variables every job inherits
+// (pluginconfig.JobBaseEnv) and, for a builtin:command trainer, the names
+// in its pass_env (inherited) and the values in its env (set, sorted by
+// name). checkPassEnv keeps an LLM key out of both.
+func buildEnv(s *spec.Spec, e *spec.Environment) (inherit, set []string) {
+	inherit = append([]string(nil), pluginconfig.JobBaseEnv...)
+	for _, p := range s.Plugins {
+		if p.Name != e.Trainer.Name || p.Source.V != "builtin:command" {
+			continue
+		}
+		// Read as the command trainer reads its config.
+		cfg := pluginconfig.Values(p.Config.V)
+		for _, n := range cfg.Strings("pass_env") {
+			if !slices.Contains(inherit, n) {
+				inherit = append(inherit, n)
+			}
+		}
+		env := cfg.ScalarMap("env")
+		for _, k := range sortedKeys(env) {
+			set = append(set, k+"="+env[k])
+		}
+	}
+	return inherit, set
 }
 
 // repairs is the range of repairs a build of the variant may get: a task

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/assay-lang/assay/compiler/plan"
 	"github.com/assay-lang/assay/lang/diag"
 	"github.com/assay-lang/assay/lang/hcl"
+	"github.com/assay-lang/assay/stdlib/pluginconfig"
 )
 
 // gitSeed makes a real git repository with one commit in dir/name.
@@ -192,5 +194,58 @@ func proveSourceField(field string, v [2]string, onTask bool) func(t *testing.T)
 		if hashes[0] == hashes[1] {
 			t.Fatalf("source.%s = %s and = %s give the same plan", field, v[0], v[1])
 		}
+	}
+}
+
+// A source's build gets the job environment of its environment's trainer,
+// as the plan states it: the base variables every job inherits, and a
+// command trainer's pass_env (inherited) and env (set); nothing else.
+func TestSourceBuildEnv(t *testing.T) {
+	dir := t.TempDir()
+	gitSeed(t, dir, "seed")
+	src, _ := mutate(t, readBase(t), `  task "t1" {`, mdmSource)
+	build := func(src string) *plan.Source {
+		t.Helper()
+		p, ds := compileAt(t, dir, src)
+		if ds.HasErrors() {
+			t.Fatal(ds.Format(0))
+		}
+		for _, e := range p.Variants[0].Envs {
+			if e.Name == "mdm" {
+				return e.Tasks[0].Source
+			}
+		}
+		t.Fatal("no mdm environment")
+		return nil
+	}
+	if s := build(src); !slices.Equal(s.BuildInherits, pluginconfig.JobBaseEnv) || len(s.BuildEnv) != 0 {
+		t.Errorf("a tinylm environment's build inherits %q and is set %q, want the base variables alone", s.BuildInherits, s.BuildEnv)
+	}
+	cmd := `plugin "cmd" {
+  kind   = "trainer"
+  source = "builtin:command"
+  config = {
+    command      = "go run ."
+    metric_regex = "loss=([0-9.]+)"
+    pass_env     = ["GOFLAGS", "PATH"]
+    env          = { GOWORK = "off", CGO_ENABLED = 0 }
+  }
+}
+
+executor {
+  kind = "local"
+  gpus = 8
+}
+
+environment "mdm" {
+  family  = "diffusion"
+  trainer = plugin.cmd`
+	src, _ = mutate(t, src, "environment \"mdm\" {\n  family  = \"diffusion\"\n  trainer = plugin.tinylm", cmd)
+	s := build(src)
+	if want := append(slices.Clone(pluginconfig.JobBaseEnv), "GOFLAGS"); !slices.Equal(s.BuildInherits, want) {
+		t.Errorf("the build inherits %q, want %q", s.BuildInherits, want)
+	}
+	if want := []string{"CGO_ENABLED=0", "GOWORK=off"}; !slices.Equal(s.BuildEnv, want) {
+		t.Errorf("the build is set %q, want %q", s.BuildEnv, want)
 	}
 }

@@ -166,6 +166,35 @@ func TestMalformedFrames(t *testing.T) {
 	}
 }
 
+// An honest frame past MaxBody (an editor's didOpen of a huge buffer: one
+// line of JSON, as editors send it) is refused with an error, its body is
+// not kept, and the request that follows it on the same line is answered.
+func TestOversizedFrameThenRequest(t *testing.T) {
+	c := startRaw(t)
+	body := `{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"text":"` + strings.Repeat("x", MaxBody) + `"}}`
+	go io.WriteString(c.w, rawFrame(body)+rawFrame(`{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"capabilities":{}}}`))
+	refused := false
+	for {
+		r := c.read(t)
+		if r.Method != "" {
+			continue
+		}
+		if string(r.ID) == "7" {
+			if r.Error != nil || len(r.Result) == 0 {
+				t.Fatalf("the request after the oversized frame got %+v", r)
+			}
+			break
+		}
+		if r.Error == nil || !strings.Contains(r.Error.Message, "larger than") {
+			t.Fatalf("got %+v, want the oversized frame refused", r)
+		}
+		refused = true
+	}
+	if !refused {
+		t.Error("the oversized frame was not answered with an error")
+	}
+}
+
 // endless yields n bytes of 'x' without a newline, without holding them.
 type endless struct{ n int }
 

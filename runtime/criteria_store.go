@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/assay-lang/assay/base/boundedfile"
 	"github.com/assay-lang/assay/compiler/plan"
 	"github.com/assay-lang/assay/plugins/payload"
 )
@@ -131,29 +131,32 @@ func storeOf(opts Options) (criteriaStore, bool) {
 // the caller asks the role again and stores the new answer over it.
 func (s criteriaStore) get(d string, id *criteriaIdentity) (text string, found bool, err error) {
 	path := filepath.Join(s.dir, d+".json")
-	f, err := os.Open(path)
+	// Read as every file a user can put in place is: regular and bounded,
+	// so an entry that is a pipe or a device is refused, not waited on.
+	b, err := boundedfile.Read(path, maxStoreEntry)
 	if errors.Is(err, os.ErrNotExist) {
 		return "", false, nil
 	}
+	if err == nil {
+		text, err = decodeEntry(b, d, id)
+	}
 	if err != nil {
-		return "", false, err
+		return "", false, fmt.Errorf("criteria store entry %s: %v", path, err)
 	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxStoreEntry+1))
-	if err != nil {
-		return "", false, err
-	}
-	if len(b) > maxStoreEntry {
-		return "", false, fmt.Errorf("criteria store entry %s is over %d bytes", path, maxStoreEntry)
-	}
+	return text, true, nil
+}
+
+// decodeEntry is the text of an entry's bytes b read under digest d, when
+// it is id's whole, valid entry.
+func decodeEntry(b []byte, d string, id *criteriaIdentity) (string, error) {
 	var e storedCriteria
 	if err := json.Unmarshal(b, &e); err != nil {
-		return "", false, fmt.Errorf("criteria store entry %s: %v", path, err)
+		return "", err
 	}
 	if err := e.check(d, id); err != nil {
-		return "", false, fmt.Errorf("criteria store entry %s: %v", path, err)
+		return "", err
 	}
-	return e.Text, true, nil
+	return e.Text, nil
 }
 
 // check says why an entry read under digest d is not the answer of id.

@@ -101,6 +101,9 @@ func (c llmCall) journaled(d []byte, out any) (text string, ok bool, err error) 
 	if json.Unmarshal(d, &rec) != nil {
 		return "", false, nil
 	}
+	if why := rec.outOfBounds(role); why != "" {
+		return "", true, fmt.Errorf("%w: %s call %s: %s: the run's journal was edited", errPermanent, role.Name, key, why)
+	}
 	r.chargeLLM(role, rec.In, rec.Out)
 	if rec.Breach != "" {
 		r.budget.breach(rec.Breach)

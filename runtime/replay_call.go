@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -168,6 +169,9 @@ func (r *service) replayCall(role *plan.Role, key string, req *plugins.CompleteR
 	if cur.Sum != was.Sum {
 		return "", refuse("its request differs from the earlier run's: " + cur.diff(&was))
 	}
+	if why := c.outOfBounds(role); why != "" {
+		return "", refuse(why + ": the journal was edited, or is not one assay wrote; replay an unedited run")
+	}
 	if err := r.budget.ReserveLLM(hold, role); err != nil {
 		return "", err
 	}
@@ -199,4 +203,35 @@ func (r *service) replayCall(role *plan.Role, key string, req *plugins.CompleteR
 		text = string(c.Payload) // journaled before answers kept their text
 	}
 	return text, payload.Decode(c.Payload, out)
+}
+
+// outOfBounds says how a journaled call's figures lie outside what the
+// plan lets one call of its role be charged ("" when they do not): the
+// bounds the runtime holds a server's reported usage to (chargeOf), each
+// of the call's asks at most callBounds of tokens where they cost dollars
+// (and at most a 32-bit count where they are free), no count below zero,
+// and no more asks again than the role's answer block allows. A journal
+// past them was not written by assay for this plan: its dollars and
+// tokens would be charged as they stand.
+func (c *callRecord) outOfBounds(role *plan.Role) string {
+	reasks := 0
+	if role.Answer != nil {
+		reasks = role.Answer.Reasks
+	}
+	if c.Reasks < 0 || c.Reasks > reasks {
+		return fmt.Sprintf("its journal says it was asked again %d times, and the %s role asks again at most %d", c.Reasks, role.Name, reasks)
+	}
+	asks := int64(c.Reasks) + 1
+	inMax, outMax := callBounds(role)
+	bound := func(hi int, price float64) int64 {
+		if price == 0 {
+			hi = math.MaxInt32
+		}
+		return asks * int64(hi)
+	}
+	if c.In < 0 || c.Out < 0 || int64(c.In) > bound(inMax, role.PriceIn) || int64(c.Out) > bound(outMax, role.PriceOut) {
+		return fmt.Sprintf("its journal says %d tokens in and %d out over %d ask(s), outside the [0, %d] in and [0, %d] out one call of the %s role can be charged",
+			c.In, c.Out, asks, bound(inMax, role.PriceIn), bound(outMax, role.PriceOut), role.Name)
+	}
+	return ""
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -159,5 +160,76 @@ func TestResumedReplayReplays(t *testing.T) {
 	_, err = Run(context.Background(), nil, Options{ID: "rp", Dir: dir, Plugins: l, Resume: true, Replay: &Replay{Dir: filepath.Join(dir, "other")}})
 	if err == nil || !strings.Contains(err.Error(), "resume it as it began") {
 		t.Errorf("a resume that names another run to replay: %v", err)
+	}
+}
+
+// TestReplayChecksJournalFigures: a journal's call figures are held to
+// the bounds a server's reported usage is held to: a record edited to say
+// more tokens than one call of its role can be charged, a negative count
+// or more asks again than the role allows is refused, naming the call,
+// when it is replayed and when its own run resumes, rather than charged
+// ("$100,000,000 spent" against a $1 cap) or counted.
+func TestReplayChecksJournalFigures(t *testing.T) {
+	priced := func() *plan.Plan {
+		p := lm2lmPlan()
+		for _, ro := range p.Variants[0].Roles {
+			ro.PriceIn, ro.PriceOut = 1, 1
+		}
+		p.Variants[0].Budget.USD = 1000
+		return p
+	}
+	dir := t.TempDir()
+	if _, err := runPlan(t, priced(), dir, "orig", &testLoader{trainer: newFakeTrainer()}, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, field string
+		value       float64
+		want        string
+	}{
+		{"tokens out past the bound", "out", 1e15, "tokens in and 1000000000000000 out over 1 ask(s), outside the [0, "},
+		{"negative tokens in", "in", -5, "-5 tokens in and "},
+		{"asks past the roles", "reasks", 1e12, "asked again 1000000000000 times, and the "},
+	} {
+		edited := func(id string) {
+			j, err := journal.Open(filepath.Join(dir, id, JournalFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range events(t, dir, "orig", journal.KindCall) {
+				var rec map[string]any
+				if json.Unmarshal(e.Data, &rec) != nil {
+					t.Fatal("unreadable call record")
+				}
+				if rec["role"] != nil {
+					rec[c.field] = c.value
+				}
+				if err := j.Append(journal.KindCall, e.Key, rec); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := j.Close(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		id := strings.ReplaceAll(c.name, " ", "-")
+		edited(id)
+		_, err := replayOf(t, priced(), dir, "replay-"+id, id, false, &noLLMLoader{trainer: newFakeTrainer()})
+		if err == nil || !strings.Contains(err.Error(), "replay of run "+id+" refused at ") || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: replay: %v, want it refused with %q", c.name, err, c.want)
+		}
+		// The same record in a run's own journal stops its resume.
+		edited("own-" + id)
+		b, err := os.ReadFile(filepath.Join(dir, "orig", "plan.json"))
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dir, "own-"+id, "plan.json"), b, 0o644)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = runPlan(t, priced(), dir, "own-"+id, &testLoader{trainer: newFakeTrainer()}, true)
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "the run's journal was edited") {
+			t.Errorf("%s: resume: %v, want it refused with %q", c.name, err, c.want)
+		}
 	}
 }

@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/assay-lang/assay/base/gitrepo"
+	"github.com/assay-lang/assay/compiler/plan"
 	"github.com/assay-lang/assay/plugins"
 	"github.com/assay-lang/assay/runtime/journal"
 )
@@ -185,7 +187,7 @@ func (m sourceMode) buildCandidate(sp *seedProgram, key, parent, patch string, i
 		return "", err
 	}
 	if len(sp.src.Build) > 0 {
-		if _, err := gitrepo.Build(r.ctx, wt, sp.src.Build, buildTimeLimit); err != nil {
+		if _, err := gitrepo.Build(r.ctx, wt, sp.src.Build, buildEnviron(sp.src, os.Environ()), buildTimeLimit); err != nil {
 			return "", err
 		}
 	}
@@ -204,4 +206,17 @@ func (m sourceMode) buildCandidate(sp *seedProgram, key, parent, patch string, i
 		return "", err
 	}
 	return commit, nil
+}
+
+// buildEnviron is a build's whole environment: the entries of environ
+// (assay's own) that the plan says it inherits, then the ones the plan
+// sets for it. Nothing else of assay's reaches it (an LLM plugin's key).
+func buildEnviron(src *plan.Source, environ []string) []string {
+	var out []string
+	for _, kv := range environ {
+		if k, _, _ := strings.Cut(kv, "="); slices.Contains(src.BuildInherits, k) {
+			out = append(out, kv)
+		}
+	}
+	return append(out, src.BuildEnv...)
 }

@@ -247,3 +247,44 @@ func TestSourceContextReadOnce(t *testing.T) {
 		t.Fatalf("another commit's context: %+v, %v", sc, err)
 	}
 }
+
+// A build's environment is the one the plan gives it, the job environment:
+// the variables it inherits (and no other of assay's, an LLM plugin's API
+// key least of all) and the ones it sets.
+func TestSourceBuildEnvironment(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	t.Setenv("OPENAI_API_KEY", "sk-not-for-builds")
+	t.Setenv("ASSAY_TEST_PASSED", "yes")
+	out := filepath.Join(t.TempDir(), "env")
+	// The script is the test's own, never a spec's or an LLM's.
+	build := []string{"sh", "-c", `env > "$1"`, "sh", out}
+	r := sourceServiceOn(t, &scriptedBuilder{patches: []string{ratePatch("0.25")}}, seedRepo(t), openJournal(t, t.TempDir()), 0, build, Options{ID: "run-1"})
+	task := r.tasks.find("tiny", "t0")
+	task.src.src.BuildInherits = []string{"PATH", "HOME", "ASSAY_TEST_PASSED"}
+	task.src.src.BuildEnv = []string{"SET_BY_PLAN=1"}
+	if _, ok, err := r.implement("builder", "", "k/implement", task, plugins.Proposal{ID: "p"}); err != nil || !ok {
+		t.Fatalf("ok %v, err %v", ok, err)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, kv := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		k, v, _ := strings.Cut(kv, "=")
+		got[k] = v
+	}
+	if _, ok := got["OPENAI_API_KEY"]; ok {
+		t.Error("the build inherited OPENAI_API_KEY")
+	}
+	if got["ASSAY_TEST_PASSED"] != "yes" || got["SET_BY_PLAN"] != "1" || got["PATH"] != os.Getenv("PATH") {
+		t.Errorf("the build's environment lacks what the plan gives it:\n%s", b)
+	}
+	for k := range got {
+		if !strings.Contains(" PATH HOME ASSAY_TEST_PASSED SET_BY_PLAN PWD SHLVL _ ", " "+k+" ") {
+			t.Errorf("the build has %s, which the plan does not give it", k)
+		}
+	}
+}

@@ -16,9 +16,11 @@ type BuildError struct{ Msg string }
 func (e *BuildError) Error() string { return e.Msg }
 
 // Build runs argv in dir, never through a shell, for at most limit (0: no
-// limit but ctx's). Its combined output is kept to its last MaxOutput
-// bytes; a failure is a *BuildError carrying that output.
-func Build(ctx context.Context, dir string, argv []string, limit time.Duration) (string, error) {
+// limit but ctx's), with env (KEY=VALUE pairs) as its whole environment:
+// it inherits nothing else from the process. Its combined output is kept
+// to its last MaxOutput bytes; a failure is a *BuildError carrying that
+// output.
+func Build(ctx context.Context, dir string, argv, env []string, limit time.Duration) (string, error) {
 	if len(argv) == 0 || argv[0] == "" {
 		return "", errors.New("build: no command")
 	}
@@ -29,6 +31,8 @@ func Build(ctx context.Context, dir string, argv []string, limit time.Duration) 
 	}
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = dir
+	// Never nil: a nil Env would hand the build all of the process's.
+	cmd.Env = append(make([]string, 0, len(env)), env...)
 	out := &limitedBuffer{max: MaxOutput, tail: true}
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.WaitDelay = 5 * time.Second

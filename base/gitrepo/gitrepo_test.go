@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -77,7 +78,7 @@ func TestWorktreeApplyCommitRef(t *testing.T) {
 		if len(paths) != 1 || paths[0] != "main.go" {
 			t.Fatalf("paths %q", paths)
 		}
-		if _, err := Build(ctx, wt, []string{"grep", "-q", "0.25", "main.go"}, time.Minute); err != nil {
+		if _, err := Build(ctx, wt, []string{"grep", "-q", "0.25", "main.go"}, nil, time.Minute); err != nil {
 			t.Fatal(err)
 		}
 		id, err := Commit(ctx, wt, "assay: candidate\n", when)
@@ -175,14 +176,30 @@ func TestMatch(t *testing.T) {
 
 func TestBuildFailsWithOutputAndTimeLimit(t *testing.T) {
 	dir := t.TempDir()
-	_, err := Build(context.Background(), dir, []string{"sh", "-c", "echo broken >&2; exit 3"}, time.Minute)
+	_, err := Build(context.Background(), dir, []string{"sh", "-c", "echo broken >&2; exit 3"}, nil, time.Minute)
 	var be *BuildError
 	if !errors.As(err, &be) || !strings.Contains(be.Msg, "broken") {
 		t.Fatalf("got %v", err)
 	}
-	_, err = Build(context.Background(), dir, []string{"sleep", "30"}, 100*time.Millisecond)
+	_, err = Build(context.Background(), dir, []string{"sleep", "30"}, nil, 100*time.Millisecond)
 	if !errors.As(err, &be) || !strings.Contains(be.Msg, "time limit") {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// A build's environment is what it is given, and nothing of the
+// process's: a secret in it does not reach the build.
+func TestBuildEnvironment(t *testing.T) {
+	t.Setenv("ASSAY_TEST_SECRET", "sk-test")
+	out, err := Build(context.Background(), t.TempDir(), []string{"env"}, []string{"A=1", "B=two words"}, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Fields(strings.ReplaceAll(out, " ", "_")); !slices.Equal(got, []string{"A=1", "B=two_words"}) {
+		t.Errorf("the build's environment is %q, want A and B alone", out)
+	}
+	if out, err = Build(context.Background(), t.TempDir(), []string{"env"}, nil, time.Minute); err != nil || strings.TrimSpace(out) != "" {
+		t.Errorf("with no environment given, the build has %q (%v), want none", out, err)
 	}
 }
 

@@ -146,15 +146,19 @@ func withSpec(err error, specPath string) string {
 // init writes it (said on log); an existing lock is only checked: a
 // mismatch is an error that says what to run, never a silent rewrite.
 func lockFor(ctx context.Context, specPath string, p *plan.Plan, log io.Writer) (*host.Lock, error) {
-	return lockWith(ctx, specPath, p, log, true)
+	return lockWith(ctx, specPath, p, log, false)
 }
 
-// lockWith is lockFor; prompts says whether the prompt files are checked
-// too. assay prompt, which spends nothing and exists to try a prompt
-// file's changes, checks the plugins alone.
-func lockWith(ctx context.Context, specPath string, p *plan.Plan, log io.Writer, prompts bool) (*host.Lock, error) {
+// lockWith is lockFor, or with readOnly the lock of a command that only
+// reads: assay prompt, which spends nothing, writes nothing and exists to
+// try a prompt file's changes, checks the plugins alone, and for a spec
+// without a lock resolves them as init would without writing one.
+func lockWith(ctx context.Context, specPath string, p *plan.Plan, log io.Writer, readOnly bool) (*host.Lock, error) {
 	path := host.LockPathFor(specPath)
 	if _, err := os.Stat(path); os.IsNotExist(err) {
+		if readOnly {
+			return initLock(ctx, specPath, p, host.Options{NoWrite: true})
+		}
 		lock, err := initLock(ctx, specPath, p, host.Options{Log: log})
 		if err == nil {
 			fmt.Fprintf(log, "assay: wrote %s; commit it with the spec\n", path)
@@ -168,7 +172,7 @@ func lockWith(ctx context.Context, specPath string, p *plan.Plan, log io.Writer,
 	if err := host.Verify(lock, path, pluginSpecs(p)); err != nil {
 		return nil, userErrorf("%s", withSpec(err, specPath))
 	}
-	if prompts {
+	if !readOnly {
 		if err := host.VerifyPrompts(lock, path, promptPins(p)); err != nil {
 			return nil, userErrorf("%s", withSpec(err, specPath))
 		}

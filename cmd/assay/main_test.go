@@ -53,6 +53,7 @@ func TestScripts(t *testing.T) {
 			"checkpairs":    cmdCheckPairs,
 			"same-lines":    cmdSameLines,
 			"criticacc":     cmdCriticAcc,
+			"snapshot":      cmdSnapshot,
 		},
 	})
 }

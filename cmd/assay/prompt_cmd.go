@@ -27,8 +27,9 @@ block, or Assay's defaults) exactly as a run renders them: no history or
 records yet, the task's baseline as the parent, and as the proposal to
 build, judge or summarise an example that sets the first knob to its first
 other value. The knobs are what the environment's trainer plugin describes,
-so prompt starts that plugin from the spec's lock file (writing the lock
-when the spec has none, as run does) and makes no LLM call.
+so prompt starts that plugin from the spec's lock file (or, when the spec
+has none, from its plugins resolved as init would, writing no lock: prompt
+writes nothing) and makes no LLM call.
 
 Each message is printed under a "--- ROLE ---" line (system, user); with
 --json, the messages as [{"role": ..., "content": ...}], as the openai
@@ -44,7 +45,7 @@ See docs/prompts.md for the templates' variables.`,
 				return err
 			}
 			ctx := context.Background()
-			lock, err := lockWith(ctx, args[0], p, c.ErrOrStderr(), false)
+			lock, err := lockWith(ctx, args[0], p, c.ErrOrStderr(), true)
 			if err != nil {
 				return err
 			}

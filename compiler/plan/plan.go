@@ -311,6 +311,12 @@ type Source struct {
 	// Build is the argv run in a candidate's worktree after its patch
 	// applies (empty: none); never through a shell.
 	Build []string `json:"build,omitempty"`
+	// BuildInherits names the variables the build inherits from the
+	// environment assay runs in, and BuildEnv (KEY=VALUE) those set for
+	// it: the job environment of the task's trainer, nothing else of
+	// Assay's (see compiler.buildEnv).
+	BuildInherits []string `json:"build_inherits,omitempty"`
+	BuildEnv      []string `json:"build_env,omitempty"`
 	// Repairs is how many times a patch that does not apply, or whose
 	// build fails, goes back to the builder with the error.
 	Repairs       int  `json:"repairs"`

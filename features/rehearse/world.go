@@ -54,6 +54,12 @@ type RoleSettings struct {
 
 const codeWorld = "E_WORLD"
 
+// maxWorldValue bounds the size of a world file's figures: a gain of a
+// million task scales, or a run of a million hours, is already no world a
+// rehearsal means, and a rehearsal's arithmetic on its draws (hours in
+// seconds, gains times scales, their squares) stays finite below it.
+const maxWorldValue = 1e6
+
 // Codes documents the world file's codes.
 var Codes = []diag.Code{
 	{Code: codeWorld, Meaning: "a rehearsal's world file (assay rehearse --world) has a syntax error, an unknown block or setting, a distribution outside its range, or names an environment or role the plan lacks"},
@@ -190,6 +196,9 @@ func setting(ctx *hcl.EvalContext, a *hcl.Attribute, share bool, ds diag.Diagnos
 	}
 	if err := d.Validate(); err != nil {
 		return bad("%v", err)
+	}
+	if lo, hi := d.Low(), d.High(); max(-lo, hi) > maxWorldValue {
+		return bad("%s reaches %g; a world file's figures (gains in task scales, hours, noise) are at most %g in size, so that what a rehearsal computes from its draws stays finite", d, max(-lo, hi), maxWorldValue)
 	}
 	if share {
 		if d.Kind == "normal" {

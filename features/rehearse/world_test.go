@@ -62,6 +62,11 @@ func TestParseWorldRefuses(t *testing.T) {
 		{"environment \"e\" {}\nenvironment \"e\" {}", `w.hcl:2:13: error [E_WORLD]: environment "e" is set twice`},
 		{`seed = 3`, "w.hcl:1:1: error [E_WORLD]: Unsupported argument"},
 		{`role "b" {`, "w.hcl:1:10: error [E_WORLD]: Unclosed configuration block"},
+		{`environment "e" { gain = normal(1e308, 1e308) }`, "w.hcl:1:26: error [E_WORLD]: gain: normal(1e+308, 1e+308): its draws are not all finite numbers"},
+		{`environment "e" { gain = uniform(-1e308, 1e308) }`, "w.hcl:1:26: error [E_WORLD]: gain: uniform(-1e+308, 1e+308): its draws are not all finite numbers"},
+		{`environment "e" { gain = 1e400 }`, "w.hcl:1:26: error [E_WORLD]: gain: +Inf: its draws are not all finite numbers"},
+		{`environment "e" { hours = 1e308 }`, "w.hcl:1:27: error [E_WORLD]: hours: 1e+308 reaches 1e+308; a world file's figures"},
+		{`role "r" { noise = normal(0, 1e7) }`, "w.hcl:1:20: error [E_WORLD]: noise: normal(0, 1e+07) reaches 4e+07"},
 	} {
 		_, ds := ParseWorld("w.hcl", []byte(tc.src))
 		if !ds.HasErrors() || !strings.Contains(ds.Error(), tc.want) {
@@ -78,6 +83,16 @@ func FuzzParseWorld(f *testing.F) {
 		w, ds := ParseWorld("f.hcl", src)
 		if !ds.HasErrors() && w == nil {
 			t.Fatal("no world and no error")
+		}
+		if !ds.HasErrors() {
+			// What is accepted draws finite figures within the bound.
+			for _, e := range w.Envs {
+				for _, st := range []*Setting{e.Gain, e.Hours, e.Infeasible, e.Failed} {
+					if st != nil && !(max(-st.Dist.Low(), st.Dist.High()) <= maxWorldValue) {
+						t.Fatalf("accepted %s", st.Dist)
+					}
+				}
+			}
 		}
 		for _, d := range ds {
 			if d.Code != codeWorld {

@@ -154,7 +154,7 @@ type Source struct {
 	Repository    Val[string]   `assay:"repository" doc:"git repository of the seed program: a path relative to the spec file, or absolute"`
 	Revision      Val[string]   `assay:"revision" doc:"revision of the seed program (default HEAD), resolved to a commit id when a run starts and journaled"`
 	Editable      Val[[]string] `assay:"editable" doc:"paths a patch may change, as git pathspec globs (e.g. \"model/*.go\"); a patch touching any other path is refused"`
-	Build         Val[[]string] `assay:"build" doc:"command run in a candidate's worktree after its patch applies, as an argument list (never through a shell); a failure goes back to the builder"`
+	Build         Val[[]string] `assay:"build" doc:"command run in a candidate's worktree after its patch applies, as an argument list (never through a shell), in the environment its real runs get: the base variables every job inherits and, with a builtin:command trainer, its pass_env and env; no other variable of Assay's (an LLM plugin's API key) reaches it. A failure goes back to the builder"`
 	Repairs       Val[int]      `assay:"repairs" doc:"times a patch that does not apply or whose build fails goes back to the builder with the error (default 2, at most 10)"`
 	KeepWorktrees Val[bool]     `assay:"keep_worktrees" doc:"keep each candidate's worktree after it is done (default false: removed; its commit stays)"`
 	Import        *Import       `assay:"import,block" doc:"the repository is a plain directory, or one inside another repository: Assay copies its files (bounded; .git left out) into a git repository of its own under the runs directory, one per content, commits them as the seed program, and builds candidates there"`

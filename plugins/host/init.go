@@ -39,6 +39,10 @@ type Options struct {
 	// Log receives one line per change Init makes to the lock (nil:
 	// nowhere), so that no change is silent.
 	Log io.Writer
+	// NoWrite resolves and checks the plugins as Init always does and
+	// returns the lock it would write, but writes nothing (and logs no
+	// change): for commands that only read, such as assay prompt.
+	NoWrite bool
 }
 
 var builtinName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
@@ -200,6 +204,9 @@ func Init(ctx context.Context, specs []Spec, lockPath string, opts Options) (*Lo
 	if lock.Prompts, err = mergePrompts(old.Prompts, opts.Prompts, opts.UpgradeAll || opts.UpgradePrompts, lockPath, logf); err != nil {
 		return nil, err
 	}
+	if opts.NoWrite {
+		return lock, nil
+	}
 	if err := lock.Write(lockPath); err != nil {
 		return nil, fmt.Errorf("writing the plugin lock: %w", err)
 	}
@@ -299,7 +306,7 @@ func platforms(lp LockedPlugin) string {
 // no file (or when the whole lock is being upgraded and the file is not a
 // readable lock).
 func existingLock(path string, upgradeAll bool) (*Lock, error) {
-	b, err := os.ReadFile(path)
+	b, err := readLockFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return &Lock{}, nil
 	}

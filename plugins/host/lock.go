@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/assay-lang/assay/base/boundedfile"
 	"github.com/assay-lang/assay/base/version"
 )
 
@@ -104,9 +105,13 @@ func (l *Lock) BinaryPath(p LockedPlugin) (string, error) {
 // LockPathFor returns the lock file path of the spec file at specPath.
 func LockPathFor(specPath string) string { return specPath + LockSuffix }
 
+// MaxLockBytes bounds a lock file: it lists a spec's plugins and prompt
+// files, a few kilobytes.
+const MaxLockBytes = 1 << 20
+
 // ReadLock reads a lock file.
 func ReadLock(path string) (*Lock, error) {
-	b, err := os.ReadFile(path)
+	b, err := readLockFile(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("no plugin lock file at %s: run `assay init` to resolve the spec's plugins", path)
@@ -114,6 +119,24 @@ func ReadLock(path string) (*Lock, error) {
 		return nil, err
 	}
 	return parseLock(b, path)
+}
+
+// readLockFile reads a lock file as every file a user names is read
+// (boundedfile): a regular file of at most MaxLockBytes, so a lock path
+// that is /dev/zero or a named pipe is refused at once rather than read
+// without end or waited on.
+func readLockFile(path string) ([]byte, error) {
+	b, err := boundedfile.Read(path, MaxLockBytes)
+	var nr *boundedfile.NotRegularError
+	var tl *boundedfile.TooLargeError
+	switch {
+	case errors.As(err, &nr):
+		return nil, fmt.Errorf("%s is %s, not a regular file: a plugin lock is a regular file beside its spec; remove it and run `assay init SPEC` to write it again",
+			path, boundedfile.Kind(nr.Mode))
+	case errors.As(err, &tl):
+		return nil, fmt.Errorf("%s is larger than %d bytes, more than any plugin lock holds: remove it and run `assay init SPEC` to write it again", path, MaxLockBytes)
+	}
+	return b, err
 }
 
 // parseLock decodes a lock file's bytes; path names it in errors and
@@ -199,7 +222,7 @@ func (l *Lock) Write(path string) error {
 	if err != nil {
 		return err
 	}
-	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, b) {
+	if old, err := readLockFile(path); err == nil && bytes.Equal(old, b) {
 		return nil
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".assay-lock.*.tmp")

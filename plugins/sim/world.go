@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -32,8 +33,15 @@ func (d Dist) draw(h uint64) float64 {
 	return d.A
 }
 
-// Validate reports a distribution that cannot be drawn from.
+// Validate reports a distribution that cannot be drawn from: one whose
+// parameters or range (Low, High) are not finite numbers, since every
+// draw must be one.
 func (d Dist) Validate() error {
+	for _, x := range []float64{d.A, d.B, d.Low(), d.High(), d.High() - d.Low()} {
+		if math.IsInf(x, 0) || math.IsNaN(x) {
+			return fmt.Errorf("%s: its draws are not all finite numbers", d)
+		}
+	}
 	switch d.Kind {
 	case "fixed":
 	case "uniform":

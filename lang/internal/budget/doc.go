@@ -5,10 +5,10 @@
 // and nesting before parsing, and run evaluation under Run, which gives up
 // after a deadline or a memory ceiling and says so.
 //
-// ReadFile is how every front end reads a spec or variable file: it refuses
-// what is not a regular file before opening it, and reads at most one byte
-// past the size limit, so /dev/zero, a named pipe or a huge file is refused
-// at once instead of being read whole.
+// ReadFile is how every front end reads a spec or variable file, through
+// base/boundedfile: it refuses what is not a regular file before opening
+// it, and reads at most one byte past the size limit, so /dev/zero, a
+// named pipe or a huge file is refused at once instead of being read whole.
 //
 // The compiler sees only the decoded spec model; it bounds the sizes a spec
 // asks for (task counts and other numbers) itself.

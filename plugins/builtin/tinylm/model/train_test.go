@@ -261,6 +261,26 @@ func TestTrainerCancel(t *testing.T) {
 	}
 }
 
+// A run stops at its time limit (the run's high hours, which the caps hold
+// for it), whatever its steps: steps = 1e9 is a failed run past its limit,
+// not a run without end.
+func TestTrainerTimeLimit(t *testing.T) {
+	tr := NewTrainer()
+	h, err := tr.Start(context.Background(), &plugins.RunRequest{RunID: "endless", Seed: 1, TimeLimitSeconds: 0.2, Config: map[string]any{"steps": 1e9}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	res, err := tr.Wait(wctx, h)
+	if err != nil {
+		t.Fatalf("the run did not stop at its time limit: %v", err)
+	}
+	if res.Status != plugins.StatusFailed || !strings.Contains(res.Reason, "time limit of 200ms exceeded") || res.Seconds > 5 {
+		t.Errorf("run past its time limit: %s %q after %.1f s, want failed at its limit", res.Status, res.Reason, res.Seconds)
+	}
+}
+
 // BenchmarkTrainRun is one full default training run.
 func BenchmarkTrainRun(b *testing.B) {
 	c := mustCorpus(b, CorpusGrammar)

@@ -226,10 +226,22 @@ func execute(ctx context.Context, req *plugins.RunRequest, rc runConfig) *plugin
 		res.Status, res.Reason = plugins.StatusFailed, err.Error()
 		return res
 	}
-	out, err := Train(ctx, Config{Hyper: h, Corpus: corp, Steps: rc.steps, Seed: uint64(req.Seed), LogEvery: max(1, rc.steps/10), EvalPositions: rc.evalPositions})
+	// The run's time limit (its high hours, which the caps hold for it)
+	// stops training, as any trainer must: steps = 1e9 ends there.
+	tctx := ctx
+	if req.TimeLimitSeconds > 0 {
+		var cancel context.CancelFunc
+		tctx, cancel = context.WithTimeout(ctx, time.Duration(req.TimeLimitSeconds*float64(time.Second)))
+		defer cancel()
+	}
+	out, err := Train(tctx, Config{Hyper: h, Corpus: corp, Steps: rc.steps, Seed: uint64(req.Seed), LogEvery: max(1, rc.steps/10), EvalPositions: rc.evalPositions})
 	switch {
 	case errors.Is(err, ErrDiverged):
 		return infeasible(err.Error())
+	case ctx.Err() == nil && tctx.Err() != nil:
+		res.Status = plugins.StatusFailed
+		res.Reason = fmt.Sprintf("time limit of %s exceeded after %d training steps were asked for", time.Duration(req.TimeLimitSeconds*float64(time.Second)), rc.steps)
+		return res
 	case ctx.Err() != nil:
 		res.Status, res.Reason = plugins.StatusFailed, "cancelled"
 		return res

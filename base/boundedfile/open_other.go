@@ -1,7 +1,7 @@
 //go:build !unix
 
-package budget
+package boundedfile
 
-// openNonBlock is zero where the platform has no such flag; ReadFile still
+// openNonBlock is zero where the platform has no such flag; Read still
 // refuses named pipes by their mode before opening.
 const openNonBlock = 0

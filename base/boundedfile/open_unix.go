@@ -1,6 +1,6 @@
 //go:build unix
 
-package budget
+package boundedfile
 
 import "syscall"
 
