@@ -45,5 +45,6 @@
 //     from what to what.
 //
 // Model serves all of this as plugins.LLM; usage counts about four bytes a
-// token. The plugin binary in the parent directory serves Model.
+// token, at most the request's bounds (the role's high tokens in and out).
+// The plugin binary in the parent directory serves Model.
 package model
