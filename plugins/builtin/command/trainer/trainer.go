@@ -285,8 +285,9 @@ func readRecord(dir string) (*record, error) {
 
 var unsafeRE = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
 
-// prepare makes the run's directory: run.json, the overrides file (knob
-// mode) or the candidate's checkout (source mode), the patch, run.sh. A proposal that cannot apply is decided
+// prepare makes the run's directory: run.json, the overrides file, the
+// checkout and patch (knob mode) or the candidate's checkout alone
+// (source mode), run.sh. A proposal that cannot apply is decided
 // infeasible here (rec.Decided) and never runs.
 func (t *Trainer) prepare(ctx context.Context, req *plugins.RunRequest) (*prepared, error) {
 	if req.RunID == "" {
