@@ -53,8 +53,14 @@ environment "example" {
   }
 }
 
-# The builder is shown train.go and model.go whole: its prompts are some
-# 2,400 tokens, where a knob edit's are 500.
+# The proposer and the builder are shown train.go and model.go whole:
+# their prompts are some 2,400 tokens, where a knob edit's are 500.
+role "proposer" {
+  tokens {
+    in = { low = 1000, expected = 2500, high = 4000 }
+  }
+}
+
 role "implementer" {
   tokens {
     in  = { low = 1000, expected = 2500, high = 4000 }

@@ -59,12 +59,13 @@ environment "example" {
   }
 }
 
+# The proposer is shown train.go and model.go whole, as the builder is.
 role "proposer" {
   llm         = plugin.offline
   concurrency = 4
   seconds     = 0.001
   tokens {
-    in  = 500
+    in  = { low = 1000, expected = 2500, high = 4000 }
     out = 100
   }
   price {
