@@ -53,6 +53,9 @@ const (
 	// CodeSourceImport: a source's directory to import cannot be imported
 	// (too large, a symlink out of it, a file that is not regular).
 	CodeSourceImport = "E_SOURCE_IMPORT"
+	// CodeSourceKnobs: the trainer of a source-mode environment carries
+	// knobs, or something else that knob mode alone reads.
+	CodeSourceKnobs = "E_SOURCE_KNOBS"
 	// CodeUnbounded: nothing bounds a figure of the estimate from above.
 	CodeUnbounded = "W_UNBOUNDED"
 	// CodeICLRecords: the in-context arm asks for more records than the
@@ -145,6 +148,7 @@ var Codes = []Code{
 	{CodeSource, "a source block's field is malformed: an empty build argument, an editable path that is absolute, leaves the repository or is not a glob, an empty repository or revision"},
 	{CodeSourceRepo, "a source's repository is not a git repository, or its revision names no commit (checked by validate as run would)"},
 	{CodeSourceImport, "a source's directory to import cannot be imported whole and safely: more files or bytes than the import's bounds, a symlink that is absolute or leads out of it, a file that is neither regular nor a symlink (checked by validate as run would)"},
+	{CodeSourceKnobs, "the builtin:command trainer of an environment in source mode declares knobs, refers to {{config}} or to a knob's or an edit's value in its command, sets a knob-mode setting (apply, overrides_file, overrides_format, repo, revision) or passes ASSAY_CONFIG; in source mode a candidate runs exactly its commit, and a change is a patch of the editable files"},
 	{CodeICLRecords, "warning: evaluation.icl_records is more than the real records the run can have before its evaluation, so the in-context arm's prompts hold fewer"},
 	{CodeLLMUnpriced, "warning: a role has no tokens or price, so its dollars are not estimated"},
 	{CodeCalibrationSkips, "warning: a calibration round falls after the last policy step and never runs"},

@@ -21,6 +21,7 @@ func checkPluginConfigs(c *compilation) {
 		}
 		checkPassEnv(c, v.spec)
 		checkSuiteTrainers(c, v.spec)
+		checkSourceTrainers(c, v.spec)
 	}
 }
 
@@ -182,4 +183,43 @@ func checkSuiteTrainers(c *compilation, s *spec.Spec) {
 			}
 		}
 	}
+}
+
+// checkSourceTrainers refuses, on the trainer of every environment in
+// source mode (its own source block or a task's), what would put more
+// than the candidate's commit into a run or take no effect there: knobs,
+// a command placeholder of a proposal's content, knob mode's settings
+// (pluginconfig.SourceModeProblems). The command trainer refuses the
+// same when it runs, so validate refuses what run would.
+func checkSourceTrainers(c *compilation, s *spec.Spec) {
+	done := map[string]bool{}
+	for _, e := range s.Environments {
+		if !e.Trainer.Set || !sourceMode(e) {
+			continue
+		}
+		for _, p := range s.Plugins {
+			if p.Name != e.Trainer.Name || p.Source.V != "builtin:command" || done[p.Name] {
+				continue
+			}
+			done[p.Name] = true
+			for _, pr := range pluginconfig.SourceModeProblems(p.Config.V) {
+				c.add(diag.Errorf(CodeSourceKnobs, configRange(c, p), "plugin %q (builtin:command) trains environment %q, which is in source mode: config.%s: %s", p.Name, e.Name, pr.Path, pr.Msg).
+					WithDetail("%s; an environment in knob mode needs a trainer plugin of its own", pluginconfig.SourceModeWhy))
+			}
+		}
+	}
+}
+
+// sourceMode reports whether environment e is in source mode: its own
+// source block, or one of a task it lists.
+func sourceMode(e *spec.Environment) bool {
+	if e.Source != nil {
+		return true
+	}
+	for _, t := range e.TaskList {
+		if t.Source != nil {
+			return true
+		}
+	}
+	return false
 }

@@ -83,7 +83,12 @@ func TestSuiteSourceMode(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(repo, "suite.json"), manifest, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	spec := strings.Replace(string(src), `"../../examples/suite/suite.json"`, `"seed/suite.json"`, 1)
+	knobs := strings.Replace(string(src), `"../../examples/suite/suite.json"`, `"seed/suite.json"`, 1)
+	// In source mode the trainer has no knobs and no overrides file.
+	spec := knobs
+	for _, cut := range []string{knobs[strings.Index(knobs, "    knobs = {") : strings.Index(knobs, "    }\n  }\n}")+6], "    overrides_file        = \"overrides.json\"\n"} {
+		spec = strings.Replace(spec, cut, "", 1)
+	}
 	block := "  trainer = plugin.suite\n  source {\n    build   = [\"go\", \"vet\", \".\"]\n    repairs = 1\n%s  }\n"
 	compile := func(t *testing.T, text string) (map[string]*plan.Task, diag.Diagnostics) {
 		path := filepath.Join(dir, "s.hcl")
@@ -103,7 +108,7 @@ func TestSuiteSourceMode(t *testing.T) {
 		return tasks, ds
 	}
 	t.Run("knob mode", func(t *testing.T) {
-		tasks, ds := compile(t, spec)
+		tasks, ds := compile(t, knobs)
 		if ds.HasErrors() || tasks["spirals"].Source != nil || tasks["spirals"].Scaffold == nil {
 			t.Fatalf("without a source block a suite task is in knob mode: %+v\n%s", tasks["spirals"], ds.Format(0))
 		}
@@ -112,6 +117,9 @@ func TestSuiteSourceMode(t *testing.T) {
 		tasks, ds := compile(t, strings.Replace(spec, "  trainer = plugin.suite\n", fmt.Sprintf(block, ""), 1))
 		if ds.HasErrors() {
 			t.Fatal(ds.Format(0))
+		}
+		if len(ds) > 0 {
+			t.Errorf("source mode with a trainer of its own: %s", ds.Format(0))
 		}
 		for name, tk := range tasks {
 			s := tk.Source
@@ -143,4 +151,45 @@ func TestSuiteSourceMode(t *testing.T) {
 		}
 		t.Errorf("want %s at the manifest's task entry; got\n%s", CodeSourceRepo, ds.Format(0))
 	})
+}
+
+// The laptop suite's knob-mode trainer in source mode: its knobs, its
+// overrides file and a {{config}} of its command are refused at its
+// config, as the trainer would refuse them when it runs.
+func TestSuiteSourceModeRefusesKnobs(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "specs", "laptop", "suite.hcl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	manifest, err := filepath.Abs(filepath.Join("..", "examples", "suite", "suite.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(src), `"../../examples/suite/suite.json"`, `"`+manifest+`"`, 1)
+	text = strings.Replace(text, "  trainer = plugin.suite\n", "  trainer = plugin.suite\n  source {\n    build = [\"go\", \"vet\", \".\"]\n  }\n", 1)
+	text = strings.Replace(text, `    overrides_file        = "overrides.json"`, `    overrides_file        = "overrides.json"`+"\n    command = \"go run . --config {{config}}\"", 1)
+	path := filepath.Join(t.TempDir(), "s.hcl")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, _, ds := load.Load(path, load.Options{})
+	if ds.HasErrors() {
+		t.Fatal(ds.Format(0))
+	}
+	_, ds = Compile(s, Options{})
+	for _, w := range []string{
+		"config.knobs: a source-mode trainer takes no knobs (activation, epochs",
+		"config.command: line 1, column 19: {{config}}, knob mode's overrides file, has no value in source mode",
+		"config.overrides_file: a setting of knob mode",
+	} {
+		found := false
+		for _, d := range ds {
+			if d.Code == CodeSourceKnobs && strings.Contains(d.Summary, w) && filepath.Base(d.Range.String()) == "s.hcl:23:12" {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("want %s %q at s.hcl:23:12; got\n%s", CodeSourceKnobs, w, ds.Format(0))
+		}
+	}
 }

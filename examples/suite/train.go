@@ -33,12 +33,13 @@ const (
 	defaultBatch     = 32
 	defaultHidden    = 4
 	defaultInitScale = 1.0
+	defaultL2        = 0.0
 )
 
 // Defaults are the baseline: a narrow net trained briefly at a timid rate.
 func Defaults() Hyper {
 	return Hyper{LR: defaultLR, Epochs: defaultEpochs, Batch: defaultBatch, Hidden: defaultHidden, Activation: "tanh",
-		InitScale: defaultInitScale, Schedule: "constant", Features: "raw"}
+		InitScale: defaultInitScale, L2: defaultL2, Schedule: "constant", Features: "raw"}
 }
 
 func (h Hyper) check() error {

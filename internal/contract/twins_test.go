@@ -2,9 +2,13 @@ package contract
 
 import (
 	"context"
+	"encoding/json"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -12,7 +16,10 @@ import (
 	"github.com/assay-lang/assay/compiler"
 	"github.com/assay-lang/assay/compiler/plan"
 	"github.com/assay-lang/assay/lang/load"
+	"github.com/assay-lang/assay/plugins"
 	"github.com/assay-lang/assay/runtime"
+	"github.com/assay-lang/assay/runtime/journal"
+	"github.com/assay-lang/assay/runtime/pairs"
 )
 
 // codeTwins are the code-change laptop twins of specs/laptop/code/ and
@@ -61,13 +68,16 @@ func TestCodeTwinsRunWithinTheirEstimates(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			p := compileTwin(t, filepath.Join(specsDir(t), "laptop", "code", name))
-			res, _ := checkRun(t, p, 0)
+			res, dir := checkRun(t, p, 0)
 			if tt := res.Totals; tt.RealRuns == 0 || tt.Finished+tt.Infeasible != tt.RealRuns {
 				t.Errorf("real runs %d, finished %d, infeasible %d: want real runs, each ending with a result", tt.RealRuns, tt.Finished, tt.Infeasible)
 			}
 			repo := checkTwinRefs(t, p, res, codeTwins[name])
+			runs := twinRuns(t, dir)
+			checkArmsMeasureTheirPatches(t, repo, runs, p.Variants[0].Evaluation != nil)
+			checkPairsDescribeTheirPatches(t, dir)
 			if name == trainsBest {
-				trainBest(t, p, repo, "spirals")
+				trainBest(t, p, repo, "spirals", runs)
 			}
 		})
 	}
@@ -141,9 +151,95 @@ func checkTwinRefs(t *testing.T, p *plan.Plan, res *runtime.Result, want []strin
 	return repo
 }
 
+// twinRuns are the finished real runs of candidate commits that run "c"
+// in dir journaled, in journal order.
+func twinRuns(t *testing.T, dir string) []journal.Run {
+	t.Helper()
+	j, err := runtime.OpenRun(dir, "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	var out []journal.Run
+	for _, r := range j.Runs() {
+		if r.Result != nil && r.Result.Status == plugins.StatusFinished && r.Reservation.Proposal != nil && r.Reservation.Proposal.Commit != "" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// checkArmsMeasureTheirPatches: on each held-out task, two evaluation
+// runs of different programs (trees) measure differently, and two of the
+// same program measure the same; with an evaluation, some arms' runs of
+// a task are of different programs (or every arm would run the seed).
+func checkArmsMeasureTheirPatches(t *testing.T, repo string, runs []journal.Run, evaluates bool) {
+	t.Helper()
+	type measured struct {
+		key, tree string
+		metric    float64
+	}
+	byTask := map[string][]measured{}
+	for _, r := range runs {
+		if !strings.HasPrefix(r.Key, "eval/") {
+			continue
+		}
+		tree := strings.TrimSpace(git(t, repo, "rev-parse", r.Reservation.Proposal.Commit+"^{tree}"))
+		byTask[r.Reservation.Task] = append(byTask[r.Reservation.Task], measured{r.Key, tree, r.Result.Metric})
+	}
+	differ := 0
+	for task, ms := range byTask {
+		for i, a := range ms {
+			t.Logf("%s: %s measured %g", task, a.key, a.metric)
+			for _, b := range ms[:i] {
+				switch {
+				case a.tree != b.tree && a.metric == b.metric:
+					t.Errorf("%s: %s and %s are different programs, measured the same %g", task, a.key, b.key, a.metric)
+				case a.tree == b.tree && a.metric != b.metric:
+					t.Errorf("%s: %s and %s are the same program, measured %g and %g", task, a.key, b.key, a.metric, b.metric)
+				case a.tree != b.tree:
+					differ++
+				}
+			}
+		}
+	}
+	if evaluates && differ == 0 {
+		t.Errorf("no two evaluation runs of a task were of different programs: %v", byTask)
+	}
+}
+
+// patchLine is a line a patch of the offline builder adds: a setting of
+// the example suite set to a number.
+var patchLine = regexp.MustCompile(`(?m)^\+\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*([0-9.eE+-]+)\s*$`)
+
+// checkPairsDescribeTheirPatches: each labelled pair of the run (assay
+// export pairs) has an idea, a patch and, where a summarizer wrote one, a
+// summary that all name the setting the patch changes and its new value.
+func checkPairsDescribeTheirPatches(t *testing.T, dir string) {
+	t.Helper()
+	ps, _, err := pairs.Read(dir, []string{"c"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range ps {
+		m := patchLine.FindStringSubmatch(p.Child.Patch)
+		if m == nil {
+			t.Errorf("pair %s: the patch sets no setting:\n%s", p.Candidate, p.Child.Patch)
+			continue
+		}
+		if !strings.Contains(p.Idea, m[1]) || !strings.Contains(p.Idea, m[2]) {
+			t.Errorf("pair %s: the idea %q, the patch sets %s = %s", p.Candidate, p.Idea, m[1], m[2])
+		}
+		if p.Child.Summary != "" && (!strings.Contains(p.Child.Summary, m[1]+" in ") || !strings.Contains(p.Child.Summary, " to "+m[2])) {
+			t.Errorf("pair %s: the summary %q, the patch sets %s = %s", p.Candidate, p.Child.Summary, m[1], m[2])
+		}
+	}
+}
+
 // trainBest checks the best program of task out in repo and runs the
-// task's evaluation command there: it trains to a metric.
-func trainBest(t *testing.T, p *plan.Plan, repo, task string) {
+// task's evaluation command there, with the training seed its real run
+// had: it trains to the metric the run recorded.
+func trainBest(t *testing.T, p *plan.Plan, repo, task string, runs []journal.Run) {
 	t.Helper()
 	var argv []string
 	for _, tk := range p.Variants[0].Envs[0].Tasks {
@@ -158,14 +254,36 @@ func trainBest(t *testing.T, p *plan.Plan, repo, task string) {
 	if diff := git(t, repo, "diff", "--stat", gitrepo.SeedRef, "HEAD"); !strings.Contains(diff, ".go") {
 		t.Errorf("the best program of %s is the seed program: %q", task, diff)
 	}
+	best := strings.TrimSpace(git(t, repo, "rev-parse", "HEAD"))
+	var rec *journal.Run
+	for i, r := range runs {
+		if r.Reservation.Proposal.Commit == best && r.Reservation.Task == task {
+			rec = &runs[i]
+		}
+	}
+	if rec == nil {
+		t.Fatalf("no finished run of %s measured its best program %s", task, best)
+	}
+	var run struct {
+		Seed int64 `json:"seed"`
+	}
+	b, err := os.ReadFile(filepath.Join(rec.Result.WorkDir, "run.json"))
+	if err != nil || json.Unmarshal(b, &run) != nil {
+		t.Fatalf("the run of the best program left no run.json: %v", err)
+	}
 	cmd := exec.CommandContext(context.Background(), argv[0], argv[1:]...)
 	cmd.Dir = repo
+	cmd.Env = append(os.Environ(), "ASSAY_SEED="+strconv.FormatInt(run.Seed, 10))
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("%v in the best program of %s: %v\n%s", argv, task, err, out)
 	}
-	if !strings.Contains(string(out), "\nval_loss=") {
-		t.Errorf("%v printed no metric:\n%s", argv, out)
+	m := regexp.MustCompile(`(?m)^val_loss=([0-9.eE+-]+)$`).FindStringSubmatch(string(out))
+	if m == nil {
+		t.Fatalf("%v printed no metric:\n%s", argv, out)
+	}
+	if got, _ := strconv.ParseFloat(m[1], 64); got != rec.Result.Metric {
+		t.Errorf("the best program of %s gives %g by hand, and its run recorded %g", task, got, rec.Result.Metric)
 	}
 }
 

@@ -484,7 +484,10 @@ func writePluginConfigs(b *bytes.Buffer, level string) {
 			sort.Strings(keys)
 			w("- Refused: %s; %s.\n", strings.Join(codeAll(keys), ", "), s.Forbidden[keys[0]])
 		}
-		if len(s.Rules) > 0 || len(s.Forbidden) > 0 {
+		if s == pluginconfig.Command {
+			w("- Source mode: %s.\n", pluginconfig.SourceModeRule())
+		}
+		if len(s.Rules) > 0 || len(s.Forbidden) > 0 || s == pluginconfig.Command {
 			w("\n")
 		}
 	}

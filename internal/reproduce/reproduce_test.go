@@ -39,17 +39,20 @@ func TestExperimentsCompile(t *testing.T) {
 		}
 	}
 	files, _ := filepath.Glob(filepath.Join(specsDir, "*.hcl"))
-	if len(files) == 0 {
+	code, _ := filepath.Glob(filepath.Join(specsDir, "code", "*.hcl"))
+	if len(files) == 0 || len(code) == 0 {
 		t.Fatal("no laptop specs")
 	}
-	for _, f := range files {
-		if why, ok := notArms[filepath.Base(f)]; ok {
-			if used[filepath.Base(f)] {
+	for _, f := range append(files, code...) {
+		name, _ := filepath.Rel(specsDir, f)
+		name = filepath.ToSlash(name)
+		if why, ok := notArms[name]; ok {
+			if used[name] {
 				t.Errorf("%s is an arm, yet listed in notArms (%s)", f, why)
 			}
 			continue
 		}
-		if !used[filepath.Base(f)] {
+		if !used[name] {
 			t.Errorf("%s is in no experiment", f)
 		}
 	}
@@ -61,7 +64,7 @@ func TestExperimentsCompile(t *testing.T) {
 // with and without a critic), checks each stays within its estimate, and
 // reads its figures.
 func TestArmRunsWithinItsEstimate(t *testing.T) {
-	for _, name := range []string{"lm2lm-top-rated.hcl", "critic-grpo.hcl", "openevolve.hcl", "critic-evolve.hcl", "critic-grpo-audit.hcl", "critic-static.hcl", "critic-untrained.hcl"} {
+	for _, name := range []string{"lm2lm-top-rated.hcl", "critic-grpo.hcl", "openevolve.hcl", "critic-evolve.hcl", "critic-grpo-audit.hcl", "critic-static.hcl", "critic-untrained.hcl", "code/critic-only.hcl"} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			armWithinEstimate(t, name)
@@ -111,6 +114,8 @@ func armWithinEstimate(t *testing.T, name string) {
 		"critic-grpo-audit.hcl": {"avg", "auroc", "recall", "train_runs"},
 		"critic-static.hcl":     {"ce_acc", "ce_dir3", "ce_f1", "ce_ladder5", "ce_auroc", "ce_routed", "ce_auroc_k1", "ce_auroc_k4", "ce_auroc_k8"},
 		"critic-untrained.hcl":  {"ce_acc", "ce_dir3", "ce_f1", "ce_auroc_k1", "ce_auroc_k8"},
+		// A code twin: real runs of patches of the example suite.
+		"code/critic-only.hcl": {"avg", "beats_base", "base_avg"},
 	}[name]
 	for _, k := range want {
 		if _, ok := f[k]; !ok {

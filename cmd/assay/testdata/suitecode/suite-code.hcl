@@ -2,8 +2,8 @@
 # (specs/laptop/suite.hcl) with a source block added to its environment,
 # so each task's scaffold (from suite.json: the repository, its revision
 # and the editable train.go and model.go) is its seed program. The built-in
-# offline LLM writes each candidate as a unified diff of train.go or
-# model.go; Assay applies it in a git worktree of the repository, runs
+# offline LLM's ideas name a setting of train.go or model.go and its new
+# value, and it writes each candidate as a unified diff that sets it; Assay applies it in a git worktree of the repository, runs
 # `go vet .` there, commits it under refs/assay/<run-id>/, and the command
 # trainer runs the task's evaluation command (go run -trimpath . -task NAME) in a
 # checkout of that commit. refs/assay/<run-id>/best/<task> is the best
@@ -34,6 +34,17 @@ variable "suite" {
   description = "the example suite's git repository, as assay example suite writes it"
 }
 
+# In source mode a candidate runs exactly its commit: laptop-suite's
+# trainer keeps its metric and environment, and drops its knobs and its
+# overrides file (null unsets what a spec extends). Each task's
+# evaluation command runs in a checkout of the candidate, nothing beside.
+plugin "suite" {
+  config = {
+    knobs          = null
+    overrides_file = null
+  }
+}
+
 environment "example" {
   suite = "${var.suite}/suite.json"
   source {
@@ -42,8 +53,14 @@ environment "example" {
   }
 }
 
-# The builder is shown train.go and model.go whole: its prompts are some
-# 2,400 tokens, where a knob edit's are 500.
+# The proposer and the builder are shown train.go and model.go whole:
+# their prompts are some 2,400 tokens, where a knob edit's are 500.
+role "proposer" {
+  tokens {
+    in = { low = 1000, expected = 2500, high = 4000 }
+  }
+}
+
 role "implementer" {
   tokens {
     in  = { low = 1000, expected = 2500, high = 4000 }

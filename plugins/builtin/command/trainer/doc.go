@@ -14,7 +14,8 @@
 //
 // Every run gets its own working directory (the request's WorkDir, or
 // run_dir/RUN_ID) holding its inputs (run.sh with the rendered command, the
-// overrides file or proposal.patch and the checkout in src/), its logs
+// overrides file or proposal.patch and the checkout in src/; in source
+// mode only run.sh and the checkout), its logs
 // (stdout, stderr) and outputs, and run.json, which lets Wait re-attach from a
 // fresh process after a crash: `bash run.sh` in that directory re-runs it by
 // hand.
@@ -23,9 +24,16 @@
 // names the program to run (RunRequest.Source: a repository and the
 // candidate's commit, which the runtime built under refs/assay/): the run
 // checks that commit out in src/ and runs there (a suite task's command
-// too: task_dir, if given, is relative to src/); config.repo, the
-// proposal's patch and its knob edits are not used (the overrides file
-// holds the knobs' defaults).
+// too: task_dir, if given, is relative to src/), and the candidate is
+// exactly its commit. No overrides file is written and ASSAY_CONFIG is
+// not set, so a program that reads $ASSAY_CONFIG over its constants runs
+// its own; the proposal's edits and patch are not used. A config that
+// would put anything else into the run is refused, by `assay validate`
+// (E_SOURCE_KNOBS) and by the trainer alike (pluginconfig.SourceModeProblems):
+// knobs, a {{config}}, knob or edit placeholder in the command, knob
+// mode's settings (apply, overrides_file, overrides_format, repo,
+// revision) and an ASSAY_CONFIG of env or pass_env. The editable files
+// are the edit surface; a change is a patch.
 //
 // The command is bash with {{placeholders}}, parsed and checked by
 // stdlib/pluginconfig (CompileCommand), the same code `assay validate`

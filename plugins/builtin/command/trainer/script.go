@@ -64,8 +64,12 @@ func runScript(rec *record, cfg *Config, cmd *commandTemplate, cwd, dir, overrid
 		"ASSAY_SEED": strconv.FormatInt(rec.Seed, 10), "ASSAY_WORKDIR": dir,
 		"ASSAY_CONFIG": overrides, "ASSAY_GPUS": strconv.Itoa(rec.GPUs),
 	}
-	if u := rec.Update; u != nil {
+	if overrides == "" || rec.Update != nil {
+		// Source mode has no overrides file, so no program reads one
+		// over the candidate's commit; a policy update has none either.
 		delete(env, "ASSAY_CONFIG")
+	}
+	if u := rec.Update; u != nil {
 		delete(env, "ASSAY_ENV")
 		delete(env, "ASSAY_TASK")
 		for k, v := range updateValues(u) {

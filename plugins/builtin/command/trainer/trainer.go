@@ -19,6 +19,7 @@ import (
 	"github.com/assay-lang/assay/plugins/builtin/command/executor"
 	"github.com/assay-lang/assay/plugins/builtin/command/executor/local"
 	"github.com/assay-lang/assay/plugins/builtin/command/executor/slurm"
+	"github.com/assay-lang/assay/stdlib/pluginconfig"
 )
 
 // StatusCancelled is the status of a run stopped by Cancel. It is not one of
@@ -285,7 +286,8 @@ func readRecord(dir string) (*record, error) {
 var unsafeRE = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
 
 // prepare makes the run's directory: run.json, the overrides file, the
-// checkout and patch, run.sh. A proposal that cannot apply is decided
+// checkout and patch (knob mode) or the candidate's checkout alone
+// (source mode), run.sh. A proposal that cannot apply is decided
 // infeasible here (rec.Decided) and never runs.
 func (t *Trainer) prepare(ctx context.Context, req *plugins.RunRequest) (*prepared, error) {
 	if req.RunID == "" {
@@ -322,35 +324,21 @@ func (t *Trainer) prepare(ctx context.Context, req *plugins.RunRequest) (*prepar
 		return p, writeJSON(filepath.Join(dir, RecordFile), rec)
 	}
 
-	edits := req.Proposal.Edits
-	if req.Source != nil {
-		// The candidate is its commit: the knob edits its idea named are
-		// in the patch the builder wrote, or nowhere, so the overrides
-		// file holds the knobs' defaults.
-		edits = nil
-	}
-	values, reason := proposalValues(cfg, edits)
-	if reason != "" {
-		return decide(reason)
-	}
-	rec.Values = values
-
-	overrides := filepath.Join(dir, filepath.Base(cfg.OverridesFile))
-	if err := writeOverrides(overrides, cfg.OverridesFormat, values); err != nil {
-		return nil, err
-	}
-	var cwd string
-	if req.Source != nil && filepath.IsAbs(cfg.TaskDir) {
-		// The candidate's program is its checkout: a task directory
-		// outside it would evaluate another program.
-		return nil, fmt.Errorf("config.task_dir %s: in source mode a task's command runs in the candidate's checkout, so task_dir must be relative to it", cfg.TaskDir)
-	}
+	var cwd, overrides, reason string
 	if req.Source != nil {
 		// Source mode: the runtime built and committed the program; the
-		// command runs in a checkout of that commit, not config.repo's.
-		cwd = filepath.Join(dir, SourceDir)
-		rec.Revision, err = checkout(ctx, req.Source.Repository, req.Source.Commit, cwd)
+		// command runs in a checkout of that commit, and nothing else of
+		// the proposal reaches it (no overrides file, no ASSAY_CONFIG).
+		cwd, err = checkoutSource(ctx, cfg, req, rec, dir)
 	} else {
+		rec.Values, reason = proposalValues(cfg, req.Proposal.Edits)
+		if reason != "" {
+			return decide(reason)
+		}
+		overrides = filepath.Join(dir, filepath.Base(cfg.OverridesFile))
+		if err := writeOverrides(overrides, cfg.OverridesFormat, rec.Values); err != nil {
+			return nil, err
+		}
 		cwd, reason, err = checkoutProposal(ctx, cfg, req.Proposal.Patch, rec, dir)
 	}
 	if err != nil {
@@ -438,6 +426,25 @@ func proposalValues(cfg *Config, edits map[string]string) (values map[string]str
 	return values, ""
 }
 
+// checkoutSource checks the candidate's commit out in the run's src/ and
+// returns that directory. A config that would put anything beside the
+// commit into the run (knobs, a placeholder of a proposal's content,
+// knob mode's settings) is refused, as `assay validate` refuses it, and
+// so is a task directory outside the checkout: either would measure
+// another program than the candidate's.
+func checkoutSource(ctx context.Context, cfg *Config, req *plugins.RunRequest, rec *record, dir string) (string, error) {
+	if ps := pluginconfig.SourceModeProblems(req.Config); len(ps) > 0 {
+		return "", &configError{fmt.Errorf("config.%s: %s (%s)", ps[0].Path, ps[0].Msg, pluginconfig.SourceModeWhy)}
+	}
+	if filepath.IsAbs(cfg.TaskDir) {
+		return "", fmt.Errorf("config.task_dir %s: in source mode a task's command runs in the candidate's checkout, so task_dir must be relative to it", cfg.TaskDir)
+	}
+	cwd := filepath.Join(dir, SourceDir)
+	var err error
+	rec.Revision, err = checkout(ctx, req.Source.Repository, req.Source.Commit, cwd)
+	return cwd, err
+}
+
 // checkoutProposal checks out config.repo (when set) and applies the
 // proposal's patch, returning the directory the command runs in. A
 // non-empty reason says why the proposal is infeasible.
@@ -471,7 +478,8 @@ func checkoutProposal(ctx context.Context, cfg *Config, patchText string, rec *r
 	return cwd, "", nil
 }
 
-// writeRun writes run.sh and run.json and sets the job that runs them.
+// writeRun writes run.sh and run.json and sets the job that runs them;
+// overrides is the overrides file, "" in source mode.
 func writeRun(p *prepared, req *plugins.RunRequest, cwd, overrides string, limit time.Duration) error {
 	rec, cfg, dir := p.rec, p.cfg, p.dir
 	vars := map[string]string{}
@@ -479,10 +487,13 @@ func writeRun(p *prepared, req *plugins.RunRequest, cwd, overrides string, limit
 		vars[k] = v
 	}
 	for k, v := range map[string]string{
-		"gpus": strconv.Itoa(req.GPUs), "config": overrides, "workdir": dir,
+		"gpus": strconv.Itoa(req.GPUs), "workdir": dir,
 		"seed": strconv.FormatInt(req.Seed, 10), "task": req.Task, "env": req.Env, "run_id": req.RunID,
 	} {
 		vars[k] = v
+	}
+	if overrides != "" {
+		vars["config"] = overrides // knob mode only: a source-mode run has none
 	}
 	defs, err := commandValues(cfg.command, vars, rec.Values)
 	if err != nil {

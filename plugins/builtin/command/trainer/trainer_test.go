@@ -379,16 +379,36 @@ func TestSourceCheckoutRunsTheCommit(t *testing.T) {
 			t.Fatalf("commit %s: %+v, want metric %g", c.commit, r, c.want)
 		}
 	}
-	// The idea's knob edits do not reach the program beside its commit:
-	// the overrides file holds the defaults.
-	cfg["knobs"] = map[string]any{"lr": map[string]any{"default": 0.1}}
-	req := request(t, "s-knobs", cfg, map[string]string{"lr": "0.3"})
+	// Nothing but the commit reaches the program: the idea's edits are
+	// not written, there is no overrides file and no ASSAY_CONFIG.
+	req := request(t, "s-edits", cfg, map[string]string{"lr": "0.3"})
 	req.Source = &plugins.Checkout{Repository: repo, Commit: cand}
-	if r := run(t, tr, req); r.Status != plugins.StatusFinished {
-		t.Fatalf("source run with edits: %+v", r)
+	if r := run(t, tr, req); r.Status != plugins.StatusFinished || r.Metric != 0.4 {
+		t.Fatalf("source run with edits: %+v, want metric 0.4", r)
 	}
-	if b, _ := os.ReadFile(filepath.Join(req.WorkDir, "overrides.json")); !strings.Contains(string(b), `"lr": 0.1`) {
-		t.Fatalf("source mode wrote the idea's edits as overrides: %s", b)
+	if _, err := os.Stat(filepath.Join(req.WorkDir, "overrides.json")); err == nil {
+		t.Error("a source-mode run wrote an overrides file")
+	}
+	if script, _ := os.ReadFile(filepath.Join(req.WorkDir, ScriptFile)); strings.Contains(string(script), "ASSAY_CONFIG") || strings.Contains(string(script), "0.3") {
+		t.Errorf("run.sh of a source-mode run carries an overrides file or an edit:\n%s", script)
+	}
+	// What would put more than the commit into the run is refused as the
+	// config's fault: knobs, a placeholder of a proposal's content, knob
+	// mode's settings.
+	for name, bad := range map[string]func(map[string]any){
+		"knobs":    func(c map[string]any) { c["knobs"] = map[string]any{"lr": map[string]any{"default": 0.1}} },
+		"config":   func(c map[string]any) { c["command"] = "bash train.sh --config {{config}}" },
+		"edit":     func(c map[string]any) { c["command"] = `bash train.sh --lr {{index .edits "lr"}}` },
+		"override": func(c map[string]any) { c["overrides_file"] = "o.env" },
+		"env":      func(c map[string]any) { c["env"] = map[string]any{"ASSAY_CONFIG": "/tmp/o.json"} },
+	} {
+		c := map[string]any{"command": "bash train.sh", "metric_regex": `loss=([0-9.]+)`}
+		bad(c)
+		req := request(t, "s-bad-"+name, c, nil)
+		req.Source = &plugins.Checkout{Repository: repo, Commit: cand}
+		if _, err := tr.Start(context.Background(), req); !errors.Is(err, plugins.ErrInvalidConfig) || !strings.Contains(err.Error(), "source mode") {
+			t.Errorf("%s: %v, want a config error about source mode", name, err)
+		}
 	}
 	// A suite task's evaluation command runs in the checkout too; a
 	// task_dir outside it (the scaffold's own directory) is refused.

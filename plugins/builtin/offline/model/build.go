@@ -12,9 +12,13 @@ import (
 )
 
 // Summarize answers the summarizer role: a neutral description of the
-// edits, without the proposer's pitch. The seed picks one of a few
-// phrasings, as a sampled model would.
+// change, without the proposer's pitch: in source mode (a proposal with a
+// patch) what the patch changes, else the edits. The seed picks one of a
+// few phrasings, as a sampled model would.
 func Summarize(req *payload.SummarizeRequest, seed int64) *payload.SummarizeResponse {
+	if strings.TrimSpace(req.Proposal.Patch) != "" {
+		return summarizePatch(req, seed)
+	}
 	keys := sortedKeys(req.Proposal.Edits)
 	if len(keys) == 0 {
 		return &payload.SummarizeResponse{Summary: "No concrete change: " + strings.TrimSpace(req.Proposal.Text)}

@@ -21,7 +21,13 @@
 //     toward the untrained policy; samples weigh the same or, with
 //     TokenLevel, by their tokens. It returns the policy as JSON (Policy),
 //     which later requests carry in State. Each plugins.Sample.State must
-//     be the payload.ProposeRequest the proposal was sampled from.
+//     be the payload.ProposeRequest the proposal was sampled from. In
+//     source mode (ProposeRequest.Source) the edits are of the program
+//     shown: each named numeric setting of its editable files (settings.go:
+//     NAME = v, JSON, YAML, TOML, Python, Go constants, vars and
+//     struct-literal fields) set a quarter, half, twice or four times its
+//     value, the mechanism read off the setting's name, the idea's text
+//     naming the setting and the new value.
 //   - rwm (predict.go): kernel regression of gain over the records in
 //     context, by edit overlap and task, shrunk towards a fixed prior, with
 //     noise that shrinks as relevant records accumulate.
@@ -31,8 +37,14 @@
 //   - summarizer and builder/implementer (build.go): a neutral description
 //     of the edits; edits checked against the knobs (or read from the idea's
 //     text), numbers snapped to listed values, and an infeasible build at a
-//     small rate that grows with the number of edits.
+//     small rate that grows with the number of edits. In source mode
+//     (patch.go, summary.go) the builder writes a unified diff setting what
+//     the idea names (the setting whose name holds the idea's, to the value
+//     it gives), or declares the idea infeasible with the reason, and the
+//     summarizer describes the patch: which setting of which file changed
+//     from what to what.
 //
 // Model serves all of this as plugins.LLM; usage counts about four bytes a
-// token. The plugin binary in the parent directory serves Model.
+// token, at most the request's bounds (the role's high tokens in and out).
+// The plugin binary in the parent directory serves Model.
 package model

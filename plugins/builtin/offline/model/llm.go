@@ -95,20 +95,33 @@ func (Model) Complete(ctx context.Context, req *plugins.CompleteRequest) (*plugi
 	return &plugins.CompleteResponse{Text: text, Payload: b, Usage: usage(req, text, b)}, nil
 }
 
-// usage counts tokens as a hosted model would bill them: the prompt in,
-// the answer out, about four bytes a token. The prompt is the payload,
-// which this model reads; the messages the runtime renders from it (the
-// role's templates) count only when there is no payload, so the offline
-// figures do not move with a prompt's wording.
+// usage is what a call is billed: where the request carries its role's
+// bounds (MaxPromptTokens, MaxTokens: the role's high tokens in and out),
+// those bounds, else the tokens counted, the prompt in and the answer out
+// at about four bytes a token. The prompt is the payload, which this model
+// reads; the messages the runtime renders from it (the role's templates)
+// count only when there is no payload, so the offline figures do not move
+// with a prompt's wording. Billing the bound is the offline model's
+// honest figure: its counts are a model of a bill, not one, and a role's
+// spec declares what each of its calls uses. Neither above the bound (a
+// call never costs more than the dollar cap held for it) nor below a
+// single declared figure (the estimate's low), the usage of a spec served
+// by the offline model lies inside its estimate at any price.
 func usage(req *plugins.CompleteRequest, text string, out []byte) plugins.Usage {
-	in := payload.Tokens(string(req.Payload))
-	for _, m := range req.Messages {
-		if len(req.Payload) > 0 {
-			break
+	u := plugins.Usage{In: req.MaxPromptTokens, Out: req.MaxTokens}
+	if u.In <= 0 {
+		u.In = payload.Tokens(string(req.Payload))
+		for _, m := range req.Messages {
+			if len(req.Payload) > 0 {
+				break
+			}
+			u.In += payload.Tokens(m.Content) + 4
 		}
-		in += payload.Tokens(m.Content) + 4
 	}
-	return plugins.Usage{In: in, Out: payload.Tokens(text) + payload.Tokens(string(out))}
+	if u.Out <= 0 {
+		u.Out = payload.Tokens(text) + payload.Tokens(string(out))
+	}
+	return u
 }
 
 // Update applies one policy-gradient update (GRPO's or DAPO's, as the

@@ -150,12 +150,16 @@ func iclBonus(req *payload.ProposeRequest) map[string]float64 {
 }
 
 // candidates lists every edit that changes the current setup, in a fixed
-// order (knob order, then value order). Records in the prompt shift each
-// edit's prior by iclBonus.
+// order (knob order, then value order); in source mode, every change of a
+// numeric setting of the program shown (sourceCandidates). Records in the
+// prompt shift each edit's prior by iclBonus.
 func candidates(req *payload.ProposeRequest) []action {
 	icl := iclBonus(req)
-	cur := currentEdits(req.Parent)
 	borrow := inspired(req)
+	if req.Source != nil {
+		return sourceCandidates(req, icl, borrow)
+	}
+	cur := currentEdits(req.Parent)
 	var out []action
 	for _, k := range req.Knobs {
 		now, ok := cur[k.Name]
@@ -180,6 +184,31 @@ func candidates(req *payload.ProposeRequest) []action {
 				Knob: k.Name, Value: v, Mechanism: k.Mechanism,
 				prior: -0.4*(dist-1) + 0.3*unitHash("prior:"+k.Name+"="+v) + inspirationBonus*float64(borrow[k.Name+"="+v]) + icl[k.Name+"="+v],
 			})
+		}
+	}
+	return out
+}
+
+// sourceCandidates are the edits of a program the proposer is shown (the
+// editable files of the parent's commit): each named numeric setting
+// found there (settingsOf) set a quarter, half, twice or four times its
+// value, in file and line order, its mechanism read off its name
+// (mechanismOf). Small moves are likelier, as for knobs; a setting
+// named twice is proposed once.
+func sourceCandidates(req *payload.ProposeRequest, icl map[string]float64, borrow map[string]int) []action {
+	var out []action
+	seen := map[string]bool{}
+	for _, s := range settingsOf(req.Source) {
+		if seen[s.name] {
+			continue
+		}
+		seen[s.name] = true
+		mech := mechanismOf(s.name)
+		values, dist := ladder(s.value)
+		for i, v := range values {
+			e := s.name + "=" + v
+			out = append(out, action{Knob: s.name, Value: v, Mechanism: mech,
+				prior: -0.4*(dist[i]-1) + 0.3*unitHash("prior:"+e) + inspirationBonus*float64(borrow[e]) + icl[e]})
 		}
 	}
 	return out
@@ -228,12 +257,17 @@ func sample(r *rng, ps []float64) int {
 	return len(ps) - 1
 }
 
-// Propose samples N proposals, each the parent's setup plus one edit.
+// Propose samples N proposals, each the parent's setup plus one edit: of
+// a knob, or in source mode of a setting of the program shown, which the
+// idea's text names with its new value ("defaultLR to 0.06").
 func (p *Policy) Propose(req *payload.ProposeRequest, temperature float64, seed int64) (*payload.ProposeResponse, error) {
 	if req.N < 1 {
 		return nil, fmt.Errorf("offline proposer: n must be at least 1, got %d", req.N)
 	}
 	acts := candidates(req)
+	if len(acts) == 0 && req.Source != nil {
+		return nil, fmt.Errorf("offline proposer: no numeric setting to change in the %d editable files shown (%s)", len(req.Source.Files), strings.Join(req.Source.Editable, ", "))
+	}
 	if len(acts) == 0 {
 		return nil, fmt.Errorf("offline proposer: no knob can change (knobs: %d)", len(req.Knobs))
 	}

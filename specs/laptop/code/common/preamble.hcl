@@ -20,22 +20,13 @@ plugin "suite" {
     # Each task's evaluation command (suite.json's evaluate) replaces a
     # command here.
     metric_regex          = "(?m)^val_loss=([0-9.eE+-]+)$"
-    overrides_file        = "overrides.json"
     infeasible_exit_codes = [3]
     # go run reads its build cache and toolchain settings from these.
     pass_env = ["GOCACHE", "GOPATH", "GOMODCACHE", "GOFLAGS", "GOROOT", "GOTOOLCHAIN", "XDG_CACHE_HOME"]
 
-    # The hyperparameters train.go reads; in source mode a run's
-    # overrides hold their defaults, and a change is a patch.
-    knobs = {
-      lr         = { default = 0.03, mechanism = "optimizer", values = [0.01, 0.03, 0.1, 0.3, 1] }
-      schedule   = { default = "constant", mechanism = "schedule", values = ["constant", "cosine", "step"] }
-      epochs     = { default = 60, mechanism = "schedule", values = [30, 60, 120, 240] }
-      hidden     = { default = 4, mechanism = "architecture", values = [0, 4, 16, 32] }
-      activation = { default = "tanh", mechanism = "architecture", values = ["tanh", "relu"] }
-      init_scale = { default = 1, mechanism = "initialisation", values = [0.5, 1, 2] }
-      l2         = { default = 0, mechanism = "regularisation", values = [0, 0.0001, 0.001, 0.01] }
-    }
+    # No knobs and no overrides file: in source mode a candidate runs
+    # exactly its commit. The edit surface is train.go and model.go,
+    # whose settings (defaultLR, defaultEpochs, ...) the proposer is shown.
   }
 }
 
@@ -68,12 +59,13 @@ environment "example" {
   }
 }
 
+# The proposer is shown train.go and model.go whole, as the builder is.
 role "proposer" {
   llm         = plugin.offline
   concurrency = 4
   seconds     = 0.001
   tokens {
-    in  = 500
+    in  = { low = 1000, expected = 2500, high = 4000 }
     out = 100
   }
   price {
