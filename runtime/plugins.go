@@ -65,6 +65,11 @@ func (r *pluginSet) plugin(name string) (*supervised, error) {
 func (s *supervised) get(ctx context.Context, l Loader) (Instance, int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.dead != nil {
+		// Checked under the lock: a call that saw the plugin alive before
+		// another call's crash killed it for good must not start it again.
+		return nil, s.gen, s.dead
+	}
 	if s.inst == nil {
 		started := func(error) {}
 		if r, ok := l.(replayedBy); !ok || !r.replaces(s.p) {
@@ -96,28 +101,31 @@ type replayedBy interface {
 // it. A call that failed on a live process (Alive) was the plugin's answer:
 // the process is kept, since restarting it would break every other call in
 // flight and not change the answer. Past maxRestarts the plugin is dead
-// for the rest of the run (second result).
-func (s *supervised) restart(gen int, err error) (restarted bool, dead error) {
+// for the rest of the run (second result). n is the restart's number in
+// the current row (0: this caller did not restart it), read under the
+// lock, so two crashes in quick succession are numbered 1 and 2 however
+// their callers interleave.
+func (s *supervised) restart(gen int, err error) (n int, dead error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.dead != nil {
-		return false, s.dead
+		return 0, s.dead
 	}
 	if s.inst == nil || s.gen != gen {
-		return false, nil
+		return 0, nil
 	}
 	if a, ok := s.inst.(interface{ Alive() bool }); ok && a.Alive() && !errors.Is(err, plugins.ErrCrashed) {
-		return false, nil
+		return 0, nil
 	}
 	_ = s.inst.Close()
 	s.inst = nil
 	if s.restarts >= maxRestarts {
 		s.dead = plugins.WithKind(errPermanent, fmt.Errorf("plugin %s crashed %d times in a row, the last time: %w; the run stops (restarts are bounded at %d)",
 			s.p.Name, s.restarts+1, err, maxRestarts))
-		return false, s.dead
+		return 0, s.dead
 	}
 	s.restarts++
-	return true, nil
+	return s.restarts, nil
 }
 
 // succeeded starts the count of restarts in a row again.
@@ -125,12 +133,6 @@ func (s *supervised) succeeded() {
 	s.mu.Lock()
 	s.restarts = 0
 	s.mu.Unlock()
-}
-
-func (s *supervised) restartsNow() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.restarts
 }
 
 // deadErr is the crash that stopped the plugin for the run, or nil.
@@ -193,14 +195,14 @@ func (r *pluginSet) call(name string, fn func(Instance) error) error {
 			return r.ctx.Err()
 		}
 		last = err
-		restarted, dead := s.restart(gen, err)
+		n, dead := s.restart(gen, err)
 		if dead != nil {
 			return dead
 		}
-		if restarted {
+		if n > 0 {
 			// Once per crash, whatever number of calls saw it, and its
 			// cause once: a plugin that dies again dies the same way.
-			if n := s.restartsNow(); n == 1 {
+			if n == 1 {
 				r.progress.logf("plugin %s: %v; starting it again (restart 1 of at most %d in a row)", name, err, maxRestarts)
 			} else {
 				r.progress.logf("plugin %s crashed again; starting it again (restart %d of at most %d in a row)", name, n, maxRestarts)
