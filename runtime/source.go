@@ -327,6 +327,7 @@ func (m sourceMode) implementSource(builder, loop, key string, t *taskInfo, p pl
 		break
 	}
 	r.measured.build(builder, !ok)
+	r.watch.build(ok, failure)
 	if loop != "" {
 		r.measured.loop(loop, func(m *MeasuredLoop) {
 			m.Built++
