@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/assay-lang/assay/compiler/plan"
@@ -85,8 +86,35 @@ func variantDifference(was, now *plan.Plan, variant string) (path, a, b string, 
 		_ = json.Unmarshal(raw, &t)
 		return withoutSources(t)
 	}
-	path, x, y, ok := jsonDiff("variant", tree(was), tree(now))
-	return path, short(x), short(y), ok
+	wt := tree(was)
+	path, x, y, ok := jsonDiff("variant", wt, tree(now))
+	return assumptionPath(wt, path), short(x), short(y), ok
+}
+
+// assumptionPath names a difference in the plan's assumptions, which
+// every figure the spec sets is one of, by the assumption's own name
+// (role.proposer.tokens_in, value.expected) rather than its index.
+func assumptionPath(t any, path string) string {
+	rest, ok := strings.CutPrefix(path, "variant.assumptions[")
+	if !ok {
+		return path
+	}
+	n, rest, ok := strings.Cut(rest, "]")
+	i, err := strconv.Atoi(n)
+	v, _ := t.(map[string]any)
+	as, _ := v["assumptions"].([]any)
+	if !ok || err != nil || i < 0 || i >= len(as) {
+		return path
+	}
+	a, _ := as[i].(map[string]any)
+	name, _ := a["name"].(string)
+	if name == "" {
+		return path
+	}
+	if rest = strings.TrimPrefix(rest, "."); rest != "" {
+		return name + ", " + rest
+	}
+	return name
 }
 
 // withoutSources drops every "source" range of a decoded plan tree.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/assay-lang/assay/compiler/estimate"
 	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/plugins"
 	"github.com/assay-lang/assay/plugins/builtin/openai"
 	"github.com/assay-lang/assay/plugins/host"
 	"github.com/assay-lang/assay/runtime"
@@ -391,6 +392,10 @@ func execRun(c *cobra.Command, ctx context.Context, p *plan.Plan, lock *host.Loc
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
 			return userErrorf("run %s interrupted; continue it with: assay resume %s", opts.ID, opts.ID)
+		}
+		if errors.Is(err, plugins.ErrConfig) {
+			// The spec's to change: a resume runs the run's own plan again.
+			return userErrorf("%v\nchange the spec and start a new run: a resume keeps run %s's plan and would fail the same way; assay check SPEC finds this before any budget is spent", err, opts.ID)
 		}
 		return userErrorf("%v", err)
 	}
