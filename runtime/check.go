@@ -275,25 +275,14 @@ func (c *checker) buildSeeds() error {
 	return nil
 }
 
-// inSeedWorktree runs fn in a fresh worktree of sp's seed commit, removed
-// after.
+// inSeedWorktree runs fn in a fresh worktree of sp's seed commit, made
+// and removed as a candidate's is.
 func (c *checker) inSeedWorktree(sp *seedProgram, key string, fn func(wt string) error) error {
-	r := c.s
-	wt, err := filepath.Abs(filepath.Join(r.dir, "worktrees", strings.NewReplacer("/", "_", "~", "-").Replace(key)))
+	wt, remove, err := sourceMode{c.s}.worktree(sp, "check/"+key, sp.base)
 	if err != nil {
 		return err
 	}
-	sp.mu.Lock()
-	err = sp.repo.AddWorktree(r.ctx, wt, sp.base)
-	sp.mu.Unlock()
-	if err != nil {
-		return err
-	}
-	defer func() {
-		sp.mu.Lock()
-		defer sp.mu.Unlock()
-		_ = sp.repo.RemoveWorktree(r.ctx, wt)
-	}()
+	defer remove()
 	return fn(wt)
 }
 
