@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/assay-lang/assay/compiler/plan"
 	"github.com/assay-lang/assay/lang/diag"
@@ -34,12 +35,18 @@ var Codes = []diag.Code{
 func PromptDiags(ctx context.Context, p *plan.Plan, l Loader, count PromptCounter) diag.Diagnostics {
 	var ds diag.Diagnostics
 	seen := map[string]bool{}
+	described := map[string][]plugins.Knob{} // by trainer and config: the variants of a sweep share most
 	for _, v := range p.Variants {
 		knobs := map[string][]plugins.Knob{}
 		for _, e := range v.Envs {
-			if l != nil {
-				knobs[e.Name], _ = describeKnobs(ctx, v, e, l) // a trainer that cannot describe itself shows none
+			if l == nil {
+				continue
 			}
+			id := describeID(v, e)
+			if _, ok := described[id]; !ok {
+				described[id], _ = describeKnobs(ctx, v, e, l) // a trainer that cannot describe itself shows none
+			}
+			knobs[e.Name] = described[id]
 		}
 		for _, ro := range v.Roles {
 			pl := pluginOf(v, ro.Plugin)
@@ -61,6 +68,23 @@ func PromptDiags(ctx context.Context, p *plan.Plan, l Loader, count PromptCounte
 		}
 	}
 	return ds
+}
+
+// describeID names what an environment's trainer is asked to describe
+// itself with: the plugin and the config describeKnobs sends it.
+func describeID(v *plan.Variant, e *plan.Environment) string {
+	parts := []string{e.Trainer}
+	if pl := pluginOf(v, e.Trainer); pl != nil {
+		b, _ := json.Marshal(pl.Config)
+		parts = append(parts, pl.Source, string(b))
+	}
+	for _, t := range e.Tasks {
+		if len(t.Command) > 0 {
+			parts = append(parts, t.Command...)
+			break
+		}
+	}
+	return digest(parts...)
 }
 
 // promptCount is a role's first prompt on a task, counted.
