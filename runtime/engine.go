@@ -450,7 +450,7 @@ func (r *service) implement(builder, loop, key string, t *taskInfo, p plugins.Pr
 	if failed {
 		why := resp.Reason
 		if err != nil {
-			why = "the build call failed: " + err.Error()
+			why = "the build call failed: " + callWhy(err)
 		}
 		r.watch.build(false, why)
 	} else {

@@ -104,11 +104,13 @@ type Result struct {
 	Reason string `json:"reason,omitempty"`
 	// Cuts are the phases a budget cap stopped or shrank (state
 	// stopped_at_cap), also when the run failed after them.
-	Cuts []PhaseCut `json:"cut_phases,omitempty"`
+	Cuts   []PhaseCut `json:"cut_phases,omitempty"`
+	Totals Totals     `json:"totals"`
+
 	// Failures are, in state phase_failed, how the phase that ended the
 	// run measured nothing, with the last distinct reasons.
 	Failures []PhaseFailure `json:"failed_phases,omitempty"`
-	Totals   Totals         `json:"totals"`
+
 	// Best are, in source mode, each task's best program: a ref to check
 	// out, and the repository it is in.
 	Best []BestProgram `json:"best,omitempty"`

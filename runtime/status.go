@@ -47,16 +47,18 @@ type Status struct {
 	// CapStop says, for a run a budget cap cut short (state
 	// stopped_at_cap, or failed after a cut), which phases it stopped or
 	// shrank and why; Cuts lists them one by one.
-	CapStop string     `json:"stopped_at_cap,omitempty"`
-	Cuts    []PhaseCut `json:"cut_phases,omitempty"`
+	CapStop    string     `json:"stopped_at_cap,omitempty"`
+	Cuts       []PhaseCut `json:"cut_phases,omitempty"`
+	RealRuns   int        `json:"real_runs"` // reserved, counted against the budget
+	Finished   int        `json:"finished_runs"`
+	Infeasible int        `json:"infeasible_runs"`
+	InFlight   int        `json:"in_flight_runs"`
+	Failed     int        `json:"failed_runs"`
+
 	// Failures are, for a run in state phase_failed, how the phase that
 	// ended it measured nothing, each with its last distinct reasons.
-	Failures   []PhaseFailure `json:"failed_phases,omitempty"`
-	RealRuns   int            `json:"real_runs"` // reserved, counted against the budget
-	Finished   int            `json:"finished_runs"`
-	Infeasible int            `json:"infeasible_runs"`
-	InFlight   int            `json:"in_flight_runs"`
-	Failed     int            `json:"failed_runs"`
+	Failures []PhaseFailure `json:"failed_phases,omitempty"`
+
 	// ReExecutions counts real runs started again because their trainer
 	// had lost them (the process that ran them died): each may have spent
 	// its GPU time twice.
