@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -138,10 +139,12 @@ func CheckSpendOf(p *plan.Plan, variant string) (CheckSpend, error) {
 	return s, nil
 }
 
-// seedID names a seed program and its build: tasks that share one are
-// built once.
+// seedID names a seed program and its build (command and environment):
+// tasks that share one are built once.
 func seedID(src *plan.Source) string {
-	return digest(append(append([]string{src.Repository, src.Revision, fmt.Sprint(len(src.Build))}, src.Build...), src.Editable...)...)
+	parts := []string{src.Repository, src.Revision, fmt.Sprint(len(src.Build), len(src.BuildInherits), len(src.BuildEnv))}
+	parts = append(append(append(parts, src.Build...), src.BuildInherits...), src.BuildEnv...)
+	return digest(parts...)
 }
 
 // checkRole is role as a check calls it: asked once, never again.
@@ -260,7 +263,7 @@ func (c *checker) buildSeeds() error {
 		c.res.Spent.Builds++
 		r.progress.logf("check: building the seed program of task %s/%s (%s)", t.Env, t.Name, strings.Join(sp.src.Build, " "))
 		err := c.inSeedWorktree(sp, "build/"+t.Env+"/"+t.Name, func(wt string) error {
-			_, err := gitrepo.Build(r.ctx, wt, sp.src.Build, buildTimeLimit)
+			_, err := gitrepo.Build(r.ctx, wt, sp.src.Build, buildEnviron(sp.src, os.Environ()), buildTimeLimit)
 			return err
 		})
 		var be *gitrepo.BuildError
