@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -58,6 +59,13 @@ func (r *cutLog) cut(phase, why string) {
 		}
 	}
 	r.cuts = append(r.cuts, PhaseCut{Phase: phase, Reason: why})
+}
+
+// has reports whether a cap cut phase.
+func (r *cutLog) has(phase string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.ContainsFunc(r.cuts, func(c PhaseCut) bool { return c.Phase == phase })
 }
 
 // list returns the phases caps cut, in the order they were cut.

@@ -45,7 +45,14 @@
 // While a phase runs, the budget holds back what the plan's hold_back
 // says the phases after it need (real runs, GPU-hours, dollars). A phase a
 // cap stops or leaves with fewer real runs than the plan gives it is a cut
-// (capcut.go): the run ends in state stopped_at_cap, naming each.
+// (capcut.go): the run ends in state stopped_at_cap, naming each. A phase
+// that measured nothing (every build failed, every call of a role was
+// unparsed, no candidate got a real run) ends the run in state
+// phase_failed, with the last distinct reasons (phasefail.go).
+//
+// Check (check.go) is a canary of a plan through the same service: one
+// build per seed program, one baseline run per task, one call per role,
+// and every prompt counted against its tokens.in, before a run spends.
 //
 // The code is a small interpreter of the plan's phases. One service
 // (service.go) owns what every phase shares: the plan's blocks by name,

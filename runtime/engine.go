@@ -43,6 +43,9 @@ func (r *service) execute() error {
 		if err := r.j.Append(journal.KindPhaseStart, ph.Name, ph); err != nil {
 			return err
 		}
+		if ph.Kind != plan.PhaseCalibration {
+			r.watch = newPhaseWatch()
+		}
 		node, err := phaseOf(r, sc, i, ph)
 		if err == nil {
 			err = node.Execute()
@@ -59,6 +62,12 @@ func (r *service) execute() error {
 		}
 		if err := r.j.Commit(journal.KindPhaseEnd, ph.Name, r.totals()); err != nil {
 			return err
+		}
+		if fs := r.watch.verdict(r.v, ph, r.cuts.has); len(fs) > 0 {
+			// What comes after would build on nothing: the run ends here.
+			r.failures = fs
+			r.progress.logf("phase %s measured nothing: the run ends here", ph.Name)
+			return nil
 		}
 	}
 	return nil
@@ -361,14 +370,17 @@ func (r *service) proposeWith(proposer, key string, t *taskInfo, state string, p
 	var resp payload.ProposeResponse
 	text, err := r.completeText(proposer, key, req, &resp, untrained)
 	if errors.Is(err, errCallFailed) {
+		r.watch.noProposal(callWhy(err))
 		return plugins.Proposal{}, smp, false, nil
 	} else if err != nil {
 		return plugins.Proposal{}, smp, false, err
 	}
 	smp.text = text
 	if len(resp.Proposals) == 0 {
+		r.watch.noProposal("the proposer's answer held no proposal")
 		return plugins.Proposal{}, smp, false, nil
 	}
+	r.watch.proposal()
 	// The runtime owns a proposal's commit: an answer's own is dropped,
 	// and a proposal builds on its parent's program.
 	out := resp.Proposals[0]
@@ -435,6 +447,15 @@ func (r *service) implement(builder, loop, key string, t *taskInfo, p plugins.Pr
 	}
 	failed := err != nil || resp.Infeasible
 	r.measured.build(builder, failed)
+	if failed {
+		why := resp.Reason
+		if err != nil {
+			why = "the build call failed: " + callWhy(err)
+		}
+		r.watch.build(false, why)
+	} else {
+		r.watch.build(true, "")
+	}
 	if loop != "" {
 		r.measured.loop(loop, func(m *MeasuredLoop) {
 			m.Built++

@@ -42,55 +42,25 @@ func FirstCall(ctx context.Context, p *plan.Plan, variant, roleName, task string
 		return nil, err
 	}
 	var knobs []plugins.Knob
+	var src *payload.SourceContext
 	switch role.Kind {
 	case plugins.RolePropose, plugins.RoleBuild, plugins.RoleImplement, plugins.RolePredict, plugins.RoleCritic, plugins.RoleSummarize:
 		if knobs, err = describeKnobs(ctx, v, env, l); err != nil {
 			return nil, err
 		}
-	}
-	parent := plugins.Proposal{ID: "baseline", Text: "the task's baseline configuration"}
-	example := exampleProposal(knobs)
-	var in any
-	switch role.Kind {
-	case plugins.RolePropose:
-		req := payload.ProposeRequest{Task: t.Name, Env: env.Name, State: t.Name, Knobs: knobs, N: 1}
-		if t.Source != nil {
-			// Source mode: the proposer sees the seed program's editable
-			// files, as a run's first proposal does.
-			if req.Source, err = firstSource(ctx, t.Source); err != nil {
-				return nil, err
-			}
-		}
-		in = req
-	case plugins.RolePredict:
-		in = payload.PredictRequest{Task: t.Name, Env: env.Name, Proposal: example}
-	case plugins.RoleCritic:
-		labels := payload.Labels3
-		for _, c := range v.Critics {
-			if c.Role == role.Name {
-				labels = c.Labels
-				break
-			}
-		}
-		in = payload.CritiqueRequest{Task: t.Name, Env: env.Name, Parent: parent, Child: example, Labels: labels}
-	case plugins.RoleSummarize:
-		in = payload.SummarizeRequest{Task: t.Name, Proposal: example}
-		if criteriaRoleOf(v, role.Name) {
-			// A critic's criteria_role is asked about the task itself.
-			in = criteriaRequest(env.Name, t.Name, t.Description, t.Domain)
-		}
-	case plugins.RoleBuild, plugins.RoleImplement:
-		req := payload.ImplementRequest{Task: t.Name, Env: env.Name, Proposal: example, Knobs: knobs}
-		if t.Source != nil {
-			// Source mode: the builder sees the seed program, as a run's first
-			// build does.
-			if req.Source, err = firstSource(ctx, t.Source); err != nil {
-				return nil, err
-			}
-		}
-		in = req
 	default:
 		return nil, fmt.Errorf("role %q is of kind %q, which has no prompt", role.Name, role.Kind)
+	}
+	if t.Source != nil && (role.Kind == plugins.RolePropose || role.Kind == plugins.RoleBuild || role.Kind == plugins.RoleImplement) {
+		// Source mode: the proposer and the builder see the seed
+		// program's editable files, as a run's first call does.
+		if src, err = firstSource(ctx, t.Source); err != nil {
+			return nil, err
+		}
+	}
+	in, err := firstInput(v, role, env.Name, t, knobs, src, exampleProposal(knobs))
+	if err != nil {
+		return nil, err
 	}
 	body, err := payload.Encode(in)
 	if err != nil {
@@ -101,6 +71,42 @@ func FirstCall(ctx context.Context, p *plan.Plan, variant, roleName, task string
 		criteria = ph
 	}
 	return renderChat(role, in, body, criteria)
+}
+
+// firstInput is the input of a role's first call about task t of
+// environment env: no history, no records, the baseline as the parent,
+// and example as the proposal to build, judge or summarise; src is the
+// seed program a proposer or builder is shown in source mode (nil in knob
+// mode).
+func firstInput(v *plan.Variant, role *plan.Role, env string, t *plan.Task, knobs []plugins.Knob, src *payload.SourceContext, example plugins.Proposal) (any, error) {
+	parent := plugins.Proposal{ID: "baseline", Text: "the task's baseline configuration"}
+	var in any
+	switch role.Kind {
+	case plugins.RolePropose:
+		in = payload.ProposeRequest{Task: t.Name, Env: env, State: t.Name, Knobs: knobs, N: 1, Source: src}
+	case plugins.RolePredict:
+		in = payload.PredictRequest{Task: t.Name, Env: env, Proposal: example}
+	case plugins.RoleCritic:
+		labels := payload.Labels3
+		for _, c := range v.Critics {
+			if c.Role == role.Name {
+				labels = c.Labels
+				break
+			}
+		}
+		in = payload.CritiqueRequest{Task: t.Name, Env: env, Parent: parent, Child: example, Labels: labels}
+	case plugins.RoleSummarize:
+		in = payload.SummarizeRequest{Task: t.Name, Proposal: example}
+		if criteriaRoleOf(v, role.Name) {
+			// A critic's criteria_role is asked about the task itself.
+			in = criteriaRequest(env, t.Name, t.Description, t.Domain)
+		}
+	case plugins.RoleBuild, plugins.RoleImplement:
+		in = payload.ImplementRequest{Task: t.Name, Env: env, Proposal: example, Knobs: knobs, Source: src}
+	default:
+		return nil, fmt.Errorf("role %q is of kind %q, which has no prompt", role.Name, role.Kind)
+	}
+	return in, nil
 }
 
 func firstTask(v *plan.Variant, name string) (*plan.Environment, *plan.Task, error) {

@@ -116,6 +116,7 @@ func (c llmCall) journaled(d []byte, out any) (text string, ok bool, err error) 
 	}
 	if rec.Unparsed != "" {
 		r.measured.unparsed(role.Name)
+		r.watch.unparsed(role.Name, rec.Unparsed)
 		return "", true, fmt.Errorf("%s call %s: %w: %s", role.Name, key, errUnparsed, rec.Unparsed)
 	}
 	return rec.answerText(role.Kind), true, payload.Decode(rec.Payload, out)
@@ -155,6 +156,7 @@ func (c llmCall) ask(req *plugins.CompleteRequest, in, out any) (string, error) 
 		r.countCall(role, used.In, used.Out)
 		r.measured.unparsed(role.Name)
 		rec.Unparsed = err.Error()
+		r.watch.unparsed(role.Name, rec.Unparsed)
 		if jerr := r.appendCall(key, rec); jerr != nil {
 			return "", jerr
 		}
@@ -493,6 +495,7 @@ func (r *service) chargeLLM(role *plan.Role, in, out int) {
 func (r *service) countCall(role *plan.Role, in, out int) float64 {
 	cost := callUSD(role, in, out)
 	r.n.call()
+	r.watch.call(role.Name)
 	r.measured.call(role.Name, in, out, cost)
 	return cost
 }

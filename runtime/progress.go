@@ -156,7 +156,7 @@ func (p *progress) done(res *Result) {
 		res.ID, res.State, t.RealRuns, t.Finished, t.Infeasible, strconv.FormatFloat(t.GPUHours, 'g', 4, 64), dollars(t.USD), dollars(t.LLMUSD), t.LLMCalls, t.Steps, t.BestGain)
 	// A failed run's reason is Run's error, which its caller reports: said
 	// here as well, it would print twice.
-	if res.Reason != "" && res.State != StateFailed {
+	if res.Reason != "" && res.State != StateFailed && res.State != StatePhaseFailed {
 		fmt.Fprintf(p.w, "assay: %s\n", plugins.Printable(res.Reason))
 	}
 }

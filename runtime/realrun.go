@@ -152,6 +152,7 @@ func (r *service) runReal(sc scope, runs []realRun) ([]outcome, error) {
 			r.n.outcome(out[i], runs[i].baseline)
 		}
 	}
+	r.watch.realRuns(runs, out)
 	return out, nil
 }
 

@@ -125,6 +125,21 @@ func (c *callRequest) diff(was *callRequest) string {
 	return plugins.Printable(strings.Join(out, "; "))
 }
 
+// sameButPromptLimit is req's request as was's when the two differ only
+// in a prompt limit req raised: the prompt was sent under the lower limit,
+// so it fits the higher one and gets the same answer (a spec whose
+// tokens.in was raised after a prompt outgrew it replays the calls it
+// made). Otherwise it is cur, req's own.
+func sameButPromptLimit(req *plugins.CompleteRequest, was, cur *callRequest) *callRequest {
+	lim, err := strconv.Atoi(was.Parts["max_prompt_tokens"])
+	if err != nil || lim <= 0 || req.MaxPromptTokens <= lim {
+		return cur
+	}
+	as := *req
+	as.MaxPromptTokens = lim
+	return requestOf(&as)
+}
+
 // replayCall answers an LLM call from the replayed journal (see Replay):
 // the same call key, role and request, or the run stops with what
 // changed. It holds and charges the dollars the earlier call cost, so caps
@@ -167,6 +182,9 @@ func (r *service) replayCall(role *plan.Role, key string, req *plugins.CompleteR
 	}
 	cur := requestOf(req)
 	if cur.Sum != was.Sum {
+		cur = sameButPromptLimit(req, &was, cur)
+	}
+	if cur.Sum != was.Sum {
 		return "", refuse("its request differs from the earlier run's: " + cur.diff(&was))
 	}
 	if why := c.outOfBounds(role); why != "" {
@@ -195,6 +213,7 @@ func (r *service) replayCall(role *plan.Role, key string, req *plugins.CompleteR
 	}
 	if c.Unparsed != "" {
 		r.measured.unparsed(role.Name)
+		r.watch.unparsed(role.Name, c.Unparsed)
 		return "", fmt.Errorf("%s call %s: %w: %s", role.Name, key, errUnparsed, c.Unparsed)
 	}
 	r.n.callSucceeded()

@@ -106,6 +106,11 @@ type Result struct {
 	// stopped_at_cap), also when the run failed after them.
 	Cuts   []PhaseCut `json:"cut_phases,omitempty"`
 	Totals Totals     `json:"totals"`
+
+	// Failures are, in state phase_failed, how the phase that ended the
+	// run measured nothing, with the last distinct reasons.
+	Failures []PhaseFailure `json:"failed_phases,omitempty"`
+
 	// Best are, in source mode, each task's best program: a ref to check
 	// out, and the repository it is in.
 	Best []BestProgram `json:"best,omitempty"`
@@ -248,6 +253,9 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
 	if len(res.Cuts) > 0 {
 		res.State, res.Reason = StateStoppedAtCap, cutsReason(res.Cuts)
 	}
+	if len(r.failures) > 0 {
+		res.State, res.Reason, res.Failures = StatePhaseFailed, failuresReason(r.failures), r.failures
+	}
 	if runErr != nil {
 		res.State, res.Reason = StateFailed, runErr.Error()
 		// A plugin stopped by a signal (Ctrl-C reaches the whole process
@@ -260,6 +268,7 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
 	_ = j.SetMeta("state", res.State)
 	_ = j.SetMeta("reason", res.Reason)
 	_ = j.SetMeta("cap_cuts", res.Cuts)
+	_ = j.SetMeta(metaPhaseFailures, res.Failures)
 	r.progress.done(res)
 	return res, runErr
 }

@@ -92,6 +92,10 @@ type service struct {
 	startedAt time.Time
 	// cuts are the phases a cap stopped or shrank (see capcut.go).
 	cuts *cutLog
+	// watch counts what the running phase built, parsed and ran, and
+	// failures are how a phase measured nothing (phasefail.go).
+	watch    *phaseWatch
+	failures []PhaseFailure
 	// replay is the journal a replayed run takes its answers from.
 	replay *replaySource
 	// genCriteria are the criteria critics' criteria_role generated, per
@@ -115,6 +119,7 @@ func newService(ctx context.Context, v *plan.Variant, j *journal.Journal, dir st
 		policy:   policyStore{by: map[string][]byte{}},
 		measured: newMeasured(),
 		records:  &recordStore{poolBy: map[string][]record{}},
+		watch:    newPhaseWatch(),
 	}
 	r.cuts = &cutLog{phases: v.Phases, loops: r.loops, skipped: map[string]string{}}
 	for _, e := range v.Envs {

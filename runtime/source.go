@@ -305,10 +305,7 @@ func (m sourceMode) implementSource(builder, loop, key string, t *taskInfo, p pl
 			failure = resp.Reason
 			continue
 		}
-		patch := resp.Patch
-		if patch == "" {
-			patch = resp.Proposal.Patch
-		}
+		patch := implementedPatch(resp)
 		commit, berr := m.buildOnce(sp, k, key, parent, patch, p)
 		if berr != nil {
 			var pe *gitrepo.PatchError
@@ -327,6 +324,7 @@ func (m sourceMode) implementSource(builder, loop, key string, t *taskInfo, p pl
 		break
 	}
 	r.measured.build(builder, !ok)
+	r.watch.build(ok, failure)
 	if loop != "" {
 		r.measured.loop(loop, func(m *MeasuredLoop) {
 			m.Built++
@@ -339,6 +337,15 @@ func (m sourceMode) implementSource(builder, loop, key string, t *taskInfo, p pl
 		return p, false, nil // a build that failed is an infeasible candidate
 	}
 	return built, true, nil
+}
+
+// implementedPatch is the patch a builder's answer holds, as a build
+// (and assay check) reads it.
+func implementedPatch(resp payload.ImplementResponse) string {
+	if resp.Patch != "" {
+		return resp.Patch
+	}
+	return resp.Proposal.Patch
 }
 
 // Candidate is a built candidate as status shows it: its idea, the

@@ -150,18 +150,13 @@ func (m sourceMode) reuseCommit(sp *seedProgram, key, commit string) (bool, erro
 	return true, sp.repo.UpdateRef(r.ctx, ref, commit)
 }
 
-// buildCandidate applies patch to parent in a fresh worktree, runs the
-// source's build there, commits the result and points the candidate's ref
-// at it. A refused patch is a *gitrepo.PatchError, a failed build a
-// *gitrepo.BuildError; any other error is the machine's.
-func (m sourceMode) buildCandidate(sp *seedProgram, key, parent, patch string, idea plugins.Proposal) (string, error) {
+// worktree adds a fresh worktree of commit for key under the run's
+// directory, and returns it with the function that removes it.
+func (m sourceMode) worktree(sp *seedProgram, key, commit string) (string, func(), error) {
 	r := m.s
-	if strings.TrimSpace(patch) == "" {
-		return "", &gitrepo.PatchError{Msg: "the answer holds no patch: answer with a unified diff of the editable files"}
-	}
 	wt, err := filepath.Abs(filepath.Join(r.dir, "worktrees", strings.NewReplacer("/", "_", "~", "-").Replace(key)))
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	sp.mu.Lock()
 	// A crashed attempt's worktree, if any, is removed first; git is asked
@@ -171,17 +166,33 @@ func (m sourceMode) buildCandidate(sp *seedProgram, key, parent, patch string, i
 		_ = sp.repo.RemoveWorktree(r.ctx, wt)
 		_ = os.RemoveAll(wt)
 	}
-	err = sp.repo.AddWorktree(r.ctx, wt, parent)
+	err = sp.repo.AddWorktree(r.ctx, wt, commit)
 	sp.mu.Unlock()
+	if err != nil {
+		return "", nil, err
+	}
+	return wt, func() {
+		sp.mu.Lock()
+		defer sp.mu.Unlock()
+		_ = sp.repo.RemoveWorktree(r.ctx, wt)
+	}, nil
+}
+
+// buildCandidate applies patch to parent in a fresh worktree, runs the
+// source's build there, commits the result and points the candidate's ref
+// at it. A refused patch is a *gitrepo.PatchError, a failed build a
+// *gitrepo.BuildError; any other error is the machine's.
+func (m sourceMode) buildCandidate(sp *seedProgram, key, parent, patch string, idea plugins.Proposal) (string, error) {
+	r := m.s
+	if strings.TrimSpace(patch) == "" {
+		return "", &gitrepo.PatchError{Msg: "the answer holds no patch: answer with a unified diff of the editable files"}
+	}
+	wt, remove, err := m.worktree(sp, key, parent)
 	if err != nil {
 		return "", err
 	}
 	if !sp.src.KeepWorktrees {
-		defer func() {
-			sp.mu.Lock()
-			defer sp.mu.Unlock()
-			_ = sp.repo.RemoveWorktree(r.ctx, wt)
-		}()
+		defer remove()
 	}
 	if _, err := gitrepo.Apply(r.ctx, wt, patch, sp.src.Editable); err != nil {
 		return "", err

@@ -54,6 +54,11 @@ type Status struct {
 	Infeasible int        `json:"infeasible_runs"`
 	InFlight   int        `json:"in_flight_runs"`
 	Failed     int        `json:"failed_runs"`
+
+	// Failures are, for a run in state phase_failed, how the phase that
+	// ended it measured nothing, each with its last distinct reasons.
+	Failures []PhaseFailure `json:"failed_phases,omitempty"`
+
 	// ReExecutions counts real runs started again because their trainer
 	// had lost them (the process that ran them died): each may have spent
 	// its GPU time twice.
@@ -177,6 +182,9 @@ func statusOf(j *journal.Journal, id string) (*Status, error) {
 	}
 	if j.Meta("cap_cuts", &st.Cuts) && len(st.Cuts) > 0 {
 		st.CapStop = cutsReason(st.Cuts)
+	}
+	if st.State != StateRunning {
+		j.Meta(metaPhaseFailures, &st.Failures)
 	}
 	var tot Totals
 	if j.Meta("totals", &tot) && st.State != StateRunning {

@@ -62,8 +62,12 @@ it.
 Formats: table (default, for terminals), json (for scripts), markdown (for
 reports and pull requests).
 
-Exit codes: 0 within every cap, 1 invalid spec or a hard cap broken,
-64 usage error.`,
+Like validate, estimate refuses a role's first prompt that counts more
+tokens than its tokens.in high prices (E_PROMPT_TOKENS): its plugin would
+refuse it, so the run would stop at its first call.
+
+Exit codes: 0 within every cap, 1 invalid spec, a hard cap broken or a
+first prompt over its role's tokens.in, 64 usage error.`,
 		Example: `  assay estimate specs/lm2lm.hcl
   assay estimate --format markdown specs/critic-grpo.hcl > estimate.md
   assay estimate -var steps=40 --format json specs/lm2lm.hcl
@@ -112,9 +116,14 @@ Exit codes: 0 within every cap, 1 invalid spec or a hard cap broken,
 				return nil
 			}
 			diags := r.CheckCaps(p.Variants[0].Budget)
+			capsBroken := diags.HasErrors()
+			diags = diags.Append(promptLimitDiags(args[0], p))
 			printDiags(c.ErrOrStderr(), diags, src)
-			if diags.HasErrors() {
+			if capsBroken {
 				return userErrorf("%s", capBroken)
+			}
+			if diags.HasErrors() {
+				return silentFailure()
 			}
 			return nil
 		},

@@ -21,10 +21,11 @@ import (
 
 // Exit codes, documented in docs/cli.md and the root help.
 const (
-	exitOK    = 0
-	exitUser  = 1  // invalid spec, broken cap, failed run
-	exitCap   = 4  // assay run and resume: the run ended, but a budget cap cut a phase (state stopped_at_cap)
-	exitUsage = 64 // bad command line (sysexits EX_USAGE), distinct from diff's 2 = changed
+	exitOK          = 0
+	exitUser        = 1  // invalid spec, broken cap, failed run
+	exitCap         = 4  // assay run and resume: the run ended, but a budget cap cut a phase (state stopped_at_cap)
+	exitPhaseFailed = 5  // assay run and resume: a phase measured nothing and ended the run (state phase_failed)
+	exitUsage       = 64 // bad command line (sysexits EX_USAGE), distinct from diff's 2 = changed
 )
 
 // version is set at link time (-ldflags "-X main.version=..."); otherwise
@@ -53,6 +54,9 @@ Exit codes:
   2  assay diff only: the specs differ (3: a --fail-above limit was crossed)
   4  assay run and resume only: the run ended, but a budget cap stopped or
      shrank one of its phases (state stopped_at_cap; status says which)
+  5  assay run and resume only: a phase measured nothing and ended the run:
+     every build failed, every call of a role was unparsed, or no candidate
+     got a real run (state phase_failed; status says which and why)
   64 usage error: unknown command or flag, wrong arguments
 
 Flags written with one dash (-var, -var-file, -json, -check, -diff,

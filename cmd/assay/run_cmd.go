@@ -15,6 +15,7 @@ import (
 
 	"github.com/assay-lang/assay/compiler/estimate"
 	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/plugins"
 	"github.com/assay-lang/assay/plugins/builtin/openai"
 	"github.com/assay-lang/assay/plugins/host"
 	"github.com/assay-lang/assay/runtime"
@@ -160,8 +161,18 @@ so caps act as they did. A run of an assay older than replay journals no
 requests and is refused. assay resume continues a replayed run as a
 replay.
 
+A phase that measured nothing ends the run in state phase_failed, and run
+exits with code 5: one in which every build failed, every call of a role
+was unparsed (its answers could not be read as the run reads them), or,
+where the plan gives it real runs and no cap cut it, no candidate got a
+real run. The phases after it do not run. The run's final lines, status
+and report name the phase, what failed, and the last distinct reasons
+with how often each came. assay check SPEC tries each task's build and
+evaluation and each role's answer before any budget is spent.
+
 Exit codes: 0 finished, 1 invalid spec or a failed run, 4 the run ended
-but a budget cap cut a phase (stopped_at_cap), 64 usage error.`,
+but a budget cap cut a phase (stopped_at_cap), 5 a phase measured nothing
+(phase_failed), 64 usage error.`,
 		Example: `  assay run specs/quickstart.hcl
   assay run --id try1 -var steps=4 specs/small-local.hcl
   assay plan -out try2.plan specs/small-local.hcl && assay run try2.plan
@@ -262,7 +273,15 @@ One process at a time runs a run: it holds the run's lock
 (.assay/runs/ID/journal.db.lock) from start to end, so a second resume of
 the same run is refused with the pid, host and start time of the one that
 holds it. The lock goes with its process, so a killed run can be resumed at
-once. An empty journal (the run stopped before it began) cannot be resumed.`,
+once. An empty journal (the run stopped before it began) cannot be resumed.
+
+A resume runs the plan the run began with. When the spec (compiled with
+the run's -var, -var-file and --set settings) now gives another plan, a
+raised tokens.in say, resume says so, where the plans first differ, and
+the command that starts a new run of the spec as it is with this run's
+answers (assay run --replay ID SPEC, see docs/replay.md), then resumes
+the run as it began. A run in state phase_failed is not resumed: its
+journal would end it the same way.`,
 		Example: `  assay resume 20261130-021500-a1b2c3`,
 		Args:    usageArgs(1, 1),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -279,6 +298,18 @@ once. An empty journal (the run stopped before it began) cannot be resumed.`,
 				return userErrorf("run %s is still running (its process is alive)", args[0])
 			case runtime.StateEmpty:
 				return userErrorf("run %s cannot be resumed: %s", args[0], st.Reason)
+			case runtime.StatePhaseFailed:
+				// Its journal gives every call and build the same outcome
+				// again: a resume would end the same way.
+				msg := fmt.Sprintf("run %s cannot be resumed: it ended in state %s (%s); a resume keeps the run's plan and its journal, and would end the same way: change the spec and start a new run",
+					args[0], st.State, termSafe(st.Reason))
+				if note := specChangeNote(st, rf.dir); note != "" {
+					msg += "\n" + note
+				}
+				return &exitError{code: exitPhaseFailed, msg: msg}
+			}
+			if note := specChangeNote(st, rf.dir); note != "" {
+				fmt.Fprintf(c.ErrOrStderr(), "assay: %s\n", note)
 			}
 			lockPath := st.Meta["lock"]
 			if lockPath == "" {
@@ -362,12 +393,35 @@ func execRun(c *cobra.Command, ctx context.Context, p *plan.Plan, lock *host.Loc
 		if errors.Is(err, context.Canceled) {
 			return userErrorf("run %s interrupted; continue it with: assay resume %s", opts.ID, opts.ID)
 		}
+		if errors.Is(err, plugins.ErrConfig) {
+			// The spec's to change: a resume runs the run's own plan again.
+			return userErrorf("%v\nchange the spec and start a new run: a resume keeps run %s's plan and would fail the same way; assay check SPEC finds this before any budget is spent", err, opts.ID)
+		}
 		return userErrorf("%v", err)
+	}
+	if res != nil && res.State == runtime.StatePhaseFailed {
+		return phaseFailedError(res.ID, res.Failures)
 	}
 	if res != nil && res.State == runtime.StateStoppedAtCap {
 		return capCutError(res.ID, res.Cuts)
 	}
 	return nil
+}
+
+// phaseFailedError is the exit of a run a phase that measured nothing
+// ended: how, with the last reasons, and a code of its own, so a script
+// does not take a run that learnt nothing for one that did.
+func phaseFailedError(id string, fs []runtime.PhaseFailure) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "run %s ended in state %s: a phase measured nothing", id, runtime.StatePhaseFailed)
+	for _, f := range fs {
+		fmt.Fprintf(&b, "\n  phase %s: %s", termSafe(f.Phase), termSafe(f.What))
+		for _, r := range f.Reasons {
+			fmt.Fprintf(&b, "\n    %dx %s", r.Count, termSafe(r.Message))
+		}
+	}
+	fmt.Fprintf(&b, "\nchange the spec and start a new run (a resume keeps this run's plan); assay check SPEC tries every build and role first")
+	return &exitError{code: exitPhaseFailed, msg: b.String()}
 }
 
 // replayFlags checks --replay and --replay-runs: the run to replay must

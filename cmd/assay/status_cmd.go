@@ -216,11 +216,17 @@ func runsOf(s *runtime.Status) string {
 
 func writeStatus(w io.Writer, s *runtime.Status) {
 	fmt.Fprintf(w, "run        %s\nplan       %s (%s, seed %d)\nstate      %s\n", s.ID, s.Plan, s.Variant, s.Seed, s.State)
-	if s.Reason != "" && len(s.Cuts) == 0 {
+	if s.Reason != "" && len(s.Cuts) == 0 && len(s.Failures) == 0 {
 		fmt.Fprintf(w, "reason     %s\n", plugins.Printable(s.Reason)) // may quote a plugin or server
 	}
+	for _, f := range s.Failures {
+		fmt.Fprintf(w, "failed     phase %s: %s\n", plugins.Printable(f.Phase), plugins.Printable(f.What))
+		for _, r := range f.Reasons {
+			fmt.Fprintf(w, "             %dx %s\n", r.Count, plugins.Printable(r.Message))
+		}
+	}
 	if len(s.Cuts) > 0 {
-		if s.State != runtime.StateStoppedAtCap && s.Reason != "" {
+		if s.State != runtime.StateStoppedAtCap && s.State != runtime.StatePhaseFailed && s.Reason != "" {
 			fmt.Fprintf(w, "reason     %s\n", plugins.Printable(s.Reason))
 		}
 		fmt.Fprintf(w, "cap        a budget cap cut the plan short; these figures are not the plan's\n")

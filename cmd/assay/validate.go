@@ -21,7 +21,11 @@ func newValidateCmd() *cobra.Command {
 or a spec written as JSON or YAML: .json, .yaml, .yml)
 and runs every check of the compiler without running anything: syntax,
 unknown fields with "did you mean" hints, types, enums, references,
-formulas, prices and budget arithmetic.
+formulas, prices and budget arithmetic. It also renders every role's first
+prompt on every task as a run does (the seed program's files, the knobs
+its trainer describes when the spec has a lock) and refuses one over the
+role's tokens.in high that its plugin would refuse (E_PROMPT_TOKENS),
+without an LLM call; assay check tries the rest with one call per role.
 
 Each problem is printed as file:line:col, severity, a stable code and a
 summary, then the source line with a caret and what to do.
@@ -39,8 +43,9 @@ Exit codes: 0 valid (warnings allowed), 1 invalid, 64 usage error.`,
 			p, diags, src := compileSpec(args[0], flags)
 			if !diags.HasErrors() && p != nil {
 				// run refuses a spec whose estimate breaks a hard cap, so
-				// validate does too.
-				diags = diags.Append(capDiags(p))
+				// validate does too; and a first prompt over tokens.in
+				// stops a run at its first call.
+				diags = diags.Append(capDiags(p), promptLimitDiags(args[0], p))
 			}
 			valid := !diags.HasErrors() && p != nil
 			if asJSON {

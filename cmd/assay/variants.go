@@ -115,6 +115,9 @@ launch:
 					fmt.Fprintf(errw, "assay: run %s: %v\n", gm.id, err)
 				}
 				failed = append(failed, gm.id)
+			} else if res != nil && res.State == runtime.StatePhaseFailed {
+				fmt.Fprintf(errw, "assay: %v\n", phaseFailedError(gm.id, res.Failures))
+				failed = append(failed, gm.id)
 			} else if res != nil && res.State == runtime.StateStoppedAtCap {
 				fmt.Fprintf(errw, "assay: %v\n", capCutError(gm.id, res.Cuts))
 				capped = append(capped, gm.id)

@@ -79,14 +79,8 @@ func watchRun(ctx context.Context, w io.Writer, dir, id string, interval, wait t
 			}
 			last = b.Bytes()
 		}
-		switch st.State {
-		case runtime.StateRunning:
-		case runtime.StateFinished:
-			return nil
-		case runtime.StateStoppedAtCap:
-			return &exitError{code: exitCap}
-		default:
-			return silentFailure()
+		if st.State != runtime.StateRunning {
+			return endedExit(st.State)
 		}
 		select {
 		case <-ctx.Done():
@@ -94,6 +88,20 @@ func watchRun(ctx context.Context, w io.Writer, dir, id string, interval, wait t
 		case <-time.After(interval):
 		}
 	}
+}
+
+// endedExit is the exit of a watch whose run ended in state: that of the
+// run command.
+func endedExit(state string) error {
+	switch state {
+	case runtime.StateFinished:
+		return nil
+	case runtime.StateStoppedAtCap:
+		return &exitError{code: exitCap}
+	case runtime.StatePhaseFailed:
+		return &exitError{code: exitPhaseFailed}
+	}
+	return silentFailure()
 }
 
 func dirExists(path string) bool {

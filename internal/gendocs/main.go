@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"github.com/assay-lang/assay/features/rehearse"
+	"github.com/assay-lang/assay/runtime"
 	"os"
 	"sort"
 	"strconv"
@@ -152,7 +153,7 @@ func allCodes() []diag.Code {
 	for _, c := range load.Codes {
 		codes = append(codes, diag.Code{Code: c.Code, Meaning: c.Meaning})
 	}
-	for _, list := range [][]diag.Code{hcl.Codes, cue.Codes, formula.Codes, estimate.Codes, stdlib.Codes, diag.Codes, rehearse.Codes} {
+	for _, list := range [][]diag.Code{hcl.Codes, cue.Codes, formula.Codes, estimate.Codes, stdlib.Codes, diag.Codes, rehearse.Codes, runtime.Codes} {
 		codes = append(codes, list...)
 	}
 	seen := map[string]bool{}

@@ -470,6 +470,7 @@ svg .f{fill:#fafafa;stroke:#ccc}svg .g{stroke:#e6e6e6}svg .d{stroke:#999;stroke-
 </style></head><body>
 <h1>Assay run {{.R.Status.ID}}</h1>
 {{with .R.Status.Cuts}}<div class="cap"><b>Stopped at a budget cap: these figures are not the plan's.</b><ul>{{range .}}<li>phase {{.Phase}} {{.Reason}}</li>{{end}}</ul></div>{{end}}
+{{with .R.Status.Failures}}<div class="cap"><b>A phase measured nothing and ended the run (state phase_failed).</b><ul>{{range .}}<li>phase {{.Phase}}: {{.What}}{{with .Reasons}}<ul>{{range .}}<li>{{.Count}}x {{.Message}}</li>{{end}}</ul>{{end}}</li>{{end}}</ul></div>{{end}}
 <table>
 <tr><th>plan</th><td>{{.R.Status.Plan}} ({{.R.Status.Variant}}, seed {{.R.Status.Seed}})</td></tr>
 <tr><th>state</th><td>{{.R.Status.State}}{{if .R.Status.Reason}}: {{.R.Status.Reason}}{{end}}</td></tr>

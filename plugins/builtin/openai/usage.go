@@ -100,3 +100,14 @@ func (m *meter) failed(err error) {
 }
 
 func (m *meter) usage() plugins.Usage { return plugins.Usage{In: int(m.in), Out: int(m.out)} }
+
+// PromptTokens is msgs' prompt as the plugin counts it against a role's
+// tokens.in high (promptTokens), for assay check and validate to count a
+// prompt as the plugin will before it is sent.
+func PromptTokens(msgs []plugins.Message) int {
+	cm := make([]chatMessage, len(msgs))
+	for i, m := range msgs {
+		cm[i] = chatMessage{Role: m.Role, Content: m.Content}
+	}
+	return promptTokens(cm)
+}
