@@ -134,6 +134,17 @@ func (lv *lowering) variant() *plan.Variant {
 	return out
 }
 
+// timeLimit is the wall-time limit of a job (a real run, a policy or
+// critic update) that may take hours and no more, since the caps hold it
+// there: the hours in whole seconds, rounded up, which every executor can
+// enforce (0 for none declared).
+func timeLimit(hours float64) float64 {
+	if !(hours > 0) || math.IsInf(hours, 1) {
+		return 0
+	}
+	return math.Ceil(hours * 3600)
+}
+
 // learned is the figure a run measured for assumption name, when the
 // compilation was given one, else c.
 func (lv *lowering) learned(name string, c plan.Count) plan.Count {
@@ -197,8 +208,7 @@ func (lv *lowering) env(e *spec.Environment) *plan.Environment {
 		}
 		pe.Hours = lv.learned("environment."+e.Name+".hours_per_run", h)
 		pe.GPUHours = pe.Hours.Scale(float64(rc.GPUs.V))
-		// A run may take its high hours and no more: the caps hold it there.
-		pe.TimeLimitSeconds = math.Ceil(pe.Hours.High * 3600)
+		pe.TimeLimitSeconds = timeLimit(pe.Hours.High)
 	}
 	for _, t := range envTasks(e, "") {
 		pt := &plan.Task{Name: t.Name, Split: t.Split.V, Direction: pe.Direction}

@@ -11,7 +11,7 @@ import (
 )
 
 // FormatVersion is bumped whenever the JSON shape of a Plan changes.
-const FormatVersion = "1.5"
+const FormatVersion = "1.6"
 
 // Plan is a compiled experiment. Without a sweep it has one variant.
 type Plan struct {
@@ -597,6 +597,11 @@ type PolicyUpdate struct {
 	// GPUHours and USD are one update's cost, reserved before it starts.
 	GPUHours float64 `json:"gpu_hours"`
 	USD      float64 `json:"usd"`
+	// TimeLimitSeconds is each update's wall-time limit: its hours, in
+	// whole seconds rounded up, as a real run's (0: none declared). The
+	// trainer stops the update at it, so it cannot spend more than the
+	// caps hold for it.
+	TimeLimitSeconds float64 `json:"time_limit_seconds,omitempty"`
 	// Adapter is the prefix: update N is served as Adapter-step-N.
 	Adapter string `json:"adapter"`
 	// Updates is how many updates the loop makes: one per step with
