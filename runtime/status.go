@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"syscall"
 	"time"
 
@@ -196,6 +197,15 @@ func statusOf(j *journal.Journal, id string) (*Status, error) {
 			st.Infeasible++
 		default:
 			st.Failed++
+		}
+	}
+	// GPUHours and RunUSD are what real runs and updates hold: an update
+	// that runs a trainer's command reserves GPU-hours too.
+	for _, key := range j.CallKeys(journal.KindPolicy) {
+		var hold updateReservation
+		if d, _ := j.Call(journal.KindPolicy, key); strings.HasSuffix(key, reserveSuffix) && json.Unmarshal(d, &hold) == nil {
+			st.GPUHours += hold.GPUHours
+			st.RunUSD += hold.USD
 		}
 	}
 	st.GPUHours, st.RunUSD = round6(st.GPUHours), round6(st.RunUSD)
