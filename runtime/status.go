@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"syscall"
 	"time"
 
@@ -201,12 +200,9 @@ func statusOf(j *journal.Journal, id string) (*Status, error) {
 	}
 	// GPUHours and RunUSD are what real runs and updates hold: an update
 	// that runs a trainer's command reserves GPU-hours too.
-	for _, key := range j.CallKeys(journal.KindPolicy) {
-		var hold updateReservation
-		if d, _ := j.Call(journal.KindPolicy, key); strings.HasSuffix(key, reserveSuffix) && json.Unmarshal(d, &hold) == nil {
-			st.GPUHours += hold.GPUHours
-			st.RunUSD += hold.USD
-		}
+	for _, hold := range updateHolds(j) {
+		st.GPUHours += hold.GPUHours
+		st.RunUSD += hold.USD
 	}
 	st.GPUHours, st.RunUSD = round6(st.GPUHours), round6(st.RunUSD)
 	if ev, err := j.Events(journal.KindCalibration); err == nil {

@@ -124,10 +124,11 @@ func (c *charges) settleUpdate(hold updateReservation, m *updateMeasure) (overru
 	return c.charge(hold.GPUHours, hold.USD, got, ok, true)
 }
 
-// restoreUpdates counts every update reservation in journal j against the
-// caps of b, and charges (c) every update whose record is there what it
-// measured, as newService does for real runs.
-func restoreUpdates(j *journal.Journal, b *Budget, c *charges) {
+// updateHolds are the update reservations in journal j, by the key of the
+// update's record. One that does not decode is left out here, and refused
+// where the update reads it (updateJob.reserve).
+func updateHolds(j *journal.Journal) map[string]updateReservation {
+	out := map[string]updateReservation{}
 	for _, key := range j.CallKeys(journal.KindPolicy) {
 		rkey, ok := strings.CutSuffix(key, reserveSuffix)
 		if !ok {
@@ -135,11 +136,20 @@ func restoreUpdates(j *journal.Journal, b *Budget, c *charges) {
 		}
 		d, _ := j.Call(journal.KindPolicy, key)
 		var hold updateReservation
-		if json.Unmarshal(d, &hold) != nil {
-			continue // refused where the update reads it (updateJob.reserve)
+		if json.Unmarshal(d, &hold) == nil {
+			out[rkey] = hold
 		}
+	}
+	return out
+}
+
+// restoreUpdates counts every update reservation in journal j against the
+// caps of b, and charges (c) every update whose record is there what it
+// measured, as newService does for real runs.
+func restoreUpdates(j *journal.Journal, b *Budget, c *charges) {
+	for key, hold := range updateHolds(j) {
 		b.restoreUpdate(hold.GPUHours, hold.USD)
-		if d, ok := j.Call(journal.KindPolicy, rkey); ok {
+		if d, ok := j.Call(journal.KindPolicy, key); ok {
 			var pr policyRecord
 			if json.Unmarshal(d, &pr) == nil {
 				c.settleUpdate(hold, pr.Measured)
