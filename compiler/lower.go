@@ -17,6 +17,11 @@ func lower(c *compilation) {
 	for _, v := range c.variants {
 		lv := &lowering{c: c, s: v.spec, x: v.idx}
 		out := lv.variant()
+		name := ""
+		if len(c.variants) > 1 {
+			name = v.name
+		}
+		lv.refuse(lv.short, name)
 		out.Name, out.Overrides = v.name, nil
 		if len(v.overrides) > 0 {
 			out.Overrides = v.overrides
@@ -44,6 +49,9 @@ type lowering struct {
 	c *compilation
 	s *spec.Spec
 	x *index
+	// short are the caps that cannot pay for what the variant's phases
+	// hold back (holdBack), reported once the variant is lowered.
+	short []shortfall
 }
 
 func (lv *lowering) variant() *plan.Variant {
@@ -129,7 +137,7 @@ func (lv *lowering) variant() *plan.Variant {
 		}
 	}
 	out.Loops, out.Phases, out.CriticTrainings = lv.phases()
-	holdBack(out)
+	lv.short = holdBack(out)
 	out.Assumptions = lv.assumptions(out)
 	return out
 }

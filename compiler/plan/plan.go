@@ -664,9 +664,10 @@ type Phase struct {
 // HoldBack is what a phase may not spend of the budget's caps, because the
 // phases after it need it: real runs, GPU-hours and dollars in the units
 // the runtime reserves (a real run at its environment's high GPU-hours, an
-// LLM call at what it costs at its low tokens, a policy update at its
-// cost). The compiler decides it (see compiler.holdBack): the later
-// phases' low figures of GPU-hours and dollars; of real runs, up to their
+// LLM call at what it holds, every attempt at the role's high tokens, a
+// policy update at its cost). The compiler decides it (see
+// compiler.holdBack): of GPU-hours and dollars, what the later phases may
+// spend at their high figures (a loop's low); of real runs, up to their
 // high figures (their low, for a loop that spends the budget) as long as
 // the phases up to this one keep room for their own low figures. Zero
 // for a figure whose cap is not set.
