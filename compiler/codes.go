@@ -106,7 +106,7 @@ var Codes = []Code{
 	{CodeCalSteps, "calibration after_steps must be strictly increasing and within [1, loop steps)"},
 	{CodeCalBudget, "calibration budget must have one entry or one per after_steps entry"},
 	{CodeCalLoop, "calibration needs an RL loop whose reward a world model predicts"},
-	{CodeBudgetFit, "baseline, seed, calibration and evaluation runs exceed budget.real_runs"},
+	{CodeBudgetFit, "baseline, seed, calibration and evaluation runs exceed budget.real_runs; or budget.usd or budget.gpu_hours cannot fund what a phase may spend at its high figures once the phases before it keep their low figures"},
 	{CodeSplitOverlap, "a task is listed in both the train and the holdout split"},
 	{CodeScaleMissing, "a task has no reward scale although its reward normalises by scale"},
 	{CodePriceMissing, "a GPU type has no price"},

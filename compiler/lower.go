@@ -17,6 +17,11 @@ func lower(c *compilation) {
 	for _, v := range c.variants {
 		lv := &lowering{c: c, s: v.spec, x: v.idx}
 		out := lv.variant()
+		name := ""
+		if len(c.variants) > 1 {
+			name = v.name
+		}
+		lv.refuse(lv.short, name)
 		out.Name, out.Overrides = v.name, nil
 		if len(v.overrides) > 0 {
 			out.Overrides = v.overrides
@@ -44,6 +49,9 @@ type lowering struct {
 	c *compilation
 	s *spec.Spec
 	x *index
+	// short are the caps that cannot pay for what the variant's phases
+	// hold back (holdBack), reported once the variant is lowered.
+	short []shortfall
 }
 
 func (lv *lowering) variant() *plan.Variant {
@@ -129,9 +137,20 @@ func (lv *lowering) variant() *plan.Variant {
 		}
 	}
 	out.Loops, out.Phases, out.CriticTrainings = lv.phases()
-	holdBack(out)
+	lv.short = holdBack(out)
 	out.Assumptions = lv.assumptions(out)
 	return out
+}
+
+// timeLimit is the wall-time limit of a job (a real run, a policy or
+// critic update) that may take hours and no more, since the caps hold it
+// there: the hours in whole seconds, rounded up, which every executor can
+// enforce (0 for none declared).
+func timeLimit(hours float64) float64 {
+	if !(hours > 0) || math.IsInf(hours, 1) {
+		return 0
+	}
+	return math.Ceil(hours * 3600)
 }
 
 // learned is the figure a run measured for assumption name, when the
@@ -197,8 +216,7 @@ func (lv *lowering) env(e *spec.Environment) *plan.Environment {
 		}
 		pe.Hours = lv.learned("environment."+e.Name+".hours_per_run", h)
 		pe.GPUHours = pe.Hours.Scale(float64(rc.GPUs.V))
-		// A run may take its high hours and no more: the caps hold it there.
-		pe.TimeLimitSeconds = math.Ceil(pe.Hours.High * 3600)
+		pe.TimeLimitSeconds = timeLimit(pe.Hours.High)
 	}
 	for _, t := range envTasks(e, "") {
 		pt := &plan.Task{Name: t.Name, Split: t.Split.V, Direction: pe.Direction}

@@ -246,6 +246,7 @@ func (lv *lowering) criticUpdate(alg string, tr spec.Ref, gpu spec.Val[string], 
 	}
 	u.Trainer, u.GPU, u.GPUs, u.Hours = tr.Name, gpu.V, gpus.V, hours.V
 	u.GPUHours = float64(gpus.V) * hours.V
+	u.TimeLimitSeconds = timeLimit(hours.V)
 	if lv.s.Prices != nil {
 		u.USD = u.GPUHours * lv.s.Prices.GPU.V[gpu.V]
 	}

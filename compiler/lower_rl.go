@@ -455,5 +455,5 @@ func (lv *lowering) policyUpdate(l *spec.Loop, steps plan.Count) *plan.PolicyUpd
 		n.Low = 0
 	}
 	return &plan.PolicyUpdate{Trainer: u.Trainer.Name, GPU: u.GPU.V, GPUs: u.GPUs.V, Hours: u.Hours.V,
-		GPUHours: gpuh, USD: gpuh * price, Adapter: adapter, Updates: n, Source: firstValid(u.Range, l.NameRange)}
+		GPUHours: gpuh, USD: gpuh * price, TimeLimitSeconds: timeLimit(u.Hours.V), Adapter: adapter, Updates: n, Source: firstValid(u.Range, l.NameRange)}
 }

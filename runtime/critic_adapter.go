@@ -24,12 +24,7 @@ import (
 func (c *criticTrainingNode) update(key string, u *plan.CriticUpdate, step int, name, alg string, samples []ctSample) error {
 	r, ro := c.s, c.s.roles[c.ct.Role]
 	if d, ok := r.j.Call(journal.KindPolicy, key); ok {
-		if d2, ok := r.j.Call(journal.KindPolicy, key+"/reserve"); ok {
-			var res updateReservation
-			if json.Unmarshal(d2, &res) == nil {
-				r.budget.restoreUpdate(res.GPUHours, res.USD)
-			}
-		}
+		// Its reservation and charge were counted when the run opened.
 		var pr policyRecord
 		if err := json.Unmarshal(d, &pr); err == nil && pr.Failed == "" {
 			r.policy.set(ro.Name, pr.State, pr.Step)
@@ -39,20 +34,22 @@ func (c *criticTrainingNode) update(key string, u *plan.CriticUpdate, step int, 
 	}
 	req := &plugins.UpdateRequest{Model: ro.Model, Algorithm: alg, LearningRate: u.LearningRate, KLCoef: u.KLCoef, Epochs: u.Epochs, WeightDecay: u.WeightDecay,
 		State: r.policy.of(ro.Name), Config: r.config[ro.Plugin]}
+	var measure *updateMeasure
 	if u.Trainer != "" {
-		why, err := c.hold(key, u)
+		job := updateJob{key: key, phase: c.ph.Name, what: "critic updates", trainer: u.Trainer, hold: updateReservation{GPUHours: u.GPUHours, USD: u.USD, GPUs: u.GPUs}}
+		why, err := job.reserve(r)
 		if err != nil {
 			return err
 		}
 		if why != "" {
-			return c.failed(key, step, len(samples), why)
+			return c.failed(key, step, len(samples), why, nil)
 		}
-		adapter, why, err := c.runCommand(key, u, step, alg, samples)
+		adapter, m, why, err := c.runCommand(job, u, step, alg, samples)
 		if err != nil {
 			return err
 		}
-		if why != "" {
-			return c.failed(key, step, len(samples), why)
+		if measure = m; why != "" {
+			return c.failed(key, step, len(samples), why, m)
 		}
 		req.Adapter = &plugins.Adapter{Name: name, Path: adapter}
 	} else {
@@ -81,49 +78,26 @@ func (c *criticTrainingNode) update(key string, u *plan.CriticUpdate, step int, 
 	case errors.Is(err, plugins.ErrUnsupported), errors.Is(err, plugins.ErrConfig), errors.Is(err, errPermanent):
 		return fmt.Errorf("%w: critic training %s: critic %s cannot take its %s update: %v", errPermanent, c.ct.Name, ro.Name, u.Algorithm, err)
 	case err != nil:
-		return c.failed(key, step, len(samples), err.Error())
+		return c.failed(key, step, len(samples), err.Error(), measure)
 	}
 	r.policy.set(ro.Name, resp.State, step)
 	r.measured.criticTraining(c.ct.Name, func(m *MeasuredCriticTraining) { m.Updates++ })
 	r.progress.logf("critic training %s: %s update %d on %d samples", c.ct.Name, u.Algorithm, step, len(samples))
-	if err := r.j.Append(journal.KindPolicy, key, policyRecord{Step: step, State: resp.State, Stats: resp.Stats, Samples: len(samples)}); err != nil {
+	if err := r.j.Append(journal.KindPolicy, key, policyRecord{Step: step, State: resp.State, Stats: resp.Stats, Samples: len(samples), Measured: measure}); err != nil {
 		return err
 	}
 	return r.j.Flush()
 }
 
-// failed journals a failed update: the critic stays as it was.
-func (c *criticTrainingNode) failed(key string, step, samples int, why string) error {
+// failed journals a failed update, with what it measured: the critic
+// stays as it was.
+func (c *criticTrainingNode) failed(key string, step, samples int, why string, m *updateMeasure) error {
 	r := c.s
 	r.progress.logf("critic training %s: update %s failed; the critic stays: %s", c.ct.Name, key, why)
-	if err := r.j.Append(journal.KindPolicy, key, policyRecord{Step: step, State: r.policy.of(c.ct.Role), Samples: samples, Failed: why}); err != nil {
+	if err := r.j.Append(journal.KindPolicy, key, policyRecord{Step: step, State: r.policy.of(c.ct.Role), Samples: samples, Failed: why, Measured: m}); err != nil {
 		return err
 	}
 	return r.j.Flush()
-}
-
-// hold reserves an update's cost against the caps (or counts a journaled
-// reservation again); why says what cap refused it.
-func (c *criticTrainingNode) hold(key string, u *plan.CriticUpdate) (why string, err error) {
-	r := c.s
-	if d, ok := r.j.Call(journal.KindPolicy, key+"/reserve"); ok {
-		var res updateReservation
-		if err := json.Unmarshal(d, &res); err != nil {
-			return "", fmt.Errorf("%w: journal: update reservation %s: %v", errPermanent, key, err)
-		}
-		r.budget.restoreUpdate(res.GPUHours, res.USD)
-		return "", nil
-	}
-	if err := r.budget.ReserveUpdate(u.GPUHours, u.USD); errors.Is(err, ErrBudget) {
-		r.cuts.cut(c.ph.Name, "made fewer critic updates than the plan gives it: "+strings.TrimPrefix(err.Error(), ErrBudget.Error()+": "))
-		return err.Error(), nil
-	} else if err != nil {
-		return "", err
-	}
-	if err := r.j.Append(journal.KindPolicy, key+"/reserve", updateReservation{GPUHours: u.GPUHours, USD: u.USD}); err != nil {
-		return "", err
-	}
-	return "", r.j.Flush()
 }
 
 // ctLine is one line of a critic update's batch file.
@@ -141,52 +115,41 @@ type ctLine struct {
 }
 
 // runCommand writes the batch and runs the update command on the
-// trainer; it returns the adapter's directory, or why the update failed.
-func (c *criticTrainingNode) runCommand(key string, u *plan.CriticUpdate, step int, alg string, samples []ctSample) (adapter, why string, err error) {
+// trainer, with the update's time limit; it returns the adapter's
+// directory and what the update measured, or why it failed.
+func (c *criticTrainingNode) runCommand(job updateJob, u *plan.CriticUpdate, step int, alg string, samples []ctSample) (adapter string, m *updateMeasure, why string, err error) {
 	r, ro := c.s, c.s.roles[c.ct.Role]
-	dir, err := filepath.Abs(filepath.Join(r.dir, "work", strings.ReplaceAll(key, "/", "_")))
+	dir, err := filepath.Abs(filepath.Join(r.dir, "work", strings.ReplaceAll(job.key, "/", "_")))
 	if err != nil {
-		return "", "", err
+		return "", nil, "", err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", "", err
+		return "", nil, "", err
 	}
 	batch := filepath.Join(dir, "batch.jsonl")
 	if err := c.writeBatch(batch, ro, step, samples); err != nil {
-		return "", "", err
+		return "", nil, "", err
 	}
 	cur := c.policyOf(r.policy.at(ro.Name))
-	job := &plugins.PolicyJob{Step: step, BatchFile: batch, AdapterDir: filepath.Join(dir, "adapter"), BaseModel: ro.Model, PreviousAdapter: cur.Adapter, PreviousAdapterDir: cur.AdapterDir,
+	pj := &plugins.PolicyJob{Step: step, BatchFile: batch, AdapterDir: filepath.Join(dir, "adapter"), BaseModel: ro.Model, PreviousAdapter: cur.Adapter, PreviousAdapterDir: cur.AdapterDir,
 		Algorithm: alg, LearningRate: u.LearningRate, KLCoef: u.KLCoef, Epochs: u.Epochs, WeightDecay: u.WeightDecay, LoRARank: u.LoRARank}
 	// The run's id names the update as a policy update's does
 	// (PREFIX/update/N), PREFIX the training's sft or grpo.
-	req := &plugins.RunRequest{RunID: c.key("%s/update/%d", u.Algorithm, step), Seed: int64(derive(r.v.Seed, key) >> 1), Config: r.config[u.Trainer],
+	req := &plugins.RunRequest{RunID: c.key("%s/update/%d", u.Algorithm, step), Seed: int64(derive(r.v.Seed, job.key) >> 1), Config: r.config[u.Trainer],
 		Executor: plugins.ExecutorSpec{Kind: r.v.Executor.Kind, Concurrency: r.v.Executor.Concurrency, GPUs: r.v.Executor.GPUs, Slurm: r.v.Executor.Slurm},
-		GPUs:     u.GPUs, WorkDir: dir, Update: job}
-	var res *plugins.RunResult
-	err = r.plugins.call(u.Trainer, func(inst Instance) error {
-		tr := inst.Trainer()
-		if tr == nil {
-			return fmt.Errorf("%w: plugin %s is not a trainer", errPermanent, u.Trainer)
-		}
-		h, err := tr.Start(r.ctx, req)
-		if err != nil {
-			return err
-		}
-		res, err = tr.Wait(r.ctx, h)
-		return err
-	})
+		GPUs:     u.GPUs, TimeLimitSeconds: u.TimeLimitSeconds, WorkDir: dir, Update: pj}
+	res, m, err := job.run(r, req)
 	switch {
 	case err != nil && r.ctx.Err() != nil:
-		return "", "", err
+		return "", nil, "", err
 	case errors.Is(err, plugins.ErrUnsupported), errors.Is(err, plugins.ErrConfig), errors.Is(err, errPermanent):
-		return "", "", fmt.Errorf("%w: critic training %s: update on plugin %s: %v", errPermanent, c.ct.Name, u.Trainer, err)
+		return "", nil, "", fmt.Errorf("%w: critic training %s: update on plugin %s: %v", errPermanent, c.ct.Name, u.Trainer, err)
 	case err != nil:
-		return "", err.Error(), nil
+		return "", m, err.Error(), nil
 	case res.Status != plugins.StatusFinished:
-		return "", fmt.Sprintf("%s: %s", res.Status, res.Reason), nil
+		return "", m, fmt.Sprintf("%s: %s", res.Status, res.Reason), nil
 	}
-	return job.AdapterDir, "", nil
+	return pj.AdapterDir, m, "", nil
 }
 
 // writeBatch writes a critic update's batch: one line a sample, its prompt

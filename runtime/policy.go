@@ -14,13 +14,6 @@ import (
 	"github.com/assay-lang/assay/runtime/journal"
 )
 
-// updateReservation is a policy update's journaled budget reservation,
-// written before the update starts and never released.
-type updateReservation struct {
-	GPUHours float64 `json:"gpu_hours"`
-	USD      float64 `json:"usd"`
-}
-
 // batchLine is one line of an update's batch file (JSONL): one sampled
 // proposal with its group, reward and group-relative advantage. Prompt is
 // the chat the proposer was sent (RenderChat of State, the proposer
@@ -51,53 +44,43 @@ type batchPolicy struct {
 
 // trainPolicy makes step t's policy update with the loop's update command:
 // it reserves the update's cost, writes the batch, runs the command on the
-// update's trainer plugin (through the spec's executor), and has the
-// proposer's plugin serve the adapter it wrote. A failed update leaves the
-// policy as it was, journaled, like a failed plugin update. After a crash
-// the journaled reservation is counted again, and Start on the same work
-// directory returns the update already submitted instead of running it
-// twice.
+// update's trainer plugin (through the spec's executor, with the update's
+// time limit), charges what it measured, and has the proposer's plugin
+// serve the adapter it wrote. A failed update leaves the policy as it was,
+// journaled, like a failed plugin update. After a crash the journaled
+// reservation is counted again (restoreUpdates), and Start on the same
+// work directory returns the update already submitted instead of running
+// it twice.
 func (r *rlLoop) trainPolicy(t int, key string, samples []plugins.Sample, states []*payload.ProposeRequest) error {
 	l, u := r.l, r.l.Update
 	ro := r.s.roles[l.Proposer]
 	if d, ok := r.s.j.Call(journal.KindPolicy, key); ok {
-		r.replayUpdate(key, d)
+		r.replayUpdate(d)
 		return nil
 	}
 	if len(samples) == 0 {
 		return nil // every group dropped: nothing to train on
 	}
-	if why, err := r.holdUpdate(key); err != nil {
+	job := updateJob{key: key, phase: r.sc.phase, what: "policy updates", trainer: u.Trainer, hold: updateReservation{GPUHours: u.GPUHours, USD: u.USD, GPUs: u.GPUs}}
+	if why, err := job.reserve(r.s); err != nil {
 		return err
 	} else if why != "" {
-		return r.failUpdate(t, key, len(samples), why)
+		return r.failUpdate(t, key, len(samples), why, nil)
 	}
-	job, name, req, err := r.prepareUpdate(t, key, samples, states)
+	pj, name, req, err := r.prepareUpdate(t, key, samples, states)
 	if err != nil {
 		return err
 	}
-	var res *plugins.RunResult
-	err = r.s.plugins.call(u.Trainer, func(inst Instance) error {
-		tr := inst.Trainer()
-		if tr == nil {
-			return fmt.Errorf("%w: plugin %s is not a trainer", errPermanent, u.Trainer)
-		}
-		h, err := tr.Start(r.s.ctx, req)
-		if err != nil {
-			return err
-		}
-		res, err = tr.Wait(r.s.ctx, h)
-		return err
-	})
+	res, m, err := job.run(r.s, req)
 	switch {
 	case err != nil && r.s.ctx.Err() != nil:
 		return err
 	case errors.Is(err, plugins.ErrUnsupported), errors.Is(err, plugins.ErrConfig), errors.Is(err, errPermanent):
 		return fmt.Errorf("%w: loop %s: policy update on plugin %s: %v", errPermanent, l.Name, u.Trainer, err)
 	case err != nil:
-		return r.failUpdate(t, key, len(samples), err.Error())
+		return r.failUpdate(t, key, len(samples), err.Error(), m)
 	case res.Status != plugins.StatusFinished:
-		return r.failUpdate(t, key, len(samples), fmt.Sprintf("%s: %s", res.Status, res.Reason))
+		return r.failUpdate(t, key, len(samples), fmt.Sprintf("%s: %s", res.Status, res.Reason), m)
 	}
 	var resp *plugins.UpdateResponse
 	err = r.s.plugins.call(ro.Plugin, func(inst Instance) error {
@@ -108,7 +91,7 @@ func (r *rlLoop) trainPolicy(t int, key string, samples []plugins.Sample, states
 		var err error
 		resp, err = m.Update(r.s.ctx, &plugins.UpdateRequest{Model: ro.Model, LearningRate: l.LearningRate, State: r.s.policy.of(ro.Name), Config: r.s.config[ro.Plugin],
 			Algorithm: l.Algorithm, ClipLow: l.ClipLow, ClipHigh: l.ClipHigh, KLCoef: l.KLCoef, TokenLevel: l.TokenLevel, Epochs: l.Epochs, WeightDecay: l.WeightDecay,
-			Adapter: &plugins.Adapter{Name: name, Path: job.AdapterDir}})
+			Adapter: &plugins.Adapter{Name: name, Path: pj.AdapterDir}})
 		return err
 	})
 	switch {
@@ -117,28 +100,23 @@ func (r *rlLoop) trainPolicy(t int, key string, samples []plugins.Sample, states
 	case errors.Is(err, plugins.ErrUnsupported), errors.Is(err, plugins.ErrConfig), errors.Is(err, errPermanent):
 		return fmt.Errorf("%w: loop %s: proposer %s cannot serve the trained adapter: %v", errPermanent, l.Name, ro.Name, err)
 	case err != nil:
-		return r.failUpdate(t, key, len(samples), "loading the adapter: "+err.Error())
+		return r.failUpdate(t, key, len(samples), "loading the adapter: "+err.Error(), m)
 	}
 	r.s.policy.set(ro.Name, resp.State, t+1)
 	r.s.n.update()
 	r.s.measured.loop(l.Name, func(m *MeasuredLoop) { m.Updates++ })
 	r.s.progress.logf("policy update %d: adapter %s", t+1, name)
-	if err := r.s.j.Append(journal.KindPolicy, key, policyRecord{Step: t + 1, State: resp.State, Stats: resp.Stats, Samples: len(samples)}); err != nil {
+	if err := r.s.j.Append(journal.KindPolicy, key, policyRecord{Step: t + 1, State: resp.State, Stats: resp.Stats, Samples: len(samples), Measured: m}); err != nil {
 		return err
 	}
 	return r.s.j.Flush()
 }
 
 // replayUpdate takes a journaled update (policy record d) back on resume:
-// its reservation counted again, its policy state restored.
-func (r *rlLoop) replayUpdate(key string, d []byte) {
+// its policy state restored (its reservation and charge were counted when
+// the run opened).
+func (r *rlLoop) replayUpdate(d []byte) {
 	l := r.l
-	if d2, ok := r.s.j.Call(journal.KindPolicy, key+"/reserve"); ok {
-		var res updateReservation
-		if json.Unmarshal(d2, &res) == nil {
-			r.s.budget.restoreUpdate(res.GPUHours, res.USD)
-		}
-	}
 	var pr policyRecord
 	if err := json.Unmarshal(d, &pr); err == nil && pr.Failed == "" {
 		r.s.policy.set(l.Proposer, pr.State, pr.Step)
@@ -147,39 +125,15 @@ func (r *rlLoop) replayUpdate(key string, d []byte) {
 	}
 }
 
-// failUpdate journals a failed update: the policy stays as it was.
-func (r *rlLoop) failUpdate(t int, key string, samples int, why string) error {
+// failUpdate journals a failed update, with what it measured: the policy
+// stays as it was.
+func (r *rlLoop) failUpdate(t int, key string, samples int, why string, m *updateMeasure) error {
 	ro := r.s.roles[r.l.Proposer]
 	r.s.progress.logf("policy update at step %d failed; the policy stays: %s", t+1, why)
-	if err := r.s.j.Append(journal.KindPolicy, key, policyRecord{Step: t + 1, State: r.s.policy.of(ro.Name), Samples: samples, Failed: why}); err != nil {
+	if err := r.s.j.Append(journal.KindPolicy, key, policyRecord{Step: t + 1, State: r.s.policy.of(ro.Name), Samples: samples, Failed: why, Measured: m}); err != nil {
 		return err
 	}
 	return r.s.j.Flush()
-}
-
-// holdUpdate reserves the update's cost (or counts a journaled
-// reservation again); why says what cap refused it, and the phase is
-// noted as cut.
-func (r *rlLoop) holdUpdate(key string) (why string, err error) {
-	u := r.l.Update
-	if d, ok := r.s.j.Call(journal.KindPolicy, key+"/reserve"); ok {
-		var res updateReservation
-		if err := json.Unmarshal(d, &res); err != nil {
-			return "", fmt.Errorf("%w: journal: update reservation %s: %v", errPermanent, key, err)
-		}
-		r.s.budget.restoreUpdate(res.GPUHours, res.USD)
-		return "", nil
-	}
-	if err := r.s.budget.ReserveUpdate(u.GPUHours, u.USD); errors.Is(err, ErrBudget) {
-		r.s.cuts.cut(r.sc.phase, "made fewer policy updates than the plan gives it: "+strings.TrimPrefix(err.Error(), ErrBudget.Error()+": "))
-		return err.Error(), nil
-	} else if err != nil {
-		return "", err
-	}
-	if err := r.s.j.Append(journal.KindPolicy, key+"/reserve", updateReservation{GPUHours: u.GPUHours, USD: u.USD}); err != nil {
-		return "", err
-	}
-	return "", r.s.j.Flush()
 }
 
 // prepareUpdate writes the batch (for a trainer that reads it) and makes
@@ -214,7 +168,7 @@ func (r *rlLoop) prepareUpdate(t int, key string, samples []plugins.Sample, stat
 		Algorithm: l.Algorithm, LearningRate: l.LearningRate, ClipLow: l.ClipLow, ClipHigh: l.ClipHigh, KLCoef: l.KLCoef, TokenLevel: l.TokenLevel, Epochs: l.Epochs, WeightDecay: l.WeightDecay, LoRARank: l.LoRARank}
 	req := &plugins.RunRequest{RunID: key, Seed: int64(derive(r.s.v.Seed, key) >> 1), Config: r.s.config[u.Trainer],
 		Executor: plugins.ExecutorSpec{Kind: r.s.v.Executor.Kind, Concurrency: r.s.v.Executor.Concurrency, GPUs: r.s.v.Executor.GPUs, Slurm: r.s.v.Executor.Slurm},
-		GPUs:     u.GPUs, WorkDir: dir, Update: job}
+		GPUs:     u.GPUs, TimeLimitSeconds: u.TimeLimitSeconds, WorkDir: dir, Update: job}
 	return job, name, req, nil
 }
 

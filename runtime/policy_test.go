@@ -100,6 +100,12 @@ type fakeUpdater struct {
 	jobs  []*plugins.PolicyJob
 	lines []int
 	fail  map[int]bool // steps whose update fails
+	// limits are the time limits the updates were sent; took, when set,
+	// is how long an update says it took (a trainer that ignores its
+	// limit), by its request.
+	limits []float64
+	took   func(*plugins.RunRequest) float64
+	secs   map[string]float64
 }
 
 func (f *fakeUpdater) Describe(context.Context, *plugins.DescribeRequest) (*plugins.DescribeResponse, error) {
@@ -128,6 +134,13 @@ func (f *fakeUpdater) Start(ctx context.Context, req *plugins.RunRequest) (*plug
 	defer f.mu.Unlock()
 	f.jobs = append(f.jobs, req.Update)
 	f.lines = append(f.lines, n)
+	f.limits = append(f.limits, req.TimeLimitSeconds)
+	if f.took != nil {
+		if f.secs == nil {
+			f.secs = map[string]float64{}
+		}
+		f.secs[req.RunID] = f.took(req)
+	}
 	if !f.fail[req.Update.Step] {
 		if err := os.MkdirAll(req.Update.AdapterDir, 0o755); err != nil {
 			return nil, err
@@ -141,7 +154,9 @@ func (f *fakeUpdater) Wait(ctx context.Context, h *plugins.RunHandle) (*plugins.
 	if _, err := os.Stat(h.Handle); err != nil {
 		return &plugins.RunResult{RunID: h.RunID, Status: plugins.StatusFailed, Reason: "no adapter"}, nil
 	}
-	return &plugins.RunResult{RunID: h.RunID, Status: plugins.StatusFinished}, nil
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return &plugins.RunResult{RunID: h.RunID, Status: plugins.StatusFinished, Seconds: f.secs[h.RunID]}, nil
 }
 
 func (f *fakeUpdater) Cancel(context.Context, *plugins.RunHandle) error { return nil }

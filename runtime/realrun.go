@@ -441,7 +441,7 @@ func (r *service) attempt(rr realRun, key string) (*plugins.RunResult, error) {
 	}
 	if run, ok := r.j.Run(key); ok {
 		if o, overran := r.charged.settle(r.envs[run.Reservation.Env], run.Reservation, res); overran {
-			o.log(r.progress, key)
+			o.log(r.progress, "run "+key)
 		}
 	}
 	r.progress.tick()

@@ -121,6 +121,9 @@ type policyRecord struct {
 	Stats   map[string]float64 `json:"stats,omitempty"`
 	Samples int                `json:"samples"`
 	Failed  string             `json:"failed,omitempty"`
+	// Measured is what an update that ran a trainer's command took (nil:
+	// unknown, or no such update).
+	Measured *updateMeasure `json:"measured,omitempty"`
 }
 
 // rlLoop is one RL loop's phase: the loop as the plan binds it (its

@@ -131,15 +131,20 @@ type Totals struct {
 	PolicyUpdates int     `json:"policy_updates"`
 	Records       int     `json:"records"`
 	BestGain      float64 `json:"best_real_gain"`
-	// GPUHours and USD count each real run at what it held, as the caps
-	// do. MeasuredGPUHours and MeasuredRunUSD charge each finished run
-	// what it measured (wall time x GPUs), at most its hold (its hold when
-	// its duration is unknown); Overruns counts runs that measured more
-	// than they held, and OverrunGPUHours by how much (see hours.go).
-	MeasuredGPUHours float64 `json:"measured_gpu_hours"`
-	MeasuredRunUSD   float64 `json:"measured_run_usd"`
-	Overruns         int     `json:"overruns,omitempty"`
-	OverrunGPUHours  float64 `json:"overrun_gpu_hours,omitempty"`
+	// GPUHours and USD count each real run and update at what it held, as
+	// the caps do. MeasuredGPUHours and MeasuredRunUSD charge each
+	// finished real run, and each policy or critic update that ran a
+	// trainer's command, what it measured (wall time x GPUs), at most its
+	// hold (its hold when its duration is unknown); Overruns counts those
+	// that measured more than they held, and OverrunGPUHours by how much
+	// (see hours.go). MeasuredUpdateGPUHours and UpdateOverruns are the
+	// updates' share.
+	MeasuredGPUHours       float64 `json:"measured_gpu_hours"`
+	MeasuredRunUSD         float64 `json:"measured_run_usd"`
+	Overruns               int     `json:"overruns,omitempty"`
+	OverrunGPUHours        float64 `json:"overrun_gpu_hours,omitempty"`
+	MeasuredUpdateGPUHours float64 `json:"measured_update_gpu_hours,omitempty"`
+	UpdateOverruns         int     `json:"update_overruns,omitempty"`
 	// Measured is the same run in the estimate's terms.
 	Measured *Measured `json:"measured,omitempty"`
 }

@@ -134,6 +134,7 @@ func newService(ctx context.Context, v *plan.Variant, j *journal.Journal, dir st
 		r.measured.realRun(run.Reservation.Phase, run.Reservation.Env)
 		r.charged.settle(r.envs[run.Reservation.Env], run.Reservation, run.Result)
 	}
+	restoreUpdates(j, r.budget, &r.charged)
 	for _, ro := range v.Roles {
 		r.roles[ro.Name] = ro
 	}
@@ -161,8 +162,9 @@ func (r *service) totals() Totals {
 		LLMCalls: r.n.calls(), Steps: r.n.steps, Candidates: r.n.candidates,
 		PolicyUpdates: r.n.updates, Records: r.records.count(), BestGain: round6(r.n.best()),
 		Measured: r.measured.snapshot()}
-	cg, cu, over, overGPUh := r.charged.totals()
-	t.MeasuredGPUHours, t.MeasuredRunUSD, t.Overruns, t.OverrunGPUHours = round6(cg), round6(cu), over, round6(overGPUh)
+	c := r.charged.totals()
+	t.MeasuredGPUHours, t.MeasuredRunUSD, t.Overruns, t.OverrunGPUHours = round6(c.gpuHours), round6(c.usd), c.overruns, round6(c.overGPUHours)
+	t.MeasuredUpdateGPUHours, t.UpdateOverruns = round6(c.updateGPUHours), c.updateOverruns
 	return t
 }
 

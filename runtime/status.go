@@ -206,6 +206,12 @@ func statusOf(j *journal.Journal, id string) (*Status, error) {
 			st.Failed++
 		}
 	}
+	// GPUHours and RunUSD are what real runs and updates hold: an update
+	// that runs a trainer's command reserves GPU-hours too.
+	for _, hold := range updateHolds(j) {
+		st.GPUHours += hold.GPUHours
+		st.RunUSD += hold.USD
+	}
 	st.GPUHours, st.RunUSD = round6(st.GPUHours), round6(st.RunUSD)
 	if ev, err := j.Events(journal.KindCalibration); err == nil {
 		for _, e := range ev {

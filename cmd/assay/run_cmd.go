@@ -122,9 +122,12 @@ Budget caps are hard. What the caps guarantee, exactly:
     reports.
   - later phases: while a phase runs, what the phases after it need is
     held back from it (the plan's hold_back, which the compiler decides:
-    their low GPU-hours and dollars, and their real runs, up to their high
-    figure as far as the cap leaves the earlier phases their low), so an
-    early loop cannot spend a later evaluation's share.
+    the GPU-hours and dollars they may spend at their high figures, every
+    attempt of every call included, a loop's low, and their real runs, up
+    to their high figure as far as the cap leaves the earlier phases
+    their low), so an early loop cannot spend a later evaluation's share;
+    a dollar or GPU-hour cap that cannot fund a later phase so is refused
+    (E_BUDGET_FIT).
 A spec whose estimate breaks a hard cap is refused before anything runs,
 as estimate refuses it; one whose high figure only may break it
 (W_CAP_AT_RISK) runs until the cap. A run a cap cut short ends in state

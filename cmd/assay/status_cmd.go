@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -85,12 +87,14 @@ them for the list. Each field has one meaning:
                             had lost them (its process died with them in
                             flight); each may have spent its GPU time twice
   gpu_hours, run_usd        reserved GPU-hours and their dollars (held at each
-                            run's high hours)
-  totals.measured_gpu_hours GPU-hours and dollars of finished runs as
-  totals.measured_run_usd   measured (wall time x GPUs), each run at most
-                            what it held; totals.overruns and
-                            totals.overrun_gpu_hours count runs that took
-                            longer than their high hours, and by how much
+                            run's high hours, and each update's hours)
+  totals.measured_gpu_hours GPU-hours and dollars of finished runs and
+  totals.measured_run_usd   updates as measured (wall time x GPUs), each at
+                            most what it held; totals.overruns and
+                            totals.overrun_gpu_hours count those that took
+                            longer than their hours, and by how much;
+                            totals.measured_update_gpu_hours and
+                            totals.update_overruns are the updates' share
   budget                    the plan's budget caps
   totals                    the run's figures when it ended (absent while it
                             runs); totals.finished_runs and
@@ -248,11 +252,11 @@ func writeStatus(w io.Writer, s *runtime.Status) {
 	}
 	// Real runs are held at the plan's hours and dollars (reserved); LLM
 	// calls are charged as they answer (measured): say which is which.
-	fmt.Fprintf(w, "GPU-hours  %s reserved\nrun $      %s reserved%s\n", estimate.FormatNumber(s.GPUHours), estimate.FormatUSD(s.RunUSD), capOf(s.Budget.USD))
+	fmt.Fprintf(w, "GPU-hours  %s reserved\nrun $      %s reserved%s\n", gpuHoursOf(s.GPUHours), estimate.FormatUSD(s.RunUSD), capOf(s.Budget.USD))
 	if t := s.Totals; t != nil {
 		fmt.Fprintf(w, "total $    %s (real runs reserved, LLM %s measured, %d calls)\nsteps      %d (%d candidates, %d policy updates)\nbest gain  %.4g\n",
 			estimate.FormatUSD(t.USD), estimate.FormatUSD(t.LLMUSD), t.LLMCalls, t.Steps, t.Candidates, t.PolicyUpdates, t.BestGain)
-		fmt.Fprintf(w, "measured   %s GPU-hours, %s (each run at most what it held)\n", estimate.FormatNumber(t.MeasuredGPUHours), estimate.FormatUSD(t.MeasuredRunUSD))
+		fmt.Fprintf(w, "measured   %s GPU-hours, %s (each run at most what it held)%s\n", gpuHoursOf(t.MeasuredGPUHours), estimate.FormatUSD(t.MeasuredRunUSD), updatesOf(t))
 		if m := t.Measured; m != nil {
 			for _, name := range slices.Sorted(maps.Keys(m.Roles)) {
 				if r := m.Roles[name]; r.Unparsed > 0 {
@@ -266,14 +270,33 @@ func writeStatus(w io.Writer, s *runtime.Status) {
 			}
 		}
 		if t.Overruns > 0 {
-			fmt.Fprintf(w, "overruns   %d real runs took longer than their high hours: %s GPU-hours beyond what they held, not charged\n",
-				t.Overruns, estimate.FormatNumber(t.OverrunGPUHours))
+			fmt.Fprintf(w, "overruns   %d real runs and %d updates took longer than their high hours: %s GPU-hours beyond what they held, not charged\n",
+				t.Overruns-t.UpdateOverruns, t.UpdateOverruns, gpuHoursOf(t.OverrunGPUHours))
 		}
 	}
 	if s.State == runtime.StateInterrupted {
 		fmt.Fprintf(w, "continue   assay resume %s\n", s.ID)
 	}
 	writeProvenance(w, s.Provenance)
+}
+
+// gpuHoursOf prints GPU-hours as the estimate does, or to three
+// significant digits below a hundredth, so that a small run's or update's
+// hours do not read 0.
+func gpuHoursOf(x float64) string {
+	if a := math.Abs(x); a > 0 && a < 0.01 {
+		return strconv.FormatFloat(x, 'g', 3, 64)
+	}
+	return estimate.FormatNumber(x)
+}
+
+// updatesOf is the updates' share of the measured GPU-hours, for the
+// status line, when updates ran a trainer's command.
+func updatesOf(t *runtime.Totals) string {
+	if t.MeasuredUpdateGPUHours == 0 {
+		return ""
+	}
+	return "; updates " + gpuHoursOf(t.MeasuredUpdateGPUHours) + " of them"
 }
 
 // writeSources names each task's seed program, and where an imported

@@ -65,6 +65,9 @@ type CriticUpdate struct {
 	// LoRARank is the adapter's rank the update command is asked for; 0:
 	// the command's own default.
 	LoRARank int `json:"lora_rank,omitempty"`
+	// TimeLimitSeconds is each update's wall-time limit, as a policy
+	// update's (PolicyUpdate.TimeLimitSeconds); 0 without a Trainer.
+	TimeLimitSeconds float64 `json:"time_limit_seconds,omitempty"`
 	// Steps, Batch and Group are GRPO's: steps, pairs a step, verdicts a
 	// pair.
 	Steps int `json:"steps,omitempty"`

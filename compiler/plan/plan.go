@@ -11,7 +11,7 @@ import (
 )
 
 // FormatVersion is bumped whenever the JSON shape of a Plan changes.
-const FormatVersion = "1.5"
+const FormatVersion = "1.6"
 
 // Plan is a compiled experiment. Without a sweep it has one variant.
 type Plan struct {
@@ -597,6 +597,11 @@ type PolicyUpdate struct {
 	// GPUHours and USD are one update's cost, reserved before it starts.
 	GPUHours float64 `json:"gpu_hours"`
 	USD      float64 `json:"usd"`
+	// TimeLimitSeconds is each update's wall-time limit: its hours, in
+	// whole seconds rounded up, as a real run's (0: none declared). The
+	// trainer stops the update at it, so it cannot spend more than the
+	// caps hold for it.
+	TimeLimitSeconds float64 `json:"time_limit_seconds,omitempty"`
 	// Adapter is the prefix: update N is served as Adapter-step-N.
 	Adapter string `json:"adapter"`
 	// Updates is how many updates the loop makes: one per step with
@@ -659,9 +664,10 @@ type Phase struct {
 // HoldBack is what a phase may not spend of the budget's caps, because the
 // phases after it need it: real runs, GPU-hours and dollars in the units
 // the runtime reserves (a real run at its environment's high GPU-hours, an
-// LLM call at what it costs at its low tokens, a policy update at its
-// cost). The compiler decides it (see compiler.holdBack): the later
-// phases' low figures of GPU-hours and dollars; of real runs, up to their
+// LLM call at what it holds, every attempt at the role's high tokens, a
+// policy update at its cost). The compiler decides it (see
+// compiler.holdBack): of GPU-hours and dollars, what the later phases may
+// spend at their high figures (a loop's low); of real runs, up to their
 // high figures (their low, for a loop that spends the budget) as long as
 // the phases up to this one keep room for their own low figures. Zero
 // for a figure whose cap is not set.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -654,6 +655,22 @@ func (j *Journal) Call(kind, key string) (json.RawMessage, bool) {
 	defer j.mu.Unlock()
 	d, ok := j.calls[kind+"\x00"+key]
 	return d, ok
+}
+
+// CallKeys lists, sorted, the keys of the events of kind that Call
+// returns: those on disk when the journal was opened, and those adopted.
+func (j *Journal) CallKeys(kind string) []string {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	prefix := kind + "\x00"
+	var out []string
+	for k := range j.calls {
+		if key, ok := strings.CutPrefix(k, prefix); ok {
+			out = append(out, key)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // Meta returns a meta value.

@@ -91,7 +91,8 @@ func outcome(rec *record, cfg *Config, dir string, st executor.Status) *plugins.
 	timeLimit := fmt.Sprintf("time limit of %s exceeded", time.Duration(rec.TimeLimitSeconds*float64(time.Second)))
 	timedOut := func() {
 		r.Status, r.Reason = plugins.StatusFailed, timeLimit
-		if cfg.TimeoutInfeasible {
+		// An update has no infeasible outcome: past its limit it failed.
+		if cfg.TimeoutInfeasible && rec.Update == nil {
 			r.Status = plugins.StatusInfeasible
 			r.Reason += " (timeout_infeasible)"
 		}
@@ -115,12 +116,12 @@ func outcome(rec *record, cfg *Config, dir string, st executor.Status) *plugins.
 		return r
 	}
 	// The script ran to an end: completed or failed.
-	if rec.Update != nil {
-		return updateOutcome(rec, r, st, stderr)
-	}
 	if st.State == executor.Failed && st.ExitCode == 124 && rec.TimeLimitSeconds > 0 && strings.Contains(stderr, timeLimitMarker) {
 		timedOut()
 		return r
+	}
+	if rec.Update != nil {
+		return updateOutcome(rec, r, st, stderr)
 	}
 	for _, re := range cfg.InfeasiblePatterns {
 		if m := re.FindString(stderr); m != "" {

@@ -123,3 +123,23 @@ func TestSlurmPolicyUpdate(t *testing.T) {
 		t.Errorf("the update saw %q batch lines, want 1", b)
 	}
 }
+
+// An update is stopped at the time limit its request carries, as a real
+// run is, and fails saying so, with the seconds and GPU-hours it took;
+// timeout_infeasible does not apply (an update has no infeasible outcome).
+func TestPolicyUpdateTimeLimit(t *testing.T) {
+	t.Parallel()
+	tr := newTrainer()
+	req := updateRequest(t, "u8", map[string]any{"update_command": "sleep 5; mkdir -p {{adapter_dir}}; touch {{adapter_dir}}/a", "timeout_infeasible": true})
+	req.TimeLimitSeconds = 1
+	r := run(t, tr, req)
+	if r.Status != plugins.StatusFailed || r.Reason != "time limit of 1s exceeded" {
+		t.Fatalf("status %s %q, want failed at its time limit of 1s", r.Status, r.Reason)
+	}
+	if r.Seconds < 1 || r.Seconds > 4 || r.GPUHours != 2*r.Seconds/3600 {
+		t.Errorf("took %gs, %g GPU-hours; want stopped at about 1s, 2 GPUs' worth", r.Seconds, r.GPUHours)
+	}
+	if _, err := os.Stat(filepath.Join(req.Update.AdapterDir, "a")); err == nil {
+		t.Error("the command ran past its limit")
+	}
+}
