@@ -54,6 +54,10 @@ type Status struct {
 	Infeasible int        `json:"infeasible_runs"`
 	InFlight   int        `json:"in_flight_runs"`
 	Failed     int        `json:"failed_runs"`
+	// Errored ran and failed in the program's own code (StatusError): a
+	// source-mode candidate's such run went back to its builder while
+	// repairs were left (Candidate.Attempts), any other was retried.
+	Errored int `json:"errored_runs"`
 	// ReExecutions counts real runs started again because their trainer
 	// had lost them (the process that ran them died): each may have spent
 	// its GPU time twice.
@@ -72,6 +76,11 @@ type Status struct {
 	Candidates []Candidate `json:"candidates,omitempty"`
 	// Sources are the seed programs a run in source mode began from.
 	Sources []SeedSource `json:"sources,omitempty"`
+	// Replay names the run this one replays; nil for a run that replays
+	// none. Tasks are each task's record: its baseline metric, seed
+	// commit and best program (record.go).
+	Replay *ReplayOf    `json:"replay_of,omitempty"`
+	Tasks  []TaskRecord `json:"tasks,omitempty"`
 	// Meta is what the command recorded at the start (spec and lock paths).
 	Meta map[string]string `json:"meta,omitempty"`
 	// Provenance is what the run was made from (absent for runs recorded
@@ -182,7 +191,8 @@ func statusOf(j *journal.Journal, id string) (*Status, error) {
 	if j.Meta("totals", &tot) && st.State != StateRunning {
 		st.Totals = &tot
 	}
-	for _, r := range j.Runs() {
+	runs := j.Runs()
+	for _, r := range runs {
 		st.RealRuns++
 		st.GPUHours += r.Reservation.GPUHours
 		st.RunUSD += r.Reservation.USD
@@ -194,6 +204,8 @@ func statusOf(j *journal.Journal, id string) (*Status, error) {
 			st.Finished++
 		case r.Result.Status == plugins.StatusInfeasible:
 			st.Infeasible++
+		case r.Result.Status == plugins.StatusError:
+			st.Errored++
 		default:
 			st.Failed++
 		}
@@ -217,6 +229,7 @@ func statusOf(j *journal.Journal, id string) (*Status, error) {
 		}
 	}
 	st.Candidates, st.Sources = candidatesOf(j)
+	readRecord(j, st, runs)
 	if d, ok, _ := lastEvent(j, journal.KindPhaseStart); ok {
 		st.Phase = d.Key
 	}
