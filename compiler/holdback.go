@@ -100,8 +100,11 @@ func phaseSpend(v *plan.Variant, ph *plan.Phase) (low, want spend) {
 // measured against.
 //
 // A calibration phase runs inside its loop's phase, so it is counted with
-// it and gets no hold-back of its own.
-func holdBack(v *plan.Variant) {
+// it and gets no hold-back of its own. repairs are, per phase, the runs of
+// its high that repairs of candidates' runs add: no phase holds them back
+// for a later one, which gets its first runs (a repair the budget cannot
+// run then stops at the cap).
+func holdBack(v *plan.Variant, repairs map[*plan.Phase]float64) {
 	type group struct {
 		ph        *plan.Phase
 		low, want spend
@@ -110,6 +113,7 @@ func holdBack(v *plan.Variant) {
 	var groups []*group
 	for _, ph := range v.Phases {
 		low, want := phaseSpend(v, ph)
+		want.runs = math.Max(low.runs, want.runs-repairs[ph])
 		if ph.Kind == plan.PhaseCalibration {
 			var owner *group
 			for _, g := range groups {

@@ -44,6 +44,9 @@ type lowering struct {
 	c *compilation
 	s *spec.Spec
 	x *index
+	// repairRuns is, per phase, the real runs of its high that repairs of
+	// candidates' runs add (lower_repairs.go).
+	repairRuns map[*plan.Phase]float64
 }
 
 func (lv *lowering) variant() *plan.Variant {
@@ -129,7 +132,7 @@ func (lv *lowering) variant() *plan.Variant {
 		}
 	}
 	out.Loops, out.Phases, out.CriticTrainings = lv.phases()
-	holdBack(out)
+	holdBack(out, lv.repairRuns)
 	out.Assumptions = lv.assumptions(out)
 	return out
 }

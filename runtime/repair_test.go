@@ -128,28 +128,8 @@ func TestRunErrorsAreRepaired(t *testing.T) {
 	if got := strings.Join(tr.starts, " "); got != key+" "+key+"/repair/1 "+key+"/repair/2" {
 		t.Fatalf("real runs %s", got)
 	}
-	if len(b.reqs) != 3 {
-		t.Fatalf("%d builder calls, want 3", len(b.reqs))
-	}
-	rep := b.reqs[1]
-	if rep.Repair != 1 || rep.Source == nil || rep.Source.Commit != first.Commit ||
-		!strings.Contains(rep.Failure, "ValueError: crash in params") || !strings.Contains(rep.Failure, "exit code 1") || strings.Contains(rep.Failure, "step 1") {
-		t.Fatalf("the first repair was sent repair %d, source %+v, failure %q", rep.Repair, rep.Source, rep.Failure)
-	}
-	if b.reqs[2].Repair != 2 || b.reqs[2].Source.Commit == first.Commit {
-		t.Fatalf("the second repair was not shown the first repair's commit: %+v", b.reqs[2].Source)
-	}
-	// The candidate's ref moves to each repair, a commit on the one that
-	// failed; the proposal's patch is the whole change from the seed.
-	if got := gitOut(t, repo, "rev-parse", "refs/assay/run-1/"+key); got != final {
-		t.Fatalf("candidate ref at %s, want %s", got, final)
-	}
-	if got := gitOut(t, repo, "rev-list", "--count", task.src.base+".."+final); got != "3" {
-		t.Fatalf("%s commits from the seed to the last repair, want 3", got)
-	}
-	if want := textdiff.Unified("a/params.txt", "b/params.txt", seedParams, params("0.25", false)); !strings.Contains(o.Repaired.Patch, "-rate = 0.5") || !strings.Contains(o.Repaired.Patch, "+rate = 0.25") || strings.Contains(o.Repaired.Patch, "crash") {
-		t.Fatalf("the repair's patch is not the whole change:\n%s\nwant the change of\n%s", o.Repaired.Patch, want)
-	}
+	checkRepairCalls(t, b, first.Commit)
+	checkRepairCommits(t, repo, task, key, o, final)
 	if err := j.SetMeta("run", runMeta{ID: "run-1"}); err != nil {
 		t.Fatal(err)
 	}
@@ -249,5 +229,38 @@ func TestRunErrorRepairsSpent(t *testing.T) {
 	slices.Sort(got)
 	if strings.Join(got, " ") != "k k/repair/2 plain plain~1 plain~2" {
 		t.Fatalf("real runs %s", got)
+	}
+}
+
+// checkRepairCalls checks what the builder was sent: each repair the end
+// of the failed run's stderr (not its stdout), shown the failing commit.
+func checkRepairCalls(t *testing.T, b *scriptedBuilder, first string) {
+	t.Helper()
+	if len(b.reqs) != 3 {
+		t.Fatalf("%d builder calls, want 3", len(b.reqs))
+	}
+	rep := b.reqs[1]
+	if rep.Repair != 1 || rep.Source == nil || rep.Source.Commit != first ||
+		!strings.Contains(rep.Failure, "ValueError: crash in params") || !strings.Contains(rep.Failure, "exit code 1") || strings.Contains(rep.Failure, "step 1") {
+		t.Fatalf("the first repair was sent repair %d, source %+v, failure %q", rep.Repair, rep.Source, rep.Failure)
+	}
+	if b.reqs[2].Repair != 2 || b.reqs[2].Source.Commit == first {
+		t.Fatalf("the second repair was not shown the first repair's commit: %+v", b.reqs[2].Source)
+	}
+}
+
+// checkRepairCommits checks the repairs' commits and the repaired patch.
+func checkRepairCommits(t *testing.T, repo string, task *taskInfo, key string, o outcome, final string) {
+	t.Helper()
+	// The candidate's ref moves to each repair, a commit on the one that
+	// failed; the proposal's patch is the whole change from the seed.
+	if got := gitOut(t, repo, "rev-parse", "refs/assay/run-1/"+key); got != final {
+		t.Fatalf("candidate ref at %s, want %s", got, final)
+	}
+	if got := gitOut(t, repo, "rev-list", "--count", task.src.base+".."+final); got != "3" {
+		t.Fatalf("%s commits from the seed to the last repair, want 3", got)
+	}
+	if want := textdiff.Unified("a/params.txt", "b/params.txt", seedParams, params("0.25", false)); !strings.Contains(o.Repaired.Patch, "-rate = 0.5") || !strings.Contains(o.Repaired.Patch, "+rate = 0.25") || strings.Contains(o.Repaired.Patch, "crash") {
+		t.Fatalf("the repair's patch is not the whole change:\n%s\nwant the change of\n%s", o.Repaired.Patch, want)
 	}
 }
