@@ -57,6 +57,9 @@ func (r *service) execute() error {
 		if err := (sourceMode{r}).markBest(); err != nil {
 			return err
 		}
+		if err := journalTasks(r); err != nil {
+			return err
+		}
 		if err := r.j.Commit(journal.KindPhaseEnd, ph.Name, r.totals()); err != nil {
 			return err
 		}

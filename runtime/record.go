@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"math"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
@@ -40,8 +41,39 @@ type TaskRecord struct {
 	Checkout string       `json:"checkout,omitempty"`
 }
 
-// metaBest keeps the run's best programs, as markBest last set them.
-const metaBest = "best_programs"
+// Meta keys of the record: the run's best programs, as markBest last set
+// them, and each task's baseline as the run knew it after a phase.
+const (
+	metaBest  = "best_programs"
+	metaTasks = "task_baselines"
+)
+
+// taskBaseline is what the journal keeps of a task: its baseline metric
+// (nil while unknown) and direction.
+type taskBaseline struct {
+	Env      string   `json:"env"`
+	Task     string   `json:"task"`
+	Baseline *float64 `json:"baseline,omitempty"`
+	Minimize bool     `json:"minimize,omitempty"`
+}
+
+// journalTasks records each task's baseline, declared, from a benchmark
+// or measured, so status names it for tasks no real run reserved too.
+func journalTasks(r *service) error {
+	var out []taskBaseline
+	for _, t := range r.tasks {
+		tb := taskBaseline{Env: t.Env, Task: t.Name, Minimize: t.Minimize}
+		if !math.IsNaN(t.Baseline) {
+			b := t.Baseline
+			tb.Baseline = &b
+		}
+		out = append(out, tb)
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return r.j.SetMeta(metaTasks, out)
+}
 
 // Checkout is the command that checks b out: git -C REPOSITORY checkout
 // REF, the repository quoted for a shell where it needs to be.
@@ -66,13 +98,15 @@ func readRecord(j *journal.Journal, st *Status, runs []journal.Run) {
 	}
 	var best []BestProgram
 	j.Meta(metaBest, &best)
-	st.Tasks = taskRecords(runs, st.Sources, best)
+	var known []taskBaseline
+	j.Meta(metaTasks, &known)
+	st.Tasks = taskRecords(known, runs, st.Sources, best)
 	measureCandidates(st.Candidates, runs)
 }
 
-// taskRecords are the tasks the run's real runs, seed programs and best
-// programs name, in the order they first appear.
-func taskRecords(runs []journal.Run, seeds []SeedSource, best []BestProgram) []TaskRecord {
+// taskRecords are the tasks the run's journaled baselines, real runs, seed
+// programs and best programs name, in the order they first appear.
+func taskRecords(known []taskBaseline, runs []journal.Run, seeds []SeedSource, best []BestProgram) []TaskRecord {
 	var out []TaskRecord
 	at := map[string]int{}
 	task := func(env, name string) *TaskRecord {
@@ -83,6 +117,10 @@ func taskRecords(runs []journal.Run, seeds []SeedSource, best []BestProgram) []T
 		at[k] = len(out)
 		out = append(out, TaskRecord{Env: env, Task: name})
 		return &out[len(out)-1]
+	}
+	for _, k := range known {
+		t := task(k.Env, k.Task)
+		t.Baseline, t.Minimize = k.Baseline, k.Minimize
 	}
 	for _, s := range seeds {
 		t := task(s.Env, s.Task)
@@ -96,7 +134,7 @@ func taskRecords(runs []journal.Run, seeds []SeedSource, best []BestProgram) []T
 		case strings.HasPrefix(r.Key, "baseline/") && r.Result != nil && r.Result.Status == plugins.StatusFinished:
 			m := r.Result.Metric
 			t.Baseline, t.BaselineRun = &m, r.Key
-		case rs.Baseline != nil && t.Baseline == nil:
+		case rs.Baseline != nil && t.Baseline == nil && t.BaselineRun == "":
 			b := *rs.Baseline
 			t.Baseline = &b
 		}
@@ -159,7 +197,7 @@ func (c *Candidate) measured(r *journal.Run) {
 		if r.Reservation.Minimize {
 			g = -g
 		}
-		g = round6(g)
+		g = round6(g) + 0 // no -0
 		c.Gain = &g
 	}
 }

@@ -320,8 +320,10 @@ type Comparison struct {
 	High     float64 `json:"high"`
 	Measured float64 `json:"measured"`
 	// Within: low <= measured <= high. A figure outside says an assumption
-	// of the estimate did not hold (or a run was cut short).
-	Within bool `json:"within"`
+	// of the estimate did not hold (or a run was cut short); Side says
+	// which way: "below" the low or "above" the high.
+	Within bool   `json:"within"`
+	Side   string `json:"side,omitempty"`
 	// Reason says why nothing bounds the figure; High is then +Inf, and
 	// null in JSON.
 	Reason string `json:"reason,omitempty"`

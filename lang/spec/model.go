@@ -155,7 +155,7 @@ type Source struct {
 	Revision      Val[string]   `assay:"revision" doc:"revision of the seed program (default HEAD), resolved to a commit id when a run starts and journaled"`
 	Editable      Val[[]string] `assay:"editable" doc:"paths a patch may change, as git pathspec globs (e.g. \"model/*.go\"); a patch touching any other path is refused"`
 	Build         Val[[]string] `assay:"build" doc:"command run in a candidate's worktree after its patch applies, as an argument list (never through a shell); a failure goes back to the builder"`
-	Repairs       Val[int]      `assay:"repairs" doc:"times a patch that does not apply or whose build fails goes back to the builder with the error (default 2, at most 10)"`
+	Repairs       Val[int]      `assay:"repairs" doc:"times a candidate goes back to the builder with its error (default 2, at most 10): a patch that does not apply, a build that fails, or a real run that fails in the program's own code (a non-zero exit, no metric; not a time limit, not infeasible), which is told the end of the run's stderr and runs again as a new commit; a candidate's build and run repairs share them"`
 	KeepWorktrees Val[bool]     `assay:"keep_worktrees" doc:"keep each candidate's worktree after it is done (default false: removed; its commit stays)"`
 	Import        *Import       `assay:"import,block" doc:"the repository is a plain directory, or one inside another repository: Assay copies its files (bounded; .git left out) into a git repository of its own under the runs directory, one per content, commits them as the seed program, and builds candidates there"`
 	Range         diag.Range    `json:"-"`
