@@ -143,9 +143,12 @@ func tokenBound(high float64) float64 {
 // measured against.
 //
 // A calibration phase runs inside its loop's phase, so it is counted with
-// it and gets no hold-back of its own.
-func holdBack(v *plan.Variant) []shortfall {
-	groups := spendGroups(v)
+// it and gets no hold-back of its own. repairs are, per phase, the runs of
+// its high that repairs of candidates' runs add: no phase holds them back
+// for a later one, which gets its first runs (a repair the budget cannot
+// run then stops at the cap).
+func holdBack(v *plan.Variant, repairs map[*plan.Phase]float64) []shortfall {
+	groups := spendGroups(v, repairs)
 	b := v.Budget
 	floor := func(c, lowSoFar, lowLater, wantLater float64) float64 {
 		if c <= 0 {
@@ -193,12 +196,39 @@ type spendGroup struct {
 	kind            string
 }
 
+// runSpend is the GPU-hours and dollars of ph's real runs at their high
+// count and hours, as phaseSpend counts them.
+func runSpend(v *plan.Variant, ph *plan.Phase) (gpuHours, usd float64) {
+	for name, c := range ph.Calls.RealRuns {
+		for _, e := range v.Envs {
+			if e.Name == name {
+				gh := e.GPUHours.High
+				gpuHours += mul(c.High, gh)
+				usd += mul(c.High, mul(gh, v.Prices[e.GPU]))
+			}
+		}
+	}
+	return gpuHours, usd
+}
+
 // spendGroups are a variant's phases as the caps see them: each phase
-// with its figures, a calibration round's counted with its loop's phase.
-func spendGroups(v *plan.Variant) []*spendGroup {
+// with its figures, a calibration round's counted with its loop's phase,
+// the runs repairs may add (repairs) left out of what is held back.
+func spendGroups(v *plan.Variant, repairs map[*plan.Phase]float64) []*spendGroup {
 	var groups []*spendGroup
 	for _, ph := range v.Phases {
 		low, want, need := phaseSpend(v, ph)
+		if extra := repairs[ph]; extra > 0 && want.runs > 0 {
+			// The repair runs' share of the phase's GPU-hours and dollars
+			// of runs goes too: a repair is not held back for.
+			keep := math.Max(low.runs, want.runs-extra) / want.runs
+			if ph.Kind != plan.PhaseRL && ph.Kind != plan.PhaseEvolution { // a loop needs its low alone
+				gh, usd := runSpend(v, ph)
+				need.gpuHours -= (1 - keep) * gh
+				need.usd -= (1 - keep) * usd
+			}
+			want.runs = math.Max(low.runs, want.runs-extra)
+		}
 		if ph.Kind == plan.PhaseCalibration {
 			var owner *spendGroup
 			for _, g := range groups {

@@ -52,6 +52,9 @@ type lowering struct {
 	// short are the caps that cannot pay for what the variant's phases
 	// hold back (holdBack), reported once the variant is lowered.
 	short []shortfall
+	// repairRuns is, per phase, the real runs of its high that repairs of
+	// candidates' runs add (lower_repairs.go).
+	repairRuns map[*plan.Phase]float64
 }
 
 func (lv *lowering) variant() *plan.Variant {
@@ -137,7 +140,7 @@ func (lv *lowering) variant() *plan.Variant {
 		}
 	}
 	out.Loops, out.Phases, out.CriticTrainings = lv.phases()
-	lv.short = holdBack(out)
+	lv.short = holdBack(out, lv.repairRuns)
 	out.Assumptions = lv.assumptions(out)
 	return out
 }

@@ -51,6 +51,11 @@ type rawPhase struct {
 	// unbounded, when set, says why nothing bounds the phase's figures
 	// that grow with its steps (see count).
 	unbounded string
+	// runRepairs, for a phase whose candidates a builder builds, is the
+	// most repairs a run on each environment can get (lower_repairs.go);
+	// repairRuns the real runs of its high that repairs add.
+	runRepairs map[string]int
+	repairRuns float64
 }
 
 // count turns a phase figure into a Count. For an until_budget loop the

@@ -23,6 +23,7 @@ func (pl *phaseLowering) evaluation() {
 	}
 	r := pl.newPhase(plan.PhaseEvaluation, plan.PhaseEvaluation, "", ev.Range)
 	r.ph.Proposer, r.ph.Builder = ev.Proposer.Name, ev.Builder.Name
+	r.repairing(lv, ev.Builder)
 	k, states := evalShape(ev)
 	perArm := float64(states * k)
 	arms := evalArms(ev)

@@ -72,7 +72,11 @@ func settleEvolution(pl *phaseLowering, lp *loopPlan) {
 	frac, routes := lv.evoRouted(l)
 	forScen(func(sc int) {
 		n, _, _ := verified(l, ok[sc], frac[sc], routes)
-		pl.fixed[sc] += float64(tasks) * float64(l.Islands.V) * float64(l.Rounds.V) * n
+		runs := float64(tasks) * float64(l.Islands.V) * float64(l.Rounds.V) * n
+		pl.fixed[sc] += runs
+		if pl.budgetLoop == nil {
+			pl.fixedRepairs[sc] += runs * (lv.repairHigh(l.Builder, sc) - 1)
+		}
 	})
 }
 
@@ -97,6 +101,7 @@ func evolutionPhase(pl *phaseLowering, lp *loopPlan) {
 	lv, s, l := pl.lv, pl.lv.s, lp.l
 	r := pl.newPhase(plan.PhaseEvolution+"."+l.Name, plan.PhaseEvolution, l.Name, l.NameRange)
 	r.ph.Select = l.Select.V
+	r.repairing(lv, l.Builder)
 	cr := lv.judge(l)
 	ok := lv.built(l.Builder)
 	frac, routes := lv.evoRouted(l)

@@ -20,9 +20,14 @@ type phaseLowering struct {
 	// fixed is the real runs outside a loop that spends the budget, per
 	// scenario: baselines, seed records, evaluation, evolution, fixed-step
 	// RL loops and their calibration. The budget loop gets the rest.
-	fixed      vec
-	loops      map[string]*loopPlan
-	budgetLoop *loopPlan
+	fixed vec
+	// fixedRepairs is what repairs of candidates' runs can add to the
+	// fixed runs of the phases that run before the loop that spends the
+	// budget, per scenario (at scHigh only: lower_repairs.go); a later
+	// phase's repairs cannot take that loop's runs.
+	fixedRepairs vec
+	loops        map[string]*loopPlan
+	budgetLoop   *loopPlan
 	// calRuns is the real runs of each calibration round, in order.
 	calRuns []int
 	// trainings are the critic trainings' plan blocks.
@@ -109,8 +114,13 @@ func (pl *phaseLowering) startFixed(baselines int) {
 	if s.Evaluation != nil {
 		evalOK = lv.built(s.Evaluation.Builder)
 	}
+	var seedBy spec.Ref
+	if s.Records != nil {
+		seedBy = s.Records.Builder
+	}
 	forScen(func(sc int) {
 		pl.fixed[sc] = float64(baselines) + float64(seed)*seedOK[sc] + float64(eval)*evalOK[sc]
+		pl.fixedRepairs[sc] = float64(seed) * seedOK[sc] * (lv.repairHigh(seedBy, sc) - 1)
 	})
 }
 
@@ -156,6 +166,12 @@ func (pl *phaseLowering) finish() []*plan.Phase {
 				ph.Calls.RealRuns[k] = pl.realRuns(r, k, v)
 			}
 		}
+		if r.repairRuns > 0 {
+			if pl.lv.repairRuns == nil {
+				pl.lv.repairRuns = map[*plan.Phase]float64{}
+			}
+			pl.lv.repairRuns[ph] = r.repairRuns
+		}
 		if len(r.llm) > 0 {
 			ph.Calls.LLM = map[string]plan.Count{}
 			for k, v := range r.llm {
@@ -183,13 +199,17 @@ func (pl *phaseLowering) realRuns(r *rawPhase, env string, v *vec) plan.Count {
 		// refresh short, when the next one does not fit.
 		c.Low = math.Max(c.Low, v.count().Low-r.maxPerRefresh(*v))
 	}
-	if r.untilBudget && s.Budget != nil && s.Budget.RealRuns.V > 0 {
-		// The cap bounds the loop's runs whatever the shares:
-		// what the other phases make at least is not the loop's.
-		c = c.CapHigh(math.Max(c.Low, float64(s.Budget.RealRuns.V)-othersLow(pl.raws, r)))
-	}
 	if lo := r.runsLo[env]; lo != nil {
 		c.Low, c.High = math.Min(c.Low, r.count(*lo).Low), math.Max(c.High, r.count(*r.runsHi[env]).High)
 	}
+	// Repairs of candidates' runs raise the high (lower_repairs.go); the
+	// cap bounds the loop's runs whatever the shares and repairs: what
+	// the other phases make at least is not the loop's.
+	var extra float64
+	c.High, extra = r.withRepairs(env, c.High)
+	if r.untilBudget && s.Budget != nil && s.Budget.RealRuns.V > 0 {
+		c = c.CapHigh(math.Max(c.Low, float64(s.Budget.RealRuns.V)-othersLow(pl.raws, r)))
+	}
+	r.repairRuns += extra
 	return c
 }

@@ -21,6 +21,9 @@ type loopPlan struct {
 	// sampled is the groups a refresh samples per group it plans: 1, plus
 	// the refill of dynamic sampling (see resampleFactor).
 	sampled vec
+	// beforeBudget marks a loop with fixed steps that runs before the
+	// loop that spends the budget.
+	beforeBudget bool
 }
 
 // resampleFactor is how many groups a refresh of l samples per group it
@@ -156,6 +159,7 @@ func rlPhases(pl *phaseLowering, lp *loopPlan) {
 	r := pl.newPhase(plan.PhaseRL+"."+l.Name, plan.PhaseRL, l.Name, l.NameRange)
 	r.untilBudget = l.UntilBudget.V
 	r.unbounded = lp.unbounded
+	r.repairing(lv, l.Builder)
 	names, w := lv.splitWeights(l.Split.V)
 	// Each refresh's states, spread over the environments by their tasks:
 	// the runtime draws each state's task within its environment, so the
@@ -242,6 +246,7 @@ func (pl *phaseLowering) calibrationPhases(rl *plan.Phase, lp *loopPlan, ok vec)
 	for i, after := range cal.AfterSteps.V {
 		cr := pl.newPhase(plan.PhaseCalibration+"."+l.Name+"."+itoa(after), plan.PhaseCalibration, l.Name, cal.Range)
 		cr.ph.AfterStep, cr.ph.Select = after, cal.Select.V
+		cr.repairing(lv, l.Builder)
 		rl.Calibrations = append(rl.Calibrations, cr.ph.Name)
 		// The round's runs per environment, as its counts spread them: the
 		// runtime picks the best-rated proposals of each environment up to
@@ -304,9 +309,13 @@ func settleRL(pl *phaseLowering, lp *loopPlan) {
 		pl.budgetLoop = lp
 		return
 	}
+	lp.beforeBudget = pl.budgetLoop == nil
 	forScen(func(sc int) {
 		lp.steps[sc] = float64(l.Steps.V)
 		pl.fixed[sc] += lp.runs(lp.steps[sc], sc)
+		if pl.budgetLoop == nil {
+			pl.fixedRepairs[sc] += lp.runs(lp.steps[sc], sc) * (lv.repairHigh(l.Builder, sc) - 1)
+		}
 	})
 }
 
@@ -332,7 +341,12 @@ func (pl *phaseLowering) calibrationFixed() {
 	for _, l := range pl.lv.s.Loops {
 		lp := pl.loops[l.Name]
 		if lp != pl.budgetLoop && l.Kind.V == "rl" {
-			forScen(func(sc int) { pl.fixed[sc] += pl.calOf(l.Name, lp.steps[sc]) })
+			forScen(func(sc int) {
+				pl.fixed[sc] += pl.calOf(l.Name, lp.steps[sc])
+				if lp.beforeBudget {
+					pl.fixedRepairs[sc] += pl.calOf(l.Name, lp.steps[sc]) * (pl.lv.repairHigh(l.Builder, sc) - 1)
+				}
+			})
 		}
 	}
 }
@@ -364,6 +378,25 @@ func (pl *phaseLowering) solveBudget() {
 			s.Budget.RealRuns.V, bl.l.Name, pl.fixed[scHigh], bl.runs(1, scHigh)).
 			WithDetail("raise budget.real_runs, or lower baseline (declare baselines), seed, calibration or evaluation runs"))
 	}
+	pl.repairSteps(bl)
+}
+
+// repairSteps lowers the loop that spends the budget's steps at scHigh to
+// those its room buys when every run of a candidate, its own and the
+// fixed phases', is repaired every time it can be (lower_repairs.go): the
+// repairs spend the runs the loop's steps would. It comes after the
+// budget's checks, which need no repair.
+func (pl *phaseLowering) repairSteps(bl *loopPlan) {
+	lv := pl.lv
+	f := lv.repairHigh(bl.l.Builder, scHigh)
+	if f == 1 && pl.fixedRepairs[scHigh] == 0 {
+		return
+	}
+	rp := *bl
+	rp.runsPerCan[scHigh] *= f
+	room := float64(lv.s.Budget.RealRuns.V) - pl.fixed[scHigh] - pl.fixedRepairs[scHigh]
+	st := solveSteps(&rp, scHigh, room, func(st float64) float64 { return pl.calOf(bl.l.Name, st) * f })
+	bl.steps[scHigh] = math.Min(bl.steps[scHigh], st)
 }
 
 // rlLoopFields sets what only an RL loop has: its parent rule, policy

@@ -16,6 +16,7 @@ func (pl *phaseLowering) seedRecords() {
 	r := pl.newPhase(plan.PhaseSeedRecords, plan.PhaseSeedRecords, "", s.Records.Range)
 	r.ph.Select = s.Records.Select.V
 	r.ph.Proposer, r.ph.Builder = s.Records.Proposer.Name, s.Records.Builder.Name
+	r.repairing(lv, s.Records.Builder)
 	ok := lv.built(s.Records.Builder)
 	names, w := lv.splitWeights("train")
 	r.ph.Proposals = map[string]int{}

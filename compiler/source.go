@@ -131,7 +131,7 @@ func (k *checker) sourceBlock(src *spec.Source, what string) {
 	}
 	if v := src.Repairs; v.Set && (v.V < 0 || v.V > MaxRepairs) {
 		k.add(diag.Errorf(CodeRange, v.Range, "%s.repairs must be between 0 and %d, got %d", what, MaxRepairs, v.V).
-			WithDetail("Each repair is one more builder call per candidate, priced in the estimate."))
+			WithDetail("Each repair is one more builder call per candidate, and after a real run that failed one more real run, priced in the estimate."))
 	}
 	if v := src.Revision; v.Set && strings.TrimSpace(v.V) == "" {
 		k.add(diag.Errorf(CodeSource, v.Range, "%s.revision is empty", what).WithDetail(`write a branch, tag or commit id, or leave it out for "HEAD"`))

@@ -191,6 +191,13 @@ const (
 	StatusInfeasible = "infeasible" // the proposal does not build or crashes: a result, not an error
 	StatusFailed     = "failed"     // the infrastructure failed; the run may be retried
 	StatusPreempted  = "preempted"  // the scheduler took the resources back; requeue
+	// StatusError: the program ran and failed in its own code (it exited
+	// non-zero or was killed by a signal, not for a time limit, or ended
+	// without reporting the metric); Logs holds the end of its output. In
+	// source mode the runtime sends a candidate's error back to its
+	// builder to repair (the source's repairs); elsewhere it retries it as
+	// it does a failed run.
+	StatusError = "error"
 )
 
 // RunResult is the outcome of a real run.

@@ -60,6 +60,9 @@ func (r *service) execute() error {
 		if err := (sourceMode{r}).markBest(); err != nil {
 			return err
 		}
+		if err := journalTasks(r); err != nil {
+			return err
+		}
 		if err := r.j.Commit(journal.KindPhaseEnd, ph.Name, r.totals()); err != nil {
 			return err
 		}
@@ -509,7 +512,7 @@ func (r *seedRecords) Execute() error {
 			p = neighbour(p, rng(r.s.v.Seed, it.key+"/neighbour"))
 		}
 		p, ok, err = r.s.implement(ph.Builder, "", it.key+"/implement", it.task, p)
-		runs[i] = realRun{Key: it.key, Task: it.task, Proposal: p}
+		runs[i] = realRun{Key: it.key, Task: it.task, Proposal: p, fix: fixerFor(ph.Builder, "", it.key+"/implement", it.task)}
 		feasible[i] = ok
 		return err
 	})
@@ -537,7 +540,7 @@ func (r *seedRecords) Execute() error {
 		if ran && (o.Skipped || o.Failed) {
 			continue
 		}
-		rec := record{Task: it.task.Name, Env: it.task.Env, Proposal: runs[i].Proposal, Gain: o.Gain, Infeasible: !ran || o.Infeasible}
+		rec := record{Task: it.task.Name, Env: it.task.Env, Proposal: o.program(runs[i].Proposal), Gain: o.Gain, Infeasible: !ran || o.Infeasible}
 		r.s.records.add(true, rec)
 		r.s.progress.step("")
 	}

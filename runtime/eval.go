@@ -200,7 +200,7 @@ func (r *evaluation) propose(it *evalItem) error {
 	if err != nil {
 		return err
 	}
-	it.run, it.feasible = realRun{Key: key, Task: it.t, Proposal: p}, feasible
+	it.run, it.feasible = realRun{Key: key, Task: it.t, Proposal: p, fix: fixerFor(r.ph.Builder, "", key+"/implement", it.t)}, feasible
 	if !feasible || e.Predictor == "" {
 		return nil
 	}

@@ -412,7 +412,7 @@ func (r *evolution) islandRound(t *taskInfo, i, round int, is *island, arch *arc
 	runs := make([]realRun, len(order))
 	for n, k := range order {
 		key := fmt.Sprintf("%s/%d", base, k)
-		runs[n] = realRun{Key: key, Task: t, Proposal: ideas[k].p,
+		runs[n] = realRun{Key: key, Task: t, Proposal: ideas[k].p, fix: fixerFor(l.Builder, l.Name, key+"/implement", t),
 			lineage: &journal.Lineage{Candidate: key, Parent: clone(parent), ParentCandidate: parentCand}}
 	}
 	out, err := r.s.runReal(r.sc, runs)
@@ -424,13 +424,14 @@ func (r *evolution) islandRound(t *taskInfo, i, round int, is *island, arch *arc
 			continue
 		}
 		fig.Verified++
-		p := program{P: runs[n].Proposal, Gain: o.Gain, cand: runs[n].Key}
+		child := o.program(runs[n].Proposal)
+		p := program{P: child, Gain: o.Gain, cand: runs[n].Key}
 		if c != nil {
 			// The critic judged the idea against this island's parent.
 			v := ideas[order[n]].v
 			better := o.Gain > is.parent().Gain
 			r.s.measured.critic(l.Name, critPoint{score: v.ImproveShare, improved: better, errored: improving(c.Labels, v.Label) != better, routed: v.Routed})
-			r.cont.observe(t, parent, runs[n].Proposal, parentGain, o.Gain, runs[n].Key)
+			r.cont.observe(t, parent, child, parentGain, o.Gain, runs[n].Key)
 		}
 		before := is.Parent
 		is.add(p)

@@ -46,8 +46,11 @@ type MeasuredLoop struct {
 	Built       int     `json:"built,omitempty"`
 	BuildFailed int     `json:"build_failed,omitempty"`
 	BuildFail   float64 `json:"build_failure_rate,omitempty"`
-	// Repairs counts builder repairs of failed builds (each one call).
-	Repairs int `json:"repairs,omitempty"`
+	// Repairs counts builder repairs (each one call): of failed builds,
+	// and of candidates' runs that failed in their code; RunRepairs
+	// counts those runs.
+	Repairs    int `json:"repairs,omitempty"`
+	RunRepairs int `json:"run_repairs,omitempty"`
 	// Resampled counts the groups dynamic sampling drew in place of
 	// dropped ones; Updates the policy updates an update command made.
 	Resampled int `json:"resampled_groups,omitempty"`

@@ -212,11 +212,16 @@ func (w *phaseWatch) realRuns(runs []realRun, out []outcome) {
 			continue
 		}
 		w.runs++
-		if !o.Failed {
+		// A run that crashed in the candidate's code (no repair left)
+		// measured nothing either; one that was infeasible did.
+		if !o.Failed && !o.Errored {
 			w.ran++
 			continue
 		}
 		why := "the run failed on the infrastructure after its retries"
+		if o.Errored {
+			why = "the run failed in the candidate's code"
+		}
 		if o.Result != nil && o.Result.Reason != "" {
 			why = o.Result.Reason
 		}
@@ -253,7 +258,7 @@ func (w *phaseWatch) verdict(v *plan.Variant, ph *plan.Phase, cut func(string) b
 		return out
 	case w.runs > 0:
 		return []PhaseFailure{{Phase: ph.Name, Reasons: w.runWhy.last(),
-			What: fmt.Sprintf("no candidate got a real run: each of the %d candidates sent to one failed, retries included", w.runs)}}
+			What: fmt.Sprintf("no candidate got a real run: each of the %d real runs of candidates failed, retries and repairs included", w.runs)}}
 	case w.proposals > 0:
 		return nil
 	}

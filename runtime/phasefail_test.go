@@ -63,7 +63,7 @@ func TestPhaseVerdict(t *testing.T) {
 		}, noCut, ""},
 		{"every call unparsed", func(w *phaseWatch) { w.call("p"); w.unparsed("p", "not JSON"); w.noProposal("not JSON") }, noCut, `every call of role p was unparsed (1 of 1)`},
 		{"some calls unparsed", func(w *phaseWatch) { w.call("p"); w.call("p"); w.unparsed("p", "not JSON"); w.proposal() }, noCut, ""},
-		{"every real run failed", func(w *phaseWatch) { w.proposal(); w.realRuns(cand, failed) }, noCut, `each of the 1 candidates sent to one failed, retries included: "no metric" x1`},
+		{"every real run failed", func(w *phaseWatch) { w.proposal(); w.realRuns(cand, failed) }, noCut, `each of the 1 real runs of candidates failed, retries and repairs included: "no metric" x1`},
 		{"baselines are not candidates", func(w *phaseWatch) { w.proposal(); w.realRuns([]realRun{{baseline: true}}, failed) }, noCut, ""},
 		{"an infeasible run ran", func(w *phaseWatch) { w.proposal(); w.realRuns(cand, []outcome{{Infeasible: true}}) }, noCut, ""},
 		{"no proposal", func(w *phaseWatch) { w.noProposal("empty") }, noCut, `the phase made no proposal (the plan gives it 2 real runs at least): "empty" x1`},

@@ -23,6 +23,9 @@ type realRun struct {
 	// lineage, for a candidate made against a parent, is journaled with
 	// its reservation (the pairs export reads it).
 	lineage *journal.Lineage
+	// fix, for a source-mode candidate, is how a run that fails in its
+	// code is repaired (repair.go); nil where nothing can repair it.
+	fix *fixer
 }
 
 // outcome is a real run's result.
@@ -31,9 +34,39 @@ type outcome struct {
 	Failed     bool // infrastructure failure after retries
 	Why        string
 	Infeasible bool
-	Metric     float64
-	Gain       float64
-	Result     *plugins.RunResult
+	// Errored: the run failed in the candidate's code (StatusError) and
+	// no repair is left: the candidate crashes, so Infeasible is set too.
+	Errored bool
+	Metric  float64
+	Gain    float64
+	Result  *plugins.RunResult
+	// Repaired is the program the outcome measured when it is not the
+	// run's proposal: a repair of it (repair.go); nil otherwise.
+	Repaired *plugins.Proposal
+}
+
+// program is the program o measured: p, the run's proposal, or the
+// repair of it that ran last.
+func (o outcome) program(p plugins.Proposal) plugins.Proposal {
+	if o.Repaired != nil {
+		return *o.Repaired
+	}
+	return p
+}
+
+// retried reports whether a new attempt may change a run's result: an
+// infrastructure failure or preemption, or an error in the program where
+// nothing repairs it (knob mode, a baseline). A source-mode candidate's
+// error is its code's: the same commit fails again, and only a repair
+// (a new commit) changes it.
+func (rr realRun) retried(status string) bool {
+	switch status {
+	case plugins.StatusFailed, plugins.StatusPreempted:
+		return true
+	case plugins.StatusError:
+		return rr.fix == nil
+	}
+	return false
 }
 
 func (r *service) runCost(env string) (gpuh, usd float64) {
@@ -90,7 +123,9 @@ func (r *service) reserve(sc scope, key string, rr realRun) (bool, error) {
 
 // runReal executes real runs with the executor's concurrency and returns
 // their outcomes in order. Reservations are made in order before any run
-// starts, so which runs fit the budget does not depend on timing.
+// starts, so which runs fit the budget does not depend on timing. A
+// source-mode candidate whose run fails in its code is repaired and run
+// again (repairRuns): its outcome is its last attempt's.
 func (r *service) runReal(sc scope, runs []realRun) ([]outcome, error) {
 	out := make([]outcome, len(runs))
 	// keys[i] is the key of the i-th run's current attempt.
@@ -111,7 +146,7 @@ func (r *service) runReal(sc scope, runs []realRun) ([]outcome, error) {
 			continue
 		}
 		keys[i] = k
-		if res != nil && res.Status != plugins.StatusFailed && res.Status != plugins.StatusPreempted {
+		if res != nil && !rr.retried(res.Status) {
 			out[i] = r.toOutcome(rr, res)
 			continue
 		}
@@ -139,7 +174,7 @@ func (r *service) runReal(sc scope, runs []realRun) ([]outcome, error) {
 			return nil
 		}
 		out[i] = r.toOutcome(runs[i], res)
-		if res.Status == plugins.StatusFailed || res.Status == plugins.StatusPreempted {
+		if runs[i].retried(res.Status) {
 			out[i].Failed = true
 		}
 		return nil
@@ -148,11 +183,15 @@ func (r *service) runReal(sc scope, runs []realRun) ([]outcome, error) {
 		return nil, err
 	}
 	for i := range out {
-		if !out[i].Skipped && !out[i].Failed {
+		if !out[i].Skipped && !out[i].Failed && !out[i].Errored {
 			r.n.outcome(out[i], runs[i].baseline)
 		}
 	}
 	r.watch.realRuns(runs, out)
+	// Counted first: a repair's run is counted by the runReal that runs it.
+	if err := (sourceMode{r}).repairRuns(sc, runs, out); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 
@@ -284,7 +323,7 @@ func (r *service) latestAttempt(sc scope, rr realRun) (string, *plugins.RunResul
 		if run.Result == nil {
 			return key, nil, true, nil
 		}
-		if run.Result.Status != plugins.StatusFailed && run.Result.Status != plugins.StatusPreempted {
+		if !rr.retried(run.Result.Status) {
 			return key, run.Result, true, nil
 		}
 		if a >= r.opts.Retries {
@@ -298,6 +337,12 @@ func (r *service) toOutcome(rr realRun, res *plugins.RunResult) outcome {
 	switch res.Status {
 	case plugins.StatusInfeasible:
 		o.Infeasible = true
+	case plugins.StatusError:
+		// A source-mode candidate's error: the candidate crashes unless a
+		// repair (repairRuns) makes another commit of it that runs.
+		if !rr.retried(res.Status) {
+			o.Infeasible, o.Errored = true, true
+		}
 	case plugins.StatusFinished:
 		if !rr.baseline {
 			o.Gain = rr.Task.gain(res.Metric)
@@ -317,7 +362,7 @@ func (r *service) execute1(sc scope, rr realRun, key string) (*plugins.RunResult
 		if err != nil {
 			return nil, err
 		}
-		if res.Status != plugins.StatusFailed && res.Status != plugins.StatusPreempted {
+		if !rr.retried(res.Status) {
 			return res, nil
 		}
 		next, prev, ok, err := r.latestAttempt(sc, rr)
@@ -421,7 +466,7 @@ func (r *service) attempt(rr realRun, key string) (*plugins.RunResult, error) {
 		}
 		res = &plugins.RunResult{RunID: key, Status: plugins.StatusFailed, Reason: err.Error()}
 	}
-	if r.ctx.Err() != nil && (res.Status == plugins.StatusFailed || res.Status == plugins.StatusPreempted) {
+	if r.ctx.Err() != nil && (res.Status == plugins.StatusFailed || res.Status == plugins.StatusPreempted || res.Status == plugins.StatusError) {
 		// The trainer stopped the run because this process is being
 		// interrupted: not a failure of the run, so nothing is journaled and
 		// a resume waits on (or restarts) the same attempt.

@@ -22,6 +22,7 @@ func (r *rlLoop) calibrate(sc scope, round int, ph *plan.Phase) error {
 		gr *group
 		c  *candidate
 		i  int
+		g  int // the candidate's place in its group
 	}
 	// The current policy's rollout first; when it has fewer distinct
 	// proposals left than the round's budget, the loop's earlier rollouts,
@@ -36,7 +37,7 @@ func (r *rlLoop) calibrate(sc scope, round int, ph *plan.Phase) error {
 				if c.Infeasible || c.Repeat || c.Skipped || c.HasReal || r.calibrated[k] {
 					continue
 				}
-				these = append(these, pick{gr, c, len(cands) + len(these)})
+				these = append(these, pick{gr, c, len(cands) + len(these), i})
 			}
 		}
 		if sel == "random" {
@@ -77,7 +78,8 @@ func (r *rlLoop) calibrate(sc scope, round int, ph *plan.Phase) error {
 	todo := make([]realRun, len(chosen))
 	at := make([]int, len(chosen))
 	for i, p := range chosen {
-		todo[i] = realRun{Key: fmt.Sprintf("calibration/%d/%d", round, i), Task: p.gr.Task, Proposal: p.c.Proposal}
+		todo[i] = realRun{Key: fmt.Sprintf("calibration/%d/%d", round, i), Task: p.gr.Task, Proposal: p.c.Proposal,
+			fix: fixerFor(r.l.Builder, r.l.Name, fmt.Sprintf("%s/%d/implement", p.gr.State, p.g), p.gr.Task)}
 		at[i] = i
 	}
 	runs := todo
@@ -94,7 +96,7 @@ func (r *rlLoop) calibrate(sc scope, round int, ph *plan.Phase) error {
 		}
 		fig.Runs++
 		p := chosen[i]
-		rec := record{Task: p.gr.Task.Name, Env: p.gr.Task.Env, Proposal: runs[i].Proposal, Gain: o.Gain, Infeasible: o.Infeasible}
+		rec := record{Task: p.gr.Task.Name, Env: p.gr.Task.Env, Proposal: o.program(runs[i].Proposal), Gain: o.Gain, Infeasible: o.Infeasible}
 		recs = append(recs, rec)
 		if !o.Infeasible {
 			pr, rr := calibratedGain(c, p.c.Predicted, *p.gr.Task), calibratedGain(c, o.Gain, *p.gr.Task)

@@ -80,7 +80,7 @@ func (r *rlLoop) verifyCandidates(groups []*group, all []pos) error {
 		key := fmt.Sprintf("%s/%d", gr.State, all[i].g)
 		p, feasible, err := r.s.implement(l.Builder, l.Name, key+"/implement", gr.Task, child(gr.Parent, c.Proposal))
 		c.Proposal, c.Infeasible = p, !feasible
-		runs[i], ok[i] = realRun{Key: key, Task: gr.Task, Proposal: p, lineage: gr.lineage(key)}, feasible
+		runs[i], ok[i] = realRun{Key: key, Task: gr.Task, Proposal: p, lineage: gr.lineage(key), fix: fixerFor(l.Builder, l.Name, key+"/implement", gr.Task)}, feasible
 		return err
 	})
 	if err != nil {
@@ -114,6 +114,7 @@ func (r *rlLoop) runInto(groups []*group, all []pos, runs []realRun, sel []bool)
 	for n, i := range at {
 		c := &groups[all[i].s].Cands[all[i].g]
 		o := out[n]
+		c.Proposal = o.program(c.Proposal) // a repair, when its run was repaired
 		switch {
 		case o.Skipped || o.Failed:
 			c.Skipped = true
@@ -148,7 +149,7 @@ func (r *rlLoop) screenCandidates(groups []*group, all []pos) error {
 		}
 		cand.Proposal, cand.Infeasible, feasible[i] = p, !ok, ok
 		verdicts[i] = v
-		runs[i] = realRun{Key: key, Task: gr.Task, Proposal: p, lineage: gr.lineage(key)}
+		runs[i] = realRun{Key: key, Task: gr.Task, Proposal: p, lineage: gr.lineage(key), fix: fixerFor(l.Builder, l.Name, key+"/implement", gr.Task)}
 		return nil
 	})
 	if err != nil {

@@ -58,6 +58,19 @@ type seedProgram struct {
 	// the seed's.
 	shownMu sync.Mutex
 	shown   map[string]*payload.SourceContext
+
+	// built keeps, by builder call key, each candidate this process built
+	// (the journal keeps only what was on disk when it opened): what a
+	// repair of its run starts from.
+	builtMu sync.Mutex
+	built   map[string]builtAt
+}
+
+// builtAt is a built candidate's parent and the builder attempt that
+// built it (its repairs so far).
+type builtAt struct {
+	parent  string
+	attempt int
 }
 
 // shownCommits bounds the contexts a seed program keeps (each at most
@@ -94,6 +107,7 @@ func (m sourceMode) markBest() error {
 		}
 		sp.bestMu.Lock()
 		best := sp.best
+		gain := sp.bestGain
 		sp.bestMu.Unlock()
 		if best == "" {
 			continue
@@ -108,10 +122,13 @@ func (m sourceMode) markBest() error {
 		if err != nil {
 			return err
 		}
-		marked = append(marked, BestProgram{Env: t.Env, Task: t.Name, Repository: sp.repo.Dir, Ref: ref})
+		marked = append(marked, BestProgram{Env: t.Env, Task: t.Name, Repository: sp.repo.Dir, Ref: ref, Commit: best, Gain: gain})
 	}
 	r.best = marked
-	return nil
+	if len(marked) == 0 {
+		return nil
+	}
+	return r.j.SetMeta(metaBest, marked) // status and the report name them
 }
 
 // BestProgram is a task's best program in source mode: the ref that names
@@ -121,6 +138,9 @@ type BestProgram struct {
 	Task       string `json:"task"`
 	Repository string `json:"repository"`
 	Ref        string `json:"ref"`
+	// Commit is the program the ref names, Gain its real gain.
+	Commit string  `json:"commit,omitempty"`
+	Gain   float64 `json:"real_gain"`
 }
 
 // sourceRecord is what the journal keeps of a resolved seed program; an
@@ -268,22 +288,74 @@ func (sp *seedProgram) readContext(ctx context.Context, commit string) (*payload
 // error, up to the source's repairs. It returns the built proposal (its
 // Commit and Patch set), and whether it built.
 func (m sourceMode) implementSource(builder, loop, key string, t *taskInfo, p plugins.Proposal) (plugins.Proposal, bool, error) {
-	r := m.s
 	sp := t.src
 	parent := sp.base
 	if p.Commit != "" {
 		parent = p.Commit
 	}
-	sc, err := sp.context(r.ctx, parent)
+	a, err := m.buildAttempts(builder, loop, key, t, p, attemptFrom{parent: parent})
 	if err != nil {
 		return p, false, err
 	}
-	var (
-		built   plugins.Proposal
-		ok      bool
-		failure string
-	)
-	for n := 0; n <= sp.src.Repairs; n++ {
+	m.s.measured.build(builder, !a.ok)
+	m.s.watch.build(a.ok, a.failure)
+	if loop != "" {
+		m.s.measured.loop(loop, func(ml *MeasuredLoop) {
+			ml.Built++
+			if !a.ok {
+				ml.BuildFailed++
+			}
+		})
+	}
+	if !a.ok {
+		return p, false, nil // a build that failed is an infeasible candidate
+	}
+	if err := m.journalCandidate(sp, t, key, parent, a.p, a.n); err != nil {
+		return p, false, err
+	}
+	sp.builtMu.Lock()
+	if sp.built == nil {
+		sp.built = map[string]builtAt{}
+	}
+	sp.built[key] = builtAt{parent: parent, attempt: a.n}
+	sp.builtMu.Unlock()
+	return a.p, true, nil
+}
+
+// attemptFrom is where a candidate's build attempts start: the program
+// the builder changes (its parent's commit), the first attempt's number
+// (0, or after a run that failed the repair after the last attempt), and
+// what that attempt is told failed ("" for a first build).
+type attemptFrom struct {
+	parent  string
+	n       int
+	failure string
+}
+
+// attempted is how a candidate's build attempts ended: the built proposal
+// (its Commit and Patch set) and the attempt that built it, when ok; else
+// why the last attempt failed.
+type attempted struct {
+	p       plugins.Proposal
+	n       int
+	ok      bool
+	failure string
+}
+
+// buildAttempts asks the builder for a patch of the program at from.parent
+// and builds it, attempt after attempt up to the source's repairs: each
+// that fails goes back to the builder with its error. Attempt n > 0 is
+// repair n, keyed key/repair/n; every one counts against the same repairs,
+// whether a build or a run failed before it.
+func (m sourceMode) buildAttempts(builder, loop, key string, t *taskInfo, p plugins.Proposal, from attemptFrom) (attempted, error) {
+	r := m.s
+	sp := t.src
+	sc, err := sp.context(r.ctx, from.parent)
+	if err != nil {
+		return attempted{}, err
+	}
+	failure := from.failure
+	for n := from.n; n <= sp.src.Repairs; n++ {
 		req := payload.ImplementRequest{Task: t.Name, Env: t.Env, Proposal: p, Knobs: r.knobs[t.Env], Source: sc}
 		k := key
 		if n > 0 {
@@ -300,43 +372,27 @@ func (m sourceMode) implementSource(builder, loop, key string, t *taskInfo, p pl
 			failure = "the build call failed"
 			continue
 		case err != nil:
-			return p, false, err
+			return attempted{}, err
 		case resp.Infeasible:
 			failure = resp.Reason
 			continue
 		}
 		patch := implementedPatch(resp)
-		commit, berr := m.buildOnce(sp, k, key, parent, patch, p)
+		commit, berr := m.buildOnce(sp, k, key, from.parent, patch, p)
 		if berr != nil {
 			var pe *gitrepo.PatchError
 			var be *gitrepo.BuildError
 			if !errors.As(berr, &pe) && !errors.As(berr, &be) {
-				return p, false, berr
+				return attempted{}, berr
 			}
 			failure = berr.Error()
 			continue
 		}
-		built, ok = p, true
+		built := p
 		built.Patch, built.Commit = patch, commit
-		if err := m.journalCandidate(sp, t, key, parent, built); err != nil {
-			return p, false, err
-		}
-		break
+		return attempted{p: built, n: n, ok: true}, nil
 	}
-	r.measured.build(builder, !ok)
-	r.watch.build(ok, failure)
-	if loop != "" {
-		r.measured.loop(loop, func(m *MeasuredLoop) {
-			m.Built++
-			if !ok {
-				m.BuildFailed++
-			}
-		})
-	}
-	if !ok {
-		return p, false, nil // a build that failed is an infeasible candidate
-	}
-	return built, true, nil
+	return attempted{failure: failure}, nil
 }
 
 // implementedPatch is the patch a builder's answer holds, as a build
@@ -362,7 +418,23 @@ type Candidate struct {
 	Commit    string `json:"commit"`
 	Ref       string `json:"ref"`
 	Repo      string `json:"repo,omitempty"`
+	// Repairs counts the builder repairs the candidate took: its build's,
+	// then its runs' (a run that failed in the candidate's code goes back
+	// to the builder too, under the same repairs).
+	Repairs int `json:"repairs,omitempty"`
+	// Attempts, for a candidate whose real run failed in its code and was
+	// repaired, are the programs it was, in order: the last one is the
+	// candidate (Commit, and the diffstat from Parent to it).
+	Attempts []Attempt `json:"attempts,omitempty"`
 	gitrepo.DiffStat
+	// Run is the real run that measured the candidate's program, with its
+	// Status, Metric and Gain over the task's baseline (status fills them
+	// from the journal's runs); empty when no real run measured it (a
+	// critic judged it, or the budget left none).
+	Run    string   `json:"run,omitempty"`
+	Status string   `json:"status,omitempty"`
+	Metric *float64 `json:"metric,omitempty"`
+	Gain   *float64 `json:"real_gain,omitempty"`
 }
 
 // candidatePrefix keys a built candidate's journal record.
@@ -373,7 +445,7 @@ const seedKeyPrefix = "source/"
 
 // journalCandidate records a built candidate once (a resume rebuilds the
 // same commit and finds it recorded).
-func (m sourceMode) journalCandidate(sp *seedProgram, t *taskInfo, key, parent string, p plugins.Proposal) error {
+func (m sourceMode) journalCandidate(sp *seedProgram, t *taskInfo, key, parent string, p plugins.Proposal, repairs int) error {
 	r := m.s
 	jkey := candidatePrefix + key
 	if _, ok := r.j.Call(journal.KindCall, jkey); ok {
@@ -391,7 +463,7 @@ func (m sourceMode) journalCandidate(sp *seedProgram, t *taskInfo, key, parent s
 		idea = idea[:ideaBytes]
 	}
 	c := Candidate{Key: strings.TrimSuffix(key, "/implement"), Env: t.Env, Task: t.Name, Idea: idea, Mechanism: p.Mechanism,
-		Parent: parent, Commit: p.Commit, Ref: m.candidateRef(key), Repo: sp.repo.Dir, DiffStat: st}
+		Parent: parent, Commit: p.Commit, Ref: m.candidateRef(key), Repo: sp.repo.Dir, Repairs: repairs, DiffStat: st}
 	return r.j.Append(journal.KindCall, jkey, c)
 }
 
@@ -419,12 +491,22 @@ func candidatesOf(j *journal.Journal) ([]Candidate, []SeedSource) {
 	}
 	var out []Candidate
 	var seeds []SeedSource
+	byKey := map[string]int{}
 	for _, e := range ev {
 		switch {
 		case strings.HasPrefix(e.Key, candidatePrefix):
 			var c Candidate
 			if json.Unmarshal(e.Data, &c) == nil {
+				byKey[c.Key] = len(out)
 				out = append(out, c)
+			}
+		case strings.HasPrefix(e.Key, attemptPrefix):
+			var a attemptRecord
+			if json.Unmarshal(e.Data, &a) != nil {
+				continue
+			}
+			if i, ok := byKey[a.Candidate]; ok {
+				out[i].repaired(a)
 			}
 		case strings.HasPrefix(e.Key, seedKeyPrefix):
 			var rec sourceRecord

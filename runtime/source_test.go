@@ -77,17 +77,21 @@ func seedRepo(t *testing.T) string {
 }
 
 // sourceServiceOn is sourceService over repo and the journal j (in its
-// run directory), with the source's build command and opts.
+// run directory), with the source's build command and opts (whose
+// Plugins, when set, serve the trainer and llm in place of a fake
+// trainer and llm).
 func sourceServiceOn(t *testing.T, llm plugins.LLM, repo string, j *journal.Journal, repairs int, build []string, opts Options) *service {
 	t.Helper()
 	v := baseVariant()
 	v.Envs[0].Tasks[0].Source = &plan.Source{Repository: repo, Revision: "HEAD", Editable: []string{"params.txt"}, Repairs: repairs, Build: build}
-	opts.Plugins = LoaderFunc(func(ctx context.Context, p *plan.Plugin) (Instance, error) {
-		if p.Kind == plugins.KindTrainer {
-			return &inst{t: newFakeTrainer()}, nil
-		}
-		return &inst{l: llm}, nil
-	})
+	if opts.Plugins == nil {
+		opts.Plugins = LoaderFunc(func(ctx context.Context, p *plan.Plugin) (Instance, error) {
+			if p.Kind == plugins.KindTrainer {
+				return &inst{t: newFakeTrainer()}, nil
+			}
+			return &inst{l: llm}, nil
+		})
+	}
 	opts.Retries = 2
 	r := newService(context.Background(), v, j, filepath.Dir(j.Path()), opts)
 	if err := r.resolveTasks(); err != nil {

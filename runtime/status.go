@@ -59,6 +59,10 @@ type Status struct {
 	// ended it measured nothing, each with its last distinct reasons.
 	Failures []PhaseFailure `json:"failed_phases,omitempty"`
 
+	// Errored ran and failed in the program's own code (StatusError): a
+	// source-mode candidate's such run went back to its builder while
+	// repairs were left (Candidate.Attempts), any other was retried.
+	Errored int `json:"errored_runs"`
 	// ReExecutions counts real runs started again because their trainer
 	// had lost them (the process that ran them died): each may have spent
 	// its GPU time twice.
@@ -77,6 +81,11 @@ type Status struct {
 	Candidates []Candidate `json:"candidates,omitempty"`
 	// Sources are the seed programs a run in source mode began from.
 	Sources []SeedSource `json:"sources,omitempty"`
+	// Replay names the run this one replays; nil for a run that replays
+	// none. Tasks are each task's record: its baseline metric, seed
+	// commit and best program (record.go).
+	Replay *ReplayOf    `json:"replay_of,omitempty"`
+	Tasks  []TaskRecord `json:"tasks,omitempty"`
 	// Meta is what the command recorded at the start (spec and lock paths).
 	Meta map[string]string `json:"meta,omitempty"`
 	// Provenance is what the run was made from (absent for runs recorded
@@ -190,28 +199,8 @@ func statusOf(j *journal.Journal, id string) (*Status, error) {
 	if j.Meta("totals", &tot) && st.State != StateRunning {
 		st.Totals = &tot
 	}
-	for _, r := range j.Runs() {
-		st.RealRuns++
-		st.GPUHours += r.Reservation.GPUHours
-		st.RunUSD += r.Reservation.USD
-		st.ReExecutions += r.Reruns
-		switch {
-		case r.Result == nil:
-			st.InFlight++
-		case r.Result.Status == plugins.StatusFinished:
-			st.Finished++
-		case r.Result.Status == plugins.StatusInfeasible:
-			st.Infeasible++
-		default:
-			st.Failed++
-		}
-	}
-	// GPUHours and RunUSD are what real runs and updates hold: an update
-	// that runs a trainer's command reserves GPU-hours too.
-	for _, hold := range updateHolds(j) {
-		st.GPUHours += hold.GPUHours
-		st.RunUSD += hold.USD
-	}
+	runs := j.Runs()
+	st.countRuns(j, runs)
 	st.GPUHours, st.RunUSD = round6(st.GPUHours), round6(st.RunUSD)
 	if ev, err := j.Events(journal.KindCalibration); err == nil {
 		for _, e := range ev {
@@ -231,6 +220,7 @@ func statusOf(j *journal.Journal, id string) (*Status, error) {
 		}
 	}
 	st.Candidates, st.Sources = candidatesOf(j)
+	readRecord(j, st, runs)
 	if d, ok, _ := lastEvent(j, journal.KindPhaseStart); ok {
 		st.Phase = d.Key
 	}
@@ -238,6 +228,35 @@ func statusOf(j *journal.Journal, id string) (*Status, error) {
 		st.Updated = ev[len(ev)-1].At.UTC()
 	}
 	return st, nil
+}
+
+// countRuns counts the journaled real runs by how they ended, and what
+// they and the updates hold.
+func (st *Status) countRuns(j *journal.Journal, runs []journal.Run) {
+	for _, r := range runs {
+		st.RealRuns++
+		st.GPUHours += r.Reservation.GPUHours
+		st.RunUSD += r.Reservation.USD
+		st.ReExecutions += r.Reruns
+		switch {
+		case r.Result == nil:
+			st.InFlight++
+		case r.Result.Status == plugins.StatusFinished:
+			st.Finished++
+		case r.Result.Status == plugins.StatusInfeasible:
+			st.Infeasible++
+		case r.Result.Status == plugins.StatusError:
+			st.Errored++
+		default:
+			st.Failed++
+		}
+	}
+	// GPUHours and RunUSD are what real runs and updates hold: an update
+	// that runs a trainer's command reserves GPU-hours too.
+	for _, hold := range updateHolds(j) {
+		st.GPUHours += hold.GPUHours
+		st.RunUSD += hold.USD
+	}
 }
 
 func lastEvent(j *journal.Journal, kind string) (journal.Event, bool, error) {
@@ -321,8 +340,10 @@ type Comparison struct {
 	High     float64 `json:"high"`
 	Measured float64 `json:"measured"`
 	// Within: low <= measured <= high. A figure outside says an assumption
-	// of the estimate did not hold (or a run was cut short).
-	Within bool `json:"within"`
+	// of the estimate did not hold (or a run was cut short); Side says
+	// which way: "below" the low or "above" the high.
+	Within bool   `json:"within"`
+	Side   string `json:"side,omitempty"`
 	// Reason says why nothing bounds the figure; High is then +Inf, and
 	// null in JSON.
 	Reason string `json:"reason,omitempty"`

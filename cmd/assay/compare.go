@@ -35,6 +35,8 @@ sets them side by side, one row per run:
   plan hash             the hash of the plan as it applies to the run's
                         variant: each variant of a sweep has its own
   state                 running, finished, failed or interrupted
+  replay of             the run a replay (run --replay) took its answers
+                        from
   real runs, GPU-hours  real runs reserved against the budget, their hours
   dollars               real runs and LLM calls once the run ended (while it
                         runs: the real runs' reserved dollars)
@@ -46,10 +48,16 @@ sets them side by side, one row per run:
                         a real run, beside the expected_routed the plan
                         assumed
 
-A run in source mode is followed by its built candidates (the last 20; in
-JSON every one, under "candidates"): each candidate's key, task, commit,
-diffstat (files changed, lines added and removed) and idea. assay patch
-ID CANDIDATE prints one's diff.
+A run is followed by its tasks (in JSON "tasks"): each one's baseline
+metric, the metric every gain is measured against, and in source mode the
+seed commit, the best verified program's gain and commit, and the command
+that checks it out. A run in source mode is then followed by its built
+candidates (the last 20; in JSON every one, under "candidates"): each
+candidate's key, task, commit, diffstat (files changed, lines added and
+removed), the metric and real gain its real run measured (blank where no
+real run measured it), and idea; a candidate whose run failed in its code
+and was repaired shows its attempts in JSON. assay patch ID CANDIDATE
+prints one's diff.
 
 A figure the run did not measure is blank (in JSON: absent), never 0. The
 table and Markdown leave out columns blank in every row; CSV keeps every
@@ -81,7 +89,8 @@ towards wider intervals. The table and Markdown follow the runs with the
 arms when there are several arms or an arm of several seeds; --arms writes
 the arms alone, in every format, one row per arm and figure (CSV and JSON:
 arm, figure, n, mean, sd, ci95_low, ci95_high, note, vs_arm, diff,
-diff_ci95_low, diff_ci95_high, differs).
+diff_ci95_low, diff_ci95_high, differs; JSON also values, each seed's
+figure).
 
 Exit codes: 0 ok, 1 a run or group does not exist or cannot be read,
 64 usage error.`,
@@ -222,6 +231,7 @@ func baseColumns(rows []*compare.Row, short bool) []compareColumn {
 			{"calibration_mae", func(r *compare.Row) string { return plain(r.CalibrationMAE) }},
 			{"routed_share", func(r *compare.Row) string { return plain(r.RoutedShare) }},
 			{"expected_routed", func(r *compare.Row) string { return plain(r.ExpectedRouted) }},
+			{"replay_of", func(r *compare.Row) string { return r.ReplayOf }},
 		}
 	}
 	k := func(get func(*compare.Row) int, name string) string {
@@ -251,6 +261,7 @@ func baseColumns(rows []*compare.Row, short bool) []compareColumn {
 		{"overrides", func(r *compare.Row) string { return overridesText(r.Overrides) }},
 		{"plan hash", hash},
 		{"state", func(r *compare.Row) string { return r.State }},
+		{"replay of", func(r *compare.Row) string { return r.ReplayOf }},
 		{"real runs", func(r *compare.Row) string { return strconv.Itoa(r.RealRuns) }},
 		{"GPU-hours", func(r *compare.Row) string { return estimate.FormatNumber(r.GPUHours) }},
 		{"dollars", func(r *compare.Row) string { return estimate.FormatUSD(r.USD) }},

@@ -34,11 +34,20 @@ budget burn, the best proposals with their real gains and the evaluation.
 Without -o the page goes to .assay/runs/ID/report.html. With --json the same
 figures are written as JSON (to standard output without -o).
 
-ID may be a group (run --all-variants, run --seeds): the page then sets the
-group's runs side by side and gives, per arm and figure, the mean, the
-standard deviation, the 95% interval and the number of seeds, with each
-arm's difference from the first, as assay compare does (see there). Without
--o it goes to .assay/runs/ID-report.html.`,
+The page also names the run a replay replays, gives each task's baseline
+metric, seed commit and best program with the command that checks it out
+(git -C REPOSITORY checkout refs/assay/ID/best/TASK), lists every
+candidate with the metric and gain its real run measured and, for one whose
+run failed in its code and was repaired, each attempt; a figure outside
+the estimate says whether it fell below the low or above the high.
+
+ID may be a group (run --all-variants, run --seeds): the page then plots
+each figure over the group's arms (each seed a dot, the mean a bar, the
+95% interval on the mean a whisker), sets the group's runs side by side and
+gives, per arm and figure, the mean, the standard deviation, the 95%
+interval and the number of seeds, with each arm's difference from the
+first, as assay compare does (see there). Without -o it goes to
+.assay/runs/ID-report.html.`,
 		Example: `  assay report 20261130-021500-a1b2c3 -o report.html
   assay report --json 20261130-021500-a1b2c3 | jq .calibration`,
 		Args: usageArgs(1, 1),

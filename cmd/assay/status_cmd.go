@@ -78,9 +78,13 @@ them for the list. Each field has one meaning:
                             it stopped or shrank, and the cap
   cut_phases                the same, one {phase, reason} per phase
   real_runs                 real runs reserved against the budget; the sum of
-                            the four counts below
+                            the five counts below
   finished_runs             real runs that finished with a measured metric
   infeasible_runs           real runs the trainer judged infeasible
+  errored_runs              real runs that failed in the program's own code
+                            (a non-zero exit, no metric): a source-mode
+                            candidate's went back to its builder while its
+                            source's repairs lasted, any other was retried
   failed_runs               real runs that failed or were preempted
   in_flight_runs            real runs reserved but without a result yet
   re_executions             real runs started again because their trainer
@@ -116,6 +120,22 @@ them for the list. Each field has one meaning:
                             rwm: the world model's rank_accuracy,
                             advantage_cosine and gap on the evaluated
                             proposals
+  replay_of                 for a run that replays another (--replay): run,
+                            dir and runs (whether real runs' results came
+                            from it too)
+  tasks                     each task's record: baseline (the metric gains
+                            are measured against) and baseline_run (the run
+                            that measured it; absent when declared),
+                            seed_commit, repository, and best: the best
+                            verified program (ref, commit, real_gain) with
+                            checkout, the command that checks it out
+  candidates                a source-mode run's built candidates: key, idea,
+                            parent, commit, ref, diffstat, the run that
+                            measured the commit with its status, metric and
+                            real_gain, repairs (builder repairs taken), and
+                            for one whose run failed in its code and was
+                            repaired its attempts: each commit, repair, run,
+                            status and reason, the last being the candidate
   meta                      what the command recorded (spec and lock paths,
                             saved_plan for a run of a saved plan)
   provenance                what the run was made from, recorded when it
@@ -244,8 +264,14 @@ func writeStatus(w io.Writer, s *runtime.Status) {
 	if s.Phase != "" {
 		fmt.Fprintf(w, "phase      %s\n", s.Phase)
 	}
-	fmt.Fprintf(w, "real runs  %s (%d finished, %d infeasible, %d failed, %d in flight)\n", runsOf(s), s.Finished, s.Infeasible, s.Failed, s.InFlight)
+	errored := ""
+	if s.Errored > 0 {
+		errored = fmt.Sprintf("%d errored, ", s.Errored)
+	}
+	fmt.Fprintf(w, "real runs  %s (%d finished, %d infeasible, %s%d failed, %d in flight)\n", runsOf(s), s.Finished, s.Infeasible, errored, s.Failed, s.InFlight)
+	writeReplay(w, s.Replay)
 	writeSources(w, s.Sources)
+	writeTasks(w, s.Tasks)
 	writeCandidates(w, s.Candidates)
 	if s.ReExecutions > 0 {
 		fmt.Fprintf(w, "re-run     %d real runs started again: their trainer had lost them, so their GPU time may be spent twice\n", s.ReExecutions)
@@ -327,7 +353,10 @@ func writeCandidates(w io.Writer, cs []runtime.Candidate) {
 		if len(idea) > 80 {
 			idea = idea[:77] + "..."
 		}
-		fmt.Fprintf(w, "candidate  %s %.12s %d file(s) +%d -%d  %s\n", termSafe(c.Key), c.Commit, c.Files, c.Additions, c.Deletions, idea)
+		fmt.Fprintf(w, "candidate  %s %.12s %d file(s) +%d -%d  %s%s\n", termSafe(c.Key), c.Commit, c.Files, c.Additions, c.Deletions, idea, measuredText(c))
+		for i, a := range c.Attempts {
+			fmt.Fprintf(w, "  attempt  %d %.12s run %s: %s\n", i, a.Commit, termSafe(a.Run), termSafe(attemptOutcome(a)))
+		}
 	}
 }
 

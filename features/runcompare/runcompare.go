@@ -31,8 +31,15 @@ func Rows(p *plan.Plan, variant string, tot *runtime.Totals) []runtime.Compariso
 	var out []runtime.Comparison
 	add := func(name string, c plan.Count, got float64) {
 		const eps = 1e-6
+		side := ""
+		switch {
+		case got < c.Low-eps:
+			side = "below"
+		case got > c.High+eps:
+			side = "above"
+		}
 		out = append(out, runtime.Comparison{Figure: name, Low: c.Low, Expected: c.Expected, High: c.High, Measured: got,
-			Within: got >= c.Low-eps && got <= c.High+eps, Reason: c.Reason})
+			Within: side == "", Side: side, Reason: c.Reason})
 	}
 	add("totals.real_runs", b.Totals.RealRuns, float64(tot.RealRuns))
 	add("totals.llm_calls", b.Totals.LLMCalls, float64(tot.LLMCalls))

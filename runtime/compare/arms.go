@@ -29,6 +29,9 @@ type ArmFigure struct {
 	DiffLow  *float64 `json:"diff_ci95_low,omitempty"`
 	DiffHigh *float64 `json:"diff_ci95_high,omitempty"`
 	Differs  bool     `json:"differs"`
+	// Values are the figure of each seed that measured it, in the order
+	// the arm's runs come (what a group report plots beside the mean).
+	Values []float64 `json:"values"`
 }
 
 // ArmFigures lists the figures the arms are summarized by: the name of the
@@ -75,7 +78,7 @@ func Arms(rows []*Row) []*ArmFigure {
 			}
 			s := stats.Summarize(xs)
 			sums[f.Name] = s
-			af := &ArmFigure{Arm: a.label, Figure: f.Name, N: s.N, Mean: s.Mean}
+			af := &ArmFigure{Arm: a.label, Figure: f.Name, N: s.N, Mean: s.Mean, Values: xs}
 			if s.Interval() {
 				af.SD, af.Low, af.High = ptr(s.SD), ptr(s.Low), ptr(s.High)
 			} else {

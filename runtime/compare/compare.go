@@ -53,9 +53,13 @@ type Row struct {
 	// runtime.SuiteScores): the best a run measured per task, per domain
 	// and over the held-out tasks, then each evaluation arm's held-out mean.
 	Suite []SuiteScore `json:"suite_normalised,omitempty"`
-	// Candidates are a source-mode run's built candidates: idea, commit
-	// and diffstat (see runtime.Candidate).
+	// Candidates are a source-mode run's built candidates: idea, commit,
+	// diffstat, metric and gain (see runtime.Candidate).
 	Candidates []runtime.Candidate `json:"candidates,omitempty"`
+	// ReplayOf is the run this one replays ("" for none); Tasks each
+	// task's baseline, seed commit and best program (runtime.TaskRecord).
+	ReplayOf string               `json:"replay_of,omitempty"`
+	Tasks    []runtime.TaskRecord `json:"tasks,omitempty"`
 	// CriticEval are the run's static critic figures (criticRow).
 	CriticEval []SuiteScore `json:"critic_eval,omitempty"`
 }
@@ -213,7 +217,10 @@ func FromReport(rep *runtime.Report, p *plan.Plan) *Row {
 		r.CalibrationMAE = ptr(rep.Calibration[n-1].MAE)
 	}
 	r.Suite = suiteRow(rep.Suite)
-	r.Candidates = st.Candidates
+	r.Candidates, r.Tasks = st.Candidates, st.Tasks
+	if st.Replay != nil {
+		r.ReplayOf = st.Replay.Run
+	}
 	r.CriticEval = criticRow(rep.CriticEvals)
 	if p != nil {
 		// The plan as it applies to the run's variant: the variants of a

@@ -477,7 +477,7 @@ svg .f{fill:#fafafa;stroke:#ccc}svg .g{stroke:#e6e6e6}svg .d{stroke:#999;stroke-
 <tr><th>real runs</th><td>{{.R.Status.RealRuns}}{{if .R.Status.Budget.RealRuns}} of {{.R.Status.Budget.RealRuns}}{{end}} ({{.R.Status.Finished}} finished, {{.R.Status.Failed}} failed, {{.R.Status.InFlight}} in flight)</td></tr>
 <tr><th>GPU-hours</th><td>{{num .R.Status.GPUHours}} reserved (each real run held at its high hours){{with .R.Status.Totals}}, {{num .MeasuredGPUHours}} measured (each run at most what it held){{if .MeasuredUpdateGPUHours}}, of them {{num .MeasuredUpdateGPUHours}} by updates{{end}}{{if .Overruns}}; <b>{{.Overruns}} runs took longer than their high hours: {{num .OverrunGPUHours}} GPU-hours beyond what they held, not charged</b>{{end}}{{end}}</td></tr>
 <tr><th>dollars</th><td>{{with .R.Status.Totals}}{{money .USD}} (real runs {{money $.R.Status.RunUSD}} reserved, LLM {{money .LLMUSD}} measured, {{.LLMCalls}} calls){{else}}{{money .R.Status.RunUSD}} reserved for real runs so far{{end}}{{if .R.Status.Budget.USD}} of a {{money .R.Status.Budget.USD}} cap{{end}}</td></tr>
-{{range routed .R.Compare}}<tr><th>routed share, loop {{loopOf .Figure}}</th><td>{{pct .Measured}} measured, beside expected_routed {{pct .Expected}}{{if ne .Low .High}} (assumed {{pct .Low}} – {{pct .High}}){{end}}{{if not .Within}}: <b>outside the assumed range</b>{{end}}</td></tr>{{end}}
+{{range routed .R.Compare}}<tr><th>routed share, loop {{loopOf .Figure}}</th><td>{{pct .Measured}} measured, beside expected_routed {{pct .Expected}}{{if ne .Low .High}} (assumed {{pct .Low}} – {{pct .High}}){{end}}{{if not .Within}}: <b>{{if eq .Side "below"}}below{{else}}above{{end}} the assumed range</b>{{end}}</td></tr>{{end}}
 {{with .R.Status.Totals}}{{with .Measured}}{{range $name, $r := .Roles}}{{if $r.Unparsed}}
 <tr><th>unparsed, role {{$name}}</th><td>{{$r.Unparsed}} answers could not be read ({{$r.Reasks}} asked again); a critic's such votes are left out of its verdicts</td></tr>{{end}}{{end}}{{end}}
 <tr><th>steps</th><td>{{.Steps}} ({{.Candidates}} candidates rewarded, {{.PolicyUpdates}} policy updates)</td></tr>{{end}}
@@ -491,10 +491,11 @@ svg .f{fill:#fafafa;stroke:#ccc}svg .g{stroke:#e6e6e6}svg .d{stroke:#999;stroke-
 {{if .Overrides}}<tr><th>overrides</th><td>{{range .Overrides}}{{.}} {{end}}</td></tr>{{end}}
 {{range .Plugins}}<tr><th>plugin {{.Name}}</th><td>{{.Source}} sha256:{{.SHA256}} ({{.Platform}})</td></tr>{{end}}
 </table>{{end}}
+{{template "record" .}}
 {{if .R.Compare}}<h2>Estimate and run</h2>
-<p>The run's GPU-hours and real-run dollars here are reserved: each real run held against the budget at the plan's hours. LLM dollars are measured.</p>
+<p>The run's GPU-hours and real-run dollars here are reserved: each real run held against the budget at the plan's hours. LLM dollars are measured. A figure outside the estimate says which side: below the low (the run did less than the plan allows: a cap cut it, fewer builds failed), or, in bold, above the high, a bound the estimate gives that did not hold.</p>
 <table><tr><th>figure</th><th>low</th><th>expected</th><th>high</th><th>run</th><th></th></tr>
-{{range .R.Compare}}<tr><td>{{.Figure}}{{with basis .Figure "reserved"}} <small>({{.}})</small>{{end}}</td><td class="n">{{figure .Figure .Low}}</td><td class="n">{{figure .Figure .Expected}}</td><td class="n">{{figure .Figure .High}}</td><td class="n">{{figure .Figure .Measured}}</td><td>{{if .Within}}within{{else}}<b>outside</b>{{end}}</td></tr>{{end}}
+{{range .R.Compare}}<tr><td>{{.Figure}}{{with basis .Figure "reserved"}} <small>({{.}})</small>{{end}}</td><td class="n">{{figure .Figure .Low}}</td><td class="n">{{figure .Figure .Expected}}</td><td class="n">{{figure .Figure .High}}</td><td class="n">{{figure .Figure .Measured}}</td><td>{{template "side" .}}</td></tr>{{end}}
 </table>
 {{end}}{{if .R.Predicted}}<h2>Predicted from the run's own measurements, and measured</h2>
 <p>GPU-hours and dollars here are measured: each real run's timed hours at the run's prices, plus LLM dollars (the table above holds what the run reserved).</p>
@@ -533,11 +534,7 @@ svg .f{fill:#fafafa;stroke:#ccc}svg .g{stroke:#e6e6e6}svg .d{stroke:#999;stroke-
 <table><tr><th>run</th><th>task</th><th>proposal</th><th>edits</th><th>metric</th><th>real gain</th></tr>
 {{range .R.Best}}<tr><td>{{.Key}}</td><td>{{.Task}}</td><td>{{.Text}}{{with .Commit}}<br><small>commit {{.}}</small>{{end}}</td><td>{{edits .Edits}}</td><td class="n">{{num .Metric}}</td><td class="n">{{num .Gain}}</td></tr>{{end}}
 </table>
-{{if .R.Status}}{{$id := .R.Status.ID}}{{with .R.Status.Candidates}}<h2>Candidates built from the seed program</h2>
-<p>Each candidate's idea and diffstat (files changed, lines added and removed); <code>assay patch {{$id}} CANDIDATE</code> prints one's diff.</p>
-<table><tr><th>candidate</th><th>task</th><th>commit</th><th>files</th><th>+</th><th>&minus;</th><th>idea</th></tr>
-{{range .}}<tr><td>{{.Key}}</td><td>{{.Env}}/{{.Task}}</td><td><small>{{.Commit}}</small></td><td class="n">{{.Files}}</td><td class="n">{{.Additions}}</td><td class="n">{{.Deletions}}</td><td>{{.Idea}}</td></tr>{{end}}
-</table>{{end}}{{end}}
+{{template "candidates" .}}
 </body></html>
 `))
 

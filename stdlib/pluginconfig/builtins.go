@@ -132,7 +132,7 @@ var Command = &Schema{
 		{Name: "metric_field", Type: String, Doc: "dotted path of the metric in metric_file, e.g. \"eval.val_bpb\""},
 		{Name: "metric_regex", Type: Regex, Groups: 1, Doc: "regular expression whose first capture group is the metric in the command's stdout, e.g. \"val_bpb=([0-9.eE+-]+)\""},
 		{Name: "time_limit", Type: Duration, DefaultDoc: "none, unless the run request sets one", Doc: "time limit of one run, e.g. \"2h\""},
-		{Name: "infeasible_exit_codes", Type: IntList, Doc: "exit codes that mark a run infeasible (the proposal does not build or crashes) rather than failed"},
+		{Name: "infeasible_exit_codes", Type: IntList, Doc: "exit codes that mark a run infeasible (the proposal does not build or crashes) rather than an error, which a source-mode candidate's builder is asked to repair"},
 		{Name: "infeasible_patterns", Type: RegexList, Doc: "regular expressions that, matched against stderr, mark a run infeasible"},
 		{Name: "timeout_infeasible", Type: Bool, Default: false, Doc: "count a run past its time limit as infeasible rather than failed"},
 		{Name: "run_dir", Type: String, Default: "assay-runs", Doc: "directory of the per-run directories when the run request names none"},

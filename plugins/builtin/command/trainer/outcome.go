@@ -134,7 +134,9 @@ func outcome(rec *record, cfg *Config, dir string, st executor.Status) *plugins.
 			r.Status, r.Reason = plugins.StatusInfeasible, fmt.Sprintf("exit code %d (infeasible_exit_codes)", st.ExitCode)
 			return r
 		}
-		r.Status, r.Reason = plugins.StatusFailed, st.Reason
+		// The script ran and failed on its own: the program's error, whose
+		// stderr (in Logs) says why.
+		r.Status, r.Reason = plugins.StatusError, st.Reason
 		if last := lastLines(stderr, 1); last != "" {
 			r.Reason += "; stderr ends: " + last
 		}
@@ -159,7 +161,7 @@ func outcome(rec *record, cfg *Config, dir string, st executor.Status) *plugins.
 		m, err = metricFromJSON(path, cfg.MetricField)
 	}
 	if err != nil {
-		r.Status, r.Reason = plugins.StatusFailed, "the command succeeded but reported no metric: "+err.Error()
+		r.Status, r.Reason = plugins.StatusError, "the command succeeded but reported no metric: "+err.Error()
 		return r
 	}
 	r.Status, r.Metric = plugins.StatusFinished, m
