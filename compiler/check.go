@@ -211,6 +211,10 @@ func (k *checker) fields() {
 		if ex.Kind.V == "slurm" {
 			k.need(ex.Slurm != nil, k.at(ex.Kind.Range, ex.Range), "executor: slurm block", `slurm { partition = "gpu" }`)
 		}
+		if sl := ex.Slurm; sl != nil && sl.PollSeconds.Set && !(sl.PollSeconds.V >= 1 && sl.PollSeconds.V <= 86400) {
+			k.add(diag.Errorf(CodeRange, sl.PollSeconds.Range, "executor.slurm.poll_seconds must lie in [1, 86400], got %g", sl.PollSeconds.V).
+				WithDetail("a shared controller is asked about all of the run's jobs at most once per poll_seconds; 5 is the default"))
+		}
 	}
 }
 

@@ -45,6 +45,7 @@ var fieldValues = map[string][]any{
 	"critic_training.*.grpo.balance": {[]string{"improve", "lose"}, []string{"lose", "tie", "improve"}, []string{"BigWin", "Lose"}},
 	"loop.*.continual.gpu":           {"H100", "B200"},
 	"loop.*.continual.gpus":          {4},
+	"executor.slurm.poll_seconds":    {10.0},
 }
 
 // refKinds names the block kind a reference field points at, for fields

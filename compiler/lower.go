@@ -136,6 +136,7 @@ func (lv *lowering) variant() *plan.Variant {
 			put("cpus", sl.CPUs.Set, sl.CPUs.V)
 			put("memory", sl.Memory.Set, sl.Memory.V)
 			put("array", sl.Array.Set, sl.Array.V)
+			put("poll_seconds", sl.PollSeconds.Set, sl.PollSeconds.V)
 			out.Executor.Slurm = m
 		}
 	}

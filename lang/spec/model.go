@@ -417,7 +417,10 @@ type Slurm struct {
 	CPUs      Val[int]    `assay:"cpus" doc:"sbatch --cpus-per-task"`
 	Memory    Val[string] `assay:"memory" doc:"sbatch --mem, e.g. \"64G\""`
 	Array     Val[bool]   `assay:"array" doc:"submit independent runs of a round as one job array"`
-	Range     diag.Range  `json:"-"`
+	// PollSeconds paces the one squeue (and sacct) that asks about all of
+	// a run's jobs at once.
+	PollSeconds Val[float64] `assay:"poll_seconds" unit:"seconds" doc:"least time between two queries of the controller about all of the run's jobs, at least 1 (default 5); while no job changes state the wait doubles, up to 8 times this"`
+	Range       diag.Range   `json:"-"`
 }
 
 // Sweep expands a spec into variants.

@@ -94,3 +94,10 @@ calibration {
 budget {
   real_runs = 15 # ERROR: E_BUDGET_FIT less than the fixed real runs
 }
+
+executor {
+  kind = "slurm"
+  slurm {
+    poll_seconds = 0.5 # ERROR: E_RANGE poll_seconds must lie in [1, 86400]
+  }
+}

@@ -1,7 +1,7 @@
 // Package executor is the small interface between the command trainer and
 // the places a run's script can execute: package executor/local (a bounded
 // pool of subprocesses with GPU slots) and package executor/slurm (sbatch,
-// job arrays, scontrol polling, scancel).
+// job arrays, one squeue poll for all jobs, scancel).
 //
 // An executor runs a prepared bash script in a prepared directory; it knows
 // nothing about metrics, proposals or configs. It reports how the script

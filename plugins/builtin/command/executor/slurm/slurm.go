@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -35,17 +34,23 @@ type Options struct {
 	GRES string
 	// ExtraArgs are passed to sbatch as they are.
 	ExtraArgs []string
-	// PollInterval is how often Wait asks the controller (default 5 s).
+	// PollInterval is the least time between two polls of the controller
+	// (default 5 s); while nothing changes the poller waits up to 8 times
+	// as long.
 	PollInterval time.Duration
 	// MaxRunning throttles a job array to this many tasks at once (sbatch
 	// --array=0-N%MaxRunning), so a batch keeps executor.concurrency; 0 or
 	// a value no smaller than the array sets no throttle. Not a key of the
 	// executor.slurm block: the trainer sets it from executor.concurrency.
 	MaxRunning int
+	// Runner runs the Slurm tools (nil: those on PATH). Not a key of the
+	// executor.slurm block either.
+	Runner Runner
+	clock  clock // nil: the wall clock; the simulated cluster's tests set one
 }
 
 // keys of the executor.slurm block this package reads, for error messages.
-var keys = []string{"partition", "account", "qos", "time_limit", "cpus", "memory", "array", "gres", "extra_args", "poll_interval"}
+var keys = []string{"partition", "account", "qos", "time_limit", "cpus", "memory", "array", "gres", "extra_args", "poll_seconds"}
 
 // ParseOptions reads the executor.slurm block (a map, as the plan carries
 // it). An unknown key or a value of the wrong type is an error naming it.
@@ -82,11 +87,8 @@ func ParseOptions(m map[string]any) (Options, error) {
 			o.Array = b
 		case "extra_args":
 			o.ExtraArgs, err = strs(v)
-		case "poll_interval":
-			var s string
-			if s, err = str(v); err == nil {
-				o.PollInterval, err = time.ParseDuration(s)
-			}
+		case "poll_seconds":
+			o.PollInterval, err = seconds(v)
 		default:
 			return o, fmt.Errorf("executor.slurm.%s: unknown setting; known: %s", k, strings.Join(keys, ", "))
 		}
@@ -119,6 +121,26 @@ func integer(v any) (int, error) {
 	return 0, fmt.Errorf("want a whole number, got %v", v)
 }
 
+// seconds reads a number of seconds, at least one: the compiler refuses
+// less, and a plan edited by hand gets the same answer.
+func seconds(v any) (time.Duration, error) {
+	var x float64
+	switch n := v.(type) {
+	case int:
+		x = float64(n)
+	case int64:
+		x = float64(n)
+	case float64:
+		x = n
+	default:
+		return 0, fmt.Errorf("want a number of seconds, got %T", v)
+	}
+	if !(x >= 1 && x <= 86400) {
+		return 0, fmt.Errorf("want between 1 and 86400 seconds, got %v", v)
+	}
+	return time.Duration(x * float64(time.Second)), nil
+}
+
 func strs(v any) ([]string, error) {
 	switch l := v.(type) {
 	case []string:
@@ -140,6 +162,8 @@ func strs(v any) ([]string, error) {
 // Executor submits to the Slurm cluster the command-line tools reach.
 type Executor struct {
 	opts Options
+	run  Runner
+	poll *poller
 }
 
 var (
@@ -155,7 +179,13 @@ func New(opts Options) *Executor {
 	if opts.GRES == "" {
 		opts.GRES = "gpu"
 	}
-	return &Executor{opts: opts}
+	if opts.Runner == nil {
+		opts.Runner = toolRunner{}
+	}
+	if opts.clock == nil {
+		opts.clock = wallClock{}
+	}
+	return &Executor{opts: opts, run: opts.Runner, poll: sharedPoller(opts.Runner, opts.clock, opts.PollInterval)}
 }
 
 // Kind implements executor.Executor.
@@ -259,7 +289,7 @@ func (e *Executor) Submit(ctx context.Context, job *executor.Job) (string, error
 	if err := writeWrapper(job); err != nil {
 		return "", err
 	}
-	id, err := sbatch(ctx, e.SbatchArgs(job))
+	id, err := e.sbatch(ctx, e.SbatchArgs(job))
 	if err != nil {
 		return "", fmt.Errorf("job %q: %w", job.Name, err)
 	}
@@ -303,7 +333,7 @@ func (e *Executor) SubmitArray(ctx context.Context, jobs []*executor.Job) ([]str
 	}
 	args := append(e.args(first), spec, "--chdir="+first.Dir,
 		"--output="+filepath.Join(first.Dir, "slurm-%A_%a.out"), path)
-	id, err := sbatch(ctx, args)
+	id, err := e.sbatch(ctx, args)
 	if err != nil {
 		return nil, fmt.Errorf("job array of %d runs: %w", len(jobs), err)
 	}
@@ -314,67 +344,56 @@ func (e *Executor) SubmitArray(ctx context.Context, jobs []*executor.Job) ([]str
 	return hs, nil
 }
 
-func sbatch(ctx context.Context, args []string) (string, error) {
-	var stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, "sbatch", args...)
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return "", fmt.Errorf("sbatch: %v: %s", err, strings.TrimSpace(stderr.String()))
+// submitPatience is how long a submission waits for an unreachable
+// controller to answer again before it fails.
+const submitPatience = 10 * time.Minute
+
+// sbatch submits one job (or array). When no controller answers, nothing
+// was submitted: it waits for the poller to reach the controller again and
+// sends the same request, for up to submitPatience.
+func (e *Executor) sbatch(ctx context.Context, args []string) (string, error) {
+	patient, cancel := context.WithTimeout(ctx, submitPatience)
+	defer cancel()
+	for {
+		out, err := e.run.Run(ctx, "sbatch", args...)
+		if err == nil {
+			// --parsable prints "ID" or "ID;CLUSTER".
+			id, _, _ := strings.Cut(strings.TrimSpace(string(out)), ";")
+			if !digits(id) {
+				return "", fmt.Errorf("sbatch printed %q, not a job id", firstLine(out))
+			}
+			return id, nil
+		}
+		if !unreachable(err) {
+			return "", err
+		}
+		if werr := e.poll.awaitUp(patient); werr != nil {
+			return "", fmt.Errorf("%w (no controller answered for %s)", err, submitPatience)
+		}
 	}
-	// --parsable prints "ID" or "ID;CLUSTER".
-	id, _, _ := strings.Cut(strings.TrimSpace(string(out)), ";")
-	if _, err := strconv.Atoi(id); err != nil {
-		return "", fmt.Errorf("sbatch printed %q, not a job id", strings.TrimSpace(string(out)))
-	}
-	return id, nil
 }
 
-// Wait implements executor.Executor by polling the controller.
+// Wait implements executor.Executor: it adds the job to the process's
+// poller and blocks until a poll finds it ended (or ctx ends). Many
+// goroutines may wait at once, on jobs of this process or of an earlier one
+// (re-attaching after a crash): each poll asks about all of them at once.
 func (e *Executor) Wait(ctx context.Context, handle string) (executor.Status, error) {
 	h, err := parse(handle)
 	if err != nil {
 		return executor.Status{}, err
 	}
-	for {
-		info, err := Query(ctx, h.ID)
-		switch {
-		case errors.Is(err, ErrUnknownJob):
-			return unknown(h), nil
-		case err != nil && ctx.Err() != nil:
-			return executor.Status{}, ctx.Err()
-		case err == nil:
-			if st := info.Status(); st.State.Done() {
-				if st.State == executor.Cancelled {
-					st.CancelledByUs = executor.WasCancelled(h.Dir)
-				}
-				return st, nil
-			}
+	w := e.poll.add(h)
+	defer e.poll.drop(w)
+	select {
+	case <-w.done:
+		st := w.st
+		if st.State == executor.Cancelled && !st.CancelledByUs {
+			st.CancelledByUs = executor.WasCancelled(h.Dir)
 		}
-		// Other errors (the controller restarting, say) are retried.
-		select {
-		case <-ctx.Done():
-			return executor.Status{}, ctx.Err()
-		case <-time.After(e.opts.PollInterval):
-		}
+		return st, nil
+	case <-ctx.Done():
+		return executor.Status{}, ctx.Err()
 	}
-}
-
-// unknown reports a job the controller no longer knows (purged after
-// MinJobAge, or a controller that lost its state): the wrapper's exit file
-// says how it ended, if it got that far.
-func unknown(h executor.Handle) executor.Status {
-	if code, ok := executor.ReadExit(h.Dir); ok {
-		st := executor.Status{State: executor.Completed, ExitCode: code}
-		if code != 0 {
-			st.State, st.Reason = executor.Failed, "exit code "+strconv.Itoa(code)
-		}
-		return st
-	}
-	if executor.WasCancelled(h.Dir) {
-		return executor.Status{State: executor.Cancelled, CancelledByUs: true, Reason: "cancelled"}
-	}
-	return executor.Status{State: executor.Lost, Reason: "Slurm no longer knows job " + h.ID + " and it left no exit code"}
 }
 
 // Cancel implements executor.Executor with scancel.
@@ -384,109 +403,13 @@ func (e *Executor) Cancel(ctx context.Context, handle string) error {
 		return err
 	}
 	executor.MarkCancelled(h.Dir)
-	out, err := exec.CommandContext(ctx, "scancel", h.ID).CombinedOutput()
-	if err != nil && !bytes.Contains(out, []byte("Invalid job id")) && !bytes.Contains(out, []byte("already completed")) {
-		return fmt.Errorf("scancel %s: %v: %s", h.ID, err, firstLine(out))
+	_, err = e.run.Run(ctx, "scancel", h.ID)
+	if err != nil && !says(err, "Invalid job id") && !says(err, "already completed") {
+		return fmt.Errorf("scancel %s: %w", h.ID, err)
 	}
+	// The job ends soon: look one interval on, not after a backed-off one.
+	e.poll.nudge()
 	return nil
-}
-
-// ErrUnknownJob is returned by Query for a job id the cluster does not know.
-var ErrUnknownJob = errors.New("unknown Slurm job")
-
-// Info is what the controller says about a job.
-type Info struct {
-	JobState string
-	Reason   string
-	ExitCode int
-	Signal   int
-}
-
-var fieldRE = regexp.MustCompile(`(?:^|\s)(JobState|Reason|ExitCode)=(\S*)`)
-
-// ParseInfo reads one line of `scontrol show job -o`.
-func ParseInfo(line string) (Info, error) {
-	var in Info
-	for _, m := range fieldRE.FindAllStringSubmatch(line, -1) {
-		switch m[1] {
-		case "JobState":
-			in.JobState = m[2]
-		case "Reason":
-			in.Reason = m[2]
-		case "ExitCode":
-			in.ExitCode, in.Signal = exitCode(m[2])
-		}
-	}
-	if in.JobState == "" {
-		return in, fmt.Errorf("no JobState in %q", line)
-	}
-	return in, nil
-}
-
-// exitCode parses Slurm's "code:signal".
-func exitCode(s string) (int, int) {
-	c, sig, _ := strings.Cut(s, ":")
-	code, _ := strconv.Atoi(c)
-	signal, _ := strconv.Atoi(sig)
-	return code, signal
-}
-
-// Query asks the controller about one job (ID or ID_TASK) with scontrol,
-// then sacct where accounting works.
-func Query(ctx context.Context, id string) (Info, error) {
-	out, err := exec.CommandContext(ctx, "scontrol", "show", "job", id, "-o").CombinedOutput()
-	if err == nil {
-		line, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
-		return ParseInfo(line)
-	}
-	if !bytes.Contains(out, []byte("Invalid job id")) {
-		return Info{}, fmt.Errorf("scontrol show job %s: %v: %s", id, err, firstLine(out))
-	}
-	// The controller has forgotten it; accounting (slurmdbd) may remember.
-	acct, aerr := exec.CommandContext(ctx, "sacct", "-n", "-P", "-X", "-j", id, "-o", "State,ExitCode").Output()
-	if aerr == nil {
-		if line, _, _ := strings.Cut(strings.TrimSpace(string(acct)), "\n"); line != "" {
-			state, code, _ := strings.Cut(line, "|")
-			// sacct writes "CANCELLED by 0".
-			state, _, _ = strings.Cut(state, " ")
-			in := Info{JobState: state}
-			in.ExitCode, in.Signal = exitCode(code)
-			return in, nil
-		}
-	}
-	return Info{}, fmt.Errorf("%w %s", ErrUnknownJob, id)
-}
-
-// Status maps a Slurm job state to an executor status.
-func (in Info) Status() executor.Status {
-	st := executor.Status{ExitCode: in.ExitCode, Signal: in.Signal, Reason: in.Reason}
-	switch in.JobState {
-	case "PENDING", "CONFIGURING", "REQUEUED", "REQUEUE_HOLD", "REQUEUE_FED", "RESIZING", "SUSPENDED", "STOPPED", "SIGNALING", "STAGE_OUT":
-		st.State = executor.Pending
-	case "RUNNING", "COMPLETING":
-		st.State = executor.Running
-	case "COMPLETED":
-		st.State = executor.Completed
-	case "FAILED", "OUT_OF_MEMORY", "SPECIAL_EXIT":
-		st.State = executor.Failed
-		switch {
-		case in.JobState == "OUT_OF_MEMORY":
-			st.Reason = "out of memory"
-		case in.Signal != 0:
-			st.Reason = "killed by signal " + strconv.Itoa(in.Signal)
-		default:
-			st.Reason = "exit code " + strconv.Itoa(in.ExitCode)
-		}
-	case "TIMEOUT", "DEADLINE":
-		st.State, st.Reason = executor.TimedOut, "Slurm time limit exceeded"
-	case "CANCELLED":
-		st.State, st.Reason = executor.Cancelled, "cancelled"
-	case "PREEMPTED", "NODE_FAIL", "BOOT_FAIL":
-		st.State, st.Reason = executor.Preempted, "Slurm "+in.JobState
-	default:
-		st.State, st.Reason = executor.Failed, "Slurm state "+in.JobState
-	}
-	return st
 }
 
 func parse(handle string) (executor.Handle, error) {

@@ -12,7 +12,7 @@ func TestParseOptions(t *testing.T) {
 	o, err := ParseOptions(map[string]any{
 		"partition": "b200", "account": "lab", "qos": "high", "time_limit": "4:00:00",
 		"cpus": float64(16), "memory": "64G", "array": true, "gres": "gpu:b200",
-		"extra_args": []any{"--exclusive"}, "poll_interval": "2s",
+		"extra_args": []any{"--exclusive"}, "poll_seconds": float64(2),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -30,7 +30,8 @@ func TestParseOptions(t *testing.T) {
 		{map[string]any{"cpus": 1.5}, "executor.slurm.cpus"},
 		{map[string]any{"array": "yes"}, "executor.slurm.array: want true or false"},
 		{map[string]any{"extra_args": []any{1}}, "executor.slurm.extra_args: element 0"},
-		{map[string]any{"poll_interval": "soon"}, "executor.slurm.poll_interval"},
+		{map[string]any{"poll_seconds": "soon"}, "executor.slurm.poll_seconds: want a number of seconds"},
+		{map[string]any{"poll_seconds": 0.5}, "executor.slurm.poll_seconds: want between 1 and 86400"},
 	} {
 		_, err := ParseOptions(c.m)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -55,6 +56,8 @@ func TestSbatchArgs(t *testing.T) {
 	}
 }
 
+// The lines are squeue's (squeueFormat), exit codes raw wait statuses, as
+// Slurm 22.05 prints them for the states seen on a real cluster.
 func TestStateMapping(t *testing.T) {
 	for _, c := range []struct {
 		line  string
@@ -62,32 +65,33 @@ func TestStateMapping(t *testing.T) {
 		code  int
 		sig   int
 	}{
-		{"JobId=1 JobName=x JobState=COMPLETED Reason=None Dependency=(null) ExitCode=0:0", executor.Completed, 0, 0},
-		{"JobId=2 JobState=FAILED Reason=NonZeroExitCode ExitCode=3:0", executor.Failed, 3, 0},
-		{"JobId=3 JobState=CANCELLED Reason=None ExitCode=0:15", executor.Cancelled, 0, 15},
-		{"JobId=4 JobState=FAILED Reason=RaisedSignal:9_Killed ExitCode=0:9", executor.Failed, 0, 9},
-		{"JobId=5 JobState=TIMEOUT Reason=TimeLimit ExitCode=0:15", executor.TimedOut, 0, 15},
-		{"JobId=6 JobState=PREEMPTED Reason=None ExitCode=0:15", executor.Preempted, 0, 15},
-		{"JobId=7 JobState=NODE_FAIL Reason=NodeDown ExitCode=0:0", executor.Preempted, 0, 0},
-		{"JobId=8 JobState=BOOT_FAIL Reason=None ExitCode=0:0", executor.Preempted, 0, 0},
-		{"JobId=9 JobState=PENDING Reason=Resources ExitCode=0:0", executor.Pending, 0, 0},
-		{"JobId=10 JobState=RUNNING Reason=None ExitCode=0:0", executor.Running, 0, 0},
-		{"JobId=11 JobState=COMPLETING Reason=None ExitCode=0:0", executor.Running, 0, 0},
-		{"JobId=12 JobState=OUT_OF_MEMORY Reason=OutOfMemory ExitCode=0:125", executor.Failed, 0, 125},
-		{"JobId=13 JobState=DEADLINE Reason=None ExitCode=0:0", executor.TimedOut, 0, 0},
-		{"JobId=14 JobState=WEIRD_NEW Reason=None ExitCode=0:0", executor.Failed, 0, 0},
+		{"1|COMPLETED|0|None|", executor.Completed, 0, 0},
+		{"2|FAILED|768|NonZeroExitCode|", executor.Failed, 3, 0},
+		{"3|CANCELLED|15|None|", executor.Cancelled, 0, 15},
+		{"4|FAILED|9|RaisedSignal:9_Killed|", executor.Failed, 0, 9},
+		{"5|TIMEOUT|15|TimeLimit|", executor.TimedOut, 0, 15},
+		{"6|PREEMPTED|15|None|", executor.Preempted, 0, 15},
+		{"7|NODE_FAIL|0|NodeDown|", executor.Preempted, 0, 0},
+		{"8|BOOT_FAIL|0|None|", executor.Preempted, 0, 0},
+		{"9|PENDING|0|Resources|", executor.Pending, 0, 0},
+		{"10|RUNNING|0|None|", executor.Running, 0, 0},
+		{"11|COMPLETING|0|None|", executor.Running, 0, 0},
+		{"12|OUT_OF_MEMORY|0:125|OutOfMemory|", executor.Failed, 0, 125},
+		{"13|DEADLINE|0|None|", executor.TimedOut, 0, 0},
+		{"14|WEIRD_NEW|0|None|", executor.Failed, 0, 0},
+		{"15_2|REQUEUED|0|BeginTime|", executor.Pending, 0, 0},
+		{"16_0|FAILED|512|NonZeroExitCode|", executor.Failed, 2, 0},
 	} {
-		in, err := ParseInfo(c.line)
-		if err != nil {
-			t.Fatal(err)
+		infos, bad := ParseSqueue([]byte(c.line + "\n"))
+		id, _, _ := strings.Cut(c.line, "|")
+		in, ok := infos[id]
+		if !ok || bad != 0 {
+			t.Fatalf("%s: parsed %v, %d bad lines", c.line, infos, bad)
 		}
 		st := in.Status()
 		if st.State != c.state || st.ExitCode != c.code || st.Signal != c.sig {
 			t.Errorf("%s: got %+v, want %s %d:%d", c.line, st, c.state, c.code, c.sig)
 		}
-	}
-	if _, err := ParseInfo("slurm_load_jobs error: Invalid job id specified"); err == nil {
-		t.Error("a line without JobState parsed")
 	}
 }
 
