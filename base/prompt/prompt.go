@@ -60,7 +60,7 @@ type Knob struct {
 
 // Version is the version of the default templates in prompts/. A
 // change of their text bumps it, so a plan's From says which text it holds.
-const Version = 4
+const Version = 5
 
 // MaxBytes bounds what one rendered message may hold: a template
 // that ranges over a large input cannot grow without end.

@@ -407,7 +407,7 @@ type Role struct {
 
 // Prompt is a role's prompt: Go text/template texts of its system and
 // user messages over its kind's variables (base/prompt), and where
-// each came from ("default v4", "inline" or the file's path as the spec
+// each came from ("default v5", "inline" or the file's path as the spec
 // writes it).
 type Prompt struct {
 	System     string `json:"system"`
