@@ -64,6 +64,13 @@ func (k *checker) rolePrompt(r *spec.Role) {
 		k.criteriaDir(r)
 		k.criteriaRole(r)
 	}
+	k.roleAnswer(r)
+}
+
+// roleAnswer checks a role's answer block: a format the role's kind can
+// answer in, a pattern where (and only where) the format reads one, and
+// reasks in range.
+func (k *checker) roleAnswer(r *spec.Role) {
 	if a := r.Answer; a != nil {
 		at := k.at(a.Range, r.NameRange)
 		if f := a.Format.V; (f == "text" || f == "list") && r.Kind.V != prompt.KindPropose {
