@@ -104,6 +104,7 @@ func check(c *compilation) {
 		k.fields()
 		k.criticEvals()
 		k.sources()
+		k.freeTextProposers()
 	}
 }
 

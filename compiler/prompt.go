@@ -64,8 +64,19 @@ func (k *checker) rolePrompt(r *spec.Role) {
 		k.criteriaDir(r)
 		k.criteriaRole(r)
 	}
+	k.roleAnswer(r)
+}
+
+// roleAnswer checks a role's answer block: a format the role's kind can
+// answer in, a pattern where (and only where) the format reads one, and
+// reasks in range.
+func (k *checker) roleAnswer(r *spec.Role) {
 	if a := r.Answer; a != nil {
 		at := k.at(a.Range, r.NameRange)
+		if f := a.Format.V; (f == "text" || f == "list") && r.Kind.V != prompt.KindPropose {
+			k.add(diag.Errorf(CodeNotApplicable, a.Format.Range, "role %q: answer format %q reads a proposer's ideas, but the role is a %s", r.Name, f, r.Kind.V).
+				WithDetail("Only a proposer's answer is read as free-text ideas; remove format, or use it on a proposer role."))
+		}
 		if a.Format.V == "pattern" {
 			switch {
 			case r.Kind.V != prompt.KindCritic:
@@ -85,6 +96,38 @@ func (k *checker) rolePrompt(r *spec.Role) {
 		if a.Reasks.Set && (a.Reasks.V < 0 || a.Reasks.V > maxReasks) {
 			k.add(diag.Errorf(CodeRange, a.Reasks.Range, "answer reasks must lie in [0, %d], got %d", maxReasks, a.Reasks.V))
 		}
+	}
+}
+
+// proposerUse is a block that samples a proposer, and its builder.
+type proposerUse struct {
+	what              string
+	proposer, builder spec.Ref
+}
+
+// freeTextProposers refuses a proposer that answers in free text where a
+// block samples it without a builder: its ideas carry no knob edits or
+// patch, so each would run as the program it started from.
+func (k *checker) freeTextProposers() {
+	var uses []proposerUse
+	for _, l := range k.s.Loops {
+		uses = append(uses, proposerUse{fmt.Sprintf("loop %q", l.Name), l.Proposer, l.Builder})
+	}
+	if r := k.s.Records; r != nil {
+		uses = append(uses, proposerUse{"records", r.Proposer, r.Builder})
+	}
+	if ev := k.s.Evaluation; ev != nil {
+		for _, arm := range []spec.Ref{ev.Proposer, ev.Base, ev.ICL} {
+			uses = append(uses, proposerUse{"evaluation", arm, ev.Builder})
+		}
+	}
+	for _, u := range uses {
+		r := k.x.roles[u.proposer.Name]
+		if !u.proposer.Set || u.builder.Set || r == nil || r.Answer == nil || (r.Answer.Format.V != "text" && r.Answer.Format.V != "list") {
+			continue
+		}
+		k.add(diag.Errorf(CodeNotApplicable, r.Answer.Format.Range, "role %q answers in free text (format %q), whose ideas carry no knob edits or patch, but %s samples it without a builder", r.Name, r.Answer.Format.V, u.what).
+			WithDetail("give %s a builder (builder = role.NAME, a role of kind \"builder\" or \"implementer\") that implements each idea, or answer with the JSON object (format = \"json\")", u.what))
 	}
 }
 

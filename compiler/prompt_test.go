@@ -133,6 +133,25 @@ func TestAnswerPatternCriticOnly(t *testing.T) {
 	}
 }
 
+// A proposer's free-text formats are a proposer's, and need a builder
+// wherever the proposer is sampled: a free-text idea carries no edits.
+func TestAnswerIdeasFormats(t *testing.T) {
+	critic := judgeWith(t, "  answer {\n    format = \"list\"\n  }")
+	if _, ds := promptPlan(t, t.TempDir(), "s.hcl", critic); !strings.Contains(ds.Format(0), CodeNotApplicable) || !strings.Contains(ds.Format(0), `answer format "list" reads a proposer's ideas`) {
+		t.Errorf("a critic's list answer was not refused:\n%s", ds.Format(0))
+	}
+	listed, _ := mutate(t, readBase(t), "role \"proposer\" {\n", "role \"proposer\" {\n  answer {\n    format = \"list\"\n  }\n")
+	if _, ds := promptPlan(t, t.TempDir(), "s.hcl", listed); ds.HasErrors() {
+		t.Fatalf("a listing proposer with a builder was refused:\n%s", ds.Format(0))
+	}
+	noBuilder, _ := mutate(t, listed, "role \"builder\" {\n", "role \"builder\" {\n  kind = \"summarizer\"\n")
+	_, ds := promptPlan(t, t.TempDir(), "s.hcl", noBuilder)
+	got := ds.Format(0)
+	if !strings.Contains(got, CodeNotApplicable) || !strings.Contains(got, `samples it without a builder`) || !strings.Contains(got, "s.hcl:62:") {
+		t.Errorf("a listing proposer without a builder was not refused at its format:\n%s", got)
+	}
+}
+
 // The plan carries the resolved templates: Assay's defaults where the spec
 // has none.
 func TestPromptInPlan(t *testing.T) {
@@ -151,11 +170,11 @@ func TestPromptInPlan(t *testing.T) {
 		}
 		switch r.Name {
 		case "judge":
-			if r.Prompt.System != "Judge {{.Child.Text}}." || r.Prompt.SystemFrom != "inline" || r.Prompt.UserFrom != "default v4" {
+			if r.Prompt.System != "Judge {{.Child.Text}}." || r.Prompt.SystemFrom != "inline" || r.Prompt.UserFrom != "default v5" {
 				t.Errorf("judge's prompt: %+v", r.Prompt)
 			}
 		default:
-			if r.Prompt.SystemFrom != "default v4" || !strings.Contains(r.Prompt.System, "Reply with the JSON object only.") {
+			if r.Prompt.SystemFrom != "default v5" || !strings.Contains(r.Prompt.System, "Reply with the JSON object only.") {
 				t.Errorf("%s's prompt: %+v", r.Name, r.Prompt)
 			}
 		}

@@ -1,8 +1,10 @@
 package runtime
 
 import (
+	"strings"
 	"testing"
 
+	"github.com/assay-lang/assay/compiler/plan"
 	"github.com/assay-lang/assay/plugins"
 	"github.com/assay-lang/assay/plugins/payload"
 )
@@ -32,5 +34,46 @@ func TestDecodeAnswer(t *testing.T) {
 	resp = &plugins.CompleteResponse{Payload: []byte(`{"label":"lose","extra":1}`)}
 	if err := decodeAnswer(resp, &got); err == nil {
 		t.Errorf("an unknown field was accepted: %+v", got)
+	}
+}
+
+// How a role's answer is read is the plan's: every call of the role
+// carries it in its payload for the plugin (a critic's verdict pattern,
+// whichever phase calls it; a proposer's free-text format), and the
+// default templates, rendered as a run and assay prompt render them, ask
+// for that form.
+func TestAnswerFormatReachesPayloadAndPrompt(t *testing.T) {
+	critic := &plan.Role{Name: "judge", Kind: plugins.RoleCritic, Answer: &plan.Answer{Format: "pattern", Pattern: `Verdict: (\w+)`}}
+	in := withAnswer(critic, payload.CritiqueRequest{Task: "t", Labels: payload.Labels3})
+	if cr := in.(payload.CritiqueRequest); cr.Verdict != `Verdict: (\w+)` {
+		t.Errorf("the critic's request carries verdict %q", cr.Verdict)
+	}
+	if p := withAnswer(critic, &payload.CritiqueRequest{Labels: payload.Labels3}).(*payload.CritiqueRequest); p.Verdict == "" {
+		t.Error("a critic's request by pointer lost the pattern")
+	}
+	proposer := &plan.Role{Name: "ideas", Kind: plugins.RolePropose, Answer: &plan.Answer{Format: payload.IdeasList}}
+	if pr := withAnswer(proposer, payload.ProposeRequest{Task: "t", N: 1}).(payload.ProposeRequest); pr.Format != payload.IdeasList {
+		t.Errorf("the proposer's request carries format %q", pr.Format)
+	}
+	plain := &plan.Role{Name: "p", Kind: plugins.RolePropose}
+	if pr := withAnswer(plain, payload.ProposeRequest{Task: "t"}).(payload.ProposeRequest); pr.Format != "" {
+		t.Errorf("a JSON proposer's request carries format %q", pr.Format)
+	}
+	for _, c := range []struct {
+		role *plan.Role
+		in   any
+		want string
+	}{
+		{critic, payload.CritiqueRequest{Task: "t", Labels: payload.Labels3}, "`Verdict: (\\w+)` matches it"},
+		{proposer, payload.ProposeRequest{Task: "t", N: 2}, "numbered list of exactly 2 different ideas"},
+	} {
+		body, _ := payload.Encode(c.in)
+		msgs, err := RenderChat(c.role, c.in, body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(msgs[0].Content, c.want) || strings.Contains(msgs[0].Content, "JSON object") {
+			t.Errorf("%s's default system message:\n%s", c.role.Name, msgs[0].Content)
+		}
 	}
 }

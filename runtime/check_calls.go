@@ -137,38 +137,45 @@ func (c *checker) read(ro *plan.Role, t *taskInfo, out any) error {
 			}
 			return nil
 		}
-		return c.applies(ro, t, implementedPatch(*resp))
+		return c.applies(ro, t, changeOf(*resp))
 	}
 	return nil
 }
 
-// applies applies a builder's patch to the seed program in a worktree, as
-// a candidate's build does before its build command (not run again here).
-func (c *checker) applies(ro *plan.Role, t *taskInfo, patch string) error {
+// applies makes a builder's change (its patch, whole files and edits) to
+// the seed program in a worktree, as a candidate's build does before its
+// build command (not run again here).
+func (c *checker) applies(ro *plan.Role, t *taskInfo, ch sourceChange) error {
 	r := c.s
 	task := t.Env + "/" + t.Name
-	fix := fmt.Sprintf("%smake its model answer with a patch of the editable files %v as its prompt asks (assay prompt SPEC %s shows it)", sourcePrefix(ro.Source), t.src.src.Editable, ro.Name)
-	if patch == "" {
-		c.find(CheckFinding{Role: ro.Name, Task: task, Problem: "its answer holds no patch", Fix: fix})
+	fix := fmt.Sprintf("%smake its model answer with a change of the editable files %v as its prompt asks (assay prompt SPEC %s shows it)", sourcePrefix(ro.Source), t.src.src.Editable, ro.Name)
+	if ch.empty() {
+		c.find(CheckFinding{Role: ro.Name, Task: task, Problem: "its answer holds no change", Fix: fix})
 		return nil
 	}
-	err := c.inSeedWorktree(t.src, "apply/"+ro.Name, func(wt string) error {
-		_, err := gitrepo.Apply(r.ctx, wt, patch, t.src.src.Editable)
+	sc, err := t.src.context(r.ctx, t.src.base)
+	if err != nil {
 		return err
-	})
+	}
+	err = wholeFilesShown(ch, sc)
+	if err == nil {
+		err = c.inSeedWorktree(t.src, "apply/"+ro.Name, func(wt string) error {
+			return makeChange(r.ctx, wt, ch, t.src.src.Editable, sc)
+		})
+	}
 	var pe *gitrepo.PatchError
 	switch {
 	case errors.As(err, &pe) && t.src.src.Repairs > 0:
-		// A run sends it back with git's error: a warning, since the
+		// A run sends it back with the error: a warning, since the
 		// repair is not tried here.
 		c.find(CheckFinding{Role: ro.Name, Task: task, Warning: true, Fix: fix,
-			Problem: fmt.Sprintf("its patch does not apply to the seed program (a run sends it back with the error, up to %d time(s)): %s", t.src.src.Repairs, clipReason(pe.Msg))})
+			Problem: fmt.Sprintf("its change does not apply to the seed program (a run sends it back with the error, up to %d time(s)): %s", t.src.src.Repairs, clipReason(pe.Msg))})
 	case errors.As(err, &pe):
-		c.find(CheckFinding{Role: ro.Name, Task: task, Problem: "its patch does not apply to the seed program: " + clipReason(pe.Msg), Fix: fix})
+		c.find(CheckFinding{Role: ro.Name, Task: task, Problem: "its change does not apply to the seed program: " + clipReason(pe.Msg), Fix: fix})
 	case err != nil:
 		return err
 	case c.canary != nil:
-		c.canary.Patch = patch
+		c.canary.Patch = ch.Patch
 	}
 	return nil
 }

@@ -350,7 +350,10 @@ type proposeOpts struct {
 
 // proposeWith is propose with o.
 func (r *service) proposeWith(proposer, key string, t *taskInfo, state string, parent *plugins.Proposal, o proposeOpts) (plugins.Proposal, *sampled, bool, error) {
-	enc := &payload.ProposeRequest{Task: t.Name, Env: t.Env, State: state, Parent: parent, History: r.records.history(t), Records: o.records, Knobs: r.knobs[t.Env], N: 1, Inspirations: o.inspirations}
+	// Format is set here, not only by withAnswer: a policy update's sample
+	// state is this request exactly as it was sent.
+	enc := &payload.ProposeRequest{Task: t.Name, Env: t.Env, State: state, Parent: parent, History: r.records.history(t), Records: o.records, Knobs: r.knobs[t.Env], N: 1,
+		Inspirations: o.inspirations, Format: ideasFormat(r.roles[proposer])}
 	if t.src != nil {
 		// Source mode: the proposer is shown the program it changes, the
 		// parent's commit or the seed program.

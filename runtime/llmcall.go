@@ -69,6 +69,7 @@ func (r *service) completeText(roleName, key string, in, out any, untrained bool
 	if err := r.budget.CheckLLM(); err != nil {
 		return "", err
 	}
+	in = withAnswer(role, in)
 	// A critic's generated criteria are asked for before its first call on
 	// a task: its prompt reads them.
 	if err := (llmCall{r, role, key}).generateCriteria(in); err != nil {
@@ -90,6 +91,52 @@ func (r *service) completeText(roleName, key string, in, out any, untrained bool
 		return r.replayCall(role, key, req, in, out)
 	}
 	return llmCall{r, role, key}.ask(req, in, out)
+}
+
+// withAnswer is in with how the role's answer is read (plan.Answer) in
+// the payload, for the plugin that reads it: a critic's verdict pattern,
+// a proposer's free-text format. Other requests are given back as they
+// are.
+func withAnswer(role *plan.Role, in any) any {
+	a := role.Answer
+	if a == nil {
+		return in
+	}
+	switch q := in.(type) {
+	case payload.CritiqueRequest:
+		if a.Format == "pattern" {
+			q.Verdict = a.Pattern
+		}
+		return q
+	case *payload.CritiqueRequest:
+		if a.Format == "pattern" && q.Verdict != a.Pattern {
+			c := *q
+			c.Verdict = a.Pattern
+			return &c
+		}
+	case payload.ProposeRequest:
+		q.Format = ideasFormat(role)
+		return q
+	case *payload.ProposeRequest:
+		if f := ideasFormat(role); q.Format != f {
+			c := *q
+			c.Format = f
+			return &c
+		}
+	}
+	return in
+}
+
+// ideasFormat is how a proposer role's answer is read as free text
+// (payload.IdeasText or IdeasList), "" for its JSON object.
+func ideasFormat(role *plan.Role) string {
+	if role == nil || role.Answer == nil {
+		return ""
+	}
+	if a := role.Answer; a.Format == payload.IdeasText || a.Format == payload.IdeasList {
+		return a.Format
+	}
+	return ""
 }
 
 // journaledCall answers a call from its journal record d: what it cost is

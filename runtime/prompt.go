@@ -32,6 +32,18 @@ func renderChat(role *plan.Role, in any, body []byte, taskCriteria string) ([]pa
 	if err != nil {
 		return nil, err
 	}
+	// How the answer is read is the plan's, whatever the request says:
+	// the default templates ask for that form.
+	answer := prompt.Answer{Format: "json"}
+	if a := role.Answer; a != nil {
+		answer = prompt.Answer{Format: a.Format, Pattern: a.Pattern}
+	}
+	switch v := vars.(type) {
+	case *prompt.ProposeVars:
+		v.Answer = answer
+	case *prompt.CritiqueVars:
+		v.Answer = answer
+	}
 	if cv, ok := vars.(*prompt.CritiqueVars); ok {
 		// The manifest's task criteria first, then the role's criteria_dir
 		// for the task, then the role's own.

@@ -224,10 +224,8 @@ func (r *service) screen(l *plan.Loop, key string, t *taskInfo, parent, child pl
 	ro := c.Role
 	k := c.Votes
 	votes := make([]string, 0, k)
+	// The verdict pattern, if any, is the role's (withAnswer).
 	cr := payload.CritiqueRequest{Task: t.Name, Env: t.Env, Parent: parent, Child: p, Summary: summary, Labels: c.Labels}
-	if a := r.roles[ro].Answer; a != nil && a.Format == "pattern" {
-		cr.Verdict = a.Pattern
-	}
 	// Boxed once for the k votes, not once per vote.
 	var req any = cr
 	for v := 0; v < k; v++ {

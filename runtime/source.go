@@ -282,11 +282,15 @@ func (sp *seedProgram) readContext(ctx context.Context, commit string) (*payload
 
 // implementSource is implement in source mode: the builder is shown the
 // idea, the parent's commit and its editable files, and answers with a
-// unified diff. The diff is applied in a worktree of the parent, built,
-// and committed under refs/assay/<run>/<key>; a patch that is refused,
-// does not apply or does not build goes back to the builder with the
-// error, up to the source's repairs. It returns the built proposal (its
-// Commit and Patch set), and whether it built.
+// change (a unified diff, SEARCH/REPLACE edits, whole files:
+// payload.ParseImplement). The change is made in a worktree of the
+// parent, built, and committed under refs/assay/<run>/<key>; a change
+// that is refused (ambiguous, outside the editable paths), does not apply
+// or does not build, or an answer that cannot be read, goes back to the
+// builder with the error, up to the source's repairs. It returns the
+// built proposal (its Commit set, and its Patch the diff of the commit
+// against its parent, whatever shape the answer had), and whether it
+// built.
 func (m sourceMode) implementSource(builder, loop, key string, t *taskInfo, p plugins.Proposal) (plugins.Proposal, bool, error) {
 	sp := t.src
 	parent := sp.base
@@ -368,6 +372,11 @@ func (m sourceMode) buildAttempts(builder, loop, key string, t *taskInfo, p plug
 		var resp payload.ImplementResponse
 		err := r.complete(builder, k, req, &resp)
 		switch {
+		case errors.Is(err, errUnparsed):
+			// What could not be read is said, so the repair can write it
+			// in a shape that is read.
+			failure = "the answer could not be read: " + err.Error()
+			continue
 		case errors.Is(err, errCallFailed):
 			failure = "the build call failed"
 			continue
@@ -377,8 +386,8 @@ func (m sourceMode) buildAttempts(builder, loop, key string, t *taskInfo, p plug
 			failure = resp.Reason
 			continue
 		}
-		patch := implementedPatch(resp)
-		commit, berr := m.buildOnce(sp, k, key, from.parent, patch, p)
+		ch := changeOf(resp)
+		commit, patch, berr := m.buildOnce(sp, k, key, from.parent, ch, p, sc)
 		if berr != nil {
 			var pe *gitrepo.PatchError
 			var be *gitrepo.BuildError
@@ -393,15 +402,6 @@ func (m sourceMode) buildAttempts(builder, loop, key string, t *taskInfo, p plug
 		return attempted{p: built, n: n, ok: true}, nil
 	}
 	return attempted{failure: failure}, nil
-}
-
-// implementedPatch is the patch a builder's answer holds, as a build
-// (and assay check) reads it.
-func implementedPatch(resp payload.ImplementResponse) string {
-	if resp.Patch != "" {
-		return resp.Patch
-	}
-	return resp.Proposal.Patch
 }
 
 // Candidate is a built candidate as status shows it: its idea, the

@@ -177,16 +177,16 @@ func TestSourceBuildOutcomeRebuilt(t *testing.T) {
 	defer func() { j.Close() }()
 	idea := plugins.Proposal{ID: "p"}
 	m, sp := resume()
-	c1, err := m.buildOnce(sp, "k/implement", "k/implement", sp.base, ratePatch("0.25"), idea)
+	c1, _, err := m.buildOnce(sp, "k/implement", "k/implement", sp.base, sourceChange{Patch: ratePatch("0.25")}, idea, nil)
 	if err != nil || builds() != 1 {
 		t.Fatalf("built %s, err %v, %d builds", c1, err, builds())
 	}
 	m, sp = resume()
-	if c, err := m.buildOnce(sp, "k/implement", "k/implement", sp.base, ratePatch("0.25"), idea); err != nil || c != c1 || builds() != 1 {
+	if c, _, err := m.buildOnce(sp, "k/implement", "k/implement", sp.base, sourceChange{Patch: ratePatch("0.25")}, idea, nil); err != nil || c != c1 || builds() != 1 {
 		t.Fatalf("the same attempt again: %s, err %v, %d builds; want %s and no build", c, err, builds(), c1)
 	}
 	changed := textdiff.Unified("a/params.txt", "b/params.txt", seedParams, "rate = 0.25\nwidth = 9\n")
-	c2, err := m.buildOnce(sp, "k/implement", "k/implement", sp.base, changed, idea)
+	c2, _, err := m.buildOnce(sp, "k/implement", "k/implement", sp.base, sourceChange{Patch: changed}, idea, nil)
 	if err != nil || c2 == c1 || builds() != 2 {
 		t.Fatalf("a changed patch: %s, err %v, %d builds; want a new build", c2, err, builds())
 	}
@@ -201,7 +201,7 @@ func TestSourceBuildOutcomeRebuilt(t *testing.T) {
 		t.Fatal(err)
 	}
 	m, sp = resume()
-	if c, err := m.buildOnce(sp, "k/implement", "k/implement", sp.base, changed, idea); err != nil || c != c2 || builds() != 3 {
+	if c, _, err := m.buildOnce(sp, "k/implement", "k/implement", sp.base, sourceChange{Patch: changed}, idea, nil); err != nil || c != c2 || builds() != 3 {
 		t.Fatalf("a missing commit: %s, err %v, %d builds; want %s built again", c, err, builds(), c2)
 	}
 	if got := gitOut(t, repo, "rev-parse", "refs/assay/run-1/k"); got != c2 {

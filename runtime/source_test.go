@@ -136,8 +136,12 @@ func TestSourceRepairsRefusedPatches(t *testing.T) {
 		t.Fatalf("second repair told %q", f)
 	}
 	ref := "refs/assay/run-1/loop/tiny/t0/3"
-	if got := gitOut(t, repo, "rev-parse", ref); got != p.Commit || p.Patch != good {
+	if got := gitOut(t, repo, "rev-parse", ref); got != p.Commit {
 		t.Fatalf("ref %s = %s, proposal commit %s", ref, got, p.Commit)
+	}
+	// The candidate's patch is the commit's diff, as git writes it.
+	if got := gitOut(t, repo, "diff", task.src.base, p.Commit); strings.TrimSpace(p.Patch) != got || !strings.Contains(got, "+rate = 0.25") {
+		t.Fatalf("the candidate's patch is\n%s\nthe commit's diff\n%s", p.Patch, got)
 	}
 	if got := gitOut(t, repo, "show", p.Commit+":params.txt"); !strings.Contains(got, "rate = 0.25") {
 		t.Fatalf("the commit holds %q", got)

@@ -310,12 +310,12 @@ func (r *Repo) Stat(ctx context.Context, a, b string) (DiffStat, error) {
 }
 
 // Diff returns the unified diff from commit a to commit b, as git prints
-// it (no colour, no renames), bounded like every git output by MaxOutput.
+// it (no colour, no renames), bounded as a patch is, by MaxPatch.
 func (r *Repo) Diff(ctx context.Context, a, b string) (string, error) {
 	if !commitID.MatchString(a) || !commitID.MatchString(b) {
 		return "", fmt.Errorf("diff of %q..%q: not commit ids", a, b)
 	}
-	return run(ctx, r.Dir, nil, "diff", "--no-color", "--no-renames", "--no-ext-diff", "--no-textconv", a, b, "--")
+	return runLimit(ctx, r.Dir, nil, MaxPatch, "diff", "--no-color", "--no-renames", "--no-ext-diff", "--no-textconv", a, b, "--")
 }
 
 // limitedBuffer keeps at most max bytes: the first ones, or with tail set

@@ -192,11 +192,21 @@ func checkPath(p string, editable []string) error {
 	return nil
 }
 
-// Apply checks patch against editable (CheckPatch), asks git which paths
-// it would touch and refuses any the check did not see, then applies it
-// to worktree's files and index. A refused or failed patch is a
-// *PatchError whose message the builder can act on.
+// Apply reads patch leniently and fits it to worktree's files (fitPatch:
+// hunk counts from their lines, missing a/ and b/ prefixes, CRLF in the
+// patch, trailing whitespace, a missing final newline), checks what it
+// will apply against editable (CheckPatch), asks git which paths that
+// touches and refuses any the check did not see, then applies it (with
+// --recount) to worktree's files and index. A refused or failed patch is
+// a *PatchError whose message the builder can act on.
 func Apply(ctx context.Context, worktree, patch string, editable []string) ([]string, error) {
+	if len(patch) > MaxPatch {
+		return nil, refuse("the patch is %d bytes; the limit is %d", len(patch), MaxPatch)
+	}
+	patch, err := fitPatch(worktree, patch, editable)
+	if err != nil {
+		return nil, err
+	}
 	paths, err := CheckPatch(patch, editable)
 	if err != nil {
 		return nil, err
@@ -204,7 +214,10 @@ func Apply(ctx context.Context, worktree, patch string, editable []string) ([]st
 	if !strings.HasSuffix(patch, "\n") {
 		patch += "\n"
 	}
-	out, err := run(ctx, worktree, []byte(patch), "apply", "--numstat", "-z", "-")
+	// Fitted hunks name their exact place; one may have no context
+	// (a model writes many so), which git takes only with
+	// --unidiff-zero.
+	out, err := run(ctx, worktree, []byte(patch), "apply", "--recount", "--unidiff-zero", "--numstat", "-z", "-")
 	if err != nil {
 		return nil, refuse("git cannot read the patch: %s", gitMsg(err))
 	}
@@ -213,7 +226,7 @@ func Apply(ctx context.Context, worktree, patch string, editable []string) ([]st
 			return nil, err
 		}
 	}
-	if _, err := run(ctx, worktree, []byte(patch), "apply", "--index", "--whitespace=nowarn", "-"); err != nil {
+	if _, err := run(ctx, worktree, []byte(patch), "apply", "--index", "--recount", "--unidiff-zero", "--whitespace=nowarn", "-"); err != nil {
 		return nil, refuse("the patch does not apply: %s", gitMsg(err))
 	}
 	return paths, nil

@@ -60,7 +60,7 @@ type Knob struct {
 
 // Version is the version of the default templates in prompts/. A
 // change of their text bumps it, so a plan's From says which text it holds.
-const Version = 4
+const Version = 5
 
 // MaxBytes bounds what one rendered message may hold: a template
 // that ranges over a large input cannot grow without end.
@@ -117,8 +117,20 @@ type ProposeVars struct {
 	// Source, in source mode, is the program the proposals change (the
 	// parent's commit and its editable files); nil in knob mode.
 	Source *Source
+	// Answer is how the answer is read: Format "json", "text" or "list".
+	Answer Answer
 	// Input is the whole request as indented JSON.
 	Input string
+}
+
+// Answer is how a role's answer is read, so that a template asks for
+// that form: Format "json" (the role's JSON object), "pattern" (a
+// critic's verdict, the first group of Pattern's first match in free
+// text), "text" (a proposer's one idea in free text) or "list" (its ideas
+// as a numbered or bulleted list).
+type Answer struct {
+	Format  string
+	Pattern string
 }
 
 // PredictVars are a world model's (rwm) template variables.
@@ -145,7 +157,9 @@ type CritiqueVars struct {
 	// Criteria are the task understanding and criteria the spec gives
 	// the critic (its prompt block's criteria), empty when it gives none.
 	Criteria string
-	Input    string
+	// Answer is how the answer is read: Format "json" or "pattern".
+	Answer Answer
+	Input  string
 }
 
 // SummarizeVars are a summarizer's template variables.

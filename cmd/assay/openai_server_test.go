@@ -40,7 +40,8 @@ import (
 // object of a list of answers per model: each model's requests take its
 // answers in order, the last one repeated once they run out, with "{{n}}"
 // in an answer replaced by the answer's number for its model (1-based),
-// so every answer can differ. A request naming a loaded adapter is
+// so every answer can differ; an answer "file:NAME" is the script's file
+// NAME, written as a model writes it. A request naming a loaded adapter is
 // answered from the first MODEL's list, the model vLLM serves adapters
 // on. The server keeps every answer it gave; "openai-server -batches
 // MODEL BATCH..." fails unless the completions of the policy update
@@ -116,6 +117,13 @@ func startScripted(ts *testscript.TestScript, file string, models []string) {
 	for _, m := range models {
 		if len(script[m]) == 0 {
 			ts.Fatalf("openai-server -script %s: no answers for model %s", file, m)
+		}
+	}
+	for _, answers := range script {
+		for i, a := range answers {
+			if name, ok := strings.CutPrefix(a, "file:"); ok {
+				answers[i] = ts.ReadFile(name)
+			}
 		}
 	}
 	f.script, f.bodies = script, nil

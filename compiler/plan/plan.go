@@ -407,7 +407,7 @@ type Role struct {
 
 // Prompt is a role's prompt: Go text/template texts of its system and
 // user messages over its kind's variables (base/prompt), and where
-// each came from ("default v4", "inline" or the file's path as the spec
+// each came from ("default v5", "inline" or the file's path as the spec
 // writes it).
 type Prompt struct {
 	System     string `json:"system"`
@@ -428,7 +428,9 @@ type Prompt struct {
 }
 
 // Answer is how a role's answer is read. Format "pattern" (critics): the
-// label is Pattern's first group in the answer's text. An answer that
+// label is Pattern's first group in the answer's text; "text" and "list"
+// (proposers): the answer is one idea in free text, or a list of them
+// (payload.ParseIdeas); "json": the role's JSON object. An answer that
 // cannot be read is asked again up to Reasks times, then counted as
 // unparsed.
 type Answer struct {

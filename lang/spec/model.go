@@ -220,7 +220,7 @@ type Prompt struct {
 
 // Answer is how a role's answer is read.
 type Answer struct {
-	Format  Val[string] `assay:"format" enum:"json|pattern" doc:"json: the answer is the role's JSON object (the default); pattern: critics only, the verdict is the first group of pattern's first match in the free text"`
+	Format  Val[string] `assay:"format" enum:"json|pattern|text|list" doc:"json: the answer is the role's JSON object (the default); pattern: critics only, the verdict is the first group of pattern's first match in the free text; text: proposers only, the whole answer is one idea in free text; list: proposers only, each item of the answer's numbered or bulleted list is an idea (prose around it left out), the first the proposal; an idea that begins with a mechanism in brackets ([optimizer]) has that mechanism; a free-text proposer's ideas carry no knob edits or patch, so every block that samples it needs a builder"`
 	Pattern Val[string] `assay:"pattern" doc:"format = \"pattern\": a regular expression (RE2 syntax) with a capture group that holds the label, matched case-insensitively against the label set, e.g. \"Final verdict:\\\\s*(\\\\w+)\""`
 	Reasks  Val[int]    `assay:"reasks" doc:"how many times an answer that cannot be read is asked again before it counts as unparsed (default 0); the estimate prices them at its high figure"`
 	Range   diag.Range  `json:"-"`

@@ -18,7 +18,11 @@
 // NewVars turns a request into its role kind's prompt variables
 // (base/prompt), which the runtime renders the role's templates over; Chat
 // is the default chat for a caller that renders none; ParseVerdict reads a
-// critic's label from free text by a pattern.
+// critic's label from free text by a pattern, ParseIdeas a proposer's
+// ideas from free text (one, or a list), and ParseImplement a builder's
+// change in any shape a model writes one (the JSON object, a unified
+// diff, SEARCH/REPLACE blocks, whole files), so every LLM plugin reads
+// answers alike.
 //
 // Decode rejects unknown fields, so a misspelt field is an error rather than
 // a silent zero. The next phase is the plugin protocol (plugins/proto), which

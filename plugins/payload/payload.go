@@ -50,6 +50,11 @@ type ProposeRequest struct {
 	// parent's commit (the seed program's for the baseline), its editable
 	// paths and their files, bounded as a builder's are.
 	Source *SourceContext `json:"source,omitempty"`
+	// Format, when set, is how the answer is read: IdeasText (the answer
+	// is one idea) or IdeasList (each item of its numbered or bulleted
+	// list is one), by ParseIdeas. Empty: the answer is a ProposeResponse
+	// as JSON.
+	Format string `json:"format,omitempty"`
 }
 
 // For a policy update (plugins.UpdateRequest), each plugins.Sample.State is
@@ -213,6 +218,28 @@ type ImplementResponse struct {
 	// Patch is, in source mode, the change as a unified diff against the
 	// parent program (paths a/PATH and b/PATH from the repository's top).
 	Patch string `json:"patch,omitempty"`
+	// Files and Edits are, in source mode, the rest of the change: whole
+	// files written anew, then SEARCH/REPLACE edits in order, which the
+	// runtime makes in the candidate's worktree after Patch
+	// (ParseImplement reads them from an answer).
+	Files []WholeFile  `json:"files,omitempty"`
+	Edits []SourceEdit `json:"edits,omitempty"`
+}
+
+// SourceEdit is one SEARCH/REPLACE edit of a file of the parent program:
+// the one place Search's lines are in the file become Replace's lines (an
+// empty Search creates a file that is not there). An empty Path is the
+// one file shown that holds Search.
+type SourceEdit struct {
+	Path    string `json:"path,omitempty"`
+	Search  string `json:"search"`
+	Replace string `json:"replace"`
+}
+
+// WholeFile is a file of the parent program written anew, whole.
+type WholeFile struct {
+	Path    string `json:"path"`
+	Content string `json:"content"`
 }
 
 // Encode marshals a payload.

@@ -34,31 +34,45 @@ func NewVars(kind string, in any, body []byte) (any, error) {
 	}
 	switch r := in.(type) {
 	case ProposeRequest:
+		answer := prompt.Answer{Format: "json"}
+		if r.Format != "" {
+			// How the answer is read is no part of what the proposer is
+			// asked about.
+			answer.Format, r.Format = r.Format, ""
+			input = indentJSON(r)
+		}
 		return &prompt.ProposeVars{Task: prompt.Task{Name: r.Task, Env: r.Env}, Parent: proposalPtr(r.Parent), History: records(r.History), Records: records(r.Records),
-			Inspirations: records(r.Inspirations), Knobs: knobs(r.Knobs), N: r.N, Source: sourceVars(r.Source), Input: input}, nil
+			Inspirations: records(r.Inspirations), Knobs: knobs(r.Knobs), N: r.N, Source: sourceVars(r.Source), Answer: answer, Input: input}, nil
 	case PredictRequest:
 		return &prompt.PredictVars{Task: prompt.Task{Name: r.Task, Env: r.Env}, Records: records(r.Records), Parent: proposalPtr(r.Parent), Proposal: prompt.Proposal(r.Proposal), Input: input}, nil
 	case CritiqueRequest:
+		answer := prompt.Answer{Format: "json"}
 		if r.Verdict != "" {
 			// How the answer is read is no part of what the critic judges.
+			answer = prompt.Answer{Format: "pattern", Pattern: r.Verdict}
 			r.Verdict = ""
-			var b bytes.Buffer
-			raw, _ := json.Marshal(r)
-			json.Indent(&b, raw, "", "  ")
-			input = b.String()
+			input = indentJSON(r)
 		}
 		labels := LabelSet(r.Labels)
 		if labels == nil {
 			return nil, fmt.Errorf("the critic payload's labels %q is not %q or %q", r.Labels, Labels3, Labels5)
 		}
 		return &prompt.CritiqueVars{Task: prompt.Task{Name: r.Task, Env: r.Env}, Parent: prompt.Proposal(r.Parent), Child: prompt.Proposal(r.Child), Summary: r.Summary,
-			Labels: labels, LabelSpace: r.Labels, Records: records(r.Records), Input: input}, nil
+			Labels: labels, LabelSpace: r.Labels, Records: records(r.Records), Answer: answer, Input: input}, nil
 	case SummarizeRequest:
 		return &prompt.SummarizeVars{Task: prompt.Task{Name: r.Task}, Proposal: prompt.Proposal(r.Proposal), Input: input}, nil
 	case ImplementRequest:
 		return &prompt.BuildVars{Task: prompt.Task{Name: r.Task, Env: r.Env}, Proposal: prompt.Proposal(r.Proposal), Knobs: knobs(r.Knobs), Repair: r.Repair, Failure: r.Failure, Source: sourceVars(r.Source), Input: input}, nil
 	}
 	return nil, fmt.Errorf("no prompt variables for a %T of the %s role", in, kind)
+}
+
+// indentJSON is v as the indented JSON a prompt's .Input shows.
+func indentJSON(v any) string {
+	var b bytes.Buffer
+	raw, _ := json.Marshal(v)
+	json.Indent(&b, raw, "", "  ")
+	return b.String()
 }
 
 func requestFor(kind string) (any, error) {

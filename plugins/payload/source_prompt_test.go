@@ -8,9 +8,9 @@ import (
 	"github.com/assay-lang/assay/plugins"
 )
 
-// In source mode the builder's default prompt asks for a unified diff of
-// the listed paths, with the files it may change in the input; in knob
-// mode it asks for knob edits, as before.
+// In source mode the builder's default prompt asks for SEARCH/REPLACE
+// blocks (or a unified diff) of the listed paths, with the files it may
+// change in the input; in knob mode it asks for knob edits, as before.
 func TestBuilderPromptBySourceMode(t *testing.T) {
 	req := ImplementRequest{Task: "t", Proposal: plugins.Proposal{ID: "p", Text: "halve the rate"},
 		Source: &SourceContext{Commit: "abc123", Editable: []string{"train.go"}, Files: []SourceFile{{Path: "train.go", Content: "const rate = 0.5\n"}}}}
@@ -67,5 +67,54 @@ func TestProposerPromptBySourceMode(t *testing.T) {
 	}
 	if sys := msgs[0].Content; !strings.Contains(sys, `"Edits": {knob name: allowed value}`) || strings.Contains(sys, "files") {
 		t.Errorf("knob-mode system prompt:\n%s", sys)
+	}
+}
+
+// Every default prompt asks for the form its answer is read in: a
+// critic read by a pattern for free text that the pattern matches, a
+// free-text proposer for one idea or a numbered list, a source-mode
+// builder for SEARCH/REPLACE blocks (the example it shows reads as one),
+// and none of them for a JSON object. The request's own Input says
+// nothing of how the answer is read.
+func TestDefaultPromptsMatchAnswerFormats(t *testing.T) {
+	src := &SourceContext{Commit: "abc123", Editable: []string{"train.go"}, Files: []SourceFile{{Path: "train.go", Content: "const rate = 0.5\n"}}}
+	cases := []struct {
+		role     string
+		in       any
+		want     []string
+		notInput string
+	}{
+		{plugins.RoleCritic, CritiqueRequest{Task: "t", Labels: Labels3, Verdict: `Final verdict:\s*(\w+)`},
+			[]string{"Answer in free text, not JSON", `"improve", "tie", "lose"`, "`Final verdict:\\s*(\\w+)` matches it"}, "verdict"},
+		{plugins.RolePropose, ProposeRequest{Task: "t", N: 1, Format: IdeasText, Source: src}, []string{"plain text, not JSON, with one idea", "[optimizer]"}, `"format"`},
+		{plugins.RolePropose, ProposeRequest{Task: "t", N: 3, Format: IdeasList, Source: src}, []string{"numbered list of exactly 3 different ideas"}, `"format"`},
+		{plugins.RolePropose, ProposeRequest{Task: "t", N: 3, Format: IdeasList}, []string{"numbered list of exactly 3 different ideas", "knobs"}, `"format"`},
+		{plugins.RoleBuild, ImplementRequest{Task: "t", Source: src}, []string{"<<<<<<< SEARCH", "INFEASIBLE:", "unified diff"}, ""},
+	}
+	for _, c := range cases {
+		body, _ := json.Marshal(c.in)
+		msgs, err := Chat(c.role, nil, body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sys, user := msgs[0].Content, msgs[len(msgs)-1].Content
+		for _, w := range c.want {
+			if !strings.Contains(sys, w) {
+				t.Errorf("%s %T: the system prompt lacks %q:\n%s", c.role, c.in, w, sys)
+			}
+		}
+		if strings.Contains(sys, "JSON object") {
+			t.Errorf("%s %T: the system prompt asks for a JSON object:\n%s", c.role, c.in, sys)
+		}
+		if c.notInput != "" && strings.Contains(user, c.notInput) {
+			t.Errorf("%s %T: the input says how the answer is read:\n%s", c.role, c.in, user)
+		}
+		if c.role == plugins.RoleBuild {
+			i, j := strings.Index(sys, "path/of/the/file"), strings.Index(sys, ">>>>>>> REPLACE")
+			r, err := ParseImplement(sys[i:j+len(">>>>>>> REPLACE")], src)
+			if err != nil || len(r.Edits) != 1 || r.Edits[0].Path != "path/of/the/file" {
+				t.Errorf("the prompt's own example reads as %+v, %v", r, err)
+			}
+		}
 	}
 }

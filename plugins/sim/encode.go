@@ -45,6 +45,9 @@ func encode(v any) ([]byte, error) {
 		b = appendFloat(b, x.Confidence)
 		return append(b, '}'), nil
 	case payload.ImplementResponse:
+		if len(x.Files) > 0 || len(x.Edits) > 0 {
+			return json.Marshal(v) // the simulated world answers with patches only
+		}
 		b = make([]byte, 0, 160+len(x.Reason)+len(x.Patch))
 		b = append(b, `{"proposal":`...)
 		b = appendProposal(b, x.Proposal)

@@ -63,6 +63,7 @@ func TestEncodeIsMarshal(t *testing.T) {
 			payload.ProposeResponse{Proposals: ps},
 			payload.PredictResponse{PredictedGain: float(), Confidence: float()},
 			payload.ImplementResponse{Proposal: proposal(), Infeasible: rng.IntN(2) == 0, Reason: str(), Patch: str()},
+			payload.ImplementResponse{Patch: str(), Files: []payload.WholeFile{{Path: str(), Content: str()}}, Edits: []payload.SourceEdit{{Path: str(), Search: str(), Replace: str()}}},
 			payload.SummarizeResponse{Summary: str()},
 			payload.CritiqueResponse{Label: str(), Reason: str()},
 		)
@@ -86,7 +87,7 @@ func TestEncodeKnowsEveryField(t *testing.T) {
 	}{
 		{payload.ProposeResponse{}, `Proposals json:"proposals"`},
 		{payload.PredictResponse{}, `PredictedGain json:"predicted_gain"; Confidence json:"confidence"`},
-		{payload.ImplementResponse{}, `Proposal json:"proposal"; Infeasible json:"infeasible,omitempty"; Reason json:"reason,omitempty"; Patch json:"patch,omitempty"`},
+		{payload.ImplementResponse{}, `Proposal json:"proposal"; Infeasible json:"infeasible,omitempty"; Reason json:"reason,omitempty"; Patch json:"patch,omitempty"; Files json:"files,omitempty"; Edits json:"edits,omitempty"`},
 		{payload.SummarizeResponse{}, `Summary json:"summary"`},
 		{payload.CritiqueResponse{}, `Label json:"label"; Reason json:"reason,omitempty"`},
 		{plugins.Proposal{}, `ID ; Text ; Mechanism ; Edits ; Patch ; Commit json:",omitempty"`},

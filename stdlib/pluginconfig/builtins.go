@@ -54,7 +54,7 @@ var OpenAI = &Schema{
 		secondsField("timeout_seconds", 120, "time limit of one attempt, in seconds"),
 		secondsField("backoff_seconds", 1, "delay before the first retry, in seconds; it doubles each retry"),
 		secondsField("max_backoff_seconds", 60, "cap on the retry delay, in seconds"),
-		{Name: "json_mode", Type: Bool, Default: true, Doc: "send response_format json_object, asking the server for a JSON answer"},
+		{Name: "json_mode", Type: Bool, Default: true, Doc: "send response_format json_object, asking the server for a JSON answer, on calls whose answer is read as a JSON object (not a critic read by a pattern, a proposer read as free text, or a source-mode builder, whose change may be a diff or SEARCH/REPLACE blocks)"},
 	},
 	Forbidden: forbidKeys("an API key is never read from the spec; export it in an environment variable and name that with api_key_env (default OPENAI_API_KEY)",
 		"api_key", "key", "token", "api_token", "authorization"),

@@ -22,9 +22,22 @@ func FuzzParseAnswer(f *testing.F) {
 	f.Add(uint8(5), `{"a":[1,{"b":null}]}`)
 	f.Add(uint8(0), "}{")
 	f.Add(uint8(2), "```")
+	f.Add(uint8(132), "Ideas:\n1. [optimizer] faster\n2. wider")
+	f.Add(uint8(130), "train.py\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n")
+	f.Add(uint8(130), "```diff\n--- train.py\n+++ train.py\n@@ -1 +1 @@\n-a\n+b\n```")
 	f.Fuzz(func(t *testing.T, r uint8, text string) {
 		role := fuzzRoles[int(r)%len(fuzzRoles)]
 		in, _ := payload.Encode(payload.CritiqueRequest{Labels: payload.Labels3})
+		if r >= 128 {
+			// Free-text answers: a proposer's list of ideas, a source-mode
+			// builder's change in any shape.
+			switch role {
+			case plugins.RolePropose:
+				in, _ = payload.Encode(payload.ProposeRequest{N: 1, Format: payload.IdeasList})
+			case plugins.RoleBuild:
+				in, _ = payload.Encode(payload.ImplementRequest{Source: &payload.SourceContext{Editable: []string{"train.py"}}})
+			}
+		}
 		out, err := parseAnswer(&plugins.CompleteRequest{Role: role, Payload: in}, text)
 		if err != nil {
 			return

@@ -109,8 +109,7 @@ func (l *llm) complete(ctx context.Context, c *client, req *plugins.CompleteRequ
 		seed := req.Seed
 		creq.Seed = &seed
 	}
-	if c.cfg.JSONMode && verdictPattern(req) == "" {
-		// A critic whose verdict a pattern reads answers in free text.
+	if c.cfg.JSONMode && readsJSON(req) {
 		creq.ResponseFormat = &responseFormat{Type: "json_object"}
 	}
 	resp, err := c.chat(ctx, creq, m)
@@ -207,9 +206,12 @@ func render(req *plugins.CompleteRequest) ([]chatMessage, error) {
 	return out, nil
 }
 
-// parseAnswer extracts the JSON object from the model's text, checks it
-// against the role's response type and re-encodes it, dropping fields the
-// type does not have so that strict decoders downstream accept it.
+// parseAnswer reads the model's text as the role's response type and
+// encodes it: a critic's verdict by its pattern, a proposer's ideas by
+// its format, a builder's change in any shape (payload.ParseImplement),
+// and otherwise the JSON object, checked and re-encoded without the
+// fields the type does not have so that strict decoders downstream
+// accept it.
 func parseAnswer(req *plugins.CompleteRequest, text string) ([]byte, error) {
 	if p := verdictPattern(req); p != "" {
 		var in payload.CritiqueRequest
@@ -220,7 +222,25 @@ func parseAnswer(req *plugins.CompleteRequest, text string) ([]byte, error) {
 		}
 		return payload.Encode(&payload.CritiqueResponse{Label: label, Reason: excerpt(text, 500)})
 	}
-	raw := extractJSON(text)
+	switch req.Role {
+	case plugins.RolePropose:
+		if f := proposeFormat(req); f != "" {
+			r, err := payload.ParseIdeas(f, text)
+			if err != nil {
+				return nil, fmt.Errorf("the proposer's answer holds no idea: %v: %q", err, excerpt(text, 200))
+			}
+			return payload.Encode(&r)
+		}
+	case plugins.RoleBuild, plugins.RoleImplement:
+		var in payload.ImplementRequest
+		json.Unmarshal(req.Payload, &in)
+		r, err := payload.ParseImplement(text, in.Source)
+		if err != nil {
+			return nil, fmt.Errorf("the answer does not fit the %s role: %v: %q", req.Role, err, excerpt(text, 200))
+		}
+		return payload.Encode(&r)
+	}
+	raw := payload.ExtractJSON(text)
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(raw), &obj); err != nil {
 		return nil, fmt.Errorf("the answer is not a JSON object (%v): %q", err, excerpt(text, 200))
@@ -260,10 +280,6 @@ func parseAnswer(req *plugins.CompleteRequest, text string) ([]byte, error) {
 			problem = `it has no "summary"`
 		}
 		out = &r
-	case plugins.RoleBuild, plugins.RoleImplement:
-		var r payload.ImplementResponse
-		problem = decodeInto(raw, &r)
-		out = &r
 	default:
 		return []byte(raw), nil
 	}
@@ -280,26 +296,41 @@ func decodeInto(raw string, v any) string {
 	return ""
 }
 
-// extractJSON strips a Markdown code fence or prose around the object,
-// which some models add even when asked not to.
-func extractJSON(text string) string {
-	s := strings.TrimSpace(text)
-	if strings.HasPrefix(s, "```") {
-		s = strings.TrimPrefix(s, "```")
-		s = strings.TrimPrefix(s, "json")
-		s = strings.TrimSuffix(strings.TrimSpace(s), "```")
-		return strings.TrimSpace(s)
-	}
-	if !strings.HasPrefix(s, "{") {
-		if i, j := strings.IndexByte(s, '{'), strings.LastIndexByte(s, '}'); i >= 0 && j > i {
-			return s[i : j+1]
-		}
-	}
-	return s
-}
-
 // New returns the plugin, for the assay binary to serve.
 func New() plugins.LLM { return newLLM() }
+
+// readsJSON reports whether req's answer is read as a JSON object only,
+// so that json_mode may ask the server for one: not a critic's verdict
+// read by a pattern, a proposer's free-text ideas, or a source-mode
+// builder's change (a diff, SEARCH/REPLACE blocks or whole files).
+func readsJSON(req *plugins.CompleteRequest) bool {
+	switch req.Role {
+	case plugins.RoleCritic:
+		return verdictPattern(req) == ""
+	case plugins.RolePropose:
+		return proposeFormat(req) == ""
+	case plugins.RoleBuild, plugins.RoleImplement:
+		var in struct {
+			Source json.RawMessage `json:"source"`
+		}
+		json.Unmarshal(req.Payload, &in)
+		return len(in.Source) == 0 || string(in.Source) == "null"
+	}
+	return true
+}
+
+// proposeFormat is how a proposer's free-text answer is read, when its
+// payload names a format (payload.ProposeRequest.Format).
+func proposeFormat(req *plugins.CompleteRequest) string {
+	if req.Role != plugins.RolePropose || len(req.Payload) == 0 {
+		return ""
+	}
+	var in struct {
+		Format string `json:"format"`
+	}
+	json.Unmarshal(req.Payload, &in)
+	return in.Format
+}
 
 // verdictPattern is the pattern a critic's verdict is read with, when its
 // payload names one (payload.CritiqueRequest.Verdict).

@@ -292,6 +292,9 @@ func TestAnswers(t *testing.T) {
 	critic, _ := payload.Encode(payload.CritiqueRequest{Task: "t", Labels: payload.Labels3})
 	summ, _ := payload.Encode(payload.SummarizeRequest{Task: "t"})
 	impl, _ := payload.Encode(payload.ImplementRequest{Task: "t", Knobs: knobs})
+	ideas, _ := payload.Encode(payload.ProposeRequest{Task: "t", State: "s", N: 1, Format: payload.IdeasList})
+	src := &payload.SourceContext{Commit: "c", Editable: []string{"train.py"}, Files: []payload.SourceFile{{Path: "train.py", Content: "lr = 0.03\n"}}}
+	implSrc, _ := payload.Encode(payload.ImplementRequest{Task: "t", Source: src})
 	tests := []struct {
 		role, answer string
 		in           []byte
@@ -313,6 +316,15 @@ func TestAnswers(t *testing.T) {
 		{plugins.RoleImplement, `{"infeasible":true,"reason":"no such knob"}`, impl,
 			`{"proposal":{"ID":"","Text":"","Mechanism":"","Edits":null,"Patch":""},"infeasible":true,"reason":"no such knob"}`},
 		{plugins.RolePredict, `{"confidence":1}`, nil, `error: it has no "predicted_gain"`},
+		{plugins.RolePropose, "Ideas:\n1. [optimizer] Raise lr.\n2. Widen.", ideas,
+			`{"proposals":[{"ID":"1","Text":"Raise lr.","Mechanism":"optimizer","Edits":null,"Patch":""},{"ID":"2","Text":"Widen.","Mechanism":"","Edits":null,"Patch":""}]}`},
+		{plugins.RolePropose, `{"proposals":[{"ID":"a"}]}`, ideas, `error: the proposer's answer holds no idea: the answer has no numbered or bulleted list`},
+		{plugins.RoleImplement, "train.py\n<<<<<<< SEARCH\nlr = 0.03\n=======\nlr = 0.1\n>>>>>>> REPLACE", implSrc,
+			`{"proposal":{"ID":"","Text":"","Mechanism":"","Edits":null,"Patch":""},"edits":[{"path":"train.py","search":"lr = 0.03\n","replace":"lr = 0.1\n"}]}`},
+		{plugins.RoleImplement, "```diff\n--- a/train.py\n+++ b/train.py\n@@ -1 +1 @@\n-lr = 0.03\n+lr = 0.1\n```", implSrc,
+			`{"proposal":{"ID":"","Text":"","Mechanism":"","Edits":null,"Patch":""},"patch":"--- a/train.py\n+++ b/train.py\n@@ -1 +1 @@\n-lr = 0.03\n+lr = 0.1\n"}`},
+		{plugins.RoleImplement, "I would raise it.", implSrc, `error: the answer does not fit the implementer role: the answer holds no change`},
+		{plugins.RoleImplement, "--- a/train.py\n+++ b/train.py\n@@ -1 +1 @@\n-lr = 0.03\n+lr = 0.1\n", impl, `error: the answer is not a JSON object`},
 		{"custom", `{"anything":[1,2]}`, []byte(`{"x":1}`), `{"anything":[1,2]}`},
 		{"custom", `[1,2]`, []byte(`{"x":1}`), `error: the answer is not a JSON object`},
 	}

@@ -63,3 +63,30 @@ func TestCriticVerdictPattern(t *testing.T) {
 		t.Errorf("usage of the unread answer = %+v, %v; want it billed", u, ok)
 	}
 }
+
+// TestJSONModeOnlyForJSONAnswers: json_mode asks for a JSON object only
+// where the answer is read as one: not from a proposer answering in free
+// text, nor from a source-mode builder, whose change may be a diff or
+// SEARCH/REPLACE blocks.
+func TestJSONModeOnlyForJSONAnswers(t *testing.T) {
+	srv := newFakeServer(t, func(int, chatRequest) (int, map[string]string, string) {
+		return 200, nil, completion("1. Raise lr.\n\ntrain.py\n<<<<<<< SEARCH\nlr = 1\n=======\nlr = 2\n>>>>>>> REPLACE\n", 1, 1)
+	})
+	l, _ := testLLM()
+	src := &payload.SourceContext{Commit: "c", Editable: []string{"train.py"}}
+	free, _ := payload.Encode(payload.ProposeRequest{Task: "t", N: 1, Format: payload.IdeasList})
+	build, _ := payload.Encode(payload.ImplementRequest{Task: "t", Source: src})
+	knobs, _ := payload.Encode(payload.ImplementRequest{Task: "t"})
+	for i, c := range []struct {
+		role string
+		in   []byte
+		json bool
+	}{{plugins.RolePropose, free, false}, {plugins.RoleImplement, build, false}, {plugins.RoleImplement, knobs, true}} {
+		req := predictReq(srv.URL, nil)
+		req.Role, req.Payload = c.role, c.in
+		l.Complete(context.Background(), req) // the knob-mode answer is unparsed: only the request counts
+		if got := srv.requests[i].ResponseFormat != nil; got != c.json {
+			t.Errorf("%s %s: json_object asked %v, want %v", c.role, c.in, got, c.json)
+		}
+	}
+}
