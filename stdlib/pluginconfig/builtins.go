@@ -1,6 +1,10 @@
 package pluginconfig
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/assay-lang/assay/base/valuetype"
+)
 
 // Prefix starts the source of a built-in plugin: source = "builtin:NAME".
 const Prefix = "builtin:"
@@ -91,6 +95,21 @@ var TinyLM = &Schema{
 	},
 }
 
+// knobFields declare a command knob: its default, its type and what the
+// type admits (base/valuetype).
+var knobFields = []*Field{
+	{Name: "default", Type: Scalar, Required: true, Doc: "value of the unedited configuration, of the knob's type"},
+	{Name: "mechanism", Type: String, Doc: "what the knob acts through, e.g. \"optimizer\""},
+	{Name: "values", Type: ScalarList, Doc: "values a proposal may choose, and the only ones: each a number, true, false or a plain word (and of type, when set)"},
+	{Name: "type", Type: String, Enum: valuetype.Kinds,
+		DefaultDoc: "the default's own: \"number\" for a number, \"bool\" for true or false, \"string\" for a string",
+		Doc:        "what a value is: \"number\" or \"integer\" (within min and max), \"bool\" (true or false), or \"string\" (matching pattern)"},
+	{Name: "min", Type: Number, Doc: "least value of a number or integer knob"},
+	{Name: "max", Type: Number, Doc: "greatest value of a number or integer knob"},
+	{Name: "pattern", Type: Regex, DefaultDoc: "a plain word: `" + valuetype.WordPattern + "`",
+		Doc: "regular expression a string knob's value matches whole; whatever it admits, a value holds only letters, digits and " + valuetype.Marks + ", at most 256 bytes"},
+}
+
 // JobBaseEnv names the variables every job of builtin:command inherits
 // from the environment assay runs in: what programs need to run at all.
 var JobBaseEnv = []string{"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR"}
@@ -140,12 +159,8 @@ var Command = &Schema{
 			strings.Join(JobBaseEnv, ", ") + " (and the names in pass_env), so no API key of an LLM plugin reaches it"},
 		{Name: "pass_env", Type: StringList, Doc: "names of variables the command inherits from the environment assay runs in, besides the base ones (e.g. [\"HF_HOME\", \"WANDB_API_KEY\"]); " +
 			"on Slurm they travel with sbatch --export. An LLM plugin's API key variable (api_key_env) is refused"},
-		{Name: "knobs", Type: ObjectMap, Doc: "what proposals may edit, by knob name",
-			Fields: []*Field{
-				{Name: "default", Type: Scalar, Doc: "value of the unedited configuration"},
-				{Name: "mechanism", Type: String, Doc: "what the knob acts through, e.g. \"optimizer\""},
-				{Name: "values", Type: ScalarList, Doc: "values a proposal may choose"},
-			}},
+		{Name: "knobs", Type: ObjectMap, Doc: "what proposals may edit, by knob name; every knob has a type (values, or type with its bounds or pattern), and its default and every value a proposal sets are of it",
+			Fields: knobFields},
 	},
 	Rules: []Rule{
 		{AnyOf: []string{"command", "update_command", "task_command"},

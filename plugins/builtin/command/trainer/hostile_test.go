@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/assay-lang/assay/base/valuetype"
 	"github.com/assay-lang/assay/plugins"
 )
 
@@ -40,51 +42,35 @@ func pwned(dir string) bool {
 	return len(es) > 0
 }
 
-// Values from a proposal never run as shell code, wherever the template
-// puts them; each reaches the command intact.
-func TestHostileValuesNeverRun(t *testing.T) {
-	contexts := []struct {
-		name, command, file string
-		// want is what the command writes to out for value v.
-		want func(v string) string
-		cfg  map[string]any
-	}{
-		{"bare", `printf '%s' {{v}} > out`, "", func(v string) string { return v }, nil},
-		{"double-quoted", `printf '%s' "lr={{v}}!" > out`, "", func(v string) string { return "lr=" + v + "!" }, nil},
-		{"single-quoted", `printf '%s' 'lr={{v}}!' > out`, "", func(v string) string { return "lr=" + v + "!" }, nil},
-		{"ansi-c-quoted", `printf '%s' $'lr={{v}}\t' > out`, "", func(v string) string { return "lr=" + v + "\t" }, nil},
-		{"assignment", `X={{v}}; printf '%s' "$X" > out`, "", func(v string) string { return v }, nil},
-		{"export", `export X={{v}}; printf '%s' "$X" > out`, "", func(v string) string { return v }, nil},
-		{"command substitution", `printf '%s' "$(printf '%s' {{v}})" > out`, "", func(v string) string { return strings.TrimRight(v, "\n") }, nil},
-		{"edits index", `printf '%s' {{index .edits "v"}} > out`, "", func(v string) string { return v }, nil},
-		{"sourced overrides", `. {{config}} && printf '%s' "$v" > out`, "o.env", func(v string) string { return v }, nil},
-		{"time limit", `printf '%s' "{{v}}" > out`, "", func(v string) string { return v }, map[string]any{"time_limit": "30s"}},
-	}
+// A value outside its knob's type never reaches the command: the trainer
+// decides the proposal infeasible before anything runs, saying what the
+// type admits. So it is for a string knob (a plain word, or a pattern of
+// its own), a number, and an edit of a trainer that declares no knobs.
+func TestHostileValuesAreRefused(t *testing.T) {
 	canaryDir := t.TempDir()
 	canary := filepath.Join(canaryDir, "PWNED")
 	tr := newTrainer()
-	for _, c := range contexts {
-		for i, v := range hostileValues(canary) {
-			cfg := map[string]any{"command": c.command + "; echo m=1", "metric_regex": "m=(1)"}
-			if c.file != "" {
-				cfg["overrides_file"] = c.file
-			}
-			for k, x := range c.cfg {
-				cfg[k] = x
-			}
-			req := request(t, "h", cfg, map[string]string{"v": v})
+	for i, knobs := range []map[string]any{
+		nil,
+		{"v": map[string]any{"default": "adam"}},
+		{"v": map[string]any{"default": "a", "pattern": ".*"}},
+		{"v": map[string]any{"default": 0.5}},
+	} {
+		cfg := map[string]any{"command": `printf '%s' {{index .edits "v"}} > out; echo m=1`, "metric_regex": "m=(1)"}
+		if knobs != nil {
+			cfg["knobs"], cfg["command"] = knobs, "printf '%s' {{v}} > out; echo m=1"
+		}
+		for j, v := range hostileValues(canary) {
+			req := request(t, fmt.Sprintf("h%d-%d", i, j), cfg, map[string]string{"v": v})
 			r := run(t, tr, req)
 			if pwned(canaryDir) {
-				script, _ := os.ReadFile(filepath.Join(req.WorkDir, ScriptFile))
-				t.Fatalf("%s, value %d %q ran code:\n%s", c.name, i, v, script)
+				t.Fatalf("knobs %v, value %q ran code", knobs, v)
 			}
-			if r.Status != plugins.StatusFinished {
-				t.Errorf("%s, value %q: %s %s\n%s", c.name, v, r.Status, r.Reason, r.Logs)
-				continue
+			if r.Status != plugins.StatusInfeasible || !strings.Contains(r.Reason, "the proposal sets v to "+valuetype.Quote(v)+" is not ") {
+				t.Errorf("knobs %v, value %q: %s %q", knobs, v, r.Status, r.Reason)
 			}
-			out, _ := os.ReadFile(filepath.Join(req.WorkDir, "out"))
-			if string(out) != c.want(v) {
-				t.Errorf("%s: the command saw %q, want %q", c.name, out, c.want(v))
+			if _, err := os.Stat(filepath.Join(req.WorkDir, "out")); err == nil {
+				t.Errorf("knobs %v, value %q: the command ran", knobs, v)
 			}
 		}
 	}
@@ -112,7 +98,7 @@ func TestHostileNamesInHeader(t *testing.T) {
 	}
 }
 
-// A NUL byte in an edit cannot be carried by a shell: the run is infeasible.
+// A NUL byte is in no value's type: the run is infeasible.
 func TestNulValueIsInfeasible(t *testing.T) {
 	req := request(t, "nul", map[string]any{"command": "echo {{v}}; echo m=1", "metric_regex": "m=(1)"}, map[string]string{"v": "a\x00b"})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -123,7 +109,7 @@ func TestNulValueIsInfeasible(t *testing.T) {
 		t.Fatal(err)
 	}
 	r, err := tr.Wait(ctx, h)
-	if err != nil || r.Status != plugins.StatusInfeasible || !strings.Contains(r.Reason, "NUL") {
+	if err != nil || r.Status != plugins.StatusInfeasible || !strings.Contains(r.Reason, `it holds "\x00"`) {
 		t.Fatalf("%+v %v", r, err)
 	}
 }
@@ -324,11 +310,11 @@ func TestWrappedInterpretersNeverRunValues(t *testing.T) {
 			t.Fatalf("%s ran the value", command)
 		}
 	}
-	req := request(t, "ok", map[string]any{"command": `timeout 600 bash -c 'printf %s "$1" > out' _ {{v}}; echo m=1`, "metric_regex": "m=(1)"}, map[string]string{"v": value})
+	req := request(t, "ok", map[string]any{"command": `timeout 600 bash -c 'printf %s "$1" > out' _ {{v}}; echo m=1`, "metric_regex": "m=(1)"}, map[string]string{"v": "a.b+c-1"})
 	if r := run(t, tr, req); r.Status != plugins.StatusFinished || pwned(canaryDir) {
 		t.Fatalf("%+v, pwned %v", r, pwned(canaryDir))
 	}
-	if out, _ := os.ReadFile(filepath.Join(req.WorkDir, "out")); string(out) != value {
-		t.Errorf("the command saw %q, want %q", out, value)
+	if out, _ := os.ReadFile(filepath.Join(req.WorkDir, "out")); string(out) != "a.b+c-1" {
+		t.Errorf("the command saw %q, want a.b+c-1", out)
 	}
 }
