@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"text/template"
@@ -19,9 +20,9 @@ var UpdatePlaceholders = []string{"adapter_dir", "algorithm", "base_model", "bat
 
 // checkCommandTemplates checks pass_env's and env's names and the knobs'
 // types, and compiles builtin:command's templates as the trainer will, so
-// `assay validate` refuses a template (a value that could reach an
-// interpreter) or a default the trainer would. The trainer decodes its
-// config with the same checks.
+// `assay validate` refuses a template (a value where bash would read code)
+// or a default the trainer would. The trainer decodes its config with the
+// same checks.
 func checkCommandTemplates(cfg map[string]any) []Problem {
 	var ps []Problem
 	if l, ok := cfg["pass_env"].([]any); ok {
@@ -72,7 +73,7 @@ func checkSpecPlaceholders(cfg map[string]any) []Problem {
 		}
 		sort.Strings(known)
 		for _, r := range t.Refs {
-			if !r.Plain || has(known, r.Name) {
+			if !r.Plain || slices.Contains(known, r.Name) {
 				continue
 			}
 			msg := fmt.Sprintf("line %d, column %d: unknown placeholder {{%s}}: it is neither built in nor a declared knob", r.Line, r.Col, r.Name)
