@@ -205,7 +205,8 @@ var commandNotes = []string{
 		"value reaches it as data by its type, not by an analysis of the program. A program that evaluates its input (`bash -c {{x}}`, " +
 		"`eval \"$X\"` in a script, Python's `exec` and `os.system`, awk's `system`, git's configuration through `git -c {{x}}`) " +
 		"receives a value that can carry no argument, quote, substitution, redirection or second command; but a plain word can still " +
-		"name a program that exists, which such a program would run without arguments, and a pattern that admits `/` lets a value name " +
+		"name a program that exists, which such a program would run without arguments; so can a program that runs the word after its " +
+		"options as a command (`env A=1 {{x}}`, `timeout 60 {{x}}`, `xargs {{x}}`); and a pattern that admits `/` lets a value name " +
 		"any file. A program of your own that evaluates its input is yours to keep safe: never hand it a value as code. The built-in " +
 		"placeholders (`{{workdir}}`, `{{task}}`, `{{seed}}`, an update's `{{base_model}}`, ...) come from the plan, not from a " +
 		"proposal, and are quoted the same way.",
