@@ -1,6 +1,10 @@
 package plugins
 
-import "context"
+import (
+	"context"
+
+	"github.com/assay-lang/assay/base/valuetype"
+)
 
 // Plugin kinds, as written in a spec's plugin block.
 const (
@@ -83,7 +87,27 @@ type Knob struct {
 	Default   string
 	// Values lists the discrete choices a proposal may pick.
 	Values []string
+	// Type is the kind of a value (valuetype.Number, Integer, Bool or
+	// String): with Values, the kind of each; without, what a value is,
+	// and when empty the kind the default reads as. Min and Max bound a
+	// number, Pattern a string (by default a plain word).
+	Type     string   `json:",omitempty"`
+	Min, Max *float64 `json:",omitempty"`
+	Pattern  string   `json:",omitempty"`
 }
+
+// ValueType is the type of the knob's values.
+func (k Knob) ValueType() valuetype.Type {
+	t := valuetype.Type{Kind: k.Type, Values: k.Values, Min: k.Min, Max: k.Max, Pattern: k.Pattern}
+	if t.Kind == "" && len(t.Values) == 0 {
+		t.Kind = valuetype.Infer(k.Default)
+	}
+	return t
+}
+
+// Check reports whether v is a value of the knob: nil, or a
+// *valuetype.Error saying what the knob takes.
+func (k Knob) Check(v string) error { return k.ValueType().Check(v) }
 
 // Proposal is a change to a training setup.
 type Proposal struct {

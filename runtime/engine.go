@@ -417,11 +417,12 @@ func samplePolicyOf(st []byte, step int) plugins.SamplePolicy {
 // repairs a failed build gets: each repair is one more builder call, told
 // why the last attempt failed, under its own key (KEY/repair/N).
 func (r *service) implement(builder, loop, key string, t *taskInfo, p plugins.Proposal) (plugins.Proposal, bool, error) {
-	if builder == "" {
-		return p, true, nil
-	}
-	if t.src != nil {
+	if t.src != nil && builder != "" {
 		return sourceMode{r}.implementSource(builder, loop, key, t, p)
+	}
+	if builder == "" {
+		// The proposal runs as it is: its edits must be of their types.
+		return p, t.src != nil || editsOutsideTypes(r.knobs[t.Env], p, r.measured, r.progress, "proposal "+strings.TrimSuffix(key, "/implement")) == "", nil
 	}
 	repairs := 0
 	if l := r.loops[loop]; l != nil {
@@ -443,6 +444,13 @@ func (r *service) implement(builder, loop, key string, t *taskInfo, p plugins.Pr
 		err = r.complete(builder, k, req, &resp)
 		if err != nil && !errors.Is(err, errCallFailed) {
 			return p, false, err
+		}
+		if err == nil && !resp.Infeasible {
+			// An edit outside its type fails the build: repaired, or
+			// the candidate is infeasible.
+			if why := editsOutsideTypes(r.knobs[t.Env], resp.Proposal, r.measured, r.progress, builder+" call "+k); why != "" {
+				resp.Infeasible, resp.Reason = true, why
+			}
 		}
 		if err == nil && !resp.Infeasible {
 			break

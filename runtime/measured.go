@@ -15,6 +15,11 @@ type Measured struct {
 
 	// CriticTrainings are the critic_training phases' figures.
 	CriticTrainings map[string]*MeasuredCriticTraining `json:"critic_trainings,omitempty"`
+
+	// RefusedEdits counts the answers (a proposer's, or a builder's,
+	// repair or not) whose edits were outside their knobs' types, each
+	// refused before any run.
+	RefusedEdits int `json:"refused_edits,omitempty"`
 }
 
 // MeasuredRole is one role's calls. For a builder role, Built counts its
@@ -164,6 +169,13 @@ func (m *measured) build(role string, failed bool) {
 	}
 }
 
+// refusedEdits counts one answer whose edits were outside their types.
+func (m *measured) refusedEdits() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.m.RefusedEdits++
+}
+
 func (m *measured) realRun(phase, env string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -278,6 +290,7 @@ func (m *measured) snapshot() *Measured {
 		}
 	}
 	out.Phases, out.Environments = cloneMap(m.m.Phases), cloneMap(m.m.Environments)
+	out.RefusedEdits = m.m.RefusedEdits
 	return out
 }
 

@@ -56,6 +56,8 @@ type Knob struct {
 	Mechanism string
 	Default   string
 	Values    []string
+	// Type says what a value may be, e.g. "a number ≥ 0" or "one of a, b".
+	Type string
 }
 
 // Version is the version of the default templates in prompts/. A

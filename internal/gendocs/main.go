@@ -491,6 +491,9 @@ func writePluginConfigs(b *bytes.Buffer, level string) {
 		if len(s.Rules) > 0 || len(s.Forbidden) > 0 || s == pluginconfig.Command {
 			w("\n")
 		}
+		for _, n := range s.Notes {
+			w("%s\n\n", n)
+		}
 	}
 }
 

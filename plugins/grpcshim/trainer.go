@@ -63,6 +63,10 @@ func (c *TrainerGRPCClient) Describe(ctx context.Context, req *plugins.DescribeR
 			Mechanism: k.GetMechanism(),
 			Default:   k.GetDefault(),
 			Values:    k.GetValues(),
+			Type:      k.GetType(),
+			Min:       k.Min,
+			Max:       k.Max,
+			Pattern:   k.GetPattern(),
 		})
 	}
 	return out, nil
@@ -181,7 +185,8 @@ func (s *TrainerGRPCServer) Describe(ctx context.Context, req *pb.DescribeReques
 		return out, nil
 	}
 	for _, k := range resp.Knobs {
-		out.Knobs = append(out.Knobs, &pb.Knob{Name: k.Name, Mechanism: k.Mechanism, Default: k.Default, Values: k.Values})
+		out.Knobs = append(out.Knobs, &pb.Knob{Name: k.Name, Mechanism: k.Mechanism, Default: k.Default, Values: k.Values,
+			Type: k.Type, Min: k.Min, Max: k.Max, Pattern: k.Pattern})
 	}
 	return out, nil
 }

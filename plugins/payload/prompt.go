@@ -119,7 +119,7 @@ func knobs(ks []plugins.Knob) []prompt.Knob {
 	}
 	out := make([]prompt.Knob, len(ks))
 	for i, k := range ks {
-		out[i] = prompt.Knob(k)
+		out[i] = prompt.Knob{Name: k.Name, Mechanism: k.Mechanism, Default: k.Default, Values: k.Values, Type: k.ValueType().Describe()}
 	}
 	return out
 }

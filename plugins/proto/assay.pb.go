@@ -117,11 +117,17 @@ func (x *DescribeResponse) GetKnobs() []*Knob {
 }
 
 type Knob struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	Mechanism     string                 `protobuf:"bytes,2,opt,name=mechanism,proto3" json:"mechanism,omitempty"`
-	Default       string                 `protobuf:"bytes,3,opt,name=default,proto3" json:"default,omitempty"`
-	Values        []string               `protobuf:"bytes,4,rep,name=values,proto3" json:"values,omitempty"`
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	Name      string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Mechanism string                 `protobuf:"bytes,2,opt,name=mechanism,proto3" json:"mechanism,omitempty"`
+	Default   string                 `protobuf:"bytes,3,opt,name=default,proto3" json:"default,omitempty"`
+	Values    []string               `protobuf:"bytes,4,rep,name=values,proto3" json:"values,omitempty"`
+	// The kind of a value (number, integer, bool, string), its bounds and a
+	// string's pattern: plugins.Knob.
+	Type          string   `protobuf:"bytes,5,opt,name=type,proto3" json:"type,omitempty"`
+	Min           *float64 `protobuf:"fixed64,6,opt,name=min,proto3,oneof" json:"min,omitempty"`
+	Max           *float64 `protobuf:"fixed64,7,opt,name=max,proto3,oneof" json:"max,omitempty"`
+	Pattern       string   `protobuf:"bytes,8,opt,name=pattern,proto3" json:"pattern,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -182,6 +188,34 @@ func (x *Knob) GetValues() []string {
 		return x.Values
 	}
 	return nil
+}
+
+func (x *Knob) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+func (x *Knob) GetMin() float64 {
+	if x != nil && x.Min != nil {
+		return *x.Min
+	}
+	return 0
+}
+
+func (x *Knob) GetMax() float64 {
+	if x != nil && x.Max != nil {
+		return *x.Max
+	}
+	return 0
+}
+
+func (x *Knob) GetPattern() string {
+	if x != nil {
+		return x.Pattern
+	}
+	return ""
 }
 
 type Proposal struct {
@@ -1828,12 +1862,18 @@ const file_assay_proto_rawDesc = "" +
 	"\vconfig_json\x18\x01 \x01(\fR\n" +
 	"configJson\"?\n" +
 	"\x10DescribeResponse\x12+\n" +
-	"\x05knobs\x18\x01 \x03(\v2\x15.assay.plugin.v1.KnobR\x05knobs\"j\n" +
+	"\x05knobs\x18\x01 \x03(\v2\x15.assay.plugin.v1.KnobR\x05knobs\"\xd6\x01\n" +
 	"\x04Knob\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1c\n" +
 	"\tmechanism\x18\x02 \x01(\tR\tmechanism\x12\x18\n" +
 	"\adefault\x18\x03 \x01(\tR\adefault\x12\x16\n" +
-	"\x06values\x18\x04 \x03(\tR\x06values\"\xf0\x01\n" +
+	"\x06values\x18\x04 \x03(\tR\x06values\x12\x12\n" +
+	"\x04type\x18\x05 \x01(\tR\x04type\x12\x15\n" +
+	"\x03min\x18\x06 \x01(\x01H\x00R\x03min\x88\x01\x01\x12\x15\n" +
+	"\x03max\x18\a \x01(\x01H\x01R\x03max\x88\x01\x01\x12\x18\n" +
+	"\apattern\x18\b \x01(\tR\apatternB\x06\n" +
+	"\x04_minB\x06\n" +
+	"\x04_max\"\xf0\x01\n" +
 	"\bProposal\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04text\x18\x02 \x01(\tR\x04text\x12\x1c\n" +
@@ -2088,6 +2128,7 @@ func file_assay_proto_init() {
 	if File_assay_proto != nil {
 		return
 	}
+	file_assay_proto_msgTypes[2].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

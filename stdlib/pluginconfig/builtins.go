@@ -1,6 +1,10 @@
 package pluginconfig
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/assay-lang/assay/base/valuetype"
+)
 
 // Prefix starts the source of a built-in plugin: source = "builtin:NAME".
 const Prefix = "builtin:"
@@ -91,6 +95,21 @@ var TinyLM = &Schema{
 	},
 }
 
+// knobFields declare a command knob: its default, its type and what the
+// type admits (base/valuetype).
+var knobFields = []*Field{
+	{Name: "default", Type: Scalar, Required: true, Doc: "value of the unedited configuration, of the knob's type"},
+	{Name: "mechanism", Type: String, Doc: "what the knob acts through, e.g. \"optimizer\""},
+	{Name: "values", Type: ScalarList, Doc: "values a proposal may choose, and the only ones: each a number, true, false or a plain word (and of type, when set)"},
+	{Name: "type", Type: String, Enum: valuetype.Kinds,
+		DefaultDoc: "the default's own: \"number\" for a number, \"bool\" for true or false, \"string\" for a string",
+		Doc:        "what a value is: \"number\" or \"integer\" (within min and max), \"bool\" (true or false), or \"string\" (matching pattern)"},
+	{Name: "min", Type: Number, Doc: "least value of a number or integer knob"},
+	{Name: "max", Type: Number, Doc: "greatest value of a number or integer knob"},
+	{Name: "pattern", Type: Regex, DefaultDoc: "a plain word: `" + valuetype.WordPattern + "`",
+		Doc: "regular expression a string knob's value matches whole; whatever it admits, a value holds only letters, digits and " + valuetype.Marks + ", at most 256 bytes"},
+}
+
 // JobBaseEnv names the variables every job of builtin:command inherits
 // from the environment assay runs in: what programs need to run at all.
 var JobBaseEnv = []string{"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR"}
@@ -140,13 +159,10 @@ var Command = &Schema{
 			strings.Join(JobBaseEnv, ", ") + " (and the names in pass_env), so no API key of an LLM plugin reaches it"},
 		{Name: "pass_env", Type: StringList, Doc: "names of variables the command inherits from the environment assay runs in, besides the base ones (e.g. [\"HF_HOME\", \"WANDB_API_KEY\"]); " +
 			"on Slurm they travel with sbatch --export. An LLM plugin's API key variable (api_key_env) is refused"},
-		{Name: "knobs", Type: ObjectMap, Doc: "what proposals may edit, by knob name",
-			Fields: []*Field{
-				{Name: "default", Type: Scalar, Doc: "value of the unedited configuration"},
-				{Name: "mechanism", Type: String, Doc: "what the knob acts through, e.g. \"optimizer\""},
-				{Name: "values", Type: ScalarList, Doc: "values a proposal may choose"},
-			}},
+		{Name: "knobs", Type: ObjectMap, Doc: "what proposals may edit, by knob name; every knob has a type (values, or type with its bounds or pattern), and its default and every value a proposal sets are of it",
+			Fields: knobFields},
 	},
+	Notes: commandNotes,
 	Rules: []Rule{
 		{AnyOf: []string{"command", "update_command", "task_command"},
 			Why: "the command trainer needs the command that trains, e.g. command = \"python train.py --config {{config}}\", or update_command for a policy updater"},
@@ -160,4 +176,38 @@ var Command = &Schema{
 		{If: "apply", IfValue: "patch", Need: []string{"repo", "revision"}, Why: "a patch is applied to a checkout of repo at a pinned revision"},
 		{If: "revision", Need: []string{"repo"}, Why: "revision is a revision of repo"},
 	},
+}
+
+// commandNotes say what builtin:command guarantees of the values it runs
+// commands with, and where that stops.
+var commandNotes = []string{
+	"**Values are data.** Every knob has a type: one of its `values`, or its `type`: a number or an integer (within `min` and `max`), " +
+		"a bool, or a string matching `pattern` (by default a plain word: letters, digits and `._+-`, not starting with `-`). " +
+		"Whatever the type, a value holds only letters, digits and `" + valuetype.Marks + "`, at most 256 bytes: never a quote, a `$`, " +
+		"a backquote, a backslash, a space, a newline or another control character. `assay validate` refuses a default outside its " +
+		"knob's type (written in the spec or set with `-var`) at the plugin's config. A proposal or build whose edit is outside its knob's " +
+		"type (or names no knob) is refused before anything runs: the candidate is infeasible, or its build goes back to the builder " +
+		"while the loop's `repairs` allow, and `assay status --json` counts each refusal (`refused_edits`). When the config declares no " +
+		"knobs, an edit (`{{index .edits \"name\"}}`) is a plain word.",
+	"**Templates only quote.** In `command` and `update_command` each placeholder becomes a double-quoted reference to a variable " +
+		"that `run.sh` defines single-quoted, so bash passes the value on as one word, or the tail or head of one (`--lr={{lr}}`, " +
+		"`{{workdir}}/m.json`), and never parses it again. `assay validate` refuses a placeholder in a word that holds more than plain " +
+		"text (letters, digits and `" + plainText + "`) beside it, such as the code of `bash -c \"train {{lr}}\"` or " +
+		"`python3 -c \"print({{lr}})\"`: pass the value as an argument after the code (`bash -c 'train \"$1\"' _ {{lr}}`). It also " +
+		"refuses, by bash's grammar alone, a placeholder where bash itself reads the word as a command, a name, a number or code: " +
+		"the command's name (also after `exec`, `command`, `builtin`), arithmetic, `${...}`, `$'...'`, a here-document, `>&` and `<&`, " +
+		"`[[ -eq ]]` and `[[ -v ]]`, the operands of `eval`, `trap`, `let`, `alias`, `read`, `unset`, `mapfile`, `getopts`, " +
+		"`printf -v` and `test -v`, `declare` and `export` names, the script `.` or `source` runs (but `{{config}}` and `{{workdir}}`, " +
+		"which the trainer makes), an assignment to `PATH` or to a variable bash runs or evaluates (`PS4`, `PROMPT_COMMAND`, " +
+		"`BASH_ENV`, `RANDOM`, ..., or one declared `-i` or `-n`), and `{{if}}` and other template logic. A variable assigned a value " +
+		"(`v={{x}}`, `read`, a function's `$1`) is checked wherever it is expanded.",
+	"**Where it stops.** Assay keeps no table of programs: what a program does with its arguments is the program's, and each " +
+		"value reaches it as data by its type, not by an analysis of the program. A program that evaluates its input (`bash -c {{x}}`, " +
+		"`eval \"$X\"` in a script, Python's `exec` and `os.system`, awk's `system`, git's configuration through `git -c {{x}}`) " +
+		"receives a value that can carry no argument, quote, substitution, redirection or second command; but a plain word can still " +
+		"name a program that exists, which such a program would run without arguments; so can a program that runs the word after its " +
+		"options as a command (`env A=1 {{x}}`, `timeout 60 {{x}}`, `xargs {{x}}`); and a pattern that admits `/` lets a value name " +
+		"any file. A program of your own that evaluates its input is yours to keep safe: never hand it a value as code. The built-in " +
+		"placeholders (`{{workdir}}`, `{{task}}`, `{{seed}}`, an update's `{{base_model}}`, ...) come from the plan, not from a " +
+		"proposal, and are quoted the same way.",
 }

@@ -13,12 +13,21 @@ import (
 
 // A command template is bash with {{placeholders}}. A value never becomes
 // part of the script's text: CompileCommand parses the template as bash and
-// replaces each placeholder by a reference to a variable ("${ASSAY_V_lr}")
-// quoted for where it stands; run.sh defines the variables, single-quoted,
-// before the command. Bash does not parse the result of an expansion again,
-// so whatever a value holds, it stays one piece of data. Where bash itself
-// reads a word as code, a name or a number (arithmetic, eval, trap, read,
-// here-documents, a command's name, ...), a placeholder is refused.
+// replaces each placeholder by a double-quoted reference to a variable
+// ("${ASSAY_V_lr}"); run.sh defines the variables, single-quoted, before
+// the command. Bash does not parse the result of an expansion again, so a
+// value stays one piece of data, one word or the tail of one (--lr=VALUE).
+//
+// What a program does with its words is the program's: the template
+// compiler keeps no table of programs. A value is safe there because it
+// is typed (base/valuetype): a number, a boolean, one of a list or a plain
+// word, none of which can hold a quote, a $, a space or a newline. What
+// the compiler refuses stands on bash's grammar alone: a placeholder
+// where no quoting helps, because bash itself reads the word as a command,
+// a name, a number or code (the command's name, arithmetic, eval's
+// operands, a variable declared -i, ...), and a placeholder in a word that
+// holds more than plain text around it (code of another language such as
+// bash -c "train {{lr}}" or python3 -c "print({{lr}})").
 
 // identName matches a shell variable name.
 var identName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
@@ -49,7 +58,7 @@ type ValueRef struct {
 // site is one placeholder of a template.
 type site struct {
 	name       string
-	plain, raw bool
+	plain      bool
 	text       string // as written, for errors
 	tpos       int    // offset in the template
 	start, end int    // offsets of its stand-in in the shell source
@@ -117,7 +126,7 @@ func lineCol(text string, off int) (line, col int) {
 	return line, col
 }
 
-const placeholderForms = `write {{name}}, {{.name}}, {{index .edits "name"}} or {{raw "name"}}`
+const placeholderForms = `write {{name}}, {{.name}} or {{index .edits "name"}}`
 
 // CompileCommand parses a command template and replaces its placeholders
 // by references, or says why a placeholder cannot stand where it does.
@@ -255,11 +264,8 @@ func placeholder(text string, n *parse.ActionNode) (*site, error) {
 	case *parse.IdentifierNode:
 		switch {
 		case a0.Ident == "raw" && len(args) == 2:
-			name, ok := str(args[1])
-			if !ok {
-				return bad()
-			}
-			s.name, s.plain, s.raw = name, true, true
+			name, _ := str(args[1])
+			return nil, errAt(text, s.tpos, "%s is not a placeholder: a value is always one quoted word; write {{%s}}", s.text, name)
 		case a0.Ident == "index" && len(args) == 3:
 			f, ok := args[1].(*parse.FieldNode)
 			name, ok2 := str(args[2])
@@ -289,404 +295,9 @@ func placeholder(text string, n *parse.ActionNode) (*site, error) {
 	return s, nil
 }
 
-// Variables bash reads as code (prompts expand $(...), BASH_ENV is
-// sourced) or evaluates as arithmetic when assigned: a value assigned to
-// one would run.
-var codeVars = map[string]bool{"PS0": true, "PS1": true, "PS2": true, "PS3": true, "PS4": true,
-	"PROMPT_COMMAND": true, "BASH_ENV": true, "ENV": true, "SHELLOPTS": true, "BASHOPTS": true,
-	"RANDOM": true, "SRANDOM": true, "OPTIND": true, "HISTCMD": true, "SECONDS": true, "LINENO": true}
-
-// Commands that read their operands as shell code or as variable names
-// (a name such as a[$(cmd)] runs cmd when bash evaluates its subscript).
-var codeOperands = map[string]string{
-	"eval": "shell code", "let": "arithmetic", "trap": "shell code", "alias": "shell code",
-	"compgen": "shell code", "complete": "shell code", "bind": "shell code", "fc": "shell code",
-	"read": "variable names", "readarray": "variable names", "mapfile": "variable names",
-	"unset": "variable names", "getopts": "variable names",
-	"declare": "variable names", "typeset": "variable names", "local": "variable names",
-	"export": "variable names", "readonly": "variable names", "nameref": "variable names",
-}
-
-// Builtins that declare variables with attributes.
-var declarers = map[string]bool{"declare": true, "typeset": true, "local": true, "export": true, "readonly": true}
-
-type classifier struct {
-	src, text string
-	sites     []*site
-	attrs     map[string]bool // variables declared -i or -n
-	taint     map[string]bool // variables that hold a value (flow.go)
-	depth     int             // how deep inside -c scripts (flow.go)
-	stack     []syntax.Node
-	err       error
-}
-
-func (c *classifier) visit(n syntax.Node) bool {
-	if n == nil {
-		c.stack = c.stack[:len(c.stack)-1]
-		return true
-	}
-	if c.err != nil {
-		return false
-	}
-	var lo, hi int
-	switch n := n.(type) {
-	case *syntax.Lit:
-		lo, hi = int(n.Pos().Offset()), int(n.End().Offset())
-		if c.taint[n.Value] && inArithmetic(c.stack, lo) {
-			s := &site{name: n.Value, text: n.Value + " (it holds a placeholder's value)", tpos: templateOffset(c.sites, c.text, lo), taint: true}
-			c.err = c.refuse(s, "bash evaluates a variable named in arithmetic as code (a value such as a[$(cmd)] runs cmd); pass the value as an argument to a program that checks it instead")
-			return false
-		}
-	case *syntax.SglQuoted:
-		lo, hi = int(n.Left.Offset())+1, int(n.Right.Offset())
-		if n.Dollar {
-			lo++
-		}
-	case *syntax.Comment:
-		lo, hi = int(n.Hash.Offset())+1, int(n.Hash.Offset())+1+len(n.Text)
-	case *syntax.ParamExp:
-		if err := c.expansion(n); err != nil {
-			c.err = err
-			return false
-		}
-	}
-	if hi > lo {
-		for _, s := range c.sites {
-			if !s.claimed && s.start >= lo && s.end <= hi {
-				if err := c.classify(s, n); err != nil {
-					c.err = err
-					return false
-				}
-				s.claimed = true
-			}
-		}
-	}
-	c.stack = append(c.stack, n)
-	return true
-}
-
-func (c *classifier) refuse(s *site, format string, args ...any) error {
-	return errAt(c.text, s.tpos, "%s: %s", s.text, fmt.Sprintf(format, args...))
-}
-
-// backslashed reports whether the byte before off is an escaping backslash.
-func (c *classifier) backslashed(off int) bool {
-	n := 0
-	for i := off - 1; i >= 0 && c.src[i] == '\\'; i-- {
-		n++
-	}
-	return n%2 == 1
-}
-
-func (c *classifier) classify(s *site, n syntax.Node) error {
-	ref := "${" + VarName(s.name) + "}"
-	parent := c.stack[len(c.stack)-1]
-	switch n := n.(type) {
-	case *syntax.Comment:
-		s.repl, s.comment = ref, true
-		return nil
-	case *syntax.SglQuoted:
-		if n.Dollar {
-			if c.backslashed(s.start) {
-				return c.refuse(s, "a placeholder right after a backslash in $'...' cannot be substituted; remove the backslash")
-			}
-			s.repl = `'"` + ref + `"$'`
-		} else {
-			s.repl = `'"` + ref + `"'`
-		}
-		s.quoted = true
-	case *syntax.Lit:
-		if c.backslashed(s.start) {
-			return c.refuse(s, "a placeholder right after a backslash cannot be substituted; remove the backslash")
-		}
-		switch parent.(type) {
-		case *syntax.Word:
-			if s.raw {
-				s.repl = ref
-			} else {
-				s.repl = `"` + ref + `"`
-				s.quoted = true
-			}
-		case *syntax.DblQuoted:
-			s.repl = ref
-			s.quoted = true
-		case *syntax.ParamExp:
-			return c.refuse(s, "a placeholder cannot be part of a variable's name; write ${name}{{...}} to put a value after a variable")
-		case *syntax.Assign:
-			return c.refuse(s, "a placeholder cannot name a variable; put it after the '='")
-		default:
-			return c.refuse(s, "a value cannot stand here safely (it would name a %s); put the placeholder in a word of its own, e.g. an argument", nodeName(parent))
-		}
-	}
-	// Every enclosing construct must take the value as data: first the
-	// constructs bash evaluates whatever they hold, then how each enclosing
-	// word is used.
-	return c.roles(s)
-}
-
-// expansion checks an expansion of a variable that holds a value where
-// a placeholder would be checked.
-func (c *classifier) expansion(pe *syntax.ParamExp) error {
-	if pe.Param == nil {
-		return nil
-	}
-	name := pe.Param.Value
-	off := int(pe.Dollar.Offset())
-	s := &site{name: name, text: "$" + name, tpos: templateOffset(c.sites, c.text, off), taint: true}
-	if strings.HasPrefix(name, VarPrefix) {
-		return c.refuse(s, "%s names a variable Assay keeps values in; write the placeholder instead", name)
-	}
-	if !c.taint[name] {
-		return nil
-	}
-	s.text = "$" + name + " (it holds a placeholder's value)"
-	if pe.Excl {
-		return c.refuse(s, "${!...} reads the variable its value names, and bash evaluates a subscript there as code; pass the value as an argument instead")
-	}
-	if inArithmetic(c.stack, off) {
-		return c.refuse(s, "bash evaluates arithmetic as code (a value such as a[$(cmd)] runs cmd); pass the value as an argument to a program that checks it instead")
-	}
-	return c.roles(s)
-}
-
-// inArithmetic reports whether offset off, inside the innermost node of
-// stack, is in an arithmetic expression: $(( )), (( )), let, an array
-// index or a ${x:offset:length}, or a [[ ]] test bash evaluates as one.
-func inArithmetic(stack []syntax.Node, off int) bool {
-	within := func(n syntax.Node) bool {
-		return off >= int(n.Pos().Offset()) && off < int(n.End().Offset())
-	}
-	for _, a := range stack {
-		switch a := a.(type) {
-		case *syntax.ArithmExp, *syntax.ArithmCmd, *syntax.LetClause, *syntax.CStyleLoop,
-			*syntax.BinaryArithm, *syntax.UnaryArithm, *syntax.ParenArithm:
-			return true
-		case *syntax.BinaryTest:
-			switch a.Op {
-			case syntax.TsEql, syntax.TsNeq, syntax.TsLeq, syntax.TsGeq, syntax.TsLss, syntax.TsGtr:
-				return true
-			}
-		case *syntax.ParamExp:
-			if a.Index != nil && within(a.Index) || a.Slice != nil && (a.Slice.Offset != nil && within(a.Slice.Offset) || a.Slice.Length != nil && within(a.Slice.Length)) {
-				return true
-			}
-		case *syntax.Assign:
-			if a.Index != nil && within(a.Index) {
-				return true
-			}
-		case *syntax.ArrayElem:
-			if a.Index != nil && within(a.Index) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// roles checks that every construct around s takes its value as data.
-func (c *classifier) roles(s *site) error {
-	for _, a := range c.stack {
-		switch a := a.(type) {
-		case *syntax.ParamExp:
-			if s.taint {
-				continue
-			}
-			return c.refuse(s, "a placeholder inside ${...} cannot be substituted safely; assign the value to a variable first (v={{...}}) and expand that")
-		case *syntax.ArithmExp, *syntax.ArithmCmd, *syntax.LetClause, *syntax.CStyleLoop,
-			*syntax.BinaryArithm, *syntax.UnaryArithm, *syntax.ParenArithm:
-			return c.refuse(s, "bash evaluates arithmetic as code (a value such as a[$(cmd)] runs cmd); pass the value as an argument to a program that checks it instead")
-		case *syntax.CmdSubst:
-			if a.Backquotes {
-				return c.refuse(s, "placeholders inside backquotes are not supported; use $(...) instead")
-			}
-		case *syntax.ExtGlob:
-			return c.refuse(s, "a placeholder cannot be part of an extended glob pattern")
-		case *syntax.TestDecl:
-			return c.refuse(s, "a value cannot stand here safely (in a %s)", nodeName(a))
-		}
-	}
-	for i := len(c.stack) - 1; i > 0; i-- {
-		up := c.stack[i-1]
-		switch a := c.stack[i].(type) {
-		case *syntax.Word:
-			if err := c.wordRole(s, a, up); err != nil {
-				return err
-			}
-		case *syntax.Assign:
-			d, ok := up.(*syntax.DeclClause)
-			if !ok {
-				continue
-			}
-			flags := declFlags(d)
-			if strings.ContainsAny(flags, "in?") || a.Array == nil && strings.ContainsAny(flags, "aA") {
-				return c.refuse(s, "%s %s: bash evaluates what is assigned to a variable declared with these options; use a plain %s or assignment",
-					d.Variant.Value, "-"+strings.Trim(flags, "?"), d.Variant.Value)
-			}
-		}
-	}
-	return c.flowRole(s)
-}
-
-// wordRole checks how the command uses word w (whose parent is up).
-func (c *classifier) wordRole(s *site, w *syntax.Word, up syntax.Node) error {
-	switch up := up.(type) {
-	case *syntax.CallExpr:
-		return c.callRole(s, w, up)
-	case *syntax.Assign:
-		if up.Index == w {
-			return c.refuse(s, "a value cannot be an array index (bash evaluates it as arithmetic)")
-		}
-		if up.Value != w || up.Naked || up.Name == nil {
-			return c.refuse(s, "a value cannot name a variable; put the placeholder after the '=' of an assignment")
-		}
-		if codeVars[up.Name.Value] {
-			return c.refuse(s, "bash reads %s as code or arithmetic; a value cannot be assigned to it", up.Name.Value)
-		}
-		if c.attrs[up.Name.Value] {
-			return c.refuse(s, "%s is declared as an integer or a name reference, so bash evaluates what is assigned to it; assign the value to a plain variable", up.Name.Value)
-		}
-		return nil
-	case *syntax.ArrayElem:
-		if up.Value != w {
-			return c.refuse(s, "a value cannot be an array index (bash evaluates it as arithmetic)")
-		}
-		return nil
-	case *syntax.Redirect:
-		if up.Hdoc == w || up.Op == syntax.Hdoc || up.Op == syntax.DashHdoc {
-			return c.refuse(s, "placeholders in here-documents are not supported (the text often feeds another interpreter); pass the value as an argument, an environment variable or through {{config}}")
-		}
-		if up.Op == syntax.DplOut || up.Op == syntax.DplIn {
-			return c.refuse(s, "%s takes a file descriptor, which bash evaluates as arithmetic; redirect to a file name with > or < instead", up.Op)
-		}
-		return nil
-	case *syntax.CaseClause, *syntax.CaseItem, *syntax.WordIter, *syntax.TestClause, *syntax.ParenTest:
-		return nil
-	case *syntax.BinaryTest:
-		switch up.Op {
-		case syntax.TsEql, syntax.TsNeq, syntax.TsLeq, syntax.TsGeq, syntax.TsLss, syntax.TsGtr:
-			return c.refuse(s, "[[ ... %s ... ]] evaluates its operands as arithmetic code; compare with [ ... %s ... ] or in the program instead", up.Op, up.Op)
-		}
-		return nil
-	case *syntax.UnaryTest:
-		if up.Op == syntax.TsVarSet || up.Op == syntax.TsRefVar {
-			return c.refuse(s, "[[ %s ... ]] reads its operand as a variable name; a value cannot stand there", up.Op)
-		}
-		return nil
-	}
-	return c.refuse(s, "a value cannot stand here safely (in a %s); put the placeholder in a word of its own, e.g. an argument", nodeName(up))
-}
-
-// lit is a word's text when it is one plain literal.
-func lit(w *syntax.Word) (string, bool) {
-	if w == nil || len(w.Parts) != 1 {
-		return "", false
-	}
-	l, ok := w.Parts[0].(*syntax.Lit)
-	if !ok {
-		return "", false
-	}
-	return l.Value, true
-}
-
-// lead is the literal text a word starts with.
-func lead(w *syntax.Word) string {
-	if len(w.Parts) == 0 {
-		return ""
-	}
-	if l, ok := w.Parts[0].(*syntax.Lit); ok {
-		return l.Value
-	}
-	return ""
-}
-
-func prefixLit(w *syntax.Word) (string, bool) {
-	l := lead(w)
-	return l, l != ""
-}
-
-// declaredAttrs lists the variables a template declares as integers or
-// name references: bash evaluates what is assigned to them.
-func declaredAttrs(f *syntax.File) map[string]bool {
-	out := map[string]bool{}
-	syntax.Walk(f, func(n syntax.Node) bool {
-		if call, ok := n.(*syntax.CallExpr); ok {
-			// builtin declare -i n, command typeset -n r: plain words.
-			flags, names := "", []string{}
-			for _, w := range call.Args {
-				a, ok := lit(w)
-				switch {
-				case !ok:
-					flags += "?"
-				case strings.HasPrefix(a, "-") || strings.HasPrefix(a, "+"):
-					flags += a[1:]
-				default:
-					name, _, _ := strings.Cut(a, "=")
-					names = append(names, name)
-				}
-			}
-			if len(names) > 1 && (names[0] == "builtin" || names[0] == "command") && declarers[names[1]] && strings.ContainsAny(flags, "in") {
-				for _, name := range names[2:] {
-					out[name] = true
-				}
-			}
-			return true
-		}
-		d, ok := n.(*syntax.DeclClause)
-		if !ok {
-			return true
-		}
-		flags := declFlags(d)
-		if strings.ContainsAny(flags, "in?") {
-			for _, a := range d.Args {
-				if a.Name != nil {
-					out[a.Name.Value] = true
-				}
-			}
-		}
-		return true
-	})
-	return out
-}
-
-// declFlags are the option letters of a declare/local/export/... clause;
-// "?" stands for an option that is not a plain literal.
-func declFlags(d *syntax.DeclClause) string {
-	var b strings.Builder
-	for _, a := range d.Args {
-		if !a.Naked || a.Value == nil {
-			continue
-		}
-		v, ok := lit(a.Value)
-		if !ok {
-			if l := lead(a.Value); strings.HasPrefix(l, "-") || strings.HasPrefix(l, "+") || l == "" {
-				b.WriteByte('?')
-			}
-			continue
-		}
-		if strings.HasPrefix(v, "-") || strings.HasPrefix(v, "+") {
-			b.WriteString(v[1:])
-		}
-	}
-	return b.String()
-}
-
-var nodeNames = map[string]string{
-	"Redirect": "redirection", "FuncDecl": "function name", "WordIter": "loop variable",
-	"TestDecl": "test declaration", "CoprocClause": "coprocess name", "DeclClause": "declaration",
-	"ExtGlob": "glob pattern", "BraceExp": "brace expansion", "ArrayElem": "array index",
-}
-
-func nodeName(n syntax.Node) string {
-	s := strings.TrimPrefix(fmt.Sprintf("%T", n), "*syntax.")
-	if d, ok := nodeNames[s]; ok {
-		return d
-	}
-	return s
-}
-
 // verifyBody parses the substituted command again and checks that each
 // placeholder became a plain reference to its variable, inside double
-// quotes unless it is {{raw}}: the structure does not rely on the
+// quotes: the structure does not rely on the
 // classification above being right.
 func verifyBody(body string, sites []*site) error {
 	f, err := syntax.NewParser(syntax.KeepComments(true), syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(body), "")

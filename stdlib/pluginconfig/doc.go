@@ -10,10 +10,12 @@
 // stated here), so a config the compiler accepts is one the plugin
 // accepts; and the docs generator writes the reference from it.
 //
-// builtin:command's config holds bash templates; this package also parses
-// and checks them (command.go; programs.go and flow.go decide which words
-// a value may be, by what the program it reaches does with them), so the
-// check validate runs is the trainer's own.
+// builtin:command's config holds knobs, each with a type (knobs.go;
+// base/valuetype), and bash templates, which this package parses and
+// checks (command.go, grammar.go, flow.go): each value is quoted as one
+// word, and a placeholder is refused where bash's own grammar reads the
+// word as code, so the check validate runs is the trainer's own. It keeps
+// no table of programs: a typed value is data to any of them.
 //
 // Plugins import this package, and plugins see only the plugin protocol, so
 // it imports nothing of Assay: problems come back as plain Problems, and

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"text/template"
@@ -17,10 +18,11 @@ var CommandPlaceholders = []string{"config", "env", "gpus", "run_id", "seed", "t
 var UpdatePlaceholders = []string{"adapter_dir", "algorithm", "base_model", "batch", "clip_high", "clip_low", "epochs", "gpus",
 	"kl_coef", "learning_rate", "lora_rank", "previous_adapter", "previous_adapter_dir", "run_id", "seed", "step", "token_level", "weight_decay", "workdir"}
 
-// checkCommandTemplates checks pass_env's and env's names, and compiles
-// builtin:command's templates as the trainer will, so `assay validate`
-// refuses a template the trainer would (a value that could reach an
-// interpreter). The trainer decodes its config with the same checks.
+// checkCommandTemplates checks pass_env's and env's names and the knobs'
+// types, and compiles builtin:command's templates as the trainer will, so
+// `assay validate` refuses a template (a value where bash would read code)
+// or a default the trainer would. The trainer decodes its config with the
+// same checks.
 func checkCommandTemplates(cfg map[string]any) []Problem {
 	var ps []Problem
 	if l, ok := cfg["pass_env"].([]any); ok {
@@ -31,6 +33,7 @@ func checkCommandTemplates(cfg map[string]any) []Problem {
 		}
 	}
 	ps = append(ps, checkEnvNames(cfg)...)
+	ps = append(ps, checkKnobs(cfg)...)
 	for _, key := range []string{"command", "update_command"} {
 		text, ok := cfg[key].(string)
 		if !ok || strings.TrimSpace(text) == "" {
@@ -70,7 +73,7 @@ func checkSpecPlaceholders(cfg map[string]any) []Problem {
 		}
 		sort.Strings(known)
 		for _, r := range t.Refs {
-			if !r.Plain || has(known, r.Name) {
+			if !r.Plain || slices.Contains(known, r.Name) {
 				continue
 			}
 			msg := fmt.Sprintf("line %d, column %d: unknown placeholder {{%s}}: it is neither built in nor a declared knob", r.Line, r.Col, r.Name)

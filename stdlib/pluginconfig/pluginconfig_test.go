@@ -106,7 +106,7 @@ func TestCheckCommand(t *testing.T) {
 		{"env", base("env", map[string]any{"A": "1", "B": 2.0, "C": true}), ""},
 		{"env nested", base("env", map[string]any{"A": []any{"x"}}), "env.A: type"},
 		{"knobs", base("knobs", map[string]any{"lr": map[string]any{"default": "0.1", "mechanism": "optimizer", "values": []any{"0.1", 0.2}}}), ""},
-		{"knob typo", base("knobs", map[string]any{"lr": map[string]any{"defualt": "0.1"}}), "knobs.lr.defualt: unknown"},
+		{"knob typo", base("knobs", map[string]any{"lr": map[string]any{"defualt": "0.1"}}), "knobs.lr.default: missing\nknobs.lr.defualt: unknown"},
 		{"knob not object", base("knobs", map[string]any{"lr": "0.1"}), "knobs.lr: type"},
 		{"timeout flag", base("timeout_infeasible", "yes"), "timeout_infeasible: type"},
 		{"typo", base("comand", "x"), "comand: unknown"},
@@ -224,6 +224,44 @@ func TestSchemasAreSound(t *testing.T) {
 			if s.Field(k) != nil {
 				t.Errorf("%s: %q is both declared and forbidden", s.Builtin, k)
 			}
+		}
+	}
+}
+
+// A knob's type is checked where it is declared, and its default is of
+// it: what validate refuses here no proposal could set either.
+func TestCheckKnobTypes(t *testing.T) {
+	knob := func(k map[string]any) map[string]any {
+		return map[string]any{"command": "train --lr {{lr}}", "metric_regex": "m=(1)", "knobs": map[string]any{"lr": k}}
+	}
+	for _, c := range []struct {
+		knob map[string]any
+		want string // the message of the one problem, or ""
+	}{
+		{map[string]any{"default": 0.03, "values": []any{0.01, 0.03}}, ""},
+		{map[string]any{"default": 0.03}, ""},
+		{map[string]any{"default": "adam"}, ""},
+		{map[string]any{"default": true}, ""},
+		{map[string]any{"default": 4.0, "type": "integer", "min": 1.0, "max": 64.0}, ""},
+		{map[string]any{"default": "data/small", "pattern": "[a-z]+/[a-z]+"}, ""},
+		{map[string]any{"default": 0.05, "values": []any{0.01, 0.03}}, `knobs.lr.default: "0.05" is not one of 0.01, 0.03`},
+		{map[string]any{"default": "1$(touch MARK)"}, `knobs.lr.default: "1$(touch MARK)" is not a plain word`},
+		{map[string]any{"default": "a b", "pattern": ".*"}, `knobs.lr.default: "a b" is not a string matching .*`},
+		{map[string]any{"default": 0.5, "type": "integer"}, `knobs.lr.default: "0.5" is not an integer`},
+		{map[string]any{"default": 100.0, "type": "integer", "max": 64.0}, "is not an integer ≤ 64"},
+		{map[string]any{"default": 1.0, "values": []any{1.0, "x y"}}, `knobs.lr: values[1]: "x y" is not a number, true, false or a plain word`},
+		{map[string]any{"default": 1.0, "min": 0.0, "max": 2.0}, ""},
+		{map[string]any{"default": "a", "min": 0.0}, `knobs.lr: min and max bound a type "number" or "integer"`},
+		{map[string]any{"default": "a", "type": "word"}, `knobs.lr.type: "word" is not one of "number", "integer", "bool", "string"`},
+		{map[string]any{"default": "a", "pattern": "("}, "knobs.lr.pattern: \"(\" is not a regular expression"},
+	} {
+		ps := Command.Check(knob(c.knob))
+		got := Join(ps)
+		switch {
+		case c.want == "" && len(ps) > 0:
+			t.Errorf("%v: %s", c.knob, got)
+		case c.want != "" && (len(ps) != 1 || !strings.Contains(got, c.want)):
+			t.Errorf("%v:\n got %s\nwant one problem containing %s", c.knob, got, c.want)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"net/url"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -101,6 +102,9 @@ type Schema struct {
 	// edit knobs): Check runs it, Decode, a plugin's own reading of a
 	// config that may come from elsewhere, does not.
 	SpecValidate func(cfg map[string]any) []Problem
+	// Notes are paragraphs of the reference after the keys and rules
+	// (markdown): what the keys together guarantee.
+	Notes []string
 }
 
 // Field returns the top-level field named name, or nil.
@@ -474,7 +478,7 @@ func checkString(f *Field, path string, v any) []Problem {
 	if f.NonBlank && strings.TrimSpace(s) == "" {
 		return valueErr(path, "must not be blank")
 	}
-	if len(f.Enum) > 0 && !contains(f.Enum, s) {
+	if len(f.Enum) > 0 && !slices.Contains(f.Enum, s) {
 		return []Problem{{Path: path, Kind: EnumErr, Msg: fmt.Sprintf("%q is not one of %s", s, quoteAll(f.Enum)), Got: s, Known: f.Enum}}
 	}
 	switch f.Type {
@@ -581,15 +585,6 @@ func checkRange(f *Field, path string, n float64) []Problem {
 		return valueErr(path, "must be at most %g, got %g", *f.Max, n)
 	}
 	return nil
-}
-
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func quoteAll(ss []string) string {

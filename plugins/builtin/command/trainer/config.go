@@ -107,7 +107,9 @@ func ParseConfig(m map[string]any) (*Config, error) {
 		c.InfeasiblePatterns = append(c.InfeasiblePatterns, regexp.MustCompile(p))
 	}
 	for _, k := range v.Entries("knobs") {
-		c.Knobs = append(c.Knobs, plugins.Knob{Name: k.Name, Default: k.Scalar("default"), Mechanism: k.String("mechanism"), Values: k.Scalars("values")})
+		t := pluginconfig.KnobType(k.Values)
+		c.Knobs = append(c.Knobs, plugins.Knob{Name: k.Name, Default: k.Scalar("default"), Mechanism: k.String("mechanism"), Values: t.Values,
+			Type: t.Kind, Min: t.Min, Max: t.Max, Pattern: t.Pattern})
 	}
 	// The schema compiled the templates too (its Validate); the trainer
 	// keeps its own parse, which the runs render.

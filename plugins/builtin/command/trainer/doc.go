@@ -35,14 +35,18 @@
 // revision) and an ASSAY_CONFIG of env or pass_env. The editable files
 // are the edit surface; a change is a patch.
 //
+// Every value a run sees is of its knob's type (base/valuetype; an edit
+// of a config without knobs is a plain word): proposalValues decides a
+// proposal with any other value infeasible before anything runs.
+//
 // The command is bash with {{placeholders}}, parsed and checked by
 // stdlib/pluginconfig (CompileCommand), the same code `assay validate`
 // runs: each placeholder becomes a quoted reference to a variable run.sh
-// defines with the value single-quoted, so bash never reads a value as
-// code; a placeholder where bash would evaluate it (arithmetic, eval, a
-// command name, a here-document, ...) or whose value would reach another
-// interpreter (bash -c behind timeout, python3 -c, a pipe into a shell,
-// ...) is a config error.
+// defines with the value single-quoted, so bash passes a value on as one
+// word and never reads it as code; a placeholder where bash itself would
+// evaluate it (arithmetic, eval, a command name, a here-document, ...) or
+// in a word with more than plain text around it (the code of bash -c
+// "... {{lr}}") is a config error.
 //
 // The script inherits only a base environment (PATH, HOME, ...; see
 // pluginconfig.JobBaseEnv) and the names in config.pass_env, locally and

@@ -4,14 +4,19 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/assay-lang/assay/base/valuetype"
 	"github.com/assay-lang/assay/plugins"
+	"github.com/assay-lang/assay/plugins/builtin/command/executor"
+	"github.com/assay-lang/assay/stdlib/pluginconfig"
 )
 
 // hostileValues each try to run `touch CANARY` when pasted into a script.
@@ -40,54 +45,133 @@ func pwned(dir string) bool {
 	return len(es) > 0
 }
 
-// Values from a proposal never run as shell code, wherever the template
-// puts them; each reaches the command intact.
-func TestHostileValuesNeverRun(t *testing.T) {
-	contexts := []struct {
-		name, command, file string
-		// want is what the command writes to out for value v.
-		want func(v string) string
-		cfg  map[string]any
-	}{
-		{"bare", `printf '%s' {{v}} > out`, "", func(v string) string { return v }, nil},
-		{"double-quoted", `printf '%s' "lr={{v}}!" > out`, "", func(v string) string { return "lr=" + v + "!" }, nil},
-		{"single-quoted", `printf '%s' 'lr={{v}}!' > out`, "", func(v string) string { return "lr=" + v + "!" }, nil},
-		{"ansi-c-quoted", `printf '%s' $'lr={{v}}\t' > out`, "", func(v string) string { return "lr=" + v + "\t" }, nil},
-		{"assignment", `X={{v}}; printf '%s' "$X" > out`, "", func(v string) string { return v }, nil},
-		{"export", `export X={{v}}; printf '%s' "$X" > out`, "", func(v string) string { return v }, nil},
-		{"command substitution", `printf '%s' "$(printf '%s' {{v}})" > out`, "", func(v string) string { return strings.TrimRight(v, "\n") }, nil},
-		{"edits index", `printf '%s' {{index .edits "v"}} > out`, "", func(v string) string { return v }, nil},
-		{"sourced overrides", `. {{config}} && printf '%s' "$v" > out`, "o.env", func(v string) string { return v }, nil},
-		{"time limit", `printf '%s' "{{v}}" > out`, "", func(v string) string { return v }, map[string]any{"time_limit": "30s"}},
-	}
+// A value outside its knob's type never reaches the command: the trainer
+// decides the proposal infeasible before anything runs, saying what the
+// type admits. So it is for a string knob (a plain word, or a pattern of
+// its own), a number, and an edit of a trainer that declares no knobs.
+func TestHostileValuesAreRefused(t *testing.T) {
 	canaryDir := t.TempDir()
 	canary := filepath.Join(canaryDir, "PWNED")
 	tr := newTrainer()
-	for _, c := range contexts {
-		for i, v := range hostileValues(canary) {
-			cfg := map[string]any{"command": c.command + "; echo m=1", "metric_regex": "m=(1)"}
-			if c.file != "" {
-				cfg["overrides_file"] = c.file
-			}
-			for k, x := range c.cfg {
-				cfg[k] = x
-			}
-			req := request(t, "h", cfg, map[string]string{"v": v})
+	for i, knobs := range []map[string]any{
+		nil,
+		{"v": map[string]any{"default": "adam"}},
+		{"v": map[string]any{"default": "a", "pattern": ".*"}},
+		{"v": map[string]any{"default": 0.5}},
+	} {
+		cfg := map[string]any{"command": `printf '%s' {{index .edits "v"}} > out; echo m=1`, "metric_regex": "m=(1)"}
+		if knobs != nil {
+			cfg["knobs"], cfg["command"] = knobs, "printf '%s' {{v}} > out; echo m=1"
+		}
+		for j, v := range hostileValues(canary) {
+			req := request(t, fmt.Sprintf("h%d-%d", i, j), cfg, map[string]string{"v": v})
 			r := run(t, tr, req)
 			if pwned(canaryDir) {
-				script, _ := os.ReadFile(filepath.Join(req.WorkDir, ScriptFile))
-				t.Fatalf("%s, value %d %q ran code:\n%s", c.name, i, v, script)
+				t.Fatalf("knobs %v, value %q ran code", knobs, v)
 			}
-			if r.Status != plugins.StatusFinished {
-				t.Errorf("%s, value %q: %s %s\n%s", c.name, v, r.Status, r.Reason, r.Logs)
-				continue
+			if r.Status != plugins.StatusInfeasible || !strings.Contains(r.Reason, "the proposal sets v to "+valuetype.Quote(v)+" is not ") {
+				t.Errorf("knobs %v, value %q: %s %q", knobs, v, r.Status, r.Reason)
 			}
-			out, _ := os.ReadFile(filepath.Join(req.WorkDir, "out"))
-			if string(out) != c.want(v) {
-				t.Errorf("%s: the command saw %q, want %q", c.name, out, c.want(v))
+			if _, err := os.Stat(filepath.Join(req.WorkDir, "out")); err == nil {
+				t.Errorf("knobs %v, value %q: the command ran", knobs, v)
 			}
 		}
 	}
+}
+
+// The forms that run what they are given (bash's eval, Python's exec and
+// os.system, awk's system, git's configuration, bash -c itself, a pipe
+// into bash), each
+// given a value of its knob's type: validate accepts them, since each
+// value is one quoted word, and bash runs them with the value as inert
+// data: nothing is created, the command finishes. The same forms given a
+// shell payload refuse it before anything runs.
+func TestHostileFormsRunTypedValuesAsData(t *testing.T) {
+	for _, p := range []string{"python3", "awk", "git"} {
+		if _, err := exec.LookPath(p); err != nil {
+			t.Skipf("no %s: %v", p, err)
+		}
+	}
+	forms := []string{
+		`env X={{v}} bash -c 'eval "$X"'`,
+		`X={{v}} bash -c 'eval "$X"'`,
+		`python3 -c 'import sys; exec(sys.argv[1])' {{v}}`,
+		`env X={{v}} python3 -c 'import os; os.system(os.environ["X"])'`,
+		`env X={{v}} awk 'BEGIN{system(ENVIRON["X"])}'`,
+		`git init -q . && git -c {{v}} status`,
+		`bash -c {{v}}`,
+		`echo {{v}} | bash`,
+		`bash <<< {{v}}`,
+	}
+	// Bash's own grammar refuses what bash itself would run.
+	for command, want := range map[string]string{
+		`. <(echo {{v}})`: ". runs the file this word names as bash",
+		`eval {{v}}`:      "eval reads its operands as shell code",
+		`{{v}} --help`:    "a value cannot choose the command",
+	} {
+		cfg := map[string]any{"command": command, "metric_regex": "m=(1)", "knobs": map[string]any{"v": map[string]any{"default": "x"}}}
+		if got := pluginconfig.Join(Schema.Check(cfg)); !strings.Contains(got, want) {
+			t.Errorf("%s: validate says %q, want %q", command, got, want)
+		}
+	}
+	// One run gives the form a value of each type, a knob each: a number,
+	// a plain word and a string of a pattern that admits all it may.
+	knobs := map[string]any{"n": map[string]any{"default": 0.03}, "w": map[string]any{"default": "adam"},
+		"s": map[string]any{"default": "x", "pattern": ".*"}}
+	edits := []map[string]string{
+		{"n": "-1", "w": "touch", "s": "MARK,x:y/z@w"},
+		{"n": "1e308", "w": "core.pager", "s": "-rf"},
+	}
+	canaryDir := t.TempDir()
+	hostile := "1$(touch " + filepath.Join(canaryDir, "PWNED") + ")"
+	tr := newTrainer()
+	for i, form := range forms {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			t.Parallel() // each run is a few processes: overlap them
+			var parts []string
+			for _, k := range []string{"n", "w", "s"} {
+				parts = append(parts, strings.ReplaceAll(form, "{{v}}", "{{"+k+"}}"))
+			}
+			cfg := map[string]any{"command": strings.Join(parts, "; ") + "; echo m=1", "metric_regex": "m=(1)", "knobs": knobs}
+			if ps := Schema.Check(cfg); len(ps) > 0 {
+				t.Fatalf("%s: validate refuses it: %s", form, pluginconfig.Join(ps))
+			}
+			for n, e := range edits {
+				req := request(t, fmt.Sprintf("f%d-%d", i, n), cfg, e)
+				r := run(t, tr, req)
+				if r.Status != plugins.StatusFinished {
+					t.Errorf("%s, values %v: %s %s\n%s", form, e, r.Status, r.Reason, r.Logs)
+				}
+				if made := newFiles(t, req.WorkDir); len(made) > 0 || pwned(canaryDir) {
+					t.Errorf("%s, values %v made %v", form, e, made)
+				}
+			}
+			for _, k := range []string{"n", "w", "s"} {
+				r := run(t, tr, request(t, fmt.Sprintf("f%d-%s", i, k), cfg, map[string]string{k: hostile}))
+				if r.Status != plugins.StatusInfeasible || pwned(canaryDir) {
+					t.Errorf("%s: a shell payload for %s: %s %q, pwned %v", form, k, r.Status, r.Reason, pwned(canaryDir))
+				}
+			}
+		})
+	}
+}
+
+// newFiles lists what a run's command made in its directory besides the
+// trainer's own files and what git init writes.
+func newFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	own := []string{RecordFile, ResultFile, ScriptFile, StdoutFile, StderrFile, executor.ExitFile, pluginconfig.DefaultOverridesFile, ".git", ".assay-job.sh"}
+	var made []string
+	for _, e := range es {
+		if !slices.Contains(own, e.Name()) && !strings.HasSuffix(e.Name(), ".tmp") {
+			made = append(made, e.Name())
+		}
+	}
+	return made
 }
 
 // Hostile environment and task names stay inside run.sh's header comment.
@@ -112,7 +196,7 @@ func TestHostileNamesInHeader(t *testing.T) {
 	}
 }
 
-// A NUL byte in an edit cannot be carried by a shell: the run is infeasible.
+// A NUL byte is in no value's type: the run is infeasible.
 func TestNulValueIsInfeasible(t *testing.T) {
 	req := request(t, "nul", map[string]any{"command": "echo {{v}}; echo m=1", "metric_regex": "m=(1)"}, map[string]string{"v": "a\x00b"})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -123,7 +207,7 @@ func TestNulValueIsInfeasible(t *testing.T) {
 		t.Fatal(err)
 	}
 	r, err := tr.Wait(ctx, h)
-	if err != nil || r.Status != plugins.StatusInfeasible || !strings.Contains(r.Reason, "NUL") {
+	if err != nil || r.Status != plugins.StatusInfeasible || !strings.Contains(r.Reason, `it holds "\x00"`) {
 		t.Fatalf("%+v %v", r, err)
 	}
 }
@@ -173,9 +257,12 @@ func TestOverridesEncodeHostileValues(t *testing.T) {
 	}
 }
 
-// Every template of many shapes that compiles is run by bash with each
-// hostile value; none may run code. The templates listed all compile, so
-// the test cannot pass by refusing them.
+// Bash itself never runs a value, whatever it holds: every template of
+// many shapes that compiles is run by bash with each hostile value (none
+// of which a type admits, so this is the quoting alone) and none may run
+// code. What another program does with its words is the type's business
+// (TestHostileFormsRunTypedValuesAsData). The templates listed all
+// compile, so the test cannot pass by refusing them.
 func TestTemplatesNeverRunValues(t *testing.T) {
 	t.Parallel() // thousands of short bash processes: overlap the tests that wait
 	dir := t.TempDir()
@@ -184,23 +271,22 @@ func TestTemplatesNeverRunValues(t *testing.T) {
 		t.Fatal(err)
 	}
 	templates := []string{
-		"echo {{x}}", `echo "{{x}}"`, "echo '{{x}}'", "echo $'{{x}}'", `echo $"{{x}}"`,
-		"X={{x}}; echo $X", "X={{x}} true", "echo ${X:-a}{{x}}", "case {{x}} in a) ;; esac", "case a in {{x}}) ;; esac",
+		"echo {{x}}", `echo "{{x}}"`, "echo '{{x}}'", `echo $"{{x}}"`,
+		"X={{x}}; echo $X", "X={{x}} true", "case {{x}} in a) ;; esac", "case a in {{x}}) ;; esac",
 		"for i in {{x}}; do echo $i; done", "echo {{x}} > /dev/null", "cat <<< {{x}}", "echo &>{{x}}", "echo >|{{x}}", "cat <>{{x}}",
 		"[[ {{x}} == a ]]", "[[ a == {{x}} ]]", "[[ {{x}} =~ a ]]", "[[ a =~ {{x}} ]]", "[ {{x}} -eq 1 ]", "test {{x}} -gt 1",
 		"echo $(echo {{x}})", `echo "$(echo "{{x}}")"`, "echo <(echo {{x}})", "f() { echo {{x}}; }; f",
-		"echo {{x}}{a,b}", "echo ~{{x}}", "echo {{x}}*", `export A={{x}}; bash -c 'echo "$A"'`,
+		`export A={{x}}; bash -c 'echo "$A"'`,
 		"declare -x A={{x}}; echo $A", "declare -a A=({{x}}); echo ${A[@]}", "declare A; A+={{x}}",
-		"printf {{x}}", "printf '%b' {{x}}", `echo {{raw "x"}}`, `echo "{{raw "x"}}"`, `arr=({{raw "x"}})`,
-		"echo 'a'{{x}}'b'", `echo "a"{{x}}"b"`, `echo a\ {{x}}`, `echo \\{{x}}`, "# {{x}}\necho ok",
-		"echo {{x}}# comment", "echo $((1)){{x}}", "echo ${#X}{{x}}", ". /dev/null {{x}}",
+		"printf {{x}}", "printf '%b' {{x}}", "echo 'a'{{x}}'b'", `echo "a"{{x}}"b"`, "# {{x}}\necho ok",
+		". /dev/null {{x}}", "echo --lr={{x}} {{x}}/m.json 'ckpt_'{{x}}.pt", `echo "{{x}}{{x}}"`,
 		"echo {{x}} 2>&1", "time echo {{x}}", "select y in {{x}}; do break; done < /dev/null",
 		"cd {{x}} 2>/dev/null; true", "shift {{x}} 2>/dev/null", "kill -0 {{x}} 2>/dev/null", "ulimit -t {{x}} 2>/dev/null",
 		`bash -c 'echo "$1"' _ {{x}}`, "bash -x -c 'true' {{x}}", "sh -c 'echo $0' {{x}}", "env A={{x}} true",
 		"nohup echo {{x}} >/dev/null 2>&1", "command echo {{x}}", "builtin echo {{x}}", "exec echo {{x}}",
 		"if [ -n {{x}} ]; then echo; fi", "{ echo {{x}}; }", "( echo {{x}} )", "echo {{x}} | cat",
-		"echo {{x}} && echo {{x}} || echo {{x}}", `echo "${X}{{x}}"`, `echo "$1{{x}}"`, "echo $1{{x}}", "echo $@{{x}}",
-		"echo {{x}}=1", "echo a={{x}}", "mkdir -p {{x}} 2>/dev/null; true", "echo @{{x}}", "echo {{x}}[0]",
+		"echo {{x}} && echo {{x}} || echo {{x}}",
+		"echo {{x}}=1", "echo a={{x}}", "mkdir -p {{x}} 2>/dev/null; true", "echo @{{x}}",
 	}
 	values := append(hostileValues(filepath.Join(canaryDir, "PWNED")), "*", "-e", "$IFS", "${PATH}", "a b\tc", "'", `"`, `\`, "$", "!!", "\\\n")
 	for _, tmpl := range templates {
@@ -293,42 +379,38 @@ func TestCommandEnvironmentIsScrubbed(t *testing.T) {
 	}
 }
 
-// A value behind a wrapper or inside another interpreter's code (the
-// issue's timeout 600 bash -c "... {{lr}} ...") is refused before
-// anything runs; the same value passed as an argument after the code
-// reaches the command intact and runs nothing.
-func TestWrappedInterpretersNeverRunValues(t *testing.T) {
+// A value inside another language's code (the text of bash -c behind a
+// wrapper, python3 -c, perl -e, an awk program) is refused before
+// anything runs: it is not a word of its own. Passed as an argument after
+// the code, the same value reaches the command intact.
+func TestValuesInCodeAreRefused(t *testing.T) {
 	canaryDir := t.TempDir()
-	canary := filepath.Join(canaryDir, "PWNED")
-	value := "$(touch " + canary + ")"
+	value := "$(touch " + filepath.Join(canaryDir, "PWNED") + ")"
 	tr := newTrainer()
 	for _, command := range []string{
 		`timeout 600 bash -c "printf %s {{v}} > out"`,
 		`nice -n 1 bash -c "printf %s {{v}} > out"`,
 		`stdbuf -oL sh -c "printf %s {{v}} > out"`,
-		`setsid bash -c "printf %s {{v}} > out"`,
 		`echo x | xargs sh -c "printf %s {{v}} > out"`,
 		`find . -maxdepth 0 -exec sh -c "printf %s {{v}} > out" \;`,
-		`echo {{v}} | bash`,
-		`. <(echo {{v}})`,
 		`python3 -c "print('{{v}}')"`,
 		`perl -e "print '{{v}}'"`,
 		`awk "BEGIN { print \"{{v}}\" }"`,
 	} {
 		req := request(t, "w", map[string]any{"command": command + "; echo m=1", "metric_regex": "m=(1)"}, map[string]string{"v": value})
 		_, err := tr.Start(context.Background(), req)
-		if !errors.Is(err, plugins.ErrInvalidConfig) {
+		if !errors.Is(err, plugins.ErrInvalidConfig) || !strings.Contains(err.Error(), "beside the value") {
 			t.Errorf("%s: Start = %v, want a config error", command, err)
 		}
 		if pwned(canaryDir) {
 			t.Fatalf("%s ran the value", command)
 		}
 	}
-	req := request(t, "ok", map[string]any{"command": `timeout 600 bash -c 'printf %s "$1" > out' _ {{v}}; echo m=1`, "metric_regex": "m=(1)"}, map[string]string{"v": value})
-	if r := run(t, tr, req); r.Status != plugins.StatusFinished || pwned(canaryDir) {
-		t.Fatalf("%+v, pwned %v", r, pwned(canaryDir))
+	req := request(t, "ok", map[string]any{"command": `timeout 600 bash -c 'printf %s "$1" > out' _ {{v}}; echo m=1`, "metric_regex": "m=(1)"}, map[string]string{"v": "a.b+c-1"})
+	if r := run(t, tr, req); r.Status != plugins.StatusFinished {
+		t.Fatalf("%+v", r)
 	}
-	if out, _ := os.ReadFile(filepath.Join(req.WorkDir, "out")); string(out) != value {
-		t.Errorf("the command saw %q, want %q", out, value)
+	if out, _ := os.ReadFile(filepath.Join(req.WorkDir, "out")); string(out) != "a.b+c-1" {
+		t.Errorf("the command saw %q", out)
 	}
 }

@@ -6,15 +6,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/assay-lang/assay/base/valuetype"
 	"github.com/assay-lang/assay/plugins"
 	"github.com/assay-lang/assay/plugins/builtin/command/executor"
 	"github.com/assay-lang/assay/plugins/builtin/command/executor/local"
@@ -389,7 +391,10 @@ func runDir(req *plugins.RunRequest, cfg *Config) (dir string, again *prepared, 
 }
 
 // proposalValues are the values a command sees: knob defaults, then the
-// proposal's edits. A non-empty reason says why the proposal is infeasible.
+// proposal's edits, each of its knob's type (an edit of a trainer that
+// declares no knobs is a plain word). A non-empty reason says why the
+// proposal is infeasible; the runtime refuses such a proposal before it
+// asks for a run, and this check is the trainer's own.
 func proposalValues(cfg *Config, edits map[string]string) (values map[string]string, reason string) {
 	values = map[string]string{}
 	known := map[string]plugins.Knob{}
@@ -397,31 +402,22 @@ func proposalValues(cfg *Config, edits map[string]string) (values map[string]str
 		known[k.Name] = k
 		values[k.Name] = k.Default
 	}
-	editNames := make([]string, 0, len(edits))
-	for name := range edits {
-		editNames = append(editNames, name)
-	}
-	sort.Strings(editNames)
-	for _, name := range editNames {
+	for _, name := range slices.Sorted(maps.Keys(edits)) {
 		v := edits[name]
-		if len(cfg.Knobs) > 0 {
-			k, ok := known[name]
-			if !ok {
-				return nil, fmt.Sprintf("the proposal edits %q, which is not a knob of this trainer (config.knobs)", name)
-			}
-			if len(k.Values) > 0 && !contains(k.Values, v) {
-				return nil, fmt.Sprintf("the proposal sets %s = %q; allowed: %s", name, v, strings.Join(k.Values, ", "))
-			}
+		k, ok := known[name]
+		switch {
+		case !ok && len(cfg.Knobs) > 0:
+			return nil, fmt.Sprintf("the proposal edits %q, which is not a knob of this trainer (config.knobs)", name)
+		case !ok:
+			k = plugins.Knob{Name: name, Type: valuetype.String}
 		}
-		values[name] = v
-	}
-	for _, name := range editNames {
-		if strings.ContainsRune(edits[name], 0) {
-			return nil, fmt.Sprintf("the proposal sets %s to a value holding a NUL byte, which no shell variable or file line can carry", name)
+		if err := k.Check(v); err != nil {
+			return nil, fmt.Sprintf("the proposal sets %s to %v", name, err)
 		}
 		if cfg.OverridesFormat == "env" && !identRE.MatchString(name) {
 			return nil, fmt.Sprintf("the proposal edits %q, which cannot be a line of the KEY=VALUE overrides file (a shell may source it); edit names there are letters, digits and _", name)
 		}
+		values[name] = v
 	}
 	return values, ""
 }
@@ -524,15 +520,6 @@ func writeRun(p *prepared, req *plugins.RunRequest, cwd, overrides string, limit
 		p.job.TimeLimit = limit + 30*time.Second
 	}
 	return nil
-}
-
-func contains(l []string, s string) bool {
-	for _, x := range l {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func short(sha string) string {

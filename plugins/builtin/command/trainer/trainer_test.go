@@ -89,8 +89,8 @@ func TestLocalOutcomes(t *testing.T) {
 			nil, plugins.StatusFailed, 0, "time limit of 1s exceeded"},
 		{"timeout infeasible", map[string]any{"command": "sleep 30", "metric_regex": "x(1)", "time_limit": float64(1), "timeout_infeasible": true},
 			nil, plugins.StatusInfeasible, 0, "time limit of 1s exceeded (timeout_infeasible)"},
-		{"edits are quoted for the shell", map[string]any{"command": "echo v={{x}}", "metric_regex": `v=(.*)`},
-			map[string]string{"x": "1; echo v=2"}, plugins.StatusError, 0, `"1; echo v=2", not a number`},
+		{"edits are typed", map[string]any{"command": "echo v={{x}}", "metric_regex": `v=(.*)`},
+			map[string]string{"x": "1; echo v=2"}, plugins.StatusInfeasible, 0, `the proposal sets x to "1; echo v=2" is not a plain word`},
 	}
 	tr := newTrainer()
 	for i, c := range cases {
@@ -168,7 +168,7 @@ func TestKnobs(t *testing.T) {
 	if r := run(t, tr, request(t, "k2", cfg, map[string]string{"lr": "0.25"})); r.Metric != 0.25 {
 		t.Errorf("edit: %+v", r)
 	}
-	if r := run(t, tr, request(t, "k3", cfg, map[string]string{"lr": "9"})); r.Status != plugins.StatusInfeasible || !strings.Contains(r.Reason, "allowed: 0.5, 0.25") {
+	if r := run(t, tr, request(t, "k3", cfg, map[string]string{"lr": "9"})); r.Status != plugins.StatusInfeasible || !strings.Contains(r.Reason, `the proposal sets lr to "9" is not one of 0.5, 0.25`) {
 		t.Errorf("off-list value: %+v", r)
 	}
 	if r := run(t, tr, request(t, "k4", cfg, map[string]string{"momentum": "9"})); r.Status != plugins.StatusInfeasible || !strings.Contains(r.Reason, `"momentum"`) {
@@ -196,7 +196,7 @@ func TestConfigErrorsNameTheField(t *testing.T) {
 		{map[string]any{"command": "x", "metric_regex": "x(1)", "infeasible_patterns": []any{"("}}, "config.infeasible_patterns[0]: \"(\" is not a regular expression"},
 		{map[string]any{"command": "x {{", "metric_regex": "x(1)"}, "config.command:"},
 		{map[string]any{"command": "x", "metric_regex": "x(1)", "overrides_format": "toml"}, "config.overrides_format"},
-		{map[string]any{"command": "x", "metric_regex": "x(1)", "knobs": map[string]any{"lr": map[string]any{"dflt": 1}}}, "config.knobs.lr.dflt: unknown setting; known: default, mechanism, values"},
+		{map[string]any{"command": "x", "metric_regex": "x(1)", "knobs": map[string]any{"lr": map[string]any{"dflt": 1}}}, "config.knobs.lr.dflt: unknown setting; known: default, max, mechanism, min, pattern, type, values"},
 	} {
 		_, err := ParseConfig(c.cfg)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

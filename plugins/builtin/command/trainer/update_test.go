@@ -32,14 +32,14 @@ func TestPolicyUpdate(t *testing.T) {
 	t.Parallel()
 	tr := newTrainer()
 	cmd := `mkdir -p {{adapter_dir}} && wc -l < {{batch}} > {{adapter_dir}}/lines && ` +
-		`echo "{{step}} {{algorithm}} {{learning_rate}} {{clip_low}} {{clip_high}} {{kl_coef}} {{token_level}} {{epochs}} {{weight_decay}} {{gpus}}|{{base_model}}|{{previous_adapter}}|{{previous_adapter_dir}}" > {{adapter_dir}}/args`
+		`printf '%s|' {{step}} {{algorithm}} {{learning_rate}} {{clip_low}} {{clip_high}} {{kl_coef}} {{token_level}} {{epochs}} {{weight_decay}} {{gpus}} {{base_model}} {{previous_adapter}} {{previous_adapter_dir}} > {{adapter_dir}}/args`
 	req := updateRequest(t, "u1", map[string]any{"update_command": cmd})
 	r := run(t, tr, req)
 	if r.Status != plugins.StatusFinished {
 		t.Fatalf("status %s: %s", r.Status, r.Reason)
 	}
 	got, _ := os.ReadFile(filepath.Join(req.Update.AdapterDir, "args"))
-	if want := "4 dapo 1e-06 0.2 0.28 0 true 4 0.01 2|base; rm -rf /|$(touch pwned)|/prev dir\n"; string(got) != want {
+	if want := "4|dapo|1e-06|0.2|0.28|0|true|4|0.01|2|base; rm -rf /|$(touch pwned)|/prev dir|"; string(got) != want {
 		t.Errorf("args %q, want %q", got, want)
 	}
 	// The job's values are in the environment as well, for a script that
@@ -63,7 +63,7 @@ func TestPolicyUpdate(t *testing.T) {
 		t.Error("a value ran as shell code")
 	}
 	// A rank the plan sets reaches the command both ways.
-	req = updateRequest(t, "u7", map[string]any{"update_command": `mkdir -p {{adapter_dir}} && echo "{{lora_rank}} $ASSAY_LORA_RANK" > {{adapter_dir}}/rank`})
+	req = updateRequest(t, "u7", map[string]any{"update_command": `mkdir -p {{adapter_dir}} && echo {{lora_rank}} "$ASSAY_LORA_RANK" > {{adapter_dir}}/rank`})
 	req.Update.LoRARank = 32
 	if r := run(t, tr, req); r.Status != plugins.StatusFinished {
 		t.Fatalf("status %s: %s", r.Status, r.Reason)
