@@ -193,7 +193,7 @@ func checkAttempts(t *testing.T, st *Status, first, final, key string) {
 // fixer), the same error is retried like a failed run.
 func TestRunErrorRepairsSpent(t *testing.T) {
 	crashy := textdiff.Unified("a/params.txt", "b/params.txt", seedParams, params("0.5", true))
-	stale := strings.Replace(crashy, "-rate = 0.5", "-rate = 0.9", 1)
+	stale := strings.Replace(crashy, " rate = 0.5", " rate = 0.9", 1) // context the file does not hold: refused
 	still := textdiff.Unified("a/params.txt", "b/params.txt", params("0.5", true), params("0.25", true))
 	repo := seedRepo(t)
 	j, err := journal.Open(filepath.Join(t.TempDir(), "journal.db"))
