@@ -44,31 +44,11 @@ func TestContinualLowersAndPrices(t *testing.T) {
 		t.Errorf("T-GRPO updates %+v", u)
 	}
 
-	// One adapter across the tasks: rounds counted across them.
-	s := loadSpec(t, "../specs/critic-continual.hcl")
-	s.Loops[0].Continual.Scope = spec.Of(plan.ContinualLoop, s.Loops[0].Continual.Range)
-	across, ds := Compile(s, Options{})
-	if ds.HasErrors() {
-		t.Fatal(ds.Err())
-	}
-	if ac := across.Variants[0].Loops[0].Continual; ac.SFT.Updates.High != 289 || ac.GRPO.Updates.High != 144 {
-		t.Errorf("scope loop: sft %+v, grpo %+v, want 289 and 144", ac.SFT.Updates, ac.GRPO.Updates)
-	}
-	var acEvo *plan.Phase
-	for _, ph := range across.Variants[0].Phases {
-		if ph.Kind == plan.PhaseEvolution {
-			acEvo = ph
-		}
-	}
-	// The critic's SDFT critiques: 289 - 261 more updates of 3 pairs,
-	// and T-GRPO's 144 - 116 more of 6 x 16 verdicts.
-	if d := acEvo.Calls.LLM["critic"].High - evo.Calls.LLM["critic"].High; d != 28*3+28*6*16 {
-		t.Errorf("scope loop adds %v critic calls, want %d", d, 28*3+28*6*16)
-	}
+	continualAcrossTasks(t, evo)
 
 	// The frozen arm: the block with enabled = false alone (its other
 	// fields would take no effect, and are refused).
-	s = loadSpec(t, "../specs/critic-continual.hcl")
+	s := loadSpec(t, "../specs/critic-continual.hcl")
 	s.Loops[0].Continual = &spec.CriticContinual{Enabled: spec.Val[bool]{V: false, Set: true}, Range: s.Loops[0].Continual.Range}
 	frozen, ds := Compile(s, Options{})
 	if ds.HasErrors() {
@@ -86,6 +66,33 @@ func TestContinualLowersAndPrices(t *testing.T) {
 			t.Errorf("the frozen arm's critic calls %+v are not below the continual arm's %+v", ph.Calls.LLM["critic"], evo.Calls.LLM["critic"])
 		}
 	}
+}
+
+// continualAcrossTasks: with scope loop, one adapter across the tasks,
+// rounds count across them (29 x 10 - 1 update rounds), and the critic's
+// calls in the evolution are those of evo (scope task's) and the more
+// updates' (289 - 261 SDFT of 3 pairs, 144 - 116 T-GRPO of 6 x 16).
+func continualAcrossTasks(t *testing.T, evo *plan.Phase) {
+	t.Helper()
+	s := loadSpec(t, "../specs/critic-continual.hcl")
+	s.Loops[0].Continual.Scope = spec.Of(plan.ContinualLoop, s.Loops[0].Continual.Range)
+	across, ds := Compile(s, Options{})
+	if ds.HasErrors() {
+		t.Fatal(ds.Err())
+	}
+	if ac := across.Variants[0].Loops[0].Continual; ac.SFT.Updates.High != 289 || ac.GRPO.Updates.High != 144 {
+		t.Errorf("scope loop: sft %+v, grpo %+v, want 289 and 144", ac.SFT.Updates, ac.GRPO.Updates)
+	}
+	var acEvo *plan.Phase
+	for _, ph := range across.Variants[0].Phases {
+		if ph.Kind == plan.PhaseEvolution {
+			acEvo = ph
+		}
+	}
+	if d := acEvo.Calls.LLM["critic"].High - evo.Calls.LLM["critic"].High; d != 28*3+28*6*16 {
+		t.Errorf("scope loop adds %v critic calls, want %d", d, 28*3+28*6*16)
+	}
+
 }
 
 // What a continual block cannot do is refused at the field.
