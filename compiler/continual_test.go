@@ -9,10 +9,13 @@ import (
 	"github.com/assay-lang/assay/lang/spec"
 )
 
-// The full-scale continual critic makes, over 29 tasks x 10 rounds, an
-// SDFT update before every round but the first and a T-GRPO update every
-// second one: at most 289 and 144, none at least; its teacher's and
-// critic's calls are the evolution phase's, and the estimate prices the
+// The full-scale continual critic makes, in each of 29 tasks of 10
+// rounds, adapting from the trained critic (scope task), an SDFT update
+// before every round but the first and a T-GRPO update before every
+// second one: at most 29 x 9 = 261 and 29 x 4 = 116, none at least (with
+// scope loop, rounds counted across the tasks: 289 and 144); its
+// teacher's and critic's calls are the evolution phase's (the critic's
+// own critique of each SDFT pair among them), and the estimate prices the
 // updates. enabled = false plans none of it.
 func TestContinualLowersAndPrices(t *testing.T) {
 	p, ds := Compile(loadSpec(t, "../specs/critic-continual.hcl"), Options{})
@@ -24,8 +27,8 @@ func TestContinualLowersAndPrices(t *testing.T) {
 	if cc == nil || cc.Role != "critic" || cc.Teacher != "teacher" || cc.Labels != "3way" || cc.GRPOEvery != 2 || cc.GRPOPairs != 6 || cc.SDFTEvery != 1 || cc.SDFTPairs != 3 {
 		t.Fatalf("continual %+v", cc)
 	}
-	if cc.SFT.Updates != (plan.Count{Low: 0, Expected: 289, High: 289}) || cc.GRPO.Updates != (plan.Count{Low: 0, Expected: 144, High: 144}) || cc.GRPO.Group != 16 || cc.SFT.GPUHours != 0.4 {
-		t.Fatalf("updates: sft %+v, grpo %+v", cc.SFT, cc.GRPO)
+	if cc.Scope != plan.ContinualTask || cc.SFT.Updates != (plan.Count{Low: 0, Expected: 261, High: 261}) || cc.GRPO.Updates != (plan.Count{Low: 0, Expected: 116, High: 116}) || cc.GRPO.Group != 16 || cc.SFT.GPUHours != 0.4 {
+		t.Fatalf("updates: scope %q, sft %+v, grpo %+v", cc.Scope, cc.SFT, cc.GRPO)
 	}
 	var evo *plan.Phase
 	for _, ph := range v.Phases {
@@ -33,13 +36,15 @@ func TestContinualLowersAndPrices(t *testing.T) {
 			evo = ph
 		}
 	}
-	if got := evo.Calls.LLM["teacher"]; got != (plan.Count{Low: 0, Expected: 867, High: 867}) {
-		t.Errorf("teacher calls in the evolution %+v, want 0 to 289 x 3", got)
+	if got := evo.Calls.LLM["teacher"]; got != (plan.Count{Low: 0, Expected: 783, High: 783}) {
+		t.Errorf("teacher calls in the evolution %+v, want 0 to 261 x 3", got)
 	}
 	r := estimate.Estimate(p)
-	if u := r.CriticUpdates["evolve.continual.grpo"]; u == nil || !near(u.GPUHours, plan.Count{Low: 0, Expected: 144 * 0.4, High: 144 * 0.4}) || u.USD.High != 144*0.4*v.Prices["H100"] {
+	if u := r.CriticUpdates["evolve.continual.grpo"]; u == nil || !near(u.GPUHours, plan.Count{Low: 0, Expected: 116 * 0.4, High: 116 * 0.4}) || u.USD.High != 116*0.4*v.Prices["H100"] {
 		t.Errorf("T-GRPO updates %+v", u)
 	}
+
+	continualAcrossTasks(t, evo)
 
 	// The frozen arm: the block with enabled = false alone (its other
 	// fields would take no effect, and are refused).
@@ -61,6 +66,33 @@ func TestContinualLowersAndPrices(t *testing.T) {
 			t.Errorf("the frozen arm's critic calls %+v are not below the continual arm's %+v", ph.Calls.LLM["critic"], evo.Calls.LLM["critic"])
 		}
 	}
+}
+
+// continualAcrossTasks: with scope loop, one adapter across the tasks,
+// rounds count across them (29 x 10 - 1 update rounds), and the critic's
+// calls in the evolution are those of evo (scope task's) and the more
+// updates' (289 - 261 SDFT of 3 pairs, 144 - 116 T-GRPO of 6 x 16).
+func continualAcrossTasks(t *testing.T, evo *plan.Phase) {
+	t.Helper()
+	s := loadSpec(t, "../specs/critic-continual.hcl")
+	s.Loops[0].Continual.Scope = spec.Of(plan.ContinualLoop, s.Loops[0].Continual.Range)
+	across, ds := Compile(s, Options{})
+	if ds.HasErrors() {
+		t.Fatal(ds.Err())
+	}
+	if ac := across.Variants[0].Loops[0].Continual; ac.SFT.Updates.High != 289 || ac.GRPO.Updates.High != 144 {
+		t.Errorf("scope loop: sft %+v, grpo %+v, want 289 and 144", ac.SFT.Updates, ac.GRPO.Updates)
+	}
+	var acEvo *plan.Phase
+	for _, ph := range across.Variants[0].Phases {
+		if ph.Kind == plan.PhaseEvolution {
+			acEvo = ph
+		}
+	}
+	if d := acEvo.Calls.LLM["critic"].High - evo.Calls.LLM["critic"].High; d != 28*3+28*6*16 {
+		t.Errorf("scope loop adds %v critic calls, want %d", d, 28*3+28*6*16)
+	}
+
 }
 
 // What a continual block cannot do is refused at the field.
@@ -87,6 +119,9 @@ func TestContinualRefusals(t *testing.T) {
 		{"teacher of another kind", func(s *spec.Spec) { cc(s).Teacher.Name = "proposer" }, CodeRefKind},
 		{"group of one", func(s *spec.Spec) { cc(s).Group = spec.Of(1, at) }, CodeRange},
 		{"negative every", func(s *spec.Spec) { cc(s).SDFTEvery = spec.Of(-1, at) }, CodeRange},
+		{"scope of a frozen critic", func(s *spec.Spec) {
+			*cc(s) = spec.CriticContinual{Enabled: spec.Of(false, at), Scope: spec.Of(plan.ContinualTask, at), Range: cc(s).Range}
+		}, CodeNotApplicable},
 		{"unpriced GPU", func(s *spec.Spec) { cc(s).GPU = spec.Of("TPU9", at) }, CodePriceMissing},
 		{"offline critic, a trainer", func(s *spec.Spec) { offlineCritic(s, at) }, CodeCriticTrainer},
 		{"gpu without trainer", func(s *spec.Spec) {

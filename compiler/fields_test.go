@@ -46,6 +46,7 @@ var fieldValues = map[string][]any{
 	"loop.*.continual.gpu":           {"H100", "B200"},
 	"loop.*.continual.gpus":          {4},
 	"executor.slurm.poll_seconds":    {10.0},
+	"loop.*.continual.scope":         {"loop"},
 }
 
 // refKinds names the block kind a reference field points at, for fields

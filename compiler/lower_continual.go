@@ -17,6 +17,7 @@ const (
 	ccGroup     = 16
 	ccSDFTEvery = 1
 	ccSDFTPairs = 3
+	ccScope     = plan.ContinualTask
 )
 
 // continuals checks every evolution loop's continual block.
@@ -89,7 +90,7 @@ func (k *checker) continualFrozen(name string, c *spec.CriticContinual) {
 		set   bool
 		r     diag.Range
 		field string
-	}{{c.Teacher.Set, c.Teacher.Range, "teacher"}, {c.GRPOEvery.Set, c.GRPOEvery.Range, "grpo_every"},
+	}{{c.Scope.Set, c.Scope.Range, "scope"}, {c.Teacher.Set, c.Teacher.Range, "teacher"}, {c.GRPOEvery.Set, c.GRPOEvery.Range, "grpo_every"},
 		{c.GRPOPairs.Set, c.GRPOPairs.Range, "grpo_pairs"}, {c.Group.Set, c.Group.Range, "group"},
 		{c.SDFTEvery.Set, c.SDFTEvery.Range, "sdft_every"}, {c.SDFTPairs.Set, c.SDFTPairs.Range, "sdft_pairs"},
 		{c.Trainer.Set, c.Trainer.Range, "trainer"}, {c.GPU.Set, c.GPU.Range, "gpu"},
@@ -117,13 +118,17 @@ func (lv *lowering) continual(l *spec.Loop) *plan.CriticContinual {
 		return nil
 	}
 	cr := lv.x.critics[l.Screen.Name]
-	out := &plan.CriticContinual{Name: l.Name + ".continual", Critic: cr.Name, Role: cr.Role.Name, Labels: cr.Labels.V,
+	out := &plan.CriticContinual{Name: l.Name + ".continual", Scope: c.Scope.Or(ccScope), Critic: cr.Name, Role: cr.Role.Name, Labels: cr.Labels.V,
 		GRPOEvery: c.GRPOEvery.Or(ccGRPOEvery), SDFTEvery: c.SDFTEvery.Or(ccSDFTEvery)}
-	// Update points: the global rounds g in [1, tasks x rounds - 1] that
-	// are multiples of every; one update each at most.
-	rounds := countSplit(lv.s, l.Split.V) * l.Rounds.V
+	// Update points: the rounds r in [1, rounds - 1] of each task (scope
+	// task), or the global rounds g in [1, tasks x rounds - 1] (scope
+	// loop), that are multiples of every; one update each at most.
+	tasks, rounds := countSplit(lv.s, l.Split.V), l.Rounds.V
 	points := func(every int) plan.Count {
-		n := float64(max(rounds-1, 0) / every)
+		n := float64(tasks * (max(rounds-1, 0) / every))
+		if out.Scope == plan.ContinualLoop {
+			n = float64(max(tasks*rounds-1, 0) / every)
+		}
 		return plan.Count{Low: 0, Expected: n, High: n}
 	}
 	if out.SDFTEvery > 0 {
@@ -142,8 +147,10 @@ func (lv *lowering) continual(l *spec.Loop) *plan.CriticContinual {
 }
 
 // continualCalls adds each continual critic's calls to its loop's
-// evolution phase: per update at most its pairs' teacher critiques (SDFT)
-// and group verdicts (T-GRPO), at least none (no pair verified since).
+// evolution phase: per update at most its pairs' teacher critiques and,
+// with a trainer, the critic's own critiques of them (SDFT: the student's
+// trajectory), and group verdicts (T-GRPO), at least none (no pair
+// verified since).
 func continualCalls(loops []*plan.Loop, phases []*plan.Phase) {
 	for _, l := range loops {
 		cc := l.Continual
@@ -159,6 +166,9 @@ func continualCalls(loops []*plan.Loop, phases []*plan.Phase) {
 			}
 			if u := cc.SFT; u != nil {
 				ph.Calls.LLM[cc.Teacher] = ph.Calls.LLM[cc.Teacher].Add(u.Updates.Scale(float64(cc.SDFTPairs)))
+				if u.Trainer != "" {
+					ph.Calls.LLM[cc.Role] = ph.Calls.LLM[cc.Role].Add(u.Updates.Scale(float64(cc.SDFTPairs)))
+				}
 			}
 			if u := cc.GRPO; u != nil {
 				ph.Calls.LLM[cc.Role] = ph.Calls.LLM[cc.Role].Add(u.Updates.Scale(float64(u.Batch * u.Group)))

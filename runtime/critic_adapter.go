@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -112,6 +113,16 @@ type ctLine struct {
 	Reward     float64           `json:"reward"`
 	Advantage  float64           `json:"advantage"`
 	Policy     batchPolicy       `json:"policy"`
+	// Reference is the frozen critic the update is measured against:
+	// GRPO's KL reference, SDFT's teacher.
+	Reference batchPolicy `json:"reference"`
+	// Student is an SDFT line's critique by the critic itself (Policy
+	// sampled it), and TeacherPrompt the critic's chat for the pair told
+	// the measured outcome: Reference reading TeacherPrompt is the
+	// outcome-conditioned teacher of a token-level objective along
+	// Student's tokens.
+	Student       *ctStudent        `json:"student,omitempty"`
+	TeacherPrompt []payload.Message `json:"teacher_prompt,omitempty"`
 }
 
 // runCommand writes the batch and runs the update command on the
@@ -169,16 +180,19 @@ func (c *criticTrainingNode) writeBatch(path string, ro *plan.Role, step int, sa
 			return fmt.Errorf("batch: the sample of group %s has no completion", s.group)
 		}
 		req := PairRequest(s.pair, c.ct.Labels)
-		body, err := payload.Encode(req)
+		prompt, err := c.chat(ro, req)
 		if err != nil {
 			return err
 		}
-		prompt, err := RenderChat(ro, req, body)
-		if err != nil {
-			return err
+		line := ctLine{Step: step, Group: s.group, Prompt: prompt, Completion: s.completion, Label: s.label, Verdict: s.verdict, Stratum: s.stratum,
+			Reward: s.reward, Advantage: s.advantage, Policy: s.policy, Reference: c.ref, Student: s.student}
+		if s.student != nil {
+			req.Hint = &payload.CritiqueHint{Label: s.label}
+			if line.TeacherPrompt, err = c.chat(ro, req); err != nil {
+				return err
+			}
 		}
-		if err := enc.Encode(ctLine{Step: step, Group: s.group, Prompt: prompt, Completion: s.completion, Label: s.label, Verdict: s.verdict, Stratum: s.stratum,
-			Reward: s.reward, Advantage: s.advantage, Policy: s.policy}); err != nil {
+		if err := enc.Encode(line); err != nil {
 			return err
 		}
 	}
@@ -186,4 +200,76 @@ func (c *criticTrainingNode) writeBatch(path string, ro *plan.Role, step int, sa
 		return err
 	}
 	return os.Rename(tmp, path)
+}
+
+// chat is the chat critic role ro is sent for req, with the criteria its
+// calls read (the task's, or those its criteria_role generated).
+func (c *criticTrainingNode) chat(ro *plan.Role, req *payload.CritiqueRequest) ([]payload.Message, error) {
+	body, err := payload.Encode(req)
+	if err != nil {
+		return nil, err
+	}
+	return renderChat(ro, req, body, llmCall{c.s, ro, ""}.criteria(req))
+}
+
+// restore makes st, made by step, the critic's state again (a task's
+// start, scope task). A served critic's plugin serves st's adapter in
+// place of the current one (it loads it again and unloads the one it
+// replaces), journaled under key, so a resumed run asks nothing again; a
+// critic that trains itself needs no call.
+func (c *criticTrainingNode) restore(key string, st []byte, step int) error {
+	r, ro := c.s, c.s.roles[c.ct.Role]
+	if d, ok := r.j.Call(journal.KindPolicy, key); ok {
+		var pr policyRecord
+		if err := json.Unmarshal(d, &pr); err != nil {
+			return fmt.Errorf("%w: journal: critic state %s: %v", errPermanent, key, err)
+		}
+		r.policy.set(ro.Name, pr.State, pr.Step)
+		return nil
+	}
+	cur := r.policy.of(ro.Name)
+	to := c.policyOf(st, step)
+	if bytes.Equal(cur, st) {
+		return nil
+	}
+	if to.AdapterDir == "" || !c.served() {
+		r.policy.set(ro.Name, st, step)
+		return nil
+	}
+	var resp *plugins.UpdateResponse
+	err := r.plugins.call(ro.Plugin, func(inst Instance) error {
+		m := inst.LLM()
+		if m == nil {
+			return fmt.Errorf("%w: plugin %s is not an LLM", errPermanent, ro.Plugin)
+		}
+		var err error
+		resp, err = m.Update(r.ctx, &plugins.UpdateRequest{Model: ro.Model, Algorithm: payload.AlgCriticSFT, State: cur, Config: r.config[ro.Plugin],
+			Adapter: &plugins.Adapter{Name: to.Adapter, Path: to.AdapterDir}})
+		return err
+	})
+	switch {
+	case err != nil && r.ctx.Err() != nil:
+		return err
+	case err != nil:
+		// The next call names st's adapter, and the plugin loads it then.
+		r.progress.logf("critic training %s: serving %s again for the next task: %v", c.ct.Name, to.Adapter, err)
+	default:
+		st = resp.State
+	}
+	r.policy.set(ro.Name, st, step)
+	if err := r.j.Append(journal.KindPolicy, key, policyRecord{Step: step, State: st}); err != nil {
+		return err
+	}
+	return r.j.Flush()
+}
+
+// served is whether the critic's updates are made by a trainer, whose
+// adapters the critic's plugin serves.
+func (c *criticTrainingNode) served() bool {
+	for _, u := range []*plan.CriticUpdate{c.ct.SFT, c.ct.GRPO} {
+		if u != nil && u.Trainer != "" {
+			return true
+		}
+	}
+	return false
 }

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/assay-lang/assay/base/critic"
@@ -17,14 +18,23 @@ import (
 // critiques of the newest ones and a T-GRPO update on the critic's own
 // verdicts. Its updates are a critic training's (criticTrainingNode), so
 // they are reserved, journaled and resumed as those are; the pairs are
-// rebuilt on resume from the loop's journaled runs.
+// rebuilt on resume from the loop's journaled runs. With scope task (the
+// paper's), each task adapts on its own pairs from the critic as the loop
+// found it, which it serves again when the task starts; with scope loop,
+// one adapter is carried across the tasks.
 type continual struct {
-	cc   *plan.CriticContinual
-	node *criticTrainingNode
+	cc     *plan.CriticContinual
+	node   *criticTrainingNode
+	rounds int
 	// pairs are the loop's verified pairs in order; grpoFrom and sdftFrom
 	// the first not yet trained on by each kind of update.
 	pairs              []critic.Pair
 	grpoFrom, sdftFrom int
+	// start is the critic's state as the loop found it (the trained
+	// checkpoint) and the step that made it: each task starts from it
+	// with scope task, and it is every update's reference.
+	start     []byte
+	startStep int
 }
 
 // newContinual is loop l's continual critic, nil when it is frozen.
@@ -34,7 +44,7 @@ func newContinual(s *service, sc scope, ph *plan.Phase, l *plan.Loop) *continual
 		return nil
 	}
 	ct := &plan.CriticTraining{Name: cc.Name, Phase: ph.Name, Critic: cc.Critic, Role: cc.Role, Teacher: cc.Teacher, Labels: cc.Labels, SFT: cc.SFT, GRPO: cc.GRPO}
-	return &continual{cc: cc, node: &criticTrainingNode{s: s, sc: sc, ph: ph, ct: ct}}
+	return &continual{cc: cc, rounds: l.Rounds, node: &criticTrainingNode{s: s, sc: sc, ph: ph, ct: ct}}
 }
 
 // observe records a verified child against the parent the critic judged
@@ -66,20 +76,54 @@ func (c *continual) summary(key string) string {
 	return resp.Summary
 }
 
-// adapt makes the updates due before global round g: SDFT, then T-GRPO.
-func (c *continual) adapt(g int) error {
-	if c == nil || g <= 0 {
+// adapt makes the updates due before round round of task ti: SDFT, then
+// T-GRPO, due by the round within the task (scope task) or the global
+// round (scope loop). Updates are keyed by the global round g either way.
+// A task's first round starts it (startTask).
+func (c *continual) adapt(ti, round int) error {
+	if c == nil {
 		return nil
 	}
-	if e := c.cc.SDFTEvery; e > 0 && g%e == 0 {
+	g := ti*c.rounds + round
+	if round == 0 {
+		if err := c.startTask(ti); err != nil {
+			return err
+		}
+	}
+	r := g
+	if c.cc.Scope == plan.ContinualTask {
+		r = round
+	}
+	if r <= 0 {
+		return nil
+	}
+	if e := c.cc.SDFTEvery; e > 0 && r%e == 0 {
 		if err := c.sdft(g); err != nil {
 			return err
 		}
 	}
-	if e := c.cc.GRPOEvery; e > 0 && g%e == 0 {
+	if e := c.cc.GRPOEvery; e > 0 && r%e == 0 {
 		return c.grpo(g)
 	}
 	return nil
+}
+
+// startTask begins task ti. The first task takes the critic as the loop
+// found it as the start of every task and the reference of every update;
+// with scope task, each later one trains on its own pairs only, from that
+// start, which serves its calls from its first on.
+func (c *continual) startTask(ti int) error {
+	n := c.node
+	if ti == 0 {
+		c.start, c.startStep = n.s.policy.at(c.cc.Role)
+		n.ref = n.policyOf(c.start, c.startStep)
+		return nil
+	}
+	if c.cc.Scope != plan.ContinualTask {
+		return nil
+	}
+	c.grpoFrom, c.sdftFrom = len(c.pairs), len(c.pairs)
+	return n.restore(n.key("task/%d", ti), c.start, c.startStep)
 }
 
 // newest is the last n pairs from index from on.
@@ -106,9 +150,16 @@ func (c *continual) sdft(g int) error {
 		if err != nil {
 			return err
 		}
-		if ok && label == truth {
-			samples = append(samples, ctSample{pair: p, group: fmt.Sprintf("round-%d/pair-%d", g, i), completion: text, label: truth, verdict: label, stratum: stratumGuided, reward: 1, advantage: 1})
+		if !ok || label != truth {
+			continue
 		}
+		s := ctSample{pair: p, group: fmt.Sprintf("round-%d/pair-%d", g, i), completion: text, label: truth, verdict: label, stratum: stratumGuided, reward: 1, advantage: 1}
+		if c.cc.SFT.Trainer != "" {
+			if err := c.student(&s, n.key("sdft/%d/%d/student", g, i)); err != nil {
+				return err
+			}
+		}
+		samples = append(samples, s)
 	}
 	if len(samples) == 0 {
 		return nil
@@ -128,7 +179,7 @@ func (c *continual) grpo(g int) error {
 	u.Batch = len(ps)
 	ct := *c.node.ct
 	ct.GRPO = &u
-	step := &criticTrainingNode{s: c.node.s, sc: c.node.sc, ph: c.node.ph, ct: &ct}
+	step := &criticTrainingNode{s: c.node.s, sc: c.node.sc, ph: c.node.ph, ct: &ct, ref: c.node.ref}
 	// grpoStep keys step t and makes update t+1: the update before
 	// round g is update g.
 	batch := make([]*critic.Pair, len(ps))
@@ -136,4 +187,24 @@ func (c *continual) grpo(g int) error {
 		batch[j] = &ps[j]
 	}
 	return step.grpoStep(g-1, batch)
+}
+
+// student adds to SDFT sample s the critic's own critique of its pair (a
+// call of the critic as it is, without the outcome, journaled under key):
+// the trajectory a token-level objective distils the teacher's
+// outcome-conditioned predictions into. A failed call leaves s without
+// one (its update command then trains on the teacher's critique).
+func (c *continual) student(s *ctSample, key string) error {
+	n := c.node
+	var resp payload.CritiqueResponse
+	text, err := n.s.completeText(c.cc.Role, key, PairRequest(s.pair, c.cc.Labels), &resp, false)
+	if errors.Is(err, errCallFailed) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	s.student = &ctStudent{Completion: critiqueText(text, &resp), Verdict: resp.Label}
+	s.policy = n.policyOf(n.s.policy.at(c.cc.Role))
+	return nil
 }

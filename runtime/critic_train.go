@@ -79,6 +79,10 @@ type criticTrainingNode struct {
 	sc scope
 	ph *plan.Phase
 	ct *plan.CriticTraining
+	// ref is the critic its updates are measured against (a batch line's
+	// reference): before SFT, the critic as the phase found it; in GRPO,
+	// the critic as GRPO found it; in a loop, as the loop found it.
+	ref batchPolicy
 }
 
 func newCriticTraining(s *service, sc scope, _ int, ph *plan.Phase) (phaseNode, error) {
@@ -96,6 +100,7 @@ func (c *criticTrainingNode) Execute() error {
 	if err != nil {
 		return err
 	}
+	c.ref = c.policyOf(c.s.policy.at(ct.Role))
 	if ct.SFT != nil {
 		kept, err := c.synthesise(pairs[:ct.Examples])
 		if err != nil {
@@ -111,6 +116,7 @@ func (c *criticTrainingNode) Execute() error {
 		if err != nil {
 			return err
 		}
+		c.ref = c.policyOf(c.s.policy.at(ct.Role))
 		for t := 0; t < ct.GRPO.Steps; t++ {
 			if err := c.s.ctx.Err(); err != nil {
 				return err

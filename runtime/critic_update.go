@@ -173,6 +173,16 @@ type ctSample struct {
 	stratum           string
 	reward, advantage float64
 	policy            batchPolicy
+	// student is an SDFT sample's critique by the critic itself (nil
+	// elsewhere, and where its call failed).
+	student *ctStudent
+}
+
+// ctStudent is the critic's own critique of an SDFT pair, sampled without
+// the outcome by the adapter the line's policy names.
+type ctStudent struct {
+	Completion string `json:"completion"`
+	Verdict    string `json:"verdict"`
 }
 
 // grpoStep is GRPO step t: Group verdicts of the critic on each of its

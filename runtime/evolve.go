@@ -128,7 +128,7 @@ func (r *evolution) Execute() error {
 			if err := r.s.ctx.Err(); err != nil {
 				return err
 			}
-			if err := r.cont.adapt(ti*R + round); err != nil {
+			if err := r.cont.adapt(ti, round); err != nil {
 				return err
 			}
 			fig := RoundFigures{Loop: l.Name, Task: t.Env + "/" + t.Name, Round: round + 1}

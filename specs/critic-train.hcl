@@ -29,10 +29,12 @@
 #                            pairs --holdout-tasks ..., 5-way labelled),
 #                            at least 1,500 (the paper's 1.5K; set
 #                            bench_pairs to your file's count)
-#   train_critic.py          your update command (SFT and GRPO on a batch,
-#                            docs/critic-training.md; examples/trainer/
-#                            grpo_update.py is the policy's); it reads the
-#                            adapter's rank (32) as ASSAY_LORA_RANK
+#   the update command       examples/trainer/train_critic.py (TRL and
+#                            PEFT: SFT and GRPO of a LoRA adapter on a
+#                            batch, docs/critic-training.md); set its path
+#                            in update_command to your checkout's; it reads
+#                            the adapter's rank (32) as ASSAY_LORA_RANK and
+#                            needs torch, transformers, peft, trl and GPUs
 #   the endpoints            the teacher's, and a vLLM server of the critic
 #                            with --enable-lora (VLLM_ALLOW_RUNTIME_LORA_UPDATING)
 #
@@ -84,7 +86,7 @@ plugin "critic_trainer" {
   kind   = "trainer"
   source = "builtin:command"
   config = {
-    update_command = "python3 train_critic.py"
+    update_command = "python3 /path/to/assay/examples/trainer/train_critic.py"
     time_limit     = "8h"
   }
 }

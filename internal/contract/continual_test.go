@@ -2,6 +2,8 @@ package contract
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -134,5 +136,89 @@ func TestContinualCriticResumes(t *testing.T) {
 	}
 	if got := criticState(t, dir); got != wantState {
 		t.Errorf("resumed: the critic ends as %s, uninterrupted %s", got, wantState)
+	}
+}
+
+// continualUpdateRounds are the global rounds before which run "c" in
+// dir made (or journaled) a continual SDFT or T-GRPO update.
+func continualUpdateRounds(t *testing.T, dir, name string) map[int]bool {
+	t.Helper()
+	j, err := journal.OpenReadOnly(filepath.Join(dir, "c", runtime.JournalFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	evs, err := j.Events(journal.KindPolicy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[int]bool{}
+	for _, e := range evs {
+		var g int
+		rest, ok := strings.CutPrefix(e.Key, "critic_training/"+name+"/")
+		switch {
+		case !ok || strings.HasSuffix(rest, "/reserve"):
+		case strings.HasPrefix(rest, "sdft/"):
+			if _, err := fmt.Sscanf(rest, "sdft/%d", &g); err == nil {
+				out[g] = true
+			}
+		case strings.HasPrefix(rest, "grpo/"):
+			if _, err := fmt.Sscanf(rest, "grpo/%d", &g); err == nil {
+				out[g+1] = true // grpo/t is the update before round t + 1
+			}
+		}
+	}
+	return out
+}
+
+// Each task adapts from the trained critic (scope task, the default): no
+// update comes before a task's first round (global rounds 0, 6, 12, 18 of
+// the laptop spec's 4 tasks of 6 rounds), and T-GRPO's come before each
+// task's rounds 2 and 4. With scope loop, one adapter crosses the tasks
+// and rounds count across them: updates come before a task's first
+// round too, inside the plan's larger estimate.
+func TestContinualCriticScopes(t *testing.T) {
+	t.Parallel()
+	p, vi, _, dir := continualRun(t)
+	cc := p.Variants[vi].Loops[0].Continual
+	perTask := continualUpdateRounds(t, dir, cc.Name)
+	for _, g := range []int{0, 6, 12, 18} {
+		if perTask[g] {
+			t.Errorf("scope task: an update before global round %d, a task's first: %v", g, perTask)
+		}
+	}
+	if len(perTask) == 0 {
+		t.Fatal("scope task: no continual update")
+	}
+	path := writeVariant(t, filepath.Join(specsDir(t), "laptop", "critic-continual.hcl"),
+		[2]string{"    teacher    = role.teacher\n", "    scope      = \"loop\"\n    teacher    = role.teacher\n"})
+	data, err := os.ReadFile(filepath.Join(specsDir(t), "laptop", "data", "critic-pairs.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(filepath.Dir(path), "data"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(filepath.Dir(path), "data", "critic-pairs.jsonl"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lp, ds := compile(t, path)
+	if ds.HasErrors() {
+		t.Fatal(ds)
+	}
+	li := -1
+	for i, v := range lp.Variants {
+		if v.Loops[0].Continual != nil {
+			li = i
+		}
+	}
+	lc := lp.Variants[li].Loops[0].Continual
+	if lc.Scope != plan.ContinualLoop || lc.SFT.Updates.High <= cc.SFT.Updates.High {
+		t.Fatalf("scope loop: %q, SDFT updates %+v, not above scope task's %+v", lc.Scope, lc.SFT.Updates, cc.SFT.Updates)
+	}
+	_, ldir := checkRun(t, lp, li)
+	across := continualUpdateRounds(t, ldir, lc.Name)
+	if !across[6] && !across[12] && !across[18] {
+		t.Errorf("scope loop: no update before a later task's first round: %v", across)
 	}
 }

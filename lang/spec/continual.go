@@ -8,10 +8,13 @@ import "github.com/assay-lang/assay/lang/diag"
 // last one (+1 for a verdict that matches the measured outcome, -1
 // otherwise), and every sdft_every rounds an SDFT update on critiques a
 // teacher writes knowing the measured outcome. Each update is loaded
-// before the next round. enabled = false is the frozen arm of the same
-// spec, so a sweep over it is the ablation.
+// before the next round. scope says whether each task adapts its own
+// adapter from the trained checkpoint (the paper's) or one adapter is
+// carried across the loop's tasks. enabled = false is the frozen arm of
+// the same spec, so a sweep over it is the ablation.
 type CriticContinual struct {
 	Enabled   Val[bool]    `assay:"enabled" doc:"adapt the critic during the loop (default true); false keeps it frozen, so a sweep over loop.NAME.continual.enabled is the frozen/continual ablation"`
+	Scope     Val[string]  `assay:"scope" enum:"task|loop" doc:"task (default, the paper's): each task's updates start from the critic as the loop found it (the trained checkpoint), rounds are counted within the task, and its adapter serves that task's critic calls only; loop: one adapter carried across the loop's tasks, rounds counted across them"`
 	Teacher   Ref          `assay:"teacher" doc:"critic-kind role that writes the SDFT target critiques, told the measured outcome of each pair; required when sdft_every > 0"`
 	GRPOEvery Val[int]     `assay:"grpo_every" doc:"rounds between T-GRPO updates of the critic (default 2, the paper's; 0: none)"`
 	GRPOPairs Val[int]     `assay:"grpo_pairs" doc:"newest pairs verified since the last T-GRPO update that one update trains on (default 6, the paper's)"`
