@@ -16,5 +16,8 @@
 // states map to executor states: PREEMPTED, NODE_FAIL and BOOT_FAIL to
 // Preempted (requeue), TIMEOUT and DEADLINE to TimedOut, CANCELLED to
 // Cancelled (CancelledByUs when Cancel was called). Package trainer turns
-// them into run results.
+// them into run results. Jobs go with --no-requeue, so Slurm never reruns
+// a preempted job beside the attempt Assay starts (and reserves against
+// the caps) itself; a cancel, like a submission, rides out a controller
+// that does not answer.
 package slurm

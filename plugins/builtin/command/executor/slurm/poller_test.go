@@ -305,3 +305,39 @@ func TestSubmitRidesOutAnOutage(t *testing.T) {
 		}
 	})
 }
+
+// A cancel the controller did not answer is sent again once it is back:
+// a job counted as stopped must not run on.
+func TestCancelRidesOutAnOutage(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		downFor := 2 * time.Minute
+		c := &ctl{answer: func(name string, _ []string) (string, error) {
+			if time.Since(start) < downFor {
+				return "", failed("Unable to contact slurm controller (connect failure)")
+			}
+			if name == "scontrol" {
+				return "Slurmctld(primary) at x is UP\n", nil
+			}
+			return "", nil
+		}}
+		ex := New(Options{PollInterval: 5 * time.Second, Runner: c})
+		dir := t.TempDir()
+		if err := ex.Cancel(context.Background(), "slurm:42@"+dir); err != nil {
+			t.Fatalf("cancel: %v", err)
+		}
+		if took := time.Since(start); took < downFor || took > downFor+45*time.Second {
+			t.Errorf("cancelled %s after the start, the controller back at %s", took, downFor)
+		}
+		if log := strings.Join(c.log(start), " "); strings.Count(log, "scancel") != 2 {
+			t.Errorf("scancel not sent twice: %s", log)
+		}
+		downFor, start = time.Hour, time.Now()
+		if err := ex.Cancel(context.Background(), "slurm:43@"+dir); err == nil || !unreachable(err) {
+			t.Fatalf("got %v with the controller down for good", err)
+		}
+		if took := time.Since(start); took != submitPatience {
+			t.Errorf("gave up after %s, want %s", took, submitPatience)
+		}
+	})
+}

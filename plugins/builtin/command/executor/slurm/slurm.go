@@ -87,6 +87,11 @@ func ParseOptions(m map[string]any) (Options, error) {
 			o.Array = b
 		case "extra_args":
 			o.ExtraArgs, err = strs(v)
+			for _, a := range o.ExtraArgs {
+				if a == "--requeue" || strings.HasPrefix(a, "--requeue=") {
+					err = fmt.Errorf("%q: Assay starts a preempted run's next attempt itself, counted against the caps; a job Slurm requeued would run beside it", a)
+				}
+			}
 		case "poll_seconds":
 			o.PollInterval, err = seconds(v)
 		default:
@@ -238,8 +243,11 @@ func controllersDown(out []byte) string {
 // args are the sbatch options every job of a submission shares.
 func (e *Executor) args(job *executor.Job) []string {
 	// Only the base environment travels with the job (the wrapper script
-	// exports job.Env): no secret of Assay's reaches it.
-	a := []string{"--parsable", "--job-name=" + job.Name, "--export=" + strings.Join(executor.Inherited(job.Pass), ",")}
+	// exports job.Env): no secret of Assay's reaches it. --no-requeue: a
+	// preempted job ends PREEMPTED and Assay starts the next attempt itself,
+	// reserved against the caps; a job Slurm requeued on its own would run
+	// beside that attempt, uncounted.
+	a := []string{"--parsable", "--no-requeue", "--job-name=" + job.Name, "--export=" + strings.Join(executor.Inherited(job.Pass), ",")}
 	if e.opts.Partition != "" {
 		a = append(a, "--partition="+e.opts.Partition)
 	}
@@ -403,9 +411,22 @@ func (e *Executor) Cancel(ctx context.Context, handle string) error {
 		return err
 	}
 	executor.MarkCancelled(h.Dir)
-	_, err = e.run.Run(ctx, "scancel", h.ID)
-	if err != nil && !says(err, "Invalid job id") && !says(err, "already completed") {
-		return fmt.Errorf("scancel %s: %w", h.ID, err)
+	// A cancel the controller did not answer was not made: like a
+	// submission, it waits for the controller and goes again, or a job
+	// Assay counts as stopped would run (and spend) on.
+	patient, cancel := context.WithTimeout(ctx, submitPatience)
+	defer cancel()
+	for {
+		_, err = e.run.Run(ctx, "scancel", h.ID)
+		if err == nil || says(err, "Invalid job id") || says(err, "already completed") {
+			break
+		}
+		if !unreachable(err) {
+			return fmt.Errorf("scancel %s: %w", h.ID, err)
+		}
+		if werr := e.poll.awaitUp(patient); werr != nil {
+			return fmt.Errorf("scancel %s: %w (no controller answered for %s)", h.ID, err, submitPatience)
+		}
 	}
 	// The job ends soon: look one interval on, not after a backed-off one.
 	e.poll.nudge()

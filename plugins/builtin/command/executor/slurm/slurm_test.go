@@ -32,6 +32,7 @@ func TestParseOptions(t *testing.T) {
 		{map[string]any{"extra_args": []any{1}}, "executor.slurm.extra_args: element 0"},
 		{map[string]any{"poll_seconds": "soon"}, "executor.slurm.poll_seconds: want a number of seconds"},
 		{map[string]any{"poll_seconds": 0.5}, "executor.slurm.poll_seconds: want between 1 and 86400"},
+		{map[string]any{"extra_args": []any{"--requeue"}}, "executor.slurm.extra_args: \"--requeue\": Assay starts a preempted run's next attempt itself"},
 	} {
 		_, err := ParseOptions(c.m)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -44,7 +45,7 @@ func TestSbatchArgs(t *testing.T) {
 	e := New(Options{Partition: "b200", Account: "lab", QOS: "high", TimeLimit: "4:00:00", CPUs: 8, Memory: "64G"})
 	j := &executor.Job{Name: "assay-r1", Dir: "/runs/r1", Stdout: "/runs/r1/stdout", Stderr: "/runs/r1/stderr", GPUs: 8}
 	got := strings.Join(e.SbatchArgs(j), " ")
-	want := "--parsable --job-name=assay-r1 --export=PATH,HOME,USER,LOGNAME,SHELL,LANG,LC_ALL,LC_CTYPE,TZ,TMPDIR --partition=b200 --account=lab --qos=high --time=4:00:00 --gres=gpu:8 --cpus-per-task=8 --mem=64G --chdir=/runs/r1 --output=/runs/r1/stdout --error=/runs/r1/stderr /runs/r1/.assay-job.sh"
+	want := "--parsable --no-requeue --job-name=assay-r1 --export=PATH,HOME,USER,LOGNAME,SHELL,LANG,LC_ALL,LC_CTYPE,TZ,TMPDIR --partition=b200 --account=lab --qos=high --time=4:00:00 --gres=gpu:8 --cpus-per-task=8 --mem=64G --chdir=/runs/r1 --output=/runs/r1/stdout --error=/runs/r1/stderr /runs/r1/.assay-job.sh"
 	if got != want {
 		t.Fatalf("got  %s\nwant %s", got, want)
 	}
