@@ -118,9 +118,11 @@ func evolutionPhase(pl *phaseLowering, lp *loopPlan) {
 				r.addBuilds(l.Builder.Name, sc, ideas, ok[sc], lv.repairs(l.Repairs.V))
 			}
 			if cr != nil {
-				// Only ideas that build are summarized and judged.
+				// Only ideas that build are summarized and judged; at the
+				// high, every repair of each verified idea's run is
+				// summarized too.
 				if l.Summarizer.Set {
-					r.addLLM(l.Summarizer.Name, sc, ideas*ok[sc])
+					r.addLLM(l.Summarizer.Name, sc, ideas*ok[sc]+ir*hi*(lv.repairHigh(l.Builder, sc)-1))
 				}
 				r.addLLM(cr.Role.Name, sc, ideas*ok[sc]*float64(cr.Votes.V))
 			}

@@ -18,6 +18,9 @@ import (
 // (the repairs spend its runs). Builder calls need nothing more: a
 // candidate's build and run repairs share its repairs, so it makes at
 // most 1 + repairs builder calls, which addBuilds' high already counts.
+// A summarizer summarizes each repair of a run as it did the first build
+// (so a pair describes the program measured), so its high counts every
+// summarized candidate repaired every time too.
 // Hold-backs leave the repair runs out (holdBack): a later phase is held
 // its first runs, and a repair the budget cannot run stops at the cap.
 

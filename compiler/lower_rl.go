@@ -219,9 +219,11 @@ func (rc *rlCounter) count(lp *loopPlan, sc int) {
 			r.addRuns(rc.names[k], sc, ref*float64(n)*G*ok[sc])
 		}
 	default: // judged by a critic
-		// Only candidates that build are summarized, judged and routed.
+		// Only candidates that build are summarized, judged and routed;
+		// at the high, every candidate's run is repaired every time it
+		// can be, and each repair summarized too.
 		if l.Summarizer.Set {
-			r.addLLM(l.Summarizer.Name, sc, cand*ok[sc])
+			r.addLLM(l.Summarizer.Name, sc, cand*ok[sc]*rc.lv.repairHigh(l.Builder, sc))
 		}
 		if rc.judge != nil {
 			r.addLLM(rc.judge.Role.Name, sc, cand*ok[sc]*float64(rc.judge.Votes.V))

@@ -48,12 +48,13 @@ func newContinual(s *service, sc scope, ph *plan.Phase, l *plan.Loop) *continual
 }
 
 // observe records a verified child against the parent the critic judged
-// it with: its 3-way label is the measured outcome.
-func (c *continual) observe(t *taskInfo, parent, child plugins.Proposal, parentGain, childGain float64, key string) {
+// it with: its 3-way label is the measured outcome, its summary the one
+// journaled under summaryKey (SummaryKey: of the program measured).
+func (c *continual) observe(t *taskInfo, parent, child plugins.Proposal, parentGain, childGain float64, summaryKey string) {
 	if c == nil {
 		return
 	}
-	c.pairs = append(c.pairs, critic.Pair{Env: t.Env, Task: t.Name, Parent: programOf(parent, ""), Child: programOf(child, c.summary(key)),
+	c.pairs = append(c.pairs, critic.Pair{Env: t.Env, Task: t.Name, Parent: programOf(parent, ""), Child: programOf(child, c.summary(summaryKey)),
 		Label3: critic.Label3(parentGain, childGain, false)})
 }
 
@@ -61,10 +62,10 @@ func programOf(p plugins.Proposal, summary string) critic.Program {
 	return critic.Program{ID: p.ID, Text: p.Text, Mechanism: p.Mechanism, Edits: p.Edits, Patch: p.Patch, Summary: summary}
 }
 
-// summary is the child's journaled summary (what the critic saw), read
-// without charging the call again; "" when there was none.
+// summary is the summary journaled under key, read without charging the
+// call again; "" when there was none.
 func (c *continual) summary(key string) string {
-	d, ok := c.node.s.j.Call(journal.KindCall, key+"/summarize")
+	d, ok := c.node.s.j.Call(journal.KindCall, key)
 	if !ok {
 		return ""
 	}

@@ -414,6 +414,9 @@ func (r *evolution) islandRound(t *taskInfo, i, round int, is *island, arch *arc
 		key := fmt.Sprintf("%s/%d", base, k)
 		runs[n] = realRun{Key: key, Task: t, Proposal: ideas[k].p, fix: fixerFor(l.Builder, l.Name, key+"/implement", t),
 			lineage: &journal.Lineage{Candidate: key, Parent: clone(parent), ParentCandidate: parentCand}}
+		if c != nil { // screened: summarized for the critic
+			runs[n].fix = runs[n].fix.summarizing(l.Summarizer)
+		}
 	}
 	out, err := r.s.runReal(r.sc, runs)
 	if err != nil {
@@ -431,7 +434,7 @@ func (r *evolution) islandRound(t *taskInfo, i, round int, is *island, arch *arc
 			v := ideas[order[n]].v
 			better := o.Gain > is.parent().Gain
 			r.s.measured.critic(l.Name, critPoint{score: v.ImproveShare, improved: better, errored: improving(c.Labels, v.Label) != better, routed: v.Routed})
-			r.cont.observe(t, parent, child, parentGain, o.Gain, runs[n].Key)
+			r.cont.observe(t, parent, child, parentGain, o.Gain, SummaryKey(runs[n].Key, o.repairKey))
 		}
 		before := is.Parent
 		is.add(p)

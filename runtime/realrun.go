@@ -43,6 +43,8 @@ type outcome struct {
 	// Repaired is the program the outcome measured when it is not the
 	// run's proposal: a repair of it (repair.go); nil otherwise.
 	Repaired *plugins.Proposal
+	// repairKey is the key of the repair's run that measured Repaired.
+	repairKey string
 }
 
 // program is the program o measured: p, the run's proposal, or the

@@ -2,12 +2,14 @@ package runtime
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/assay-lang/assay/base/gitrepo"
 	"github.com/assay-lang/assay/plugins"
+	"github.com/assay-lang/assay/plugins/payload"
 	"github.com/assay-lang/assay/runtime/journal"
 )
 
@@ -36,6 +38,17 @@ type fixer struct {
 	builder, loop, implement string
 	attempt                  int
 	repaired                 bool
+	// summarizer is the role that summarized the candidate's first build
+	// for its critic ("" for none): it summarizes each repair too.
+	summarizer string
+}
+
+// summarizing is f with summarizer summarizing its repairs (f may be nil).
+func (f *fixer) summarizing(summarizer string) *fixer {
+	if f != nil {
+		f.summarizer = summarizer
+	}
+	return f
 }
 
 // fixerFor is the fixer of a candidate of task t built by builder under
@@ -133,7 +146,7 @@ func (m sourceMode) repairRuns(sc scope, runs []realRun, out []outcome) error {
 		}
 		if o.Repaired == nil {
 			p := again[k].Proposal
-			o.Repaired = &p
+			o.Repaired, o.repairKey = &p, again[k].Key
 		}
 		out[i] = o
 	}
@@ -177,11 +190,45 @@ func (m sourceMode) repairRun(failed realRun, res *plugins.RunResult) (realRun, 
 	if err := m.journalAttempt(t, fix, c.parent, failed.Key, key, a); err != nil {
 		return realRun{}, false, err
 	}
+	if err := m.summarizeRepair(fix, t, key, a.p); err != nil {
+		return realRun{}, false, err
+	}
 	rr := failed
 	f := *fix
 	f.attempt, f.repaired = a.n, true
 	rr.Key, rr.Proposal, rr.fix = key, a.p, &f
 	return rr, true, nil
+}
+
+// summarizeRepair asks the summarizer that summarized the candidate's
+// first build to summarize its repair p, the whole change the repair's
+// run (key run) measures, under SummaryKey: a pair or a continual
+// critic's example of the candidate then carries the summary of the
+// program measured, not of the first attempt. A summary that failed or
+// could not be read is none, as a candidate's first one is.
+func (m sourceMode) summarizeRepair(fix *fixer, t *taskInfo, run string, p plugins.Proposal) error {
+	if fix.summarizer == "" {
+		return nil
+	}
+	var resp payload.SummarizeResponse
+	err := m.s.complete(fix.summarizer, SummaryKey(strings.TrimSuffix(fix.implement, "/implement"), run), payload.SummarizeRequest{Task: t.Name, Proposal: p}, &resp)
+	if err != nil && !errors.Is(err, errCallFailed) && !errors.Is(err, errUnparsed) {
+		return err
+	}
+	return nil
+}
+
+// SummaryKey is the journal key of the summary of the program that the
+// real run runKey of candidate measured: the candidate's first build's,
+// CANDIDATE/summarize, or for a repair's run (RUN/repair/N, retried or
+// not) the repair's, CANDIDATE/repair/N/summarize.
+func SummaryKey(candidate, runKey string) string {
+	i := strings.LastIndex(runKey, "/repair/")
+	if i < 0 {
+		return candidate + "/summarize"
+	}
+	repair, _, _ := strings.Cut(runKey[i:], "~")
+	return candidate + repair + "/summarize"
 }
 
 // baseRunKey is the key of the run a repair repairs, before any repair:

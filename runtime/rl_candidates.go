@@ -149,7 +149,7 @@ func (r *rlLoop) screenCandidates(groups []*group, all []pos) error {
 		}
 		cand.Proposal, cand.Infeasible, feasible[i] = p, !ok, ok
 		verdicts[i] = v
-		runs[i] = realRun{Key: key, Task: gr.Task, Proposal: p, lineage: gr.lineage(key), fix: fixerFor(l.Builder, l.Name, key+"/implement", gr.Task)}
+		runs[i] = realRun{Key: key, Task: gr.Task, Proposal: p, lineage: gr.lineage(key), fix: fixerFor(l.Builder, l.Name, key+"/implement", gr.Task).summarizing(l.Summarizer)}
 		return nil
 	})
 	if err != nil {

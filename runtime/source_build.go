@@ -290,16 +290,25 @@ func (m sourceMode) buildCandidate(sp *seedProgram, key, parent string, ch sourc
 // makeChange makes ch in the worktree wt: its patch applied, then its
 // whole files written and its edits made, each path checked against
 // editable; an edit without a path edits the one file shown that holds
-// its SEARCH text.
+// its SEARCH text. Whatever the answer's shape, what it staged is checked
+// last as the commit will hold it (gitrepo.CheckChange: names, modes),
+// so no shape passes a refused name or mode to a build or a commit.
 func makeChange(ctx context.Context, wt string, ch sourceChange, editable []string, sc *payload.SourceContext) error {
 	if strings.TrimSpace(ch.Patch) != "" {
 		if _, err := gitrepo.Apply(ctx, wt, ch.Patch, editable); err != nil {
 			return err
 		}
 	}
-	if len(ch.Files) == 0 && len(ch.Edits) == 0 {
-		return nil
+	if len(ch.Files) > 0 || len(ch.Edits) > 0 {
+		if err := editChange(ctx, wt, ch, editable, sc); err != nil {
+			return err
+		}
 	}
+	return gitrepo.CheckChange(ctx, wt, editable)
+}
+
+// editChange writes ch's whole files and makes its edits in wt.
+func editChange(ctx context.Context, wt string, ch sourceChange, editable []string, sc *payload.SourceContext) error {
 	writes := make([]gitrepo.Write, len(ch.Files))
 	for i, f := range ch.Files {
 		writes[i] = gitrepo.Write{Path: f.Path, Content: f.Content}

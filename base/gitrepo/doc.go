@@ -4,7 +4,10 @@
 // one (ExtractPatch, Apply: counts, prefixes and line ends mended, hunks
 // fitted to the files, the ambiguous refused), checks its paths against
 // the editable surface before `git apply` sees it, makes SEARCH/REPLACE
-// edits and whole-file writes (Edit) under the same checks, runs a
+// edits and whole-file writes (Edit) under the same checks, checks last
+// what the index will commit, whatever the change's shape (CheckChange:
+// no deceiving names, no git control files, no symlinks, submodules or
+// mode changes), runs a
 // build argument list with a time limit and bounded output, commits the
 // result with a fixed identity and date (so commit ids are reproducible),
 // and points a ref at it.

@@ -1,6 +1,7 @@
 package gitrepo
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -12,7 +13,7 @@ const noNewline = `\ No newline at end of file`
 // hunk of a file of the worktree fitted to that file (filePatch.fit). It
 // refuses, before reading any file, a path the check refuses. A text with
 // no file part is given back as it is, for CheckPatch to say why.
-func fitPatch(worktree, patch string, editable []string) (string, error) {
+func fitPatch(ctx context.Context, worktree, patch string, editable []string) (string, error) {
 	parts, err := readPatch(patch)
 	if err != nil || len(parts) == 0 {
 		return patch, err
@@ -32,6 +33,9 @@ func fitPatch(worktree, patch string, editable []string) (string, error) {
 			if err != nil {
 				return "", err
 			}
+			if ok && strings.Contains(content, "\r") {
+				content = stagedContent(ctx, worktree, old, content)
+			}
 			if ok {
 				if err := fp.fit(content); err != nil {
 					return "", err
@@ -43,6 +47,19 @@ func fitPatch(worktree, patch string, editable []string) (string, error) {
 		}
 	}
 	return b.String(), nil
+}
+
+// stagedContent is p's content as worktree's index holds it, which is
+// what git applies a patch to, or checkedOut (p's content in the
+// worktree) where git cannot say. The two differ in a file git checks out
+// with CRLF line ends (an eol attribute, core.autocrlf) and stores with
+// LF: a patch fitted to the CRLF lines would not apply.
+func stagedContent(ctx context.Context, worktree, p, checkedOut string) string {
+	staged, err := runLimit(ctx, worktree, nil, MaxEditFile, "cat-file", "blob", ":"+p)
+	if err != nil {
+		return checkedOut
+	}
+	return staged
 }
 
 // fit fits the part's hunks to content, the file they change: each hunk's
@@ -66,7 +83,7 @@ func (fp *filePatch) fit(content string) error {
 		}
 		at, err := locate(lines, pre, h)
 		if err != nil {
-			return refuse("the patch does not apply: hunk %d of %s (%s): %v", n+1, fp.path(), h.header(), err)
+			return refuse(notApply+": hunk %d of %s (%s): %v", n+1, fp.path(), h.header(), err)
 		}
 		k := at
 		for i, l := range h.lines {
@@ -92,7 +109,7 @@ func (fp *filePatch) fit(content string) error {
 	for i := 1; i < len(fp.hunks); i++ {
 		a, b := fp.hunks[i-1], fp.hunks[i]
 		if o, _ := a.counts(); a.oldStart+o > b.oldStart {
-			return refuse("the patch does not apply: two hunks of %s (%s and %s) change the same lines of it", fp.path(), a.header(), b.header())
+			return refuse(notApply+": two hunks of %s (%s and %s) change the same lines of it", fp.path(), a.header(), b.header())
 		}
 	}
 	return nil

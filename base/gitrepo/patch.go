@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -168,15 +169,19 @@ func headerPath(line string) (string, error) {
 	return "", nil
 }
 
-// checkPath refuses a path a patch may not touch.
+// checkPath refuses a path a change may not touch: outside the
+// repository or in .git, not editable, or a name checkName refuses.
 func checkPath(p string, editable []string) error {
 	switch {
 	case p == "":
 		return refuse("the patch names an empty path")
 	case strings.HasPrefix(p, "/"):
 		return refuse("absolute path %q: paths are relative to the repository's top", p)
-	case strings.ContainsAny(p, "\\\x00\r"):
-		return refuse("path %q has a backslash or control character", p)
+	case strings.Contains(p, "\\"):
+		return refuse("path %q has a backslash: separate directories with /", p)
+	}
+	if err := checkName(p, editable); err != nil {
+		return err
 	}
 	for _, part := range strings.Split(p, "/") {
 		if part == ".." || part == "." || part == "" {
@@ -192,9 +197,10 @@ func checkPath(p string, editable []string) error {
 	return nil
 }
 
-// Apply reads patch leniently and fits it to worktree's files (fitPatch:
-// hunk counts from their lines, missing a/ and b/ prefixes, CRLF in the
-// patch, trailing whitespace, a missing final newline), checks what it
+// Apply reads patch leniently and fits it to worktree's files as git
+// holds them (fitPatch: hunk counts from their lines, missing a/ and b/
+// prefixes, CRLF in the patch or in a file checked out with it, trailing
+// whitespace, a missing final newline), checks what it
 // will apply against editable (CheckPatch), asks git which paths that
 // touches and refuses any the check did not see, then applies it (with
 // --recount) to worktree's files and index. A refused or failed patch is
@@ -203,7 +209,11 @@ func Apply(ctx context.Context, worktree, patch string, editable []string) ([]st
 	if len(patch) > MaxPatch {
 		return nil, refuse("the patch is %d bytes; the limit is %d", len(patch), MaxPatch)
 	}
-	patch, err := fitPatch(worktree, patch, editable)
+	raw := patch
+	patch, err := fitPatch(ctx, worktree, patch, editable)
+	if pe, ok := err.(*PatchError); ok && strings.HasPrefix(pe.Msg, notApply) {
+		return nil, refuse("%s%s", pe.Msg, lineEndNote(worktree, raw, false))
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -227,9 +237,52 @@ func Apply(ctx context.Context, worktree, patch string, editable []string) ([]st
 		}
 	}
 	if _, err := run(ctx, worktree, []byte(patch), "apply", "--index", "--recount", "--unidiff-zero", "--whitespace=nowarn", "-"); err != nil {
-		return nil, refuse("the patch does not apply: %s", gitMsg(err))
+		return nil, refuse("%s: %s%s", notApply, gitMsg(err), lineEndNote(worktree, raw, true))
 	}
 	return paths, nil
+}
+
+// notApply starts the message of a patch whose hunks are not where it
+// says, or that git did not apply.
+const notApply = "the patch does not apply"
+
+// lineEndNote is what line ends had to do with a patch that did not
+// apply, for its message, when the patch or a file it changes has CRLF
+// line ends; "" when neither has. Fitting (fitted false: a hunk was not
+// found) reads both as LF, so they are not why; a fitted patch that git
+// did not apply to a CRLF file is best made as SEARCH/REPLACE edits,
+// which keep a file's line ends.
+func lineEndNote(worktree, patch string, fitted bool) string {
+	parts, _ := readPatch(patch)
+	var files []string
+	for _, fp := range parts {
+		old, _ := fp.names()
+		if old == devNull || old == "" || slices.Contains(files, old) || checkPath(old, []string{"*"}) != nil {
+			continue
+		}
+		if c, ok, err := readTreeFile(worktree, old); err == nil && ok && crlf(c) {
+			files = append(files, old)
+		}
+	}
+	inPatch := strings.Contains(patch, "\r\n")
+	switch {
+	case fitted && len(files) > 0:
+		return fmt.Sprintf("; %s %s CRLF line ends: change %s with SEARCH/REPLACE blocks, which keep a file's line ends", strings.Join(files, ", "), plural(len(files), "has", "have"), plural(len(files), "it", "them"))
+	case len(files) == 0 && !inPatch:
+		return ""
+	}
+	whose := files
+	if inPatch {
+		whose = append([]string{"the patch's"}, files...)
+	}
+	return fmt.Sprintf("; line ends are not why: CRLF line ends (%s) are read as LF and fitted to each file's own, so quote the file's lines exactly as they are", strings.Join(whose, ", "))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // numstatPaths reads the paths of `git apply --numstat -z`: "a\td\tpath\0",

@@ -16,7 +16,7 @@ import (
 // run's recorded settings) to another plan than the one the run began
 // with, that a resume keeps the run's plan, where the spec's plan differs
 // first, and the command that starts a new run of the spec as it is now
-// with this run's answers (--replay). It is "" for an unchanged spec, a
+// with this run's answers (--replay), which stops where the answers end. It is "" for an unchanged spec, a
 // saved plan's run (its plan is fixed by design), and a spec that no
 // longer compiles as the run's did.
 func specChangeNote(st *runtime.Status, dir string) string {
@@ -59,8 +59,9 @@ func specChangeNote(st *runtime.Status, dir string) string {
 	cmd = append(append(cmd, args...), termSafe(fromWorkDir(spec)))
 	return fmt.Sprintf("the spec %s changed since run %s began%s.\n"+
 		"A resume keeps the run's plan, so the change does not apply to it. To run the spec as it is now, start a new run (assay run SPEC); "+
-		"this one takes run %s's answers from its journal, without an LLM call, up to the first call whose request the change alters (docs/replay.md):\n  %s",
-		termSafe(fromWorkDir(spec)), st.ID, where, st.ID, strings.Join(cmd, " "))
+		"this one takes run %s's answers from its journal, without an LLM call, and stops at the first call whose request the change alters or that run %s did not make, "+
+		"which shows how far the change reaches at no LLM cost (docs/replay.md):\n  %s",
+		termSafe(fromWorkDir(spec)), st.ID, where, st.ID, st.ID, strings.Join(cmd, " "))
 }
 
 // savedRunPlan reads the plan a run began with.

@@ -107,14 +107,16 @@ func readRun(dir, id string, skipped Skipped) ([]Pair, error) {
 				continue
 			}
 			p.Parent = program(l.Parent, pr.Result.Metric)
-			p.Parent.Summary = summary(j, l.ParentCandidate)
+			p.Parent.Summary = summary(j, runtime.SummaryKey(l.ParentCandidate, pr.Key))
 		}
 		if res.Proposal != nil {
 			p.Child = program(*res.Proposal, r.Result.Metric)
 			p.Idea = res.Proposal.Text
 		}
 		p.Child.Metric = r.Result.Metric
-		p.Child.Summary = summary(j, l.Candidate)
+		// The summary of the program this run measured: a repaired
+		// candidate's is its repair's, never its first attempt's.
+		p.Child.Summary = summary(j, runtime.SummaryKey(l.Candidate, r.Key))
 		p.Label3 = critic.Label3(p.Parent.Metric, p.Child.Metric, p.Minimize)
 		if d, err := critic.Relative(p.Parent.Metric, p.Child.Metric, p.Minimize); err == nil {
 			p.Relative = &d
@@ -161,9 +163,9 @@ func program(p plugins.Proposal, metric float64) Program {
 	return Program{Commit: p.Commit, ID: p.ID, Text: p.Text, Mechanism: p.Mechanism, Edits: p.Edits, Patch: p.Patch, Metric: metric}
 }
 
-// summary is the summarizer's answer journaled for candidate cand, if any.
-func summary(j *journal.Journal, cand string) string {
-	d, ok := j.Call(journal.KindCall, cand+"/summarize")
+// summary is the summarizer's answer journaled under key, if any.
+func summary(j *journal.Journal, key string) string {
+	d, ok := j.Call(journal.KindCall, key)
 	if !ok {
 		return ""
 	}

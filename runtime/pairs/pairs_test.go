@@ -22,6 +22,9 @@ type child struct {
 	status                string
 	unmeasured, noBase    bool
 	summary               string
+	// summaryAt is the key summary is journaled under (default
+	// CAND/summarize, the first build's).
+	summaryAt string
 }
 
 // writeRun journals a run by hand: reservations with lineage, results and
@@ -54,7 +57,11 @@ func writeRun(t *testing.T, dir, id string, cs []child) {
 		}
 		if c.summary != "" {
 			rec, _ := json.Marshal(map[string]any{"role": "summarizer", "payload": map[string]string{"summary": c.summary}, "in": 1, "out": 1})
-			if err := j.Append(journal.KindCall, c.cand+"/summarize", json.RawMessage(rec)); err != nil {
+			at := c.summaryAt
+			if at == "" {
+				at = c.cand + "/summarize"
+			}
+			if err := j.Append(journal.KindCall, at, json.RawMessage(rec)); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -147,6 +154,42 @@ func TestReadHandLabels(t *testing.T) {
 	back, err := ReadJSONL(&b)
 	if err != nil || len(back) != 1 || back[0].Label5 != "MediumWin" || back[0].Child.Summary != "c0 lowers lr" {
 		t.Errorf("round trip: %+v, %v", back, err)
+	}
+}
+
+// A candidate whose run failed and was repaired makes its pair from the
+// repair's run, and the pair carries the repair's summary, on either
+// side: not the first attempt's, which described a program never
+// measured, and none where the repair was not summarized. Before, both
+// sides carried the first attempt's summary.
+func TestReadRepairedSummaries(t *testing.T) {
+	dir := t.TempDir()
+	writeRun(t, dir, "r1", []child{
+		{key: "k", cand: "k", task: "a", status: plugins.StatusError, summary: "k crashes at start"},
+		{key: "k/repair/1", cand: "k", task: "a", metric: 1.8, status: plugins.StatusFinished, summary: "k lowers lr", summaryAt: "k/repair/1/summarize"},
+		{key: "q", cand: "q", task: "a", status: plugins.StatusError, summary: "q crashes at start"},
+		{key: "q/repair/1", cand: "q", task: "a", metric: 1.9, status: plugins.StatusFinished},
+		{key: "g", cand: "g", parentCand: "k", task: "a", metric: 1.7, status: plugins.StatusFinished, summary: "g adds warmup"},
+	})
+	ps, _, err := Read(dir, []string{"r1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]Pair{}
+	for _, p := range ps {
+		got[p.Candidate] = p
+	}
+	if len(ps) != 3 {
+		t.Fatalf("pairs %+v, want k, q and g", ps)
+	}
+	if k := got["k"]; k.RunKey != "k/repair/1" || k.Child.Summary != "k lowers lr" {
+		t.Errorf("k: run %s, child summary %q; want the repair's", k.RunKey, k.Child.Summary)
+	}
+	if q := got["q"]; q.RunKey != "q/repair/1" || q.Child.Summary != "" {
+		t.Errorf("q: run %s, child summary %q; want none (its repair was not summarized)", q.RunKey, q.Child.Summary)
+	}
+	if g := got["g"]; g.Parent.Summary != "k lowers lr" || g.Child.Summary != "g adds warmup" {
+		t.Errorf("g: parent summary %q, child summary %q", g.Parent.Summary, g.Child.Summary)
 	}
 }
 
