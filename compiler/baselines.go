@@ -4,6 +4,7 @@ import (
 	"github.com/assay-lang/assay/lang/diag"
 	"github.com/assay-lang/assay/lang/formula"
 	"github.com/assay-lang/assay/lang/spec"
+	"slices"
 )
 
 // baselineTask is a task whose baseline metric b_e a real run must measure.
@@ -121,12 +122,7 @@ func readsBaseline(f spec.Formula) bool {
 	if ds.HasErrors() || e == nil {
 		return false
 	}
-	for _, v := range e.Vars() {
-		if v == "baseline" {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(e.Vars(), "baseline")
 }
 
 func splitOr(split, def string) string {

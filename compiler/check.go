@@ -5,6 +5,7 @@ import (
 	"math"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/assay-lang/assay/lang/diag"
@@ -450,7 +451,7 @@ func (k *checker) featureBins(l *spec.Loop) {
 	}
 	for _, name := range keys(fb.V) {
 		n := fb.V[name]
-		if !contains(Features, name) {
+		if !slices.Contains(Features, name) {
 			d := diag.Errorf(CodeEnum, fb.Range, "feature_bins of loop %q names %q, which is no feature dimension", l.Name, name)
 			if hint := diag.DidYouMean(name, Features); hint != "" {
 				d.WithDetail("%s The dimensions are: %s.", hint, strings.Join(Features, ", "))

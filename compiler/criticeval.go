@@ -3,6 +3,7 @@ package compiler
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/assay-lang/assay/compiler/plan"
@@ -118,13 +119,8 @@ func splitOf(ce *spec.CriticEval) string {
 // name: that is a use of the critic.
 func evaluatedBy(s *spec.Spec, name string) bool {
 	for _, ce := range s.CriticEvals {
-		if !ce.Critics.Set {
+		if !ce.Critics.Set || slices.Contains(ce.Critics.V, name) {
 			return true
-		}
-		for _, n := range ce.Critics.V {
-			if n == name {
-				return true
-			}
 		}
 	}
 	return false

@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"github.com/assay-lang/assay/lang/spec"
+	"slices"
 )
 
 // Default is one documented default: the field it fills (a path with "*" for
@@ -184,14 +185,7 @@ func setDefault[T any](v *spec.Val[T], def T) {
 
 var roleKinds = []string{"proposer", "rwm", "builder", "implementer", "summarizer", "critic"}
 
-func isRoleKind(s string) bool {
-	for _, k := range roleKinds {
-		if k == s {
-			return true
-		}
-	}
-	return false
-}
+func isRoleKind(s string) bool { return slices.Contains(roleKinds, s) }
 
 func applyDefaults(c *compilation) {
 	for _, d := range Defaults {

@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/assay-lang/assay/lang/diag"
@@ -137,10 +138,8 @@ func resolve(c *compilation) {
 			return false
 		}
 		names := x.names(kind)
-		for _, n := range names {
-			if n == r.Name {
-				return true
-			}
+		if slices.Contains(names, r.Name) {
+			return true
 		}
 		d := diag.Errorf(CodeUnknownRef, r.Range, "%s refers to %s, which is not declared", field, r.String())
 		if hint := diag.DidYouMean(r.Name, names); hint != "" {
