@@ -1,10 +1,11 @@
 package compiler
 
 import (
+	"slices"
+
 	"github.com/assay-lang/assay/lang/diag"
 	"github.com/assay-lang/assay/lang/formula"
 	"github.com/assay-lang/assay/lang/spec"
-	"slices"
 )
 
 // baselineTask is a task whose baseline metric b_e a real run must measure.

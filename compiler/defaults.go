@@ -1,8 +1,9 @@
 package compiler
 
 import (
-	"github.com/assay-lang/assay/lang/spec"
 	"slices"
+
+	"github.com/assay-lang/assay/lang/spec"
 )
 
 // Default is one documented default: the field it fills (a path with "*" for
