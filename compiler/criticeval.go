@@ -11,10 +11,6 @@ import (
 	"github.com/assay-lang/assay/lang/spec"
 )
 
-// defaultCriticEvalThresholds are the routing thresholds a critic_eval
-// reports when it names none.
-var defaultCriticEvalThresholds = []float64{0.1, 0.25, 0.5}
-
 // maxCriticEvalList bounds the k and thresholds lists of one critic_eval.
 const maxCriticEvalList = 64
 
@@ -108,12 +104,7 @@ func (k *checker) criticEvalLists(ce *spec.CriticEval, cs []*spec.Critic) {
 	}
 }
 
-func splitOf(ce *spec.CriticEval) string {
-	if ce.Split.Set {
-		return ce.Split.V
-	}
-	return "all"
-}
+func splitOf(ce *spec.CriticEval) string { return ceSplit.of(ce.Split) }
 
 // evaluatedBy reports whether a critic_eval of the spec evaluates critic
 // name: that is a use of the critic.
