@@ -320,6 +320,15 @@ func (k *checker) loopApplies(l *spec.Loop) {
 	// the spec's: a preset may carry settings that some of its loops lack
 	// the mechanism for.
 	user := func(r diag.Range) bool { return r.Valid() && !(l.Preset.Set && r == l.Preset.Range) }
+	k.judgeAndBuildApply(l, name, user)
+	if l.Kind.V == "evolution" {
+		k.evolutionApplies(l, name, user)
+	}
+}
+
+// judgeAndBuildApply refuses new_parent in an RL loop whose states are
+// histories (a world model's reward), and repairs without a builder.
+func (k *checker) judgeAndBuildApply(l *spec.Loop, name string, user func(diag.Range) bool) {
 	if np := l.NewParent; np.Set && user(np.Range) && l.Kind.V == "rl" {
 		if rw := k.x.rewards[l.Reward.Name]; rw != nil && rw.Source.V == "predicted" {
 			k.add(diag.Errorf(CodeNotApplicable, np.Range, "new_parent is set, but %s is rewarded by a world model's prediction: its states are a task and its history, not a parent", name).
@@ -330,9 +339,13 @@ func (k *checker) loopApplies(l *spec.Loop) {
 		k.add(diag.Errorf(CodeNotApplicable, rp.Range, "repairs is set, but %s builds nothing: it has no builder role, so no build can fail", name).
 			WithDetail("declare a builder role (kind = \"builder\"), or remove repairs"))
 	}
-	if l.Kind.V != "evolution" {
-		return
-	}
+}
+
+// evolutionApplies refuses the evolution fields whose mechanism the loop
+// lacks: verify_routed without a routing screen, diverse_programs without
+// an archive, ideas_per_round without a screen, migration_rate without
+// migrations.
+func (k *checker) evolutionApplies(l *spec.Loop, name string, user func(diag.Range) bool) {
 	if vr := l.VerifyRouted; vr.Set && vr.V && user(vr.Range) && (!l.Screen.Set || !critRoutes(k.x.critics[l.Screen.Name])) {
 		k.add(diag.Errorf(CodeNotApplicable, vr.Range, "verify_routed is set, but %s has no screen critic that routes (a route formula, a threshold, or tie = \"route\")", name).
 			WithDetail("screen the loop with a critic that has threshold = 0.25, or remove verify_routed"))

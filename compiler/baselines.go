@@ -1,6 +1,8 @@
 package compiler
 
 import (
+	"slices"
+
 	"github.com/assay-lang/assay/lang/diag"
 	"github.com/assay-lang/assay/lang/formula"
 	"github.com/assay-lang/assay/lang/spec"
@@ -121,12 +123,7 @@ func readsBaseline(f spec.Formula) bool {
 	if ds.HasErrors() || e == nil {
 		return false
 	}
-	for _, v := range e.Vars() {
-		if v == "baseline" {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(e.Vars(), "baseline")
 }
 
 func splitOr(split, def string) string {

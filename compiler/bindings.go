@@ -165,7 +165,7 @@ func bindRole(c *compilation, r *spec.Ref, field string, kinds []string, what st
 				WithDetail("remove %s, or screen the loop with a critic", field))
 			return
 		}
-		if role.Kind.Set && !contains(kinds, role.Kind.V) {
+		if role.Kind.Set && !slices.Contains(kinds, role.Kind.V) {
 			c.add(diag.Errorf(CodeRefKind, r.Range, "%s of %s must be a role of kind %s; role %q is a %s", field, what, strings.Join(kinds, " or "), role.Name, role.Kind.V).
 				WithDetail("point %s at a role with kind = %q", field, kinds[0]))
 		}
@@ -197,20 +197,11 @@ func bindRole(c *compilation, r *spec.Ref, field string, kinds []string, what st
 func kindNames(s *spec.Spec, kinds []string) []string {
 	var out []string
 	for _, r := range s.Roles {
-		if kinds == nil || contains(kinds, r.Kind.V) {
+		if kinds == nil || slices.Contains(kinds, r.Kind.V) {
 			out = append(out, r.Name)
 		}
 	}
 	return out
-}
-
-func contains(xs []string, v string) bool {
-	for _, x := range xs {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 func firstValid(rs ...diag.Range) diag.Range {

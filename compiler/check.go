@@ -5,6 +5,7 @@ import (
 	"math"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/assay-lang/assay/lang/diag"
@@ -342,6 +343,8 @@ var (
 // name, safe in a URL path and a file name.
 var adapterNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
+// loop checks a loop's kind and refuses the other kind's fields, then
+// checks its own kind's fields.
 func (k *checker) loop(l *spec.Loop) {
 	at := k.at(l.NameRange, l.Range)
 	name := fmt.Sprintf("loop %q", l.Name)
@@ -361,75 +364,93 @@ func (k *checker) loop(l *spec.Loop) {
 	}
 	switch l.Kind.V {
 	case "rl":
-		k.need(l.Algorithm.Set, at, name+": algorithm", `algorithm = "dapo" (or "grpo")`)
-		if l.Steps.Set && l.UntilBudget.Set && l.UntilBudget.V {
-			k.add(diag.Errorf(CodeConflict, l.UntilBudget.Range, "%s sets both steps and until_budget = true", name).
-				WithDetail("remove steps to spend the budget, or remove until_budget"))
-		}
-		if l.MaxSteps.Set && !l.UntilBudget.V {
-			k.add(diag.Errorf(CodeNotApplicable, l.MaxSteps.Range, "%s sets max_steps, which bounds only a loop with until_budget = true", name).
-				WithDetail("remove max_steps; steps already fixes this loop's length"))
-		}
-		k.intMin(l.MaxSteps, 1, "max_steps")
-		if !l.Steps.Set && !l.UntilBudget.V {
-			k.add(diag.Errorf(CodeLoopField, at, "%s needs steps or until_budget = true", name).
-				WithDetail("write steps = 96, or until_budget = true with budget { real_runs = N }"))
-		}
-		k.need(l.StatesPerStep.Set, at, name+": states", "states = 256")
-		k.need(l.ProposalsPerState.Set, at, name+": proposals_per_state", "proposals_per_state = 8")
-		k.need(l.Reward.Set, at, name+": reward", "reward = reward.NAME")
-		k.intMin(l.Steps, 1, "steps")
-		k.intMin(l.StatesPerStep, 1, "states")
-		k.intMin(l.ProposalsPerState, 1, "proposals_per_state")
-		k.intMin(l.RolloutEvery, 1, "rollout_every")
-		k.numMin(l.LearningRate, 0, true, "learning_rate")
-		k.intMin(l.ResampleRounds, 0, "resample_rounds")
-		k.auditShare(l)
-		if l.ExpectedDropped.Set && (l.ExpectedDropped.V < 0 || l.ExpectedDropped.V > 1) {
-			k.add(diag.Errorf(CodeRange, l.ExpectedDropped.Range, "expected_dropped is a share of groups, in [0, 1]; got %g", l.ExpectedDropped.V))
-		}
-		if u := l.Update; u != nil {
-			uat := k.at(u.Range, at)
-			k.need(u.Trainer.Set, uat, name+": update.trainer", "trainer = plugin.NAME, a command plugin with update_command in its config")
-			k.need(u.GPU.Set, uat, name+": update.gpu", `gpu = "B200"`)
-			k.need(u.GPUs.Set, uat, name+": update.gpus", "gpus = 8")
-			k.need(u.Hours.Set, uat, name+": update.hours", "hours = 1.5 (wall-clock hours of one update)")
-			k.intMin(u.GPUs, 1, "update.gpus")
-			k.numMin(u.Hours, 0, true, "update.hours")
-			k.updateHyper(u)
-			if u.Trainer.Set {
-				k.loraRank(name+": update", u.Trainer, u.LoRARank)
-			}
-			if u.Adapter.Set && !adapterNameRE.MatchString(u.Adapter.V) {
-				k.add(diag.Errorf(CodeRange, u.Adapter.Range, "update.adapter %q is not a name an endpoint serves adapters under", u.Adapter.V).
-					WithDetail("use letters, digits, '.', '_' and '-', starting with a letter or digit"))
-			}
-		}
+		k.checkRLLoop(l, at, name)
 	case "evolution":
-		if l.Update != nil {
-			k.add(diag.Errorf(CodeLoopField, k.at(l.Update.Range, at), "update is not a block of an evolution loop").
-				WithDetail("remove it: an evolution loop trains no policy"))
-		}
-		k.need(l.Islands.Set, at, name+": islands", "islands = 3")
-		k.need(l.Rounds.Set, at, name+": rounds", "rounds = 10")
-		// Without a screen the loop makes the ideas it verifies (lowering).
-		k.need(l.Ideas.Set || !l.Screen.Set, at, name+": ideas_per_round", "ideas_per_round = 16")
-		k.need(l.Verifications.Set, at, name+": verifications_per_round", "verifications_per_round = 1")
-		k.intMin(l.Islands, 1, "islands")
-		k.intMin(l.Rounds, 1, "rounds")
-		k.intMin(l.Ideas, 1, "ideas_per_round")
-		k.intMin(l.Verifications, 1, "verifications_per_round")
-		k.intMin(l.MigrationEvery, 1, "migration_every")
-		k.intMin(l.TopPrograms, 0, "top_programs")
-		k.intMin(l.DiversePrograms, 0, "diverse_programs")
-		if mr := l.MigrationRate; mr.Set && (mr.V <= 0 || mr.V > 1) {
-			k.add(diag.Errorf(CodeRange, mr.Range, "migration_rate must lie in (0, 1], got %g", mr.V).
-				WithDetail("write migration_rate = 0.1 (a tenth of an island's programs, at least one, migrate)"))
-		}
-		k.featureBins(l)
-		if l.MigrationEvery.Set && l.Rounds.Set && l.MigrationEvery.V > l.Rounds.V {
-			k.add(diag.Warnf(CodeRange, l.MigrationEvery.Range, "migration_every %d exceeds rounds %d, so no migration happens", l.MigrationEvery.V, l.Rounds.V))
-		}
+		k.checkEvolutionLoop(l, at, name)
+	}
+}
+
+// checkRLLoop checks an RL loop's required fields, ranges and the
+// conflicts of steps, until_budget and max_steps.
+func (k *checker) checkRLLoop(l *spec.Loop, at diag.Range, name string) {
+	k.need(l.Algorithm.Set, at, name+": algorithm", `algorithm = "dapo" (or "grpo")`)
+	if l.Steps.Set && l.UntilBudget.Set && l.UntilBudget.V {
+		k.add(diag.Errorf(CodeConflict, l.UntilBudget.Range, "%s sets both steps and until_budget = true", name).
+			WithDetail("remove steps to spend the budget, or remove until_budget"))
+	}
+	if l.MaxSteps.Set && !l.UntilBudget.V {
+		k.add(diag.Errorf(CodeNotApplicable, l.MaxSteps.Range, "%s sets max_steps, which bounds only a loop with until_budget = true", name).
+			WithDetail("remove max_steps; steps already fixes this loop's length"))
+	}
+	k.intMin(l.MaxSteps, 1, "max_steps")
+	if !l.Steps.Set && !l.UntilBudget.V {
+		k.add(diag.Errorf(CodeLoopField, at, "%s needs steps or until_budget = true", name).
+			WithDetail("write steps = 96, or until_budget = true with budget { real_runs = N }"))
+	}
+	k.need(l.StatesPerStep.Set, at, name+": states", "states = 256")
+	k.need(l.ProposalsPerState.Set, at, name+": proposals_per_state", "proposals_per_state = 8")
+	k.need(l.Reward.Set, at, name+": reward", "reward = reward.NAME")
+	k.intMin(l.Steps, 1, "steps")
+	k.intMin(l.StatesPerStep, 1, "states")
+	k.intMin(l.ProposalsPerState, 1, "proposals_per_state")
+	k.intMin(l.RolloutEvery, 1, "rollout_every")
+	k.numMin(l.LearningRate, 0, true, "learning_rate")
+	k.intMin(l.ResampleRounds, 0, "resample_rounds")
+	k.auditShare(l)
+	if l.ExpectedDropped.Set && (l.ExpectedDropped.V < 0 || l.ExpectedDropped.V > 1) {
+		k.add(diag.Errorf(CodeRange, l.ExpectedDropped.Range, "expected_dropped is a share of groups, in [0, 1]; got %g", l.ExpectedDropped.V))
+	}
+	if l.Update != nil {
+		k.checkUpdate(l.Update, at, name)
+	}
+}
+
+// checkUpdate checks an RL loop's update block: its trainer and resources,
+// hyperparameters, LoRA rank and adapter name.
+func (k *checker) checkUpdate(u *spec.PolicyUpdate, at diag.Range, name string) {
+	uat := k.at(u.Range, at)
+	k.need(u.Trainer.Set, uat, name+": update.trainer", "trainer = plugin.NAME, a command plugin with update_command in its config")
+	k.need(u.GPU.Set, uat, name+": update.gpu", `gpu = "B200"`)
+	k.need(u.GPUs.Set, uat, name+": update.gpus", "gpus = 8")
+	k.need(u.Hours.Set, uat, name+": update.hours", "hours = 1.5 (wall-clock hours of one update)")
+	k.intMin(u.GPUs, 1, "update.gpus")
+	k.numMin(u.Hours, 0, true, "update.hours")
+	k.updateHyper(u)
+	if u.Trainer.Set {
+		k.loraRank(name+": update", u.Trainer, u.LoRARank)
+	}
+	if u.Adapter.Set && !adapterNameRE.MatchString(u.Adapter.V) {
+		k.add(diag.Errorf(CodeRange, u.Adapter.Range, "update.adapter %q is not a name an endpoint serves adapters under", u.Adapter.V).
+			WithDetail("use letters, digits, '.', '_' and '-', starting with a letter or digit"))
+	}
+}
+
+// checkEvolutionLoop checks an evolution loop's required fields, ranges,
+// archive and migrations.
+func (k *checker) checkEvolutionLoop(l *spec.Loop, at diag.Range, name string) {
+	if l.Update != nil {
+		k.add(diag.Errorf(CodeLoopField, k.at(l.Update.Range, at), "update is not a block of an evolution loop").
+			WithDetail("remove it: an evolution loop trains no policy"))
+	}
+	k.need(l.Islands.Set, at, name+": islands", "islands = 3")
+	k.need(l.Rounds.Set, at, name+": rounds", "rounds = 10")
+	// Without a screen the loop makes the ideas it verifies (lowering).
+	k.need(l.Ideas.Set || !l.Screen.Set, at, name+": ideas_per_round", "ideas_per_round = 16")
+	k.need(l.Verifications.Set, at, name+": verifications_per_round", "verifications_per_round = 1")
+	k.intMin(l.Islands, 1, "islands")
+	k.intMin(l.Rounds, 1, "rounds")
+	k.intMin(l.Ideas, 1, "ideas_per_round")
+	k.intMin(l.Verifications, 1, "verifications_per_round")
+	k.intMin(l.MigrationEvery, 1, "migration_every")
+	k.intMin(l.TopPrograms, 0, "top_programs")
+	k.intMin(l.DiversePrograms, 0, "diverse_programs")
+	if mr := l.MigrationRate; mr.Set && (mr.V <= 0 || mr.V > 1) {
+		k.add(diag.Errorf(CodeRange, mr.Range, "migration_rate must lie in (0, 1], got %g", mr.V).
+			WithDetail("write migration_rate = 0.1 (a tenth of an island's programs, at least one, migrate)"))
+	}
+	k.featureBins(l)
+	if l.MigrationEvery.Set && l.Rounds.Set && l.MigrationEvery.V > l.Rounds.V {
+		k.add(diag.Warnf(CodeRange, l.MigrationEvery.Range, "migration_every %d exceeds rounds %d, so no migration happens", l.MigrationEvery.V, l.Rounds.V))
 	}
 }
 
@@ -450,7 +471,7 @@ func (k *checker) featureBins(l *spec.Loop) {
 	}
 	for _, name := range keys(fb.V) {
 		n := fb.V[name]
-		if !contains(Features, name) {
+		if !slices.Contains(Features, name) {
 			d := diag.Errorf(CodeEnum, fb.Range, "feature_bins of loop %q names %q, which is no feature dimension", l.Name, name)
 			if hint := diag.DidYouMean(name, Features); hint != "" {
 				d.WithDetail("%s The dimensions are: %s.", hint, strings.Join(Features, ", "))

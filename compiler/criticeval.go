@@ -3,16 +3,13 @@ package compiler
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/assay-lang/assay/compiler/plan"
 	"github.com/assay-lang/assay/lang/diag"
 	"github.com/assay-lang/assay/lang/spec"
 )
-
-// defaultCriticEvalThresholds are the routing thresholds a critic_eval
-// reports when it names none.
-var defaultCriticEvalThresholds = []float64{0.1, 0.25, 0.5}
 
 // maxCriticEvalList bounds the k and thresholds lists of one critic_eval.
 const maxCriticEvalList = 64
@@ -107,24 +104,14 @@ func (k *checker) criticEvalLists(ce *spec.CriticEval, cs []*spec.Critic) {
 	}
 }
 
-func splitOf(ce *spec.CriticEval) string {
-	if ce.Split.Set {
-		return ce.Split.V
-	}
-	return "all"
-}
+func splitOf(ce *spec.CriticEval) string { return ceSplit.of(ce.Split) }
 
 // evaluatedBy reports whether a critic_eval of the spec evaluates critic
 // name: that is a use of the critic.
 func evaluatedBy(s *spec.Spec, name string) bool {
 	for _, ce := range s.CriticEvals {
-		if !ce.Critics.Set {
+		if !ce.Critics.Set || slices.Contains(ce.Critics.V, name) {
 			return true
-		}
-		for _, n := range ce.Critics.V {
-			if n == name {
-				return true
-			}
 		}
 	}
 	return false

@@ -1,6 +1,12 @@
 package compiler
 
 import (
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/assay-lang/assay/compiler/plan"
 	"github.com/assay-lang/assay/lang/spec"
 )
 
@@ -15,8 +21,11 @@ type Default struct {
 
 // Defaults is the complete list of values the compiler fills in. Any other
 // field that is required and unset is an E_MISSING error. Docs print this
-// table, so it is the single place a default is declared.
+// table, so it is the single place a default is declared: an entry fills
+// the spec (apply), or documents a default that a pass decides (apply nil),
+// or is the doc of a lowered default (below) that the lowering reads.
 var Defaults = []Default{
+	{"name", "the first file's name without its extension (\"experiment\" for a spec of no file)", "a plan and its runs are named after the spec they come from", nil}, // lowered by planName
 	{"seed", "0", "a run is reproducible even when no seed is given", func(s *spec.Spec) {
 		setDefault(&s.Seed, 0)
 	}},
@@ -76,6 +85,11 @@ var Defaults = []Default{
 		}
 	}},
 	{"critic.*.expected_routed", "one number e means { low = e, expected = e, high = 1 }", "at worst every candidate is routed", nil},
+	ctSamples.doc(), ctRevisions.doc(), ctGuide.doc(),
+	ctSFTAdapter.doc(), ctSFTLR.doc(), ctSFTEpochs.doc(),
+	ctGRPOAdapter.doc(), ctGroup.doc(), ctKL.doc(), ctGRPOLR.doc(), ctWeightDecay.doc(),
+	{"critic_eval.*.critics", "every critic of the spec", "critics are compared side by side on the same pairs", nil}, // lowered by evalCriticsOf
+	ceSplit.doc(), ceThresholds.doc(),
 	{"role.*.build_failures", "0; one number f means { low = f, expected = f, high = f }", "a builder's builds succeed unless the spec says otherwise", nil},
 	{"loop.*.rollout_every", "1", "a fresh rollout every step", func(s *spec.Spec) {
 		for _, l := range s.Loops {
@@ -113,6 +127,8 @@ var Defaults = []Default{
 	}},
 	{"loop.*.top_programs, loop.*.diverse_programs", "0", "the proposer sees its parent alone unless the spec asks for inspirations", nil}, // lowered
 	{"loop.*.feature_bins", "none: no MAP-Elites archive", "an island keeps its verified programs; an archive is asked for by its dimensions", nil},
+	updateAdapter.doc(),
+	ccEnabled.doc(), ccScope.doc(), ccGRPOEvery.doc(), ccGRPOPairs.doc(), ccGroup.doc(), ccSDFTEvery.doc(), ccSDFTPairs.doc(),
 	// Lowered: the plan's ideas per round (ideasPerRound).
 	{"loop.*.ideas_per_round", "verifications_per_round, in a loop without a screen (a preset's value too)", "nothing chooses among ideas without a critic: the loop makes only those it verifies, as vanilla OpenEvolve", nil},
 	{"loop.*.split", "\"train\"", "loops search on train tasks; holdout is for evaluation", func(s *spec.Spec) {
@@ -165,6 +181,7 @@ var Defaults = []Default{
 		}
 	}},
 	{"environment.*.tasks.train, environment.*.tasks.holdout", "0", "a split that is not counted has no tasks", nil},
+	sourceRevision.doc(), sourceRepairs.doc(),
 	// Lowered, not filled: the plan's baselines phase measures it.
 	{"environment.*.baseline, environment.*.task.*.baseline", "measured: one real run per task, in the baselines phase", "every gain is measured against b_e; without a declared one or a benchmark plugin that supplies it, a run of the unedited reference configuration measures it first, for each task of a split that gets real runs (or whose reward formula reads baseline), and the estimate and the budget count those runs", nil},
 	{"sweep.mode", "\"grid\"", "every combination of the axes", func(s *spec.Spec) {
@@ -172,6 +189,104 @@ var Defaults = []Default{
 			setDefault(&s.Sweep.Mode, "grid")
 		}
 	}},
+}
+
+// Lowered defaults are read by the lowering, where it builds the plan
+// (d.of(field)), rather than filled into the spec: filled, such a field
+// would look set to the checks that refuse a field where it takes no
+// effect (a critic_training's samples without sft, a continual block's
+// grpo_pairs when grpo_every = 0). Each is declared once, here, and listed
+// in Defaults; TestLoweredDefaultsListed checks that none is left out.
+var (
+	// The critics paper's figures for a critic_training block (seed 002,
+	// section 2.3 and appendix G).
+	ctSamples     = lowered[int]{"critic_training.*.samples", 8, "the paper's Sampled stratum: the teacher's critiques per pair without the label"}
+	ctRevisions   = lowered[int]{"critic_training.*.revisions", 8, "the paper's Revised stratum: critiques written again, told the wrong verdict, when no sample matched"}
+	ctGuide       = lowered[bool]{"critic_training.*.guide", true, "the paper's Guided stratum: a pair no revision matched still gets a critique, written knowing the label"}
+	ctSFTLR       = lowered[float64]{"critic_training.*.sft.learning_rate", 1e-5, "the paper's SFT learning rate (a continual block's SDFT updates use it too)"}
+	ctSFTEpochs   = lowered[int]{"critic_training.*.sft.epochs", 3, "the paper's passes over the kept critiques"}
+	ctGroup       = lowered[int]{"critic_training.*.grpo.group", 8, "the paper's verdicts per pair, the group GRPO's advantages are relative to"}
+	ctKL          = lowered[float64]{"critic_training.*.grpo.kl_coef", 0.01, "the paper's KL penalty toward the SFT critic (a continual block's T-GRPO updates use it too)"}
+	ctGRPOLR      = lowered[float64]{"critic_training.*.grpo.learning_rate", 1e-6, "the paper's GRPO learning rate (a continual block's T-GRPO updates use it too)"}
+	ctWeightDecay = lowered[float64]{"critic_training.*.grpo.weight_decay", 0.1, "the paper's decoupled weight decay (a continual block's T-GRPO updates use it too)"}
+	ctSFTAdapter  = named{"critic_training.*.sft.adapter", "the block's name", "-sft", "each training's adapter has a name of its own"}
+	ctGRPOAdapter = named{"critic_training.*.grpo.adapter", "the block's name", "-grpo", "each training's adapters have a prefix of their own"}
+
+	ceSplit      = lowered[string]{"critic_eval.*.split", "all", "every pair of the file is judged"}
+	ceThresholds = lowered[[]float64]{"critic_eval.*.thresholds", []float64{0.1, 0.25, 0.5}, "a strict, a middle and a generous routing threshold"}
+
+	updateAdapter = named{"loop.*.update.adapter", "the loop's name", "", "each loop's adapters have a prefix of their own"}
+
+	// The critics paper's test-time continual learning (seed 002): T-GRPO
+	// every 2 rounds on 6 new pairs with 16 rollouts, SDFT every round on
+	// 3 new pairs.
+	ccEnabled   = lowered[bool]{"loop.*.continual.enabled", true, "a continual block adapts the critic; enabled = false is the frozen arm of an ablation"}
+	ccScope     = lowered[string]{"loop.*.continual.scope", plan.ContinualTask, "the paper's: each task adapts from the critic as the loop found it"}
+	ccGRPOEvery = lowered[int]{"loop.*.continual.grpo_every", 2, "the paper's rounds between T-GRPO updates"}
+	ccGRPOPairs = lowered[int]{"loop.*.continual.grpo_pairs", 6, "the paper's newest pairs per T-GRPO update"}
+	ccGroup     = lowered[int]{"loop.*.continual.group", 16, "the paper's rollouts per pair in a T-GRPO update"}
+	ccSDFTEvery = lowered[int]{"loop.*.continual.sdft_every", 1, "the paper's rounds between SDFT updates"}
+	ccSDFTPairs = lowered[int]{"loop.*.continual.sdft_pairs", 3, "the paper's newest pairs per SDFT update"}
+
+	sourceRevision = lowered[string]{"environment.*.source.revision, environment.*.task.*.source.revision", "HEAD", "the seed program as the repository has it; the commit it names is journaled when a run starts"}
+	sourceRepairs  = lowered[int]{"environment.*.source.repairs, environment.*.task.*.source.repairs", 2, "a candidate's own error (a patch that does not apply, a failed build or run) gets two tries at a fix before it is final"}
+)
+
+// lowered is a default the lowering reads: v, when the field is unset.
+type lowered[T any] struct {
+	path string
+	v    T
+	why  string
+}
+
+// of is the field's value, or the default when it is unset.
+func (d lowered[T]) of(f spec.Val[T]) T { return f.Or(d.v) }
+
+func (d lowered[T]) doc() Default { return Default{Path: d.path, Value: docValue(d.v), Why: d.why} }
+
+// named is a default name derived from its block's: the block's name and
+// suffix, when the field is unset or empty; base says which block's name.
+type named struct {
+	path, base, suffix, why string
+}
+
+func (d named) of(f spec.Val[string], block string) string {
+	if f.Set && f.V != "" {
+		return f.V
+	}
+	return block + d.suffix
+}
+
+func (d named) doc() Default {
+	v := d.base
+	if d.suffix != "" {
+		v += " and " + strconv.Quote(d.suffix)
+	}
+	return Default{Path: d.path, Value: v, Why: d.why}
+}
+
+var exponent = regexp.MustCompile(`e([+-])0+(\d)`)
+
+// docValue writes a default as a spec would: strings quoted, numbers in
+// their shortest form (1e-5, not 1e-05), lists in brackets.
+func docValue(v any) string {
+	switch v := v.(type) {
+	case string:
+		return strconv.Quote(v)
+	case float64:
+		return exponent.ReplaceAllString(strconv.FormatFloat(v, 'g', -1, 64), "e$1$2")
+	case []float64:
+		parts := make([]string, len(v))
+		for i, x := range v {
+			parts[i] = docValue(x)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	case bool:
+		return strconv.FormatBool(v)
+	case int:
+		return strconv.Itoa(v)
+	}
+	panic("docValue: no doc form for a default of this type") // a programmer's error: add the type
 }
 
 // setDefault fills v when unset. The range stays empty: a default has no
@@ -184,14 +299,7 @@ func setDefault[T any](v *spec.Val[T], def T) {
 
 var roleKinds = []string{"proposer", "rwm", "builder", "implementer", "summarizer", "critic"}
 
-func isRoleKind(s string) bool {
-	for _, k := range roleKinds {
-		if k == s {
-			return true
-		}
-	}
-	return false
-}
+func isRoleKind(s string) bool { return slices.Contains(roleKinds, s) }
 
 func applyDefaults(c *compilation) {
 	for _, d := range Defaults {

@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/assay-lang/assay/compiler/plan"
 	"github.com/assay-lang/assay/lang/diag"
@@ -92,7 +93,7 @@ func (k *checker) criticDomain(cr *spec.Critic) {
 }
 
 func (k *checker) roleDomain(r *spec.Role) {
-	builder := contains(builderKinds, r.Kind.V)
+	builder := slices.Contains(builderKinds, r.Kind.V)
 	if r.BuildFailures.Set && !builder {
 		k.add(diag.Errorf(CodeNotApplicable, r.BuildFailures.Range, "build_failures applies to builder roles; role %q is a %s", r.Name, r.Kind.V).
 			WithDetail("remove build_failures, or set it on the role that builds proposals"))

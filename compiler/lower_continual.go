@@ -8,17 +8,7 @@ import (
 	"github.com/assay-lang/assay/lang/spec"
 )
 
-// The critics paper's test-time continual learning (seed 002): T-GRPO
-// every 2 rounds on 6 new pairs with 16 rollouts, SDFT every round on 3
-// new pairs; the defaults of a loop's continual block.
-const (
-	ccGRPOEvery = 2
-	ccGRPOPairs = 6
-	ccGroup     = 16
-	ccSDFTEvery = 1
-	ccSDFTPairs = 3
-	ccScope     = plan.ContinualTask
-)
+// A continual block's defaults are in defaults.go (ccGRPOEvery, ...).
 
 // continuals checks every evolution loop's continual block.
 func (k *checker) continuals() {
@@ -42,7 +32,7 @@ func (k *checker) continual(l *spec.Loop, c *spec.CriticContinual) {
 			WithDetail("write screen = critic.NAME in the loop, or remove the continual block"))
 		return
 	}
-	if !c.Enabled.Or(true) {
+	if !ccEnabled.of(c.Enabled) {
 		k.continualFrozen(name, c)
 		return
 	}
@@ -51,10 +41,10 @@ func (k *checker) continual(l *spec.Loop, c *spec.CriticContinual) {
 	k.intMin(c.GRPOPairs, 1, "continual.grpo_pairs")
 	k.intMin(c.SDFTPairs, 1, "continual.sdft_pairs")
 	k.intMin(c.Group, 2, "continual.group")
-	if calls := float64(c.GRPOPairs.Or(ccGRPOPairs)) * float64(c.Group.Or(ccGroup)); calls > maxCriticCalls || c.SDFTPairs.V > MaxCriticPairs {
+	if calls := float64(ccGRPOPairs.of(c.GRPOPairs)) * float64(ccGroup.of(c.Group)); calls > maxCriticCalls || c.SDFTPairs.V > MaxCriticPairs {
 		k.add(diag.Errorf(CodeRange, at, "%s: one update makes at most %d calls; grpo_pairs x group is %.0f, sdft_pairs %d", name, int64(maxCriticCalls), calls, c.SDFTPairs.V))
 	}
-	grpo, sdft := c.GRPOEvery.Or(ccGRPOEvery) > 0, c.SDFTEvery.Or(ccSDFTEvery) > 0
+	grpo, sdft := ccGRPOEvery.of(c.GRPOEvery) > 0, ccSDFTEvery.of(c.SDFTEvery) > 0
 	if !grpo && !sdft {
 		k.add(diag.Errorf(CodeMissing, at, "%s trains nothing: grpo_every and sdft_every are both 0", name).
 			WithDetail("set grpo_every or sdft_every to a number of rounds, or write enabled = false for a frozen critic"))
@@ -114,12 +104,12 @@ func (k *checker) continualOff(name string, off bool, why string, set bool, r di
 // none or enabled = false (the frozen arm).
 func (lv *lowering) continual(l *spec.Loop) *plan.CriticContinual {
 	c := l.Continual
-	if c == nil || !c.Enabled.Or(true) || !l.Screen.Set {
+	if c == nil || !ccEnabled.of(c.Enabled) || !l.Screen.Set {
 		return nil
 	}
 	cr := lv.x.critics[l.Screen.Name]
-	out := &plan.CriticContinual{Name: l.Name + ".continual", Scope: c.Scope.Or(ccScope), Critic: cr.Name, Role: cr.Role.Name, Labels: cr.Labels.V,
-		GRPOEvery: c.GRPOEvery.Or(ccGRPOEvery), SDFTEvery: c.SDFTEvery.Or(ccSDFTEvery)}
+	out := &plan.CriticContinual{Name: l.Name + ".continual", Scope: ccScope.of(c.Scope), Critic: cr.Name, Role: cr.Role.Name, Labels: cr.Labels.V,
+		GRPOEvery: ccGRPOEvery.of(c.GRPOEvery), SDFTEvery: ccSDFTEvery.of(c.SDFTEvery)}
 	// Update points: the rounds r in [1, rounds - 1] of each task (scope
 	// task), or the global rounds g in [1, tasks x rounds - 1] (scope
 	// loop), that are multiples of every; one update each at most.
@@ -132,15 +122,15 @@ func (lv *lowering) continual(l *spec.Loop) *plan.CriticContinual {
 		return plan.Count{Low: 0, Expected: n, High: n}
 	}
 	if out.SDFTEvery > 0 {
-		out.Teacher, out.SDFTPairs = c.Teacher.Name, c.SDFTPairs.Or(ccSDFTPairs)
+		out.Teacher, out.SDFTPairs = c.Teacher.Name, ccSDFTPairs.of(c.SDFTPairs)
 		out.SFT = lv.criticUpdate("sft", c.Trainer, c.GPU, c.GPUs, c.Hours, l.Name+"-sdft")
-		out.SFT.LearningRate, out.SFT.Epochs, out.SFT.Updates, out.SFT.LoRARank = ctSFTLR, 1, points(out.SDFTEvery), c.LoRARank.V
+		out.SFT.LearningRate, out.SFT.Epochs, out.SFT.Updates, out.SFT.LoRARank = ctSFTLR.v, 1, points(out.SDFTEvery), c.LoRARank.V
 	}
 	if out.GRPOEvery > 0 {
-		out.GRPOPairs = c.GRPOPairs.Or(ccGRPOPairs)
+		out.GRPOPairs = ccGRPOPairs.of(c.GRPOPairs)
 		u := lv.criticUpdate("grpo", c.Trainer, c.GPU, c.GPUs, c.Hours, l.Name+"-tgrpo")
-		u.Batch, u.Group, u.Updates = out.GRPOPairs, c.Group.Or(ccGroup), points(out.GRPOEvery)
-		u.KLCoef, u.LearningRate, u.WeightDecay, u.LoRARank = ctKL, ctGRPOLR, ctWeightDecay, c.LoRARank.V
+		u.Batch, u.Group, u.Updates = out.GRPOPairs, ccGroup.of(c.Group), points(out.GRPOEvery)
+		u.KLCoef, u.LearningRate, u.WeightDecay, u.LoRARank = ctKL.v, ctGRPOLR.v, ctWeightDecay.v, c.LoRARank.V
 		out.GRPO = u
 	}
 	return out

@@ -7,17 +7,8 @@ import (
 	"github.com/assay-lang/assay/stdlib/pluginconfig"
 )
 
-// The paper's figures (seed 002, section 2.3 and appendix G), the
-// defaults of a critic_training block.
+// A critic_training block's defaults are in defaults.go (ctSamples, ...).
 const (
-	ctSamples     = 8    // teacher critiques per pair without the label
-	ctRevisions   = 8    // critiques again, told the most frequent wrong verdict
-	ctSFTLR       = 1e-5 // SFT learning rate
-	ctSFTEpochs   = 3    // SFT epochs
-	ctGroup       = 8    // GRPO verdicts per pair
-	ctKL          = 0.01 // GRPO KL coefficient
-	ctGRPOLR      = 1e-6 // GRPO learning rate
-	ctWeightDecay = 0.1  // GRPO weight decay
 	// The paper's strata: 44.4% Sampled, 31.6% Revised, 23.9% Guided;
 	// the expected teacher calls assume them.
 	ctRevisedShare = 0.316 + 0.239
@@ -86,7 +77,7 @@ func (k *checker) criticTraining(ct *spec.CriticTraining) {
 		k.numMin(g.WeightDecay, 0, false, "grpo.weight_decay")
 		k.loraRank(name+": grpo", g.Trainer, g.LoRARank)
 		k.criticBalance(ct, g, name)
-		if calls := float64(g.Steps.V) * float64(g.Batch.V) * float64(g.Group.Or(ctGroup)); calls > maxCriticCalls {
+		if calls := float64(g.Steps.V) * float64(g.Batch.V) * float64(ctGroup.of(g.Group)); calls > maxCriticCalls {
 			k.add(diag.Errorf(CodeRange, gat, "%s makes %.0f critic calls, more than %d", name, calls, int64(maxCriticCalls)))
 		}
 	}
@@ -203,7 +194,7 @@ func (pl *phaseLowering) criticTrainings() {
 		r := pl.newPhase(out.Phase, plan.PhaseCriticTraining, "", ct.NameRange)
 		r.ph.Calls.LLM = map[string]plan.Count{}
 		if ct.SFT != nil {
-			out.Examples, out.Samples, out.Revisions, out.Guide = ct.Examples.V, ct.Samples.Or(ctSamples), ct.Revisions.Or(ctRevisions), ct.Guide.Or(true)
+			out.Examples, out.Samples, out.Revisions, out.Guide = ct.Examples.V, ctSamples.of(ct.Samples), ctRevisions.of(ct.Revisions), ctGuide.of(ct.Guide)
 			n := float64(out.Examples)
 			guided := 0.0
 			if out.Guide {
@@ -216,17 +207,17 @@ func (pl *phaseLowering) criticTrainings() {
 				Expected: low + n*ctRevisedShare*float64(out.Revisions) + n*ctGuidedShare*guided,
 				High:     low + n*float64(out.Revisions) + n*guided}
 			u := ct.SFT
-			out.SFT = lv.criticUpdate("sft", u.Trainer, u.GPU, u.GPUs, u.Hours, u.Adapter.Or(ct.Name+"-sft"))
-			out.SFT.LearningRate, out.SFT.Epochs, out.SFT.LoRARank = u.LearningRate.Or(ctSFTLR), u.Epochs.Or(ctSFTEpochs), u.LoRARank.V
+			out.SFT = lv.criticUpdate("sft", u.Trainer, u.GPU, u.GPUs, u.Hours, ctSFTAdapter.of(u.Adapter, ct.Name))
+			out.SFT.LearningRate, out.SFT.Epochs, out.SFT.LoRARank = ctSFTLR.of(u.LearningRate), ctSFTEpochs.of(u.Epochs), u.LoRARank.V
 			// A pair whose calls all fail, or a teacher that will not follow
 			// the label, can leave no critique to train on.
 			out.SFT.Updates = plan.Count{Low: 0, Expected: 1, High: 1}
 		}
 		if g := ct.GRPO; g != nil {
-			out.GRPO = lv.criticUpdate("grpo", g.Trainer, g.GPU, g.GPUs, g.Hours, g.Adapter.Or(ct.Name+"-grpo"))
+			out.GRPO = lv.criticUpdate("grpo", g.Trainer, g.GPU, g.GPUs, g.Hours, ctGRPOAdapter.of(g.Adapter, ct.Name))
 			u := out.GRPO
-			u.Steps, u.Batch, u.Group = g.Steps.V, g.Batch.V, g.Group.Or(ctGroup)
-			u.KLCoef, u.LearningRate, u.WeightDecay, u.LoRARank = g.KLCoef.Or(ctKL), g.LearningRate.Or(ctGRPOLR), g.WeightDecay.Or(ctWeightDecay), g.LoRARank.V
+			u.Steps, u.Batch, u.Group = g.Steps.V, g.Batch.V, ctGroup.of(g.Group)
+			u.KLCoef, u.LearningRate, u.WeightDecay, u.LoRARank = ctKL.of(g.KLCoef), ctGRPOLR.of(g.LearningRate), ctWeightDecay.of(g.WeightDecay), g.LoRARank.V
 			u.Balance = lowerCriticBalance(g, out.Labels)
 			// A step whose groups all agree has nothing to learn from: it
 			// makes no update.

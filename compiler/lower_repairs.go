@@ -32,11 +32,11 @@ func (lv *lowering) runRepairs() map[string]int {
 	for _, e := range lv.s.Environments {
 		n := 0
 		if len(e.TaskList) == 0 && e.Source != nil {
-			n = e.Source.Repairs.Or(DefaultRepairs)
+			n = sourceRepairs.of(e.Source.Repairs)
 		}
 		for _, t := range e.TaskList {
 			if src := mergeSource(e, t); src != nil {
-				n = max(n, src.Repairs.Or(DefaultRepairs))
+				n = max(n, sourceRepairs.of(src.Repairs))
 			}
 		}
 		if n > 0 {

@@ -476,10 +476,7 @@ func resampleRounds(l *spec.Loop) int {
 // groups may end a step with none, so its low count is 0.
 func (lv *lowering) policyUpdate(l *spec.Loop, steps plan.Count) *plan.PolicyUpdate {
 	u := l.Update
-	adapter := u.Adapter.V
-	if !u.Adapter.Set || adapter == "" {
-		adapter = l.Name
-	}
+	adapter := updateAdapter.of(u.Adapter, l.Name)
 	gpuh := float64(u.GPUs.V) * u.Hours.V
 	var price float64
 	if lv.s.Prices != nil {

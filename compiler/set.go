@@ -196,24 +196,20 @@ func setAxis(c *compilation, st Setting, name string, parts []string, offs []int
 	c.overrides[st.Path] = values
 }
 
-// warnSetRouted warns, as a sweep does (warnRoutedShare), when --set
-// changes what an RL screen's critic routes (its votes or threshold) but
-// not the routed share the estimate assumes. The sweep pass calls it: it
-// needs the loops' kinds, which the defaults fill.
+// warnSetRouted warns, as a sweep does (warnRoutedShare, by the same rule
+// routingWithoutShare), when --set changes what an RL screen's critic
+// routes but not the routed share the estimate assumes. The sweep pass
+// calls it: it needs the loops' kinds, which the defaults fill.
 func warnSetRouted(c *compilation) {
+	set := func(path string) bool { _, ok := c.overrides[path]; return ok }
 	for _, st := range c.opts.Set {
-		parts := strings.Split(st.Path, ".")
-		if len(parts) != 3 || parts[0] != "critic" || (parts[2] != "votes" && parts[2] != "threshold") {
+		if !set(st.Path) {
 			continue
 		}
-		if _, ok := c.overrides[st.Path]; !ok {
-			continue
+		if name, ok := routingWithoutShare(c.spec, st.Path, set); ok {
+			c.add(diag.Warnf(CodeSetRouted, st.PathRange, "--set %s leaves critic %q's expected_routed as it was, so the estimate assumes the same routed share", st.Path, name).
+				WithDetail("set critic.%s.expected_routed too, to the share you expect now", name))
 		}
-		if _, ok := c.overrides["critic."+parts[1]+".expected_routed"]; ok || !screensRL(c.spec, parts[1]) {
-			continue
-		}
-		c.add(diag.Warnf(CodeSetRouted, st.PathRange, "--set %s leaves critic %q's expected_routed as it was, so the estimate assumes the same routed share", st.Path, parts[1]).
-			WithDetail("set critic.%s.expected_routed too, to the share you expect now", parts[1]))
 	}
 }
 

@@ -13,16 +13,10 @@ import (
 	"github.com/assay-lang/assay/stdlib/pluginconfig"
 )
 
-// Defaults and bounds of a source block.
-const (
-	// DefaultRepairs is a source's repairs when the spec gives none.
-	DefaultRepairs = 2
-	// MaxRepairs bounds a source's repairs: each is one more priced
-	// builder call per candidate.
-	MaxRepairs = 10
-	// DefaultRevision is a source's revision when the spec gives none.
-	DefaultRevision = "HEAD"
-)
+// MaxRepairs bounds a source's repairs: each is one more priced builder
+// call per candidate. A source's defaults are in defaults.go
+// (sourceRevision, sourceRepairs).
+const MaxRepairs = 10
 
 // mergeSource is the source a task uses: the environment's, with each
 // field the task's own source block sets over it; nil when neither has
@@ -207,7 +201,7 @@ func (k *checker) mergedSource(src *spec.Source, t *spec.Task) {
 	if check == nil || strings.TrimSpace(src.Repository.V) == "" {
 		return
 	}
-	dir, rev := repoPath(src.Repository), src.Revision.Or(DefaultRevision)
+	dir, rev := repoPath(src.Repository), sourceRevision.of(src.Revision)
 	key := dir + "\x00" + rev
 	if k.c.repos == nil {
 		k.c.repos = map[string]error{}
@@ -275,10 +269,10 @@ func lowerSource(s *spec.Spec, e *spec.Environment, t *spec.Task) *plan.Source {
 	}
 	out := &plan.Source{
 		Repository:    repoPath(src.Repository),
-		Revision:      src.Revision.Or(DefaultRevision),
+		Revision:      sourceRevision.of(src.Revision),
 		Editable:      append([]string(nil), src.Editable.V...),
 		Build:         append([]string(nil), src.Build.V...),
-		Repairs:       src.Repairs.Or(DefaultRepairs),
+		Repairs:       sourceRepairs.of(src.Repairs),
 		KeepWorktrees: src.KeepWorktrees.V,
 		At:            src.Range,
 	}
@@ -336,7 +330,7 @@ func (lv *lowering) repairs(loopRepairs int) repairRange {
 		if len(e.TaskList) == 0 {
 			// Tasks by count share the environment's source.
 			if e.Source != nil {
-				note(e.Source.Repairs.Or(DefaultRepairs))
+				note(sourceRepairs.of(e.Source.Repairs))
 			} else {
 				note(loopRepairs)
 			}
@@ -344,7 +338,7 @@ func (lv *lowering) repairs(loopRepairs int) repairRange {
 		}
 		for _, t := range e.TaskList {
 			if src := mergeSource(e, t); src != nil {
-				note(src.Repairs.Or(DefaultRepairs))
+				note(sourceRepairs.of(src.Repairs))
 			} else {
 				note(loopRepairs)
 			}

@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/assay-lang/assay/lang/diag"
@@ -182,26 +183,37 @@ func isValueError(err error) bool {
 	return strings.Contains(m, " takes ") || strings.Contains(m, "must be one of")
 }
 
-// warnRoutedShare warns when an axis changes what a critic routes (its votes
-// or threshold) while the routed share the estimate assumes stays fixed:
-// Assay cannot know how routing responds, so every variant would show the
-// same real runs, and the user should sweep expected_routed alongside.
+// warnRoutedShare warns when an axis changes what a critic routes while the
+// routed share the estimate assumes stays fixed (routingWithoutShare):
+// every variant would show the same real runs, and the user should sweep
+// expected_routed alongside.
 func warnRoutedShare(c *compilation, axes []*spec.Axis) {
-	swept := map[string]bool{}
-	for _, ax := range axes {
-		swept[ax.Name] = true
+	swept := func(path string) bool {
+		return slices.ContainsFunc(axes, func(ax *spec.Axis) bool { return ax.Name == path })
 	}
 	for _, ax := range axes {
-		parts := strings.Split(ax.Name, ".")
-		if len(parts) != 3 || parts[0] != "critic" || (parts[2] != "votes" && parts[2] != "threshold") {
-			continue
+		if name, ok := routingWithoutShare(c.spec, ax.Name, swept); ok {
+			c.add(diag.Warnf(CodeSweepRouted, ax.NameRange, "sweeping %s leaves critic %q's expected_routed fixed, so every variant estimates the same real runs", ax.Name, name).
+				WithDetail("sweep \"critic.%s.expected_routed\" too (mode = \"zip\", one routed share per variant), or read the variants' real runs as equal by assumption", name))
 		}
-		if swept["critic."+parts[1]+".expected_routed"] || !screensRL(c.spec, parts[1]) {
-			continue // only an RL screen's routed share decides real runs
-		}
-		c.add(diag.Warnf(CodeSweepRouted, ax.NameRange, "sweeping %s leaves critic %q's expected_routed fixed, so every variant estimates the same real runs", ax.Name, parts[1]).
-			WithDetail("sweep \"critic.%s.expected_routed\" too (mode = \"zip\", one routed share per variant), or read the variants' real runs as equal by assumption", parts[1]))
 	}
+}
+
+// routingWithoutShare is the rule behind the routed-share warnings of
+// --set and of sweeps: path changes what critic NAME routes (its votes or
+// threshold), NAME screens a loop whose routing decides real runs
+// (screensRL), and its expected_routed is not changed alongside
+// (changed reports which paths are). Assay cannot know how routing
+// responds, so the estimate keeps the routed share it had. It returns NAME.
+func routingWithoutShare(s *spec.Spec, path string, changed func(path string) bool) (string, bool) {
+	parts := strings.Split(path, ".")
+	if len(parts) != 3 || parts[0] != "critic" || (parts[2] != "votes" && parts[2] != "threshold") {
+		return "", false
+	}
+	if changed("critic."+parts[1]+".expected_routed") || !screensRL(s, parts[1]) {
+		return "", false
+	}
+	return parts[1], true
 }
 
 // sweepSize refuses a sweep of more than MaxVariants variants before any

@@ -7,6 +7,9 @@ import (
 	"github.com/assay-lang/assay/lang/spec"
 )
 
+// TestWarnRoutedShare runs each case as a sweep's axes and as --set
+// settings of the same paths: the two warnings are one rule
+// (routingWithoutShare), so they fire on the same cases.
 func TestWarnRoutedShare(t *testing.T) {
 	axis := func(name string) *spec.Axis { return &spec.Axis{Name: name} }
 	cases := []struct {
@@ -37,6 +40,21 @@ func TestWarnRoutedShare(t *testing.T) {
 			}
 			if n != tc.want || len(c.diags) != tc.want {
 				t.Fatalf("got %d W_SWEEP_ROUTED of %d diagnostics, want %d", n, len(c.diags), tc.want)
+			}
+			c = &compilation{spec: s, overrides: map[string]any{}}
+			for _, ax := range tc.axes {
+				c.opts.Set = append(c.opts.Set, Setting{Path: ax.Name})
+				c.overrides[ax.Name] = 1
+			}
+			warnSetRouted(c)
+			n = 0
+			for _, d := range c.diags {
+				if d.Code == CodeSetRouted && d.Severity == diag.Warning {
+					n++
+				}
+			}
+			if n != tc.want || len(c.diags) != tc.want {
+				t.Fatalf("--set: got %d %s of %d diagnostics, want %d", n, CodeSetRouted, len(c.diags), tc.want)
 			}
 		})
 	}

@@ -16,6 +16,19 @@ func (k *checker) updateDomain(l *spec.Loop) {
 	if l.Kind.V != "rl" {
 		return
 	}
+	k.dynamicSamplingApplies(l)
+	u := l.Update
+	if u == nil {
+		return
+	}
+	k.updateTrainer(l, u)
+	k.updateProposer(l, u)
+	k.updateResources(l, u)
+}
+
+// dynamicSamplingApplies refuses the refill fields of an RL loop that
+// refills no group.
+func (k *checker) dynamicSamplingApplies(l *spec.Loop) {
 	keep := l.ZeroVariance.V == "keep"
 	if l.ResampleRounds.Set && l.ResampleRounds.V > 0 && keep {
 		k.add(diag.Errorf(CodeNotApplicable, l.ResampleRounds.Range, "resample_rounds refills the groups dynamic sampling drops, and loop %q keeps them (zero_variance = \"keep\")", l.Name).
@@ -25,11 +38,10 @@ func (k *checker) updateDomain(l *spec.Loop) {
 		k.add(diag.Errorf(CodeNotApplicable, l.ExpectedDropped.Range, "expected_dropped prices the refill of dropped groups, and loop %q refills none", l.Name).
 			WithDetail("remove expected_dropped, or set resample_rounds above 0 with zero_variance = \"drop\""))
 	}
-	u := l.Update
-	if u == nil {
-		return
-	}
-	at := k.at(u.Range, l.NameRange, l.Range)
+}
+
+// updateTrainer checks that an update's trainer can run a policy update.
+func (k *checker) updateTrainer(l *spec.Loop, u *spec.PolicyUpdate) {
 	if p := k.x.plugins[u.Trainer.Name]; u.Trainer.Set && p != nil {
 		if sch, ok := pluginconfig.Lookup(p.Source.V); ok {
 			switch {
@@ -42,6 +54,12 @@ func (k *checker) updateDomain(l *spec.Loop) {
 			}
 		}
 	}
+}
+
+// updateProposer checks that the trained proposer's plugin serves the
+// adapter an update writes, rather than training itself or serving none.
+func (k *checker) updateProposer(l *spec.Loop, u *spec.PolicyUpdate) {
+	at := k.at(u.Range, l.NameRange, l.Range)
 	if role := k.x.roles[l.Proposer.Name]; role != nil && role.LLM.Set {
 		if p := k.x.plugins[role.LLM.Name]; p != nil {
 			if sch, ok := pluginconfig.Lookup(p.Source.V); ok {
@@ -56,6 +74,11 @@ func (k *checker) updateDomain(l *spec.Loop) {
 			}
 		}
 	}
+}
+
+// updateResources checks that an update's GPU type is priced and that the
+// executor has its GPUs.
+func (k *checker) updateResources(l *spec.Loop, u *spec.PolicyUpdate) {
 	if u.GPU.Set {
 		if _, ok := k.prices()[u.GPU.V]; !ok {
 			k.add(diag.Errorf(CodePriceMissing, u.GPU.Range, "GPU type %q of loop %q's update has no price", u.GPU.V, l.Name).

@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"encoding/json"
+	"slices"
 	"sort"
 
 	"go.lsp.dev/protocol"
@@ -115,7 +116,7 @@ func (s *server) completeValue(d *document, attr *spec.Field, replace protocol.R
 	case "ref":
 		kinds := refTargets[attr.Name]
 		for _, df := range s.declared(d.path) {
-			if !refKinds[df.kind] || kinds != nil && !contains(kinds, df.kind) {
+			if !refKinds[df.kind] || kinds != nil && !slices.Contains(kinds, df.kind) {
 				continue
 			}
 			ref := df.kind + "." + df.name
@@ -186,13 +187,4 @@ func (s *server) declared(path string) []defn {
 		return out[i].name < out[j].name
 	})
 	return out
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if x == y {
-			return true
-		}
-	}
-	return false
 }

@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -82,11 +83,7 @@ func labels(items []protocol.CompletionItem) []string {
 
 func has(xs []string, want ...string) bool {
 	for _, w := range want {
-		found := false
-		for _, x := range xs {
-			found = found || x == w
-		}
-		if !found {
+		if !slices.Contains(xs, w) {
 			return false
 		}
 	}

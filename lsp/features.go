@@ -146,9 +146,25 @@ func (s *server) references(p json.RawMessage) (any, error) {
 	if !ok {
 		return []protocol.Location{}, nil
 	}
-	// The files that define kind.name for this document.
+	defining := s.definingFiles(d.path, kind, name)
+	out := []protocol.Location{}
+	for _, f := range s.referenceCandidates(d.path, defining) {
+		reaches := false
+		for _, c := range s.chain(f) {
+			reaches = reaches || defining[c]
+		}
+		if !reaches && !(len(defining) == 0 && f == d.path) {
+			continue
+		}
+		out = append(out, s.fileReferences(f, kind, name, params.Context.IncludeDeclaration)...)
+	}
+	return out, nil
+}
+
+// definingFiles are the files of path's chain that define kind.name.
+func (s *server) definingFiles(path, kind, name string) map[string]bool {
 	defining := map[string]bool{}
-	for _, f := range s.chain(d.path) {
+	for _, f := range s.chain(path) {
 		if fs, _ := s.fileSyntax(f); fs != nil {
 			for _, df := range fs.defs {
 				if df.kind == kind && df.name == name {
@@ -157,16 +173,22 @@ func (s *server) references(p json.RawMessage) (any, error) {
 			}
 		}
 	}
-	// Candidates: open documents and the specs beside each defining file
-	// and this one. A file counts when its own chain reaches a defining
-	// file: a sibling spec with a block of the same name is another block.
-	cands := map[string]bool{d.path: true}
+	return defining
+}
+
+// referenceCandidates are the files that may refer to a block defined in
+// defining, sorted: open documents and the specs beside each defining file
+// and path. A file counts only when its own chain reaches a defining file
+// (references checks that): a sibling spec with a block of the same name
+// is another block.
+func (s *server) referenceCandidates(path string, defining map[string]bool) []string {
+	cands := map[string]bool{path: true}
 	s.mu.Lock()
 	for _, o := range s.docs {
 		cands[o.path] = true
 	}
 	s.mu.Unlock()
-	dirs := map[string]bool{filepath.Dir(d.path): true}
+	dirs := map[string]bool{filepath.Dir(path): true}
 	for f := range defining {
 		dirs[filepath.Dir(f)] = true
 	}
@@ -183,36 +205,30 @@ func (s *server) references(p json.RawMessage) (any, error) {
 		files = append(files, f)
 	}
 	sort.Strings(files)
+	return files
+}
+
+// fileReferences are file f's references to kind.name, after its
+// definitions of it when decl is set.
+func (s *server) fileReferences(f, kind, name string, decl bool) []protocol.Location {
+	fs, ft := s.fileSyntax(f)
+	if fs == nil {
+		return nil
+	}
 	var out []protocol.Location
-	for _, f := range files {
-		reaches := false
-		for _, c := range s.chain(f) {
-			reaches = reaches || defining[c]
-		}
-		if !reaches && !(len(defining) == 0 && f == d.path) {
-			continue
-		}
-		fs, ft := s.fileSyntax(f)
-		if fs == nil {
-			continue
-		}
-		if params.Context.IncludeDeclaration {
-			for _, df := range fs.defs {
-				if df.kind == kind && df.name == name {
-					out = append(out, s.location(f, ft, df.t.start, df.t.end))
-				}
-			}
-		}
-		for _, r := range fs.refs {
-			if r.kind == kind && r.name == name {
-				out = append(out, s.location(f, ft, r.start, r.end))
+	if decl {
+		for _, df := range fs.defs {
+			if df.kind == kind && df.name == name {
+				out = append(out, s.location(f, ft, df.t.start, df.t.end))
 			}
 		}
 	}
-	if out == nil {
-		out = []protocol.Location{}
+	for _, r := range fs.refs {
+		if r.kind == kind && r.name == name {
+			out = append(out, s.location(f, ft, r.start, r.end))
+		}
 	}
-	return out, nil
+	return out
 }
 
 func (s *server) formatting(p json.RawMessage) (any, error) {

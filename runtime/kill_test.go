@@ -175,7 +175,7 @@ func builtBinaries(t *testing.T) (assay, trainer string) {
 			return
 		}
 		bins.assay, bins.trainer = filepath.Join(bins.dir, "assay"), filepath.Join(bins.dir, "testtrainer")
-		for pkg, out := range map[string]string{"./cmd/assay": bins.assay, "./runtime/internal/testtrainer": bins.trainer} {
+		for pkg, out := range map[string]string{"./cmd/assay": bins.assay, "./plugins/internal/testtrainer": bins.trainer} {
 			cmd := exec.Command("go", "build", "-o", out, pkg)
 			cmd.Dir = root
 			if b, err := cmd.CombinedOutput(); err != nil {

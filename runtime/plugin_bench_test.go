@@ -26,7 +26,7 @@ func BenchmarkRealRunOverheadPlugin(b *testing.B) {
 	root := filepath.Dir(strings.TrimSpace(string(out)))
 	dir := b.TempDir()
 	bin := filepath.Join(dir, "testtrainer")
-	cmd := exec.Command("go", "build", "-o", bin, "./runtime/internal/testtrainer")
+	cmd := exec.Command("go", "build", "-o", bin, "./plugins/internal/testtrainer")
 	cmd.Dir = root
 	if o, err := cmd.CombinedOutput(); err != nil {
 		b.Fatalf("%v\n%s", err, o)

@@ -39,24 +39,13 @@ func newShaper(r *plan.Reward) (*shaper, error) {
 }
 
 // planExpr rebuilds a formula from the tree the compiler checked; it does
-// not parse the text.
+// not parse the text. The plan's tree is the formula package's own type.
 func planExpr(f plan.Formula, what string) (*formula.Expr, error) {
-	e, err := formula.FromTree(f.Source, formulaNode(f.Tree))
+	e, err := formula.FromTree(f.Source, f.Tree)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v (compile the spec again with this version of assay)", errPermanent, what, err)
 	}
 	return e, nil
-}
-
-func formulaNode(n *plan.Node) *formula.Node {
-	if n == nil {
-		return nil
-	}
-	out := &formula.Node{Op: n.Op, Num: n.Num, Name: n.Name, Start: n.Start, End: n.End}
-	for _, a := range n.Args {
-		out.Args = append(out.Args, formulaNode(a))
-	}
-	return out
 }
 
 // candidate is one scored proposal of a group.

@@ -3,6 +3,7 @@ package diff
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -55,10 +56,8 @@ func ParseThreshold(s string) (Threshold, error) {
 }
 
 func knownMetric(m string) bool {
-	for _, t := range TotalMetrics {
-		if m == t {
-			return true
-		}
+	if slices.Contains(TotalMetrics, m) {
+		return true
 	}
 	parts := strings.Split(m, ".")
 	return len(parts) == 3 && parts[1] != "" && ((parts[0] == "roles" && parts[2] == "calls") || (parts[0] == "loops" && parts[2] == "steps"))

@@ -2,6 +2,7 @@ package rehearse
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/hashicorp/hcl/v2"
@@ -226,25 +227,16 @@ func (w *WorldFile) Check(v *plan.Variant) diag.Diagnostics {
 		roles = append(roles, r.Name)
 	}
 	for _, name := range sortedKeys(w.Envs) {
-		if !contains(envs, name) {
+		if !slices.Contains(envs, name) {
 			ds = ds.Append(diag.Errorf(codeWorld, w.Envs[name].Range, "the plan has no environment %q", name).WithDetail("%s", diag.DidYouMean(name, envs)))
 		}
 	}
 	for _, name := range sortedKeys(w.Roles) {
-		if !contains(roles, name) {
+		if !slices.Contains(roles, name) {
 			ds = ds.Append(diag.Errorf(codeWorld, w.Roles[name].Range, "the plan has no role %q", name).WithDetail("%s", diag.DidYouMean(name, roles)))
 		}
 	}
 	return ds
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if x == y {
-			return true
-		}
-	}
-	return false
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -85,6 +85,22 @@ func TestPlantedImportsFail(t *testing.T) {
 			"features/runcompare imports compiler, which reaches cmd/assay (compiler -> cmd/assay):",
 			"lsp imports compiler, which reaches cmd/assay (compiler -> cmd/assay):",
 		}},
+		{"the loader imports the compiler", "lang/load", "compiler", []string{
+			"lang/load imports compiler: front ends and the spec model come before",
+		}},
+		{"the runtime imports the plugin host", "runtime", "plugins/host", []string{
+			"runtime imports plugins/host: the runtime uses plugins through the interface",
+		}},
+		{"the runtime imports a built-in plugin", "runtime", "plugins/builtin/openai", []string{
+			"runtime imports plugins/builtin/openai: the runtime uses plugins through the interface",
+		}},
+		{"the journal imports the plugin SDK", "runtime/journal", "plugins/sdk", []string{
+			"runtime/journal imports plugins/sdk: the runtime uses plugins through the interface",
+		}},
+		{"the runtime reaches the host through a leaf", "base/stats", "plugins/host", []string{
+			"base/stats imports plugins/host:",
+			"runtime/compare imports base/stats, which reaches plugins/host (base/stats -> plugins/host): the runtime uses plugins",
+		}},
 		{"an example reaches the runtime", "examples/plugin/echotrainer", "runtime/journal", []string{
 			"examples/plugin/echotrainer imports runtime/journal:",
 		}},
@@ -107,14 +123,19 @@ func TestPlantedImportsFail(t *testing.T) {
 }
 
 // TestPlantedImportFailsOnTheRepository plants into the real graph the
-// import the rules once let through (a built-in plugin importing
-// runcompare, which reaches the runtime and the compiler), and a leaf that
-// imports the runtime, which the plugin host would then reach.
+// imports the rules once let through (a built-in plugin importing
+// runcompare, which reaches the runtime and the compiler; the loader
+// importing the compiler; the runtime importing the plugin host or a
+// built-in plugin), and a leaf that imports the runtime, which the plugin
+// host would then reach.
 func TestPlantedImportFailsOnTheRepository(t *testing.T) {
 	for _, c := range []struct{ from, imp, want string }{
 		{"plugins/builtin/openai", "features/runcompare", "plugins/builtin/openai imports features/runcompare: plugins see only"},
 		{"base/version", "runtime", "plugins/host imports base/version, which reaches runtime (base/version -> runtime): plugins see only"},
 		{"base/version", "runtime", "base/version imports runtime: base holds leaves"},
+		{"lang/load", "compiler", "lang/load imports compiler: front ends and the spec model come before"},
+		{"runtime", "plugins/host", "runtime imports plugins/host: the runtime uses plugins through the interface"},
+		{"runtime", "plugins/builtin/tinylm/model", "runtime imports plugins/builtin/tinylm/model: the runtime uses plugins through the interface"},
 	} {
 		g := maps.Clone(repoGraph(t))
 		g[c.from] = append(slices.Clone(g[c.from]), c.imp)

@@ -3,6 +3,7 @@ package cue
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 
 	"cuelang.org/go/cue"
@@ -176,7 +177,7 @@ func (l *loader) enumString(v cue.Value, f *spec.Field, key string, rng diag.Ran
 		l.typeErr(v, key, "a string")
 		return nil, false
 	}
-	if len(f.Enum) > 0 && !contains(f.Enum, s) {
+	if len(f.Enum) > 0 && !slices.Contains(f.Enum, s) {
 		d := diag.Errorf(codeEnum, rng, "%s must be one of %s, got %q", key, quoteAll(f.Enum), s)
 		if hint := diag.DidYouMean(s, f.Enum); hint != "" {
 			d.WithDetail("%s", hint)
@@ -390,13 +391,4 @@ func (l *loader) anyOf(v cue.Value, key string) (any, bool) {
 func mustString(v cue.Value) string {
 	s, _ := v.String()
 	return s
-}
-
-func contains(l []string, s string) bool {
-	for _, x := range l {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

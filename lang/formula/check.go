@@ -52,27 +52,7 @@ func (c *checker) check(n *node) (t Type, ok bool) {
 	case opBool:
 		return Bool, true
 	case opVar:
-		if t, found := c.vars[n.name]; found {
-			return t, true
-		}
-		if f := lookupFunc(n.name); f != nil {
-			c.errorf("E_FORMULA_NAME", n, "%s is a function, not a value", n.name).
-				WithDetail("call it: %s", f.Sig)
-			return Number, false
-		}
-		d := c.errorf("E_FORMULA_NAME", n, "unknown name %q", n.name)
-		names := SortedNames(c.vars)
-		hint := diag.DidYouMean(n.name, names)
-		if i := strings.LastIndexByte(n.name, '.'); hint == "" && i >= 0 {
-			// "task.scale" -> "scale": names here are flat.
-			hint = diag.DidYouMean(n.name[i+1:], names)
-		}
-		if hint != "" {
-			d.WithDetail("%s This formula may use: %s.", hint, strings.Join(names, ", "))
-		} else {
-			d.WithDetail("This formula may use: %s.", strings.Join(names, ", "))
-		}
-		return Number, false
+		return c.checkVar(n)
 	case opCall:
 		return c.checkCall(n)
 	case opNeg:
@@ -80,41 +60,78 @@ func (c *checker) check(n *node) (t Type, ok bool) {
 	case opNot:
 		return Bool, c.expect(n.kids[0], Bool, "operand of !")
 	case opAdd, opSub, opMul, opDiv:
-		what := "operand of " + opText[n.op]
-		ok1 := c.expect(n.kids[0], Number, what)
-		ok2 := c.expect(n.kids[1], Number, what)
-		return Number, ok1 && ok2
+		return Number, c.operands(n, Number)
 	case opLt, opLe, opGt, opGe:
-		what := "operand of " + opText[n.op]
-		ok1 := c.expect(n.kids[0], Number, what)
-		ok2 := c.expect(n.kids[1], Number, what)
-		return Bool, ok1 && ok2
+		return Bool, c.operands(n, Number)
 	case opEq, opNe:
-		lt, ok1 := c.check(n.kids[0])
-		rt, ok2 := c.check(n.kids[1])
-		if ok1 && ok2 && lt != rt {
-			c.errorf("E_FORMULA_TYPE", n, "%s compares a %s with a %s", opText[n.op], lt, rt).
-				WithDetail("both sides of %s must have the same type", opText[n.op])
-			return Bool, false
-		}
-		return Bool, ok1 && ok2
+		return Bool, c.checkEq(n)
 	case opAnd, opOr:
-		what := "operand of " + opText[n.op]
-		ok1 := c.expect(n.kids[0], Bool, what)
-		ok2 := c.expect(n.kids[1], Bool, what)
-		return Bool, ok1 && ok2
+		return Bool, c.operands(n, Bool)
 	case opCond:
-		okc := c.expect(n.kids[0], Bool, "condition of ?:")
-		tt, ok1 := c.check(n.kids[1])
-		et, ok2 := c.check(n.kids[2])
-		if ok1 && ok2 && tt != et {
-			c.errorf("E_FORMULA_TYPE", n.kids[2], "the branches of ?: differ: %s and %s", tt, et).
-				WithDetail("both branches must have the same type")
-			return tt, false
-		}
-		return tt, okc && ok1 && ok2
+		return c.checkCond(n)
 	}
 	panic(fmt.Sprintf("formula: check of unknown op %d", n.op))
+}
+
+// checkVar checks a name: a variable of the formula's context, or an error
+// that says what the formula may use.
+func (c *checker) checkVar(n *node) (Type, bool) {
+	if t, found := c.vars[n.name]; found {
+		return t, true
+	}
+	if f := lookupFunc(n.name); f != nil {
+		c.errorf("E_FORMULA_NAME", n, "%s is a function, not a value", n.name).
+			WithDetail("call it: %s", f.Sig)
+		return Number, false
+	}
+	d := c.errorf("E_FORMULA_NAME", n, "unknown name %q", n.name)
+	names := SortedNames(c.vars)
+	hint := diag.DidYouMean(n.name, names)
+	if i := strings.LastIndexByte(n.name, '.'); hint == "" && i >= 0 {
+		// "task.scale" -> "scale": names here are flat.
+		hint = diag.DidYouMean(n.name[i+1:], names)
+	}
+	if hint != "" {
+		d.WithDetail("%s This formula may use: %s.", hint, strings.Join(names, ", "))
+	} else {
+		d.WithDetail("This formula may use: %s.", strings.Join(names, ", "))
+	}
+	return Number, false
+}
+
+// operands checks that both operands of a binary operator have type want.
+// Both are checked, so an error in each is reported.
+func (c *checker) operands(n *node, want Type) bool {
+	what := "operand of " + opText[n.op]
+	ok1 := c.expect(n.kids[0], want, what)
+	ok2 := c.expect(n.kids[1], want, what)
+	return ok1 && ok2
+}
+
+// checkEq checks that == or != compares two values of one type.
+func (c *checker) checkEq(n *node) bool {
+	lt, ok1 := c.check(n.kids[0])
+	rt, ok2 := c.check(n.kids[1])
+	if ok1 && ok2 && lt != rt {
+		c.errorf("E_FORMULA_TYPE", n, "%s compares a %s with a %s", opText[n.op], lt, rt).
+			WithDetail("both sides of %s must have the same type", opText[n.op])
+		return false
+	}
+	return ok1 && ok2
+}
+
+// checkCond checks cond ? a : b: a boolean condition and branches of one
+// type, which is the conditional's.
+func (c *checker) checkCond(n *node) (Type, bool) {
+	okc := c.expect(n.kids[0], Bool, "condition of ?:")
+	tt, ok1 := c.check(n.kids[1])
+	et, ok2 := c.check(n.kids[2])
+	if ok1 && ok2 && tt != et {
+		c.errorf("E_FORMULA_TYPE", n.kids[2], "the branches of ?: differ: %s and %s", tt, et).
+			WithDetail("both branches must have the same type")
+		return tt, false
+	}
+	return tt, okc && ok1 && ok2
 }
 
 // expect checks that n has type want; what names its role for the message.

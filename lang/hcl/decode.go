@@ -3,6 +3,7 @@ package hcl
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -218,7 +219,7 @@ func (l *loader) decodeAttr(a *hcl.Attribute, f *spec.Field, fv reflect.Value, c
 		return
 	}
 	if len(f.Enum) > 0 {
-		if s, ok := x.(string); ok && !contains(f.Enum, s) {
+		if s, ok := x.(string); ok && !slices.Contains(f.Enum, s) {
 			d := diag.Errorf(codeEnum, toRange(a.Expr.Range()), "%s must be one of %s; got %q", f.Name, strings.Join(quoteAll(f.Enum), ", "), s)
 			if hint := diag.DidYouMean(s, f.Enum); hint != "" {
 				d = d.WithDetail("%s", hint)
@@ -329,15 +330,6 @@ func (l *loader) decodeLiterals(expr hcl.Expression, f *spec.Field, ctx *hcl.Eva
 		out = append(out, lit)
 	}
 	return out, ds
-}
-
-func contains(l []string, s string) bool {
-	for _, x := range l {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func quoteAll(l []string) []string {

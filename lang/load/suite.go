@@ -9,6 +9,7 @@ import (
 	"math"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -276,7 +277,7 @@ func (f *suiteFile) walk() bool {
 				return false
 			}
 			seen[key] = true
-			if checked && !has(known, key) {
+			if checked && !slices.Contains(known, key) {
 				f.at[sub] = koff
 				detail := "allowed here: " + strings.Join(known, ", ")
 				if s := diag.Suggest(key, known); s != "" {
@@ -313,15 +314,6 @@ func (f *suiteFile) syntax(err error, off int) {
 	}
 	f.ds = append(f.ds, diag.Errorf(codeSuite, f.rangeAt(off), "the manifest is not JSON: %s", msg).
 		WithDetail("a task-suite manifest is one JSON object (docs/task-suites.md)"))
-}
-
-func has(l []string, s string) bool {
-	for _, x := range l {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // check checks a parsed manifest's content.

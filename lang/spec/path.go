@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -113,7 +114,7 @@ func SetPath(s *Spec, path string, lit Literal) error {
 		if lit.Kind != LitString {
 			return fmt.Errorf("%q takes a string, got %v", path, lit.Value())
 		}
-		if len(f.Enum) > 0 && !contains(f.Enum, lit.Str) {
+		if len(f.Enum) > 0 && !slices.Contains(f.Enum, lit.Str) {
 			return fmt.Errorf("%q must be one of %s, got %q", path, strings.Join(f.Enum, ", "), lit.Str)
 		}
 		val.SetString(lit.Str)
@@ -150,15 +151,6 @@ func Sweepable(typ string) bool {
 	switch typ {
 	case "string", "number", "int", "bool", "spread":
 		return true
-	}
-	return false
-}
-
-func contains(l []string, s string) bool {
-	for _, x := range l {
-		if x == s {
-			return true
-		}
 	}
 	return false
 }

@@ -3,6 +3,7 @@ package spec
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -85,7 +86,7 @@ func setWhole(v reflect.Value, f *Field, path, text string, rng diag.Range) (any
 		if err != nil {
 			return nil, err
 		}
-		if len(f.Enum) > 0 && !contains(f.Enum, str) {
+		if len(f.Enum) > 0 && !slices.Contains(f.Enum, str) {
 			return nil, textErr(0, len(text), "%q must be one of %s, got %q", path, strings.Join(f.Enum, ", "), str)
 		}
 		v.FieldByName("V").SetString(str)

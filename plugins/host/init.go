@@ -156,17 +156,42 @@ func Init(ctx context.Context, specs []Spec, lockPath string, opts Options) (*Lo
 	if err := checkSpecs(specs, opts.Upgrade); err != nil {
 		return nil, err
 	}
-	upgrade := map[string]bool{}
-	for _, n := range opts.Upgrade {
-		upgrade[n] = true
-	}
 	old, err := existingLock(lockPath, opts.UpgradeAll)
 	if err != nil {
 		return nil, err
 	}
-	name := filepath.Base(lockPath)
-
 	lock := &Lock{FormatVersion: LockFormatVersion, dir: lockDir, path: lockPath}
+	if lock.Plugins, err = lockPlugins(ctx, specs, old, opts, lockPath, logf); err != nil {
+		return nil, err
+	}
+	if lock.Prompts, err = mergePrompts(old.Prompts, opts.Prompts, opts.UpgradeAll || opts.UpgradePrompts, lockPath, logf); err != nil {
+		return nil, err
+	}
+	if opts.NoWrite {
+		return lock, nil
+	}
+	if err := lock.Write(lockPath); err != nil {
+		return nil, fmt.Errorf("writing the plugin lock: %w", err)
+	}
+	if opts.Log != nil {
+		for _, c := range changes {
+			fmt.Fprintln(opts.Log, c)
+		}
+	}
+	return lock, nil
+}
+
+// lockPlugins is the lock entry of every plugin of specs, each resolved
+// against the entry old holds (lockEntry), in order. It tells logf what it
+// locks, upgrades and drops; a conflict or a plugin that does not resolve
+// fails it, with every such error at once.
+func lockPlugins(ctx context.Context, specs []Spec, old *Lock, opts Options, lockPath string, logf func(string, ...any)) ([]LockedPlugin, error) {
+	upgrade := map[string]bool{}
+	for _, n := range opts.Upgrade {
+		upgrade[n] = true
+	}
+	name := filepath.Base(lockPath)
+	var out []LockedPlugin
 	var errs []error
 	declared := map[string]bool{}
 	for _, s := range specs {
@@ -191,7 +216,7 @@ func Init(ctx context.Context, specs []Spec, lockPath string, opts Options) (*Lo
 		case up && !sameEntry(prev, lp):
 			logf("%s: upgraded plugin %q (%s)", name, s.Name, s.Source)
 		}
-		lock.Plugins = append(lock.Plugins, lp)
+		out = append(out, lp)
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
@@ -201,21 +226,7 @@ func Init(ctx context.Context, specs []Spec, lockPath string, opts Options) (*Lo
 			logf("%s: removed plugin %q, which the spec no longer declares", name, p.Name)
 		}
 	}
-	if lock.Prompts, err = mergePrompts(old.Prompts, opts.Prompts, opts.UpgradeAll || opts.UpgradePrompts, lockPath, logf); err != nil {
-		return nil, err
-	}
-	if opts.NoWrite {
-		return lock, nil
-	}
-	if err := lock.Write(lockPath); err != nil {
-		return nil, fmt.Errorf("writing the plugin lock: %w", err)
-	}
-	if opts.Log != nil {
-		for _, c := range changes {
-			fmt.Fprintln(opts.Log, c)
-		}
-	}
-	return lock, nil
+	return out, nil
 }
 
 // lockEntry is the lock entry of plugin s. keep says the entry prev that the

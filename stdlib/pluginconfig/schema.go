@@ -288,14 +288,7 @@ func (r Rule) check(s *Schema, cfg map[string]any) []Problem {
 // needs it is what is out of place rather than need missing: metric_field
 // without metric_file, when metric_regex is used instead.
 func conflicting(s *Schema, need string) bool {
-	for _, r := range s.Rules {
-		for _, k := range r.OneOf {
-			if k == need {
-				return true
-			}
-		}
-	}
-	return false
+	return slices.ContainsFunc(s.Rules, func(r Rule) bool { return slices.Contains(r.OneOf, need) })
 }
 
 // present reports whether key k is set: absent and null are unset alike.

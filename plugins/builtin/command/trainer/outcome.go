@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -130,7 +131,7 @@ func outcome(rec *record, cfg *Config, dir string, st executor.Status) *plugins.
 		}
 	}
 	if st.State == executor.Failed {
-		if st.Signal == 0 && containsInt(cfg.InfeasibleExitCodes, st.ExitCode) {
+		if st.Signal == 0 && slices.Contains(cfg.InfeasibleExitCodes, st.ExitCode) {
 			r.Status, r.Reason = plugins.StatusInfeasible, fmt.Sprintf("exit code %d (infeasible_exit_codes)", st.ExitCode)
 			return r
 		}
@@ -180,15 +181,6 @@ func templateVars(rec *record, dir string) map[string]string {
 	vars["env"] = rec.Env
 	vars["run_id"] = rec.RunID
 	return vars
-}
-
-func containsInt(l []int, n int) bool {
-	for _, x := range l {
-		if x == n {
-			return true
-		}
-	}
-	return false
 }
 
 func readTail(path string, max int64) string {

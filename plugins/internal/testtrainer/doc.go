@@ -1,8 +1,10 @@
 // Command testtrainer is a trainer plugin for the runtime's crash tests: a
 // real plugin subprocess whose runs take a configurable time and leave
 // markers in their run directories, so a test can check from the trainer's
-// side that no run finished twice. A run's metric is a fixed function of
-// its edits; it offers the tinylm knobs so the offline proposer works.
+// side that no run finished twice. It lives under plugins/ because it is
+// built with the SDK, which the runtime never imports. A run's metric is a
+// fixed function of its edits; it offers the tinylm knobs so the offline
+// proposer works.
 //
 // A finished run's result is its "done" marker, so a restarted process
 // re-attaches to it (Wait on its handle, the run directory) as a real
