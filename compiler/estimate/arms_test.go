@@ -1,7 +1,9 @@
 package estimate
 
 import (
+	"bytes"
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -88,5 +90,61 @@ func TestAcceptanceScreeningSettings(t *testing.T) {
 	}
 	if len(models) != len(prices) {
 		t.Errorf("critic models %v: want one per setting", models)
+	}
+}
+
+// The data-generation comparison of seed 000: LM2LM's data are its 200
+// real runs (100 seed records and 100 calibration runs) and the calls
+// that made and scored proposals, without its policy updates; the
+// in-context arm's are its K records, each at a seed record's cost, so K
+// = 300 costs half as much again as K = 200 (the paper: $39.5k and
+// $60.0k, 510 hours for K = 300).
+func TestAcceptanceICLDataCost(t *testing.T) {
+	p, r := loadSpec(t, "lm2lm-eval")
+	if len(r.DataCost) != 2 || r.DataCost[0].Arm != "policy" || r.DataCost[1].Arm != "icl" {
+		t.Fatalf("data costs %+v, want the policy's and the in-context arm's", r.DataCost)
+	}
+	pol, icl := r.DataCost[0], r.DataCost[1]
+	exact(t, "policy records", pol.Records, 200)
+	exact(t, "icl records", icl.Records, 200)
+	var seed, before Phase
+	for _, ph := range r.Phases {
+		if ph.Kind == "evaluation" {
+			break
+		}
+		before.USD = before.USD.Add(ph.USD)
+		if ph.Kind == "seed_records" {
+			seed = *ph
+		}
+	}
+	updates := r.Loops["policy"].Updates.USD
+	if !near(pol.USD.Expected, before.USD.Expected-updates.Expected) || !near(updates.Expected, 16000) {
+		t.Errorf("policy data $%v, want the phases before the evaluation ($%v) less the updates ($%v)", pol.USD.Expected, before.USD.Expected, updates.Expected)
+	}
+	// 12 GPU-hours a run on B200 at $14; a record also pays its proposer
+	// and builder calls.
+	exact(t, "icl gpu_hours", icl.GPUHours, 200*12)
+	if !near(icl.USD.Expected, 2*seed.USD.Expected) || icl.USD.Expected <= 200*12*14 {
+		t.Errorf("icl data $%v, want twice the 100 seed records' $%v, over the GPUs' $33,600", icl.USD.Expected, seed.USD.Expected)
+	}
+	exact(t, "icl run_hours", icl.RunHours, 200*1.5)
+	exact(t, "policy run_hours", pol.RunHours, 200*1.5)
+	// K = 300: half as much again.
+	for i, a := range p.Variants[0].Evaluation.Arms {
+		if a.Name == "icl" {
+			p.Variants[0].Evaluation.Arms[i].Records = 300
+		}
+	}
+	k300 := Estimate(p).DataCost
+	if len(k300) != 2 || !near(k300[1].USD.Expected, 1.5*icl.USD.Expected) || !near(k300[1].RunHours.Expected, 450) || !near(k300[0].USD.Expected, pol.USD.Expected) {
+		t.Errorf("K = 300 data costs %+v, want 1.5 x K = 200's $%v and 450 run hours, the policy's unchanged", k300[1], icl.USD.Expected)
+	}
+	// Without an in-context arm there is nothing to compare.
+	if _, r := loadSpec(t, "lm2lm"); r.DataCost != nil {
+		t.Errorf("lm2lm.hcl has no evaluation, yet data costs %+v", r.DataCost)
+	}
+	var b bytes.Buffer
+	if err := WriteTable(&b, r); err != nil || !strings.Contains(b.String(), "Data generation") {
+		t.Errorf("the table has no data-generation section (%v):\n%s", err, b.String())
 	}
 }
