@@ -93,6 +93,7 @@ func (k *checker) roleAnswer(r *spec.Role) {
 		if a.Pattern.Set {
 			k.answerPattern(r, a.Pattern)
 		}
+		k.answerVerdicts(r, a)
 		if a.Reasks.Set && (a.Reasks.V < 0 || a.Reasks.V > maxReasks) {
 			k.add(diag.Errorf(CodeRange, a.Reasks.Range, "answer reasks must lie in [0, %d], got %d", maxReasks, a.Reasks.V))
 		}
@@ -243,6 +244,7 @@ func lowerAnswer(r *spec.Role) *plan.Answer {
 	}
 	if out.Format == "pattern" {
 		out.Pattern = a.Pattern.V
+		out.Verdicts = lowerVerdicts(a)
 	}
 	return out
 }

@@ -170,11 +170,11 @@ func TestPromptInPlan(t *testing.T) {
 		}
 		switch r.Name {
 		case "judge":
-			if r.Prompt.System != "Judge {{.Child.Text}}." || r.Prompt.SystemFrom != "inline" || r.Prompt.UserFrom != "default v5" {
+			if r.Prompt.System != "Judge {{.Child.Text}}." || r.Prompt.SystemFrom != "inline" || r.Prompt.UserFrom != "default v6" {
 				t.Errorf("judge's prompt: %+v", r.Prompt)
 			}
 		default:
-			if r.Prompt.SystemFrom != "default v5" || !strings.Contains(r.Prompt.System, "Reply with the JSON object only.") {
+			if r.Prompt.SystemFrom != "default v6" || !strings.Contains(r.Prompt.System, "Reply with the JSON object only.") {
 				t.Errorf("%s's prompt: %+v", r.Name, r.Prompt)
 			}
 		}

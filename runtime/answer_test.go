@@ -77,3 +77,36 @@ func TestAnswerFormatReachesPayloadAndPrompt(t *testing.T) {
 		}
 	}
 }
+
+// A verdict read by named groups reaches the plugin with its rules, and
+// the default critic message says which values make which label.
+func TestAnswerVerdictsReachPayloadAndPrompt(t *testing.T) {
+	pattern := `(?s)\[IMPROVEMENT\]\s*(?P<improvement>\w+).*?\[WINTIER\]\s*(?P<tier>\w+)`
+	critic := &plan.Role{Name: "judge", Kind: plugins.RoleCritic, Answer: &plan.Answer{Format: "pattern", Pattern: pattern, Verdicts: []plan.Verdict{
+		{Label: "BigWin", Groups: []plan.GroupValue{{Group: "improvement", Value: "improve"}, {Group: "tier", Value: "big"}}},
+		{Label: "Tie", Groups: []plan.GroupValue{{Group: "improvement", Value: "tie"}}},
+	}}}
+	in := withAnswer(critic, payload.CritiqueRequest{Task: "t", Labels: payload.Labels5}).(payload.CritiqueRequest)
+	if len(in.Verdicts) != 2 || in.Verdicts[0].Label != "BigWin" || in.Verdicts[0].Groups["tier"] != "big" || in.Verdicts[1].Groups["improvement"] != "tie" {
+		t.Fatalf("the critic's request carries verdicts %+v", in.Verdicts)
+	}
+	if p := withAnswer(critic, &payload.CritiqueRequest{Labels: payload.Labels5, Verdict: pattern}).(*payload.CritiqueRequest); len(p.Verdicts) != 2 {
+		t.Errorf("a request by pointer with the pattern but no verdicts got %+v", p.Verdicts)
+	}
+	label, err := payload.ParseVerdictGroups(in.Verdict, in.Verdicts, in.Labels, "[IMPROVEMENT] improve --- x\n[WINTIER] big --- y")
+	if err != nil || label != payload.LabelBigWin {
+		t.Errorf("the carried rules read %q, %v; want BigWin", label, err)
+	}
+	body, _ := payload.Encode(in)
+	msgs, err := RenderChat(critic, in, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `with its named groups reading improvement "improve" and tier "big" for BigWin; improvement "tie" for Tie.`
+	if !strings.Contains(msgs[0].Content, want) {
+		t.Errorf("the default system message does not say which values make which label:\n%s", msgs[0].Content)
+	}
+	if strings.Contains(msgs[1].Content, "IMPROVEMENT") || strings.Contains(msgs[1].Content, `"verdicts"`) {
+		t.Errorf("how the answer is read reached the critic's input:\n%s", msgs[1].Content)
+	}
+}

@@ -30,6 +30,17 @@ type CriticScore struct {
 	// Failed counts votes whose call failed or whose answer was no label
 	// of the critic's space (each counts as the worst label).
 	Failed int `json:"failed_votes"`
+	// ByStratum are the metrics on the pairs of each teacher-assistance
+	// stratum (seed 002's table 12), when the pairs file gives strata.
+	ByStratum []StratumScore `json:"by_stratum,omitempty"`
+}
+
+// StratumScore is a critic's metrics at each k on the pairs of one
+// stratum.
+type StratumScore struct {
+	Stratum  string           `json:"stratum"`
+	Examples int              `json:"examples"`
+	Metrics  []critic.Metrics `json:"metrics"`
 }
 
 // CriticEvalFigures are a critic_eval phase's figures, journaled when it
@@ -55,7 +66,7 @@ func CriticExamples(ps []critic.Pair, split string, limit int) (ex []CriticExamp
 			break
 		}
 		ex = append(ex, CriticExample{Env: p.Env, Task: p.Task, Parent: proposalOfProgram(p.Parent), Child: proposalOfProgram(p.Child), Summary: p.Child.Summary})
-		labels = append(labels, critic.Example{Label3: p.Label3, Label5: p.Label5})
+		labels = append(labels, critic.Example{Label3: p.Label3, Label5: p.Label5, Stratum: p.Stratum})
 		if p.Label5 != "" {
 			n5++
 		}
@@ -77,7 +88,7 @@ func ScoreCritic(c *plan.Critic, votes [][]string, labels []critic.Example, ks [
 	cr := &CriticScore{Name: c.Name, Role: c.Role, Labels: c.Labels, Votes: c.Votes}
 	ex := make([]critic.Example, len(labels))
 	for i, l := range labels {
-		ex[i] = critic.Example{Label3: l.Label3, Label5: l.Label5, Votes: votes[i]}
+		ex[i] = critic.Example{Label3: l.Label3, Label5: l.Label5, Stratum: l.Stratum, Votes: votes[i]}
 		for _, v := range votes[i] {
 			if critic.Rank(c.Labels, v) < 0 {
 				cr.Failed++
@@ -97,12 +108,43 @@ func ScoreCritic(c *plan.Critic, votes [][]string, labels []critic.Example, ks [
 		}
 		cr.Metrics = append(cr.Metrics, m)
 	}
+	var err error
+	if cr.ByStratum, err = byStratum(c, ex, ks); err != nil {
+		return nil, err
+	}
 	rs, err := critic.Route(c.Labels, ex, c.Votes, ts)
 	if err != nil {
 		return nil, fmt.Errorf("critic %s: %v", c.Name, err)
 	}
 	cr.Routing = rs
 	return cr, nil
+}
+
+// byStratum is the metrics at each k on the examples of each stratum the
+// examples give, easiest first; nil when none gives one.
+func byStratum(c *plan.Critic, ex []critic.Example, ks []int) ([]StratumScore, error) {
+	var out []StratumScore
+	for _, st := range critic.Strata() {
+		var sub []critic.Example
+		for _, e := range ex {
+			if e.Stratum == st {
+				sub = append(sub, e)
+			}
+		}
+		if len(sub) == 0 {
+			continue
+		}
+		ss := StratumScore{Stratum: st, Examples: len(sub)}
+		for _, k := range ks {
+			m, err := critic.Evaluate(c.Labels, sub, k)
+			if err != nil {
+				return nil, fmt.Errorf("critic %s, stratum %s: %v", c.Name, st, err)
+			}
+			ss.Metrics = append(ss.Metrics, m)
+		}
+		out = append(out, ss)
+	}
+	return out, nil
 }
 
 // readCriticEvalData reads a critic_eval phase's pairs file when the

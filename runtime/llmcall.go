@@ -105,13 +105,13 @@ func withAnswer(role *plan.Role, in any) any {
 	switch q := in.(type) {
 	case payload.CritiqueRequest:
 		if a.Format == "pattern" {
-			q.Verdict = a.Pattern
+			q.Verdict, q.Verdicts = a.Pattern, verdictRules(a)
 		}
 		return q
 	case *payload.CritiqueRequest:
-		if a.Format == "pattern" && q.Verdict != a.Pattern {
+		if a.Format == "pattern" && (q.Verdict != a.Pattern || len(q.Verdicts) != len(a.Verdicts)) {
 			c := *q
-			c.Verdict = a.Pattern
+			c.Verdict, c.Verdicts = a.Pattern, verdictRules(a)
 			return &c
 		}
 	case payload.ProposeRequest:
@@ -125,6 +125,21 @@ func withAnswer(role *plan.Role, in any) any {
 		}
 	}
 	return in
+}
+
+// verdictRules are a pattern answer's verdicts read by named groups, as
+// the payload carries them to the plugin that reads the answer; nil when
+// the pattern's first group is the label.
+func verdictRules(a *plan.Answer) []payload.VerdictRule {
+	var out []payload.VerdictRule
+	for _, v := range a.Verdicts {
+		r := payload.VerdictRule{Label: v.Label, Groups: make(map[string]string, len(v.Groups))}
+		for _, g := range v.Groups {
+			r.Groups[g.Group] = g.Value
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 // ideasFormat is how a proposer role's answer is read as free text

@@ -37,6 +37,13 @@ func renderChat(role *plan.Role, in any, body []byte, taskCriteria string) ([]pa
 	answer := prompt.Answer{Format: "json"}
 	if a := role.Answer; a != nil {
 		answer = prompt.Answer{Format: a.Format, Pattern: a.Pattern}
+		for _, v := range a.Verdicts {
+			pv := prompt.Verdict{Label: v.Label}
+			for _, g := range v.Groups {
+				pv.Groups = append(pv.Groups, prompt.Group{Name: g.Group, Value: g.Value})
+			}
+			answer.Verdicts = append(answer.Verdicts, pv)
+		}
 	}
 	switch v := vars.(type) {
 	case *prompt.ProposeVars:

@@ -14,6 +14,8 @@ type Example struct {
 	// Label3 is the pair's 3-way label; Label5 its 5-way label, "" when
 	// its parent has none.
 	Label3, Label5 string
+	// Stratum is the pair's teacher-assistance stratum, "" when unknown.
+	Stratum string
 	// Votes are the critic's sampled verdicts, labels of its space; a vote
 	// that is not one (a failed or unparsable answer) counts as the
 	// space's worst label, as the runtime's aggregation counts it.

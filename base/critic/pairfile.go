@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 )
 
 // The bounds of a pairs file (docs/pairs.md).
@@ -63,7 +64,23 @@ type Pair struct {
 	Label5 string `json:"label5,omitempty"`
 	// Split is "train" or "holdout" (Split).
 	Split string `json:"split"`
+	// Stratum is the teacher assistance the pair's kept critique took
+	// (Sampled, Revised or Guided; seed 002's strata), when known: a
+	// critic evaluation scores each stratum apart as well.
+	Stratum string `json:"stratum,omitempty"`
 }
+
+// Teacher-assistance strata of a pair, easiest first: a critique sampled
+// without the label matched it, one did after a hint ruled out the most
+// frequent wrong label, or the teacher was told the label.
+const (
+	Sampled = "sampled"
+	Revised = "revised"
+	Guided  = "guided"
+)
+
+// Strata are the strata in order, easiest first.
+func Strata() []string { return []string{Sampled, Revised, Guided} }
 
 // WritePairs writes one pair per line.
 func WritePairs(w io.Writer, ps []Pair) error {
@@ -105,6 +122,9 @@ func ReadPairs(r io.Reader) ([]Pair, error) {
 		}
 		if p.Label5 != "" && Rank(Space5, p.Label5) < 0 {
 			return nil, fmt.Errorf("line %d: label5 %q: use BigWin, MediumWin, SmallWin, Tie or Lose", line, p.Label5)
+		}
+		if p.Stratum != "" && !slices.Contains(Strata(), p.Stratum) {
+			return nil, fmt.Errorf("line %d: stratum %q: use sampled, revised or guided", line, p.Stratum)
 		}
 		out = append(out, p)
 	}

@@ -62,7 +62,7 @@ type Knob struct {
 
 // Version is the version of the default templates in prompts/. A
 // change of their text bumps it, so a plan's From says which text it holds.
-const Version = 5
+const Version = 6
 
 // MaxBytes bounds what one rendered message may hold: a template
 // that ranges over a large input cannot grow without end.
@@ -133,6 +133,21 @@ type ProposeVars struct {
 type Answer struct {
 	Format  string
 	Pattern string
+	// Verdicts, when set, are the labels Pattern's named groups read,
+	// each with its groups' values, so that a template can say which
+	// values make which label.
+	Verdicts []Verdict
+}
+
+// Verdict is one label of a verdict read by named groups.
+type Verdict struct {
+	Label  string
+	Groups []Group
+}
+
+// Group is a named group of a verdict pattern and the value it reads.
+type Group struct {
+	Name, Value string
 }
 
 // PredictVars are a world model's (rwm) template variables.

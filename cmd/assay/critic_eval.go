@@ -261,6 +261,14 @@ func writeCriticEval(w io.Writer, rep *criticEvalReport) error {
 				fig(m.F1), fig(m.Ladder5), fig(m.AUROC), fig(m.ConfidenceAUROC), cr.Failed)
 		}
 	}
+	for _, cr := range rep.Critics {
+		for _, st := range cr.ByStratum {
+			for _, m := range st.Metrics {
+				fmt.Fprintf(tw, "%s, %s (%d)\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", cr.Name, st.Stratum, st.Examples, cr.Labels, m.K, fig(&m.ImproveAccuracy), fig(&m.Dir3),
+					fig(m.F1), fig(m.Ladder5), fig(m.AUROC), fig(m.ConfidenceAUROC))
+			}
+		}
+	}
 	fmt.Fprintln(tw)
 	fmt.Fprintln(tw, "critic\tk\tthreshold\terror_recall\trouted_share\terrors\trouted")
 	for _, cr := range rep.Critics {

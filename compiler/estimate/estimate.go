@@ -108,6 +108,9 @@ type Variant struct {
 	Phases []*Phase `json:"phases"`
 	// Assumptions are the figures this variant's estimate takes as given.
 	Assumptions []*Assumption `json:"assumptions,omitempty"`
+	// DataCost is what the evaluated arms' data cost, when an in-context
+	// arm is evaluated (datacost.go).
+	DataCost []*DataCost `json:"data_cost,omitempty"`
 }
 
 // Assumption is a figure the estimate takes as given, and where it comes
@@ -143,7 +146,9 @@ type Report struct {
 	// Assumptions are those of the plan's only variant; with a sweep each
 	// variant lists its own.
 	Assumptions []*Assumption `json:"assumptions,omitempty"`
-	Variants    []*Variant    `json:"variants,omitempty"`
+	// DataCost is the only variant's; with a sweep each variant has its own.
+	DataCost []*DataCost `json:"data_cost,omitempty"`
+	Variants []*Variant  `json:"variants,omitempty"`
 	// FromRun is the run whose measurements replaced the assumptions, and
 	// Predicted that run's figures beside what this estimate predicts for
 	// it (empty when the run's plan is not of this spec's structure).
@@ -167,6 +172,7 @@ func Estimate(p *plan.Plan) *Report {
 	if len(r.Variants) == 1 {
 		r.Phases = r.Variants[0].Phases
 		r.Assumptions = r.Variants[0].Assumptions
+		r.DataCost = r.Variants[0].DataCost
 		r.Variants = nil
 	}
 	return r
@@ -228,6 +234,11 @@ type variantEstimate struct {
 	envs  map[string]*plan.Environment
 	roles map[string]*plan.Role
 	loops map[string]*plan.Loop
+	// policyData and seedData are the data shares of the phases before
+	// the evaluation and of the seed records (datacost.go); evaluated is
+	// set once the evaluation is priced.
+	policyData, seedData dataShare
+	evaluated            bool
 }
 
 func estimateVariant(v *plan.Variant) *Variant {
@@ -255,6 +266,7 @@ func estimateVariant(v *plan.Variant) *Variant {
 		out.Phases = append(out.Phases, pe)
 	}
 	t.USD = t.USDGPU.Add(t.USDLLM)
+	out.DataCost = ve.dataCosts()
 	// The runtime reserves every real run against budget.real_runs (and
 	// its GPU-hours and dollars against theirs), and holds every LLM call's
 	// dollars before making it, so no run of this plan goes past a cap: a
@@ -283,6 +295,10 @@ func (ve *variantEstimate) phase(ph *plan.Phase) *Phase {
 	waves := batches(ve.v, ph)
 	ve.realRuns(ph, pe, waves)
 	ve.llmCalls(ph, pe, waves)
+	ve.noteData(ph, pe)
+	if ph.Kind == plan.PhaseEvaluation {
+		ve.evaluated = true
+	}
 	if ph.Kind == plan.PhaseRL && ve.loops[ph.Loop] != nil && ve.loops[ph.Loop].Update != nil {
 		ve.updates(ph, pe)
 	}

@@ -171,6 +171,9 @@ func sections(r *Report) []section {
 		}
 		out = append(out, s)
 	}
+	if ds := dataSection(r); len(ds.rows) > 0 {
+		out = append(out, ds)
+	}
 	if len(r.Assumptions) > 0 {
 		s := section{title: "Assumptions", header: []string{"assumption", "value", "from", "affects"}}
 		for _, a := range r.Assumptions {
@@ -293,4 +296,21 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// dataSection is what each evaluated arm's data cost (DataCost), by
+// variant in a sweep.
+func dataSection(r *Report) section {
+	s := section{title: "Data generation: the policy's real runs and calls before the evaluation (no policy updates), an in-context arm's K records at a seed record's cost",
+		header: []string{"arm", "records", "GPU-hours", "dollars", "run hours, one after another", "wall-clock hours"}}
+	add := func(label string, dcs []*DataCost) {
+		for _, d := range dcs {
+			s.rows = append(s.rows, []string{label + d.Arm, formatCount(d.Records, FormatNumber), formatCount(d.GPUHours, FormatNumber), formatCount(d.USD, FormatUSD), formatCount(d.RunHours, FormatNumber), formatCount(d.WallHours, FormatNumber)})
+		}
+	}
+	add("", r.DataCost)
+	for _, v := range r.Variants {
+		add(v.Name+" / ", v.DataCost)
+	}
+	return s
 }

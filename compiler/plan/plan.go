@@ -407,7 +407,7 @@ type Role struct {
 
 // Prompt is a role's prompt: Go text/template texts of its system and
 // user messages over its kind's variables (base/prompt), and where
-// each came from ("default v5", "inline" or the file's path as the spec
+// each came from ("default v6", "inline" or the file's path as the spec
 // writes it).
 type Prompt struct {
 	System     string `json:"system"`
@@ -432,11 +432,29 @@ type Prompt struct {
 // (proposers): the answer is one idea in free text, or a list of them
 // (payload.ParseIdeas); "json": the role's JSON object. An answer that
 // cannot be read is asked again up to Reasks times, then counted as
-// unparsed.
+// unparsed. Verdicts, when set, read the label from Pattern's named
+// groups instead of its first group.
 type Answer struct {
-	Format  string `json:"format"`
-	Pattern string `json:"pattern,omitempty"`
-	Reasks  int    `json:"reasks,omitempty"`
+	Format   string    `json:"format"`
+	Pattern  string    `json:"pattern,omitempty"`
+	Verdicts []Verdict `json:"verdicts,omitempty"`
+	Reasks   int       `json:"reasks,omitempty"`
+}
+
+// Verdict is one label of a verdict read by named groups: the answer is
+// Label when each of Groups reads its value (case-insensitively) in the
+// pattern's first match. Exactly one Verdict of a role matches a read
+// answer; none or several leave it unparsed.
+type Verdict struct {
+	Label  string       `json:"label"`
+	Groups []GroupValue `json:"groups"`
+}
+
+// GroupValue is a named group of a verdict pattern and the value it reads,
+// sorted by Group within a Verdict.
+type GroupValue struct {
+	Group string `json:"group"`
+	Value string `json:"value"`
 }
 
 // Formula is a formula the compiler parsed and type-checked: its text, for

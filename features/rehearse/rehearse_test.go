@@ -41,6 +41,12 @@ var smaller = map[string][]string{
 	"critic-grpo-verify-all.hcl": {"verifications=400"},
 	"critic-sweep.hcl":           {"verifications=300"},
 	"critic-evolve.hcl":          {"votes=2"},
+	"screen-base-35b.hcl":        {"votes=2"},
+	"screen-base-9b.hcl":         {"votes=2"},
+	"screen-critic-35b.hcl":      {"votes=2"},
+	"screen-critic-9b.hcl":       {"votes=2"},
+	"screen-gemini-flash.hcl":    {"votes=2"},
+	"screen-gemini-pro.hcl":      {"votes=2"},
 	"critic-train.hcl":           {"votes=2", "examples=200", "grpo_steps=5", "bench_pairs=40", "bench_k=[1,2]"},
 	"critic-continual.hcl":       {"votes=2", "examples=200", "grpo_steps=5", "bench_pairs=40", "bench_k=[1,2]"},
 }

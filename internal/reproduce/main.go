@@ -126,6 +126,17 @@ var experiments = []experiment{
 		Columns: []column{{"avg", "Avg@4"}, {"best", "Best@4"}, {"beats_base", "beats Base"}, {"base_avg", "Base Avg@4"}},
 	},
 	{
+		Title: "Critic-only rewards, training steps (k = 16, no real run in training)",
+		Paper: "seed 002, appendix J.2, figure 5: policy performance generally improves from 0 to 160 steps of critic-only GRPO (clearest on graph generation); step 0 is the base policy, here Base Avg@4",
+		Arms: []arm{
+			{Label: "2 steps", Spec: "critic-only-steps.hcl", Variant: "steps=2"},
+			{Label: "4 steps", Spec: "critic-only-steps.hcl", Variant: "steps=4"},
+			{Label: "8 steps", Spec: "critic-only-steps.hcl", Variant: "steps=8"},
+			{Label: "16 steps", Spec: "critic-only-steps.hcl", Variant: "steps=16"},
+		},
+		Columns: []column{{"avg", "Avg@4"}, {"best", "Best@4"}, {"beats_base", "beats Base"}, {"base_avg", "Base Avg@4"}, {"steps", "steps"}},
+	},
+	{
 		Title: "Static critic benchmark: the offline critic on 32 labelled pairs (ML-Idea-Critic-Bench in miniature)",
 		Paper: "seed 002, 1.5K held-out pairs: Qwen-3.5-9B base Improve acc. 49.9, Dir-3 41.3, F1 58.3, 5-Ladder 22.4; after SFT+GRPO (soft rubric) 66.7, 60.7, 75.6, 41.5; Gemini-3.1-Pro Dir-3 46.6; at T = 0.25 about 70% of errors routed, about 30% of ideas",
 		Arms: []arm{

@@ -64,7 +64,7 @@ func TestExperimentsCompile(t *testing.T) {
 // with and without a critic), checks each stays within its estimate, and
 // reads its figures.
 func TestArmRunsWithinItsEstimate(t *testing.T) {
-	for _, name := range []string{"lm2lm-top-rated.hcl", "critic-grpo.hcl", "openevolve.hcl", "critic-evolve.hcl", "critic-grpo-audit.hcl", "critic-static.hcl", "critic-untrained.hcl", "code/critic-only.hcl"} {
+	for _, name := range []string{"lm2lm-top-rated.hcl", "critic-grpo.hcl", "openevolve.hcl", "critic-evolve.hcl", "critic-grpo-audit.hcl", "critic-static.hcl", "critic-untrained.hcl", "code/critic-only.hcl", "critic-only-steps.hcl"} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			armWithinEstimate(t, name)
@@ -116,11 +116,16 @@ func armWithinEstimate(t *testing.T, name string) {
 		"critic-untrained.hcl":  {"ce_acc", "ce_dir3", "ce_f1", "ce_auroc_k1", "ce_auroc_k8"},
 		// A code twin: real runs of patches of the example suite.
 		"code/critic-only.hcl": {"avg", "beats_base", "base_avg"},
+		// The step sweep's first variant trains 2 steps on critic votes alone.
+		"critic-only-steps.hcl": {"avg", "beats_base", "base_avg", "steps"},
 	}[name]
 	for _, k := range want {
 		if _, ok := f[k]; !ok {
 			t.Errorf("%s: no %s in %v", name, k, f)
 		}
+	}
+	if name == "critic-only-steps.hcl" && (f["steps"] != 2 || r.Totals.Measured.Loops["policy"] == nil) {
+		t.Errorf("%s: the first variant ran %v steps, want 2", name, f["steps"])
 	}
 	if _, ok := f["auroc"]; ok && name == "openevolve.hcl" {
 		t.Errorf("%s: critic figures without a critic: %v", name, f)

@@ -223,7 +223,19 @@ type Answer struct {
 	Format  Val[string] `assay:"format" enum:"json|pattern|text|list" doc:"json: the answer is the role's JSON object (the default); pattern: critics only, the verdict is the first group of pattern's first match in the free text; text: proposers only, the whole answer is one idea in free text; list: proposers only, each item of the answer's numbered or bulleted list is an idea (prose around it left out), the first the proposal; an idea that begins with a mechanism in brackets ([optimizer]) has that mechanism; a free-text proposer's ideas carry no knob edits or patch, so every block that samples it needs a builder"`
 	Pattern Val[string] `assay:"pattern" doc:"format = \"pattern\": a regular expression (RE2 syntax) with a capture group that holds the label, matched case-insensitively against the label set, e.g. \"Final verdict:\\\\s*(\\\\w+)\""`
 	Reasks  Val[int]    `assay:"reasks" doc:"how many times an answer that cannot be read is asked again before it counts as unparsed (default 0); the estimate prices them at its high figure"`
-	Range   diag.Range  `json:"-"`
+	// Verdicts read a pattern of several named groups, as a verdict in
+	// two tags ([IMPROVEMENT] improve [WINTIER] big) is read.
+	Verdicts []*Verdict `assay:"verdict,blocks" doc:"format = \"pattern\" with named groups ((?P<NAME>...)): one block per label of the critic's label set, the block's label (e.g. \"BigWin\"); the answer is that label when the groups its groups name read those values (case-insensitively) in the pattern's first match, and exactly one block's groups must match, else the answer is unparsed; without verdict blocks the first group is the label"`
+	Range    diag.Range `json:"-"`
+}
+
+// Verdict is one label of a critic's verdict read by named groups: the
+// answer is Name when every group in Groups reads its value.
+type Verdict struct {
+	Name      string              `json:"-"`
+	NameRange diag.Range          `json:"-"`
+	Groups    Val[map[string]any] `assay:"groups" doc:"named group to the value it reads for this label, e.g. { improvement = \"improve\", tier = \"big\" }; a group left out may read anything"`
+	Range     diag.Range          `json:"-"`
 }
 
 // Tokens is the expected token use of one call.

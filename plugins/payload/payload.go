@@ -145,6 +145,9 @@ type CritiqueRequest struct {
 	// first group, in its first match in the answer's free text, is the
 	// label (ParseVerdict). Empty: the answer is a CritiqueResponse as JSON.
 	Verdict string `json:"verdict,omitempty"`
+	// Verdicts, when set, read the label from Verdict's named groups
+	// instead of its first group (ParseVerdictGroups).
+	Verdicts []VerdictRule `json:"verdicts,omitempty"`
 	// Hint is a critic training's word to its teacher (CritiqueHint): a
 	// verdict ruled out, or the label revealed. Empty for every other call.
 	Hint *CritiqueHint `json:"hint,omitempty"`

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 
 	"github.com/assay-lang/assay/base/prompt"
 	"github.com/assay-lang/assay/plugins"
@@ -49,8 +51,8 @@ func NewVars(kind string, in any, body []byte) (any, error) {
 		answer := prompt.Answer{Format: "json"}
 		if r.Verdict != "" {
 			// How the answer is read is no part of what the critic judges.
-			answer = prompt.Answer{Format: "pattern", Pattern: r.Verdict}
-			r.Verdict = ""
+			answer = prompt.Answer{Format: "pattern", Pattern: r.Verdict, Verdicts: promptVerdicts(r.Verdicts)}
+			r.Verdict, r.Verdicts = "", nil
 			input = indentJSON(r)
 		}
 		labels := LabelSet(r.Labels)
@@ -133,6 +135,20 @@ func sourceVars(c *SourceContext) *prompt.Source {
 	out := &prompt.Source{Commit: c.Commit, Editable: c.Editable}
 	for _, f := range c.Files {
 		out.Files = append(out.Files, prompt.File(f))
+	}
+	return out
+}
+
+// promptVerdicts are rules as a template reads them, each rule's groups
+// sorted by name.
+func promptVerdicts(rules []VerdictRule) []prompt.Verdict {
+	var out []prompt.Verdict
+	for _, r := range rules {
+		v := prompt.Verdict{Label: r.Label}
+		for _, g := range slices.Sorted(maps.Keys(r.Groups)) {
+			v.Groups = append(v.Groups, prompt.Group{Name: g, Value: r.Groups[g]})
+		}
+		out = append(out, v)
 	}
 	return out
 }

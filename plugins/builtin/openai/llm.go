@@ -216,7 +216,7 @@ func parseAnswer(req *plugins.CompleteRequest, text string) ([]byte, error) {
 	if p := verdictPattern(req); p != "" {
 		var in payload.CritiqueRequest
 		json.Unmarshal(req.Payload, &in)
-		label, err := payload.ParseVerdict(p, in.Labels, text)
+		label, err := payload.ParseVerdictGroups(p, in.Verdicts, in.Labels, text)
 		if err != nil {
 			return nil, fmt.Errorf("the critic's answer has no verdict: %v: %q", err, excerpt(text, 200))
 		}

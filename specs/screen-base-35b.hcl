@@ -1,0 +1,35 @@
+# Screening setting "Base-35B" of the critics paper (seed 002, table 2):
+# OpenEvolve on MLS-Lite-Bench where the untrained Qwen-3.5-35B judges
+# each of the 16 ideas of an island-round 16 times, and the idea with the
+# best mean label rank is the round's one verification. common/screen.hcl
+# holds what every setting shares (the loop, the budget, the two-tag
+# answer); this file the critic's model and price.
+#
+# Served by your own server (vLLM); its price, three times the 9B model's,
+# is an assumption (the paper quotes none).
+#
+# Expected figures (assay estimate):
+#   real runs     29 tasks x 3 islands x 10 rounds x 1 verification = 870
+#   critic calls  29 x 30 island-rounds x 16 ideas x 16 votes = 222,720
+#   critic tokens 222,720 x (3,000 in + 1,200 out), at most twice that
+#                 with the answer's one reask
+
+extends = "common/screen.hcl"
+
+name        = "screen-base-35b"
+description = "OpenEvolve screened by the untrained Qwen-3.5-35B (the Base-35B setting), 30 verifications per task"
+
+role "critic" {
+  model       = "Qwen/Qwen3.5-35B"
+  temperature = 0.7
+  concurrency = 128
+  seconds     = 6
+  tokens {
+    in  = 3000
+    out = 1200
+  }
+  price {
+    in  = 0.15
+    out = 0.60
+  }
+}
