@@ -14,8 +14,11 @@ import (
 // rehearsal's resume) continues it. Nothing of it survives the process:
 // never for a run that spends a budget.
 type Memory struct {
-	mu  sync.Mutex
-	log []Event
+	mu sync.Mutex
+	// log holds the events in chunks of memChunk: one slice grown by
+	// doubling copied a rehearsal's hundreds of thousands of events over
+	// and over.
+	log [][]Event
 	// open is set while a journal holds the Memory: one writer at a time,
 	// as the run lock makes it for a file.
 	open bool
@@ -37,24 +40,38 @@ func (m *Memory) acquire() error {
 	return nil
 }
 
+// memChunk is how many events one chunk of a Memory's log holds.
+const memChunk = 4096
+
 func (m *Memory) load(apply func(Event)) (int64, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	for _, e := range m.log {
-		apply(e)
+	var last int64
+	for _, c := range m.log {
+		for _, e := range c {
+			apply(e)
+			last = e.Seq
+		}
 	}
-	if n := len(m.log); n > 0 {
-		return m.log[n-1].Seq, nil
-	}
-	return 0, nil
+	return last, nil
 }
 
 // write keeps the batch's events (their data is the journal's own: event
 // marshals a value, and callers hand over the bytes they append).
 func (m *Memory) write(batch []Event) error {
 	m.mu.Lock()
-	m.log = append(m.log, batch...)
-	m.mu.Unlock()
+	defer m.mu.Unlock()
+	for len(batch) > 0 {
+		n := len(m.log)
+		if n == 0 || len(m.log[n-1]) == memChunk {
+			m.log = append(m.log, make([]Event, 0, memChunk))
+			n++
+		}
+		c := m.log[n-1]
+		k := min(len(batch), memChunk-len(c))
+		m.log[n-1] = append(c, batch[:k]...)
+		batch = batch[k:]
+	}
 	return nil
 }
 
@@ -62,9 +79,11 @@ func (m *Memory) events(kind string) ([]Event, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var out []Event
-	for _, e := range m.log {
-		if kind == "" || e.Kind == kind {
-			out = append(out, e)
+	for _, c := range m.log {
+		for _, e := range c {
+			if kind == "" || e.Kind == kind {
+				out = append(out, e)
+			}
 		}
 	}
 	return out, nil
@@ -73,9 +92,12 @@ func (m *Memory) events(kind string) ([]Event, error) {
 func (m *Memory) last(kind, key string) ([]byte, bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	for i := len(m.log) - 1; i >= 0; i-- {
-		if e := m.log[i]; e.Kind == kind && e.Key == key {
-			return e.Data, true, nil
+	for ci := len(m.log) - 1; ci >= 0; ci-- {
+		c := m.log[ci]
+		for i := len(c) - 1; i >= 0; i-- {
+			if e := c[i]; e.Kind == kind && e.Key == key {
+				return e.Data, true, nil
+			}
 		}
 	}
 	return nil, false, nil

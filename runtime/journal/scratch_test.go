@@ -108,7 +108,8 @@ func TestMemoryJournal(t *testing.T) {
 	if _, err := OpenWith(filepath.Join(t.TempDir(), "journal.db"), Options{Memory: m}); err == nil {
 		t.Fatal("a second journal opened a Memory that is open")
 	}
-	const writers, each = 4, 300
+	// More events than a chunk of the log holds (memChunk).
+	const writers, each = 4, 1100
 	var wg sync.WaitGroup
 	for w := range writers {
 		wg.Go(func() {
