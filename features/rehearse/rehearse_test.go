@@ -203,7 +203,7 @@ func TestEverySpecRehearsesWithinItsEstimate(t *testing.T) {
 					if interrupt {
 						seed = 2
 					}
-					rep, err := Rehearse(context.Background(), p, Options{Variant: v.Name, Runs: 1, Seed: seed, Interrupt: interrupt, Dir: t.TempDir()})
+					rep, err := Rehearse(context.Background(), p, Options{Variant: v.Name, Runs: 1, Seed: seed, Interrupt: interrupt})
 					if err != nil {
 						t.Fatalf("variant %s: %v", v.Name, err)
 					}
@@ -236,7 +236,7 @@ func TestOutsideTheAssumptionsIsFlagged(t *testing.T) {
 	if ds.HasErrors() {
 		t.Fatal(ds.Err())
 	}
-	rep, err := Rehearse(context.Background(), p, Options{Runs: 1, Seed: 1, World: wf, Dir: t.TempDir()})
+	rep, err := Rehearse(context.Background(), p, Options{Runs: 1, Seed: 1, World: wf})
 	if err != nil {
 		t.Fatal(err)
 	}
