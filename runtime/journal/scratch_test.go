@@ -110,25 +110,7 @@ func TestMemoryJournal(t *testing.T) {
 	}
 	// More events than a chunk of the log holds (memChunk).
 	const writers, each = 4, 1100
-	var wg sync.WaitGroup
-	for w := range writers {
-		wg.Go(func() {
-			for i := range each {
-				key := fmt.Sprintf("w%d/%d", w, i)
-				if err := j.Append(KindCall, key, map[string]string{"key": key}); err != nil {
-					t.Error(err)
-					return
-				}
-				if i%50 == 0 {
-					if err := j.Commit(KindStep, key, i); err != nil {
-						t.Error(err)
-						return
-					}
-				}
-			}
-		})
-	}
-	wg.Wait()
+	writeCalls(t, j, writers, each)
 	if _, err := j.Reserve("r", Reservation{Env: "e", USD: 2}); err != nil {
 		t.Fatal(err)
 	}
@@ -158,12 +140,53 @@ func TestMemoryJournal(t *testing.T) {
 	if _, err := j.Reserve("r", Reservation{}); !errors.Is(err, ErrReserved) {
 		t.Errorf("reserve after resume: %v, want ErrReserved", err)
 	}
+	checkCallEvents(t, j, writers*each)
+	all, err := j.Events("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The calls, a step per 50 calls per writer, the reservation and its
+	// handle; the resumed journal's sequence goes on from there.
+	if want := writers*each + writers*each/50 + 2; len(all) != want || all[len(all)-1].Seq != int64(want) {
+		t.Fatalf("%d events ending at %d, want %d", len(all), all[len(all)-1].Seq, want)
+	}
+}
+
+// writeCalls appends each call events from each of writers goroutines, a
+// durable step event every 50 calls of one.
+func writeCalls(t *testing.T, j *Journal, writers, each int) {
+	t.Helper()
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Go(func() {
+			for i := range each {
+				key := fmt.Sprintf("w%d/%d", w, i)
+				if err := j.Append(KindCall, key, map[string]string{"key": key}); err != nil {
+					t.Error(err)
+					return
+				}
+				if i%50 == 0 {
+					if err := j.Commit(KindStep, key, i); err != nil {
+						t.Error(err)
+						return
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// checkCallEvents checks j's call events: n of them in sequence order,
+// each key once and holding itself.
+func checkCallEvents(t *testing.T, j *Journal, n int) {
+	t.Helper()
 	ev, err := j.Events(KindCall)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ev) != writers*each {
-		t.Fatalf("%d call events, want %d", len(ev), writers*each)
+	if len(ev) != n {
+		t.Fatalf("%d call events, want %d", len(ev), n)
 	}
 	seen := map[string]bool{}
 	for i, e := range ev {
@@ -174,14 +197,5 @@ func TestMemoryJournal(t *testing.T) {
 		if i > 0 && e.Seq <= ev[i-1].Seq {
 			t.Fatal("sequence not increasing")
 		}
-	}
-	all, err := j.Events("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The calls, a step per 50 calls per writer, the reservation and its
-	// handle; the resumed journal's sequence goes on from there.
-	if want := writers*each + writers*each/50 + 2; len(all) != want || all[len(all)-1].Seq != int64(want) {
-		t.Fatalf("%d events ending at %d, want %d", len(all), all[len(all)-1].Seq, want)
 	}
 }
