@@ -16,12 +16,16 @@ import (
 // an edit's value is a plain word. A proposal so refused never reaches a
 // trainer: its value cannot become code in whatever program reads it.
 func refusedEdits(knobs []plugins.Knob, edits map[string]string) string {
-	byName := make(map[string]plugins.Knob, len(knobs))
-	for _, k := range knobs {
-		byName[k.Name] = k
-	}
+	// A proposal edits a few of a trainer's dozen knobs, once per
+	// candidate: a linear look-up, without a map built per call.
 	for _, name := range slices.Sorted(maps.Keys(edits)) {
-		k, ok := byName[name]
+		var k plugins.Knob
+		ok := false
+		for _, kn := range knobs {
+			if kn.Name == name {
+				k, ok = kn, true // the last of a name, as a map of them kept
+			}
+		}
 		switch {
 		case !ok && len(knobs) > 0:
 			names := make([]string, len(knobs))

@@ -371,7 +371,7 @@ func (r *service) proposeWith(proposer, key string, t *taskInfo, state string, p
 	untrained := o.untrained
 	smp := &sampled{req: enc}
 	if !untrained {
-		smp.policy = samplePolicyOf(r.policy.at(proposer))
+		smp.policy = r.policy.sample(proposer)
 	}
 	var resp payload.ProposeResponse
 	text, err := r.completeText(proposer, key, req, &resp, untrained)

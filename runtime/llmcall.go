@@ -445,6 +445,24 @@ type policyStore struct {
 	mu   sync.Mutex
 	by   map[string][]byte
 	step map[string]int
+	// named is each role's checkpoint as samplePolicyOf names it, read
+	// once per checkpoint instead of once per proposal.
+	named map[string]plugins.SamplePolicy
+}
+
+// sample names the policy of role's current checkpoint (samplePolicyOf).
+func (p *policyStore) sample(role string) plugins.SamplePolicy {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if sp, ok := p.named[role]; ok {
+		return sp
+	}
+	sp := samplePolicyOf(p.by[role], p.step[role])
+	if p.named == nil {
+		p.named = map[string]plugins.SamplePolicy{}
+	}
+	p.named[role] = sp
+	return sp
 }
 
 // of is role's current checkpoint (nil: the base model).
@@ -466,6 +484,7 @@ func (p *policyStore) at(role string) ([]byte, int) {
 func (p *policyStore) set(role string, st []byte, step int) {
 	p.mu.Lock()
 	p.by[role] = st
+	delete(p.named, role)
 	if p.step == nil {
 		p.step = map[string]int{}
 	}

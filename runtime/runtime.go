@@ -81,6 +81,11 @@ type Options struct {
 	// operating system to sync (see journal.Options.NoSync). Never for a
 	// run that spends a budget.
 	Scratch bool
+	// Journal, when set, keeps the run's journal in the process instead
+	// of its journal.db (see journal.Memory): for a rehearsal whose
+	// folder is removed when it ends. A resume given the same Journal
+	// continues the run. Never for a run that spends a budget.
+	Journal *journal.Memory
 	// Replay, when set, takes the run's LLM answers (and policy updates,
 	// and with Runs its real runs' results) from an earlier run's journal
 	// (see Replay). A resume replays as the run began.
@@ -211,7 +216,7 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	j, err := journal.OpenWith(filepath.Join(dir, JournalFile), journal.Options{NoSync: opts.Scratch})
+	j, err := journal.OpenWith(filepath.Join(dir, JournalFile), journal.Options{NoSync: opts.Scratch, Memory: opts.Journal})
 	if err != nil {
 		return nil, err
 	}

@@ -32,10 +32,11 @@ func newRehearseCmd() *cobra.Command {
 		Long: `Rehearse compiles SPEC and executes its whole plan with simulated trainers,
 LLMs and benchmarks on a virtual clock: nothing sleeps, no GPU or network is
 used, but every call and run goes through the runtime's own code (budget
-reservations, calibration rounds, critic routing, caps, resume, the SQLite
-journal). Outcomes are drawn from a simulated world: a proposal's gain per
-environment, the critic's accuracy and how often it is unsure, the world
-model's noise, build failures, the hours of a run. By default the world
+reservations, calibration rounds, critic routing, caps, resume, the
+journal, kept in memory unless --dir keeps the run folders). Outcomes are
+drawn from a simulated world: a proposal's gain per environment, the
+critic's accuracy and how often it is unsure, the world model's noise,
+build failures, the hours of a run. By default the world
 keeps to the assumptions the spec states (build failures, hours per run and
 a critic's routed share within their ranges); --world FILE sets the
 distributions (see docs/rehearse.md).

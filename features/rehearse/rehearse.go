@@ -20,6 +20,7 @@ import (
 	"github.com/assay-lang/assay/plugins"
 	"github.com/assay-lang/assay/plugins/sim"
 	"github.com/assay-lang/assay/runtime"
+	"github.com/assay-lang/assay/runtime/journal"
 )
 
 // Options configure Rehearse.
@@ -188,6 +189,12 @@ func once(ctx context.Context, p *plan.Plan, v *plan.Variant, opts Options, seed
 	})
 	id := fmt.Sprintf("rehearsal-%s-%d", safe(v.Name), seed)
 	ro := runtime.Options{ID: id, Dir: dir, Plugins: loader, Variant: v.Name, Clock: clock, Scratch: true}
+	if opts.Dir == "" {
+		// Nothing reads the journal of a rehearsal whose folder goes but
+		// the rehearsal (its resume included): it stays in the process,
+		// where an event costs an append instead of an SQLite insert.
+		ro.Journal = journal.NewMemory()
+	}
 	rh := &Rehearsal{Seed: seed}
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -203,7 +203,7 @@ func TestEverySpecRehearsesWithinItsEstimate(t *testing.T) {
 					if interrupt {
 						seed = 2
 					}
-					rep, err := Rehearse(context.Background(), p, Options{Variant: v.Name, Runs: 1, Seed: seed, Interrupt: interrupt, Dir: t.TempDir()})
+					rep, err := Rehearse(context.Background(), p, Options{Variant: v.Name, Runs: 1, Seed: seed, Interrupt: interrupt})
 					if err != nil {
 						t.Fatalf("variant %s: %v", v.Name, err)
 					}
@@ -236,7 +236,7 @@ func TestOutsideTheAssumptionsIsFlagged(t *testing.T) {
 	if ds.HasErrors() {
 		t.Fatal(ds.Err())
 	}
-	rep, err := Rehearse(context.Background(), p, Options{Runs: 1, Seed: 1, World: wf, Dir: t.TempDir()})
+	rep, err := Rehearse(context.Background(), p, Options{Runs: 1, Seed: 1, World: wf})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,26 +250,36 @@ func TestOutsideTheAssumptionsIsFlagged(t *testing.T) {
 }
 
 // TestResumedRehearsalMatches: a rehearsal interrupted and resumed from
-// its journal ends with the totals of an uninterrupted one.
+// its journal ends with the totals of an uninterrupted one, whether the
+// journal is a file (--dir) or in memory (a temporary folder).
 func TestResumedRehearsalMatches(t *testing.T) {
 	p := compileSpec(t, "../../specs/quickstart-critic.hcl")
-	var got [2]*Report
-	for i, interrupt := range []bool{false, true} {
-		rep, err := Rehearse(context.Background(), p, Options{Runs: 1, Seed: 5, Interrupt: interrupt, Dir: t.TempDir()})
-		if err != nil {
-			t.Fatal(err)
+	var got []Rehearsal
+	for _, keep := range []bool{true, false} {
+		for _, interrupt := range []bool{false, true} {
+			opts := Options{Runs: 1, Seed: 5, Interrupt: interrupt}
+			if keep {
+				opts.Dir = t.TempDir()
+			}
+			rep, err := Rehearse(context.Background(), p, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if interrupt && rep.Rehearsals[0].InterruptedAt == 0 {
+				t.Fatalf("file journal %v: not interrupted", keep)
+			}
+			got = append(got, rep.Rehearsals[0])
 		}
-		got[i] = rep
 	}
-	if got[1].Rehearsals[0].InterruptedAt == 0 {
-		t.Fatal("not interrupted")
-	}
-	a, b := got[0].Rehearsals[0], got[1].Rehearsals[0]
-	if d := cmp.Diff(a.Totals, b.Totals); d != "" {
-		t.Errorf("resumed totals differ (-plain +resumed):\n%s", d)
-	}
-	if math.Abs(a.WallHours-b.WallHours) > 1e-9 {
-		t.Errorf("wall hours %g, resumed %g", a.WallHours, b.WallHours)
+	a := got[0]
+	for i, b := range got[1:] {
+		what := [...]string{"file journal, resumed", "memory journal", "memory journal, resumed"}[i]
+		if d := cmp.Diff(a.Totals, b.Totals); d != "" {
+			t.Errorf("%s: totals differ (-plain +%s):\n%s", what, what, d)
+		}
+		if math.Abs(a.WallHours-b.WallHours) > 1e-9 {
+			t.Errorf("%s: wall hours %g, plain %g", what, b.WallHours, a.WallHours)
+		}
 	}
 }
 

@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -123,16 +121,13 @@ func (t *Trainer) Wait(_ context.Context, h *plugins.RunHandle) (*plugins.RunRes
 		w.OnCall()
 	}
 	if req.Update != nil {
-		// A policy update runs alone, for its loop's hours, and writes
-		// the adapter the proposer's plugin then loads.
+		// A policy update runs alone, for its loop's hours; the proposer's
+		// plugin then loads the adapter it names. Nothing reads a
+		// simulated adapter, so none is written: a folder and a file per
+		// update were a sixth of a rehearsal's CPU, most of it the file
+		// system's.
 		hours := w.UpdateHours[strings.SplitN(req.RunID, "/update/", 2)[0]]
 		w.Clock.advanceHours(hours)
-		if err := os.MkdirAll(req.Update.AdapterDir, 0o755); err != nil {
-			return nil, err
-		}
-		if err := os.WriteFile(filepath.Join(req.Update.AdapterDir, "adapter.json"), []byte("{}"), 0o644); err != nil {
-			return nil, err
-		}
 		return &plugins.RunResult{RunID: req.RunID, Status: plugins.StatusFinished, Seconds: hours * 3600, GPUHours: hours * float64(max(req.GPUs, 1))}, nil
 	}
 	e, task, err := w.task(req.Env, req.Task)

@@ -1,7 +1,6 @@
 package journal
 
 import (
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,8 +12,6 @@ import (
 	"time"
 
 	"github.com/assay-lang/assay/plugins"
-
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
 // Event kinds.
@@ -110,7 +107,7 @@ type Rerun struct {
 
 // Journal is an open run journal. It is safe for concurrent use.
 type Journal struct {
-	db   *sql.DB
+	st   store
 	path string
 	// lock is the held run lock (nil for a read-only journal).
 	lock *os.File
@@ -137,12 +134,6 @@ type Journal struct {
 	loading bool
 	// now stamps events (time.Now unless SetClock gave another clock).
 	now func() time.Time
-	// inserts are the prepared INSERTs of n events (insertStmt).
-	inserts map[int]*sql.Stmt
-	// args and kinds are the flushing writer's: the INSERT's arguments,
-	// reused from write to write, and each event kind boxed once.
-	args  []any
-	kinds map[string]any
 }
 
 // ErrEmpty is returned by OpenReadOnly for a journal file that holds no
@@ -168,6 +159,10 @@ type Options struct {
 	// reads it, status included, until Close. For rehearsals, whose
 	// journal is scratch; never for a run that spends a budget.
 	NoSync bool
+	// Memory, when set, keeps the journal's events in the process
+	// instead of the database file at path (see Memory); NoSync is moot.
+	// The run lock is still taken at path.
+	Memory *Memory
 }
 
 // OpenWith is Open with options.
@@ -179,7 +174,7 @@ func OpenWith(path string, o Options) (*Journal, error) {
 	if err != nil {
 		return nil, err
 	}
-	j, err := open(path, o.NoSync)
+	j, err := open(path, o)
 	if err != nil {
 		lock.Close()
 		return nil, err
@@ -188,49 +183,32 @@ func OpenWith(path string, o Options) (*Journal, error) {
 	return j, nil
 }
 
-func open(path string, noSync bool) (*Journal, error) {
-	dsn := "file:" + path + "?_pragma=busy_timeout(10000)"
-	if noSync {
-		// The WAL index in the process's memory instead of a shared
-		// file: no other process reads a scratch journal while it is
-		// open, and locking the shared index cost each transaction
-		// several system calls.
-		dsn += "&_pragma=locking_mode(EXCLUSIVE)&_pragma=journal_mode(WAL)&_pragma=synchronous(OFF)"
+func open(path string, o Options) (*Journal, error) {
+	var st store
+	if o.Memory != nil {
+		if err := o.Memory.acquire(); err != nil {
+			return nil, fmt.Errorf("journal %s: %w", path, err)
+		}
+		st = o.Memory
 	} else {
-		dsn += "&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)"
+		db, err := openSQLite(path, o.NoSync)
+		if err != nil {
+			return nil, err
+		}
+		st = db
 	}
-	db, err := sql.Open("sqlite", dsn)
-	if err != nil {
-		return nil, err
-	}
-	db.SetMaxOpenConns(1)
-	// Events have no index but their sequence: every read of the journal
-	// (load, status, report) scans them in order, and an index would cost
-	// each of a run's hundreds of thousands of inserts a second B-tree
-	// write.
-	const schema = `
-CREATE TABLE IF NOT EXISTS events (
-	seq  INTEGER PRIMARY KEY,
-	kind TEXT NOT NULL,
-	key  TEXT NOT NULL,
-	data BLOB,
-	at   INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS runs (
-	key      TEXT PRIMARY KEY,
-	reserved INTEGER NOT NULL
-);`
-	if _, err := db.Exec(schema); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("journal %s: %w", path, err)
-	}
-	j := &Journal{db: db, path: path, runs: map[string]*Run{}, calls: map[string]json.RawMessage{}, meta: map[string]json.RawMessage{}}
-	j.cond = sync.NewCond(&j.mu)
+	j := newJournal(st, path)
 	if err := j.load(); err != nil {
-		db.Close()
+		st.close()
 		return nil, fmt.Errorf("journal %s: %w", path, err)
 	}
 	return j, nil
+}
+
+func newJournal(st store, path string) *Journal {
+	j := &Journal{st: st, path: path, runs: map[string]*Run{}, calls: map[string]json.RawMessage{}, meta: map[string]json.RawMessage{}}
+	j.cond = sync.NewCond(&j.mu)
+	return j
 }
 
 // OpenReadOnly opens an existing journal for reading (status, report),
@@ -238,33 +216,14 @@ CREATE TABLE IF NOT EXISTS runs (
 // nothing on disk and refuses writes. An empty file is ErrEmpty; a file
 // that is not a readable journal is ErrUnreadable.
 func OpenReadOnly(path string) (*Journal, error) {
-	fi, err := os.Stat(path)
+	st, err := openSQLiteReadOnly(path)
 	if err != nil {
 		return nil, err
 	}
-	if fi.Size() == 0 {
-		return nil, fmt.Errorf("journal %s: %w (0 bytes: the run stopped before it wrote anything)", path, ErrEmpty)
-	}
-	// No journal_mode pragma: WAL is recorded in the file, and setting it
-	// would write.
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=query_only(1)")
-	if err != nil {
-		return nil, err
-	}
-	db.SetMaxOpenConns(1)
-	var tables int
-	if err := db.QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('events', 'runs')`).Scan(&tables); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("journal %s: %w: %v", path, ErrUnreadable, err)
-	}
-	if tables != 2 {
-		db.Close()
-		return nil, fmt.Errorf("journal %s: %w (it has no event tables: the run stopped before it wrote anything)", path, ErrEmpty)
-	}
-	j := &Journal{db: db, path: path, ro: true, runs: map[string]*Run{}, calls: map[string]json.RawMessage{}, meta: map[string]json.RawMessage{}}
-	j.cond = sync.NewCond(&j.mu)
+	j := newJournal(st, path)
+	j.ro = true
 	if err := j.load(); err != nil {
-		db.Close()
+		st.close()
 		return nil, fmt.Errorf("journal %s: %w: %v", path, ErrUnreadable, err)
 	}
 	return j, nil
@@ -284,26 +243,12 @@ func (j *Journal) Path() string { return j.path }
 func (j *Journal) load() error {
 	j.loading = true
 	defer func() { j.loading = false }()
-	rows, err := j.db.Query(`SELECT seq, kind, key, data FROM events WHERE kind IN (?, ?, ?, ?, ?, ?, ?, ?) ORDER BY seq`,
-		KindMeta, KindCall, KindPolicy, KindCriteria, KindReserve, KindStarted, KindRerun, KindFinished)
+	last, err := j.st.load(j.apply)
 	if err != nil {
 		return err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var e Event
-		if err := rows.Scan(&e.Seq, &e.Kind, &e.Key, &e.Data); err != nil {
-			return err
-		}
-		j.apply(e)
-	}
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	if err := j.db.QueryRow(`SELECT COALESCE(MAX(seq), 0) + 1 FROM events`).Scan(&j.nextSeq); err != nil {
-		return err
-	}
-	j.durable = j.nextSeq - 1
+	j.nextSeq = last + 1
+	j.durable = last
 	return nil
 }
 
@@ -453,7 +398,7 @@ func (j *Journal) syncLocked(seq int64) error {
 		j.pending, j.spare = j.spare[:0], nil
 		j.flushing = true
 		j.mu.Unlock()
-		err := j.write(batch)
+		err := j.st.write(batch)
 		j.mu.Lock()
 		j.flushing = false
 		if err != nil {
@@ -468,98 +413,6 @@ func (j *Journal) syncLocked(seq int64) error {
 		j.cond.Broadcast()
 	}
 	return j.err
-}
-
-// write inserts events in one transaction; a reservation also claims its
-// key in the runs table, whose primary key forbids a second claim. Events
-// go in rows of up to insertRows per statement: a rehearsal writes
-// hundreds of thousands, and one statement each made the database/sql
-// round trip most of the cost.
-func (j *Journal) write(batch []Event) error {
-	// The statements are prepared before the transaction takes the one
-	// connection.
-	for _, n := range []int{min(len(batch), insertRows), len(batch) % insertRows} {
-		if _, err := j.insertStmt(n); err != nil {
-			return err
-		}
-	}
-	tx, err := j.db.Begin()
-	if err != nil {
-		return err
-	}
-	if err := j.insertEvents(tx, batch); err != nil {
-		tx.Rollback()
-		return err
-	}
-	for _, e := range batch {
-		if e.Kind == KindReserve {
-			if _, err := tx.Exec(`INSERT INTO runs(key, reserved) VALUES (?, ?)`, e.Key, e.Seq); err != nil {
-				tx.Rollback()
-				return err
-			}
-		}
-	}
-	return tx.Commit()
-}
-
-// insertRows is the most events one INSERT statement writes (5 bound
-// values each, far below SQLite's limit on variables).
-const insertRows = 64
-
-func (j *Journal) insertEvents(tx *sql.Tx, batch []Event) error {
-	if j.kinds == nil {
-		j.kinds = map[string]any{}
-	}
-	args := j.args
-	defer func() { clear(args[:cap(args)]); j.args = args[:0] }()
-	for len(batch) > 0 {
-		n := min(len(batch), insertRows)
-		st, err := j.insertStmt(n)
-		if err != nil {
-			return err
-		}
-		args = args[:0]
-		for _, e := range batch[:n] {
-			kind, ok := j.kinds[e.Kind]
-			if !ok {
-				kind = e.Kind
-				j.kinds[e.Kind] = kind
-			}
-			args = append(args, e.Seq, kind, e.Key, []byte(e.Data), e.At.UnixNano())
-		}
-		if _, err := tx.Stmt(st).Exec(args...); err != nil {
-			return err
-		}
-		batch = batch[n:]
-	}
-	return nil
-}
-
-// insertStmt is the prepared INSERT of n events, prepared once per
-// journal: preparing it per write cost as much as the insert. Only the
-// one flushing writer calls it, outside a transaction (the database has
-// one connection).
-func (j *Journal) insertStmt(n int) (*sql.Stmt, error) {
-	if st := j.inserts[n]; st != nil || n == 0 {
-		return st, nil
-	}
-	var q strings.Builder
-	q.WriteString(`INSERT INTO events(seq, kind, key, data, at) VALUES `)
-	for i := range n {
-		if i > 0 {
-			q.WriteByte(',')
-		}
-		q.WriteString(`(?, ?, ?, ?, ?)`)
-	}
-	st, err := j.db.Prepare(q.String())
-	if err != nil {
-		return nil, err
-	}
-	if j.inserts == nil {
-		j.inserts = map[int]*sql.Stmt{}
-	}
-	j.inserts[n] = st
-	return st, nil
 }
 
 // ErrReserved is returned by Reserve for a key that already holds a
@@ -695,28 +548,7 @@ func (j *Journal) Events(kind string) ([]Event, error) {
 	if err := j.syncLocked(j.nextSeq - 1); err != nil {
 		return nil, err
 	}
-	q := `SELECT seq, kind, key, data, at FROM events ORDER BY seq`
-	var args []any
-	if kind != "" {
-		q = `SELECT seq, kind, key, data, at FROM events WHERE kind = ? ORDER BY seq`
-		args = append(args, kind)
-	}
-	rows, err := j.db.Query(q, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []Event
-	for rows.Next() {
-		var e Event
-		var at int64
-		if err := rows.Scan(&e.Seq, &e.Kind, &e.Key, &e.Data, &at); err != nil {
-			return nil, err
-		}
-		e.At = time.Unix(0, at)
-		out = append(out, e)
-	}
-	return out, rows.Err()
+	return j.st.events(kind)
 }
 
 // Last returns the data of the last event of kind with key, if any.
@@ -728,24 +560,13 @@ func (j *Journal) Last(kind, key string) (json.RawMessage, bool, error) {
 			return e.Data, true, nil
 		}
 	}
-	var d []byte
-	err := j.db.QueryRow(`SELECT data FROM events WHERE kind = ? AND key = ? ORDER BY seq DESC LIMIT 1`, kind, key).Scan(&d)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, false, nil
-	}
-	if err != nil {
-		return nil, false, err
-	}
-	return d, true, nil
+	return j.st.last(kind, key)
 }
 
 // Close flushes and closes the journal, and releases the run lock.
 func (j *Journal) Close() error {
 	err := j.Flush()
-	for _, st := range j.inserts {
-		st.Close()
-	}
-	if cerr := j.db.Close(); err == nil {
+	if cerr := j.st.close(); err == nil {
 		err = cerr
 	}
 	if j.lock != nil {

@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -87,6 +88,114 @@ func checkCalls(t *testing.T, path string, n int) {
 	for _, e := range ev {
 		if want := fmt.Sprintf(`{"key":%q}`, e.Key); string(e.Data) != want {
 			t.Fatalf("call %s holds %s, want %s", e.Key, e.Data, want)
+		}
+	}
+}
+
+// A journal in memory (a rehearsal's whose folder goes) writes no
+// database file; its events, written from several goroutines over many
+// group commits, read back as written, and a journal opened again with the
+// same Memory (a resume) finds its calls and its reservations, which it
+// still reserves only once. A second journal cannot take a Memory that is
+// open.
+func TestMemoryJournal(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "journal.db")
+	m := NewMemory()
+	j, err := OpenWith(path, Options{Memory: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenWith(filepath.Join(t.TempDir(), "journal.db"), Options{Memory: m}); err == nil {
+		t.Fatal("a second journal opened a Memory that is open")
+	}
+	// More events than a chunk of the log holds (memChunk).
+	const writers, each = 4, 1100
+	writeCalls(t, j, writers, each)
+	if _, err := j.Reserve("r", Reservation{Env: "e", USD: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Started("r", &plugins.RunHandle{RunID: "r", Handle: "h"}); err != nil {
+		t.Fatal(err)
+	}
+	if d, ok, err := j.Last(KindStep, "w2/250"); err != nil || !ok || string(d) != "250" {
+		t.Errorf("last step w2/250 = %s, %v, %v", d, ok, err)
+	}
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("a journal in memory made %s (%v)", path, err)
+	}
+	j, err = OpenWith(path, Options{Memory: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	if d, ok := j.Call(KindCall, "w3/299"); !ok || string(d) != `{"key":"w3/299"}` {
+		t.Errorf("resumed call w3/299 = %s, %v", d, ok)
+	}
+	if r, ok := j.Run("r"); !ok || r.Handle == nil || r.Handle.Handle != "h" || r.Reservation.USD != 2 {
+		t.Errorf("resumed run r = %+v, %v", r, ok)
+	}
+	if _, err := j.Reserve("r", Reservation{}); !errors.Is(err, ErrReserved) {
+		t.Errorf("reserve after resume: %v, want ErrReserved", err)
+	}
+	checkCallEvents(t, j, writers*each)
+	all, err := j.Events("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The calls, a step per 50 calls per writer, the reservation and its
+	// handle; the resumed journal's sequence goes on from there.
+	if want := writers*each + writers*each/50 + 2; len(all) != want || all[len(all)-1].Seq != int64(want) {
+		t.Fatalf("%d events ending at %d, want %d", len(all), all[len(all)-1].Seq, want)
+	}
+}
+
+// writeCalls appends each call events from each of writers goroutines, a
+// durable step event every 50 calls of one.
+func writeCalls(t *testing.T, j *Journal, writers, each int) {
+	t.Helper()
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Go(func() {
+			for i := range each {
+				key := fmt.Sprintf("w%d/%d", w, i)
+				if err := j.Append(KindCall, key, map[string]string{"key": key}); err != nil {
+					t.Error(err)
+					return
+				}
+				if i%50 == 0 {
+					if err := j.Commit(KindStep, key, i); err != nil {
+						t.Error(err)
+						return
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// checkCallEvents checks j's call events: n of them in sequence order,
+// each key once and holding itself.
+func checkCallEvents(t *testing.T, j *Journal, n int) {
+	t.Helper()
+	ev, err := j.Events(KindCall)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ev) != n {
+		t.Fatalf("%d call events, want %d", len(ev), n)
+	}
+	seen := map[string]bool{}
+	for i, e := range ev {
+		if want := fmt.Sprintf(`{"key":%q}`, e.Key); string(e.Data) != want || seen[e.Key] {
+			t.Fatalf("call %s holds %s, want %s once", e.Key, e.Data, want)
+		}
+		seen[e.Key] = true
+		if i > 0 && e.Seq <= ev[i-1].Seq {
+			t.Fatal("sequence not increasing")
 		}
 	}
 }
