@@ -43,13 +43,16 @@ critic "screen" {
 }
 
 critic_training "critic" {
-  critic    = critic.screen
-  teacher   = role.teacher
-  pairs     = "data/critic-pairs.jsonl"
-  split     = "train"
-  examples  = 20
-  samples   = 4
-  revisions = 4
+  critic  = critic.screen
+  teacher = role.teacher
+  pairs   = "data/critic-pairs.jsonl"
+  split   = "train"
+  # The paper's filter: a parent with fewer than 3 improving children
+  # makes no pair (critic-pairs.hcl collects 20 children a parent).
+  min_improving_children = 3
+  examples               = 160
+  samples                = 4
+  revisions              = 4
   sft {}
   grpo {
     steps          = 4
@@ -65,8 +68,9 @@ critic_training "critic" {
 # The trained critic, benched before it screens: Improve accuracy, Dir-3,
 # F1, 5-Ladder and AUROC at k 1 and 8 (assay report).
 critic_eval "bench" {
-  data  = "data/critic-pairs.jsonl"
-  split = "holdout"
-  limit = 32 # the held-out pairs of train-02
-  k     = [1, 8]
+  data                   = "data/critic-pairs.jsonl"
+  split                  = "holdout"
+  min_improving_children = 3
+  limit                  = 128 # of the held-out pairs of train-04
+  k                      = [1, 8]
 }

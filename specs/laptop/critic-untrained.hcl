@@ -47,10 +47,11 @@ critic "screen" {
 }
 
 critic_eval "bench" {
-  data  = "data/critic-pairs.jsonl"
-  split = "holdout"
-  limit = 32 # the held-out pairs of train-02
-  k     = [1, 8]
+  data                   = "data/critic-pairs.jsonl"
+  split                  = "holdout"
+  min_improving_children = 3
+  limit                  = 128 # of the held-out pairs of train-04
+  k                      = [1, 8]
 }
 
 budget {
