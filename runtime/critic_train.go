@@ -168,7 +168,7 @@ type MeasuredCriticTraining struct {
 	FirstReward float64 `json:"first_step_reward,omitempty"`
 	LastReward  float64 `json:"last_step_reward,omitempty"`
 	// Pool is the pairs the training read, after the parents' filter.
-	Pool *MeasuredPool `json:"pool,omitempty"`
+	Pool MeasuredPool `json:"pool,omitzero"`
 	// ByLabel is the GRPO verdicts and the right ones by the pair's 3-way
 	// label, the class the reward judges: whether the critic learns the
 	// minority classes too.
@@ -188,8 +188,8 @@ type MeasuredPool struct {
 
 // poolFigures are the figures of pairs, the split's pairs kept by the
 // filter whose figures kept has.
-func poolFigures(pairs []critic.Pair, kept critic.Filtered) *MeasuredPool {
-	m := &MeasuredPool{Parents: kept.Parents, KeptParents: kept.KeptParents, DroppedPairs: kept.DroppedPairs, Pairs: len(pairs)}
+func poolFigures(pairs []critic.Pair, kept critic.Filtered) MeasuredPool {
+	m := MeasuredPool{Parents: kept.Parents, KeptParents: kept.KeptParents, DroppedPairs: kept.DroppedPairs, Pairs: len(pairs)}
 	for i := range pairs {
 		if pairs[i].Label3 == critic.Improve {
 			m.Improve++
