@@ -37,6 +37,12 @@ func TestExperimentsCompile(t *testing.T) {
 			}
 			used[a.Spec] = true
 		}
+		if e.Pairs != nil {
+			if _, err := compileSpec(filepath.Join(specsDir, e.Pairs.Spec), 0); err != nil {
+				t.Fatalf("%s: %v", e.Pairs.Spec, err)
+			}
+			used[e.Pairs.Spec] = true
+		}
 	}
 	files, _ := filepath.Glob(filepath.Join(specsDir, "*.hcl"))
 	code, _ := filepath.Glob(filepath.Join(specsDir, "code", "*.hcl"))
