@@ -159,7 +159,7 @@ var experiments = []experiment{
 		Columns: criticColumns,
 	},
 	{
-		Title: "Critic training: the untrained critic vs the trained one on 128 held-out pairs of a two-stage collection",
+		Title: "Critic training: the untrained critic vs the trained one on 96 held-out pairs of a two-stage collection",
 		Paper: "seed 002, 1.5K held-out pairs: Qwen-3.5-9B base Improve acc. 49.9, Dir-3 41.3, F1 58.3; after SFT+GRPO (soft rubric) 66.7, 60.7, 75.6; AUROC saturates past k = 16; its SFT pool, parents with fewer than 3 improving children dropped: 58.4% improve (BigWin 25.4, MediumWin 17.5, SmallWin 15.5)",
 		Arms: []arm{
 			{Label: "untrained", Spec: "critic-untrained.hcl", Critic: "screen"},

@@ -50,7 +50,7 @@ critic_eval "bench" {
   data                   = "data/critic-pairs.jsonl"
   split                  = "holdout"
   min_improving_children = 3
-  limit                  = 128 # of the held-out pairs of train-04
+  limit                  = 96 # of the held-out pairs of train-04
   k                      = [1, 8]
 }
 
