@@ -444,11 +444,7 @@ func (k *checker) checkEvolutionLoop(l *spec.Loop, at diag.Range, name string) {
 	k.intMin(l.MigrationEvery, 1, "migration_every")
 	k.intMin(l.TopPrograms, 0, "top_programs")
 	k.intMin(l.DiversePrograms, 0, "diverse_programs")
-	k.intMin(l.ChildrenPerParent, 0, "children_per_parent")
-	if c := l.ChildrenPerParent; c.V > maxChildrenPerParent {
-		k.add(diag.Errorf(CodeRange, c.Range, "children_per_parent is at most %d, got %d", maxChildrenPerParent, c.V).
-			WithDetail("write children_per_parent = 20, the critics paper's"))
-	}
+	k.childrenPerParent(l)
 	if mr := l.MigrationRate; mr.Set && (mr.V <= 0 || mr.V > 1) {
 		k.add(diag.Errorf(CodeRange, mr.Range, "migration_rate must lie in (0, 1], got %g", mr.V).
 			WithDetail("write migration_rate = 0.1 (a tenth of an island's programs, at least one, migrate)"))

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/lang/diag"
 	"github.com/assay-lang/assay/lang/spec"
 )
 
@@ -26,6 +27,17 @@ func verified(l *spec.Loop, ok, frac float64, routes bool) (n, lo, hi float64) {
 
 // maxChildrenPerParent bounds an evolution loop's children_per_parent.
 const maxChildrenPerParent = 1 << 12
+
+// childrenPerParent checks an evolution loop's children_per_parent: at
+// least 0, at most maxChildrenPerParent.
+func (k *checker) childrenPerParent(l *spec.Loop) {
+	c := l.ChildrenPerParent
+	k.intMin(c, 0, "children_per_parent")
+	if c.V > maxChildrenPerParent {
+		k.add(diag.Errorf(CodeRange, c.Range, "children_per_parent is at most %d, got %d", maxChildrenPerParent, c.V).
+			WithDetail("write children_per_parent = 20, the critics paper's"))
+	}
+}
 
 // childRuns is the second stage of a pair collection per program the
 // loop verified (n a round, lo and hi its bounds): children_per_parent
