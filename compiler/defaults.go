@@ -127,7 +127,7 @@ var Defaults = []Default{
 	}},
 	{"loop.*.top_programs, loop.*.diverse_programs", "0", "the proposer sees its parent alone unless the spec asks for inspirations", nil}, // lowered
 	{"loop.*.feature_bins", "none: no MAP-Elites archive", "an island keeps its verified programs; an archive is asked for by its dimensions", nil},
-	updateAdapter.doc(),
+	updateAdapter.doc(), evoChildren.doc(),
 	ccEnabled.doc(), ccScope.doc(), ccGRPOEvery.doc(), ccGRPOPairs.doc(), ccGroup.doc(), ccSDFTEvery.doc(), ccSDFTPairs.doc(),
 	// Lowered: the plan's ideas per round (ideasPerRound).
 	{"loop.*.ideas_per_round", "verifications_per_round, in a loop without a screen (a preset's value too)", "nothing chooses among ideas without a critic: the loop makes only those it verifies, as vanilla OpenEvolve", nil},
@@ -216,6 +216,8 @@ var (
 	ceSplit        = lowered[string]{"critic_eval.*.split", "all", "every pair of the file is judged"}
 	ceMinImproving = lowered[int]{"critic_eval.*.min_improving_children", 0, "every pair of the file may be judged; 3 is the paper's filter, asked for"}
 	ceThresholds   = lowered[[]float64]{"critic_eval.*.thresholds", []float64{0.1, 0.25, 0.5}, "a strict, a middle and a generous routing threshold"}
+
+	evoChildren = lowered[int]{"loop.*.children_per_parent", 0, "no pair collection's second stage: the loop's rounds alone"}
 
 	updateAdapter = named{"loop.*.update.adapter", "the loop's name", "", "each loop's adapters have a prefix of their own"}
 

@@ -44,7 +44,7 @@ func (k *checker) childrenPerParent(l *spec.Loop) {
 // children proposed, of which a share ok build and run; it returns the
 // children proposed and the runs, expected, low and high.
 func childRuns(l *spec.Loop, ok, n, lo, hi float64) (kids, runs, runsLo, runsHi float64) {
-	c := float64(l.ChildrenPerParent.V)
+	c := float64(evoChildren.of(l.ChildrenPerParent))
 	return n * c, n * c * ok, lo * c * ok, hi * c * ok
 }
 
@@ -116,7 +116,7 @@ func evolutionLoopFields(pl *phaseLowering, lp *loopPlan, out *plan.Loop) {
 		out.MigrationRate = l.MigrationRate.V
 	}
 	out.Continual = pl.lv.continual(l)
-	out.ChildrenPerParent = l.ChildrenPerParent.V
+	out.ChildrenPerParent = evoChildren.of(l.ChildrenPerParent)
 }
 
 // evolutionPhase adds an evolution loop's phase: per island-round of every
