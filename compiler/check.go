@@ -336,7 +336,7 @@ func (k *checker) environment(e *spec.Environment) {
 
 var (
 	rlOnly   = []string{"algorithm", "steps", "until_budget", "max_steps", "states", "proposals_per_state", "rollout_every", "zero_variance", "resample_rounds", "expected_dropped", "reward", "learning_rate", "new_parent", "audit_share"}
-	evolOnly = []string{"islands", "rounds", "migration_every", "ideas_per_round", "verifications_per_round", "select", "verify_routed", "migration_rate", "top_programs", "diverse_programs", "feature_bins"}
+	evolOnly = []string{"islands", "rounds", "migration_every", "ideas_per_round", "verifications_per_round", "select", "verify_routed", "migration_rate", "top_programs", "diverse_programs", "feature_bins", "children_per_parent"}
 )
 
 // adapterNameRE is what an update's adapter prefix may be: a served model
@@ -444,6 +444,7 @@ func (k *checker) checkEvolutionLoop(l *spec.Loop, at diag.Range, name string) {
 	k.intMin(l.MigrationEvery, 1, "migration_every")
 	k.intMin(l.TopPrograms, 0, "top_programs")
 	k.intMin(l.DiversePrograms, 0, "diverse_programs")
+	k.childrenPerParent(l)
 	if mr := l.MigrationRate; mr.Set && (mr.V <= 0 || mr.V > 1) {
 		k.add(diag.Errorf(CodeRange, mr.Range, "migration_rate must lie in (0, 1], got %g", mr.V).
 			WithDetail("write migration_rate = 0.1 (a tenth of an island's programs, at least one, migrate)"))

@@ -37,6 +37,7 @@ func (k *checker) criticEvals() {
 			continue
 		}
 		k.intMin(ce.Limit, 1, fmt.Sprintf("critic_eval %q: limit", ce.Name))
+		k.intMin(ce.MinImproving, 0, fmt.Sprintf("critic_eval %q: min_improving_children", ce.Name))
 		// In float64: a limit near the int range must not wrap.
 		calls := 0.0
 		for _, c := range cs {

@@ -87,9 +87,9 @@ var Defaults = []Default{
 	{"critic.*.expected_routed", "one number e means { low = e, expected = e, high = 1 }", "at worst every candidate is routed", nil},
 	ctSamples.doc(), ctRevisions.doc(), ctGuide.doc(),
 	ctSFTAdapter.doc(), ctSFTLR.doc(), ctSFTEpochs.doc(),
-	ctGRPOAdapter.doc(), ctGroup.doc(), ctKL.doc(), ctGRPOLR.doc(), ctWeightDecay.doc(),
+	ctGRPOAdapter.doc(), ctGroup.doc(), ctKL.doc(), ctGRPOLR.doc(), ctWeightDecay.doc(), ctMinImproving.doc(),
 	{"critic_eval.*.critics", "every critic of the spec", "critics are compared side by side on the same pairs", nil}, // lowered by evalCriticsOf
-	ceSplit.doc(), ceThresholds.doc(),
+	ceSplit.doc(), ceThresholds.doc(), ceMinImproving.doc(),
 	{"role.*.build_failures", "0; one number f means { low = f, expected = f, high = f }", "a builder's builds succeed unless the spec says otherwise", nil},
 	{"loop.*.rollout_every", "1", "a fresh rollout every step", func(s *spec.Spec) {
 		for _, l := range s.Loops {
@@ -127,7 +127,7 @@ var Defaults = []Default{
 	}},
 	{"loop.*.top_programs, loop.*.diverse_programs", "0", "the proposer sees its parent alone unless the spec asks for inspirations", nil}, // lowered
 	{"loop.*.feature_bins", "none: no MAP-Elites archive", "an island keeps its verified programs; an archive is asked for by its dimensions", nil},
-	updateAdapter.doc(),
+	updateAdapter.doc(), evoChildren.doc(),
 	ccEnabled.doc(), ccScope.doc(), ccGRPOEvery.doc(), ccGRPOPairs.doc(), ccGroup.doc(), ccSDFTEvery.doc(), ccSDFTPairs.doc(),
 	// Lowered: the plan's ideas per round (ideasPerRound).
 	{"loop.*.ideas_per_round", "verifications_per_round, in a loop without a screen (a preset's value too)", "nothing chooses among ideas without a critic: the loop makes only those it verifies, as vanilla OpenEvolve", nil},
@@ -200,20 +200,24 @@ var Defaults = []Default{
 var (
 	// The critics paper's figures for a critic_training block (seed 002,
 	// section 2.3 and appendix G).
-	ctSamples     = lowered[int]{"critic_training.*.samples", 8, "the paper's Sampled stratum: the teacher's critiques per pair without the label"}
-	ctRevisions   = lowered[int]{"critic_training.*.revisions", 8, "the paper's Revised stratum: critiques written again, told the wrong verdict, when no sample matched"}
-	ctGuide       = lowered[bool]{"critic_training.*.guide", true, "the paper's Guided stratum: a pair no revision matched still gets a critique, written knowing the label"}
-	ctSFTLR       = lowered[float64]{"critic_training.*.sft.learning_rate", 1e-5, "the paper's SFT learning rate (a continual block's SDFT updates use it too)"}
-	ctSFTEpochs   = lowered[int]{"critic_training.*.sft.epochs", 3, "the paper's passes over the kept critiques"}
-	ctGroup       = lowered[int]{"critic_training.*.grpo.group", 8, "the paper's verdicts per pair, the group GRPO's advantages are relative to"}
-	ctKL          = lowered[float64]{"critic_training.*.grpo.kl_coef", 0.01, "the paper's KL penalty toward the SFT critic (a continual block's T-GRPO updates use it too)"}
-	ctGRPOLR      = lowered[float64]{"critic_training.*.grpo.learning_rate", 1e-6, "the paper's GRPO learning rate (a continual block's T-GRPO updates use it too)"}
-	ctWeightDecay = lowered[float64]{"critic_training.*.grpo.weight_decay", 0.1, "the paper's decoupled weight decay (a continual block's T-GRPO updates use it too)"}
-	ctSFTAdapter  = named{"critic_training.*.sft.adapter", "the block's name", "-sft", "each training's adapter has a name of its own"}
-	ctGRPOAdapter = named{"critic_training.*.grpo.adapter", "the block's name", "-grpo", "each training's adapters have a prefix of their own"}
+	ctSamples      = lowered[int]{"critic_training.*.samples", 8, "the paper's Sampled stratum: the teacher's critiques per pair without the label"}
+	ctRevisions    = lowered[int]{"critic_training.*.revisions", 8, "the paper's Revised stratum: critiques written again, told the wrong verdict, when no sample matched"}
+	ctGuide        = lowered[bool]{"critic_training.*.guide", true, "the paper's Guided stratum: a pair no revision matched still gets a critique, written knowing the label"}
+	ctSFTLR        = lowered[float64]{"critic_training.*.sft.learning_rate", 1e-5, "the paper's SFT learning rate (a continual block's SDFT updates use it too)"}
+	ctSFTEpochs    = lowered[int]{"critic_training.*.sft.epochs", 3, "the paper's passes over the kept critiques"}
+	ctGroup        = lowered[int]{"critic_training.*.grpo.group", 8, "the paper's verdicts per pair, the group GRPO's advantages are relative to"}
+	ctKL           = lowered[float64]{"critic_training.*.grpo.kl_coef", 0.01, "the paper's KL penalty toward the SFT critic (a continual block's T-GRPO updates use it too)"}
+	ctGRPOLR       = lowered[float64]{"critic_training.*.grpo.learning_rate", 1e-6, "the paper's GRPO learning rate (a continual block's T-GRPO updates use it too)"}
+	ctWeightDecay  = lowered[float64]{"critic_training.*.grpo.weight_decay", 0.1, "the paper's decoupled weight decay (a continual block's T-GRPO updates use it too)"}
+	ctSFTAdapter   = named{"critic_training.*.sft.adapter", "the block's name", "-sft", "each training's adapter has a name of its own"}
+	ctMinImproving = lowered[int]{"critic_training.*.min_improving_children", 0, "every pair of the file is used; 3 is the paper's filter, asked for"}
+	ctGRPOAdapter  = named{"critic_training.*.grpo.adapter", "the block's name", "-grpo", "each training's adapters have a prefix of their own"}
 
-	ceSplit      = lowered[string]{"critic_eval.*.split", "all", "every pair of the file is judged"}
-	ceThresholds = lowered[[]float64]{"critic_eval.*.thresholds", []float64{0.1, 0.25, 0.5}, "a strict, a middle and a generous routing threshold"}
+	ceSplit        = lowered[string]{"critic_eval.*.split", "all", "every pair of the file is judged"}
+	ceMinImproving = lowered[int]{"critic_eval.*.min_improving_children", 0, "every pair of the file may be judged; 3 is the paper's filter, asked for"}
+	ceThresholds   = lowered[[]float64]{"critic_eval.*.thresholds", []float64{0.1, 0.25, 0.5}, "a strict, a middle and a generous routing threshold"}
+
+	evoChildren = lowered[int]{"loop.*.children_per_parent", 0, "no pair collection's second stage: the loop's rounds alone"}
 
 	updateAdapter = named{"loop.*.update.adapter", "the loop's name", "", "each loop's adapters have a prefix of their own"}
 

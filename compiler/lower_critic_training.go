@@ -54,6 +54,7 @@ func (k *checker) criticTraining(ct *spec.CriticTraining) {
 	k.intMin(ct.Examples, 1, "examples")
 	k.intMin(ct.Samples, 1, "samples")
 	k.intMin(ct.Revisions, 0, "revisions")
+	k.intMin(ct.MinImproving, 0, "min_improving_children")
 	if ct.Examples.V > MaxCriticPairs {
 		k.add(diag.Errorf(CodeRange, ct.Examples.Range, "examples is at most %d, got %d", MaxCriticPairs, ct.Examples.V))
 	}
@@ -185,7 +186,7 @@ func (pl *phaseLowering) criticTrainings() {
 	for _, ct := range lv.s.CriticTrainings {
 		cr := lv.x.critics[ct.Critic.Name]
 		out := &plan.CriticTraining{Name: ct.Name, Phase: "critic_training." + ct.Name, Critic: cr.Name, Role: cr.Role.Name, Teacher: ct.Teacher.Name,
-			Labels: cr.Labels.V, Pairs: ct.Pairs.V, Split: ct.Split.V, MaxPairs: MaxCriticPairs, Source: firstValid(ct.Pairs.Range, ct.NameRange)}
+			Labels: cr.Labels.V, Pairs: ct.Pairs.V, Split: ct.Split.V, MinImproving: ctMinImproving.of(ct.MinImproving), MaxPairs: MaxCriticPairs, Source: firstValid(ct.Pairs.Range, ct.NameRange)}
 		if ct.Pairs.Range.Filename == SetSource {
 			// A --set path is the working directory's: made absolute
 			// here, as it has no file to be relative to.

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/lang/diag"
 	"github.com/assay-lang/assay/lang/spec"
 )
 
@@ -22,6 +23,29 @@ func verified(l *spec.Loop, ok, frac float64, routes bool) (n, lo, hi float64) {
 	}
 	r := built * frac
 	return r + math.Min(v, built-r), n, math.Min(built, r+v)
+}
+
+// maxChildrenPerParent bounds an evolution loop's children_per_parent.
+const maxChildrenPerParent = 1 << 12
+
+// childrenPerParent checks an evolution loop's children_per_parent: at
+// least 0, at most maxChildrenPerParent.
+func (k *checker) childrenPerParent(l *spec.Loop) {
+	c := l.ChildrenPerParent
+	k.intMin(c, 0, "children_per_parent")
+	if c.V > maxChildrenPerParent {
+		k.add(diag.Errorf(CodeRange, c.Range, "children_per_parent is at most %d, got %d", maxChildrenPerParent, c.V).
+			WithDetail("write children_per_parent = 20, the critics paper's"))
+	}
+}
+
+// childRuns is the second stage of a pair collection per program the
+// loop verified (n a round, lo and hi its bounds): children_per_parent
+// children proposed, of which a share ok build and run; it returns the
+// children proposed and the runs, expected, low and high.
+func childRuns(l *spec.Loop, ok, n, lo, hi float64) (kids, runs, runsLo, runsHi float64) {
+	c := float64(evoChildren.of(l.ChildrenPerParent))
+	return n * c, n * c * ok, lo * c * ok, hi * c * ok
 }
 
 // ideasPerRound is the ideas an evolution loop makes per island-round:
@@ -71,8 +95,9 @@ func settleEvolution(pl *phaseLowering, lp *loopPlan) {
 	ok := lv.built(l.Builder)
 	frac, routes := lv.evoRouted(l)
 	forScen(func(sc int) {
-		n, _, _ := verified(l, ok[sc], frac[sc], routes)
-		runs := float64(tasks) * float64(l.Islands.V) * float64(l.Rounds.V) * n
+		n, lo, hi := verified(l, ok[sc], frac[sc], routes)
+		_, kids, _, _ := childRuns(l, ok[sc], n, lo, hi)
+		runs := float64(tasks) * float64(l.Islands.V) * float64(l.Rounds.V) * (n + kids)
 		pl.fixed[sc] += runs
 		if pl.budgetLoop == nil {
 			pl.fixedRepairs[sc] += runs * (lv.repairHigh(l.Builder, sc) - 1)
@@ -91,6 +116,7 @@ func evolutionLoopFields(pl *phaseLowering, lp *loopPlan, out *plan.Loop) {
 		out.MigrationRate = l.MigrationRate.V
 	}
 	out.Continual = pl.lv.continual(l)
+	out.ChildrenPerParent = evoChildren.of(l.ChildrenPerParent)
 }
 
 // evolutionPhase adds an evolution loop's phase: per island-round of every
@@ -110,12 +136,15 @@ func evolutionPhase(pl *phaseLowering, lp *loopPlan) {
 			ir := float64(envTaskCount(e, l.Split.V)) * float64(l.Islands.V) * float64(l.Rounds.V)
 			ideas := ir * float64(ideasPerRound(l))
 			n, lo, hi := verified(l, ok[sc], frac[sc], routes)
-			r.addRuns(e.Name, sc, ir*n)
-			r.addRunBounds(e.Name, sc, ir*lo, ir*hi)
-			r.cand[sc] += ideas
-			r.addLLM(l.Proposer.Name, sc, ideas)
+			// Stage 2 of a pair collection: children of every verified
+			// program, proposed and built, those that build run.
+			kids, kr, krLo, krHi := childRuns(l, ok[sc], n, lo, hi)
+			r.addRuns(e.Name, sc, ir*(n+kr))
+			r.addRunBounds(e.Name, sc, ir*(lo+krLo), ir*(hi+krHi))
+			r.cand[sc] += ideas + ir*kids
+			r.addLLM(l.Proposer.Name, sc, ideas+ir*kids)
 			if l.Builder.Set {
-				r.addBuilds(l.Builder.Name, sc, ideas, ok[sc], lv.repairs(l.Repairs.V))
+				r.addBuilds(l.Builder.Name, sc, ideas+ir*kids, ok[sc], lv.repairs(l.Repairs.V))
 			}
 			if cr != nil {
 				// Only ideas that build are summarized and judged; at the

@@ -119,11 +119,11 @@ func TestGRPOBalanceEmptyClass(t *testing.T) {
 	ct := pairsFile(t, line("improve")+"\n"+line("lose")+"\n"+line("lose")+"\n")
 	ct.Examples = 1
 	ct.GRPO = balancedTraining(2, "improve", "lose").GRPO
-	if _, err := loadCriticPairs(ct); err == nil || !strings.Contains(err.Error(), `class "improve"`) {
+	if _, _, err := loadCriticPairs(ct); err == nil || !strings.Contains(err.Error(), `class "improve"`) {
 		t.Fatalf("load: %v, want the GRPO pool (after the SFT's pair) refused for no improve pair", err)
 	}
 	ct.Examples = 0
-	if _, err := loadCriticPairs(ct); err != nil {
+	if _, _, err := loadCriticPairs(ct); err != nil {
 		t.Fatalf("load: %v", err)
 	}
 }

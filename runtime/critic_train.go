@@ -30,44 +30,51 @@ func PairRequest(p *critic.Pair, labels string) *payload.CritiqueRequest {
 
 // readCriticPairs reads the pairs of ct's split that have a label in its
 // space, in file order, with the export's reader (docs/pairs.md): at
-// most ct.MaxPairs pairs, each line bounded.
-func readCriticPairs(ct *plan.CriticTraining) ([]critic.Pair, error) {
+// most ct.MaxPairs pairs, each line bounded. The pairs of parents with
+// fewer than ct.MinImproving improving children in the file are left
+// out first; kept says how many.
+func readCriticPairs(ct *plan.CriticTraining) (_ []critic.Pair, kept critic.Filtered, _ error) {
 	f, err := os.Open(ct.PairsPath())
 	if err != nil {
-		return nil, err
+		return nil, kept, err
 	}
 	defer f.Close()
 	ps, err := critic.ReadPairs(f)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", ct.Pairs, err)
+		return nil, kept, fmt.Errorf("%s: %v", ct.Pairs, err)
 	}
 	if len(ps) > ct.MaxPairs {
-		return nil, fmt.Errorf("%s: more than %d pairs", ct.Pairs, ct.MaxPairs)
+		return nil, kept, fmt.Errorf("%s: more than %d pairs", ct.Pairs, ct.MaxPairs)
 	}
+	ps, kept = critic.KeepParents(ps, ct.MinImproving)
 	out := ps[:0]
 	for i := range ps {
 		if (ct.Split == "" || ps[i].Split == ct.Split) && pairLabel(&ps[i], ct.Labels) != "" {
 			out = append(out, ps[i])
 		}
 	}
-	return out, nil
+	return out, kept, nil
 }
 
 // loadCriticPairs reads ct's pairs and refuses a file that holds fewer
 // than the plan needs.
-func loadCriticPairs(ct *plan.CriticTraining) ([]critic.Pair, error) {
-	pairs, err := readCriticPairs(ct)
+func loadCriticPairs(ct *plan.CriticTraining) ([]critic.Pair, critic.Filtered, error) {
+	pairs, kept, err := readCriticPairs(ct)
 	if err != nil {
-		return nil, fmt.Errorf("%w: critic training %s: %v", errPermanent, ct.Name, err)
+		return nil, kept, fmt.Errorf("%w: critic training %s: %v", errPermanent, ct.Name, err)
 	}
 	if len(pairs) < max(ct.Examples, 1) {
-		return nil, fmt.Errorf("%w: critic training %s: %s holds %d pairs of split %q labelled in %s, and the plan needs at least %d",
-			errPermanent, ct.Name, ct.Pairs, len(pairs), ct.Split, ct.Labels, max(ct.Examples, 1))
+		filtered := ""
+		if ct.MinImproving > 0 {
+			filtered = fmt.Sprintf(" (after dropping the %d pairs of the %d of %d parents with fewer than %d improving children)", kept.DroppedPairs, kept.Parents-kept.KeptParents, kept.Parents, ct.MinImproving)
+		}
+		return nil, kept, fmt.Errorf("%w: critic training %s: %s holds %d pairs of split %q labelled in %s%s, and the plan needs at least %d",
+			errPermanent, ct.Name, ct.Pairs, len(pairs), ct.Split, ct.Labels, filtered, max(ct.Examples, 1))
 	}
 	if _, err := newCTBalance(ct, grpoPool(ct, pairs)); err != nil {
-		return nil, err
+		return nil, kept, err
 	}
-	return pairs, nil
+	return pairs, kept, nil
 }
 
 // criticTrainingNode is a critic_training phase: the teacher's critiques
@@ -96,10 +103,11 @@ func newCriticTraining(s *service, sc scope, _ int, ph *plan.Phase) (phaseNode, 
 
 func (c *criticTrainingNode) Execute() error {
 	ct := c.ct
-	pairs, err := loadCriticPairs(ct)
+	pairs, kept, err := loadCriticPairs(ct)
 	if err != nil {
 		return err
 	}
+	c.s.measured.criticTraining(ct.Name, func(m *MeasuredCriticTraining) { m.Pool = poolFigures(pairs, kept) })
 	c.ref = c.policyOf(c.s.policy.at(ct.Role))
 	if ct.SFT != nil {
 		kept, err := c.synthesise(pairs[:ct.Examples])
@@ -159,10 +167,35 @@ type MeasuredCriticTraining struct {
 	Correct     int     `json:"correct,omitempty"`
 	FirstReward float64 `json:"first_step_reward,omitempty"`
 	LastReward  float64 `json:"last_step_reward,omitempty"`
+	// Pool is the pairs the training read, after the parents' filter.
+	Pool MeasuredPool `json:"pool,omitzero"`
 	// ByLabel is the GRPO verdicts and the right ones by the pair's 3-way
 	// label, the class the reward judges: whether the critic learns the
 	// minority classes too.
 	ByLabel MeasuredByLabel `json:"grpo_by_label,omitzero"`
+}
+
+// MeasuredPool is a critic training's pairs: the parents of the file and
+// those the filter kept (min_improving_children), the pairs of its split
+// kept and the improving ones among them.
+type MeasuredPool struct {
+	Parents      int `json:"parents"`
+	KeptParents  int `json:"kept_parents"`
+	DroppedPairs int `json:"dropped_pairs"`
+	Pairs        int `json:"pairs"`
+	Improve      int `json:"improve"`
+}
+
+// poolFigures are the figures of pairs, the split's pairs kept by the
+// filter whose figures kept has.
+func poolFigures(pairs []critic.Pair, kept critic.Filtered) MeasuredPool {
+	m := MeasuredPool{Parents: kept.Parents, KeptParents: kept.KeptParents, DroppedPairs: kept.DroppedPairs, Pairs: len(pairs)}
+	for i := range pairs {
+		if pairs[i].Label3 == critic.Improve {
+			m.Improve++
+		}
+	}
+	return m
 }
 
 // MeasuredByLabel is a critic training's GRPO verdicts by 3-way label.

@@ -93,7 +93,7 @@ func preflightCriticEvals(v *plan.Variant) error {
 	}
 	// A critic training's file too: seed records may come before it.
 	for _, ct := range v.CriticTrainings {
-		if _, err := loadCriticPairs(ct); err != nil {
+		if _, _, err := loadCriticPairs(ct); err != nil {
 			return err
 		}
 	}

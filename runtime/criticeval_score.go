@@ -179,9 +179,14 @@ func readCriticEvalData(ce *plan.CriticEval) (ex []CriticExample, labels []criti
 	if err != nil {
 		return nil, nil, 0, "", fail("%v (the schema of assay export pairs, docs/pairs.md)", err)
 	}
+	ps, kept := critic.KeepParents(ps, ce.MinImproving)
 	ex, labels, n5 = CriticExamples(ps, ce.Split, ce.Examples)
 	if len(ex) < ce.Examples || ce.Examples < 1 {
-		return nil, nil, 0, "", fail("holds %d pairs of split %s, and the plan judges and prices %d: supply a file with at least that many, or lower the critic_eval's limit", len(ex), ce.Split, ce.Examples)
+		filtered := ""
+		if ce.MinImproving > 0 {
+			filtered = fmt.Sprintf(" (after dropping the %d pairs of the %d of %d parents with fewer than %d improving children)", kept.DroppedPairs, kept.Parents-kept.KeptParents, kept.Parents, ce.MinImproving)
+		}
+		return nil, nil, 0, "", fail("holds %d pairs of split %s%s, and the plan judges and prices %d: supply a file with at least that many, or lower the critic_eval's limit", len(ex), ce.Split, filtered, ce.Examples)
 	}
 	sum := sha256.Sum256(b)
 	return ex, labels, n5, "sha256:" + hex.EncodeToString(sum[:]), nil

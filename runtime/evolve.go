@@ -159,6 +159,9 @@ func (r *evolution) Execute() error {
 			}
 			r.s.progress.step(fmt.Sprintf("%s round %d best gain %.4g", fig.Task, round+1, fig.Best))
 		}
+		if err := r.children(t, isl); err != nil {
+			return err
+		}
 	}
 	return nil
 }

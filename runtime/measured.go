@@ -60,6 +60,12 @@ type MeasuredLoop struct {
 	// dropped ones; Updates the policy updates an update command made.
 	Resampled int `json:"resampled_groups,omitempty"`
 	Updates   int `json:"updates,omitempty"`
+	// ChildParents counts the programs of an evolution loop whose
+	// children_per_parent children it proposed (the second stage of the
+	// two-stage pair collection), ChildrenVerified those children its
+	// real runs measured.
+	ChildParents     int `json:"child_parents,omitempty"`
+	ChildrenVerified int `json:"children_verified,omitempty"`
 	// The critic measured on the candidates it judged that were verified
 	// for real: AUROC of its vote share for an improving label against
 	// whether the run improved, and the share of its errors (verdict and

@@ -293,6 +293,10 @@ func writeStatus(w io.Writer, s *runtime.Status) {
 				c := m.CriticTrainings[name]
 				fmt.Fprintf(w, "critic     %s: critiques sampled %d, revised %d, guided %d, left out %d; %d updates, GRPO %d/%d verdicts right\n",
 					name, c.Sampled, c.Revised, c.Guided, c.Dropped, c.Updates, c.Correct, c.Verdicts)
+				if p := c.Pool; p.Parents > 0 {
+					fmt.Fprintf(w, "pool       %s: %d pairs read, %d improve; %d of %d parents kept, %d pairs of the others left out\n",
+						name, p.Pairs, p.Improve, p.KeptParents, p.Parents, p.DroppedPairs)
+				}
 			}
 		}
 		if t.Overruns > 0 {

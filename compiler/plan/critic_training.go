@@ -29,6 +29,10 @@ type CriticTraining struct {
 	// spec lies; Split is the pairs it uses ("" every pair).
 	Pairs string `json:"pairs"`
 	Split string `json:"split"`
+	// MinImproving drops, before the split is taken, every pair whose
+	// parent has fewer children labelled improve in the file
+	// (critic.KeepParents); 0 keeps every pair.
+	MinImproving int `json:"min_improving_children,omitempty"`
 	// Examples are the split's first pairs the teacher critiques:
 	// Samples critiques each, then Revisions told the most frequent wrong
 	// verdict, then (Guide) one told the label.

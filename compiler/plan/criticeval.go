@@ -30,6 +30,10 @@ type CriticEval struct {
 	// judged Votes times by every critic.
 	Split    string `json:"split"`
 	Examples int    `json:"examples"`
+	// MinImproving drops, before the split is taken, every pair whose
+	// parent has fewer children labelled improve in the file
+	// (critic.KeepParents); 0 keeps every pair.
+	MinImproving int `json:"min_improving_children,omitempty"`
 	// Critics names the critics of the variant evaluated, in order.
 	Critics []string `json:"critics"`
 	// K lists the numbers of votes whose majority is scored; empty: each

@@ -570,6 +570,12 @@ type Loop struct {
 	// Features are the MAP-Elites archive's dimensions, sorted by name;
 	// none: no archive.
 	Features []Feature `json:"features,omitempty"`
+	// ChildrenPerParent, for an evolution loop, is the second stage of
+	// the critics paper's two-stage pair collection: after a task's
+	// rounds, each program its islands verified gets this many children
+	// proposed against it, built and run for real, unscreened, which no
+	// island takes; 0: none.
+	ChildrenPerParent int `json:"children_per_parent,omitempty"`
 	// Continual adapts an evolution loop's screen critic as it runs; nil:
 	// the critic stays frozen.
 	Continual *CriticContinual `json:"continual,omitempty"`

@@ -41,7 +41,7 @@ func trainingFigures(dir, id string, v *plan.Variant, r *runtime.Result, f map[s
 }
 
 // heldOutDir3 is the 3-way accuracy on the held-out pairs of the run's
-// critic_eval of the offline critic as the run left it (the state of its
+// critic_eval (those it benches: its filter's, its first Examples) of the offline critic as the run left it (the state of its
 // last critic update, after every loop), by the majority of the critic's
 // votes at its role's temperature, each pair judged with the same seeds in
 // every arm of a seed. A loop's continual critic is measured after its
@@ -84,10 +84,15 @@ func heldOutDir3(dir, id string, v *plan.Variant) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
+	// The bench's pairs: its filter, its split, its first Examples.
+	ps, _ = critic.KeepParents(ps, ce.MinImproving)
 	right, n := 0, 0
 	for i, p := range ps {
 		if p.Split != ce.Split {
 			continue
+		}
+		if n == ce.Examples {
+			break
 		}
 		n++
 		req := runtime.PairRequest(&p, payload.Labels3)

@@ -3,9 +3,11 @@
 //
 //	go run ./internal/reproduce [-seeds 3] [-out docs/reproducing.md]
 //
-// For a quick check, -only TEXT runs only the experiments whose title
-// holds TEXT (write their tables elsewhere with -out), and -train-steps
-// shortens every tinylm run.
+// -only TEXT runs only the experiments whose title holds TEXT: their
+// tables replace theirs in the generated section, each noting that it was
+// rerun alone and in how long, and the other tables stay as they were.
+// For a quick check, -train-steps shortens every tinylm run (write the
+// tables elsewhere with -out).
 //
 // The experiments are the specs of specs/laptop (the full-scale ablations
 // of specs/ in miniature), each run for real on the built-in tinylm

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/assay-lang/assay/features/runcompare"
 	"github.com/assay-lang/assay/runtime"
@@ -36,6 +37,12 @@ func TestExperimentsCompile(t *testing.T) {
 				t.Errorf("%s: %v", a.Spec, err)
 			}
 			used[a.Spec] = true
+		}
+		if e.Pairs != nil {
+			if _, err := compileSpec(filepath.Join(specsDir, e.Pairs.Spec), 0); err != nil {
+				t.Fatalf("%s: %v", e.Pairs.Spec, err)
+			}
+			used[e.Pairs.Spec] = true
 		}
 	}
 	files, _ := filepath.Glob(filepath.Join(specsDir, "*.hcl"))
@@ -199,5 +206,28 @@ func TestCellAsBefore(t *testing.T) {
 		if got, want := cell(runs, "x"), oldCell(xs); got != want {
 			t.Errorf("%v: %q, before %q", xs, got, want)
 		}
+	}
+}
+
+// TestSpliceKeepsTheOtherTables: -only replaces the tables of the
+// experiments it ran, noting how, and keeps the section's head and every
+// other table as they were, in the experiments' order; a table whose
+// experiment is gone is dropped.
+func TestSpliceKeepsTheOtherTables(t *testing.T) {
+	a, b := experiments[0], experiments[1]
+	old := "before\n" + beginMark + "\nhead line\n\n### " + a.Title + "\n\nold A\n\n### gone\n\nold G\n\n### " + b.Title + "\n\nold B\n" + endMark + "\nafter\n"
+	res := &experimentResult{experiment: b, Runs: make([][]map[string]float64, len(b.Arms))}
+	got, ok := spliceTables(old, []*experimentResult{res}, "x", 3, time.Second, time.Second, "m")
+	if !ok {
+		t.Fatal("no section found")
+	}
+	if !strings.HasPrefix(got, "head line\n\n### "+a.Title+"\n\nold A\n") || strings.Contains(got, "old B") || strings.Contains(got, "gone") {
+		t.Fatalf("spliced:\n%s", got)
+	}
+	if !strings.Contains(got, "### "+b.Title+"\n\nPapers: ") || !strings.Contains(got, "rerun alone (`go run ./internal/reproduce -only \"x\"`, 3 seeds per arm)") {
+		t.Fatalf("the rerun table is missing or unnoted:\n%s", got)
+	}
+	if _, ok := spliceTables("no markers", nil, "x", 3, 0, 0, "m"); ok {
+		t.Fatal("spliced into a file with no section")
 	}
 }

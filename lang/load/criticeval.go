@@ -3,6 +3,7 @@ package load
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -48,12 +49,13 @@ func (r *resolver) checkPairFiles(s *spec.Spec) diag.Diagnostics {
 		if ps == nil || !ce.Limit.Set || ce.Limit.V < 1 {
 			continue
 		}
+		ps, _ = critic.KeepParents(ps, ce.MinImproving.V)
 		split := "all"
 		if ce.Split.Set {
 			split = ce.Split.V
 		}
 		if n := countPairs(ps, split, ""); n < ce.Limit.V {
-			ds = append(ds, diag.Errorf(codeCriticEvalData, ce.Limit.Range, "critic_eval %q: %s holds %d pairs of split %s, and limit judges %d", ce.Name, ce.Data.V, n, split, ce.Limit.V).
+			ds = append(ds, diag.Errorf(codeCriticEvalData, ce.Limit.Range, "critic_eval %q: %s holds %d pairs of split %s%s, and limit judges %d", ce.Name, ce.Data.V, n, split, kept(ce.MinImproving.V), ce.Limit.V).
 				WithDetail("supply a file with at least %d pairs of split %s (assay export pairs), or set limit to the pairs it holds (split = \"all\" judges every pair)", ce.Limit.V, split))
 		}
 	}
@@ -77,6 +79,8 @@ func (r *resolver) checkTrainingPairs(s *spec.Spec, ct *spec.CriticTraining) dia
 	if ps == nil {
 		return nil
 	}
+	// The phase drops the parents with few improving children first.
+	ps, _ = critic.KeepParents(ps, ct.MinImproving.V)
 	labels := ""
 	for _, c := range s.Critics {
 		if c.Name == ct.Critic.Name {
@@ -96,7 +100,7 @@ func (r *resolver) checkTrainingPairs(s *spec.Spec, ct *spec.CriticTraining) dia
 		if ct.Examples.Set {
 			at = ct.Examples.Range
 		}
-		return diag.Diagnostics{diag.Errorf(codeCriticPairs, at, "critic_training %q: %s holds %d pairs of split %s labelled in %s, and the training needs at least %d", ct.Name, ct.Pairs.V, n, split, orDefault(labels, "3way"), need).
+		return diag.Diagnostics{diag.Errorf(codeCriticPairs, at, "critic_training %q: %s holds %d pairs of split %s labelled in %s%s, and the training needs at least %d", ct.Name, ct.Pairs.V, n, split, orDefault(labels, "3way"), kept(ct.MinImproving.V), need).
 			WithDetail("supply a file with more such pairs (assay export pairs; --labelled-only for 5-way labels), or set examples to at most %d", n)}
 	}
 	if ct.GRPO != nil && ct.GRPO.Balance.Set {
@@ -106,6 +110,15 @@ func (r *resolver) checkTrainingPairs(s *spec.Spec, ct *spec.CriticTraining) dia
 		return checkBalancedPool(ct, grpoPool(ps, split, labels, need))
 	}
 	return nil
+}
+
+// kept says which pairs were counted when min_improving_children drops
+// some ("" when it drops none).
+func kept(minImproving int) string {
+	if minImproving <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" whose parent has at least %d improving children", minImproving)
 }
 
 // grpoPool is a critic training's GRPO pool, as the phase takes it: the

@@ -106,3 +106,43 @@ func TestBalancedPoolChecked(t *testing.T) {
 		}
 	}
 }
+
+// TestPairFilesFiltered: with min_improving_children, validate counts the
+// pairs whose parent has that many improving children in the file, as
+// the phase does, and says so at the field it refuses.
+func TestPairFilesFiltered(t *testing.T) {
+	dir := t.TempDir()
+	// Two train children of one task's reference configuration, one
+	// improving, and a child of another task's, which does not.
+	pairs := trainPair5 + trainPair3 + `{"task":"h","label3":"tie","split":"holdout"}` + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "pairs.jsonl"), []byte(pairs), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		min  string
+		want []string
+	}{
+		{"1", []string{`critic_eval "bench": pairs.jsonl holds 0 pairs of split holdout whose parent has at least 1 improving children, and limit judges 1`}},
+		{"2", []string{`critic_training "c": pairs.jsonl holds 0 pairs of split train labelled in 3way whose parent has at least 2 improving children, and the training needs at least 2`,
+			`critic_eval "bench": pairs.jsonl holds 0 pairs of split holdout whose parent has at least 2 improving children`}},
+	} {
+		s := strings.Replace(pairsSpec("3way"), `  split    = "train"`, `  split    = "train"
+  min_improving_children = `+c.min, 1)
+		s = strings.Replace(s, `  limit = 1`, `  limit = 1
+  min_improving_children = `+c.min, 1)
+		path := filepath.Join(dir, "s.hcl")
+		if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, _, ds := Load(path, Options{})
+		out := ds.Format(0)
+		for _, w := range c.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("min %s: want %q in:\n%s", c.min, w, out)
+			}
+		}
+		if c.min == "1" && strings.Contains(out, `critic_training "c"`) {
+			t.Errorf("min 1 keeps the train parent's two pairs:\n%s", out)
+		}
+	}
+}

@@ -15,13 +15,16 @@ type CriticTraining struct {
 	Teacher   Ref         `assay:"teacher" doc:"critic-kind role that writes the critiques the critic is fine-tuned on (the paper's Gemini-3.1-Pro)"`
 	Pairs     Val[string] `assay:"pairs" doc:"labelled pairs, one JSON object a line in the schema of assay export pairs (docs/pairs.md), relative to this file"`
 	Split     Val[string] `assay:"split" enum:"train|holdout" doc:"the pairs used: those whose split is this (default: every pair of the file)"`
-	Examples  Val[int]    `assay:"examples" doc:"pairs the teacher critiques for SFT: the split's first N; the file must hold at least N (the paper: about 11,000)"`
-	Samples   Val[int]    `assay:"samples" doc:"critiques the teacher writes per pair without the label; one whose verdict matches the label is kept (Sampled stratum; default 8)"`
-	Revisions Val[int]    `assay:"revisions" doc:"critiques written again, told the most frequent wrong verdict is wrong, when no sample matched (Revised stratum; default 8, 0: none)"`
-	Guide     Val[bool]   `assay:"guide" doc:"when no revision matched either, the teacher is told the label and writes one critique consistent with it (Guided stratum; default true; false: the pair is left out)"`
-	SFT       *CriticSFT  `assay:"sft,block" doc:"supervised fine-tuning of the critic on the kept critiques: one update"`
-	GRPO      *CriticGRPO `assay:"grpo,block" doc:"GRPO of the critic after its SFT: reward +1 for a verdict that matches the label, -1 otherwise"`
-	Range     diag.Range  `json:"-"`
+	// MinImproving is the critics paper's filter of its pool (appendix
+	// C.2), applied to the whole file before the split is taken.
+	MinImproving Val[int]    `assay:"min_improving_children" doc:"pairs whose parent has fewer children labelled improve in the file (label3, children of the same parent in the same run) are left out before the split, the examples and the GRPO pool are taken, as the critics paper drops parents with fewer than three improving children (3); default 0: every pair"`
+	Examples     Val[int]    `assay:"examples" doc:"pairs the teacher critiques for SFT: the split's first N; the file must hold at least N (the paper: about 11,000)"`
+	Samples      Val[int]    `assay:"samples" doc:"critiques the teacher writes per pair without the label; one whose verdict matches the label is kept (Sampled stratum; default 8)"`
+	Revisions    Val[int]    `assay:"revisions" doc:"critiques written again, told the most frequent wrong verdict is wrong, when no sample matched (Revised stratum; default 8, 0: none)"`
+	Guide        Val[bool]   `assay:"guide" doc:"when no revision matched either, the teacher is told the label and writes one critique consistent with it (Guided stratum; default true; false: the pair is left out)"`
+	SFT          *CriticSFT  `assay:"sft,block" doc:"supervised fine-tuning of the critic on the kept critiques: one update"`
+	GRPO         *CriticGRPO `assay:"grpo,block" doc:"GRPO of the critic after its SFT: reward +1 for a verdict that matches the label, -1 otherwise"`
+	Range        diag.Range  `json:"-"`
 }
 
 // CriticSFT is a critic's supervised fine-tuning: one update on the

@@ -329,7 +329,10 @@ type Loop struct {
 	TopPrograms     Val[int]                `assay:"top_programs" doc:"inspirations: the island's best verified programs the proposer sees beside its parent"`
 	DiversePrograms Val[int]                `assay:"diverse_programs" doc:"inspirations: elites of other MAP-Elites cells the proposer sees beside its parent"`
 	FeatureBins     Val[map[string]float64] `assay:"feature_bins" doc:"MAP-Elites archive: bins per feature dimension (complexity, diversity, mechanism, score); each cell keeps its best verified program; entries merge with a preset's, and 0 leaves a dimension out"`
-	Continual       *CriticContinual        `assay:"continual,block" doc:"test-time continual learning of the screen critic during the loop: T-GRPO and SDFT updates on the pairs it verifies (see docs/critic-training.md)"`
+	// ChildrenPerParent is stage 2 of the critics paper's two-stage pair
+	// collection (appendix C.2); the rounds before it are stage 1.
+	ChildrenPerParent Val[int]         `assay:"children_per_parent" doc:"pair collection, the critics paper's second stage (its appendix C.2: 20): after a task's rounds, each program its islands verified (the solution each step produced) is the parent of this many children, each proposed against it, built and run for real, with no screen, and taken by no island; their pairs are what assay export pairs labels per parent; default 0: none"`
+	Continual         *CriticContinual `assay:"continual,block" doc:"test-time continual learning of the screen critic during the loop: T-GRPO and SDFT updates on the pairs it verifies (see docs/critic-training.md)"`
 
 	Split Val[string] `assay:"split" enum:"train|holdout" doc:"tasks the loop runs on"`
 

@@ -7,8 +7,9 @@
 # every round on the 3 newest verified pairs (a teacher critiques each,
 # told the measured outcome) and a T-GRPO update every 2 rounds on the 6
 # newest, 16 verdicts a pair, +1 when a verdict is the measured outcome.
-# The offline critic learns a bias per mechanism direction, so the
-# continual arm's verdicts move (critic_continual.txtar).
+# The offline critic learns a bias per mechanism and a weight per feature
+# of the change, so the continual arm's verdicts move
+# (critic_continual.txtar).
 #
 # Expected figures (assay estimate), per arm, beyond critic-train.hcl:
 #   update rounds  4 tasks x 6 rounds, less each task's first: 20

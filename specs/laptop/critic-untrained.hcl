@@ -2,13 +2,14 @@
 # benches its trained one: the baseline of the critic training table of
 # docs/reproducing.md. The same offline critic role (temperature 0.7) and
 # 3-way critic as critic-train.hcl's screen, with no teacher and no SFT or
-# GRPO, judges the 32 held-out pairs of data/critic-pairs.jsonl (task
-# train-02: 9 improve, 23 lose), the pairs no training step sees, at k 1
-# and 8; critic-train.hcl's critic_eval "bench" judges them after its
-# critic training.
+# GRPO, judges the first 96 held-out pairs of data/critic-pairs.jsonl
+# whose parent has at least 3 improving children (task train-04: 26
+# improve, 70 lose), the pairs no training step sees, at k 1 and 8;
+# critic-train.hcl's critic_eval "bench" judges them after its critic
+# training.
 #
 # Expected figures (assay estimate):
-#   critic calls 32 pairs x 8 votes = 256
+#   critic calls 96 pairs x 8 votes = 768
 #   real runs    0
 
 name        = "laptop-critic-untrained"
@@ -47,10 +48,11 @@ critic "screen" {
 }
 
 critic_eval "bench" {
-  data  = "data/critic-pairs.jsonl"
-  split = "holdout"
-  limit = 32 # the held-out pairs of train-02
-  k     = [1, 8]
+  data                   = "data/critic-pairs.jsonl"
+  split                  = "holdout"
+  min_improving_children = 3
+  limit                  = 96 # of the held-out pairs of train-04
+  k                      = [1, 8]
 }
 
 budget {

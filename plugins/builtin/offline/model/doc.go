@@ -33,7 +33,10 @@
 //     noise that shrinks as relevant records accumulate.
 //   - critic (critic.go): the rwm's estimate of child minus parent in
 //     units of the task's gain spread, plus sampled noise, read off as a
-//     3-way or 5-way ladder label; k votes disagree on close calls.
+//     3-way or 5-way ladder label; k votes disagree on close calls. A
+//     critic training's updates (critic_learn.go) teach it a bias per
+//     mechanism and a weight per feature of the change (the setting the
+//     child makes, the way it moves a knob), which carry across tasks.
 //   - summarizer and builder/implementer (build.go): a neutral description
 //     of the edits; edits checked against the knobs (or read from the idea's
 //     text), numbers snapped to listed values, and an infeasible build at a
