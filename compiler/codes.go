@@ -81,6 +81,7 @@ const (
 	CodeTooLarge        = "E_TOO_LARGE"
 	CodeNothingToDo     = "E_NOTHING_TO_DO"
 	CodeSuiteTrainer    = "E_SUITE_TRAINER"
+	CodeSuiteUnfilled   = "E_SUITE_UNFILLED"
 	CodePrompt          = "E_PROMPT"
 	CodeAnswerPattern   = "E_ANSWER_PATTERN"
 )
@@ -128,6 +129,7 @@ var Codes = []Code{
 	{CodeAnswerPattern, "a role's answer pattern does not compile as an RE2 regular expression, has no capture group, or is over 512 bytes"},
 	{CodeNothingToDo, "the spec declares no loop, no evaluation, no critic_eval and no seed records, so a run would make no call"},
 	{CodeSuiteTrainer, "an environment runs a task suite but its trainer is not builtin:command, the trainer that runs each suite task's evaluation command"},
+	{CodeSuiteUnfilled, "check or run: a task suite still has a placeholder ({\"fill\": ...}) its user writes from the benchmark's scoring specification, or its checkout is not named (suite_root is empty); validate, estimate and plan need neither"},
 	{CodeExtendsUnloaded, "a spec with extends reached the compiler without its base merged in (it was not loaded through lang/load)"},
 	{CodeNotApplicable, "a field is set where it has no effect; remove it, or change what makes it apply"},
 	{CodeRoleAmbiguous, "a block calls a role of a kind the spec declares several of, without naming which"},

@@ -71,13 +71,15 @@ func overSource(base, ts *spec.Source) *spec.Source {
 func scaffoldSource(st *spec.SuiteTask) *spec.Source {
 	at := st.Manifest
 	dir := st.Dir
-	if abs, err := filepath.Abs(dir); err == nil {
+	if abs, err := filepath.Abs(dir); err == nil && dir != "" {
 		dir = abs
 	}
+	// An unnamed checkout ("") and a placeholder edit surface are set but
+	// empty: nothing is checked of them until a run, which refuses them.
 	return &spec.Source{
 		Repository: spec.Val[string]{V: dir, Set: true, Range: at},
 		Revision:   spec.Val[string]{V: st.Revision, Set: st.Revision != "", Range: at},
-		Editable:   spec.Val[[]string]{V: st.Editable, Set: len(st.Editable) > 0, Range: at},
+		Editable:   spec.Val[[]string]{V: st.Editable, Set: len(st.Editable) > 0 || st.Has("scaffold.editable"), Range: at},
 		Range:      at,
 	}
 }
@@ -267,8 +269,12 @@ func lowerSource(s *spec.Spec, e *spec.Environment, t *spec.Task) *plan.Source {
 	if src == nil {
 		return nil
 	}
+	repo := ""
+	if strings.TrimSpace(src.Repository.V) != "" {
+		repo = repoPath(src.Repository)
+	}
 	out := &plan.Source{
-		Repository:    repoPath(src.Repository),
+		Repository:    repo,
 		Revision:      sourceRevision.of(src.Revision),
 		Editable:      append([]string(nil), src.Editable.V...),
 		Build:         append([]string(nil), src.Build.V...),

@@ -78,6 +78,9 @@ or the spec is invalid, 64 usage error.`,
 				printDiags(c.ErrOrStderr(), ds, src)
 				return userErrorf("%s", capBroken)
 			}
+			if err := refuseUnready(c, p, src); err != nil {
+				return err
+			}
 			spend, err := runtime.CheckSpendOf(p, variant)
 			if err != nil {
 				return userErrorf("%v", err)

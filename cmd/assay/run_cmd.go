@@ -222,6 +222,9 @@ but a budget cap cut a phase (stopped_at_cap), 5 a phase measured nothing
 				printDiags(c.ErrOrStderr(), ds, src)
 				return userErrorf("%s", capBroken)
 			}
+			if err := refuseUnready(c, p, src); err != nil {
+				return err
+			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			lock, err := lockFor(ctx, args[0], p, c.ErrOrStderr())

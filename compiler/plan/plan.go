@@ -263,7 +263,22 @@ type Environment struct {
 	// spend more than the caps hold for it.
 	TimeLimitSeconds float64    `json:"time_limit_seconds,omitempty"`
 	Tasks            []*Task    `json:"tasks"`
-	Source           diag.Range `json:"source"`
+	// Missing is what the environment's suite needs before a run (its
+	// checkout, when suite_root is empty); each task's own are the task's.
+	Missing []Missing  `json:"missing,omitempty"`
+	Source  diag.Range `json:"source"`
+}
+
+// Missing is what a user must supply before a run: a task-suite
+// manifest's placeholder ({"fill": ...}), or the suite's checkout. The
+// figures need none of it, so validate, estimate and plan pass; check and
+// run refuse a plan that lists one (compiler.Unready). Field is the
+// manifest field ("baseline", "bounds.low", "evaluate",
+// "scaffold.editable") or "suite_root"; Fill says what to write there.
+type Missing struct {
+	Field string     `json:"field"`
+	Fill  string     `json:"fill"`
+	At    diag.Range `json:"source"`
 }
 
 // Task is one task. Baseline and Scale are nil when a benchmark plugin
@@ -288,6 +303,12 @@ type Task struct {
 	// Metric is the task's own name for its metric, when the suite gives one.
 	Metric string  `json:"metric,omitempty"`
 	Bounds *Bounds `json:"bounds,omitempty"`
+	// CriticSplit is what the task's pairs trained a critic on, as the
+	// suite marks it ("sft", "grpo", "heldout"); Unscored leaves the task
+	// out of the report's averages.
+	CriticSplit string    `json:"critic_split,omitempty"`
+	Unscored    bool      `json:"unscored,omitempty"`
+	Missing     []Missing `json:"missing,omitempty"`
 	// Command is the task's evaluation command, an argv: the command
 	// trainer runs it, in the scaffold's repository directory, instead of
 	// its own command (config task_command and task_dir).

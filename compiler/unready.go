@@ -1,0 +1,59 @@
+package compiler
+
+import (
+	"fmt"
+
+	"github.com/assay-lang/assay/compiler/plan"
+	"github.com/assay-lang/assay/lang/diag"
+)
+
+// maxUnready bounds the placeholders Unready lists one by one; the rest
+// are counted in one more error.
+const maxUnready = 40
+
+// Unready is what a plan needs before check or run can use it: each
+// environment's unnamed suite checkout and each suite task's placeholder,
+// one error each at the spec or manifest position that says what to
+// write (every variant's, once). Validate, estimate and plan need none of
+// it: the figures do not read a path, a baseline or a bound.
+func Unready(p *plan.Plan) diag.Diagnostics {
+	var ds diag.Diagnostics
+	seen := map[string]bool{}
+	more := 0
+	add := func(what string, m plan.Missing) {
+		key := m.At.String() + "\x00" + m.Field
+		if seen[key] {
+			return
+		}
+		seen[key] = true
+		if len(ds) >= maxUnready {
+			more++
+			return
+		}
+		if m.Field == "suite_root" {
+			ds = append(ds, diag.Errorf(CodeSuiteUnfilled, m.At, "%s names no checkout of its suite's task scaffolds: suite_root is empty", what).
+				WithDetail("give %s", m.Fill))
+			return
+		}
+		ds = append(ds, diag.Errorf(CodeSuiteUnfilled, m.At, "%s: %s is a placeholder, not written yet", what, m.Field).
+			WithDetail("replace this {\"fill\": ...} with %s", m.Fill))
+	}
+	for _, v := range p.Variants {
+		for _, e := range v.Envs {
+			for _, m := range e.Missing {
+				add(fmt.Sprintf("environment %q", e.Name), m)
+			}
+			for _, t := range e.Tasks {
+				for _, m := range t.Missing {
+					add(fmt.Sprintf("task %q", t.Name), m)
+				}
+			}
+		}
+	}
+	if more > 0 {
+		d := ds[len(ds)-1]
+		ds = append(ds, diag.Errorf(CodeSuiteUnfilled, d.Range, "and %d more placeholder(s) of the suite are not written yet", more).
+			WithDetail("every {\"fill\": ...} of the manifest is refused until it holds a value; assay plan --json SPEC lists them all (each task's missing)"))
+	}
+	return ds
+}
