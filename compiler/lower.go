@@ -31,6 +31,7 @@ func lower(c *compilation) {
 	if len(c.overrides) > 0 {
 		p.Overrides = c.overrides
 	}
+	p.Missing = unsupplied(c.spec)
 	c.plan = p
 }
 

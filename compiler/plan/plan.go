@@ -22,6 +22,9 @@ type Plan struct {
 	// by path, as typed by the field; they are part of the hash.
 	Overrides map[string]any `json:"overrides,omitempty"`
 	Variants  []*Variant     `json:"variants"`
+	// Missing are the variables a run needs that are still empty (a
+	// variable's supply): check and run refuse the plan (compiler.Unready).
+	Missing []Missing `json:"missing,omitempty"`
 }
 
 // Count is a number of calls (or runs, steps, hours) as low / expected / high,

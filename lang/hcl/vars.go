@@ -109,7 +109,7 @@ func (l *loader) variables(body *hclsyntax.Body, opts Options) *varSet {
 				}
 				ty = t
 				v.Type = spec.Of(tn, toRange(a.Expr.Range()))
-			case "default", "description":
+			case "default", "description", "supply":
 			default:
 				l.add(unknownField(a.Name, a.NameRange, schema, "variable"))
 			}
@@ -122,6 +122,17 @@ func (l *loader) variables(body *hclsyntax.Body, opts Options) *varSet {
 					l.add(diag.Errorf(codeType, toRange(a.Expr.Range()), "description must be a string"))
 				} else {
 					v.Description = spec.Of(val.AsString(), toRange(a.Expr.Range()))
+				}
+			}
+		}
+		if a, ok := b.Body.Attributes["supply"]; ok {
+			val, hd := a.Expr.Value(fnCtx)
+			l.addHCL(hd, codeExpr)
+			if !hd.HasErrors() {
+				if val.Type() != cty.String || val.IsNull() {
+					l.add(diag.Errorf(codeType, toRange(a.Expr.Range()), "supply must be a string"))
+				} else {
+					v.Supply = spec.Of(val.AsString(), toRange(a.Expr.Range()))
 				}
 			}
 		}

@@ -44,6 +44,7 @@ type Variable struct {
 	Type        Val[string] `assay:"type" enum:"number|string|bool|list(number)|list(string)" doc:"value type"`
 	Default     Val[any]    `assay:"default" doc:"value when not overridden"`
 	Description Val[string] `assay:"description" doc:"what the variable controls"`
+	Supply      Val[string] `assay:"supply" doc:"what a run needs the variable to hold, for a string or list variable whose default is empty: while its value is empty, validate, estimate and plan work and check and run refuse the spec, saying this"`
 	Value       Val[any]    `json:"-"`
 }
 
