@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/assay-lang/assay/compiler/plan"
@@ -44,7 +45,7 @@ func Unready(p *plan.Plan) diag.Diagnostics {
 		key := m.At.String() + "\x00" + m.Field
 		if !seen[key] {
 			seen[key] = true
-			ds = append(ds, diag.Errorf(CodeSuiteUnfilled, m.At, "variable %q is empty, and a run needs it", strings.TrimPrefix(m.Field, "var.")).
+			ds = append(ds, diag.Errorf(CodeUnsupplied, m.At, "variable %q is empty, and a run needs it", strings.TrimPrefix(m.Field, "var.")).
 				WithDetail("give %s: -var %s=VALUE, or a -var-file", m.Fill, strings.TrimPrefix(m.Field, "var.")))
 		}
 	}
@@ -69,7 +70,7 @@ func Unready(p *plan.Plan) diag.Diagnostics {
 }
 
 // unsupplied are the variables of s a run needs that are still empty: a
-// string or list variable with a supply whose value is "" or [].
+// string or list variable with a supply whose value is "" or [], by name.
 func unsupplied(s *spec.Spec) []plan.Missing {
 	var out []plan.Missing
 	for _, v := range s.Variables {
@@ -78,6 +79,8 @@ func unsupplied(s *spec.Spec) []plan.Missing {
 		}
 		out = append(out, plan.Missing{Field: "var." + v.Name, Fill: v.Supply.V, At: v.NameRange})
 	}
+	// By name: front ends and extends order variables differently.
+	sort.Slice(out, func(i, j int) bool { return out[i].Field < out[j].Field })
 	return out
 }
 

@@ -210,7 +210,7 @@ func refuseUnready(c *cobra.Command, p *plan.Plan, src load.Sources) error {
 		return nil
 	}
 	printDiags(c.ErrOrStderr(), ds, src)
-	return userErrorf("the task suite is not ready to run: supply what each error above names (validate, estimate and plan need none of it)")
+	return userErrorf("the spec is not ready to run: supply what each error above names (validate, estimate and plan need none of it)")
 }
 
 func capDiags(p *plan.Plan) diag.Diagnostics {

@@ -264,8 +264,8 @@ type Environment struct {
 	// TimeLimitSeconds is each real run's wall-time limit: its high hours
 	// (0: none declared). A trainer stops a run at it, so a run cannot
 	// spend more than the caps hold for it.
-	TimeLimitSeconds float64    `json:"time_limit_seconds,omitempty"`
-	Tasks            []*Task    `json:"tasks"`
+	TimeLimitSeconds float64 `json:"time_limit_seconds,omitempty"`
+	Tasks            []*Task `json:"tasks"`
 	// Missing is what the environment's suite needs before a run (its
 	// checkout, when suite_root is empty); each task's own are the task's.
 	Missing []Missing  `json:"missing,omitempty"`
