@@ -24,6 +24,11 @@ extends = "common/critic-grpo.hcl"
 name        = "critic-grpo-verify-all"
 description = "policy GRPO whose every candidate is verified by a real run"
 
+# MLS-Bench-Lite's manifest (common/mls-bench-lite.hcl runs it).
+environment "mls_lite" {
+  suite = "suites/mls-bench-lite.json"
+}
+
 reward "improve" {
   source     = "real"
   value      = "gain > 0 ? 1 : -1"

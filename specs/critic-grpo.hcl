@@ -24,6 +24,11 @@ extends = "common/critic-grpo.hcl"
 name        = "critic-grpo"
 description = "policy GRPO whose rewards come from a critic, routing uncertain candidates to real runs"
 
+# MLS-Bench-Lite's manifest (common/mls-bench-lite.hcl runs it).
+environment "mls_lite" {
+  suite = "suites/mls-bench-lite.json"
+}
+
 locals {
   votes     = 16
   threshold = 0.25 # u < 0.25: at most 3 of 16 votes disagree

@@ -22,6 +22,11 @@ name        = "openevolve"
 description = "OpenEvolve verifying the one idea it makes per island-round, with no critic"
 seed        = 2
 
+# MLS-Bench-Lite's manifest (common/mls-bench-lite.hcl runs it).
+environment "mls_lite" {
+  suite = "suites/mls-bench-lite.json"
+}
+
 plugin "openai" {
   kind   = "llm"
   source = "builtin:openai"

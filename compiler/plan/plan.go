@@ -786,7 +786,8 @@ func (p *Plan) VariantHash(name string) string {
 }
 
 // meaningHash is "sha256:" and the SHA-256 of p's JSON without source
-// ranges; p.Hash is part of the JSON, so callers clear it first.
+// ranges and what a run still needs (missing); p.Hash is part of the
+// JSON, so callers clear it first.
 func meaningHash(p *Plan) string {
 	b, err := json.Marshal(p)
 	if err != nil {
@@ -809,6 +810,12 @@ func stripSources(x any) {
 		// executable, which is meaning.
 		if _, ok := v["source"].(map[string]any); ok {
 			delete(v, "source")
+		}
+		// What a run still needs (Missing) is not the experiment: it
+		// names how a spec says it (a variable, a manifest's line), and
+		// supplying it changes the fields it stands for.
+		if _, ok := v["missing"].([]any); ok {
+			delete(v, "missing")
 		}
 		for _, e := range v {
 			stripSources(e)

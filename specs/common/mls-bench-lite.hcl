@@ -1,7 +1,8 @@
 # MLS-Bench-Lite as a task suite (seed 002): the environment every
 # critics-paper flagship spec runs (openevolve.hcl, critic-evolve.hcl and
 # common/critic-grpo.hcl extend this file). Not a spec to run alone: it
-# has no loop.
+# has no loop, and names no manifest: openevolve.hcl, critic-grpo.hcl and
+# critic-grpo-verify-all.hcl each write its suite attribute.
 #
 # specs/suites/mls-bench-lite.json lists the benchmark's 30 tasks in its
 # 12 domains (the paper's Table 13, with its marks as critic_split);
@@ -41,8 +42,10 @@ plugin "runner" {
 }
 
 environment "mls_lite" {
+  # The spec that extends this file names the manifest,
+  # suite = "suites/mls-bench-lite.json" (a path is relative to the file
+  # that writes it, and the specs are one folder up).
   family        = "mixed"
-  suite         = "../suites/mls-bench-lite.json"
   suite_root    = var.mls_bench_root
   suite_exclude = ["rl-value-discrete"] # unscored: 29 tasks in 11 domains
   trainer       = plugin.runner
