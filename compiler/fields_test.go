@@ -224,14 +224,14 @@ var formulaBool = map[string]bool{"critic.*.route": true}
 // specialFields are proven by hand: the front end consumes them before the
 // compiler sees the spec, or they document and must not change the plan.
 var specialFields = map[string]func(t *testing.T){
-	"extends":                  proveExtends,
-	"description":              proveDocOnly("description", `description = "`),
-	"variable.*.description":   proveDocOnly("variable.*.description", `description = "critic samples`),
-	"variable.*.default":       proveVariableDefault,
-	"variable.*.type":          proveVariableType,
-	"reward.*.diversity.by":    proveSingleEnum("reward.*.diversity.by"),
-	"sweep.mode":               proveSweepMode,
-	"environment.*.suite":      proveSuite,
+	"extends":                proveExtends,
+	"description":            proveDocOnly("description", `description = "`),
+	"variable.*.description": proveDocOnly("variable.*.description", `description = "critic samples`),
+	"variable.*.default":     proveVariableDefault,
+	"variable.*.type":        proveVariableType,
+	"reward.*.diversity.by":  proveSingleEnum("reward.*.diversity.by"),
+	"sweep.mode":             proveSweepMode,
+	"environment.*.suite":    proveSuite,
 	// The flagships' suite is in source mode, refused without a checkout
 	// the test has not got: proven on the suite by hand.
 	"environment.*.suite_root":    proveSuiteRoot,
@@ -239,8 +239,8 @@ var specialFields = map[string]func(t *testing.T){
 	"variable.*.supply":           proveSupply,
 	// No shipped spec names a benchmark plugin (MLS-Bench-Lite is a suite),
 	// and a built-in's config refuses a generic change.
-	"environment.*.benchmark": proveBenchmark,
-	"plugin.*.config":         proveBenchmark,
+	"environment.*.benchmark":  proveBenchmark,
+	"plugin.*.config":          proveBenchmark,
 	"loop.*.continual.enabled": proveContinualEnabled,
 }
 
