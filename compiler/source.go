@@ -247,7 +247,13 @@ func (k *checker) importedSource(src *spec.Source, what string) {
 		err = check(dir, im.Exclude, im.Overlay)
 		k.c.repos[key] = err
 	}
-	if err != nil {
+	switch {
+	case err == nil:
+	case strings.HasSuffix(src.Repository.Range.Filename, ".json"):
+		// A suite task's scaffold: said at its entry in the manifest.
+		k.add(diag.Errorf(CodeSourceImport, src.Repository.Range, "%s.import of %s: %v", what, dir, err).
+			WithDetail("the task's scaffold.repository, under the environment's suite_root: put the task's directory there, or write where it is in the manifest"))
+	default:
 		k.add(diag.Errorf(CodeSourceImport, src.Import.Range, "%s.import of %s: %v", what, dir, err).
 			WithDetail("an imported directory holds regular files, directories and symlinks that stay inside it, within the import's bounds; leave paths out with exclude"))
 	}
