@@ -350,6 +350,9 @@ func runSaved(c *cobra.Command, path string, s *plan.Saved, id string, rf *runFl
 		printDiags(c.ErrOrStderr(), ds, nil)
 		return userErrorf("%s", capBroken)
 	}
+	if err := refuseUnready(c, s.Plan, nil); err != nil {
+		return err
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	var files []string
