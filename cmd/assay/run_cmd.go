@@ -86,6 +86,11 @@ pinned spec again with the recorded settings, and refuses a plan that is
 not what the spec compiles to (one edited by hand), naming where it first
 differs.
 
+A spec (or saved plan) that still needs something of yours is refused
+before anything starts, as assay check refuses it: an empty variable whose
+supply says a run needs it, a task suite's unnamed checkout or unwritten
+placeholder, each at the line that says what to give.
+
 Plugins start from the spec's lock file (SPEC.lock, see assay init). When
 the spec has no lock yet, run writes one; an existing lock is only checked,
 and a mismatch is an error that says what to run.
