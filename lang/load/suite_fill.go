@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/assay-lang/assay/lang/diag"
@@ -92,7 +93,7 @@ func suiteExcluded(e *spec.Environment, m *Manifest) (map[string]bool, diag.Diag
 	out := map[string]bool{}
 	var ds diag.Diagnostics
 	for _, n := range e.SuiteExclude.V {
-		if !has(names, n) {
+		if !slices.Contains(names, n) {
 			detail := "suite_exclude names tasks of the suite's manifest"
 			if s := diag.Suggest(n, names); s != "" {
 				detail = fmt.Sprintf("did you mean %q? ", s) + detail
