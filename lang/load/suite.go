@@ -601,38 +601,13 @@ func expandSuite(e *spec.Environment, src Sources) diag.Diagnostics {
 				WithDetail("add a source block to the environment (source mode: candidates are patches of the scaffold at its revision), or remove the revision"))
 			continue
 		}
-		dir := mt.Scaffold.Repository
-		switch {
-		case unrooted:
-			dir = ""
-		case !filepath.IsAbs(dir):
-			dir = filepath.Join(root, dir)
-		}
 		criteria, from, cds := suiteCriteria(f, i, mt, dirOfManifest, src)
 		if len(cds) > 0 {
 			ds = append(ds, cds...)
 			continue
 		}
-		t := &spec.Task{Name: mt.Name, NameRange: entry, Range: entry,
-			Split: spec.Val[string]{V: mt.Split, Set: true, Range: entry},
-			Suite: &spec.SuiteTask{Domain: mt.Domain, Description: mt.Description, Metric: mt.Metric.Name, Direction: mt.Metric.Direction,
-				Low: orZero(mt.Bounds.Low), High: orZero(mt.Bounds.High), Command: mt.Evaluate, Dir: dir,
-				Revision: mt.Scaffold.Revision, Editable: mt.Scaffold.Editable, Manifest: entry,
-				Criteria: criteria, CriteriaFrom: from,
-				CriticSplit: mt.CriticSplit, Unscored: mt.Scored != nil && !*mt.Scored, Unrooted: unrooted},
-		}
-		if mt.Baseline != nil {
-			t.Baseline = spec.Val[float64]{V: *mt.Baseline, Set: true, Range: entry}
-		}
-		if unrooted {
-			t.Suite.Unfilled = append(t.Suite.Unfilled, spec.Unfilled{Field: "suite_root", Fill: rootAdvice(e, src), At: e.SuiteRoot.Range})
-		}
-		for _, u := range mt.Unfilled {
-			t.Suite.Unfilled = append(t.Suite.Unfilled, spec.Unfilled{Field: u.Field, Fill: u.What, At: f.rangeOf(u.Path)})
-		}
-		if mt.Scale != nil {
-			t.Scale = spec.Val[float64]{V: *mt.Scale, Set: true, Range: entry}
-		}
+		t := suiteTask(e, f, mt, entry, scaffoldDir(mt, root, unrooted), src)
+		t.Suite.Criteria, t.Suite.CriteriaFrom = criteria, from
 		written[mt.Name] = t
 		e.TaskList = append(e.TaskList, t)
 	}

@@ -119,3 +119,43 @@ func rootAdvice(e *spec.Environment, src Sources) string {
 	}
 	return advice
 }
+
+// scaffoldDir is a manifest task's scaffold directory: relative to root
+// ("" while the checkout is not named).
+func scaffoldDir(mt *ManifestTask, root string, unrooted bool) string {
+	dir := mt.Scaffold.Repository
+	switch {
+	case unrooted:
+		return ""
+	case !filepath.IsAbs(dir):
+		return filepath.Join(root, dir)
+	}
+	return dir
+}
+
+// suiteTask is the spec task a manifest task stands for, at its entry:
+// what the manifest gives, and its placeholders (the unnamed checkout
+// first) as what a run needs.
+func suiteTask(e *spec.Environment, f *suiteFile, mt *ManifestTask, entry diag.Range, dir string, src Sources) *spec.Task {
+	unrooted := e.SuiteRoot.Set && dir == ""
+	t := &spec.Task{Name: mt.Name, NameRange: entry, Range: entry,
+		Split: spec.Val[string]{V: mt.Split, Set: true, Range: entry},
+		Suite: &spec.SuiteTask{Domain: mt.Domain, Description: mt.Description, Metric: mt.Metric.Name, Direction: mt.Metric.Direction,
+			Low: orZero(mt.Bounds.Low), High: orZero(mt.Bounds.High), Command: mt.Evaluate, Dir: dir,
+			Revision: mt.Scaffold.Revision, Editable: mt.Scaffold.Editable, Manifest: entry,
+			CriticSplit: mt.CriticSplit, Unscored: mt.Scored != nil && !*mt.Scored, Unrooted: unrooted},
+	}
+	if mt.Baseline != nil {
+		t.Baseline = spec.Val[float64]{V: *mt.Baseline, Set: true, Range: entry}
+	}
+	if mt.Scale != nil {
+		t.Scale = spec.Val[float64]{V: *mt.Scale, Set: true, Range: entry}
+	}
+	if unrooted {
+		t.Suite.Unfilled = append(t.Suite.Unfilled, spec.Unfilled{Field: "suite_root", Fill: rootAdvice(e, src), At: e.SuiteRoot.Range})
+	}
+	for _, u := range mt.Unfilled {
+		t.Suite.Unfilled = append(t.Suite.Unfilled, spec.Unfilled{Field: u.Field, Fill: u.What, At: f.rangeOf(u.Path)})
+	}
+	return t
+}
