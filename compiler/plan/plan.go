@@ -770,4 +770,3 @@ func (p *Plan) VariantHash(name string) string {
 	}
 	return ""
 }
-
