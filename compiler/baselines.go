@@ -18,7 +18,8 @@ type baselineTask struct {
 // baseline the runtime measures with one real run of the unedited reference
 // configuration: tasks of a split some phase runs for real (or whose reward
 // formula reads baseline) that declare no baseline (task or environment) and
-// whose environment has no benchmark plugin to supply one. The plan counts
+// whose environment has no benchmark plugin to supply one, nor a suite
+// placeholder the user writes before a run. The plan counts
 // these runs in its baselines phase, so the estimate and the budget see them.
 func baselineTasks(s *spec.Spec, x *index) []baselineTask {
 	splits := baselineSplits(s, x)
@@ -31,7 +32,7 @@ func baselineTasks(s *spec.Spec, x *index) []baselineTask {
 			continue
 		}
 		for _, t := range envTasks(e, "") {
-			if !t.Baseline.Set && splits[t.Split.V] {
+			if !t.Baseline.Set && splits[t.Split.V] && !t.Suite.Has("baseline") {
 				out = append(out, baselineTask{e, t})
 			}
 		}
@@ -54,7 +55,7 @@ func baselineCount(s *spec.Spec, x *index) int {
 			continue
 		}
 		for _, t := range e.TaskList {
-			if !t.Baseline.Set && splits[t.Split.V] {
+			if !t.Baseline.Set && splits[t.Split.V] && !t.Suite.Has("baseline") {
 				n++
 			}
 		}

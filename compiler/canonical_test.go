@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/assay-lang/assay/lang/hcl"
+	"github.com/assay-lang/assay/lang/load"
 	"github.com/assay-lang/assay/lang/spec"
 )
 
@@ -50,17 +50,10 @@ func TestPlanIndependentOfDeclarationOrder(t *testing.T) {
 // of merging the child over its base.
 func loadForTest(t *testing.T, path string) (*spec.Spec, string) {
 	t.Helper()
-	s, ds := hcl.LoadFile(path, hcl.Options{})
+	// Through lang/load: its extends chain merged, its suite's tasks listed.
+	s, _, ds := load.Load(path, load.Options{})
 	if ds.HasErrors() {
 		return nil, ds.Format(0)
-	}
-	if s.Extends.Set {
-		base, bds := loadForTest(t, "../specs/"+s.Extends.V)
-		if bds != "" {
-			return nil, bds
-		}
-		s.Extends = spec.Val[string]{}
-		s = spec.Merge(base, s)
 	}
 	return s, ""
 }

@@ -81,6 +81,8 @@ const (
 	CodeTooLarge        = "E_TOO_LARGE"
 	CodeNothingToDo     = "E_NOTHING_TO_DO"
 	CodeSuiteTrainer    = "E_SUITE_TRAINER"
+	CodeSuiteUnfilled   = "E_SUITE_UNFILLED"
+	CodeUnsupplied      = "E_UNSUPPLIED"
 	CodePrompt          = "E_PROMPT"
 	CodeAnswerPattern   = "E_ANSWER_PATTERN"
 )
@@ -128,6 +130,8 @@ var Codes = []Code{
 	{CodeAnswerPattern, "a role's answer pattern does not compile as an RE2 regular expression, has no capture group, or is over 512 bytes"},
 	{CodeNothingToDo, "the spec declares no loop, no evaluation, no critic_eval and no seed records, so a run would make no call"},
 	{CodeSuiteTrainer, "an environment runs a task suite but its trainer is not builtin:command, the trainer that runs each suite task's evaluation command"},
+	{CodeUnsupplied, "check or run: a variable whose supply says what a run needs it to hold is still empty; validate, estimate and plan do not need it"},
+	{CodeSuiteUnfilled, "check or run: a task suite still has a placeholder ({\"fill\": ...}) its user writes from the benchmark's scoring specification, or its checkout is not named (suite_root is empty); validate, estimate and plan need neither"},
 	{CodeExtendsUnloaded, "a spec with extends reached the compiler without its base merged in (it was not loaded through lang/load)"},
 	{CodeNotApplicable, "a field is set where it has no effect; remove it, or change what makes it apply"},
 	{CodeRoleAmbiguous, "a block calls a role of a kind the spec declares several of, without naming which"},

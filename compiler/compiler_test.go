@@ -233,7 +233,7 @@ func TestCUETwinSameHash(t *testing.T) {
 		if ds.HasErrors() {
 			t.Fatal(ds)
 		}
-		cs, ds := cue.LoadFile("../specs/"+name+".cue", cue.Options{})
+		cs, _, ds := load.Load("../specs/"+name+".cue", load.Options{})
 		if ds.HasErrors() {
 			t.Fatalf("%s.cue: %v", name, ds)
 		}

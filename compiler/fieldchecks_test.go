@@ -127,9 +127,10 @@ func fieldRows(b *spec.BlockSchema, prefix string, t reflect.Type) []fieldRow {
 // outsideCompiler are the fields that take effect before the compiler
 // sees a spec (TestEveryFieldIsLive proves each in specialFields).
 var outsideCompiler = map[string]string{
-	"description":            "none: documentation only, in the spec's own text",
-	"variable.*.description": "none: documentation only, in the spec's own text",
-	"variable.*.default":     "lang/hcl, lang/load: the variable's value when no var file or flag gives one",
+	"description":              "none: documentation only, in the spec's own text",
+	"variable.*.description":   "none: documentation only, in the spec's own text",
+	"variable.*.default":       "lang/hcl, lang/load: the variable's value when no var file or flag gives one",
+	"environment.*.suite_root": "lang/load: the directory the suite's scaffolds are relative to; empty, each suite task's missing, which Unready refuses at check and run",
 }
 
 // genericChecks are the checks that walk every field of a kind through the

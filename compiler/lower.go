@@ -31,6 +31,7 @@ func lower(c *compilation) {
 	if len(c.overrides) > 0 {
 		p.Overrides = c.overrides
 	}
+	p.Missing = unsupplied(c.spec)
 	c.plan = p
 }
 
@@ -237,8 +238,12 @@ func (lv *lowering) env(e *spec.Environment) *plan.Environment {
 		if st := t.Suite; st != nil {
 			pt.Domain, pt.Description, pt.Metric = st.Domain, st.Description, st.Metric
 			pt.Criteria, pt.CriteriaFrom = st.Criteria, st.CriteriaFrom
-			pt.Bounds = &plan.Bounds{Low: st.Low, High: st.High}
+			if !st.Has("bounds.low") && !st.Has("bounds.high") {
+				pt.Bounds = &plan.Bounds{Low: st.Low, High: st.High}
+			}
 			pt.Command = append([]string(nil), st.Command...)
+			pt.CriticSplit, pt.Unscored = st.CriticSplit, st.Unscored
+			pe.Missing, pt.Missing = lowerMissing(pe.Missing, st.Unfilled)
 		}
 		// A suite task's scaffold is its seed program in source mode; in
 		// knob mode it is the directory its command runs in.

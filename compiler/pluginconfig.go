@@ -23,6 +23,7 @@ func checkPluginConfigs(c *compilation) {
 		checkSuiteTrainers(c, v.spec)
 		checkSourceTrainers(c, v.spec)
 	}
+	checkSupply(c)
 }
 
 // checkPassEnv refuses a command trainer that would hand an LLM plugin's
@@ -162,6 +163,14 @@ func suiteCommand(s *spec.Spec, plugin string) []string {
 		for _, t := range e.TaskList {
 			if t.Suite != nil && len(t.Suite.Command) > 0 {
 				return t.Suite.Command
+			}
+		}
+		for _, t := range e.TaskList {
+			if t.Suite.Has("evaluate") {
+				// Every command is a placeholder, which a run refuses
+				// (Unready): the config is checked as a run would get it,
+				// with a command in its place.
+				return []string{"evaluate"}
 			}
 		}
 	}

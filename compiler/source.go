@@ -71,13 +71,15 @@ func overSource(base, ts *spec.Source) *spec.Source {
 func scaffoldSource(st *spec.SuiteTask) *spec.Source {
 	at := st.Manifest
 	dir := st.Dir
-	if abs, err := filepath.Abs(dir); err == nil {
+	if abs, err := filepath.Abs(dir); err == nil && dir != "" {
 		dir = abs
 	}
+	// An unnamed checkout ("") and a placeholder edit surface are set but
+	// empty: nothing is checked of them until a run, which refuses them.
 	return &spec.Source{
 		Repository: spec.Val[string]{V: dir, Set: true, Range: at},
 		Revision:   spec.Val[string]{V: st.Revision, Set: st.Revision != "", Range: at},
-		Editable:   spec.Val[[]string]{V: st.Editable, Set: len(st.Editable) > 0, Range: at},
+		Editable:   spec.Val[[]string]{V: st.Editable, Set: len(st.Editable) > 0 || st.Has("scaffold.editable"), Range: at},
 		Range:      at,
 	}
 }
@@ -245,7 +247,13 @@ func (k *checker) importedSource(src *spec.Source, what string) {
 		err = check(dir, im.Exclude, im.Overlay)
 		k.c.repos[key] = err
 	}
-	if err != nil {
+	switch {
+	case err == nil:
+	case strings.HasSuffix(src.Repository.Range.Filename, ".json"):
+		// A suite task's scaffold: said at its entry in the manifest.
+		k.add(diag.Errorf(CodeSourceImport, src.Repository.Range, "%s.import of %s: %v", what, dir, err).
+			WithDetail("the task's scaffold.repository, under the environment's suite_root: put the task's directory there, or write where it is in the manifest"))
+	default:
 		k.add(diag.Errorf(CodeSourceImport, src.Import.Range, "%s.import of %s: %v", what, dir, err).
 			WithDetail("an imported directory holds regular files, directories and symlinks that stay inside it, within the import's bounds; leave paths out with exclude"))
 	}
@@ -267,8 +275,12 @@ func lowerSource(s *spec.Spec, e *spec.Environment, t *spec.Task) *plan.Source {
 	if src == nil {
 		return nil
 	}
+	repo := ""
+	if strings.TrimSpace(src.Repository.V) != "" {
+		repo = repoPath(src.Repository)
+	}
 	out := &plan.Source{
-		Repository:    repoPath(src.Repository),
+		Repository:    repo,
 		Revision:      sourceRevision.of(src.Revision),
 		Editable:      append([]string(nil), src.Editable.V...),
 		Build:         append([]string(nil), src.Build.V...),

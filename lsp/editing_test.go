@@ -291,7 +291,7 @@ func editNavigation(t *testing.T, e *editor, u protocol.DocumentURI) {
 		t.Errorf("definition of var.calibration_budget: %+v %v", defn, err)
 	}
 	e.replace(u, "  steps               = var.steps\n", "  steps               = var.\n")
-	if got := completeAt(t, e, u, e.at(u, "= var.\n", "\n", 0)); !has(got, "steps", "calibration_budget") || len(got) != 2 {
+	if got := completeAt(t, e, u, e.at(u, "= var.\n", "\n", 0)); !has(got, "steps", "calibration_budget", "grpo_update", "lm2lm_train") || len(got) != 4 {
 		t.Errorf("completion after var.: %v", got)
 	}
 	e.replace(u, "  steps               = var.\n", "  steps               = var.steps\n")

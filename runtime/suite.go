@@ -16,7 +16,11 @@ import (
 // SuiteScores are a run's scores on the tasks of its task suites, as the
 // critics paper's tables show them: per task, raw and normalised by the
 // task's bounds (1 at the better bound), then the normalised scores
-// averaged per domain and over the held-out tasks alone. Each score is a
+// averaged per domain, the domain rows averaged (the tables' Domain
+// Average), and the held-out tasks averaged alone: those of the holdout
+// split, and those the suite marks as held out from critic training (the
+// Heldout-Only Average). A task the suite leaves unscored has its row and
+// no part in any average. Each score is a
 // column: "baseline" (the task's anchor), "best" (the best a run of a
 // proposal measured on it) and "eval ARM" (the mean of an evaluation
 // arm's runs of it). A score no run measured is null.
@@ -26,19 +30,27 @@ type SuiteScores struct {
 	Domains []SuiteRow     `json:"domains"`
 	// Holdout averages the held-out tasks; nil when the suites have none.
 	Holdout *SuiteRow `json:"holdout,omitempty"`
+	// Average is the mean of the domain rows, each domain counting once.
+	Average *SuiteRow `json:"domain_average,omitempty"`
+	// CriticHeldout averages the tasks whose critic_split is heldout; nil
+	// when the suites mark none.
+	CriticHeldout *SuiteRow `json:"critic_heldout,omitempty"`
 }
 
 // SuiteTaskRow is one task's scores, by column.
 type SuiteTaskRow struct {
-	Env        string     `json:"env"`
-	Task       string     `json:"task"`
-	Domain     string     `json:"domain"`
-	Split      string     `json:"split"`
-	Metric     string     `json:"metric,omitempty"`
-	Low        float64    `json:"low"`
-	High       float64    `json:"high"`
-	Scores     []*float64 `json:"scores"`
-	Normalised []*float64 `json:"normalised"`
+	Env    string `json:"env"`
+	Task   string `json:"task"`
+	Domain string `json:"domain"`
+	Split  string `json:"split"`
+	// CriticSplit and Unscored are the suite's marks (plan.Task's).
+	CriticSplit string     `json:"critic_split,omitempty"`
+	Unscored    bool       `json:"unscored,omitempty"`
+	Metric      string     `json:"metric,omitempty"`
+	Low         float64    `json:"low"`
+	High        float64    `json:"high"`
+	Scores      []*float64 `json:"scores"`
+	Normalised  []*float64 `json:"normalised"`
 }
 
 // SuiteRow is the mean normalised score of a group of tasks, by column,
@@ -117,12 +129,14 @@ func suiteScoresOf(envs []*plan.Environment, runs []journal.Run) *SuiteScores {
 		out.Tasks = append(out.Tasks, ms.row(k, tasks[k], arms))
 	}
 	out.Domains, out.Holdout = suiteMeans(out.Tasks, len(out.Columns))
+	out.Average, out.CriticHeldout = suiteAverages(out.Tasks, out.Domains, len(out.Columns))
 	return out
 }
 
 // row is one task's scores, raw and normalised, by column.
 func (ms *suiteMeasured) row(k suiteKey, t *plan.Task, arms []string) SuiteTaskRow {
-	row := SuiteTaskRow{Env: k.env, Task: k.task, Domain: t.Domain, Split: t.Split, Metric: t.Metric, Low: t.Bounds.Low, High: t.Bounds.High}
+	row := SuiteTaskRow{Env: k.env, Task: k.task, Domain: t.Domain, Split: t.Split, CriticSplit: t.CriticSplit, Unscored: t.Unscored,
+		Metric: t.Metric, Low: t.Bounds.Low, High: t.Bounds.High}
 	var b *float64
 	if t.Baseline != nil {
 		b = ptrTo(*t.Baseline)
@@ -160,6 +174,9 @@ func suiteMeans(rows []SuiteTaskRow, cols int) ([]SuiteRow, *SuiteRow) {
 	var names []string
 	var held []SuiteTaskRow
 	for _, r := range rows {
+		if r.Unscored {
+			continue
+		}
 		if _, ok := domains[r.Domain]; !ok {
 			names = append(names, r.Domain)
 		}
@@ -178,6 +195,48 @@ func suiteMeans(rows []SuiteTaskRow, cols int) ([]SuiteRow, *SuiteRow) {
 	}
 	h := meanRow("holdout", held, cols)
 	return out, &h
+}
+
+// suiteAverages are the mean of the domain rows (each domain once, over
+// the domains that have the column's score) and the mean over the scored
+// tasks the suite marks as held out from critic training (nil without
+// one).
+func suiteAverages(rows []SuiteTaskRow, domains []SuiteRow, cols int) (avg, held *SuiteRow) {
+	if len(domains) > 0 {
+		a := SuiteRow{Name: "domain average"}
+		for _, d := range domains {
+			a.Tasks += d.Tasks
+		}
+		for c := range cols {
+			var sum float64
+			n := 0
+			for _, d := range domains {
+				if v := d.Normalised[c]; v != nil {
+					sum += *v
+					n++
+				}
+			}
+			var m *float64
+			if n > 0 {
+				m = ptrTo(round6(sum / float64(n)))
+			}
+			a.Normalised = append(a.Normalised, m)
+		}
+		avg = &a
+	}
+	var marked bool
+	var hr []SuiteTaskRow
+	for _, r := range rows {
+		marked = marked || r.CriticSplit != ""
+		if r.CriticSplit == "heldout" && !r.Unscored {
+			hr = append(hr, r)
+		}
+	}
+	if marked {
+		h := meanRow("critic held-out", hr, cols)
+		held = &h
+	}
+	return avg, held
 }
 
 func better(m, than float64, minimize bool) bool {

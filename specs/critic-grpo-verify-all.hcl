@@ -15,14 +15,19 @@
 # Everything but the reward and the loop is specs/common/critic-grpo.hcl's,
 # shared with critic-grpo.hcl.
 #
-# You supply ./bin/mls-lite-bench, mls-lite-bench and grpo_step.py, which
-# are not in this repository: specs/common/critic-grpo.hcl's header says
-# what each must do.
+# validate, estimate and plan need nothing of yours; check and run need
+# what specs/common/critic-grpo.hcl's header lists (your MLS-Bench
+# checkout, the manifest's placeholders and the update step's path).
 
 extends = "common/critic-grpo.hcl"
 
 name        = "critic-grpo-verify-all"
 description = "policy GRPO whose every candidate is verified by a real run"
+
+# MLS-Bench-Lite's manifest (common/mls-bench-lite.hcl runs it).
+environment "mls_lite" {
+  suite = "suites/mls-bench-lite.json"
+}
 
 reward "improve" {
   source     = "real"
@@ -38,9 +43,9 @@ loop "policy" {
   reward              = reward.improve
   learning_rate       = 1e-6
   # As the critic-in-loop run: a parent whose 16 children all improve on it
-  # hands over to one of them, and a build that fails gets 3 repairs.
+  # hands over to one of them (a failed build is not repaired in either:
+  # common/mls-bench-lite.hcl's source).
   new_parent = "all_improve"
-  repairs    = 3
 
   # One GRPO step on 256 candidates, priced as critic-grpo.hcl's: 8 H100
   # GPUs for 15 minutes a step, an assumption (the paper gives no training

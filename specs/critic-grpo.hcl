@@ -15,14 +15,19 @@
 # executor are specs/common/critic-grpo.hcl's, which critic-grpo-verify-all.hcl
 # extends too; this file adds the critic, the reward and the loop.
 #
-# You supply ./bin/mls-lite-bench, mls-lite-bench and grpo_step.py, which
-# are not in this repository: specs/common/critic-grpo.hcl's header says
-# what each must do.
+# validate, estimate and plan need nothing of yours; check and run need
+# what specs/common/critic-grpo.hcl's header lists (your MLS-Bench
+# checkout, the manifest's placeholders and the update step's path).
 
 extends = "common/critic-grpo.hcl"
 
 name        = "critic-grpo"
 description = "policy GRPO whose rewards come from a critic, routing uncertain candidates to real runs"
+
+# MLS-Bench-Lite's manifest (common/mls-bench-lite.hcl runs it).
+environment "mls_lite" {
+  suite = "suites/mls-bench-lite.json"
+}
 
 locals {
   votes     = 16
@@ -80,7 +85,8 @@ reward "improve" {
 
 # The critic-grpo preset also sets new_parent = "all_improve" (a parent
 # whose 16 children are all judged Improve hands over to one of them, at
-# random) and repairs = 3 (a build that fails gets up to 3 builder repairs).
+# random); its repairs = 3 gives way to the suite's source, whose repairs
+# are 0 (common/mls-bench-lite.hcl).
 loop "policy" {
   preset              = "critic-grpo"
   until_budget        = true

@@ -11,8 +11,9 @@
 # The environments, training command, LLM endpoint and proposer are
 # specs/common/lm2lm.hcl's, shared with lm2lm.hcl.
 #
-# You supply ./train.sh, which is not in this repository:
-# specs/common/lm2lm.hcl's header says what it must do.
+# validate, estimate and plan need nothing of yours; check and run need
+# the training program, -var lm2lm_train=PATH (specs/common/lm2lm.hcl's
+# header says what it must do).
 
 extends = "common/lm2lm.hcl"
 

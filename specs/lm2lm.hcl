@@ -17,18 +17,16 @@
 # The environments, training command, LLM endpoint and proposer are
 # specs/common/lm2lm.hcl's, which lm2lm-verify-all.hcl extends too.
 #
-# You supply ./train.sh (specs/common/lm2lm.hcl's header says what it must
-# do) and grpo_step.py, neither of them in this repository:
-#   grpo_step.py  the policy update step, run once per policy step as
-#       `python grpo_step.py --batch FILE --out DIR ...` (the arguments are
-#       update_command's) in the update's own directory, so write its
-#       absolute path there. It trains the proposer's LoRA adapter on the
-#       step's batch (JSONL) with the loop's algorithm (GRPO or DAPO),
-#       writes the adapter into --out and exits 0; a non-zero status, or
-#       nothing in --out, fails the update (docs/policy-training.md).
-#       examples/trainer/grpo_update.py is a complete one that reads the
-#       same job from its ASSAY_* variables: set update_command =
-#       "python3 /path/to/assay/examples/trainer/grpo_update.py".
+# validate, estimate and plan need nothing of yours. check and run need
+# the training program (-var lm2lm_train=PATH: specs/common/lm2lm.hcl's
+# header says what it must do) and the policy update step, -var
+# grpo_update=PATH: the absolute path of examples/trainer/grpo_update.py
+# (TRL and PEFT: DAPO of the proposer's LoRA adapter on the step's batch,
+# read from its ASSAY_* variables, docs/policy-training.md), run once per
+# policy step in the update's own directory. Each is refused until given.
+#
+# To run the loop now, specs/laptop/code/lm2lm.hcl is its twin in
+# miniature on code changes of examples/suite, with nothing to supply.
 
 extends = "common/lm2lm.hcl"
 
@@ -68,14 +66,22 @@ locals {
   }
 }
 
-# The proposer is trained by your RL framework: after every DAPO step the
-# batch goes to update_command (see docs/policy-training.md), which writes
-# a LoRA adapter that the proposer's vLLM endpoint then serves.
+variable "grpo_update" {
+  type        = string
+  default     = ""
+  supply      = "the absolute path of examples/trainer/grpo_update.py in your clone of Assay (TRL and PEFT; docs/policy-training.md), or of an update step of your own that reads the same ASSAY_* variables"
+  description = "the policy update step, run as python3 PATH once per DAPO step"
+}
+
+# The proposer is trained after every DAPO step (see
+# docs/policy-training.md): the update step writes a LoRA adapter from the
+# step's batch, reading the job from its ASSAY_* variables, and the
+# proposer's vLLM endpoint then serves it.
 plugin "rl" {
   kind   = "trainer"
   source = "builtin:command"
   config = {
-    update_command = "python grpo_step.py --batch {{batch}} --out {{adapter_dir}} --model {{base_model}} --adapter {{previous_adapter_dir}} --algorithm {{algorithm}} --lr {{learning_rate}} --clip-low {{clip_low}} --clip-high {{clip_high}} --kl {{kl_coef}} --token-level {{token_level}} --epochs {{epochs}}"
+    update_command = "python3 ${var.grpo_update}"
   }
 }
 

@@ -11,30 +11,20 @@
 #   real runs     29 tasks x 3 islands x 10 rounds x 1 verification = 870
 #   proposer, implementer calls  29 x 30 x 1 = 870 each
 #
-# You supply ./bin/mls-lite-bench and mls-lite-bench, which are not in this
-# repository: MLS-Lite-Bench's benchmark plugin (in specs/bin/), which lists
-# the 29 scored tasks with their baselines, and its command, which trains
-# and scores one candidate and prints score=X. critic-grpo.hcl runs the same
-# benchmark: specs/common/critic-grpo.hcl's header says what each must do.
+# The tasks are MLS-Bench-Lite's 29 scored ones, as a task suite:
+# common/mls-bench-lite.hcl. validate, estimate and plan need nothing of
+# yours; check and run need your checkout (-var mls_bench_root=DIR) and
+# the manifest's placeholders written (its header says which).
+
+extends = "common/mls-bench-lite.hcl" # the suite, in source mode
 
 name        = "openevolve"
 description = "OpenEvolve verifying the one idea it makes per island-round, with no critic"
 seed        = 2
 
-# The benchmark's own plugin executable: builtin:command serves trainers only.
-plugin "mls_lite" {
-  kind   = "benchmark"
-  source = "./bin/mls-lite-bench"
-  config = { args = ["--scored-only"] }
-}
-
-plugin "runner" {
-  kind   = "trainer"
-  source = "builtin:command"
-  config = {
-    command      = "mls-lite-bench run --task {{task}} --config {{config}} --seed {{seed}}"
-    metric_regex = "score=([0-9.eE+-]+)"
-  }
+# MLS-Bench-Lite's manifest (common/mls-bench-lite.hcl runs it).
+environment "mls_lite" {
+  suite = "suites/mls-bench-lite.json"
 }
 
 plugin "openai" {
@@ -48,25 +38,6 @@ plugin "openai" {
 
 prices {
   preset = "cloud-2026" # H100
-}
-
-environment "mls_lite" {
-  family    = "mixed"
-  benchmark = plugin.mls_lite
-  trainer   = plugin.runner
-  metric {
-    name      = "score"
-    direction = "maximize"
-  }
-  run_cost {
-    gpu   = "H100"
-    gpus  = 1
-    hours = minutes(45)
-  }
-  tasks {
-    train   = 29 # the scored tasks of 30, over 12 domains
-    holdout = 0
-  }
 }
 
 role "proposer" {

@@ -51,6 +51,12 @@ its budget on it. It prints first what it spends at most, then:
     round grows it (the parent, a full history and the loop's inspirations,
     each the size of the check's own answers).
 
+A spec that still needs something of yours is refused first, before
+anything starts, one error each at the line that says what to give: a
+variable whose supply says a run needs it and that is empty
+(E_UNSUPPLIED), a task suite's checkout not named (an empty suite_root)
+or a placeholder of its manifest not written (E_SUITE_UNFILLED).
+
 Each problem names the role, the task, what went wrong and what to change;
 a warning does not fail the check. The check's journal, worktrees and
 work directories go in a temporary directory, removed at the end; it
@@ -77,6 +83,9 @@ or the spec is invalid, 64 usage error.`,
 			if ds := capDiags(p); ds.HasErrors() {
 				printDiags(c.ErrOrStderr(), ds, src)
 				return userErrorf("%s", capBroken)
+			}
+			if err := refuseUnready(c, p, src); err != nil {
+				return err
 			}
 			spend, err := runtime.CheckSpendOf(p, variant)
 			if err != nil {

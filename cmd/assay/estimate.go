@@ -15,6 +15,7 @@ import (
 	"github.com/assay-lang/assay/compiler/plan"
 	"github.com/assay-lang/assay/features/runcompare"
 	"github.com/assay-lang/assay/lang/diag"
+	"github.com/assay-lang/assay/lang/load"
 	"github.com/assay-lang/assay/runtime"
 )
 
@@ -200,6 +201,18 @@ const capBroken = "the estimate breaks a hard budget cap; lower the spec's cost 
 // capDiags checks a plan's estimate against its hard caps: one check that
 // validate, estimate and run share, so run refuses before its first real
 // run exactly what estimate refuses.
+// refuseUnready prints what a plan still needs before check or run uses
+// it (a task suite's placeholders, its checkout) and fails when it needs
+// anything: validate, estimate and plan need none of it.
+func refuseUnready(c *cobra.Command, p *plan.Plan, src load.Sources) error {
+	ds := compiler.Unready(p)
+	if len(ds) == 0 {
+		return nil
+	}
+	printDiags(c.ErrOrStderr(), ds, src)
+	return userErrorf("the spec is not ready to run: supply what each error above names (validate, estimate and plan need none of it)")
+}
+
 func capDiags(p *plan.Plan) diag.Diagnostics {
 	if p == nil || len(p.Variants) == 0 {
 		return nil

@@ -86,6 +86,11 @@ pinned spec again with the recorded settings, and refuses a plan that is
 not what the spec compiles to (one edited by hand), naming where it first
 differs.
 
+A spec (or saved plan) that still needs something of yours is refused
+before anything starts, as assay check refuses it: an empty variable whose
+supply says a run needs it, a task suite's unnamed checkout or unwritten
+placeholder, each at the line that says what to give.
+
 Plugins start from the spec's lock file (SPEC.lock, see assay init). When
 the spec has no lock yet, run writes one; an existing lock is only checked,
 and a mismatch is an error that says what to run.
@@ -222,6 +227,9 @@ but a budget cap cut a phase (stopped_at_cap), 5 a phase measured nothing
 				printDiags(c.ErrOrStderr(), ds, src)
 				return userErrorf("%s", capBroken)
 			}
+			if err := refuseUnready(c, p, src); err != nil {
+				return err
+			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			lock, err := lockFor(ctx, args[0], p, c.ErrOrStderr())
@@ -346,6 +354,9 @@ func runSaved(c *cobra.Command, path string, s *plan.Saved, id string, rf *runFl
 	if ds := capDiags(s.Plan); ds.HasErrors() {
 		printDiags(c.ErrOrStderr(), ds, nil)
 		return userErrorf("%s", capBroken)
+	}
+	if err := refuseUnready(c, s.Plan, nil); err != nil {
+		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -109,8 +109,26 @@ func TestDiffVerifyAllToCritic(t *testing.T) {
 
 // Formatting and comments are not changes; neither is the front end.
 func TestDiffNoChange(t *testing.T) {
+	// The reformatted spec names its suite beside it, as critic-grpo.hcl
+	// does: it is read from a folder that holds both.
+	dir := t.TempDir()
+	for src, dst := range map[string]string{
+		"testdata/critic-grpo-reformatted.hcl":   "critic-grpo-reformatted.hcl",
+		"../../specs/suites/mls-bench-lite.json": filepath.Join("suites", "mls-bench-lite.json"),
+	} {
+		b, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, dst)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, dst), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	cases := [][2]string{
-		{"../../specs/critic-grpo.hcl", "testdata/critic-grpo-reformatted.hcl"},
+		{"../../specs/critic-grpo.hcl", filepath.Join(dir, "critic-grpo-reformatted.hcl")},
 		{"../../specs/critic-grpo.hcl", "../../specs/critic-grpo.cue"},
 		{"../../specs/lm2lm.hcl", "../../specs/lm2lm.cue"},
 	}

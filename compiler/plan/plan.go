@@ -1,8 +1,6 @@
 package plan
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"math"
 
@@ -22,6 +20,9 @@ type Plan struct {
 	// by path, as typed by the field; they are part of the hash.
 	Overrides map[string]any `json:"overrides,omitempty"`
 	Variants  []*Variant     `json:"variants"`
+	// Missing are the variables a run needs that are still empty (a
+	// variable's supply): check and run refuse the plan (compiler.Unready).
+	Missing []Missing `json:"missing,omitempty"`
 }
 
 // Count is a number of calls (or runs, steps, hours) as low / expected / high,
@@ -261,9 +262,12 @@ type Environment struct {
 	// TimeLimitSeconds is each real run's wall-time limit: its high hours
 	// (0: none declared). A trainer stops a run at it, so a run cannot
 	// spend more than the caps hold for it.
-	TimeLimitSeconds float64    `json:"time_limit_seconds,omitempty"`
-	Tasks            []*Task    `json:"tasks"`
-	Source           diag.Range `json:"source"`
+	TimeLimitSeconds float64 `json:"time_limit_seconds,omitempty"`
+	Tasks            []*Task `json:"tasks"`
+	// Missing is what the environment's suite needs before a run (its
+	// checkout, when suite_root is empty); each task's own are the task's.
+	Missing []Missing  `json:"missing,omitempty"`
+	Source  diag.Range `json:"source"`
 }
 
 // Task is one task. Baseline and Scale are nil when a benchmark plugin
@@ -288,6 +292,12 @@ type Task struct {
 	// Metric is the task's own name for its metric, when the suite gives one.
 	Metric string  `json:"metric,omitempty"`
 	Bounds *Bounds `json:"bounds,omitempty"`
+	// CriticSplit is what the task's pairs trained a critic on, as the
+	// suite marks it ("sft", "grpo", "heldout"); Unscored leaves the task
+	// out of the report's averages.
+	CriticSplit string    `json:"critic_split,omitempty"`
+	Unscored    bool      `json:"unscored,omitempty"`
+	Missing     []Missing `json:"missing,omitempty"`
 	// Command is the task's evaluation command, an argv: the command
 	// trainer runs it, in the scaffold's repository directory, instead of
 	// its own command (config task_command and task_dir).
@@ -759,39 +769,4 @@ func (p *Plan) VariantHash(name string) string {
 		}
 	}
 	return ""
-}
-
-// meaningHash is "sha256:" and the SHA-256 of p's JSON without source
-// ranges; p.Hash is part of the JSON, so callers clear it first.
-func meaningHash(p *Plan) string {
-	b, err := json.Marshal(p)
-	if err != nil {
-		panic(err) // a plan is plain data; failing to marshal is a bug
-	}
-	var tree any
-	if err := json.Unmarshal(b, &tree); err != nil {
-		panic(err)
-	}
-	stripSources(tree)
-	canon, _ := json.Marshal(tree) // map keys are sorted by encoding/json
-	sum := sha256.Sum256(canon)
-	return "sha256:" + hex.EncodeToString(sum[:])
-}
-
-func stripSources(x any) {
-	switch v := x.(type) {
-	case map[string]any:
-		// Only source ranges (objects) go; a plugin's "source" is its
-		// executable, which is meaning.
-		if _, ok := v["source"].(map[string]any); ok {
-			delete(v, "source")
-		}
-		for _, e := range v {
-			stripSources(e)
-		}
-	case []any:
-		for _, e := range v {
-			stripSources(e)
-		}
-	}
 }

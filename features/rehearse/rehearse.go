@@ -347,13 +347,16 @@ func median(sorted []float64) float64 {
 // seed program dropped, so a candidate is built by the simulated builder
 // (a simulated build failure standing for a patch that does not apply or
 // a build that fails) and never by git, a worktree or a build command.
-// p itself is returned when no task has a source, and is never changed.
+// A task-suite baseline still to fill (plan.Missing) is the simulated
+// world's, 1: a rehearsal needs no file of the user's, as the estimate
+// does not. p itself is returned when no task has a source or a missing
+// baseline, and is never changed.
 func simulatedBuilds(p *plan.Plan) (*plan.Plan, error) {
 	has := false
 	for _, v := range p.Variants {
 		for _, e := range v.Envs {
 			for _, t := range e.Tasks {
-				has = has || t.Source != nil
+				has = has || t.Source != nil || missingBaseline(t)
 			}
 		}
 	}
@@ -372,8 +375,23 @@ func simulatedBuilds(p *plan.Plan) (*plan.Plan, error) {
 		for _, e := range v.Envs {
 			for _, t := range e.Tasks {
 				t.Source = nil
+				if missingBaseline(t) {
+					one := 1.0
+					t.Baseline = &one
+				}
 			}
 		}
 	}
 	return cp, nil
+}
+
+// missingBaseline reports whether t's baseline is a placeholder still to
+// fill.
+func missingBaseline(t *plan.Task) bool {
+	for _, m := range t.Missing {
+		if m.Field == "baseline" {
+			return true
+		}
+	}
+	return false
 }

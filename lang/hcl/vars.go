@@ -109,22 +109,13 @@ func (l *loader) variables(body *hclsyntax.Body, opts Options) *varSet {
 				}
 				ty = t
 				v.Type = spec.Of(tn, toRange(a.Expr.Range()))
-			case "default", "description":
+			case "default", "description", "supply":
 			default:
 				l.add(unknownField(a.Name, a.NameRange, schema, "variable"))
 			}
 		}
-		if a, ok := b.Body.Attributes["description"]; ok {
-			val, hd := a.Expr.Value(fnCtx)
-			l.addHCL(hd, codeExpr)
-			if !hd.HasErrors() {
-				if val.Type() != cty.String || val.IsNull() {
-					l.add(diag.Errorf(codeType, toRange(a.Expr.Range()), "description must be a string"))
-				} else {
-					v.Description = spec.Of(val.AsString(), toRange(a.Expr.Range()))
-				}
-			}
-		}
+		v.Description = l.varText(b, "description", fnCtx)
+		v.Supply = l.varText(b, "supply", fnCtx)
 		if a, ok := b.Body.Attributes["default"]; ok {
 			leave := l.track.enter(a.Expr.Range())
 			val, hd := a.Expr.Value(fnCtx)
@@ -506,4 +497,23 @@ func unknownField(name string, r hcl.Range, schema *spec.BlockSchema, where stri
 		return d.WithDetail("%s", s)
 	}
 	return d.WithDetail("The fields are: %s.", strings.Join(names, ", "))
+}
+
+// varText is a variable block's string attribute name (description,
+// supply), unset when the block has none or it is not a string.
+func (l *loader) varText(b *hclsyntax.Block, name string, fnCtx *hcl.EvalContext) spec.Val[string] {
+	a, ok := b.Body.Attributes[name]
+	if !ok {
+		return spec.Val[string]{}
+	}
+	val, hd := a.Expr.Value(fnCtx)
+	l.addHCL(hd, codeExpr)
+	if hd.HasErrors() {
+		return spec.Val[string]{}
+	}
+	if val.Type() != cty.String || val.IsNull() {
+		l.add(diag.Errorf(codeType, toRange(a.Expr.Range()), "%s must be a string", name))
+		return spec.Val[string]{}
+	}
+	return spec.Of(val.AsString(), toRange(a.Expr.Range()))
 }

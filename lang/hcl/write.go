@@ -72,6 +72,9 @@ func writeVariable(body *hclwrite.Body, v *spec.Variable) {
 	if v.Default.Set {
 		body.SetAttributeValue("default", ctyValue(v.Default.V))
 	}
+	if v.Supply.Set {
+		body.SetAttributeValue("supply", cty.StringVal(v.Supply.V))
+	}
 	if v.Description.Set {
 		body.SetAttributeValue("description", cty.StringVal(v.Description.V))
 	}

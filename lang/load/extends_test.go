@@ -121,6 +121,7 @@ func TestExtendingSpecsMatchConverted(t *testing.T) {
 		n++
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "flat.hcl")
+			placeSuites(t, s, filepath.Dir(out))
 			b, ds := Write(s, out)
 			if ds.HasErrors() {
 				t.Fatal(ds.Format(0))
@@ -139,6 +140,29 @@ func TestExtendingSpecsMatchConverted(t *testing.T) {
 	}
 	if n == 0 {
 		t.Skip("no spec in specs/ uses extends")
+	}
+}
+
+// placeSuites copies the task-suite manifests s names into dir, at the
+// path each environment's suite gives (one inside the spec's folder), so
+// a spec written into dir reads the same manifests.
+func placeSuites(t *testing.T, s *spec.Spec, dir string) {
+	t.Helper()
+	for _, e := range s.Environments {
+		if !e.Suite.Set || filepath.IsAbs(e.Suite.V) || strings.HasPrefix(filepath.Clean(e.Suite.V), "..") {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(filepath.Dir(e.Suite.Range.Filename), e.Suite.V))
+		if err != nil {
+			t.Fatal(err)
+		}
+		dst := filepath.Join(dir, e.Suite.V)
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(dst, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 

@@ -72,6 +72,7 @@ func TestConvertRoundTrip(t *testing.T) {
 				other = ".hcl"
 			}
 			dir := t.TempDir()
+			placeSuites(t, orig, dir)
 			cur := orig
 			for i, ext := range []string{other, filepath.Ext(path)} {
 				out := filepath.Join(dir, strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))+string(rune('a'+i))+ext)

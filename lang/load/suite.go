@@ -67,6 +67,21 @@ type ManifestTask struct {
 		Low  *float64 `json:"low"`
 		High *float64 `json:"high"`
 	} `json:"bounds"`
+	// CriticSplit says what the task's pairs trained a critic on: "sft",
+	// "grpo" or "heldout" (the critics paper's Table 13 marks); Scored
+	// false leaves the task out of the report's averages.
+	CriticSplit string `json:"critic_split"`
+	Scored      *bool  `json:"scored"`
+	// Unfilled are the task's placeholders ({"fill": "what"}), by field;
+	// each such field reads as absent.
+	Unfilled []Fill `json:"-"`
+}
+
+// Fill is a placeholder of a manifest: a value left for the user to write,
+// {"fill": "what to write"}. Field is its path in the task ("baseline",
+// "bounds.low"), Path its path in the manifest.
+type Fill struct {
+	Field, Path, What string
 }
 
 // Scaffold is a task's research scaffold: the repository (a directory,
@@ -81,11 +96,21 @@ type Scaffold struct {
 // with list indices dropped.
 var suiteKeys = map[string][]string{
 	"":                 {"format", "name", "description", "tasks"},
-	"tasks[]":          {"name", "domain", "split", "description", "criteria", "criteria_file", "scaffold", "evaluate", "metric", "baseline", "scale", "bounds"},
+	"tasks[]":          {"name", "domain", "split", "critic_split", "scored", "description", "criteria", "criteria_file", "scaffold", "evaluate", "metric", "baseline", "scale", "bounds"},
 	"tasks[].scaffold": {"repository", "revision", "editable"},
 	"tasks[].metric":   {"name", "direction"},
 	"tasks[].bounds":   {"low", "high"},
+	// A value a task may leave to the user: a placeholder object.
+	"tasks[].baseline":          {"fill"},
+	"tasks[].bounds.low":        {"fill"},
+	"tasks[].bounds.high":       {"fill"},
+	"tasks[].evaluate":          {"fill"},
+	"tasks[].scaffold.editable": {"fill"},
 }
+
+// fillFields are the task fields a placeholder may stand for, by path in
+// the task.
+var fillFields = []string{"baseline", "bounds.low", "bounds.high", "evaluate", "scaffold.editable"}
 
 var (
 	suiteNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
@@ -100,6 +125,14 @@ type suiteFile struct {
 	src  []byte
 	at   map[string]int
 	ds   diag.Diagnostics
+	// fills are the placeholders, by path: the text to write and the
+	// bytes of the object, which the decoder reads as null.
+	fills map[string]fillSpan
+}
+
+type fillSpan struct {
+	what       string
+	start, end int
 }
 
 // rangeOf is the range of the value at path, or of the nearest enclosing
@@ -167,7 +200,7 @@ func ParseManifest(name string, src []byte) (*Manifest, diag.Diagnostics) {
 
 // parseManifest is ParseManifest, with the positions it read.
 func parseManifest(name string, src []byte) (*Manifest, *suiteFile) {
-	f := &suiteFile{name: name, src: src, at: map[string]int{}}
+	f := &suiteFile{name: name, src: src, at: map[string]int{}, fills: map[string]fillSpan{}}
 	if len(src) > MaxSuiteBytes {
 		f.errorf("", "", "the manifest is larger than %d bytes", MaxSuiteBytes)
 		return nil, f
@@ -176,7 +209,7 @@ func parseManifest(name string, src []byte) (*Manifest, *suiteFile) {
 		return nil, f
 	}
 	var m Manifest
-	if err := json.Unmarshal(src, &m); err != nil {
+	if err := json.Unmarshal(f.blanked(), &m); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
 			// te.Field drops list indices; the value is the last one
@@ -243,6 +276,14 @@ func (f *suiteFile) walk() bool {
 			return false
 		}
 		d, ok := tok.(json.Delim)
+		if parent, isFill := strings.CutSuffix(path, ".fill"); isFill && fillShape(parent) {
+			if w, _ := tok.(string); !ok && strings.TrimSpace(w) != "" && len(w) <= maxSuiteWord {
+				f.fills[parent] = fillSpan{what: w}
+				return true
+			}
+			f.errorf(path, `a placeholder is {"fill": "what to write here"}`, "%s is not a text of at most %d bytes", path, maxSuiteWord)
+			return false
+		}
 		if !ok {
 			return true
 		}
@@ -293,6 +334,15 @@ func (f *suiteFile) walk() bool {
 		if _, err := dec.Token(); err != nil {
 			f.syntax(err, start())
 			return false
+		}
+		if d == '{' && fillShape(path) {
+			fs, ok := f.fills[path]
+			if !ok {
+				f.errorf(path, `a placeholder is {"fill": "what to write here"}`, "%s is an object without fill", path)
+				return false
+			}
+			fs.start, fs.end = off, int(dec.InputOffset())
+			f.fills[path] = fs
 		}
 		return true
 	}
@@ -345,10 +395,17 @@ func (f *suiteFile) check(m *Manifest) {
 }
 
 func (f *suiteFile) task(at string, t *ManifestTask) {
+	t.Unfilled = f.unfilled(at)
+	filled := func(field string) bool { _, ok := f.fills[at+"."+field]; return !ok }
 	f.name_(at+".name", "name", t.Name)
 	f.name_(at+".domain", "domain", t.Domain)
 	if t.Split != "train" && t.Split != "holdout" {
 		f.errorf(at+".split", `"split": "train" or "holdout"`, "%s.split is %q; want train or holdout", at, t.Split)
+	}
+	switch t.CriticSplit {
+	case "", "sft", "grpo", "heldout":
+	default:
+		f.errorf(at+".critic_split", `"critic_split": "sft" (used for critic SFT collection), "grpo" (only for critic GRPO) or "heldout" (held out from critic training)`, "%s.critic_split is %q; want sft, grpo or heldout", at, t.CriticSplit)
 	}
 	f.text(at+".description", t.Description, maxSuiteDescription)
 	f.text(at+".criteria", t.Criteria, maxSuiteDescription)
@@ -360,8 +417,10 @@ func (f *suiteFile) task(at string, t *ManifestTask) {
 	case len(c) > maxSuiteWord || strings.ContainsRune(c, 0):
 		f.errorf(at+".criteria_file", "", "%s.criteria_file is not a path", at)
 	}
-	f.scaffold(at, t.Scaffold)
-	f.argv(at+".evaluate", t.Evaluate)
+	f.scaffold(at, t.Scaffold, filled("scaffold.editable"))
+	if filled("evaluate") {
+		f.argv(at+".evaluate", t.Evaluate)
+	}
 	if t.Metric == nil {
 		f.errorf(at, `"metric": {"name": "val_loss", "direction": "minimize"}`, "%s has no metric", at)
 	} else {
@@ -370,13 +429,16 @@ func (f *suiteFile) task(at string, t *ManifestTask) {
 			f.errorf(at+".metric.direction", "", "%s.metric.direction is %q; want minimize or maximize", at, d)
 		}
 	}
-	if t.Baseline == nil {
+	if t.Baseline == nil && filled("baseline") {
 		f.errorf(at, `the metric of the unchanged scaffold, e.g. "baseline": 0.66`, "%s has no baseline", at)
 	}
 	if t.Scale != nil && !(*t.Scale > 0) {
 		f.errorf(at+".scale", "", "%s.scale is %v; want a number above 0", at, *t.Scale)
 	}
 	switch b := t.Bounds; {
+	case b != nil && (!filled("bounds.low") || !filled("bounds.high")):
+		// A placeholder bound is written before a run; the one given is
+		// still a number.
 	case b == nil || b.Low == nil || b.High == nil:
 		f.errorf(at+".bounds", `"bounds": {"low": 0, "high": 0.7}: the worst and best scores the metric can practically reach, in either order of direction`, "%s needs bounds with low and high", at)
 	case !(*b.Low < *b.High) || math.IsInf(*b.High-*b.Low, 0):
@@ -422,7 +484,7 @@ func (f *suiteFile) argv(path string, argv []string) {
 	}
 }
 
-func (f *suiteFile) scaffold(at string, s *Scaffold) {
+func (f *suiteFile) scaffold(at string, s *Scaffold, editable bool) {
 	path := at + ".scaffold"
 	if s == nil {
 		f.errorf(at, `"scaffold": {"repository": ".", "editable": ["train.go"]}`, "%s has no scaffold", at)
@@ -440,7 +502,7 @@ func (f *suiteFile) scaffold(at string, s *Scaffold) {
 	if s.Revision != "" && (!revisionRE.MatchString(s.Revision) || strings.Contains(s.Revision, "..")) {
 		f.errorf(path+".revision", "a commit, tag or branch name", "%s.revision %q is not a revision", path, s.Revision)
 	}
-	if len(s.Editable) == 0 {
+	if len(s.Editable) == 0 && editable {
 		f.errorf(path+".editable", `the files a change may edit, e.g. "editable": ["train.go"]`, "%s.editable is missing or empty", path)
 	}
 	if len(s.Editable) > maxSuiteEditable {
@@ -462,7 +524,20 @@ func (f *suiteFile) scaffold(at string, s *Scaffold) {
 func expandSuites(s *spec.Spec, src Sources) diag.Diagnostics {
 	var ds diag.Diagnostics
 	for _, e := range s.Environments {
-		if e == nil || !e.Suite.Set {
+		if e == nil {
+			continue
+		}
+		if !e.Suite.Set {
+			for _, v := range []struct {
+				set  bool
+				name string
+				at   diag.Range
+			}{{e.SuiteRoot.Set, "suite_root", e.SuiteRoot.Range}, {e.SuiteExclude.Set, "suite_exclude", e.SuiteExclude.Range}} {
+				if v.set {
+					ds = append(ds, diag.Errorf(codeSuite, v.at, "environment %q sets %s but names no suite", e.Name, v.name).
+						WithDetail("%s shapes the tasks of the environment's suite: add suite = \"manifest.json\", or remove it", v.name))
+				}
+			}
 			continue
 		}
 		ds = append(ds, expandSuite(e, src)...)
@@ -495,11 +570,19 @@ func expandSuite(e *spec.Environment, src Sources) diag.Diagnostics {
 		return ds
 	}
 	dirOfManifest := filepath.Dir(path)
+	root, unrooted := suiteRoot(e, dirOfManifest)
+	excluded, xds := suiteExcluded(e, m)
+	if len(xds) > 0 {
+		return append(ds, xds...)
+	}
 	written := map[string]*spec.Task{}
 	for _, t := range e.TaskList {
 		written[t.Name] = t
 	}
 	for i, mt := range m.Tasks {
+		if excluded[mt.Name] {
+			continue
+		}
 		entry := f.rangeOf("tasks[" + strconv.Itoa(i) + "]")
 		if w, clash := written[mt.Name]; clash {
 			ds = append(ds, diag.Errorf(codeSuite, w.NameRange, "task %q is both written here and listed by the suite %s (%s)", mt.Name, e.Suite.V, entry).
@@ -518,26 +601,13 @@ func expandSuite(e *spec.Environment, src Sources) diag.Diagnostics {
 				WithDetail("add a source block to the environment (source mode: candidates are patches of the scaffold at its revision), or remove the revision"))
 			continue
 		}
-		dir := mt.Scaffold.Repository
-		if !filepath.IsAbs(dir) {
-			dir = filepath.Join(dirOfManifest, dir)
-		}
 		criteria, from, cds := suiteCriteria(f, i, mt, dirOfManifest, src)
 		if len(cds) > 0 {
 			ds = append(ds, cds...)
 			continue
 		}
-		t := &spec.Task{Name: mt.Name, NameRange: entry, Range: entry,
-			Split:    spec.Val[string]{V: mt.Split, Set: true, Range: entry},
-			Baseline: spec.Val[float64]{V: *mt.Baseline, Set: true, Range: entry},
-			Suite: &spec.SuiteTask{Domain: mt.Domain, Description: mt.Description, Metric: mt.Metric.Name, Direction: mt.Metric.Direction,
-				Low: *mt.Bounds.Low, High: *mt.Bounds.High, Command: mt.Evaluate, Dir: dir,
-				Revision: mt.Scaffold.Revision, Editable: mt.Scaffold.Editable, Manifest: entry,
-				Criteria: criteria, CriteriaFrom: from},
-		}
-		if mt.Scale != nil {
-			t.Scale = spec.Val[float64]{V: *mt.Scale, Set: true, Range: entry}
-		}
+		t := suiteTask(e, f, mt, entry, scaffoldDir(mt, root, unrooted), src)
+		t.Suite.Criteria, t.Suite.CriteriaFrom = criteria, from
 		written[mt.Name] = t
 		e.TaskList = append(e.TaskList, t)
 	}

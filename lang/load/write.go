@@ -12,8 +12,10 @@ import (
 
 // Write renders s in the language the extension of path selects (.hcl,
 // .cue, .json, .yaml or .yml), for `assay convert`. Evaluated values are written, so variables keep
-// their declarations but their uses appear as values.
+// their declarations but their uses appear as values; a task suite's
+// tasks are not written out, its suite attribute lists them.
 func Write(s *spec.Spec, path string) ([]byte, diag.Diagnostics) {
+	s = withoutSuiteTasks(s)
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".hcl":
 		return hcl.Write(s), nil
@@ -28,4 +30,31 @@ func Write(s *spec.Spec, path string) ([]byte, diag.Diagnostics) {
 	}
 	return nil, diag.Diagnostics{diag.Errorf(codeFormat, diag.Range{Filename: path}, "cannot tell the spec language of %q from its name", path).
 		WithDetail("name the output *.hcl, *.cue, *.json, *.yaml or *.yml")}
+}
+
+// withoutSuiteTasks is s less the tasks its environments' suites list
+// (their suite attribute stays, and lists them again when the written
+// spec is loaded); s itself when no environment has a suite.
+func withoutSuiteTasks(s *spec.Spec) *spec.Spec {
+	has := false
+	for _, e := range s.Environments {
+		has = has || e != nil && e.Suite.Set
+	}
+	if !has {
+		return s
+	}
+	out := spec.Clone(s)
+	for _, e := range out.Environments {
+		if e == nil || !e.Suite.Set {
+			continue
+		}
+		var own []*spec.Task
+		for _, t := range e.TaskList {
+			if t.Suite == nil {
+				own = append(own, t)
+			}
+		}
+		e.TaskList = own
+	}
+	return out
 }

@@ -44,6 +44,7 @@ type Variable struct {
 	Type        Val[string] `assay:"type" enum:"number|string|bool|list(number)|list(string)" doc:"value type"`
 	Default     Val[any]    `assay:"default" doc:"value when not overridden"`
 	Description Val[string] `assay:"description" doc:"what the variable controls"`
+	Supply      Val[string] `assay:"supply" doc:"what a run needs the variable to hold, for a string or list variable whose default is empty: while its value is empty, validate, estimate and plan work and check and run refuse the spec, saying this"`
 	Value       Val[any]    `json:"-"`
 }
 
@@ -78,8 +79,12 @@ type Environment struct {
 	Trainer   Ref          `assay:"trainer" doc:"trainer plugin that runs a proposal for real, e.g. plugin.tinylm"`
 	Benchmark Ref          `assay:"benchmark" doc:"benchmark plugin that lists tasks, baselines and scales"`
 	Suite     Val[string]  `assay:"suite" doc:"task-suite manifest (JSON, relative to this file; see docs/task-suites.md) whose tasks join this environment's, each with its domain, description, scaffold, evaluation command, metric, baseline and normalisation bounds"`
-	Source    *Source      `assay:"source,block" doc:"the seed program: a git repository whose editable files a candidate changes with a patch (without it, proposals are knob edits)"`
-	Range     diag.Range   `json:"-"`
+	// SuiteRoot and SuiteExclude shape what the suite lends: the
+	// checkout its scaffolds are in, and the tasks left out.
+	SuiteRoot    Val[string]   `assay:"suite_root" doc:"the directory the suite's scaffold repositories are relative to (default: the manifest's own directory), e.g. a checkout of the benchmark's tasks; empty: not given yet, so validate, estimate and plan work and check and run refuse the suite, naming this attribute"`
+	SuiteExclude Val[[]string] `assay:"suite_exclude" doc:"names of the suite's tasks this environment leaves out, each one the manifest lists"`
+	Source       *Source       `assay:"source,block" doc:"the seed program: a git repository whose editable files a candidate changes with a patch (without it, proposals are knob edits)"`
+	Range        diag.Range    `json:"-"`
 }
 
 // Metric names the measured quantity and its direction.
@@ -145,6 +150,38 @@ type SuiteTask struct {
 	// criteria or criteria_file); CriteriaFrom is "inline" or the file
 	// as the manifest names it, empty without criteria.
 	Criteria, CriteriaFrom string
+	// CriticSplit is what the task's pairs trained a critic on ("sft",
+	// "grpo", "heldout"; empty when the manifest does not say), and
+	// Unscored leaves the task out of the report's averages.
+	CriticSplit string
+	Unscored    bool
+	// Unfilled are the manifest's placeholders of this task, which a run
+	// refuses until they are written; their fields hold no value.
+	Unfilled []Unfilled
+	// Unrooted says the environment's suite_root is empty, so Dir is not
+	// known yet (it is "").
+	Unrooted bool
+}
+
+// Unfilled is a placeholder of a manifest ({"fill": "what"}): Field is
+// its path in the task ("baseline", "bounds.low"), Fill what to write, At
+// where.
+type Unfilled struct {
+	Field, Fill string
+	At          diag.Range
+}
+
+// Has reports whether field is one of the task's placeholders.
+func (st *SuiteTask) Has(field string) bool {
+	if st == nil {
+		return false
+	}
+	for _, u := range st.Unfilled {
+		if u.Field == field {
+			return true
+		}
+	}
+	return false
 }
 
 // Source is a seed program: a git repository at a revision whose editable

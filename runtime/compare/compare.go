@@ -91,6 +91,12 @@ func suiteRow(s *runtime.SuiteScores) []SuiteScore {
 	for _, d := range s.Domains {
 		out = append(out, SuiteScore{"domain " + d.Name, d.Normalised[best]})
 	}
+	if a := s.Average; a != nil {
+		out = append(out, SuiteScore{"domain average", a.Normalised[best]})
+	}
+	if h := s.CriticHeldout; h != nil {
+		out = append(out, SuiteScore{"critic held-out", h.Normalised[best]})
+	}
 	if h := s.Holdout; h != nil {
 		out = append(out, SuiteScore{"held-out", h.Normalised[best]})
 		for i, c := range s.Columns {

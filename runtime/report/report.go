@@ -528,11 +528,13 @@ svg .f{fill:#fafafa;stroke:#ccc}svg .g{stroke:#e6e6e6}svg .d{stroke:#999;stroke-
 <table><tr><th>stratum</th><th>pairs</th><th>k</th><th>Improve accuracy</th><th>Dir-3</th><th>F1</th><th>5-Ladder</th></tr>
 {{range .ByStratum}}{{$s := .}}{{range .Metrics}}<tr><td>{{$s.Stratum}}</td><td class="n">{{$s.Examples}}</td><td class="n">{{.K}}</td><td class="n">{{num .ImproveAccuracy}}</td><td class="n">{{num .Dir3}}</td><td class="n">{{opt .F1}}</td><td class="n">{{opt .Ladder5}}</td></tr>{{end}}{{end}}</table>{{end}}{{end}}{{end}}
 {{with .R.Suite}}<h2>Task suite: normalised scores</h2>
-<p>Each score normalised by its task's bounds: 1 at the better bound, 0 at the worse; the raw score beside it. Domains and the held-out row average the normalised scores of their tasks.</p>
+<p>Each score normalised by its task's bounds: 1 at the better bound, 0 at the worse; the raw score beside it. Domains and the held-out rows average the normalised scores of their tasks, and the domain average the domain rows, each domain once (the critics paper's Tables 2 and 15); an unscored task has its row and no part in an average.</p>
 <table><tr><th>task</th><th>domain</th><th>split</th><th>bounds</th>{{range .Columns}}<th>{{.}}</th>{{end}}</tr>
-{{range .Tasks}}{{$t := .}}<tr><td>{{.Task}}</td><td>{{.Domain}}</td><td>{{.Split}}</td><td class="n">{{num .Low}} – {{num .High}}</td>{{range $i, $n := .Normalised}}<td class="n">{{opt $n}} ({{opt (index $t.Scores $i)}})</td>{{end}}</tr>
+{{range .Tasks}}{{$t := .}}<tr><td>{{.Task}}{{if .Unscored}} (unscored){{end}}</td><td>{{.Domain}}</td><td>{{.Split}}{{with .CriticSplit}}, critic {{.}}{{end}}</td><td class="n">{{num .Low}} – {{num .High}}</td>{{range $i, $n := .Normalised}}<td class="n">{{opt $n}} ({{opt (index $t.Scores $i)}})</td>{{end}}</tr>
 {{end}}{{range .Domains}}<tr><td><b>domain {{.Name}}</b></td><td></td><td></td><td class="n">{{.Tasks}} task(s)</td>{{range .Normalised}}<td class="n">{{opt .}}</td>{{end}}</tr>
-{{end}}{{with .Holdout}}<tr><td><b>held-out tasks</b></td><td></td><td></td><td class="n">{{.Tasks}} task(s)</td>{{range .Normalised}}<td class="n">{{opt .}}</td>{{end}}</tr>{{end}}</table>
+{{end}}{{with .Average}}<tr><td><b>domain average</b></td><td></td><td></td><td class="n">{{.Tasks}} task(s)</td>{{range .Normalised}}<td class="n">{{opt .}}</td>{{end}}</tr>
+{{end}}{{with .Holdout}}<tr><td><b>held-out tasks</b></td><td></td><td></td><td class="n">{{.Tasks}} task(s)</td>{{range .Normalised}}<td class="n">{{opt .}}</td>{{end}}</tr>
+{{end}}{{with .CriticHeldout}}<tr><td><b>held out from critic training</b></td><td></td><td></td><td class="n">{{.Tasks}} task(s)</td>{{range .Normalised}}<td class="n">{{opt .}}</td>{{end}}</tr>{{end}}</table>
 {{end}}<h2>Best proposals by real gain</h2>
 <table><tr><th>run</th><th>task</th><th>proposal</th><th>edits</th><th>metric</th><th>real gain</th></tr>
 {{range .R.Best}}<tr><td>{{.Key}}</td><td>{{.Task}}</td><td>{{.Text}}{{with .Commit}}<br><small>commit {{.}}</small>{{end}}</td><td>{{edits .Edits}}</td><td class="n">{{num .Metric}}</td><td class="n">{{num .Gain}}</td></tr>{{end}}

@@ -1,37 +1,24 @@
 # The shared body of critic-grpo.hcl and critic-grpo-verify-all.hcl: policy
-# GRPO on MLS-Lite-Bench's 29 scored tasks (seed 002), one H100 for 45
+# GRPO on MLS-Bench-Lite's 29 scored tasks (seed 002), one H100 for 45
 # minutes a real run, the proposer trained after every step, 10,000 real
-# verifications. It names the benchmark, the trainers, the LLM endpoint and
-# the proposer and implementer; each spec that extends it adds its reward
-# and loop (and critic-grpo.hcl its critic). Not a spec to run alone.
+# verifications. The tasks are mls-bench-lite.hcl's task suite; this file
+# adds the policy trainer, the LLM endpoint and the proposer and
+# implementer; each spec that extends it adds its reward and loop (and
+# critic-grpo.hcl its critic). Not a spec to run alone.
 #
-# You supply (none of these is in this repository):
-#   ./bin/mls-lite-bench  the benchmark's plugin executable, in specs/bin/
-#       (a plugin's source is relative to the spec you run): a program that
-#       serves Assay's Benchmark interface with sdk.ServeBenchmark
-#       (examples/plugin/README.md shows how, for a trainer). Asked for
-#       environment mls_lite's tasks, with its config (args =
-#       ["--scored-only"]), it answers the 29 scored tasks, each with its
-#       split (train), baseline, scale, metric "score" and direction
-#       (maximize). `assay init SPEC` then locks its SHA-256.
-#   mls-lite-bench run --task T --config FILE --seed N
-#       on PATH: trains and scores task T once with the proposal's edits
-#       (FILE, overrides.json; docs/plugins.md, builtin:command) in the
-#       run's own working directory, prints a line score=X (higher is
-#       better) on stdout and exits 0; any other status is a failed run.
-#   grpo_step.py  the policy update step, run once per policy step as
-#       `python grpo_step.py --batch FILE --out DIR ...` (the arguments are
-#       update_command's) in the update's own directory, so write its
-#       absolute path there. It trains the proposer's LoRA adapter on the
-#       step's batch (JSONL) with the loop's algorithm (GRPO or DAPO),
-#       writes the adapter into --out and exits 0; a non-zero status, or
-#       nothing in --out, fails the update (docs/policy-training.md).
-#       examples/trainer/grpo_update.py is a complete one that reads the
-#       same job from its ASSAY_* variables: set update_command =
-#       "python3 /path/to/assay/examples/trainer/grpo_update.py".
+# validate, estimate and plan need nothing of yours. check and run need
+# what mls-bench-lite.hcl's header lists (your checkout, -var
+# mls_bench_root=DIR, and the manifest's placeholders written), and the
+# policy update step, -var grpo_update=PATH: the absolute path of
+# examples/trainer/grpo_update.py (TRL and PEFT: GRPO or DAPO of the
+# proposer's LoRA adapter on the step's batch, read from its ASSAY_*
+# variables, docs/policy-training.md), run once per policy step in the
+# update's own directory. check and run refuse the spec until it is given.
 # Without them, specs/laptop/critic-grpo.hcl runs the same loop on the
-# built-in trainer, and a benchmark written as a task suite needs no plugin
-# of its own (docs/task-suites.md; examples/suite is one).
+# built-in trainer, and specs/laptop/code/critic-grpo.hcl on code changes
+# of the example suite.
+
+extends = "mls-bench-lite.hcl" # the suite, in source mode
 
 seed = 2
 
@@ -41,30 +28,22 @@ variable "verifications" {
   description = "real verifications the whole run may spend"
 }
 
-# The benchmark's own plugin executable: builtin:command serves trainers only.
-plugin "mls_lite" {
-  kind   = "benchmark"
-  source = "./bin/mls-lite-bench"
-  config = { args = ["--scored-only"] }
+variable "grpo_update" {
+  type        = string
+  default     = ""
+  supply      = "the absolute path of examples/trainer/grpo_update.py in your clone of Assay (TRL and PEFT; docs/policy-training.md), or of an update step of your own that reads the same ASSAY_* variables"
+  description = "the policy update step, run as python3 PATH once per GRPO step"
 }
 
-plugin "runner" {
-  kind   = "trainer"
-  source = "builtin:command"
-  config = {
-    command      = "mls-lite-bench run --task {{task}} --config {{config}} --seed {{seed}}"
-    metric_regex = "score=([0-9.eE+-]+)"
-  }
-}
-
-# The proposer policy is trained by your RL framework after every GRPO step
-# (see docs/policy-training.md): update_command trains a LoRA adapter on the
-# step's batch and the proposer's endpoint then serves it.
+# The proposer policy is trained after every GRPO step (see
+# docs/policy-training.md): the update step trains a LoRA adapter on the
+# step's batch, reading the job from its ASSAY_* variables, and the
+# proposer's endpoint then serves it.
 plugin "rl" {
   kind   = "trainer"
   source = "builtin:command"
   config = {
-    update_command = "python grpo_step.py --batch {{batch}} --out {{adapter_dir}} --model {{base_model}} --adapter {{previous_adapter_dir}} --algorithm {{algorithm}} --lr {{learning_rate}} --clip-low {{clip_low}} --clip-high {{clip_high}} --kl {{kl_coef}} --token-level {{token_level}} --epochs {{epochs}}"
+    update_command = "python3 ${var.grpo_update}"
   }
 }
 
@@ -79,25 +58,6 @@ plugin "openai" {
 
 prices {
   preset = "cloud-2026" # H100
-}
-
-environment "mls_lite" {
-  family    = "mixed"
-  benchmark = plugin.mls_lite
-  trainer   = plugin.runner
-  metric {
-    name      = "score"
-    direction = "maximize"
-  }
-  run_cost {
-    gpu   = "H100"
-    gpus  = 1
-    hours = minutes(45)
-  }
-  tasks {
-    train   = 29
-    holdout = 0
-  }
 }
 
 role "proposer" {

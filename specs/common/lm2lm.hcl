@@ -6,20 +6,31 @@
 # two specs train on different token budgets), and adds its builder, reward
 # and loop. Not a spec to run alone.
 #
-# You supply (not in this repository):
-#   ./train.sh  one entry point to every environment's codebase, run once
-#       per real run as `./train.sh --env E --task T --config FILE --seed N
-#       --out PATH` in the run's own working directory: add repo and
-#       revision to plugin "command"'s config (docs/plugins.md) so each run
-#       starts in a checkout of your repository with train.sh at its root,
-#       or write its absolute path in the command. It trains task T of
-#       environment E with the proposal's edits (FILE, overrides.json),
-#       writes {"metric": X} to PATH (E's val_bpb or val_nll; lower is
-#       better) and exits 0; any other status is a failed run.
+# validate, estimate and plan need nothing of yours. check and run need
+# the training program, -var lm2lm_train=PATH (refused until given):
+#   PATH  one entry point to every environment's codebase (the paper's 8
+#       codebases are not in this repository), run once per real run as
+#       `PATH --env E --task T --config FILE --seed N --out OUT` in the
+#       run's own working directory, so give its absolute path (or add
+#       repo and revision to plugin "command"'s config, docs/plugins.md,
+#       so each run starts in a checkout of your repository). It trains
+#       task T of environment E with the proposal's edits (FILE,
+#       overrides.json), writes {"metric": X} to OUT (E's val_bpb or
+#       val_nll; lower is better) and exits 0; any other status is a
+#       failed run.
+# specs/laptop/code/lm2lm.hcl is this loop on code changes of a suite
+# that is in this repository, and runs as it is.
 # docs/real-path.md takes a repository and LLM server of your own to a
 # running spec, step by step.
 
 seed = 0
+
+variable "lm2lm_train" {
+  type        = string
+  default     = ""
+  supply      = "the absolute path of your training entry point: one program for every environment's codebase, run as PATH --env E --task T --config FILE --seed N --out OUT (specs/common/lm2lm.hcl's header says what it must do)"
+  description = "the program each real run starts"
+}
 
 locals {
   # Reward scale tau_e by family: the gain that counts as a reward of 1.
@@ -44,7 +55,7 @@ plugin "command" {
   # Each environment's codebase is behind one entry point that writes the
   # environment's metric (val_bpb or val_nll) to metrics.json as "metric".
   config = {
-    command      = "./train.sh --env {{env}} --task {{task}} --config {{config}} --seed {{seed}} --out {{workdir}}/metrics.json"
+    command      = "${var.lm2lm_train} --env {{env}} --task {{task}} --config {{config}} --seed {{seed}} --out {{workdir}}/metrics.json"
     metric_file  = "{{workdir}}/metrics.json"
     metric_field = "metric"
   }

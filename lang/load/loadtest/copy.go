@@ -15,7 +15,8 @@ import (
 // layout below the deepest folder that holds them all, so a base in
 // specs/common stays one folder below the spec that extends it. A test then
 // edits a copy (the spec, or the base that writes the value it changes) and
-// loads the first path.
+// loads the first path. The task-suite manifests of its environments are
+// copied too, keeping the same layout.
 func CopySpec(t testing.TB, path, dir string) []string {
 	t.Helper()
 	s, _, ds := load.Load(path, load.Options{})
@@ -30,21 +31,38 @@ func CopySpec(t testing.TB, path, dir string) []string {
 		}
 		files = append(files, abs)
 	}
+	// The task-suite manifests the environments name travel with them,
+	// where the specs name them (a suite's criteria files are not copied).
+	var manifests []string
+	for _, e := range s.Environments {
+		if e == nil || !e.Suite.Set {
+			continue
+		}
+		m := e.Suite.V
+		if !filepath.IsAbs(m) {
+			m = filepath.Join(filepath.Dir(e.Suite.Range.Filename), m)
+		}
+		if abs, err := filepath.Abs(m); err == nil {
+			manifests = append(manifests, abs)
+		}
+	}
 	root := filepath.Dir(files[0])
-	for _, f := range files[1:] {
+	for _, f := range append(files[1:], manifests...) {
 		for !within(root, f) {
 			root = filepath.Dir(root)
 		}
 	}
 	var out []string
-	for _, f := range files {
+	for i, f := range append(files, manifests...) {
 		rel, err := filepath.Rel(root, f)
 		if err != nil {
 			t.Fatal(err)
 		}
 		dst := filepath.Join(dir, rel)
 		copyPath(t, f, dst)
-		out = append(out, dst)
+		if i < len(files) {
+			out = append(out, dst)
+		}
 	}
 	return out
 }

@@ -9,13 +9,14 @@ import (
 )
 
 // A copy of a spec whose chain reaches a shared base in another folder
-// (critic-sweep.hcl -> critic-grpo.hcl -> common/critic-grpo.hcl) loads from
-// the copy alone and plans as the original does.
+// (critic-sweep.hcl -> critic-grpo.hcl -> common/critic-grpo.hcl ->
+// common/mls-bench-lite.hcl) loads from the copy alone, its task-suite
+// manifest with it, and plans as the original does.
 func TestCopySpecPlansTheSame(t *testing.T) {
 	orig := filepath.Join("..", "..", "..", "specs", "critic-sweep.hcl")
 	dir := t.TempDir()
 	got := CopySpec(t, orig, dir)
-	want := []string{"critic-sweep.hcl", "critic-grpo.hcl", filepath.Join("common", "critic-grpo.hcl")}
+	want := []string{"critic-sweep.hcl", "critic-grpo.hcl", filepath.Join("common", "critic-grpo.hcl"), filepath.Join("common", "mls-bench-lite.hcl")}
 	if len(got) != len(want) {
 		t.Fatalf("copied %v, want %v", got, want)
 	}
