@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/assay-lang/assay/compiler/estimate"
@@ -192,5 +193,22 @@ func checkSchedule(t *testing.T, cc *plan.CriticContinual, n int) {
 		if u.Key != tasks[u.Task]*rounds+u.Round {
 			t.Errorf("update %+v: key %d, want task %d x %d rounds + %d", u, u.Key, tasks[u.Task], rounds, u.Round)
 		}
+	}
+}
+
+// A schedule longer than the plan may list is refused at the continual
+// block: 29 tasks of 1,000 rounds make 28,971 SDFT updates.
+func TestContinualScheduleBounded(t *testing.T) {
+	s := loadSpec(t, "../specs/critic-continual.hcl")
+	s.Loops[0].Rounds = spec.Of(1000, s.Loops[0].Rounds.Range)
+	_, ds := Compile(s, Options{})
+	var found bool
+	for _, d := range ds {
+		if d.Code == CodeRange && strings.Contains(d.Summary, "more than 10000") && d.Range == s.Loops[0].Continual.Range {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("a schedule of 28,971 updates was not refused at the continual block:\n%s", ds.Format(0))
 	}
 }
