@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/assay-lang/assay/compiler/plan"
 )
 
 // Each refusal of a field that would do nothing, at the field: the case
@@ -171,7 +173,8 @@ func TestCalibrationStatesTheRewardItAllows(t *testing.T) {
 	if ds.HasErrors() || p == nil {
 		t.Fatalf("a calibrated reward whose formulas read neither c nor scale:\n%s", ds.Format(0))
 	}
-	if c := p.Variants[0].Calibration; c == nil || c.Loop != "policy" || c.Normalize != "scale" || c.Clip != 6 {
+	if rl := p.Variants[0].PhaseOf(plan.PhaseRL); rl == nil || rl.RL.Loop != "policy" || rl.RL.Calibration == nil || rl.RL.Calibration.Normalize != "scale" || rl.RL.Calibration.Clip != 6 {
+		c := rl.RL.Calibration
 		t.Errorf("plan calibration %+v, want the rwm_gain reward's normalize scale and clip 6", c)
 	}
 	uncal, _ := mutate(t, src, "calibration {\n  loop        = loop.policy\n  after_steps = [8, 16]\n  budget      = [5, 5]\n}\n", "")

@@ -18,7 +18,7 @@ func screenedRuns(t *testing.T, extra string) (plan.Count, *plan.Loop) {
 	}
 	v := p.Variants[0]
 	for _, ph := range v.Phases {
-		if ph.Loop == "screened" && ph.Kind == plan.PhaseRL {
+		if ph.Loop() == "screened" && ph.Kind == plan.PhaseRL {
 			for _, l := range v.Loops {
 				if l.Name == "screened" {
 					var c plan.Count

@@ -22,7 +22,7 @@ func baselinesOf(t *testing.T, p *plan.Plan) string {
 			t.Errorf("baselines phase is phase %d, want the first", i)
 		}
 		runs := map[string]float64{}
-		for _, tr := range ph.Tasks {
+		for _, tr := range ph.Baselines.Tasks {
 			out = append(out, tr.Env+"/"+tr.Task)
 			runs[tr.Env]++
 		}

@@ -67,8 +67,9 @@ func TestDefaultsApplied(t *testing.T) {
 	if v.Executor.Kind != "local" || v.Executor.Concurrency != 1 {
 		t.Errorf("executor = %+v", v.Executor)
 	}
-	if v.Evaluation.Split != "holdout" || v.Calibration.Loop != "policy" || v.Calibration.Select != "top_rated" {
-		t.Errorf("evaluation %+v, calibration %+v", v.Evaluation, v.Calibration)
+	ev, rl := v.PhaseOf(plan.PhaseEvaluation).Evaluation, v.PhaseOf(plan.PhaseRL).RL
+	if ev.Split != "holdout" || rl.Loop != "policy" || rl.Calibration.Select != "top_rated" {
+		t.Errorf("evaluation %+v, calibration %+v", ev, rl.Calibration)
 	}
 	if v.Rewards[0].Normalize != "scale" {
 		t.Errorf("normalize = %q", v.Rewards[0].Normalize)
@@ -97,26 +98,38 @@ func TestLowerBase(t *testing.T) {
 		byName[ph.Name] = ph
 		names = append(names, ph.Name)
 	}
-	if got := strings.Join(names, ","); got != "baselines,seed_records,rl.policy,calibration.policy.8,calibration.policy.16,rl.screened,evaluation" {
+	if got := strings.Join(names, ","); got != "baselines,seed_records,rl.policy,rl.screened,evaluation" {
 		t.Fatalf("phases = %s", got)
 	}
+	for _, ph := range v.Phases {
+		if !ph.HasBody() {
+			t.Errorf("phase %s (%s) has %d bodies, want one of its kind", ph.Name, ph.Kind, ph.Bodies())
+		}
+	}
 	if b := byName["baselines"]; b.Kind != plan.PhaseBaselines || len(b.Calls.RealRuns) != 1 || b.Calls.RealRuns["mdm"] != plan.Exact(2) ||
-		len(b.Calls.LLM) != 0 || fmt.Sprint(b.Tasks) != "[{mdm t1} {mdm t2}]" {
-		t.Errorf("baselines phase = %+v, tasks %v", b, b.Tasks)
+		len(b.Calls.LLM) != 0 || fmt.Sprint(b.Baselines.Tasks) != "[{mdm t1} {mdm t2}]" {
+		t.Errorf("baselines phase = %+v, tasks %v", b, b.Baselines.Tasks)
 	}
 	seed := byName["seed_records"].Calls.RealRuns
 	if seed["olmo3"].Expected != 8 || seed["mdm"].Expected != 2 {
 		t.Errorf("seed spread = %+v, want olmo3 8, mdm 2 (largest remainder of 10 over 5:1)", seed)
 	}
 	rl := byName["rl.policy"]
-	if rl.Refreshes != plan.Exact(3) || rl.Calls.LLM["rwm"] != plan.Exact(384) || rl.Calls.LLM["proposer"] != plan.Exact(384) || len(rl.Calls.RealRuns) != 0 {
+	if rl.RL.Refreshes != plan.Exact(3) || rl.Calls.LLM["rwm"] != plan.Exact(384) || rl.Calls.LLM["proposer"] != plan.Exact(384) || len(rl.Calls.RealRuns) != 0 {
 		t.Errorf("rl phase = %+v", rl)
 	}
 	ev := byName["evaluation"].Calls
 	if ev.RealRuns["olmo3"].Expected != 8 || ev.RealRuns["mdm"].Expected != 4 || ev.LLM["builder"].Expected != 12 {
 		t.Errorf("evaluation = %+v", ev)
 	}
-	if cal := byName["calibration.policy.16"]; cal.AfterStep != 16 || cal.Calls.LLM["builder"] != (plan.Count{}) || cal.Calls.LLM["rwm"] != (plan.Count{}) || cal.Calls.RealRuns["olmo3"].Expected+cal.Calls.RealRuns["mdm"].Expected != 5 {
+	var rounds []string
+	for _, r := range rl.RL.Calibration.Rounds {
+		rounds = append(rounds, r.Name)
+	}
+	if got := strings.Join(rounds, ","); got != "calibration.policy.8,calibration.policy.16" {
+		t.Fatalf("calibration rounds of rl.policy = %s", got)
+	}
+	if cal := rl.RL.Calibration.Rounds[1]; cal.AfterStep != 16 || cal.Runs != 5 || cal.Calls.LLM["builder"] != (plan.Count{}) || cal.Calls.LLM["rwm"] != (plan.Count{}) || cal.Calls.RealRuns["olmo3"].Expected+cal.Calls.RealRuns["mdm"].Expected != 5 {
 		t.Errorf("calibration = %+v", cal)
 	}
 }

@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/assay-lang/assay/compiler/estimate"
@@ -23,13 +24,15 @@ func TestContinualLowersAndPrices(t *testing.T) {
 		t.Fatal(ds.Err())
 	}
 	v := p.Variants[0]
-	cc := v.Loops[0].Continual
-	if cc == nil || cc.Role != "critic" || cc.Teacher != "teacher" || cc.Labels != "3way" || cc.GRPOEvery != 2 || cc.GRPOPairs != 6 || cc.SDFTEvery != 1 || cc.SDFTPairs != 3 {
+	cc := continualOf(v)
+	if cc == nil || cc.Training.Role != "critic" || cc.Training.Teacher != "teacher" || cc.Training.Labels != "3way" || cc.GRPOPairs != 6 || cc.SDFTPairs != 3 {
 		t.Fatalf("continual %+v", cc)
 	}
-	if cc.Scope != plan.ContinualTask || cc.SFT.Updates != (plan.Count{Low: 0, Expected: 261, High: 261}) || cc.GRPO.Updates != (plan.Count{Low: 0, Expected: 116, High: 116}) || cc.GRPO.Group != 16 || cc.SFT.GPUHours != 0.4 {
-		t.Fatalf("updates: scope %q, sft %+v, grpo %+v", cc.Scope, cc.SFT, cc.GRPO)
+	sft, grpo := cc.Training.SFT, cc.Training.GRPO
+	if cc.Scope != plan.ContinualTask || sft.Updates != (plan.Count{Low: 0, Expected: 261, High: 261}) || grpo.Updates != (plan.Count{Low: 0, Expected: 116, High: 116}) || grpo.Group != 16 || sft.GPUHours != 0.4 {
+		t.Fatalf("updates: scope %q, sft %+v, grpo %+v", cc.Scope, sft, grpo)
 	}
+	checkSchedule(t, cc, 261+116)
 	var evo *plan.Phase
 	for _, ph := range v.Phases {
 		if ph.Kind == plan.PhaseEvolution {
@@ -55,8 +58,8 @@ func TestContinualLowersAndPrices(t *testing.T) {
 		t.Fatal(ds.Err())
 	}
 	fv := frozen.Variants[0]
-	if fv.Loops[0].Continual != nil {
-		t.Errorf("the frozen arm adapts its critic: %+v", fv.Loops[0].Continual)
+	if continualOf(fv) != nil {
+		t.Errorf("the frozen arm adapts its critic: %+v", continualOf(fv))
 	}
 	for _, ph := range fv.Phases {
 		if ph.Kind == plan.PhaseEvolution && !ph.Calls.LLM["teacher"].IsZero() {
@@ -80,7 +83,7 @@ func continualAcrossTasks(t *testing.T, evo *plan.Phase) {
 	if ds.HasErrors() {
 		t.Fatal(ds.Err())
 	}
-	if ac := across.Variants[0].Loops[0].Continual; ac.SFT.Updates.High != 289 || ac.GRPO.Updates.High != 144 {
+	if ac := continualOf(across.Variants[0]).Training; ac.SFT.Updates.High != 289 || ac.GRPO.Updates.High != 144 {
 		t.Errorf("scope loop: sft %+v, grpo %+v, want 289 and 144", ac.SFT.Updates, ac.GRPO.Updates)
 	}
 	var acEvo *plan.Phase
@@ -152,7 +155,60 @@ func proveContinualEnabled(t *testing.T) {
 		}
 		plans[on] = p
 	}
-	if plans[true].Variants[0].Loops[0].Continual == nil || plans[false].Variants[0].Loops[0].Continual != nil || plans[true].Hash == plans[false].Hash {
-		t.Errorf("enabled does not decide the continual critic: on %+v, off %+v", plans[true].Variants[0].Loops[0].Continual, plans[false].Variants[0].Loops[0].Continual)
+	if continualOf(plans[true].Variants[0]) == nil || continualOf(plans[false].Variants[0]) != nil || plans[true].Hash == plans[false].Hash {
+		t.Errorf("enabled does not decide the continual critic: on %+v, off %+v", continualOf(plans[true].Variants[0]), continualOf(plans[false].Variants[0]))
+	}
+}
+
+// checkSchedule checks a continual critic's schedule with scope task,
+// SDFT every round and T-GRPO every 2: n updates; each task's from its
+// round 1, SDFT before T-GRPO where both fall before one round, keyed by
+// the round counted across the tasks; the first task's first three.
+func checkSchedule(t *testing.T, cc *plan.CriticContinual, n int) {
+	t.Helper()
+	if len(cc.Updates) != n {
+		t.Fatalf("the schedule lists %d updates, want %d", len(cc.Updates), n)
+	}
+	first := cc.Updates[0].Task
+	want := []plan.ContinualUpdate{{Task: first, Round: 1, Key: 1, Kind: plan.UpdateSDFT}, {Task: first, Round: 2, Key: 2, Kind: plan.UpdateSDFT}, {Task: first, Round: 2, Key: 2, Kind: plan.UpdateGRPO}}
+	for i, w := range want {
+		if cc.Updates[i] != w {
+			t.Errorf("update %d = %+v, want %+v", i, cc.Updates[i], w)
+		}
+	}
+	rounds := 0
+	for _, u := range cc.Updates {
+		if u.Task == first {
+			rounds = max(rounds, u.Round+1)
+		}
+	}
+	tasks := map[plan.TaskRef]int{}
+	for _, u := range cc.Updates {
+		if u.Round < 1 || (u.Kind == plan.UpdateGRPO && u.Round%2 != 0) {
+			t.Errorf("update %+v is not due: SDFT every round from 1, T-GRPO every 2", u)
+		}
+		if _, ok := tasks[u.Task]; !ok {
+			tasks[u.Task] = len(tasks)
+		}
+		if u.Key != tasks[u.Task]*rounds+u.Round {
+			t.Errorf("update %+v: key %d, want task %d x %d rounds + %d", u, u.Key, tasks[u.Task], rounds, u.Round)
+		}
+	}
+}
+
+// A schedule longer than the plan may list is refused at the continual
+// block: 29 tasks of 1,000 rounds make 28,971 SDFT updates.
+func TestContinualScheduleBounded(t *testing.T) {
+	s := loadSpec(t, "../specs/critic-continual.hcl")
+	s.Loops[0].Rounds = spec.Of(1000, s.Loops[0].Rounds.Range)
+	_, ds := Compile(s, Options{})
+	var found bool
+	for _, d := range ds {
+		if d.Code == CodeRange && strings.Contains(d.Summary, "more than 10000") && d.Range == s.Loops[0].Continual.Range {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("a schedule of 28,971 updates was not refused at the continual block:\n%s", ds.Format(0))
 	}
 }

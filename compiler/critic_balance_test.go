@@ -18,7 +18,7 @@ func TestCriticBalanceLowers(t *testing.T) {
 	if ds.HasErrors() {
 		t.Fatal(ds.Err())
 	}
-	ct := p.Variants[0].CriticTrainings[0]
+	ct := p.Variants[0].PhaseOf(plan.PhaseCriticTraining).CriticTraining
 	if b := ct.GRPO.Balance; b == nil || b.Space != "3way" || !slices.Equal(b.Classes, []string{"improve", "tie", "lose"}) {
 		t.Fatalf("balance %+v, want 3way improve, tie, lose", b)
 	}
@@ -31,13 +31,13 @@ func TestCriticBalanceLowers(t *testing.T) {
 	if ds.HasErrors() {
 		t.Fatal(ds.Err())
 	}
-	if b := p.Variants[0].CriticTrainings[0].GRPO.Balance; b.Space != "5way" {
+	if b := p.Variants[0].PhaseOf(plan.PhaseCriticTraining).CriticTraining.GRPO.Balance; b.Space != "5way" {
 		t.Errorf("5-way classes lowered as %+v", b)
 	}
 	s = loadSpec(t, "../specs/critic-train.hcl")
 	s.CriticTrainings[0].GRPO.Balance = spec.Val[[]string]{}
 	p, _ = Compile(s, Options{})
-	if b := p.Variants[0].CriticTrainings[0].GRPO.Balance; b != nil {
+	if b := p.Variants[0].PhaseOf(plan.PhaseCriticTraining).CriticTraining.GRPO.Balance; b != nil {
 		t.Errorf("no balance lowered as %+v", b)
 	}
 }

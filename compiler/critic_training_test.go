@@ -44,7 +44,7 @@ func TestCriticTrainingLowersAndPrices(t *testing.T) {
 	if got := ph.Calls.LLM["critic"]; got != plan.Exact(300*256*8) {
 		t.Errorf("critic GRPO calls %+v, want 614,400", got)
 	}
-	ct := v.CriticTrainings[0]
+	ct := ph.CriticTraining
 	if ct.Role != "critic" || ct.Teacher != "teacher" || ct.Labels != "5way" || ct.Split != "train" || ct.Examples != 11000 {
 		t.Errorf("critic training %+v", ct)
 	}

@@ -25,7 +25,7 @@ func TestEvaluationArmsCounted(t *testing.T) {
 	if ds.HasErrors() {
 		t.Fatal(ds.Format(0))
 	}
-	ev := p.Variants[0].Evaluation
+	ev := p.Variants[0].PhaseOf(plan.PhaseEvaluation).Evaluation
 	want := []plan.EvalArm{{Name: "policy", Proposer: "proposer"}, {Name: "base", Proposer: "proposer", Untrained: true}, {Name: "icl", Proposer: "proposer", Untrained: true, Records: 5}}
 	if ev.States != 3 || ev.Normalize != "scale" || ev.Predictor != "rwm" || len(ev.Arms) != 3 {
 		t.Fatalf("evaluation %+v", ev)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/assay-lang/assay/compiler/plan"
 	"github.com/assay-lang/assay/lang/hcl"
 	"github.com/assay-lang/assay/lang/load"
 )
@@ -39,6 +40,7 @@ func TestPlanGolden(t *testing.T) {
 				golden(t, filepath.Join("testdata/plans", name+".diags"), []byte(cds.Format(100)))
 				return
 			}
+			checkBodies(t, p)
 			var b bytes.Buffer
 			enc := json.NewEncoder(&b)
 			enc.SetIndent("", "  ")
@@ -107,5 +109,31 @@ func BenchmarkCompileLM2LM(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		Compile(s, Options{})
+	}
+}
+
+// checkBodies checks that every phase of p carries the one body of its
+// kind, and every continual critic's schedule what its counts say.
+func checkBodies(t *testing.T, p *plan.Plan) {
+	t.Helper()
+	for _, v := range p.Variants {
+		for _, ph := range v.Phases {
+			if !ph.HasBody() {
+				t.Errorf("variant %s: phase %s (%s) has %d bodies, want the one of its kind", v.Name, ph.Name, ph.Kind, ph.Bodies())
+			}
+			if ph.Evolution == nil || ph.Evolution.Continual == nil {
+				continue
+			}
+			cc := ph.Evolution.Continual
+			n := map[string]float64{}
+			for _, u := range cc.Updates {
+				n[u.Kind]++
+			}
+			for kind, u := range map[string]*plan.CriticUpdate{plan.UpdateSDFT: cc.Training.SFT, plan.UpdateGRPO: cc.Training.GRPO} {
+				if u != nil && u.Updates.High != n[kind] || u == nil && n[kind] > 0 {
+					t.Errorf("variant %s: phase %s schedules %g %s updates, and counts %+v", v.Name, ph.Name, n[kind], kind, u)
+				}
+			}
+		}
 	}
 }

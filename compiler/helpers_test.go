@@ -77,3 +77,12 @@ const baseCritic = `critic "screen" {
   expected_routed = 0.363
 }
 `
+
+// continualOf is the continual critic of v's first evolution phase, nil
+// when it has none.
+func continualOf(v *plan.Variant) *plan.CriticContinual {
+	if ph := v.PhaseOf(plan.PhaseEvolution); ph != nil && ph.Evolution != nil {
+		return ph.Evolution.Continual
+	}
+	return nil
+}

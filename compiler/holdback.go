@@ -3,7 +3,6 @@ package compiler
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
 
 	"github.com/assay-lang/assay/compiler/plan"
@@ -39,57 +38,27 @@ func mul(n, cost float64) float64 {
 // call), each update. A loop (RL, evolution) needs its low figures: a cap
 // shrinks a loop, while it is what the plan promises of the other phases.
 func phaseSpend(v *plan.Variant, ph *plan.Phase) (low, want, need spend) {
-	envs := map[string]*plan.Environment{}
-	for _, e := range v.Envs {
-		envs[e.Name] = e
-	}
-	roles := map[string]*plan.Role{}
-	for _, r := range v.Roles {
-		roles[r.Name] = r
-	}
-	var high spend
-	for name, c := range ph.Calls.RealRuns {
-		gh, usd := 0.0, 0.0
-		if e := envs[name]; e != nil {
-			gh = e.GPUHours.High
-			usd = mul(gh, v.Prices[e.GPU])
-		}
-		low = low.add(spend{c.Low, mul(c.Low, gh), mul(c.Low, usd)})
-		high = high.add(spend{c.High, mul(c.High, gh), mul(c.High, usd)})
-	}
-	for name, c := range ph.Calls.LLM {
-		r := roles[name]
-		if r == nil {
-			continue
-		}
-		// A call is settled at what it cost, so its low figure is its
-		// dollars at the low token figures (the estimate's low).
-		low.usd += mul(c.Low, (r.TokensIn.Low*r.PriceIn+r.TokensOut.Low*r.PriceOut)/1e6)
-		calls := c.High
-		if a := r.Answer; a != nil && a.Reasks > 0 {
-			calls *= float64(1 + a.Reasks) // every answer asked again as often as the role allows
-		}
-		// Whole calls, each held in nanodollars as the runtime holds it.
-		high.usd += mul(math.Ceil(calls-1e-9), nano(callHold(r)))
-	}
+	low, high := callsSpend(v, ph.Calls)
 	loop := ph.Kind == plan.PhaseRL || ph.Kind == plan.PhaseEvolution
 	untilBudget := false
-	for _, l := range v.Loops {
-		if l.Name != ph.Loop || ph.Kind != plan.PhaseRL {
-			continue
-		}
-		untilBudget = l.UntilBudget
-		if u := l.Update; u != nil {
-			low = low.add(spend{0, mul(u.Updates.Low, u.GPUHours), mul(u.Updates.Low, u.USD)})
-			high = high.add(spend{0, mul(u.Updates.High, u.GPUHours), mul(u.Updates.High, u.USD)})
+	if ph.RL != nil {
+		for _, l := range v.Loops {
+			if l.Name != ph.RL.Loop {
+				continue
+			}
+			untilBudget = l.UntilBudget
+			if u := l.Update; u != nil {
+				low = low.add(spend{0, mul(u.Updates.Low, u.GPUHours), mul(u.Updates.Low, u.USD)})
+				high = high.add(spend{0, mul(u.Updates.High, u.GPUHours), mul(u.Updates.High, u.USD)})
+			}
 		}
 	}
-	if ct := criticTrainingOf(v, ph); ct != nil {
+	if ct := ph.CriticTraining; ct != nil {
 		l, h := criticTrainingSpend(ct)
 		low, high = low.add(l), high.add(h)
 	}
-	if cc := continualOf(v, ph); cc != nil {
-		l, h := continualSpend(cc)
+	if ev := ph.Evolution; ev != nil && ev.Continual != nil {
+		l, h := criticTrainingSpend(ev.Continual.Training)
 		low, high = low.add(l), high.add(h)
 	}
 	want, need = high, high
@@ -100,6 +69,44 @@ func phaseSpend(v *plan.Variant, ph *plan.Phase) (low, want, need spend) {
 		need = low
 	}
 	return low, want, need
+}
+
+// callsSpend is the figures of calls, low and high, as phaseSpend counts
+// them.
+func callsSpend(v *plan.Variant, calls plan.Calls) (low, high spend) {
+	envs := map[string]*plan.Environment{}
+	for _, e := range v.Envs {
+		envs[e.Name] = e
+	}
+	roles := map[string]*plan.Role{}
+	for _, r := range v.Roles {
+		roles[r.Name] = r
+	}
+	for name, c := range calls.RealRuns {
+		gh, usd := 0.0, 0.0
+		if e := envs[name]; e != nil {
+			gh = e.GPUHours.High
+			usd = mul(gh, v.Prices[e.GPU])
+		}
+		low = low.add(spend{c.Low, mul(c.Low, gh), mul(c.Low, usd)})
+		high = high.add(spend{c.High, mul(c.High, gh), mul(c.High, usd)})
+	}
+	for name, c := range calls.LLM {
+		r := roles[name]
+		if r == nil {
+			continue
+		}
+		// A call is settled at what it cost, so its low figure is its
+		// dollars at the low token figures (the estimate's low).
+		low.usd += mul(c.Low, (r.TokensIn.Low*r.PriceIn+r.TokensOut.Low*r.PriceOut)/1e6)
+		n := c.High
+		if a := r.Answer; a != nil && a.Reasks > 0 {
+			n *= float64(1 + a.Reasks) // every answer asked again as often as the role allows
+		}
+		// Whole calls, each held in nanodollars as the runtime holds it.
+		high.usd += mul(math.Ceil(n-1e-9), nano(callHold(r)))
+	}
+	return low, high
 }
 
 // callHold is the most one plugin call of role r can cost, which the
@@ -147,7 +154,7 @@ func tokenBound(high float64) float64 {
 // its high that repairs of candidates' runs add: no phase holds them back
 // for a later one, which gets its first runs (a repair the budget cannot
 // run then stops at the cap).
-func holdBack(v *plan.Variant, repairs map[*plan.Phase]float64) []shortfall {
+func holdBack(v *plan.Variant, repairs map[string]float64) []shortfall {
 	groups := spendGroups(v, repairs)
 	b := v.Budget
 	floor := func(c, lowSoFar, lowLater, wantLater float64) float64 {
@@ -193,13 +200,12 @@ func holdBack(v *plan.Variant, repairs map[*plan.Phase]float64) []shortfall {
 type spendGroup struct {
 	ph              *plan.Phase
 	low, want, need spend
-	kind            string
 }
 
-// runSpend is the GPU-hours and dollars of ph's real runs at their high
-// count and hours, as phaseSpend counts them.
-func runSpend(v *plan.Variant, ph *plan.Phase) (gpuHours, usd float64) {
-	for name, c := range ph.Calls.RealRuns {
+// runSpend is the GPU-hours and dollars of calls' real runs at their
+// high count and hours, as phaseSpend counts them.
+func runSpend(v *plan.Variant, calls plan.Calls) (gpuHours, usd float64) {
+	for name, c := range calls.RealRuns {
 		for _, e := range v.Envs {
 			if e.Name == name {
 				gh := e.GPUHours.High
@@ -212,39 +218,45 @@ func runSpend(v *plan.Variant, ph *plan.Phase) (gpuHours, usd float64) {
 }
 
 // spendGroups are a variant's phases as the caps see them: each phase
-// with its figures, a calibration round's counted with its loop's phase,
-// the runs repairs may add (repairs) left out of what is held back.
-func spendGroups(v *plan.Variant, repairs map[*plan.Phase]float64) []*spendGroup {
+// with its figures, an RL phase's with those of the calibration rounds
+// that run inside it, the runs repairs may add (repairs, by phase or
+// round name) left out of what is held back.
+func spendGroups(v *plan.Variant, repairs map[string]float64) []*spendGroup {
 	var groups []*spendGroup
 	for _, ph := range v.Phases {
 		low, want, need := phaseSpend(v, ph)
-		if extra := repairs[ph]; extra > 0 && want.runs > 0 {
-			// The repair runs' share of the phase's GPU-hours and dollars
-			// of runs goes too: a repair is not held back for.
-			keep := math.Max(low.runs, want.runs-extra) / want.runs
-			if ph.Kind != plan.PhaseRL && ph.Kind != plan.PhaseEvolution { // a loop needs its low alone
-				gh, usd := runSpend(v, ph)
-				need.gpuHours -= (1 - keep) * gh
-				need.usd -= (1 - keep) * usd
-			}
-			want.runs = math.Max(low.runs, want.runs-extra)
-		}
-		if ph.Kind == plan.PhaseCalibration {
-			var owner *spendGroup
-			for _, g := range groups {
-				if g.kind == plan.PhaseRL && slices.Contains(g.ph.Calibrations, ph.Name) {
-					owner = g
-					break
-				}
-			}
-			if owner != nil {
-				owner.low, owner.want, owner.need = owner.low.add(low), owner.want.add(want), owner.need.add(need)
-				continue
+		loop := ph.Kind == plan.PhaseRL || ph.Kind == plan.PhaseEvolution
+		want, need = withoutRepairs(v, ph.Calls, repairs[ph.Name], loop, low, want, need)
+		g := &spendGroup{ph: ph, low: low, want: want, need: need}
+		if ph.RL != nil && ph.RL.Calibration != nil {
+			for _, round := range ph.RL.Calibration.Rounds {
+				// A round's counts are fixed: it needs its high figures.
+				l, h := callsSpend(v, round.Calls)
+				w, n := withoutRepairs(v, round.Calls, repairs[round.Name], false, l, h, h)
+				g.low, g.want, g.need = g.low.add(l), g.want.add(w), g.need.add(n)
 			}
 		}
-		groups = append(groups, &spendGroup{ph: ph, low: low, want: want, need: need, kind: ph.Kind})
+		groups = append(groups, g)
 	}
 	return groups
+}
+
+// withoutRepairs is want and need without the extra real runs repairs
+// may add to calls: the repair runs' share of the GPU-hours and dollars
+// of runs goes too (a loop needs its low alone): a repair is not held
+// back for.
+func withoutRepairs(v *plan.Variant, calls plan.Calls, extra float64, loop bool, low, want, need spend) (spend, spend) {
+	if extra <= 0 || want.runs <= 0 {
+		return want, need
+	}
+	keep := math.Max(low.runs, want.runs-extra) / want.runs
+	if !loop {
+		gh, usd := runSpend(v, calls)
+		need.gpuHours -= (1 - keep) * gh
+		need.usd -= (1 - keep) * usd
+	}
+	want.runs = math.Max(low.runs, want.runs-extra)
+	return want, need
 }
 
 // shortfall is a cap (budget.gpu_hours or budget.usd, of value) that

@@ -21,7 +21,7 @@ func TestLoRARank(t *testing.T) {
 		t.Fatal(ds.Err())
 	}
 	v := p.Variants[0]
-	ct, cc := v.CriticTrainings[0], v.Loops[0].Continual
+	ct, cc := v.PhaseOf(plan.PhaseCriticTraining).CriticTraining, continualOf(v).Training
 	for name, u := range map[string]*plan.CriticUpdate{"sft": ct.SFT, "grpo": ct.GRPO, "continual sft": cc.SFT, "continual grpo": cc.GRPO} {
 		if u == nil || u.LoRARank != 32 {
 			t.Errorf("%s: %+v, want lora_rank 32", name, u)

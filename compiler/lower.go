@@ -55,7 +55,7 @@ type lowering struct {
 	short []shortfall
 	// repairRuns is, per phase, the real runs of its high that repairs of
 	// candidates' runs add (lower_repairs.go).
-	repairRuns map[*plan.Phase]float64
+	repairRuns map[string]float64
 }
 
 func (lv *lowering) variant() *plan.Variant {
@@ -101,15 +101,6 @@ func (lv *lowering) variant() *plan.Variant {
 		}
 		out.Critics = append(out.Critics, pc)
 	}
-	if r := s.Records; r != nil {
-		out.Records = &plan.Records{SeedRuns: r.SeedRuns.V, Select: r.Select.V}
-	}
-	out.Calibration, _ = calibrationPlan(s, lv.x)
-	if ev := s.Evaluation; ev != nil {
-		k, states := evalShape(ev)
-		out.Evaluation = &plan.Evaluation{Split: ev.Split.V, AvgAt: ev.AvgAt.V, BestAt: ev.BestAt.V, K: k, States: states,
-			Normalize: ev.Normalize.V, Arms: evalArms(ev), Predictor: ev.Predictor.Name}
-	}
 	if b := s.Budget; b != nil {
 		out.Budget = plan.Budget{RealRuns: b.RealRuns.V, GPUHours: b.GPUHours.V, USD: b.USD.V, WallHours: b.WallHours.V, Source: map[string]diag.Range{}}
 		for name, v := range map[string]struct {
@@ -141,7 +132,7 @@ func (lv *lowering) variant() *plan.Variant {
 			out.Executor.Slurm = m
 		}
 	}
-	out.Loops, out.Phases, out.CriticTrainings = lv.phases()
+	out.Loops, out.Phases = lv.phases()
 	lv.short = holdBack(out, lv.repairRuns)
 	out.Assumptions = lv.assumptions(out)
 	return out
@@ -334,8 +325,9 @@ func itoa(n int) string {
 	return string(b)
 }
 
-// calibrationPlan is the plan's calibration, nil without a calibration
-// block. It states how a round compares predicted and real gains: as the
+// calibrationPlan is the calibration of the RL phase of the loop the
+// calibration block names, without its rounds (calibrationRounds adds
+// them); nil without a calibration block. It states how a round compares predicted and real gains: as the
 // calibrated loop's reward shapes them, normalised and clipped; shaper is
 // that reward (nil when the loop names none). The lowering writes the
 // statement into the plan and the applies pass reads shaper from it to
@@ -346,7 +338,7 @@ func calibrationPlan(s *spec.Spec, x *index) (pc *plan.Calibration, shaper *spec
 	if cal == nil {
 		return nil, nil
 	}
-	pc = &plan.Calibration{Loop: cal.Loop.Name, AfterSteps: append([]int(nil), cal.AfterSteps.V...), Budget: calibrationRuns(cal), Select: cal.Select.V}
+	pc = &plan.Calibration{Select: cal.Select.V}
 	if l := x.loops[cal.Loop.Name]; l != nil && l.Reward.Set {
 		shaper = x.rewards[l.Reward.Name]
 	}

@@ -74,7 +74,7 @@ func (as *assumed) roles(v *plan.Variant) {
 		builders[l.Builder] = true
 	}
 	for _, ph := range v.Phases {
-		builders[ph.Builder] = true
+		builders[ph.Builder()] = true
 	}
 	for _, r := range s.Roles {
 		if builders[r.Name] {

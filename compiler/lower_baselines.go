@@ -14,9 +14,11 @@ func (pl *phaseLowering) baselines() int {
 	if len(bts) == 0 {
 		return 0
 	}
-	r := pl.newPhase(plan.PhaseBaselines, plan.PhaseBaselines, "", bts[0].env.NameRange)
+	r := pl.newPhase(plan.PhaseBaselines, plan.PhaseBaselines, bts[0].env.NameRange)
+	body := &plan.BaselinesBody{}
+	r.ph.Baselines = body
 	for _, bt := range bts {
-		r.ph.Tasks = append(r.ph.Tasks, plan.TaskRef{Env: bt.env.Name, Task: bt.task.Name})
+		body.Tasks = append(body.Tasks, plan.TaskRef{Env: bt.env.Name, Task: bt.task.Name})
 		forScen(func(sc int) { r.addRuns(bt.env.Name, sc, 1) })
 	}
 	return len(bts)

@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/assay-lang/assay/compiler/plan"
 	"github.com/assay-lang/assay/lang/diag"
@@ -45,6 +46,7 @@ func (k *checker) continual(l *spec.Loop, c *spec.CriticContinual) {
 		k.add(diag.Errorf(CodeRange, at, "%s: one update makes at most %d calls; grpo_pairs x group is %.0f, sdft_pairs %d", name, int64(maxCriticCalls), calls, c.SDFTPairs.V))
 	}
 	grpo, sdft := ccGRPOEvery.of(c.GRPOEvery) > 0, ccSDFTEvery.of(c.SDFTEvery) > 0
+	k.continualLength(l, c, at, name)
 	if !grpo && !sdft {
 		k.add(diag.Errorf(CodeMissing, at, "%s trains nothing: grpo_every and sdft_every are both 0", name).
 			WithDetail("set grpo_every or sdft_every to a number of rounds, or write enabled = false for a frozen critic"))
@@ -70,6 +72,17 @@ func (k *checker) continual(l *spec.Loop, c *spec.CriticContinual) {
 	ct := &spec.CriticTraining{Name: l.Name + ".continual", Critic: l.Screen}
 	k.criticUpdate(ct, name, c.Trainer, c.GPU, c.GPUs, c.Hours, spec.Val[string]{}, at)
 	k.loraRank(name, c.Trainer, c.LoRARank)
+}
+
+// continualLength refuses a schedule of more than plan.MaxContinualUpdates
+// updates: the plan lists each one.
+func (k *checker) continualLength(l *spec.Loop, c *spec.CriticContinual, at diag.Range, name string) {
+	tasks, rounds, scope := countSplit(k.s, l.Split.V), l.Rounds.V, ccScope.of(c.Scope)
+	n := continualUpdates(tasks, rounds, scope, ccSDFTEvery.of(c.SDFTEvery)) + continualUpdates(tasks, rounds, scope, ccGRPOEvery.of(c.GRPOEvery))
+	if n > plan.MaxContinualUpdates {
+		k.add(diag.Errorf(CodeRange, at, "%s makes %.0f updates over %d tasks of %d rounds, more than %d", name, n, tasks, rounds, plan.MaxContinualUpdates).
+			WithDetail("raise sdft_every or grpo_every, or run fewer rounds or tasks"))
+	}
 }
 
 // continualFrozen refuses every field of a block that enabled = false
@@ -101,87 +114,118 @@ func (k *checker) continualOff(name string, off bool, why string, set bool, r di
 }
 
 // continual lowers an evolution loop's continual block; nil when it has
-// none or enabled = false (the frozen arm).
+// none or enabled = false (the frozen arm). Its updates are the
+// schedule (continualSchedule) the runtime follows.
 func (lv *lowering) continual(l *spec.Loop) *plan.CriticContinual {
 	c := l.Continual
 	if c == nil || !ccEnabled.of(c.Enabled) || !l.Screen.Set {
 		return nil
 	}
 	cr := lv.x.critics[l.Screen.Name]
-	out := &plan.CriticContinual{Name: l.Name + ".continual", Scope: ccScope.of(c.Scope), Critic: cr.Name, Role: cr.Role.Name, Labels: cr.Labels.V,
-		GRPOEvery: ccGRPOEvery.of(c.GRPOEvery), SDFTEvery: ccSDFTEvery.of(c.SDFTEvery)}
-	// Update points: the rounds r in [1, rounds - 1] of each task (scope
-	// task), or the global rounds g in [1, tasks x rounds - 1] (scope
-	// loop), that are multiples of every; one update each at most.
-	tasks, rounds := countSplit(lv.s, l.Split.V), l.Rounds.V
-	points := func(every int) plan.Count {
-		n := float64(tasks * (max(rounds-1, 0) / every))
-		if out.Scope == plan.ContinualLoop {
-			n = float64(max(tasks*rounds-1, 0) / every)
+	out := &plan.CriticContinual{Scope: ccScope.of(c.Scope),
+		Training: &plan.CriticTraining{Name: l.Name + ".continual", Critic: cr.Name, Role: cr.Role.Name, Labels: cr.Labels.V}}
+	ct := out.Training
+	sdftEvery, grpoEvery := ccSDFTEvery.of(c.SDFTEvery), ccGRPOEvery.of(c.GRPOEvery)
+	out.Updates = continualSchedule(lv.s, l, out.Scope, sdftEvery, grpoEvery)
+	// Each update of the schedule is made at most once; none when no
+	// pair was verified since.
+	made := func(kind string) plan.Count {
+		n := 0.0
+		for _, u := range out.Updates {
+			if u.Kind == kind {
+				n++
+			}
 		}
 		return plan.Count{Low: 0, Expected: n, High: n}
 	}
-	if out.SDFTEvery > 0 {
-		out.Teacher, out.SDFTPairs = c.Teacher.Name, ccSDFTPairs.of(c.SDFTPairs)
-		out.SFT = lv.criticUpdate("sft", c.Trainer, c.GPU, c.GPUs, c.Hours, l.Name+"-sdft")
-		out.SFT.LearningRate, out.SFT.Epochs, out.SFT.Updates, out.SFT.LoRARank = ctSFTLR.v, 1, points(out.SDFTEvery), c.LoRARank.V
+	if sdftEvery > 0 {
+		ct.Teacher, out.SDFTPairs = c.Teacher.Name, ccSDFTPairs.of(c.SDFTPairs)
+		ct.SFT = lv.criticUpdate("sft", c.Trainer, c.GPU, c.GPUs, c.Hours, l.Name+"-sdft")
+		ct.SFT.LearningRate, ct.SFT.Epochs, ct.SFT.Updates, ct.SFT.LoRARank = ctSFTLR.v, 1, made(plan.UpdateSDFT), c.LoRARank.V
 	}
-	if out.GRPOEvery > 0 {
+	if grpoEvery > 0 {
 		out.GRPOPairs = ccGRPOPairs.of(c.GRPOPairs)
 		u := lv.criticUpdate("grpo", c.Trainer, c.GPU, c.GPUs, c.Hours, l.Name+"-tgrpo")
-		u.Batch, u.Group, u.Updates = out.GRPOPairs, ccGroup.of(c.Group), points(out.GRPOEvery)
+		u.Batch, u.Group, u.Updates = out.GRPOPairs, ccGroup.of(c.Group), made(plan.UpdateGRPO)
 		u.KLCoef, u.LearningRate, u.WeightDecay, u.LoRARank = ctKL.v, ctGRPOLR.v, ctWeightDecay.v, c.LoRARank.V
-		out.GRPO = u
+		ct.GRPO = u
 	}
 	return out
 }
 
-// continualCalls adds each continual critic's calls to its loop's
-// evolution phase: per update at most its pairs' teacher critiques and,
-// with a trainer, the critic's own critiques of them (SDFT: the student's
-// trajectory), and group verdicts (T-GRPO), at least none (no pair
-// verified since).
-func continualCalls(loops []*plan.Loop, phases []*plan.Phase) {
-	for _, l := range loops {
-		cc := l.Continual
-		if cc == nil {
-			continue
-		}
-		for _, ph := range phases {
-			if ph.Kind != plan.PhaseEvolution || ph.Loop != l.Name {
-				continue
-			}
-			if ph.Calls.LLM == nil {
-				ph.Calls.LLM = map[string]plan.Count{}
-			}
-			if u := cc.SFT; u != nil {
-				ph.Calls.LLM[cc.Teacher] = ph.Calls.LLM[cc.Teacher].Add(u.Updates.Scale(float64(cc.SDFTPairs)))
-				if u.Trainer != "" {
-					ph.Calls.LLM[cc.Role] = ph.Calls.LLM[cc.Role].Add(u.Updates.Scale(float64(cc.SDFTPairs)))
+// continualSchedule is the updates a continual critic makes over loop l's
+// tasks, in the order the runtime runs them (environments, then their
+// tasks of the split, each for the loop's rounds): before round r of a
+// task (from 0), counted within the task with scope task or across the
+// tasks with scope loop (the global round g = task index x rounds + r),
+// an SDFT update when that count is a positive multiple of sdftEvery,
+// then a T-GRPO update when it is one of grpoEvery (0: never). Every
+// update is keyed by g.
+func continualSchedule(s *spec.Spec, l *spec.Loop, scope string, sdftEvery, grpoEvery int) []plan.ContinualUpdate {
+	var out []plan.ContinualUpdate
+	rounds, ti := l.Rounds.V, 0
+	for _, e := range s.Environments {
+		for _, t := range envTasks(e, l.Split.V) {
+			for r := 0; r < rounds; r++ {
+				g := ti*rounds + r
+				at := g
+				if scope == plan.ContinualTask {
+					at = r
+				}
+				if at <= 0 || len(out) >= plan.MaxContinualUpdates {
+					continue // the checker refuses a longer schedule
+				}
+				task := plan.TaskRef{Env: e.Name, Task: t.Name}
+				if sdftEvery > 0 && at%sdftEvery == 0 {
+					out = append(out, plan.ContinualUpdate{Task: task, Round: r, Key: g, Kind: plan.UpdateSDFT})
+				}
+				if grpoEvery > 0 && at%grpoEvery == 0 {
+					out = append(out, plan.ContinualUpdate{Task: task, Round: r, Key: g, Kind: plan.UpdateGRPO})
 				}
 			}
-			if u := cc.GRPO; u != nil {
-				ph.Calls.LLM[cc.Role] = ph.Calls.LLM[cc.Role].Add(u.Updates.Scale(float64(u.Batch * u.Group)))
+			ti++
+		}
+	}
+	return out
+}
+
+// continualUpdates is how many updates continualSchedule lists, counted
+// without listing them, so that a schedule too long for a plan is refused
+// before it is made.
+func continualUpdates(tasks, rounds int, scope string, every int) float64 {
+	if every <= 0 {
+		return 0
+	}
+	t, r, e := float64(tasks), float64(rounds), float64(every)
+	if scope == plan.ContinualLoop {
+		return math.Floor(math.Max(t*r-1, 0) / e)
+	}
+	return t * math.Floor(math.Max(r-1, 0)/e)
+}
+
+// continualCalls adds each continual critic's calls to its evolution
+// phase: per update at most its pairs' teacher critiques and, with a
+// trainer, the critic's own critiques of them (SDFT: the student's
+// trajectory), and group verdicts (T-GRPO), at least none (no pair
+// verified since).
+func continualCalls(phases []*plan.Phase) {
+	for _, ph := range phases {
+		if ph.Evolution == nil || ph.Evolution.Continual == nil {
+			continue
+		}
+		cc := ph.Evolution.Continual
+		ct := cc.Training
+		if ph.Calls.LLM == nil {
+			ph.Calls.LLM = map[string]plan.Count{}
+		}
+		if u := ct.SFT; u != nil {
+			ph.Calls.LLM[ct.Teacher] = ph.Calls.LLM[ct.Teacher].Add(u.Updates.Scale(float64(cc.SDFTPairs)))
+			if u.Trainer != "" {
+				ph.Calls.LLM[ct.Role] = ph.Calls.LLM[ct.Role].Add(u.Updates.Scale(float64(cc.SDFTPairs)))
 			}
 		}
-	}
-}
-
-// continualOf is the continual critic phase ph adapts, or nil.
-func continualOf(v *plan.Variant, ph *plan.Phase) *plan.CriticContinual {
-	if ph.Kind != plan.PhaseEvolution {
-		return nil
-	}
-	for _, l := range v.Loops {
-		if l.Name == ph.Loop {
-			return l.Continual
+		if u := ct.GRPO; u != nil {
+			ph.Calls.LLM[ct.Role] = ph.Calls.LLM[ct.Role].Add(u.Updates.Scale(float64(u.Batch * u.Group)))
 		}
 	}
-	return nil
-}
-
-// continualSpend is a continual critic's updates in the units the runtime
-// reserves: their GPU-hours and dollars, low and high.
-func continualSpend(cc *plan.CriticContinual) (low, high spend) {
-	return criticTrainingSpend(&plan.CriticTraining{SFT: cc.SFT, GRPO: cc.GRPO})
 }

@@ -31,9 +31,12 @@ func (v vec) count() plan.Count {
 
 // rawPhase is a phase's counts, per scenario.
 type rawPhase struct {
-	ph   *plan.Phase
-	runs map[string]*vec
-	llm  map[string]*vec
+	ph *plan.Phase
+	// round, for a calibration round, is where its counts go (ph is then
+	// only the round's name and counts).
+	round *plan.CalibrationRound
+	runs  map[string]*vec
+	llm   map[string]*vec
 	// llmHigh is, per role, what its calls can reach at most where that is
 	// more than the scenarios give: builder repairs, which no assumption
 	// prices (a build that succeeds may have needed them).

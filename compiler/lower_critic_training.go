@@ -185,14 +185,15 @@ func (pl *phaseLowering) criticTrainings() {
 	lv := pl.lv
 	for _, ct := range lv.s.CriticTrainings {
 		cr := lv.x.critics[ct.Critic.Name]
-		out := &plan.CriticTraining{Name: ct.Name, Phase: "critic_training." + ct.Name, Critic: cr.Name, Role: cr.Role.Name, Teacher: ct.Teacher.Name,
+		out := &plan.CriticTraining{Name: ct.Name, Critic: cr.Name, Role: cr.Role.Name, Teacher: ct.Teacher.Name,
 			Labels: cr.Labels.V, Pairs: ct.Pairs.V, Split: ct.Split.V, MinImproving: ctMinImproving.of(ct.MinImproving), MaxPairs: MaxCriticPairs, Source: firstValid(ct.Pairs.Range, ct.NameRange)}
 		if ct.Pairs.Range.Filename == SetSource {
 			// A --set path is the working directory's: made absolute
 			// here, as it has no file to be relative to.
 			out.Pairs, out.Source = repoPath(ct.Pairs), ct.NameRange
 		}
-		r := pl.newPhase(out.Phase, plan.PhaseCriticTraining, "", ct.NameRange)
+		r := pl.newPhase(plan.PhaseCriticTraining+"."+ct.Name, plan.PhaseCriticTraining, ct.NameRange)
+		r.ph.CriticTraining = out
 		r.ph.Calls.LLM = map[string]plan.Count{}
 		if ct.SFT != nil {
 			out.Examples, out.Samples, out.Revisions, out.Guide = ct.Examples.V, ctSamples.of(ct.Samples), ctRevisions.of(ct.Revisions), ctGuide.of(ct.Guide)
@@ -226,7 +227,6 @@ func (pl *phaseLowering) criticTrainings() {
 			calls := float64(u.Steps * u.Batch * u.Group)
 			r.ph.Calls.LLM[out.Role] = r.ph.Calls.LLM[out.Role].Add(plan.Exact(calls))
 		}
-		pl.trainings = append(pl.trainings, out)
 	}
 }
 
@@ -243,19 +243,6 @@ func (lv *lowering) criticUpdate(alg string, tr spec.Ref, gpu spec.Val[string], 
 		u.USD = u.GPUHours * lv.s.Prices.GPU.V[gpu.V]
 	}
 	return u
-}
-
-// criticTrainingOf is the critic training phase ph runs, or nil.
-func criticTrainingOf(v *plan.Variant, ph *plan.Phase) *plan.CriticTraining {
-	if ph.Kind != plan.PhaseCriticTraining {
-		return nil
-	}
-	for _, ct := range v.CriticTrainings {
-		if ct.Phase == ph.Name {
-			return ct
-		}
-	}
-	return nil
 }
 
 // criticTrainingSpend is a critic training's updates in the units the

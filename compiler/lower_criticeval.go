@@ -16,7 +16,7 @@ import (
 func (pl *phaseLowering) criticEvals() {
 	s := pl.lv.s
 	for _, ce := range s.CriticEvals {
-		r := pl.newPhase(plan.PhaseCriticEval+"."+ce.Name, plan.PhaseCriticEval, "", ce.NameRange)
+		r := pl.newPhase(plan.PhaseCriticEval+"."+ce.Name, plan.PhaseCriticEval, ce.NameRange)
 		pe := &plan.CriticEval{Data: ce.Data.V, Source: firstValid(ce.Data.Range, ce.NameRange), Split: splitOf(ce),
 			Examples: ce.Limit.V, MinImproving: ceMinImproving.of(ce.MinImproving), K: slices.Clone(ce.K.V), Thresholds: slices.Clone(ceThresholds.of(ce.Thresholds))}
 		if ce.Data.Range.Filename == SetSource {

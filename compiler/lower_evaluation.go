@@ -21,10 +21,11 @@ func (pl *phaseLowering) evaluation() {
 	if ev == nil {
 		return
 	}
-	r := pl.newPhase(plan.PhaseEvaluation, plan.PhaseEvaluation, "", ev.Range)
-	r.ph.Proposer, r.ph.Builder = ev.Proposer.Name, ev.Builder.Name
-	r.repairing(lv, ev.Builder)
+	r := pl.newPhase(plan.PhaseEvaluation, plan.PhaseEvaluation, ev.Range)
 	k, states := evalShape(ev)
+	r.ph.Evaluation = &plan.Evaluation{Proposer: ev.Proposer.Name, Builder: ev.Builder.Name, Split: ev.Split.V, AvgAt: ev.AvgAt.V, BestAt: ev.BestAt.V,
+		K: k, States: states, Normalize: ev.Normalize.V, Arms: evalArms(ev), Predictor: ev.Predictor.Name}
+	r.repairing(lv, ev.Builder)
 	perArm := float64(states * k)
 	arms := evalArms(ev)
 	ok := lv.built(ev.Builder)

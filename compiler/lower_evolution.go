@@ -106,7 +106,7 @@ func settleEvolution(pl *phaseLowering, lp *loopPlan) {
 }
 
 // evolutionLoopFields sets the archive and migration of an evolution loop.
-func evolutionLoopFields(pl *phaseLowering, lp *loopPlan, out *plan.Loop) {
+func evolutionLoopFields(_ *phaseLowering, lp *loopPlan, out *plan.Loop) {
 	l := lp.l
 	out.TopPrograms, out.Features = l.TopPrograms.V, archiveFeatures(l)
 	if len(out.Features) > 0 {
@@ -115,7 +115,6 @@ func evolutionLoopFields(pl *phaseLowering, lp *loopPlan, out *plan.Loop) {
 	if l.MigrationEvery.Set && l.Islands.V > 1 {
 		out.MigrationRate = l.MigrationRate.V
 	}
-	out.Continual = pl.lv.continual(l)
 	out.ChildrenPerParent = evoChildren.of(l.ChildrenPerParent)
 }
 
@@ -125,8 +124,8 @@ func evolutionLoopFields(pl *phaseLowering, lp *loopPlan, out *plan.Loop) {
 // verified ones run for real.
 func evolutionPhase(pl *phaseLowering, lp *loopPlan) {
 	lv, s, l := pl.lv, pl.lv.s, lp.l
-	r := pl.newPhase(plan.PhaseEvolution+"."+l.Name, plan.PhaseEvolution, l.Name, l.NameRange)
-	r.ph.Select = l.Select.V
+	r := pl.newPhase(plan.PhaseEvolution+"."+l.Name, plan.PhaseEvolution, l.NameRange)
+	r.ph.Evolution = &plan.EvolutionBody{Loop: l.Name, Continual: lv.continual(l)}
 	r.repairing(lv, l.Builder)
 	cr := lv.judge(l)
 	ok := lv.built(l.Builder)

@@ -30,8 +30,6 @@ type phaseLowering struct {
 	budgetLoop   *loopPlan
 	// calRuns is the real runs of each calibration round, in order.
 	calRuns []int
-	// trainings are the critic trainings' plan blocks.
-	trainings []*plan.CriticTraining
 }
 
 // loopKind lowers one kind of loop; loopKinds holds one row per kind.
@@ -56,7 +54,7 @@ var loopKinds = map[string]loopKind{
 // the order the runtime runs them: baselines (every gain is measured
 // against them, and they come out of the real-run budget first), seed
 // records, each loop's phases, and the evaluation.
-func (lv *lowering) phases() ([]*plan.Loop, []*plan.Phase, []*plan.CriticTraining) {
+func (lv *lowering) phases() ([]*plan.Loop, []*plan.Phase) {
 	pl := &phaseLowering{lv: lv, loops: map[string]*loopPlan{}, calRuns: calibrationRuns(lv.s.Calibration)}
 	baselines := pl.baselines()
 	pl.seedRecords()
@@ -82,14 +80,25 @@ func (lv *lowering) phases() ([]*plan.Loop, []*plan.Phase, []*plan.CriticTrainin
 	}
 	pl.evaluation()
 	phases := pl.finish()
-	continualCalls(loops, phases)
+	continualCalls(phases)
 	lv.criteriaCalls(phases)
-	return loops, phases, pl.trainings
+	return loops, phases
 }
 
-// newPhase adds a phase, after those made so far.
-func (pl *phaseLowering) newPhase(name, kind, loop string, src diag.Range) *rawPhase {
-	r := &rawPhase{ph: &plan.Phase{Name: name, Kind: kind, Loop: loop, Source: src}, runs: map[string]*vec{}, llm: map[string]*vec{}}
+// newPhase adds a phase, after those made so far; its lowering sets its
+// body.
+func (pl *phaseLowering) newPhase(name, kind string, src diag.Range) *rawPhase {
+	r := &rawPhase{ph: &plan.Phase{Name: name, Kind: kind, Source: src}, runs: map[string]*vec{}, llm: map[string]*vec{}}
+	pl.raws = append(pl.raws, r)
+	return r
+}
+
+// newRound adds a calibration round of RL phase rl: counted as a phase
+// is, after those made so far, its counts going to the round in rl's body
+// rather than to a phase of its own.
+func (pl *phaseLowering) newRound(rl *plan.Phase, round *plan.CalibrationRound) *rawPhase {
+	r := &rawPhase{ph: &plan.Phase{Name: round.Name, Source: round.Source}, round: round, runs: map[string]*vec{}, llm: map[string]*vec{}}
+	rl.RL.Calibration.Rounds = append(rl.RL.Calibration.Rounds, round)
 	pl.raws = append(pl.raws, r)
 	return r
 }
@@ -168,9 +177,9 @@ func (pl *phaseLowering) finish() []*plan.Phase {
 		}
 		if r.repairRuns > 0 {
 			if pl.lv.repairRuns == nil {
-				pl.lv.repairRuns = map[*plan.Phase]float64{}
+				pl.lv.repairRuns = map[string]float64{}
 			}
-			pl.lv.repairRuns[ph] = r.repairRuns
+			pl.lv.repairRuns[ph.Name] = r.repairRuns
 		}
 		if len(r.llm) > 0 {
 			ph.Calls.LLM = map[string]plan.Count{}
@@ -182,8 +191,12 @@ func (pl *phaseLowering) finish() []*plan.Phase {
 				ph.Calls.LLM[k] = c
 			}
 		}
-		if ph.Kind == plan.PhaseRL {
-			ph.Steps, ph.Refreshes = r.steps.count(), r.refreshes.count()
+		if ph.RL != nil {
+			ph.RL.Steps, ph.RL.Refreshes = r.steps.count(), r.refreshes.count()
+		}
+		if r.round != nil {
+			r.round.Calls = ph.Calls // a round runs inside its RL phase
+			continue
 		}
 		phases = append(phases, ph)
 	}

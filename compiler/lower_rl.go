@@ -153,10 +153,11 @@ func solveSteps(lp *loopPlan, sc int, room float64, cal func(float64) float64) f
 	return lo
 }
 
-// rlPhases adds an RL loop's phase and its calibration rounds' phases.
+// rlPhases adds an RL loop's phase, with its calibration rounds.
 func rlPhases(pl *phaseLowering, lp *loopPlan) {
 	lv, x, l := pl.lv, pl.lv.x, lp.l
-	r := pl.newPhase(plan.PhaseRL+"."+l.Name, plan.PhaseRL, l.Name, l.NameRange)
+	r := pl.newPhase(plan.PhaseRL+"."+l.Name, plan.PhaseRL, l.NameRange)
+	r.ph.RL = &plan.RLBody{Loop: l.Name}
 	r.untilBudget = l.UntilBudget.V
 	r.unbounded = lp.unbounded
 	r.repairing(lv, l.Builder)
@@ -165,10 +166,10 @@ func rlPhases(pl *phaseLowering, lp *loopPlan) {
 	// the runtime draws each state's task within its environment, so the
 	// real runs per environment are these, whichever tasks are drawn.
 	perEnv := spread(l.StatesPerStep.V, w)
-	r.ph.Proposals = map[string]int{}
+	r.ph.RL.States = map[string]int{}
 	for k, n := range perEnv {
 		if n > 0 {
-			r.ph.Proposals[names[k]] = n
+			r.ph.RL.States[names[k]] = n
 		}
 	}
 	rc := rlCounter{lv: lv, l: l, r: r, rw: x.rewards[l.Reward.Name], judge: lv.judge(l), names: names, perEnv: perEnv,
@@ -180,7 +181,7 @@ func rlPhases(pl *phaseLowering, lp *loopPlan) {
 	for sc := 0; sc < nScenarios; sc++ {
 		rc.count(lp, sc)
 	}
-	pl.calibrationPhases(r.ph, lp, rc.ok)
+	pl.calibrationRounds(r.ph, lp, rc.ok)
 }
 
 // rlCounter counts the calls of one RL loop's phase.
@@ -236,29 +237,29 @@ func (rc *rlCounter) count(lp *loopPlan, sc int) {
 	}
 }
 
-// calibrationPhases adds a phase per calibration round of an RL loop the
-// calibration block names, each named by the loop's phase rl; ok is the
-// loop's share of builds that succeed.
-func (pl *phaseLowering) calibrationPhases(rl *plan.Phase, lp *loopPlan, ok vec) {
+// calibrationRounds adds to the body of RL phase rl the calibration and
+// its rounds, when the calibration block names the loop; ok is the loop's
+// share of builds that succeed.
+func (pl *phaseLowering) calibrationRounds(rl *plan.Phase, lp *loopPlan, ok vec) {
 	lv, l := pl.lv, lp.l
 	cal := lv.s.Calibration
 	if cal == nil || cal.Loop.Name != l.Name {
 		return
 	}
+	rl.RL.Calibration, _ = calibrationPlan(lv.s, lv.x)
 	for i, after := range cal.AfterSteps.V {
-		cr := pl.newPhase(plan.PhaseCalibration+"."+l.Name+"."+itoa(after), plan.PhaseCalibration, l.Name, cal.Range)
-		cr.ph.AfterStep, cr.ph.Select = after, cal.Select.V
+		round := &plan.CalibrationRound{Name: "calibration." + l.Name + "." + itoa(after), AfterStep: after, Runs: pl.calRuns[i], Source: cal.Range}
+		cr := pl.newRound(rl, round)
 		cr.repairing(lv, l.Builder)
-		rl.Calibrations = append(rl.Calibrations, cr.ph.Name)
 		// The round's runs per environment, as its counts spread them: the
 		// runtime picks the best-rated proposals of each environment up to
 		// its share, so the per-environment counts hold whichever
 		// environment's proposals rate best.
 		names, w := lv.splitWeights(l.Split.V)
-		cr.ph.Proposals = map[string]int{}
+		round.Proposals = map[string]int{}
 		for k, n := range spread(pl.calRuns[i], w) {
 			if n > 0 {
-				cr.ph.Proposals[names[k]] = n
+				round.Proposals[names[k]] = n
 			}
 		}
 		ran := false

@@ -13,16 +13,15 @@ func (pl *phaseLowering) seedRecords() {
 		return
 	}
 	seed := seedRuns(s)
-	r := pl.newPhase(plan.PhaseSeedRecords, plan.PhaseSeedRecords, "", s.Records.Range)
-	r.ph.Select = s.Records.Select.V
-	r.ph.Proposer, r.ph.Builder = s.Records.Proposer.Name, s.Records.Builder.Name
+	r := pl.newPhase(plan.PhaseSeedRecords, plan.PhaseSeedRecords, s.Records.Range)
+	body := &plan.SeedRecordsBody{Select: s.Records.Select.V, Proposer: s.Records.Proposer.Name, Builder: s.Records.Builder.Name, Proposals: map[string]int{}}
+	r.ph.SeedRecords = body
 	r.repairing(lv, s.Records.Builder)
 	ok := lv.built(s.Records.Builder)
 	names, w := lv.splitWeights("train")
-	r.ph.Proposals = map[string]int{}
 	for i, n := range spread(seed, w) {
 		if n > 0 {
-			r.ph.Proposals[names[i]] = n
+			body.Proposals[names[i]] = n
 		}
 	}
 	forScen(func(sc int) {

@@ -81,8 +81,8 @@ func TestMinImprovingLowers(t *testing.T) {
 		t.Fatal(ds.Err())
 	}
 	v := p.Variants[0]
-	if v.CriticTrainings[0].MinImproving != 3 {
-		t.Errorf("training %+v", v.CriticTrainings[0])
+	if ct := v.PhaseOf(plan.PhaseCriticTraining).CriticTraining; ct.MinImproving != 3 {
+		t.Errorf("training %+v", ct)
 	}
 	for _, ph := range v.Phases {
 		if ph.CriticEval != nil && ph.CriticEval.MinImproving != 3 {

@@ -184,7 +184,11 @@ func TestSetEveryField(t *testing.T) {
 		return p
 	}
 	p := compile("calibration.after_steps=[4, 12]", "calibration.budget=[3,3]")
-	if got := p.Variants[0].Calibration.AfterSteps; len(got) != 2 || got[0] != 4 || got[1] != 12 {
+	var got []int
+	for _, r := range p.Variants[0].PhaseOf(plan.PhaseRL).RL.Calibration.Rounds {
+		got = append(got, r.AfterStep)
+	}
+	if len(got) != 2 || got[0] != 4 || got[1] != 12 {
 		t.Errorf("after_steps = %v, want [4 12]", got)
 	}
 	if got := p.Overrides["calibration.after_steps"]; !reflect.DeepEqual(got, []any{4.0, 12.0}) {

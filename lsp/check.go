@@ -280,13 +280,25 @@ func loopsOf(p *plan.Plan, r *estimate.Report) map[string]loopFigures {
 	if len(p.Variants) == 0 {
 		return out
 	}
-	for i, ph := range p.Variants[0].Phases {
-		if ph.Loop == "" || i >= len(phases) {
+	byName := map[string]*estimate.Phase{}
+	for _, pe := range phases {
+		byName[pe.Name] = pe
+	}
+	for _, ph := range p.Variants[0].Phases {
+		pe := byName[ph.Name]
+		if ph.Loop() == "" || pe == nil {
 			continue
 		}
-		f := out[ph.Loop]
-		f.usd = f.usd.Add(phases[i].USD)
-		out[ph.Loop] = f
+		f := out[ph.Loop()]
+		f.usd = f.usd.Add(pe.USD)
+		if ph.RL != nil && ph.RL.Calibration != nil {
+			for _, round := range ph.RL.Calibration.Rounds {
+				if re := byName[round.Name]; re != nil {
+					f.usd = f.usd.Add(re.USD)
+				}
+			}
+		}
+		out[ph.Loop()] = f
 	}
 	return out
 }

@@ -72,7 +72,7 @@ func TestAuditShareRuns(t *testing.T) {
 		v := p.Variants[0]
 		l := v.Loops[0]
 		l.UntilBudget, l.Steps, l.RunSteps, l.AuditShare = false, plan.Exact(3), 3, share
-		v.Phases[0].Steps = plan.Exact(3)
+		v.Phases[0].RL.Steps = plan.Exact(3)
 		v.Budget = plan.Budget{RealRuns: 1000}
 		id := fmt.Sprintf("a%g", share)
 		res, err := runPlan(t, p, t.TempDir(), id, &testLoader{trainer: newFakeTrainer()}, false)

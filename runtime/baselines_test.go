@@ -26,7 +26,7 @@ func baselinePlan() *plan.Plan {
 			refs = append(refs, plan.TaskRef{Env: "tiny", Task: t.Name})
 		}
 	}
-	v.Phases = append([]*plan.Phase{{Name: plan.PhaseBaselines, Kind: plan.PhaseBaselines, Tasks: refs, Calls: plan.Calls{RealRuns: runs(3)}}}, v.Phases...)
+	v.Phases = append([]*plan.Phase{{Name: plan.PhaseBaselines, Kind: plan.PhaseBaselines, Baselines: &plan.BaselinesBody{Tasks: refs}, Calls: plan.Calls{RealRuns: runs(3)}}}, v.Phases...)
 	v.Budget.RealRuns += 3
 	p.Name = "mini-lm2lm-baselines"
 	return p
@@ -122,7 +122,7 @@ func TestUncountedBaselineRefused(t *testing.T) {
 		v := p.Variants[0]
 		if withPhase {
 			// The phase lists t0 and t1 but not h0, which evaluation runs.
-			v.Phases[0].Tasks = v.Phases[0].Tasks[:2]
+			v.Phases[0].Baselines.Tasks = v.Phases[0].Baselines.Tasks[:2]
 			v.Phases[0].Calls.RealRuns = runs(2)
 		} else {
 			v.Phases = v.Phases[1:]

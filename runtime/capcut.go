@@ -45,8 +45,8 @@ type cutLog struct {
 // that is its plan, not a cut.
 func (r *cutLog) cut(phase, why string) {
 	for _, ph := range r.phases {
-		if ph.Name == phase && ph.Kind == plan.PhaseRL {
-			if l := r.loops[ph.Loop]; l != nil && l.UntilBudget {
+		if ph.Name == phase && ph.RL != nil {
+			if l := r.loops[ph.RL.Loop]; l != nil && l.UntilBudget {
 				return
 			}
 		}

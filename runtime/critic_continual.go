@@ -13,19 +13,21 @@ import (
 )
 
 // continual adapts an evolution loop's screen critic as the loop runs
-// (plan.CriticContinual): it collects the pairs the loop verifies and,
-// before the rounds the plan names, makes an SDFT update on teacher
-// critiques of the newest ones and a T-GRPO update on the critic's own
-// verdicts. Its updates are a critic training's (criticTrainingNode), so
+// (plan.CriticContinual): it collects the pairs the loop verifies and
+// makes the updates of the plan's schedule, before the rounds it names:
+// an SDFT update on teacher critiques of the newest pairs, a T-GRPO
+// update on the critic's own verdicts. Its updates are those of the
+// plan's critic training (criticTrainingNode over cc.Training), so
 // they are reserved, journaled and resumed as those are; the pairs are
 // rebuilt on resume from the loop's journaled runs. With scope task (the
 // paper's), each task adapts on its own pairs from the critic as the loop
 // found it, which it serves again when the task starts; with scope loop,
 // one adapter is carried across the tasks.
 type continual struct {
-	cc     *plan.CriticContinual
-	node   *criticTrainingNode
-	rounds int
+	cc   *plan.CriticContinual
+	node *criticTrainingNode
+	// due are the schedule's updates by task ("env/task") and round.
+	due map[dueAt][]plan.ContinualUpdate
 	// pairs are the loop's verified pairs in order; grpoFrom and sdftFrom
 	// the first not yet trained on by each kind of update.
 	pairs              []critic.Pair
@@ -37,14 +39,40 @@ type continual struct {
 	startStep int
 }
 
-// newContinual is loop l's continual critic, nil when it is frozen.
-func newContinual(s *service, sc scope, ph *plan.Phase, l *plan.Loop) *continual {
-	cc := l.Continual
+// dueAt is a round of a task of the loop.
+type dueAt struct {
+	task  plan.TaskRef
+	round int
+}
+
+// newContinual is the continual critic of evolution phase ph, nil when it
+// is frozen. Every update of its schedule must fall before a round the
+// loop runs, of a task of its split (tasks, with rounds each), and be of
+// a kind the plan describes: one that never would is refused here,
+// before anything is spent.
+func newContinual(s *service, sc scope, ph *plan.Phase, tasks []*taskInfo, rounds int) (*continual, error) {
+	cc := ph.Evolution.Continual
 	if cc == nil {
-		return nil
+		return nil, nil
 	}
-	ct := &plan.CriticTraining{Name: cc.Name, Phase: ph.Name, Critic: cc.Critic, Role: cc.Role, Teacher: cc.Teacher, Labels: cc.Labels, SFT: cc.SFT, GRPO: cc.GRPO}
-	return &continual{cc: cc, rounds: l.Rounds, node: &criticTrainingNode{s: s, sc: sc, ph: ph, ct: ct}}
+	if cc.Training == nil {
+		return nil, fmt.Errorf("%w: the continual critic of phase %s has no training", errPermanent, ph.Name)
+	}
+	in := map[plan.TaskRef]bool{}
+	for _, t := range tasks {
+		in[plan.TaskRef{Env: t.Env, Task: t.Name}] = true
+	}
+	c := &continual{cc: cc, due: map[dueAt][]plan.ContinualUpdate{}, node: &criticTrainingNode{s: s, sc: sc, ph: ph, ct: cc.Training}}
+	for _, u := range cc.Updates {
+		kind := (u.Kind == plan.UpdateSDFT && cc.Training.SFT != nil) || (u.Kind == plan.UpdateGRPO && cc.Training.GRPO != nil)
+		if !in[u.Task] || u.Round < 0 || u.Round >= rounds || !kind {
+			return nil, fmt.Errorf("%w: phase %s: the continual critic's update %s before round %d of task %s/%s never runs: the loop has no such task, round or update",
+				errPermanent, ph.Name, u.Kind, u.Round, u.Task.Env, u.Task.Task)
+		}
+		at := dueAt{u.Task, u.Round}
+		c.due[at] = append(c.due[at], u)
+	}
+	return c, nil
 }
 
 // observe records a verified child against the parent the critic judged
@@ -77,34 +105,28 @@ func (c *continual) summary(key string) string {
 	return resp.Summary
 }
 
-// adapt makes the updates due before round round of task ti: SDFT, then
-// T-GRPO, due by the round within the task (scope task) or the global
-// round (scope loop). Updates are keyed by the global round g either way.
-// A task's first round starts it (startTask).
-func (c *continual) adapt(ti, round int) error {
+// adapt makes the updates the plan's schedule has before round round of
+// task ti, t, in its order, each keyed by its Key. A task's first round
+// starts it (startTask).
+func (c *continual) adapt(ti int, t *taskInfo, round int) error {
 	if c == nil {
 		return nil
 	}
-	g := ti*c.rounds + round
 	if round == 0 {
 		if err := c.startTask(ti); err != nil {
 			return err
 		}
 	}
-	r := g
-	if c.cc.Scope == plan.ContinualTask {
-		r = round
-	}
-	if r <= 0 {
-		return nil
-	}
-	if e := c.cc.SDFTEvery; e > 0 && r%e == 0 {
-		if err := c.sdft(g); err != nil {
+	for _, u := range c.due[dueAt{plan.TaskRef{Env: t.Env, Task: t.Name}, round}] {
+		var err error
+		if u.Kind == plan.UpdateSDFT {
+			err = c.sdft(u.Key)
+		} else {
+			err = c.grpo(u.Key)
+		}
+		if err != nil {
 			return err
 		}
-	}
-	if e := c.cc.GRPOEvery; e > 0 && r%e == 0 {
-		return c.grpo(g)
 	}
 	return nil
 }
@@ -116,7 +138,7 @@ func (c *continual) adapt(ti, round int) error {
 func (c *continual) startTask(ti int) error {
 	n := c.node
 	if ti == 0 {
-		c.start, c.startStep = n.s.policy.at(c.cc.Role)
+		c.start, c.startStep = n.s.policy.at(n.ct.Role)
 		n.ref = n.policyOf(c.start, c.startStep)
 		return nil
 	}
@@ -138,12 +160,13 @@ func (c *continual) newest(from, n int) []critic.Pair {
 // verdict is that outcome: one update.
 func (c *continual) sdft(g int) error {
 	n := c.node
+	ct := c.cc.Training
 	ps := c.newest(c.sdftFrom, c.cc.SDFTPairs)
 	c.sdftFrom = len(c.pairs)
 	var samples []ctSample
 	for i := range ps {
 		p := &ps[i]
-		truth := pairLabel(p, c.cc.Labels)
+		truth := pairLabel(p, ct.Labels)
 		if truth == "" {
 			continue
 		}
@@ -155,7 +178,7 @@ func (c *continual) sdft(g int) error {
 			continue
 		}
 		s := ctSample{pair: p, group: fmt.Sprintf("round-%d/pair-%d", g, i), completion: text, label: truth, verdict: label, stratum: stratumGuided, reward: 1, advantage: 1}
-		if c.cc.SFT.Trainer != "" {
+		if ct.SFT.Trainer != "" {
 			if err := c.student(&s, n.key("sdft/%d/%d/student", g, i)); err != nil {
 				return err
 			}
@@ -165,7 +188,7 @@ func (c *continual) sdft(g int) error {
 	if len(samples) == 0 {
 		return nil
 	}
-	return n.update(n.key("sdft/%d", g), c.cc.SFT, g, fmt.Sprintf("%s-round-%d", c.cc.SFT.Adapter, g), payload.AlgCriticSFT, samples)
+	return n.update(n.key("sdft/%d", g), ct.SFT, g, fmt.Sprintf("%s-round-%d", ct.SFT.Adapter, g), payload.AlgCriticSFT, samples)
 }
 
 // grpo is one T-GRPO step on the newest new pairs: the critic training's
@@ -176,7 +199,9 @@ func (c *continual) grpo(g int) error {
 	if len(ps) == 0 {
 		return nil
 	}
-	u := *c.cc.GRPO
+	// The plan's batch is the most one update takes: this one takes the
+	// pairs there are.
+	u := *c.cc.Training.GRPO
 	u.Batch = len(ps)
 	ct := *c.node.ct
 	ct.GRPO = &u
@@ -198,7 +223,8 @@ func (c *continual) grpo(g int) error {
 func (c *continual) student(s *ctSample, key string) error {
 	n := c.node
 	var resp payload.CritiqueResponse
-	text, err := n.s.completeText(c.cc.Role, key, PairRequest(s.pair, c.cc.Labels), &resp, false)
+	ct := c.cc.Training
+	text, err := n.s.completeText(ct.Role, key, PairRequest(s.pair, ct.Labels), &resp, false)
 	if errors.Is(err, errCallFailed) {
 		return nil
 	}
@@ -206,6 +232,6 @@ func (c *continual) student(s *ctSample, key string) error {
 		return err
 	}
 	s.student = &ctStudent{Completion: critiqueText(text, &resp), Verdict: resp.Label}
-	s.policy = n.policyOf(n.s.policy.at(c.cc.Role))
+	s.policy = n.policyOf(n.s.policy.at(ct.Role))
 	return nil
 }

@@ -93,12 +93,7 @@ type criticTrainingNode struct {
 }
 
 func newCriticTraining(s *service, sc scope, _ int, ph *plan.Phase) (phaseNode, error) {
-	for _, ct := range s.v.CriticTrainings {
-		if ct.Phase == ph.Name {
-			return &criticTrainingNode{s: s, sc: sc, ph: ph, ct: ct}, nil
-		}
-	}
-	return nil, fmt.Errorf("%w: the plan has no critic training of phase %s", errPermanent, ph.Name)
+	return &criticTrainingNode{s: s, sc: sc, ph: ph, ct: ph.CriticTraining}, nil
 }
 
 func (c *criticTrainingNode) Execute() error {

@@ -84,17 +84,16 @@ func (r *criticEvalPhase) Execute() error {
 // The phase reads it again when it starts, and journals its digest then.
 func preflightCriticEvals(v *plan.Variant) error {
 	for _, ph := range v.Phases {
-		if ph.Kind != plan.PhaseCriticEval || ph.CriticEval == nil {
-			continue
+		if ph.CriticEval != nil {
+			if _, _, _, _, err := readCriticEvalData(ph.CriticEval); err != nil {
+				return phaseError(ph, err)
+			}
 		}
-		if _, _, _, _, err := readCriticEvalData(ph.CriticEval); err != nil {
-			return phaseError(ph, err)
-		}
-	}
-	// A critic training's file too: seed records may come before it.
-	for _, ct := range v.CriticTrainings {
-		if _, _, err := loadCriticPairs(ct); err != nil {
-			return err
+		// A critic training's file too: seed records may come before it.
+		if ph.CriticTraining != nil {
+			if _, _, err := loadCriticPairs(ph.CriticTraining); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

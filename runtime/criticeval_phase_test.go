@@ -212,8 +212,8 @@ func TestCriticTrainingFileRefusedFirst(t *testing.T) {
 		{"short", "short.jsonl", "holds 1 pairs of split \"train\""},
 	} {
 		p := criticEvalPlan(&plan.CriticEval{Data: "ok.jsonl", Source: src, Split: "train", Examples: 1, Critics: []string{"screen"}, Thresholds: []float64{0.5}})
-		p.Variants[0].CriticTrainings = []*plan.CriticTraining{{Name: "ct", Phase: "critic_training.ct", Labels: "3way",
-			Pairs: c.pairs, Source: src, Split: "train", Examples: 2, MaxPairs: 100}}
+		ct := &plan.CriticTraining{Name: "ct", Labels: "3way", Pairs: c.pairs, Source: src, Split: "train", Examples: 2, MaxPairs: 100}
+		p.Variants[0].Phases = append(p.Variants[0].Phases, &plan.Phase{Name: "critic_training.ct", Kind: plan.PhaseCriticTraining, CriticTraining: ct})
 		l := verdictLoader{&verdictLLM{}}
 		_, err := runPlan(t, p, dir, "r-"+c.name, l, false)
 		if err == nil || !strings.Contains(err.Error(), c.says) || !strings.Contains(err.Error(), "critic training ct") {

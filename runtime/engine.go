@@ -21,8 +21,9 @@ import (
 // historyLen is how many records of its task a proposer state carries.
 const historyLen = 8
 
-// execute runs the variant's phases in order. An RL phase runs the
-// calibration rounds of its loop between its steps.
+// execute runs the variant's phases in order, each by the node of its
+// kind over its body. An RL phase runs its calibration rounds between its
+// steps.
 func (r *service) execute() error {
 	if err := r.preflight(); err != nil {
 		return err
@@ -35,17 +36,11 @@ func (r *service) execute() error {
 			return err
 		}
 		sc := scopeFor(r.v, r.loops, i, ph)
-		if ph.Kind != plan.PhaseCalibration {
-			// A calibration round runs inside its loop's phase, under
-			// that one's hold-back.
-			r.budget.SetHoldBack(sc.hold)
-		}
+		r.budget.SetHoldBack(sc.hold)
 		if err := r.j.Append(journal.KindPhaseStart, ph.Name, ph); err != nil {
 			return err
 		}
-		if ph.Kind != plan.PhaseCalibration {
-			r.watch = newPhaseWatch()
-		}
+		r.watch = newPhaseWatch()
 		node, err := phaseOf(r, sc, i, ph)
 		if err == nil {
 			err = node.Execute()
@@ -66,7 +61,7 @@ func (r *service) execute() error {
 		if err := r.j.Commit(journal.KindPhaseEnd, ph.Name, r.totals()); err != nil {
 			return err
 		}
-		if fs := r.watch.verdict(r.v, ph, r.cuts.has); len(fs) > 0 {
+		if fs := r.watch.verdict(ph, r.cuts.has); len(fs) > 0 {
 			// What comes after would build on nothing: the run ends here.
 			r.failures = fs
 			r.progress.logf("phase %s measured nothing: the run ends here", ph.Name)
@@ -250,7 +245,7 @@ func (r *service) describe(e *plan.Environment) error {
 func (r *baselines) Execute() error {
 	ph := r.ph
 	var need []realRun
-	for _, tr := range ph.Tasks {
+	for _, tr := range r.body.Tasks {
 		t := r.s.tasks.find(tr.Env, tr.Task)
 		if t == nil {
 			return fmt.Errorf("the plan lists a baseline run for task %s/%s, which it does not define", tr.Env, tr.Task)
@@ -494,14 +489,14 @@ func (r *service) implement(builder, loop, key string, t *taskInfo, p plugins.Pr
 // environments as the plan says, whose results form the world model's
 // initial context.
 func (r *seedRecords) Execute() error {
-	ph := r.ph
+	ph, body := r.ph, r.body
 	type item struct {
 		key  string
 		task *taskInfo
 	}
 	var items []item
 	for _, e := range r.s.v.Envs {
-		n := ph.Proposals[e.Name]
+		n := body.Proposals[e.Name]
 		tasks := r.s.tasks.of(e.Name, "train") // seed records are train runs, by definition
 		if len(tasks) == 0 {
 			continue
@@ -513,17 +508,17 @@ func (r *seedRecords) Execute() error {
 	r.s.progress.start(ph.Name, len(items), "runs")
 	runs := make([]realRun, len(items))
 	feasible := make([]bool, len(items))
-	err := parallel(len(items), r.s.concurrency(ph.Proposer), func(i int) error {
+	err := parallel(len(items), r.s.concurrency(body.Proposer), func(i int) error {
 		it := items[i]
-		p, _, ok, err := r.s.propose(ph.Proposer, it.key+"/propose", it.task, "seed", nil)
+		p, _, ok, err := r.s.propose(body.Proposer, it.key+"/propose", it.task, "seed", nil)
 		if err != nil || !ok {
 			return err
 		}
-		if ph.Select == "baseline_neighbours" {
+		if body.Select == "baseline_neighbours" {
 			p = neighbour(p, rng(r.s.v.Seed, it.key+"/neighbour"))
 		}
-		p, ok, err = r.s.implement(ph.Builder, "", it.key+"/implement", it.task, p)
-		runs[i] = realRun{Key: it.key, Task: it.task, Proposal: p, fix: fixerFor(ph.Builder, "", it.key+"/implement", it.task)}
+		p, ok, err = r.s.implement(body.Builder, "", it.key+"/implement", it.task, p)
+		runs[i] = realRun{Key: it.key, Task: it.task, Proposal: p, fix: fixerFor(body.Builder, "", it.key+"/implement", it.task)}
 		feasible[i] = ok
 		return err
 	})

@@ -130,12 +130,7 @@ type evalItem struct {
 // feasible ones run for real, and the gains are scored per arm, task and
 // family.
 func (r *evaluation) Execute() error {
-	ph := r.ph
-	e := r.s.v.Evaluation
-	if e == nil {
-		return fmt.Errorf("%w: the plan has an evaluation phase but no evaluation protocol", errPermanent)
-	}
-	r.e = e
+	ph, e := r.ph, r.e
 	r.tasks = r.s.tasks.of("", e.Split)
 	if len(r.tasks) == 0 {
 		return fmt.Errorf("evaluation: no %s tasks", e.Split)
@@ -165,7 +160,7 @@ func (r *evaluation) Execute() error {
 			r.records[a] = r.ctx[:min(arm.Records, len(r.ctx))]
 		}
 	}
-	if err := parallel(len(r.items), r.s.concurrency(ph.Proposer), func(n int) error {
+	if err := parallel(len(r.items), r.s.concurrency(e.Proposer), func(n int) error {
 		return r.propose(r.items[n])
 	}); err != nil {
 		return err
@@ -196,11 +191,11 @@ func (r *evaluation) propose(it *evalItem) error {
 	if err != nil || !got {
 		return err
 	}
-	p, feasible, err := r.s.implement(r.ph.Builder, "", key+"/implement", it.t, p)
+	p, feasible, err := r.s.implement(r.e.Builder, "", key+"/implement", it.t, p)
 	if err != nil {
 		return err
 	}
-	it.run, it.feasible = realRun{Key: key, Task: it.t, Proposal: p, fix: fixerFor(r.ph.Builder, "", key+"/implement", it.t)}, feasible
+	it.run, it.feasible = realRun{Key: key, Task: it.t, Proposal: p, fix: fixerFor(r.e.Builder, "", key+"/implement", it.t)}, feasible
 	if !feasible || e.Predictor == "" {
 		return nil
 	}
@@ -258,7 +253,7 @@ func (r *evaluation) measure() (gains map[*evalItem]float64, real map[*evalItem]
 // evalNorm is a gain as the evaluation reports it: over the task's scale
 // when the plan normalises (a task without a scale counts in raw units).
 func (r *evaluation) evalNorm(g float64, t *taskInfo) float64 {
-	if e := r.s.v.Evaluation; e != nil && e.Normalize == "scale" && t.Scale > 0 {
+	if r.e.Normalize == "scale" && t.Scale > 0 {
 		return g / t.Scale
 	}
 	return g

@@ -58,7 +58,7 @@ func (l *recordingLoader) Open(ctx context.Context, p *plan.Plugin) (Instance, e
 func TestEvaluationArms(t *testing.T) {
 	p := lm2lmPlan()
 	v := p.Variants[0]
-	v.Evaluation = &plan.Evaluation{Split: "holdout", AvgAt: 2, BestAt: 3, K: 3, States: 2, Normalize: "scale", Predictor: "rwm",
+	v.Phases[len(v.Phases)-1].Evaluation = &plan.Evaluation{Proposer: "proposer", Builder: "builder", Split: "holdout", AvgAt: 2, BestAt: 3, K: 3, States: 2, Normalize: "scale", Predictor: "rwm",
 		Arms: []plan.EvalArm{{Name: plan.ArmPolicy, Proposer: "proposer"}, {Name: plan.ArmBase, Proposer: "proposer", Untrained: true},
 			{Name: plan.ArmICL, Proposer: "proposer", Untrained: true, Records: 4}}}
 	// 1 holdout task x 2 states x 3 proposals x 3 arms.

@@ -85,9 +85,9 @@ type RoundFigures struct {
 // whose real gain is higher. Every migration_every rounds the best parent
 // is copied to the islands whose parent is worse.
 func newEvolution(r *service, sc scope, _ int, ph *plan.Phase) (phaseNode, error) {
-	l := r.loops[ph.Loop]
+	l := r.loops[ph.Evolution.Loop]
 	if l == nil {
-		return nil, fmt.Errorf("%w: the plan has no loop %q", errPermanent, ph.Loop)
+		return nil, fmt.Errorf("%w: the plan has no loop %q", errPermanent, ph.Evolution.Loop)
 	}
 	// The critic the plan binds ranks the ideas; without one (the papers'
 	// "None" setting) ideas are verified by the select rule alone.
@@ -95,7 +95,11 @@ func newEvolution(r *service, sc scope, _ int, ph *plan.Phase) (phaseNode, error
 	if err != nil {
 		return nil, err
 	}
-	return &evolution{s: r, sc: sc, ph: ph, l: l, c: c, rt: rt, cont: newContinual(r, sc, ph, l)}, nil
+	cont, err := newContinual(r, sc, ph, r.tasks.of("", l.Split), l.Rounds)
+	if err != nil {
+		return nil, err
+	}
+	return &evolution{s: r, sc: sc, ph: ph, l: l, c: c, rt: rt, cont: cont}, nil
 }
 
 // evolution is one evolution loop's phase: the loop and the critic that
@@ -128,7 +132,7 @@ func (r *evolution) Execute() error {
 			if err := r.s.ctx.Err(); err != nil {
 				return err
 			}
-			if err := r.cont.adapt(ti, round); err != nil {
+			if err := r.cont.adapt(ti, t, round); err != nil {
 				return err
 			}
 			fig := RoundFigures{Loop: l.Name, Task: t.Env + "/" + t.Name, Round: round + 1}

@@ -249,15 +249,14 @@ func lm2lmPlan() *plan.Plan {
 	v.Loops = []*plan.Loop{{Name: "policy", Kind: "rl", Algorithm: "dapo", Steps: plan.Exact(8), RunSteps: 8, StatesPerStep: 4, ProposalsPerState: 4,
 		RolloutEvery: 2, ZeroVariance: "drop", Reward: "rwm_gain", RewardSource: "predicted", Predictor: "rwm", Proposer: "proposer", Builder: "builder",
 		LearningRate: 0.5, Split: "train"}}
-	v.Records = &plan.Records{SeedRuns: 6, Select: "random"}
-	v.Calibration = &plan.Calibration{Loop: "policy", AfterSteps: []int{4, 8}, Budget: []int{3, 3}, Select: "top_rated", Normalize: "scale", Clip: 6}
-	v.Evaluation = &plan.Evaluation{Split: "holdout", AvgAt: 2, BestAt: 2, K: 2, States: 1, Normalize: "scale", Arms: []plan.EvalArm{{Name: plan.ArmPolicy, Proposer: "proposer"}}}
+	cal := &plan.Calibration{Select: "top_rated", Normalize: "scale", Clip: 6, Rounds: []*plan.CalibrationRound{
+		{Name: "calibration_1", AfterStep: 4, Runs: 3, Calls: plan.Calls{RealRuns: runs(3)}},
+		{Name: "calibration_2", AfterStep: 8, Runs: 3, Calls: plan.Calls{RealRuns: runs(3)}},
+	}}
 	v.Phases = []*plan.Phase{
-		{Name: "seed_records", Kind: plan.PhaseSeedRecords, Select: "random", Proposer: "proposer", Builder: "builder", Proposals: map[string]int{"tiny": 6}, Calls: plan.Calls{RealRuns: runs(6)}},
-		{Name: "policy", Kind: plan.PhaseRL, Loop: "policy", Steps: plan.Exact(8), Calibrations: []string{"calibration_1", "calibration_2"}},
-		{Name: "calibration_1", Kind: plan.PhaseCalibration, Loop: "policy", AfterStep: 4, Select: "top_rated", Calls: plan.Calls{RealRuns: runs(3)}},
-		{Name: "calibration_2", Kind: plan.PhaseCalibration, Loop: "policy", AfterStep: 8, Select: "top_rated", Calls: plan.Calls{RealRuns: runs(3)}},
-		{Name: "evaluation", Kind: plan.PhaseEvaluation, Proposer: "proposer", Builder: "builder", Calls: plan.Calls{RealRuns: runs(2)}},
+		{Name: "seed_records", Kind: plan.PhaseSeedRecords, SeedRecords: seedBody(6), Calls: plan.Calls{RealRuns: runs(6)}},
+		{Name: "policy", Kind: plan.PhaseRL, RL: &plan.RLBody{Loop: "policy", Steps: plan.Exact(8), Calibration: cal}},
+		{Name: "evaluation", Kind: plan.PhaseEvaluation, Evaluation: evalBody(), Calls: plan.Calls{RealRuns: runs(2)}},
 	}
 	v.Budget = plan.Budget{RealRuns: 14}
 	return &plan.Plan{FormatVersion: plan.FormatVersion, Name: "mini-lm2lm", Variants: []*plan.Variant{v}}
@@ -276,7 +275,7 @@ func evolvePlan() *plan.Plan {
 	v.Loops = []*plan.Loop{{Name: "evolve", Kind: "evolution", Islands: 2, Rounds: 3, MigrationEvery: 2, MigrationRate: 0.5, Ideas: 4, Verifications: 1,
 		Select: "best_mean_rank", Screen: "screen", Critic: "screen", Proposer: "proposer", Builder: "builder", Summarizer: "summarizer", Split: "train",
 		TopPrograms: 1, DiversePrograms: 1, Features: []plan.Feature{{Name: "complexity", Bins: 3}, {Name: "score", Bins: 2}}}}
-	v.Phases = []*plan.Phase{{Name: "evolve", Kind: plan.PhaseEvolution, Loop: "evolve", Calls: plan.Calls{RealRuns: runs(18)}}}
+	v.Phases = []*plan.Phase{{Name: "evolve", Kind: plan.PhaseEvolution, Evolution: &plan.EvolutionBody{Loop: "evolve"}, Calls: plan.Calls{RealRuns: runs(18)}}}
 	v.Budget = plan.Budget{RealRuns: 18}
 	return &plan.Plan{FormatVersion: plan.FormatVersion, Name: "mini-evolve", Variants: []*plan.Variant{v}}
 }
@@ -290,12 +289,25 @@ func criticGRPOPlan() *plan.Plan {
 		StatesPerStep: 2, ProposalsPerState: 4, RolloutEvery: 1, ZeroVariance: "drop", Reward: "label", RewardSource: "critic", Screen: "screen",
 		Critic: "screen", Routes: true, Proposer: "proposer", Builder: "builder", Summarizer: "summarizer", LearningRate: 0.5, Split: "train",
 		NewParent: "all_improve", Repairs: 1}}
-	v.Phases = []*plan.Phase{{Name: "policy", Kind: plan.PhaseRL, Loop: "policy", Steps: plan.Count{Low: 1, Expected: 3, High: 40}}}
+	v.Phases = []*plan.Phase{{Name: "policy", Kind: plan.PhaseRL, RL: &plan.RLBody{Loop: "policy", Steps: plan.Count{Low: 1, Expected: 3, High: 40}}}}
 	v.Budget = plan.Budget{RealRuns: 10}
 	return &plan.Plan{FormatVersion: plan.FormatVersion, Name: "mini-critic-grpo", Variants: []*plan.Variant{v}}
 }
 
 var _ = math.Abs
+
+// seedBody is a seed-records body of n random proposals on the tiny
+// environment, by the proposer and builder.
+func seedBody(n int) *plan.SeedRecordsBody {
+	return &plan.SeedRecordsBody{Select: "random", Proposer: "proposer", Builder: "builder", Proposals: map[string]int{"tiny": n}}
+}
+
+// evalBody is an Avg@2/Best@2 evaluation body on the holdout task, by
+// the policy alone.
+func evalBody() *plan.Evaluation {
+	return &plan.Evaluation{Proposer: "proposer", Builder: "builder", Split: "holdout", AvgAt: 2, BestAt: 2, K: 2, States: 1, Normalize: "scale",
+		Arms: []plan.EvalArm{{Name: plan.ArmPolicy, Proposer: "proposer"}}}
+}
 
 // pf is a formula as the compiler puts it into a plan: its text and its
 // checked tree.

@@ -15,9 +15,8 @@ func grpoThenEval(holdBack *plan.HoldBack) *plan.Plan {
 	p := criticGRPOPlan()
 	v := p.Variants[0]
 	v.Budget = plan.Budget{GPUHours: 5}
-	v.Evaluation = &plan.Evaluation{Split: "holdout", AvgAt: 2, BestAt: 2, K: 2, States: 1, Normalize: "scale", Arms: []plan.EvalArm{{Name: plan.ArmPolicy, Proposer: "proposer"}}}
 	v.Phases[0].HoldBack = holdBack
-	v.Phases = append(v.Phases, &plan.Phase{Name: "evaluation", Kind: plan.PhaseEvaluation, Proposer: "proposer", Builder: "builder",
+	v.Phases = append(v.Phases, &plan.Phase{Name: "evaluation", Kind: plan.PhaseEvaluation, Evaluation: evalBody(),
 		Calls: plan.Calls{RealRuns: runs(2)}, HoldBack: &plan.HoldBack{}})
 	p.Name = "mini-grpo-eval"
 	return p

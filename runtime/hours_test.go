@@ -20,7 +20,7 @@ func TestRunsAreLimitedAndChargedMeasuredHours(t *testing.T) {
 		v := p.Variants[0]
 		v.Envs[0].Hours = plan.Count{Low: 0.1, Expected: 0.5, High: 2}
 		v.Envs[0].GPUHours, v.Envs[0].TimeLimitSeconds = v.Envs[0].Hours, 7200
-		v.Phases = []*plan.Phase{{Name: "seed_records", Kind: plan.PhaseSeedRecords, Proposer: "proposer", Builder: "builder", Proposals: map[string]int{"tiny": 40}, Calls: plan.Calls{RealRuns: runs(40)}}}
+		v.Phases = []*plan.Phase{{Name: "seed_records", Kind: plan.PhaseSeedRecords, SeedRecords: seedBody(40), Calls: plan.Calls{RealRuns: runs(40)}}}
 		v.Budget = plan.Budget{GPUHours: 18.5}
 		return p
 	}

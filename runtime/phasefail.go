@@ -236,9 +236,9 @@ func (w *phaseWatch) realRuns(runs []realRun, out []outcome) {
 // all. A phase whose candidates were all measured before (a repeated
 // proposal reuses its result) or that a critic routed none of is not
 // one. cut says whether a cap cut a phase.
-func (w *phaseWatch) verdict(v *plan.Variant, ph *plan.Phase, cut func(string) bool) []PhaseFailure {
-	if ph.Kind == plan.PhaseCalibration || ph.Kind == plan.PhaseBaselines {
-		return nil // a calibration round is its RL phase's; a failed baseline stops the run itself
+func (w *phaseWatch) verdict(ph *plan.Phase, cut func(string) bool) []PhaseFailure {
+	if ph.Kind == plan.PhaseBaselines {
+		return nil // a failed baseline stops the run itself
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -262,7 +262,7 @@ func (w *phaseWatch) verdict(v *plan.Variant, ph *plan.Phase, cut func(string) b
 	case w.proposals > 0:
 		return nil
 	}
-	low, phases := plannedRuns(v, ph)
+	low, phases := plannedRuns(ph)
 	if low == 0 || slices.ContainsFunc(phases, cut) {
 		return nil
 	}
@@ -271,13 +271,17 @@ func (w *phaseWatch) verdict(v *plan.Variant, ph *plan.Phase, cut func(string) b
 }
 
 // plannedRuns is the least real runs the plan gives phase ph, its
-// calibration rounds' included, and the names of those phases.
-func plannedRuns(v *plan.Variant, ph *plan.Phase) (int, []string) {
-	names := append([]string{ph.Name}, ph.Calibrations...)
+// calibration rounds' included, and the names they are charged to.
+func plannedRuns(ph *plan.Phase) (int, []string) {
+	names := []string{ph.Name}
 	var low float64
-	for _, p := range v.Phases {
-		if slices.Contains(names, p.Name) {
-			for _, c := range p.Calls.RealRuns {
+	for _, c := range ph.Calls.RealRuns {
+		low += c.Low
+	}
+	if ph.RL != nil && ph.RL.Calibration != nil {
+		for _, r := range ph.RL.Calibration.Rounds {
+			names = append(names, r.Name)
+			for _, c := range r.Calls.RealRuns {
 				low += c.Low
 			}
 		}

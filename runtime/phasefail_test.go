@@ -44,7 +44,6 @@ func TestReasonTallyBounded(t *testing.T) {
 func TestPhaseVerdict(t *testing.T) {
 	ph := &plan.Phase{Name: "evolution.e", Kind: plan.PhaseEvolution,
 		Calls: plan.Calls{RealRuns: map[string]plan.Count{"env": {Low: 2, High: 2}}}}
-	v := &plan.Variant{Phases: []*plan.Phase{ph}}
 	noCut := func(string) bool { return false }
 	cand := []realRun{{Key: "c"}}
 	failed := []outcome{{Failed: true, Result: &plugins.RunResult{Reason: "no metric"}}}
@@ -74,7 +73,7 @@ func TestPhaseVerdict(t *testing.T) {
 	for _, c := range cases {
 		w := newPhaseWatch()
 		c.feed(w)
-		fs := w.verdict(v, ph, c.cut)
+		fs := w.verdict(ph, c.cut)
 		got := failuresReason(fs)
 		switch {
 		case c.want == "" && len(fs) > 0:
@@ -83,12 +82,11 @@ func TestPhaseVerdict(t *testing.T) {
 			t.Errorf("%s: %q, want it to hold %q", c.name, got, c.want)
 		}
 	}
-	// A calibration round is its RL phase's; a baselines phase stops the
-	// run itself.
-	for _, kind := range []string{plan.PhaseCalibration, plan.PhaseBaselines} {
+	// A baselines phase stops the run itself.
+	for _, kind := range []string{plan.PhaseBaselines} {
 		w := newPhaseWatch()
 		w.build(false, "x")
-		if fs := w.verdict(v, &plan.Phase{Name: kind, Kind: kind}, noCut); fs != nil {
+		if fs := w.verdict(&plan.Phase{Name: kind, Kind: kind}, noCut); fs != nil {
 			t.Errorf("a %s phase failed: %v", kind, fs)
 		}
 	}

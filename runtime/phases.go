@@ -22,7 +22,6 @@ var phaseKinds = map[string]newPhase{
 	plan.PhaseBaselines:   newBaselines,
 	plan.PhaseSeedRecords: newSeedRecords,
 	plan.PhaseRL:          newRLPhase,
-	plan.PhaseCalibration: newNested,
 	plan.PhaseEvolution:   newEvolution,
 	plan.PhaseEvaluation:  newEvaluation,
 
@@ -31,43 +30,40 @@ var phaseKinds = map[string]newPhase{
 }
 
 // phaseOf is phase idx's node, or an error for a kind the runtime does not
-// know.
+// know or a phase without the body of its kind.
 func phaseOf(s *service, sc scope, idx int, ph *plan.Phase) (phaseNode, error) {
 	mk, ok := phaseKinds[ph.Kind]
 	if !ok {
 		return nil, fmt.Errorf("phase %s: unknown kind %q", ph.Name, ph.Kind)
 	}
+	if !ph.HasBody() {
+		return nil, fmt.Errorf("%w: phase %s of kind %s has %d bodies, and needs the one of its kind", errPermanent, ph.Name, ph.Kind, ph.Bodies())
+	}
 	return mk(s, sc, idx, ph)
 }
 
-// nested is a phase another phase runs (a calibration round, run by its
-// RL phase between its steps): on its own it does nothing.
-type nested struct{}
-
-func newNested(*service, scope, int, *plan.Phase) (phaseNode, error) { return nested{}, nil }
-
-func (nested) Execute() error { return nil }
-
 // baselines is the plan's baselines phase.
 type baselines struct {
-	s  *service
-	sc scope
-	ph *plan.Phase
+	s    *service
+	sc   scope
+	ph   *plan.Phase
+	body *plan.BaselinesBody
 }
 
 func newBaselines(s *service, sc scope, _ int, ph *plan.Phase) (phaseNode, error) {
-	return &baselines{s: s, sc: sc, ph: ph}, nil
+	return &baselines{s: s, sc: sc, ph: ph, body: ph.Baselines}, nil
 }
 
 // seedRecords is the plan's seed-records phase.
 type seedRecords struct {
-	s  *service
-	sc scope
-	ph *plan.Phase
+	s    *service
+	sc   scope
+	ph   *plan.Phase
+	body *plan.SeedRecordsBody
 }
 
 func newSeedRecords(s *service, sc scope, _ int, ph *plan.Phase) (phaseNode, error) {
-	return &seedRecords{s: s, sc: sc, ph: ph}, nil
+	return &seedRecords{s: s, sc: sc, ph: ph, body: ph.SeedRecords}, nil
 }
 
 // evaluation is the plan's evaluation phase; what Execute sets up is
@@ -77,7 +73,7 @@ type evaluation struct {
 	sc scope
 	ph *plan.Phase
 
-	e         *plan.Evaluation
+	e         *plan.Evaluation // the phase's body
 	tasks     []*taskInfo
 	k, states int
 	items     []*evalItem
@@ -86,5 +82,5 @@ type evaluation struct {
 }
 
 func newEvaluation(s *service, sc scope, _ int, ph *plan.Phase) (phaseNode, error) {
-	return &evaluation{s: s, sc: sc, ph: ph}, nil
+	return &evaluation{s: s, sc: sc, ph: ph, e: ph.Evaluation}, nil
 }

@@ -47,7 +47,7 @@ func BenchmarkRealRunOverheadPlugin(b *testing.B) {
 						Tasks: []*plan.Task{{Name: "t", Split: "train", Baseline: ptr(2.0), Scale: ptr(1.0), Direction: plan.Minimize}}}},
 					Roles:    []*plan.Role{{Name: "proposer", Kind: "proposer", Plugin: "llm", Concurrency: 8}},
 					Executor: plan.Executor{Kind: "local", Concurrency: conc},
-					Phases:   []*plan.Phase{{Name: "seed_records", Kind: plan.PhaseSeedRecords, Proposer: "proposer", Proposals: map[string]int{"e": n}, Calls: plan.Calls{RealRuns: map[string]plan.Count{"e": plan.Exact(n)}}}},
+					Phases:   []*plan.Phase{{Name: "seed_records", Kind: plan.PhaseSeedRecords, SeedRecords: &plan.SeedRecordsBody{Select: "random", Proposer: "proposer", Proposals: map[string]int{"e": n}}, Calls: plan.Calls{RealRuns: map[string]plan.Count{"e": plan.Exact(n)}}}},
 				}
 				p := &plan.Plan{FormatVersion: plan.FormatVersion, Name: "bench", Variants: []*plan.Variant{v}}
 				l := runtime.LoaderFunc(func(ctx context.Context, pl *plan.Plugin) (runtime.Instance, error) {

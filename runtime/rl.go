@@ -136,6 +136,7 @@ type rlLoop struct {
 	sc    scope
 	l     *plan.Loop
 	ph    *plan.Phase
+	body  *plan.RLBody
 	sh    *shaper
 	judge *plan.Critic // nil: no critic judges the candidates
 	rt    *router
@@ -151,9 +152,9 @@ type rlLoop struct {
 
 // newRLLoop binds the loop of an RL phase as the plan resolved it.
 func newRLLoop(r *service, sc scope, idx int, ph *plan.Phase) (*rlLoop, error) {
-	l := r.loops[ph.Loop]
+	l := r.loops[ph.RL.Loop]
 	if l == nil {
-		return nil, fmt.Errorf("%w: the plan has no loop %q", errPermanent, ph.Loop)
+		return nil, fmt.Errorf("%w: the plan has no loop %q", errPermanent, ph.RL.Loop)
 	}
 	sh, err := newShaper(r.rewards[l.Reward])
 	if err != nil {
@@ -165,7 +166,7 @@ func newRLLoop(r *service, sc scope, idx int, ph *plan.Phase) (*rlLoop, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &rlLoop{s: r, sc: sc, l: l, ph: ph, sh: sh, judge: judge, rt: rt, calibrated: map[string]bool{}, parents: map[string]*taskParent{}}, nil
+	return &rlLoop{s: r, sc: sc, l: l, ph: ph, body: ph.RL, sh: sh, judge: judge, rt: rt, calibrated: map[string]bool{}, parents: map[string]*taskParent{}}, nil
 }
 
 // judgeOf is the critic the plan binds to judge a loop's candidates, and
@@ -192,7 +193,10 @@ func (r *rlLoop) Execute() error {
 	ph := r.ph
 	l := r.l
 	var err error
-	cals := calibrationsOf(r.s.v, ph)
+	var cals []*plan.CalibrationRound
+	if c := r.body.Calibration; c != nil {
+		cals = c.Rounds
+	}
 	// The plan's instruction: these steps, or for a loop that spends the
 	// budget at most these, and without a bound (W_UNBOUNDED, 0) as many
 	// as the budget allows.
@@ -342,11 +346,11 @@ func (r *rlLoop) sampleGroups(tag string, states int) ([]*group, error) {
 	// states spread over environments as the plan counts them (older plans
 	// without the spread draw from every task).
 	pools := make([][]*taskInfo, states)
-	if len(r.ph.Proposals) > 0 {
+	if len(r.body.States) > 0 {
 		s := 0
 		for _, e := range r.s.v.Envs {
 			ts := r.s.tasks.of(e.Name, l.Split)
-			for n := 0; n < r.ph.Proposals[e.Name] && s < states; n++ {
+			for n := 0; n < r.body.States[e.Name] && s < states; n++ {
 				pools[s] = ts
 				s++
 			}

@@ -12,12 +12,9 @@ import (
 // calibrate runs one calibration round: the top-rated (or random) proposals
 // of the current rollout are run for real and join the world model's
 // context; the error of its predictions on them is recorded first.
-func (r *rlLoop) calibrate(sc scope, round int, ph *plan.Phase) error {
-	c := r.s.v.Calibration
-	if c == nil || round >= len(c.Budget) {
-		return fmt.Errorf("%w: calibration round %d has no budget in the plan", errPermanent, round+1)
-	}
-	budget, sel := c.Budget[round], ph.Select
+func (r *rlLoop) calibrate(sc scope, round int, cr *plan.CalibrationRound) error {
+	c := r.body.Calibration
+	budget, sel := cr.Runs, c.Select
 	type pick struct {
 		gr *group
 		c  *candidate
@@ -49,7 +46,7 @@ func (r *rlLoop) calibrate(sc scope, round int, ph *plan.Phase) error {
 		cands = append(cands, these...)
 	}
 	// One run per distinct (task, proposal), and from each environment at
-	// most the round's share of the plan (ph.Proposals), so the runs per
+	// most the round's share of the plan (cr.Proposals), so the runs per
 	// environment are those the plan counts.
 	var chosen []pick
 	taken := map[string]int{}
@@ -61,9 +58,9 @@ func (r *rlLoop) calibrate(sc scope, round int, ph *plan.Phase) error {
 		if r.calibrated[k] {
 			continue
 		}
-		if ph.Proposals != nil {
+		if cr.Proposals != nil {
 			env := p.gr.Task.Env
-			if taken[env] >= ph.Proposals[env] {
+			if taken[env] >= cr.Proposals[env] {
 				continue
 			}
 			taken[env]++
@@ -71,7 +68,7 @@ func (r *rlLoop) calibrate(sc scope, round int, ph *plan.Phase) error {
 		r.calibrated[k] = true
 		chosen = append(chosen, p)
 	}
-	r.s.progress.logf("calibration round %d after step %d: %d real runs", round+1, ph.AfterStep, len(chosen))
+	r.s.progress.logf("calibration round %d after step %d: %d real runs", round+1, cr.AfterStep, len(chosen))
 	// The picks were built in their rollout (the builder decided they are
 	// feasible), so they run as built; a candidate that did not build was
 	// never a pick, and the next top-rated one took its place.
@@ -87,7 +84,7 @@ func (r *rlLoop) calibrate(sc scope, round int, ph *plan.Phase) error {
 	if err != nil {
 		return err
 	}
-	fig := CalibrationFigures{Round: round + 1, AfterStep: ph.AfterStep}
+	fig := CalibrationFigures{Round: round + 1, AfterStep: cr.AfterStep}
 	var recs []record
 	for n, i := range at {
 		o := out[n]
@@ -183,49 +180,32 @@ func withinState(pts []CalibPoint) (acc float64, pairs int, cos float64, groups 
 	return groupStats(gs)
 }
 
-// calibrationsOf is the calibration phases RL phase ph names, in the
-// order it names them; runnable has checked each is a later calibration
-// phase of v.
-func calibrationsOf(v *plan.Variant, ph *plan.Phase) []*plan.Phase {
-	var cals []*plan.Phase
-	for _, name := range ph.Calibrations {
-		for _, c := range v.Phases {
-			if c.Name == name {
-				cals = append(cals, c)
-				break
+// runnableBodies refuses a phase without the one body of its kind, an
+// evaluation without proposals to make, and calibration rounds a loop
+// would not run as the plan says: without a normalize, or not in the
+// order of their steps.
+func runnableBodies(v *plan.Variant, bad refusal) error {
+	for _, ph := range v.Phases {
+		if !ph.HasBody() {
+			return bad(ph.Source, "phase %s of kind %s has %d bodies, and needs the one of its kind", ph.Name, ph.Kind, ph.Bodies())
+		}
+		if e := ph.Evaluation; e != nil && (e.K < 1 || e.States < 1) {
+			return bad(ph.Source, "evaluation has k %d and states %d", e.K, e.States)
+		}
+		c := (*plan.Calibration)(nil)
+		if ph.RL != nil {
+			c = ph.RL.Calibration
+		}
+		if c == nil {
+			continue
+		}
+		if c.Normalize == "" {
+			return bad(ph.Source, "the calibration of phase %s has no normalize", ph.Name)
+		}
+		for i, r := range c.Rounds {
+			if r.AfterStep < 1 || i > 0 && r.AfterStep <= c.Rounds[i-1].AfterStep {
+				return bad(r.Source, "calibration round %s of phase %s comes after step %d, not after the round before it", r.Name, ph.Name, r.AfterStep)
 			}
-		}
-	}
-	return cals
-}
-
-// calibrationsNamed checks that every calibration phase of v is named by
-// exactly one earlier RL phase and that an RL phase names only later
-// calibration phases: a round no loop names would never run.
-func calibrationsNamed(v *plan.Variant) error {
-	owner := map[string]string{}
-	seen := map[string]int{}
-	for i, ph := range v.Phases {
-		seen[ph.Name] = i
-		if len(ph.Calibrations) > 0 && ph.Kind != plan.PhaseRL {
-			return fmt.Errorf("phase %q of kind %s names calibration phases; only an rl phase runs them", ph.Name, ph.Kind)
-		}
-		for _, name := range ph.Calibrations {
-			if o, ok := owner[name]; ok {
-				return fmt.Errorf("calibration phase %q is named by both %q and %q", name, o, ph.Name)
-			}
-			owner[name] = ph.Name
-		}
-	}
-	for i, ph := range v.Phases {
-		for _, name := range ph.Calibrations {
-			j, ok := seen[name]
-			if !ok || j <= i || v.Phases[j].Kind != plan.PhaseCalibration {
-				return fmt.Errorf("rl phase %q names %q, which is not a later calibration phase", ph.Name, name)
-			}
-		}
-		if ph.Kind == plan.PhaseCalibration && owner[ph.Name] == "" {
-			return fmt.Errorf("calibration phase %q is named by no rl phase, so it would never run", ph.Name)
 		}
 	}
 	return nil

@@ -35,9 +35,11 @@ func TestRunnableRefusesMissingDefaults(t *testing.T) {
 		"split":                 func(v *plan.Variant) { v.Loops[0].Split = "" },
 		"proposer":              func(v *plan.Variant) { v.Loops[0].Proposer = "" },
 		"role concurrency":      func(v *plan.Variant) { v.Roles[0].Concurrency = 0 },
-		"evaluation k":          func(v *plan.Variant) { v.Evaluation.K = 0 },
-		"evaluation states":     func(v *plan.Variant) { v.Evaluation.States = 0 },
-		"calibration normalize": func(v *plan.Variant) { v.Calibration.Normalize = "" },
+		"evaluation k":          func(v *plan.Variant) { v.Phases[2].Evaluation.K = 0 },
+		"evaluation states":     func(v *plan.Variant) { v.Phases[2].Evaluation.States = 0 },
+		"calibration normalize": func(v *plan.Variant) { v.Phases[1].RL.Calibration.Normalize = "" },
+		"no body":               func(v *plan.Variant) { v.Phases[0].SeedRecords = nil },
+		"another kind's body":   func(v *plan.Variant) { v.Phases[0].RL = v.Phases[1].RL },
 		"run_steps":             func(v *plan.Variant) { v.Loops[0].RunSteps = 0 },
 		"negative run_steps":    func(v *plan.Variant) { v.Loops[0].RunSteps = -1 },
 		"task direction":        func(v *plan.Variant) { v.Envs[0].Tasks[1].Direction = "" },
@@ -54,18 +56,15 @@ func TestRunnableRefusesMissingDefaults(t *testing.T) {
 	}
 }
 
-// Calibration rounds are named by their RL phase: a round no RL phase names,
-// or a name that is no later calibration phase, is refused rather than run
-// by a guess at its loop.
-func TestRunnableRefusesUnnamedCalibration(t *testing.T) {
+// An RL phase's calibration rounds run after the steps they name, in
+// order: rounds out of order, or after no step, are refused rather than
+// run in an order the plan does not say.
+func TestRunnableRefusesRoundsOutOfOrder(t *testing.T) {
+	rounds := func(v *plan.Variant) []*plan.CalibrationRound { return v.Phases[1].RL.Calibration.Rounds }
 	for name, mut := range map[string]func(v *plan.Variant){
-		"round named by no rl phase": func(v *plan.Variant) { v.Phases[1].Calibrations = v.Phases[1].Calibrations[:1] },
-		"name of no phase":           func(v *plan.Variant) { v.Phases[1].Calibrations[1] = "calibration_9" },
-		"name of a non-calibration":  func(v *plan.Variant) { v.Phases[1].Calibrations[1] = "evaluation" },
-		"name of an earlier phase":   func(v *plan.Variant) { v.Phases[1].Calibrations[1] = "seed_records" },
-		"named by a non-rl phase": func(v *plan.Variant) {
-			v.Phases[4].Calibrations = []string{"calibration_2"}
-		},
+		"rounds out of order": func(v *plan.Variant) { rounds(v)[0].AfterStep, rounds(v)[1].AfterStep = 8, 4 },
+		"one step twice":      func(v *plan.Variant) { rounds(v)[1].AfterStep = 4 },
+		"after no step":       func(v *plan.Variant) { rounds(v)[0].AfterStep = 0 },
 	} {
 		p := lm2lmPlan()
 		mut(p.Variants[0])
@@ -90,8 +89,8 @@ func TestRunnableRefusalsArePositioned(t *testing.T) {
 		"learning rate":         {func(v *plan.Variant) { v.Loops[0].Source, v.Loops[0].LearningRate = at(41), 0 }, `lm2lm.hcl:41:1: loop "policy" has no learning_rate`},
 		"task":                  {func(v *plan.Variant) { v.Envs[0].Source, v.Envs[0].Tasks[0].Direction = at(7), "up" }, `lm2lm.hcl:7:1: plan variant default: task "t0" of environment "tiny" has direction "up"`},
 		"role":                  {func(v *plan.Variant) { v.Roles[1].Source, v.Roles[1].Concurrency = at(20), 0 }, `lm2lm.hcl:20:1: plan variant default: role "rwm" has concurrency 0`},
-		"evaluation phase":      {func(v *plan.Variant) { v.Phases[4].Source, v.Evaluation.K = at(60), 0 }, `lm2lm.hcl:60:1: plan variant default: evaluation has k 0`},
-		"calibration phase":     {func(v *plan.Variant) { v.Phases[2].Source, v.Calibration.Normalize = at(50), "" }, `lm2lm.hcl:50:1: plan variant default: calibration of loop "policy" has no normalize`},
+		"evaluation phase":      {func(v *plan.Variant) { v.Phases[2].Source, v.Phases[2].Evaluation.K = at(60), 0 }, `lm2lm.hcl:60:1: plan variant default: evaluation has k 0`},
+		"calibration phase":     {func(v *plan.Variant) { v.Phases[1].Source, v.Phases[1].RL.Calibration.Normalize = at(50), "" }, `lm2lm.hcl:50:1: plan variant default: the calibration of phase policy has no normalize`},
 		"no recorded position":  {func(v *plan.Variant) { v.Loops[0].RunSteps = 0 }, `plan variant default: loop "policy" has run_steps 0`},
 		"executor, not a block": {func(v *plan.Variant) { v.Executor.Concurrency = 0 }, `plan variant default: executor concurrency 0`},
 	} {

@@ -388,14 +388,8 @@ func runnable(p *plan.Plan) error {
 		if err := runnableTasks(v, bad); err != nil {
 			return err
 		}
-		if e := v.Evaluation; e != nil && (e.K < 1 || e.States < 1) {
-			return bad(firstPhaseSource(v, plan.PhaseEvaluation), "evaluation has k %d and states %d", e.K, e.States)
-		}
-		if c := v.Calibration; c != nil && c.Normalize == "" {
-			return bad(firstPhaseSource(v, plan.PhaseCalibration), "calibration of loop %q has no normalize", c.Loop)
-		}
-		if err := calibrationsNamed(v); err != nil {
-			return bad(nil, "%v", err)
+		if err := runnableBodies(v, bad); err != nil {
+			return err
 		}
 		for _, ro := range v.Roles {
 			if ro.Concurrency < 1 {
@@ -464,16 +458,6 @@ func sourcePrefix(src sourced) string {
 		return ""
 	}
 	return src.String() + ": "
-}
-
-// firstPhaseSource is the source of v's first phase of kind, nil when it has none.
-func firstPhaseSource(v *plan.Variant, kind string) sourced {
-	for _, ph := range v.Phases {
-		if ph.Kind == kind {
-			return ph.Source
-		}
-	}
-	return nil
 }
 
 func pickVariant(p *plan.Plan, name string) (*plan.Variant, error) { return p.Variant(name) }

@@ -195,7 +195,7 @@ func TestRealRunsNeverExceedCap(t *testing.T) {
 		p := lm2lmPlan()
 		v := p.Variants[0]
 		v.Executor.Concurrency = 32
-		v.Phases = []*plan.Phase{{Name: "seed_records", Kind: plan.PhaseSeedRecords, Proposer: "proposer", Builder: "builder", Proposals: map[string]int{"tiny": 200}, Calls: plan.Calls{RealRuns: runs(200)}}}
+		v.Phases = []*plan.Phase{{Name: "seed_records", Kind: plan.PhaseSeedRecords, SeedRecords: seedBody(200), Calls: plan.Calls{RealRuns: runs(200)}}}
 		v.Budget = caps
 		v.Roles[0].PriceIn, v.Roles[0].PriceOut = 0, 0
 		v.Roles[2].PriceIn, v.Roles[2].PriceOut = 0, 0
@@ -425,7 +425,7 @@ func TestCapsHoldAtHighHours(t *testing.T) {
 	v := p.Variants[0]
 	v.Envs[0].Hours = plan.Count{Low: 0.1, Expected: 0.5, High: 2}
 	v.Envs[0].GPUHours, v.Envs[0].TimeLimitSeconds = v.Envs[0].Hours, 7200
-	v.Phases = []*plan.Phase{{Name: "seed_records", Kind: plan.PhaseSeedRecords, Proposer: "proposer", Builder: "builder", Proposals: map[string]int{"tiny": 40}, Calls: plan.Calls{RealRuns: runs(40)}}}
+	v.Phases = []*plan.Phase{{Name: "seed_records", Kind: plan.PhaseSeedRecords, SeedRecords: seedBody(40), Calls: plan.Calls{RealRuns: runs(40)}}}
 	v.Budget = plan.Budget{GPUHours: 18.5}
 	tr := newFakeTrainer() // each run takes its limit: 2 hours
 	res, err := runPlan(t, p, t.TempDir(), "high", &testLoader{trainer: tr}, false)
@@ -444,7 +444,7 @@ func TestWallCapAtHighHours(t *testing.T) {
 	v := p.Variants[0]
 	v.Envs[0].Hours = plan.Count{Low: 0.1, Expected: 0.5, High: 2}
 	v.Envs[0].GPUHours = v.Envs[0].Hours
-	v.Phases = []*plan.Phase{{Name: "seed_records", Kind: plan.PhaseSeedRecords, Proposer: "proposer", Builder: "builder", Proposals: map[string]int{"tiny": 4}, Calls: plan.Calls{RealRuns: runs(4)}}}
+	v.Phases = []*plan.Phase{{Name: "seed_records", Kind: plan.PhaseSeedRecords, SeedRecords: seedBody(4), Calls: plan.Calls{RealRuns: runs(4)}}}
 	v.Budget = plan.Budget{WallHours: 1}
 	tr := newFakeTrainer()
 	res, err := runPlan(t, p, t.TempDir(), "wall", &testLoader{trainer: tr}, false)

@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"math"
-	"slices"
 
 	"github.com/assay-lang/assay/compiler/plan"
 )
@@ -17,17 +16,18 @@ type scope struct {
 	hold  plan.HoldBack
 }
 
-// in is the scope for a phase that runs inside this one (a calibration
-// round inside its loop's phase): charged to that phase, under this one's
-// hold-back.
+// in is the scope for what runs inside this phase under another name (a
+// calibration round, charged to its own name under its RL phase's
+// hold-back).
 func (sc scope) in(phase string) scope {
 	sc.phase = phase
 	return sc
 }
 
 // scopeFor is what phase i reserves under: the plan's hold_back, which the
-// compiler decides. A plan from before hold_back existed holds back real
-// runs only, as that version did.
+// compiler decides. A plan without one (edited by hand) holds back the
+// most real runs of the later phases' counts, as plans before hold_back
+// did.
 func scopeFor(v *plan.Variant, loops map[string]*plan.Loop, i int, ph *plan.Phase) scope {
 	sc := scope{phase: ph.Name}
 	if hb := ph.HoldBack; hb != nil {
@@ -35,9 +35,6 @@ func scopeFor(v *plan.Variant, loops map[string]*plan.Loop, i int, ph *plan.Phas
 		return sc
 	}
 	for _, later := range v.Phases[i+1:] {
-		if slices.Contains(ph.Calibrations, later.Name) {
-			continue // its calibration runs belong to this phase
-		}
 		sc.floor += heldBack(loops, later)
 	}
 	sc.hold = plan.HoldBack{RealRuns: sc.floor}
@@ -45,17 +42,25 @@ func scopeFor(v *plan.Variant, loops map[string]*plan.Loop, i int, ph *plan.Phas
 }
 
 // heldBack is what the phases before ph hold back for it: the most real
-// runs its counts allow, so a phase with a fixed count (an evaluation)
-// gets every run the plan gives it even when fewer builds fail than
-// expected; for a loop that runs until the budget is spent, the least,
-// since it spends what the others leave.
+// runs its counts allow (its calibration rounds' included), so a phase
+// with a fixed count (an evaluation) gets every run the plan gives it
+// even when fewer builds fail than expected; for a loop that runs until
+// the budget is spent, the least, since it spends what the others leave.
 func heldBack(loops map[string]*plan.Loop, ph *plan.Phase) int {
-	if l := loops[ph.Loop]; l != nil && l.UntilBudget && ph.Kind == plan.PhaseRL {
-		var n float64
-		for _, c := range ph.Calls.RealRuns {
-			n += c.Low
+	var rounds float64
+	if ph.RL != nil && ph.RL.Calibration != nil {
+		for _, r := range ph.RL.Calibration.Rounds {
+			rounds += sumRuns(r.Calls.RealRuns)
 		}
-		return int(math.Ceil(n - 1e-9))
 	}
-	return int(math.Ceil(sumRuns(ph.Calls.RealRuns) - 1e-9))
+	if ph.RL != nil {
+		if l := loops[ph.RL.Loop]; l != nil && l.UntilBudget {
+			var n float64
+			for _, c := range ph.Calls.RealRuns {
+				n += c.Low
+			}
+			return int(math.Ceil(n + rounds - 1e-9))
+		}
+	}
+	return int(math.Ceil(sumRuns(ph.Calls.RealRuns) + rounds - 1e-9))
 }

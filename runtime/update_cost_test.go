@@ -23,9 +23,7 @@ func updateCapPlan() *plan.Plan {
 	v.Loops[0].Update = &plan.PolicyUpdate{Trainer: "rl", GPU: "CPU", GPUs: 2, Hours: 0.5, GPUHours: 1, USD: 2, TimeLimitSeconds: 1800, Adapter: "pol", Updates: plan.Exact(8)}
 	v.Budget = plan.Budget{GPUHours: 11.5}
 	for _, ph := range v.Phases {
-		if ph.Kind != plan.PhaseCalibration {
-			ph.HoldBack = &plan.HoldBack{}
-		}
+		ph.HoldBack = &plan.HoldBack{}
 	}
 	v.Phases[0].HoldBack.GPUHours = 4 // the loop's calibration runs and the evaluation's
 	v.Phases[1].HoldBack.GPUHours = 1 // the evaluation's

@@ -155,42 +155,19 @@ func writePlanSummary(w io.Writer, p *plan.Plan) {
 			fmt.Fprintf(w, "  %-12s %s\n", "hash", p.VariantHash(v.Name))
 		}
 		for _, ph := range v.Phases {
-			title := termSafe(ph.Name)
-			if ph.Loop != "" && !strings.Contains(ph.Name, ph.Loop) {
-				title += " (loop " + termSafe(ph.Loop) + ")"
-			}
-			if title == ph.Kind {
-				title = ""
-			}
-			fmt.Fprintf(w, "  %-12s %s\n", termSafe(ph.Kind), title)
-			var facts []string
-			if !ph.Steps.IsZero() {
-				facts = append(facts, "steps "+fmtCount(ph.Steps))
-			}
-			if !ph.Refreshes.IsZero() {
-				facts = append(facts, "refreshes "+fmtCount(ph.Refreshes))
-			}
-			if !ph.Calls.Candidates.IsZero() {
-				facts = append(facts, "candidates "+fmtCount(ph.Calls.Candidates))
-			}
-			if ph.Select != "" {
-				facts = append(facts, "select "+termSafe(ph.Select))
-			}
-			if len(facts) > 0 {
-				fmt.Fprintf(w, "               %s\n", strings.Join(facts, ", "))
-			}
-			if runs := sumCounts(ph.Calls.RealRuns); !runs.IsZero() {
-				fmt.Fprintf(w, "               real runs %s%s\n", fmtCount(runs), perKey(ph.Calls.RealRuns))
-			}
-			if len(ph.Calls.LLM) > 0 {
-				fmt.Fprintf(w, "               llm calls%s\n", perKey(ph.Calls.LLM))
-			}
+			writePhase(w, ph)
 		}
 		runs, llm := plan.Count{}, map[string]plan.Count{}
-		for _, ph := range v.Phases {
-			runs = runs.Add(sumCounts(ph.Calls.RealRuns))
-			for r, n := range ph.Calls.LLM {
+		add := func(c plan.Calls) {
+			runs = runs.Add(sumCounts(c.RealRuns))
+			for r, n := range c.LLM {
 				llm[r] = llm[r].Add(n)
+			}
+		}
+		for _, ph := range v.Phases {
+			add(ph.Calls)
+			for _, round := range roundsOf(ph) {
+				add(round.Calls)
 			}
 		}
 		fmt.Fprintf(w, "  total        real runs %s, llm calls%s\n", fmtCount(runs), perKey(llm))

@@ -17,7 +17,7 @@ func hasUnsafe(s string) bool {
 func TestPlanSummaryQuotesNames(t *testing.T) {
 	mk := func(name string) *plan.Plan {
 		return &plan.Plan{Name: name, Variants: []*plan.Variant{{Name: name, Phases: []*plan.Phase{{
-			Name: name, Kind: "rl", Loop: name + "l", Select: name,
+			Name: name, Kind: "rl", RL: &plan.RLBody{Loop: name + "l", Calibration: &plan.Calibration{Select: name, Rounds: []*plan.CalibrationRound{{Name: name}}}},
 			Calls: plan.Calls{RealRuns: map[string]plan.Count{name: plan.Exact(2)}, LLM: map[string]plan.Count{name: plan.Exact(3)}},
 		}}}}}
 	}

@@ -73,9 +73,30 @@ func readSaved(path string) (s *plan.Saved, ok bool, err error) {
 	}
 	s, err = plan.ParseSaved(b)
 	if err != nil {
-		return nil, true, userErrorf("%s: %v", path, err)
+		return nil, true, userErrorf("%s: %v%s", path, err, saveAgain(b, path))
 	}
 	return s, true, nil
+}
+
+// saveAgain is the command that saves the plan at path again from the
+// spec it names, as a line to end a refusal with; "" when it names none.
+// It reads the spec's name alone, so it serves a plan of any format.
+func saveAgain(b []byte, path string) string {
+	var probe struct {
+		Spec string `json:"spec"`
+	}
+	if json.Unmarshal(b, &probe) != nil || probe.Spec == "" {
+		return ""
+	}
+	spec := probe.Spec
+	if !filepath.IsAbs(spec) {
+		base, err := filepath.Abs(filepath.Dir(path))
+		if err != nil {
+			return ""
+		}
+		spec = filepath.Join(base, spec)
+	}
+	return fmt.Sprintf("\nsave the plan again: assay plan -out %s %s", path, fromWorkDir(spec))
 }
 
 // checkSaved refuses a saved plan whose spec files or plugin executables

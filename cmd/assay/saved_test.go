@@ -109,6 +109,33 @@ func TestIsSavedAndParse(t *testing.T) {
 	}
 }
 
+// A saved plan whose plan is of an older format (here 1.6's, whose
+// calibration rounds were phases of their own and whose phases had no
+// bodies) is refused before its plan is read, with the command that
+// saves it again from its spec.
+func TestOldPlanFormatRefused(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "old.plan")
+	old := `{"assay_saved_plan": 1, "spec": "s.hcl", "files": [{"path": "s.hcl", "sha256": "00"}], "plugins": [],
+  "plan": {"format_version": "1.6", "hash": "sha256:00", "name": "s", "variants": [{"name": "default",
+    "calibration": {"loop": "policy", "after_steps": [4], "budget": [3]},
+    "phases": [{"name": "rl.policy", "kind": "rl", "loop": "policy", "calibrations": ["calibration.policy.4"], "steps": 3},
+      {"name": "calibration.policy.4", "kind": "calibration", "loop": "policy", "after_step": 4}]}]}}`
+	if err := os.WriteFile(path, []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	_, ok, err := readSaved("old.plan")
+	if !ok || err == nil {
+		t.Fatalf("a saved plan of format 1.6: saved %v, error %v", ok, err)
+	}
+	for _, want := range []string{"a plan of format 1.6, this assay runs format " + plan.FormatVersion, "save the plan again: assay plan -out old.plan s.hcl"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+}
+
 // A saved plan edited by hand, with its hash recomputed, passes every pin
 // but is not what its spec compiles to: run refuses it, naming where it
 // first differs.

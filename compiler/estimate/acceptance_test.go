@@ -77,12 +77,11 @@ func TestAcceptanceLM2LM(t *testing.T) {
 	if v.Rewards[0].Clip != 6 {
 		t.Errorf("clip = %v, want 6", v.Rewards[0].Clip)
 	}
-	cal := phase(p, plan.PhaseCalibration)
 	var after []int
 	budget := 0.0
-	for _, ph := range cal {
-		after = append(after, ph.AfterStep)
-		for _, c := range ph.Calls.RealRuns {
+	for _, round := range phase(p, plan.PhaseRL)[0].RL.Calibration.Rounds {
+		after = append(after, round.AfterStep)
+		for _, c := range round.Calls.RealRuns {
 			budget += c.Expected
 		}
 	}
@@ -95,7 +94,7 @@ func TestAcceptanceLM2LM(t *testing.T) {
 	}
 	exact(t, "totals.real_runs", r.Totals.RealRuns, 200)
 	exact(t, "roles.rwm.calls", r.Roles["rwm"].Calls, 24576)
-	exact(t, "rl refreshes", phase(p, plan.PhaseRL)[0].Refreshes, 12)
+	exact(t, "rl refreshes", phase(p, plan.PhaseRL)[0].RL.Refreshes, 12)
 	// RL training: the paper's $56.1k with training less $40.1k of data
 	// generation alone, over 96 updates; a DAPO step whose groups are all
 	// dropped makes no update, so the low count is 0.
@@ -305,8 +304,8 @@ func TestAcceptanceQuickstartBaselines(t *testing.T) {
 		if len(ph) != 1 || p.Variants[0].Phases[0] != ph[0] {
 			t.Fatalf("%s: want one baselines phase, first; got %d", c.spec, len(ph))
 		}
-		if len(ph[0].Tasks) != int(c.baselines) || len(ph[0].Calls.LLM) != 0 {
-			t.Errorf("%s: baselines phase lists %d tasks and %d LLM roles, want %v and none", c.spec, len(ph[0].Tasks), len(ph[0].Calls.LLM), c.baselines)
+		if len(ph[0].Baselines.Tasks) != int(c.baselines) || len(ph[0].Calls.LLM) != 0 {
+			t.Errorf("%s: baselines phase lists %d tasks and %d LLM roles, want %v and none", c.spec, len(ph[0].Baselines.Tasks), len(ph[0].Calls.LLM), c.baselines)
 		}
 		exact(t, c.spec+" phases.baselines.real_runs", r.Phases[0].RealRuns, c.baselines)
 		// Every build succeeding is the high end; the builder's declared
@@ -332,7 +331,7 @@ func TestAcceptanceLM2LMNoBaselineRuns(t *testing.T) {
 	for _, name := range []string{"lm2lm", "lm2lm-eval", "lm2lm-verify-all", "critic-evolve", "critic-grpo", "critic-grpo-verify-all"} {
 		p, _ := loadSpec(t, name)
 		if ph := phase(p, plan.PhaseBaselines); len(ph) != 0 {
-			t.Errorf("%s plans baseline runs for %d tasks", name, len(ph[0].Tasks))
+			t.Errorf("%s plans baseline runs for %d tasks", name, len(ph[0].Baselines.Tasks))
 		}
 	}
 }

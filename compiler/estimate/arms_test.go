@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/assay-lang/assay/compiler/plan"
 )
 
 // The critic-only step sweep (seed 002, figure 5 left): one variant per
@@ -130,9 +132,9 @@ func TestAcceptanceICLDataCost(t *testing.T) {
 	exact(t, "icl run_hours", icl.RunHours, 200*1.5)
 	exact(t, "policy run_hours", pol.RunHours, 200*1.5)
 	// K = 300: half as much again.
-	for i, a := range p.Variants[0].Evaluation.Arms {
+	for i, a := range p.Variants[0].PhaseOf(plan.PhaseEvaluation).Evaluation.Arms {
 		if a.Name == "icl" {
-			p.Variants[0].Evaluation.Arms[i].Records = 300
+			p.Variants[0].PhaseOf(plan.PhaseEvaluation).Evaluation.Arms[i].Records = 300
 		}
 	}
 	k300 := Estimate(p).DataCost

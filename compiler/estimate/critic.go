@@ -25,19 +25,6 @@ func (ve *variantEstimate) criticTraining(pe *Phase, ct *plan.CriticTraining) {
 	}
 }
 
-// criticTrainingOf is the critic training phase ph runs, or nil.
-func criticTrainingOf(v *plan.Variant, ph *plan.Phase) *plan.CriticTraining {
-	if ph.Kind != plan.PhaseCriticTraining {
-		return nil
-	}
-	for _, ct := range v.CriticTrainings {
-		if ct.Phase == ph.Name {
-			return ct
-		}
-	}
-	return nil
-}
-
 // addCriticUpdates sums o's critic updates into b's.
 func (b *Breakdown) addCriticUpdates(o *Breakdown) {
 	for k, u := range o.CriticUpdates {

@@ -35,14 +35,14 @@ func (d *dataShare) add(o dataShare) {
 // makesData reports whether a phase of kind makes the trained policy's
 // data: baselines measure references and critic trainings train a critic.
 func makesData(kind string) bool {
-	return kind == plan.PhaseSeedRecords || kind == plan.PhaseRL || kind == plan.PhaseCalibration || kind == plan.PhaseEvolution
+	return kind == plan.PhaseSeedRecords || kind == plan.PhaseRL || kind == RoundKind || kind == plan.PhaseEvolution
 }
 
-// share is ph's data share once its real runs and calls are priced into
-// pe, before its updates.
-func (ve *variantEstimate) share(ph *plan.Phase, pe *Phase) dataShare {
+// share is the data share of a phase (or a calibration round) of calls
+// once its real runs and calls are priced into pe, before its updates.
+func (ve *variantEstimate) share(calls plan.Calls, pe *Phase) dataShare {
 	d := dataShare{runs: pe.RealRuns, usd: pe.USD, wall: pe.WallHours}
-	for name, n := range ph.Calls.RealRuns {
+	for name, n := range calls.RealRuns {
 		if e := ve.envs[name]; e != nil {
 			gh := n.Mul(e.GPUHours)
 			d.gpuHours, d.usdGPU = d.gpuHours.Add(gh), d.usdGPU.Add(gh.Scale(ve.v.Prices[e.GPU]))
@@ -52,16 +52,16 @@ func (ve *variantEstimate) share(ph *plan.Phase, pe *Phase) dataShare {
 	return d
 }
 
-// noteData adds ph's share to the policy's data (every data phase before
+// noteData adds the share of a phase of kind (or a round) to the policy's data (every data phase before
 // the evaluation) and keeps the seed records' share, the price of a
 // record.
-func (ve *variantEstimate) noteData(ph *plan.Phase, pe *Phase) {
-	if ve.v.Evaluation == nil || ve.evaluated || !makesData(ph.Kind) {
+func (ve *variantEstimate) noteData(kind string, calls plan.Calls, pe *Phase) {
+	if ve.evaluated || !makesData(kind) {
 		return
 	}
-	d := ve.share(ph, pe)
+	d := ve.share(calls, pe)
 	ve.policyData.add(d)
-	if ph.Kind == plan.PhaseSeedRecords {
+	if kind == plan.PhaseSeedRecords {
 		ve.seedData.add(d)
 	}
 }
@@ -69,7 +69,7 @@ func (ve *variantEstimate) noteData(ph *plan.Phase, pe *Phase) {
 // dataCosts are the evaluation's data costs, the policy's first, when it
 // has an in-context arm; nil otherwise.
 func (ve *variantEstimate) dataCosts() []*DataCost {
-	ev := ve.v.Evaluation
+	ev := ve.eval
 	if ev == nil {
 		return nil
 	}

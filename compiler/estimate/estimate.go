@@ -236,9 +236,10 @@ type variantEstimate struct {
 	loops map[string]*plan.Loop
 	// policyData and seedData are the data shares of the phases before
 	// the evaluation and of the seed records (datacost.go); evaluated is
-	// set once the evaluation is priced.
+	// set once the evaluation is priced, and eval is its body.
 	policyData, seedData dataShare
 	evaluated            bool
+	eval                 *plan.Evaluation
 }
 
 func estimateVariant(v *plan.Variant) *Variant {
@@ -264,6 +265,13 @@ func estimateVariant(v *plan.Variant) *Variant {
 		pe := ve.phase(ph)
 		t.WallHours = t.WallHours.Add(pe.WallHours)
 		out.Phases = append(out.Phases, pe)
+		if ph.RL != nil && ph.RL.Calibration != nil {
+			for _, round := range ph.RL.Calibration.Rounds {
+				pe := ve.round(ph.RL, round)
+				t.WallHours = t.WallHours.Add(pe.WallHours)
+				out.Phases = append(out.Phases, pe)
+			}
+		}
 	}
 	t.USD = t.USDGPU.Add(t.USDLLM)
 	out.DataCost = ve.dataCosts()
@@ -289,41 +297,58 @@ func assumption(a *plan.Assumption) *Assumption {
 	return &Assumption{Name: a.Name, Value: a.Value, From: from, Affects: a.Affects, Note: a.Note}
 }
 
-// phase estimates one phase and adds it to the variant's figures.
+// RoundKind is the kind of the estimate's phase for a calibration round,
+// which runs inside its RL phase and is estimated apart from it.
+const RoundKind = "calibration"
+
+// phase estimates one phase, by its body, and adds it to the variant's
+// figures.
 func (ve *variantEstimate) phase(ph *plan.Phase) *Phase {
 	pe := &Phase{Name: ph.Name, Kind: ph.Kind}
 	waves := batches(ve.v, ph)
-	ve.realRuns(ph, pe, waves)
-	ve.llmCalls(ph, pe, waves)
-	ve.noteData(ph, pe)
-	if ph.Kind == plan.PhaseEvaluation {
-		ve.evaluated = true
+	ve.realRuns(ph.Calls, pe, waves)
+	ve.llmCalls(ph.Calls, pe, waves)
+	ve.noteData(ph.Kind, ph.Calls, pe)
+	if ph.Evaluation != nil {
+		ve.evaluated, ve.eval = true, ph.Evaluation
 	}
-	if ph.Kind == plan.PhaseRL && ve.loops[ph.Loop] != nil && ve.loops[ph.Loop].Update != nil {
-		ve.updates(ph, pe)
-	}
-	if ct := criticTrainingOf(ve.v, ph); ct != nil {
-		ve.criticTraining(pe, ct)
-	}
-	ve.continual(pe, ph)
-	if ph.Loop != "" {
-		if l := ve.out.Loops[ph.Loop]; l != nil {
-			// Calibration reruns proposals already scored, so only the
-			// loop's own phase adds candidates.
-			if ph.Kind == plan.PhaseRL || ph.Kind == plan.PhaseEvolution {
-				l.Candidates = l.Candidates.Add(ph.Calls.Candidates)
-			}
-			l.RealRuns = l.RealRuns.Add(sumCounts(ph.Calls.RealRuns))
+	switch {
+	case ph.RL != nil:
+		if l := ve.loops[ph.RL.Loop]; l != nil && l.Update != nil {
+			ve.updates(l, pe)
 		}
+	case ph.CriticTraining != nil:
+		ve.criticTraining(pe, ph.CriticTraining)
+	case ph.Evolution != nil && ph.Evolution.Continual != nil:
+		// Priced like a critic training's; its calls are the phase's.
+		ve.criticTraining(pe, ph.Evolution.Continual.Training)
+	}
+	if l := ve.out.Loops[ph.Loop()]; l != nil {
+		l.Candidates = l.Candidates.Add(ph.Calls.Candidates)
+		l.RealRuns = l.RealRuns.Add(sumCounts(ph.Calls.RealRuns))
+	}
+	return pe
+}
+
+// round estimates a calibration round of RL phase body rl. It reruns
+// proposals the loop already scored, so it adds real runs to the loop and
+// no candidates.
+func (ve *variantEstimate) round(rl *plan.RLBody, round *plan.CalibrationRound) *Phase {
+	pe := &Phase{Name: round.Name, Kind: RoundKind}
+	ve.realRuns(round.Calls, pe, 1)
+	ve.llmCalls(round.Calls, pe, 1)
+	ve.noteData(RoundKind, round.Calls, pe)
+	if l := ve.out.Loops[rl.Loop]; l != nil {
+		l.RealRuns = l.RealRuns.Add(sumCounts(round.Calls.RealRuns))
 	}
 	return pe
 }
 
 // realRuns adds a phase's real runs, environment by environment.
-func (ve *variantEstimate) realRuns(ph *plan.Phase, pe *Phase, waves float64) {
+func (ve *variantEstimate) realRuns(calls plan.Calls, pe *Phase, waves float64) {
 	out, t := ve.out, &ve.out.Totals
-	for _, name := range sortedKeys(ph.Calls.RealRuns) {
-		n := ph.Calls.RealRuns[name]
+	for _, name := range sortedKeys(calls.RealRuns) {
+		n := calls.RealRuns[name]
 		e := ve.envs[name]
 		if e == nil {
 			continue // the compiler never emits this; a hand-edited plan might
@@ -342,10 +367,10 @@ func (ve *variantEstimate) realRuns(ph *plan.Phase, pe *Phase, waves float64) {
 }
 
 // llmCalls adds a phase's LLM calls, role by role.
-func (ve *variantEstimate) llmCalls(ph *plan.Phase, pe *Phase, waves float64) {
+func (ve *variantEstimate) llmCalls(calls plan.Calls, pe *Phase, waves float64) {
 	out, t := ve.out, &ve.out.Totals
-	for _, name := range sortedKeys(ph.Calls.LLM) {
-		n := ph.Calls.LLM[name]
+	for _, name := range sortedKeys(calls.LLM) {
+		n := calls.LLM[name]
 		r := ve.roles[name]
 		if r == nil {
 			continue
@@ -367,12 +392,12 @@ func (ve *variantEstimate) llmCalls(ph *plan.Phase, pe *Phase, waves float64) {
 
 // updates adds an RL loop's policy updates, which run in its phase one
 // after another between steps, each reserved like a real run.
-func (ve *variantEstimate) updates(ph *plan.Phase, pe *Phase) {
+func (ve *variantEstimate) updates(l *plan.Loop, pe *Phase) {
 	out, t := ve.out, &ve.out.Totals
-	u := ve.loops[ph.Loop].Update
+	u := l.Update
 	gh := u.Updates.Scale(u.GPUHours)
 	usd := u.Updates.Scale(u.USD)
-	out.Loops[ph.Loop].Updates = &Updates{Count: u.Updates, GPUHours: gh, USD: usd}
+	out.Loops[l.Name].Updates = &Updates{Count: u.Updates, GPUHours: gh, USD: usd}
 	out.GPUHoursByType[u.GPU] = out.GPUHoursByType[u.GPU].Add(gh)
 	t.GPUHours, t.USDGPU = t.GPUHours.Add(gh), t.USDGPU.Add(usd)
 	pe.USD = pe.USD.Add(usd)
@@ -436,12 +461,12 @@ func wall(n, per plan.Count, conc float64, waves float64) plan.Count {
 // group waiting for its last: a refresh of an RL loop, an island-round of
 // an evolution loop, or the whole phase.
 func batches(v *plan.Variant, ph *plan.Phase) float64 {
-	switch ph.Kind {
-	case plan.PhaseRL:
-		return math.Max(ph.Refreshes.High, 1)
-	case plan.PhaseEvolution:
+	switch {
+	case ph.RL != nil:
+		return math.Max(ph.RL.Refreshes.High, 1)
+	case ph.Evolution != nil:
 		for _, l := range v.Loops {
-			if l.Name != ph.Loop {
+			if l.Name != ph.Evolution.Loop {
 				continue
 			}
 			tasks := 0

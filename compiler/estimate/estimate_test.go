@@ -64,8 +64,8 @@ func twoPhasePlan() *plan.Plan {
 		Executor: plan.Executor{Kind: "local", Concurrency: 8, GPUs: 4},
 		Budget:   plan.Budget{RealRuns: 100, Source: map[string]diag.Range{"real_runs": at}},
 		Phases: []*plan.Phase{
-			{Name: "seed_records", Kind: plan.PhaseSeedRecords, Calls: plan.Calls{RealRuns: map[string]plan.Count{"e": plan.Exact(10)}}},
-			{Name: "rl.policy", Kind: plan.PhaseRL, Loop: "policy", Calls: plan.Calls{
+			{Name: "seed_records", Kind: plan.PhaseSeedRecords, SeedRecords: &plan.SeedRecordsBody{}, Calls: plan.Calls{RealRuns: map[string]plan.Count{"e": plan.Exact(10)}}},
+			{Name: "rl.policy", Kind: plan.PhaseRL, RL: &plan.RLBody{Loop: "policy"}, Calls: plan.Calls{
 				RealRuns:   map[string]plan.Count{"e": {Low: 40, Expected: 50, High: 80}},
 				LLM:        map[string]plan.Count{"critic": plan.Exact(400)},
 				Candidates: plan.Exact(100),

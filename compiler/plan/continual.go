@@ -10,32 +10,51 @@ const (
 	ContinualLoop = "loop"
 )
 
+// Continual update kinds (ContinualUpdate.Kind).
+const (
+	UpdateSDFT = "sdft"
+	UpdateGRPO = "grpo"
+)
+
 // CriticContinual is test-time continual learning of an evolution loop's
-// screen critic: before round r (from 0; within each task with Scope
-// task, across the loop's tasks with Scope loop), an SDFT update when r
-// is a positive multiple of SDFTEvery and a T-GRPO update when it is one
-// of GRPOEvery, each on the newest pairs verified since that kind's last
-// update (of the task, with Scope task). The updates are those of a
-// critic training (CriticUpdate), journaled under Name.
+// screen critic: the updates Updates lists, each on the newest pairs the
+// loop verified since that kind's last update (of the task, with Scope
+// task), made as a critic training's (Training, which has no pairs file).
 type CriticContinual struct {
-	// Name keys the updates' journal records and figures (LOOP.continual).
-	Name string `json:"name"`
-	// Scope is ContinualTask or ContinualLoop.
-	Scope   string `json:"scope"`
-	Critic  string `json:"critic"`
-	Role    string `json:"role"`
-	Teacher string `json:"teacher,omitempty"`
-	Labels  string `json:"labels"`
-	// GRPOEvery and SDFTEvery are rounds between updates (0: none);
-	// GRPOPairs and SDFTPairs the newest new pairs one update takes.
-	GRPOEvery int `json:"grpo_every,omitempty"`
+	// Scope is ContinualTask (each task starts again from the critic as
+	// the loop found it, on its own pairs) or ContinualLoop (one adapter
+	// across the loop's tasks).
+	Scope string `json:"scope"`
+	// GRPOPairs and SDFTPairs are the newest new pairs one update of
+	// each kind takes.
 	GRPOPairs int `json:"grpo_pairs,omitempty"`
-	SDFTEvery int `json:"sdft_every,omitempty"`
 	SDFTPairs int `json:"sdft_pairs,omitempty"`
-	// SFT and GRPO are the updates (nil: none); GRPO's Group is the
-	// verdicts per pair, and each one's Updates counts at most one per
-	// update round (none when no new pair, or no kept critique, or every
+	// Training is the updates' critic, role, teacher, labels and the SFT
+	// and T-GRPO updates (nil: none of that kind); its Name keys their
+	// journal records and figures (LOOP.continual). GRPO's Batch is
+	// GRPOPairs, the most one update takes, and Group the verdicts per
+	// pair; each one's Updates counts the entries of Updates of its kind
+	// at most (none made when no new pair, no kept critique, or every
 	// group agreed).
-	SFT  *CriticUpdate `json:"sft,omitempty"`
-	GRPO *CriticUpdate `json:"grpo,omitempty"`
+	Training *CriticTraining `json:"training"`
+	// Updates are the updates the loop makes, in the order it makes
+	// them: the compiler's schedule, which the runtime follows.
+	Updates []ContinualUpdate `json:"updates"`
 }
+
+// ContinualUpdate is one update of a continual critic: of kind Kind
+// (UpdateSDFT first, then UpdateGRPO, where both fall before one round),
+// before round Round (from 0) of task Task of the loop's split. Key is
+// the round counted across the loop's tasks in their order (task index x
+// rounds + Round): it keys the update's journal records, and names its
+// adapter.
+type ContinualUpdate struct {
+	Task  TaskRef `json:"task"`
+	Round int     `json:"round"`
+	Key   int     `json:"key"`
+	Kind  string  `json:"kind"`
+}
+
+// MaxContinualUpdates bounds the updates one continual critic's schedule
+// lists.
+const MaxContinualUpdates = 10_000

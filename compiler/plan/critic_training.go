@@ -8,12 +8,13 @@ import "github.com/assay-lang/assay/lang/diag"
 // then name its last adapter.
 const PhaseCriticTraining = "critic_training"
 
-// CriticTraining is one critic_training block as the runtime runs it. The
-// phase named Phase runs it; its Calls count the teacher's critiques and
-// the critic's GRPO verdicts.
+// CriticTraining is a critic_training phase's body: one critic_training
+// block as the runtime runs it. The phase's Calls count the teacher's
+// critiques and the critic's GRPO verdicts. A continual critic's updates
+// are a critic training's too (CriticContinual.Training), without pairs.
 type CriticTraining struct {
-	Name  string `json:"name"`
-	Phase string `json:"phase"`
+	// Name keys its journal records and figures.
+	Name string `json:"name"`
 	// Critic is the critic block whose Role is trained; Teacher the role
 	// that writes the SFT critiques ("" without SFT).
 	Critic  string `json:"critic"`

@@ -9,7 +9,7 @@ import (
 )
 
 // FormatVersion is bumped whenever the JSON shape of a Plan changes.
-const FormatVersion = "1.6"
+const FormatVersion = "1.7"
 
 // Plan is a compiled experiment. Without a sweep it has one variant.
 type Plan struct {
@@ -154,14 +154,6 @@ type Variant struct {
 	Budget    Budget             `json:"budget"`
 	Executor  Executor           `json:"executor"`
 
-	// CriticTrainings are run by their critic_training phases.
-	CriticTrainings []*CriticTraining `json:"critic_trainings,omitempty"`
-
-	// Records, Calibration and Evaluation carry the protocol knobs the
-	// runtime needs beyond the phases' call counts; nil when not declared.
-	Records     *Records     `json:"records,omitempty"`
-	Calibration *Calibration `json:"calibration,omitempty"`
-	Evaluation  *Evaluation  `json:"evaluation,omitempty"`
 	// Assumptions are the figures the estimate takes as given rather than
 	// derives: shares, costs and durations typed into the spec, or left at
 	// their defaults.
@@ -183,34 +175,17 @@ type Assumption struct {
 	Source diag.Range `json:"source"`
 }
 
-// Records are the seed records: SeedRuns real runs on train tasks.
-type Records struct {
-	SeedRuns int    `json:"seed_runs"`
-	Select   string `json:"select"`
-}
-
-// Calibration is the world model's calibration schedule. Budget has one
-// entry per entry of AfterSteps.
-type Calibration struct {
-	Loop       string `json:"loop"`
-	AfterSteps []int  `json:"after_steps"`
-	Budget     []int  `json:"budget"`
-	Select     string `json:"select"`
-	// Normalize and Clip are how a round compares predicted and real
-	// gains: each divided by its task's scale unless Normalize is "none",
-	// then clipped to [-Clip, Clip] (0: not clipped). The compiler takes
-	// them from the calibrated loop's reward.
-	Normalize string  `json:"normalize"`
-	Clip      float64 `json:"clip,omitempty"`
-}
-
 // Evaluation is the held-out evaluation protocol. Arms lists the proposer
 // roles evaluated on the same states, the trained policy first; Predictor
 // is the world model that predicts every evaluated proposal (empty: none).
 type Evaluation struct {
-	Split  string `json:"split"`
-	AvgAt  int    `json:"avg_at,omitempty"`
-	BestAt int    `json:"best_at,omitempty"`
+	// Proposer and Builder are the roles the phase calls, by name
+	// (Builder may be empty): the first arm's proposer and its builder.
+	Proposer string `json:"proposer"`
+	Builder  string `json:"builder,omitempty"`
+	Split    string `json:"split"`
+	AvgAt    int    `json:"avg_at,omitempty"`
+	BestAt   int    `json:"best_at,omitempty"`
 	// K is the proposals each arm makes on each state, max(avg_at,
 	// best_at); States is the states of each task (at least 1).
 	K         int       `json:"k"`
@@ -586,9 +561,6 @@ type Loop struct {
 	// proposed against it, built and run for real, unscreened, which no
 	// island takes; 0: none.
 	ChildrenPerParent int `json:"children_per_parent,omitempty"`
-	// Continual adapts an evolution loop's screen critic as it runs; nil:
-	// the critic stays frozen.
-	Continual *CriticContinual `json:"continual,omitempty"`
 	// NewParent is how a parent-conditioned RL loop changes a task's
 	// parent: "all_improve" or "never".
 	NewParent string `json:"new_parent,omitempty"`
@@ -644,57 +616,6 @@ type PolicyUpdate struct {
 	// samples (a step whose groups are all dropped makes none).
 	Updates Count      `json:"updates"`
 	Source  diag.Range `json:"source"`
-}
-
-// Phase kinds, in the order they run.
-const (
-	// PhaseBaselines measures the baseline metric b_e of every task that
-	// needs one and has none declared: one real run of the unedited
-	// reference configuration per task, listed in the phase's Tasks.
-	PhaseBaselines   = "baselines"
-	PhaseSeedRecords = "seed_records"
-	PhaseRL          = "rl"
-	PhaseCalibration = "calibration"
-	PhaseEvolution   = "evolution"
-	PhaseEvaluation  = "evaluation"
-)
-
-// Phase is one stage of execution with the count of every plugin call it
-// will make.
-type Phase struct {
-	Name string `json:"name"`
-	Kind string `json:"kind"`
-	Loop string `json:"loop,omitempty"`
-	// AfterStep is the policy step after which a calibration round runs.
-	AfterStep int `json:"after_step,omitempty"`
-	// Calibrations names, in order, the calibration phases an RL phase
-	// runs inside it; the runtime runs no others.
-	Calibrations []string `json:"calibrations,omitempty"`
-	// Steps and Refreshes are for RL phases.
-	Steps     Count `json:"steps,omitempty"`
-	Refreshes Count `json:"refreshes,omitempty"`
-	// Select is how a calibration or seed phase picks proposals.
-	Select string `json:"select,omitempty"`
-	// Proposer and Builder are the roles a seed-records or evaluation
-	// phase calls, by name (Builder may be empty).
-	Proposer string `json:"proposer,omitempty"`
-	Builder  string `json:"builder,omitempty"`
-	// Proposals is how many proposals a seed-records phase makes per
-	// environment (each built and, when it builds, run once), how many of
-	// a calibration round's proposals come from each environment, and how
-	// many of an RL loop's states per rollout refresh do.
-	Proposals map[string]int `json:"proposals,omitempty"`
-	// Tasks lists the tasks a baselines phase measures, one real run each;
-	// the runtime runs no baseline that is not listed here.
-	Tasks []TaskRef `json:"tasks,omitempty"`
-	Calls Calls     `json:"calls"`
-	// HoldBack is what the phase leaves unspent under each cap for the
-	// phases after it (see HoldBack). Nil for a calibration phase, which
-	// runs inside its loop's phase, and in a plan from before it existed.
-	HoldBack *HoldBack `json:"hold_back,omitempty"`
-	// CriticEval is a critic_eval phase's evaluation (criticeval.go).
-	CriticEval *CriticEval `json:"critic_eval,omitempty"`
-	Source     diag.Range  `json:"source"`
 }
 
 // HoldBack is what a phase may not spend of the budget's caps, because the

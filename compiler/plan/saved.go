@@ -63,18 +63,29 @@ func IsSaved(b []byte) bool {
 // ParseSaved decodes a saved plan, refusing another format and one
 // without a plan.
 func ParseSaved(b []byte) (*Saved, error) {
+	// The formats first: a plan of another format may not decode into
+	// this one's types, and its error would not say what to do.
+	var probe struct {
+		Format int `json:"assay_saved_plan"`
+		Plan   *struct {
+			FormatVersion string `json:"format_version"`
+		} `json:"plan"`
+	}
+	if err := json.Unmarshal(b, &probe); err != nil {
+		return nil, fmt.Errorf("not a valid saved plan (%v)", err)
+	}
+	if probe.Format != SavedFormat {
+		return nil, fmt.Errorf("saved plan format %d, this assay reads format %d: save the plan again with assay plan -out", probe.Format, SavedFormat)
+	}
+	if probe.Plan != nil && probe.Plan.FormatVersion != FormatVersion {
+		return nil, fmt.Errorf("the saved plan holds a plan of format %s, this assay runs format %s: save it again with assay plan -out", probe.Plan.FormatVersion, FormatVersion)
+	}
 	var s Saved
 	if err := json.Unmarshal(b, &s); err != nil {
 		return nil, fmt.Errorf("not a valid saved plan (%v)", err)
 	}
-	if s.Format != SavedFormat {
-		return nil, fmt.Errorf("saved plan format %d, this assay reads format %d: save the plan again with assay plan -out", s.Format, SavedFormat)
-	}
 	if s.Plan == nil || len(s.Plan.Variants) == 0 || s.Spec == "" || len(s.Files) == 0 {
 		return nil, fmt.Errorf("the saved plan lacks its plan, spec or files: save it again with assay plan -out")
-	}
-	if s.Plan.FormatVersion != FormatVersion {
-		return nil, fmt.Errorf("the saved plan holds a plan of format %s, this assay runs format %s: save it again with assay plan -out", s.Plan.FormatVersion, FormatVersion)
 	}
 	// The hash covers the plan's meaning: an edited plan no longer has it.
 	recorded := s.Plan.Hash

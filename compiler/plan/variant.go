@@ -33,3 +33,13 @@ func (p *Plan) Variant(name string) (*Variant, error) {
 	}
 	return p.Variants[i], nil
 }
+
+// PhaseOf is v's first phase of kind kind, nil when it has none.
+func (v *Variant) PhaseOf(kind string) *Phase {
+	for _, ph := range v.Phases {
+		if ph.Kind == kind {
+			return ph
+		}
+	}
+	return nil
+}

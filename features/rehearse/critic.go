@@ -20,11 +20,11 @@ import (
 // plan with every one reading its file. The plan is copied; p is not
 // changed. A plan with neither is p itself.
 func criticPairs(p *plan.Plan, v *plan.Variant, dir string, seed int64) (*plan.Plan, error) {
-	evals := false
+	reads := false
 	for _, ph := range v.Phases {
-		evals = evals || ph.CriticEval != nil
+		reads = reads || ph.CriticEval != nil || ph.CriticTraining != nil
 	}
-	if len(v.CriticTrainings) == 0 && !evals {
+	if !reads {
 		return p, nil
 	}
 	var tasks []plan.TaskRef
@@ -37,22 +37,22 @@ func criticPairs(p *plan.Plan, v *plan.Variant, dir string, seed int64) (*plan.P
 		return nil, fmt.Errorf("critic pairs: the plan has no task to make pairs of")
 	}
 	nv := *v
-	nv.CriticTrainings = nil
-	for _, ct := range v.CriticTrainings {
-		n := ct.Examples + 1
-		if ct.GRPO != nil {
-			n = ct.Examples + ct.GRPO.Batch
-		}
-		path := filepath.Join(dir, fmt.Sprintf("pairs-%s-%d.jsonl", ct.Name, seed))
-		if err := writeSimPairs(path, tasks, n, ct.Split, ct.Labels == "5way", ct.Name, seed, balanced(ct)); err != nil {
-			return nil, err
-		}
-		c := *ct
-		c.Pairs = path
-		nv.CriticTrainings = append(nv.CriticTrainings, &c)
-	}
 	nv.Phases = nil
 	for _, ph := range v.Phases {
+		if ct := ph.CriticTraining; ct != nil {
+			n := ct.Examples + 1
+			if ct.GRPO != nil {
+				n = ct.Examples + ct.GRPO.Batch
+			}
+			path := filepath.Join(dir, fmt.Sprintf("pairs-%s-%d.jsonl", ct.Name, seed))
+			if err := writeSimPairs(path, tasks, n, ct.Split, ct.Labels == "5way", ct.Name, seed, balanced(ct)); err != nil {
+				return nil, err
+			}
+			c, q := *ct, *ph
+			c.Pairs = path
+			q.CriticTraining = &c
+			ph = &q
+		}
 		if ce := ph.CriticEval; ce != nil {
 			// Every pair has a 5-way label, so a 5-way critic is scored
 			// on each too.
@@ -159,7 +159,11 @@ func pick(seed int64, name string, i int) uint64 {
 // criticUpdateHours adds each critic training's update hours to the
 // world's, by the run id prefix its updates take.
 func criticUpdateHours(w *sim.World, v *plan.Variant) {
-	for _, ct := range v.CriticTrainings {
+	for _, ph := range v.Phases {
+		ct := ph.CriticTraining
+		if ct == nil {
+			continue
+		}
 		for _, u := range []*plan.CriticUpdate{ct.SFT, ct.GRPO} {
 			if u != nil {
 				w.UpdateHours["critic_training/"+ct.Name+"/"+u.Algorithm] = u.Hours

@@ -64,7 +64,8 @@ func Learn(p *plan.Plan, variant string, tot *runtime.Totals, tim *runtime.Timin
 		builders[l.Builder] = l.Builder != ""
 	}
 	for _, ph := range v.Phases {
-		builders[ph.Builder] = builders[ph.Builder] || ph.Builder != ""
+		b := ph.Builder()
+		builders[b] = builders[b] || b != ""
 	}
 	for b, ok := range builders {
 		if !ok {

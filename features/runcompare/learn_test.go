@@ -15,7 +15,7 @@ func screenedPlan() *plan.Plan {
 		Roles:   []*plan.Role{{Name: "proposer", Kind: "proposer"}, {Name: "builder", Kind: "builder"}, {Name: "critic", Kind: "critic"}},
 		Critics: []*plan.Critic{{Name: "screen"}},
 		Loops:   []*plan.Loop{{Name: "policy", Kind: "rl", Critic: "screen", Routes: true, Builder: "builder"}},
-		Phases:  []*plan.Phase{{Name: "rl.policy", Kind: plan.PhaseRL, Loop: "policy"}},
+		Phases:  []*plan.Phase{{Name: "rl.policy", Kind: plan.PhaseRL, RL: &plan.RLBody{Loop: "policy"}}},
 	}}}
 }
 

@@ -29,31 +29,32 @@ func continualRun(t *testing.T) (*plan.Plan, int, *runtime.Result, string) {
 func TestContinualCriticRunsWithinItsEstimate(t *testing.T) {
 	t.Parallel()
 	p, vi, res, dir := continualRun(t)
-	cc := p.Variants[vi].Loops[0].Continual
-	if cc == nil || cc.SFT == nil || cc.GRPO == nil {
-		t.Fatalf("the continual arm's loop has no continual critic: %+v", cc)
+	evo := p.Variants[vi].PhaseOf(plan.PhaseEvolution)
+	if evo == nil || evo.Evolution.Continual == nil || evo.Evolution.Continual.Training.SFT == nil || evo.Evolution.Continual.Training.GRPO == nil {
+		t.Fatalf("the continual arm's loop has no continual critic: %+v", evo)
 	}
+	cc, ct := evo.Evolution.Continual, evo.Evolution.Continual.Training
 	checkResult(t, p, vi, res)
 	checkPipeline(t, p.Variants[vi], res, dir)
-	m := res.Totals.Measured.CriticTrainings[cc.Name]
-	high := int(cc.SFT.Updates.High + cc.GRPO.Updates.High)
-	if m == nil || m.Updates < 1 || m.Updates > high || m.GRPOSteps < 1 || m.GRPOSteps > int(cc.GRPO.Updates.High) {
-		t.Fatalf("continual critic measured %+v: want 1 to %d updates and 1 to %v T-GRPO steps", m, high, cc.GRPO.Updates.High)
+	m := res.Totals.Measured.CriticTrainings[ct.Name]
+	high := int(ct.SFT.Updates.High + ct.GRPO.Updates.High)
+	if m == nil || m.Updates < 1 || m.Updates > high || m.GRPOSteps < 1 || m.GRPOSteps > int(ct.GRPO.Updates.High) {
+		t.Fatalf("continual critic measured %+v: want 1 to %d updates and 1 to %v T-GRPO steps", m, high, ct.GRPO.Updates.High)
 	}
 	// Both arms train the critic alike first; the continual arm's teacher
 	// is asked again during the loop, at most sdft_pairs a round.
 	cont := res.Totals.Measured.Roles["teacher"]
 	res, dir = checkRun(t, p, 1-vi)
 	checkPipeline(t, p.Variants[1-vi], res, dir)
-	if _, ok := res.Totals.Measured.CriticTrainings[cc.Name]; ok {
+	if _, ok := res.Totals.Measured.CriticTrainings[ct.Name]; ok {
 		t.Errorf("the frozen arm adapted its critic: %+v", res.Totals.Measured.CriticTrainings)
 	}
 	if _, ok := res.Totals.Measured.CriticTrainings["critic"]; !ok {
 		t.Errorf("the frozen arm did not train its critic first: %+v", res.Totals.Measured.CriticTrainings)
 	}
 	frozen := res.Totals.Measured.Roles["teacher"]
-	if cont == nil || frozen == nil || cont.Calls <= frozen.Calls || float64(cont.Calls-frozen.Calls) > cc.SFT.Updates.High*float64(cc.SDFTPairs) {
-		t.Errorf("teacher calls %+v (continual) and %+v (frozen): want the continual arm's 1 to %g more", cont, frozen, cc.SFT.Updates.High*float64(cc.SDFTPairs))
+	if cont == nil || frozen == nil || cont.Calls <= frozen.Calls || float64(cont.Calls-frozen.Calls) > ct.SFT.Updates.High*float64(cc.SDFTPairs) {
+		t.Errorf("teacher calls %+v (continual) and %+v (frozen): want the continual arm's 1 to %g more", cont, frozen, ct.SFT.Updates.High*float64(cc.SDFTPairs))
 	}
 }
 
@@ -69,10 +70,11 @@ func checkPipeline(t *testing.T, v *plan.Variant, res *runtime.Result, dir strin
 			bench = ph
 		}
 	}
-	if bench == nil || len(v.CriticTrainings) == 0 || len(v.Loops) == 0 {
+	training := v.PhaseOf(plan.PhaseCriticTraining)
+	if bench == nil || training == nil || len(v.Loops) == 0 {
 		t.Fatalf("variant %s: want a critic training, a bench and a loop: %d phases", v.Name, len(v.Phases))
 	}
-	if m := res.Totals.Measured.CriticTrainings[v.CriticTrainings[0].Name]; m == nil || m.Updates < 1 {
+	if m := res.Totals.Measured.CriticTrainings[training.CriticTraining.Name]; m == nil || m.Updates < 1 {
 		t.Errorf("variant %s: the critic training made no update: %+v", v.Name, m)
 	}
 	if l := res.Totals.Measured.Loops[v.Loops[0].Name]; l == nil || l.Steps < 1 {
@@ -123,7 +125,7 @@ func TestContinualCriticResumes(t *testing.T) {
 	// The uninterrupted run is TestContinualCriticRunsWithinItsEstimate's.
 	p, vi, res, whole := continualRun(t)
 	v := p.Variants[vi]
-	name := v.Loops[0].Continual.Name
+	name := v.PhaseOf(plan.PhaseEvolution).Evolution.Continual.Training.Name
 	want, wantState := *res.Totals.Measured.CriticTrainings[name], criticState(t, whole)
 	dir := t.TempDir()
 	runCut(t, p, runtime.Options{ID: "c", Dir: dir, Variant: v.Name}, 2000) // of about 3,800 calls
@@ -180,8 +182,8 @@ func continualUpdateRounds(t *testing.T, dir, name string) map[int]bool {
 func TestContinualCriticScopes(t *testing.T) {
 	t.Parallel()
 	p, vi, _, dir := continualRun(t)
-	cc := p.Variants[vi].Loops[0].Continual
-	perTask := continualUpdateRounds(t, dir, cc.Name)
+	cc := p.Variants[vi].PhaseOf(plan.PhaseEvolution).Evolution.Continual
+	perTask := continualUpdateRounds(t, dir, cc.Training.Name)
 	for _, g := range []int{0, 6, 12, 18} {
 		if perTask[g] {
 			t.Errorf("scope task: an update before global round %d, a task's first: %v", g, perTask)
@@ -207,17 +209,17 @@ func TestContinualCriticScopes(t *testing.T) {
 		t.Fatal(ds)
 	}
 	li := -1
+	var lc *plan.CriticContinual
 	for i, v := range lp.Variants {
-		if v.Loops[0].Continual != nil {
-			li = i
+		if evo := v.PhaseOf(plan.PhaseEvolution); evo != nil && evo.Evolution.Continual != nil {
+			li, lc = i, evo.Evolution.Continual
 		}
 	}
-	lc := lp.Variants[li].Loops[0].Continual
-	if lc.Scope != plan.ContinualLoop || lc.SFT.Updates.High <= cc.SFT.Updates.High {
-		t.Fatalf("scope loop: %q, SDFT updates %+v, not above scope task's %+v", lc.Scope, lc.SFT.Updates, cc.SFT.Updates)
+	if lc == nil || lc.Scope != plan.ContinualLoop || lc.Training.SFT.Updates.High <= cc.Training.SFT.Updates.High {
+		t.Fatalf("scope loop: %+v, not above scope task's SDFT updates %+v", lc, cc.Training.SFT.Updates)
 	}
 	_, ldir := checkRun(t, lp, li)
-	across := continualUpdateRounds(t, ldir, lc.Name)
+	across := continualUpdateRounds(t, ldir, lc.Training.Name)
 	if !across[6] && !across[12] && !across[18] {
 		t.Errorf("scope loop: no update before a later task's first round: %v", across)
 	}

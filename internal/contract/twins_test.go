@@ -74,7 +74,7 @@ func TestCodeTwinsRunWithinTheirEstimates(t *testing.T) {
 			}
 			repo := checkTwinRefs(t, p, res, codeTwins[name])
 			runs := twinRuns(t, dir)
-			checkArmsMeasureTheirPatches(t, repo, runs, p.Variants[0].Evaluation != nil)
+			checkArmsMeasureTheirPatches(t, repo, runs, p.Variants[0].PhaseOf(plan.PhaseEvaluation) != nil)
 			checkPairsDescribeTheirPatches(t, dir)
 			if name == trainsBest {
 				trainBest(t, p, repo, "spirals", runs)

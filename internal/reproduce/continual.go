@@ -21,7 +21,7 @@ import (
 // critic stayed frozen after its critic training) and the held-out Dir-3
 // of the critic as the run left it ("ct_heldout").
 func trainingFigures(dir, id string, v *plan.Variant, r *runtime.Result, f map[string]float64) error {
-	if len(v.CriticTrainings) == 0 {
+	if v.PhaseOf(plan.PhaseCriticTraining) == nil {
 		return nil
 	}
 	f["ct_updates"] = 0

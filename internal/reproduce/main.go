@@ -337,7 +337,7 @@ func figures(dir, id string, v *plan.Variant, r *runtime.Result) (map[string]flo
 				f["routed"] = l.RoutedShare
 			}
 			for _, ph := range v.Phases {
-				if ph.Loop == name && (ph.Kind == plan.PhaseRL || ph.Kind == plan.PhaseEvolution) {
+				if ph.Loop() == name {
 					if pm := m.Phases[ph.Name]; pm != nil {
 						f["train_runs"] += float64(pm.RealRuns)
 					}

@@ -88,10 +88,10 @@ func poolFigures(ps []critic.Pair, min int) map[string]float64 {
 
 // usePairs points every critic training and bench of v at path.
 func usePairs(v *plan.Variant, path string) {
-	for _, ct := range v.CriticTrainings {
-		ct.Pairs = path
-	}
 	for _, ph := range v.Phases {
+		if ph.CriticTraining != nil {
+			ph.CriticTraining.Pairs = path
+		}
 		if ph.CriticEval != nil {
 			ph.CriticEval.Data = path
 		}
