@@ -204,24 +204,12 @@ func suiteMeans(rows []SuiteTaskRow, cols int) ([]SuiteRow, *SuiteRow) {
 func suiteAverages(rows []SuiteTaskRow, domains []SuiteRow, cols int) (avg, held *SuiteRow) {
 	if len(domains) > 0 {
 		a := SuiteRow{Name: "domain average"}
-		for _, d := range domains {
+		scores := make([][]*float64, len(domains))
+		for i, d := range domains {
 			a.Tasks += d.Tasks
+			scores[i] = d.Normalised
 		}
-		for c := range cols {
-			var sum float64
-			n := 0
-			for _, d := range domains {
-				if v := d.Normalised[c]; v != nil {
-					sum += *v
-					n++
-				}
-			}
-			var m *float64
-			if n > 0 {
-				m = ptrTo(round6(sum / float64(n)))
-			}
-			a.Normalised = append(a.Normalised, m)
-		}
+		a.Normalised = columnMeans(scores, cols)
 		avg = &a
 	}
 	var marked bool
@@ -247,12 +235,22 @@ func better(m, than float64, minimize bool) bool {
 }
 
 func meanRow(name string, rows []SuiteTaskRow, cols int) SuiteRow {
-	out := SuiteRow{Name: name, Tasks: len(rows)}
+	scores := make([][]*float64, len(rows))
+	for i, r := range rows {
+		scores[i] = r.Normalised
+	}
+	return SuiteRow{Name: name, Tasks: len(rows), Normalised: columnMeans(scores, cols)}
+}
+
+// columnMeans is each of cols columns' mean over the rows that have a
+// score there (nil where none has).
+func columnMeans(rows [][]*float64, cols int) []*float64 {
+	var out []*float64
 	for c := range cols {
 		var sum float64
 		n := 0
 		for _, r := range rows {
-			if v := r.Normalised[c]; v != nil {
+			if v := r[c]; v != nil {
 				sum += *v
 				n++
 			}
@@ -261,7 +259,7 @@ func meanRow(name string, rows []SuiteTaskRow, cols int) SuiteRow {
 		if n > 0 {
 			m = ptrTo(round6(sum / float64(n)))
 		}
-		out.Normalised = append(out.Normalised, m)
+		out = append(out, m)
 	}
 	return out
 }
