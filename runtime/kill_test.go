@@ -312,13 +312,18 @@ func interruptAndResume(t *testing.T, c *cli, sig syscall.Signal, want *runtime.
 			break // it finished before the kill
 		}
 		kills++
-		if _, err := os.Stat(filepath.Join(dir, runtime.DefaultDir, id)); errors.Is(err, fs.ErrNotExist) && args[0] == "run" {
-			// Killed before the run made its directory (a loaded machine
+		if _, err := os.Stat(filepath.Join(dir, runtime.DefaultDir, id, runtime.JournalFile)); errors.Is(err, fs.ErrNotExist) && args[0] == "run" {
+			// Killed before the run made its journal (a loaded machine
 			// can take longer than the shortest delay to start): nothing
 			// was journaled, so the run starts afresh.
 			continue
 		}
 		st := c.status(id)
+		if st.State == runtime.StateEmpty && args[0] == "run" {
+			// Killed as it made its journal, before the first write:
+			// status says to start it again, as a user would.
+			continue
+		}
 		if st.State == runtime.StateFinished {
 			// The signal came as the run was ending: it finished anyway
 			// (with SIGKILL, after the journal committed the finish and
